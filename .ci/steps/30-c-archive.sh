@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Builds the C static library exactly as the README says, checks its
+# undefined symbols, and links and runs the C test program against it with
+# the README's link line, so the artifact C users get is what is tested.
+set -euo pipefail
+cargo c-lib
+cargo c-lib --target thumbv7em-none-eabihf
+test -f target/release/libxpbd.a
+test -f target/thumbv7em-none-eabihf/release/libxpbd.a
+
+nm="$(rustc --print sysroot)/lib/rustlib/x86_64-unknown-linux-gnu/bin/llvm-nm"
+# Symbols some archive member needs that no member defines: what the C
+# program's link must provide. Allowed: the C library's memory functions, and
+# rust_eh_personality (referenced from precompiled core's unwind tables only;
+# -Wl,--gc-sections drops it, see README).
+"$nm" --undefined-only target/release/libxpbd.a 2>/dev/null | awk 'NF==2 {print $2}' | sort -u > target/c-undefined.txt
+"$nm" --defined-only target/release/libxpbd.a 2>/dev/null | awk 'NF==3 {print $3}' | sort -u > target/c-defined.txt
+extra=$(comm -23 target/c-undefined.txt target/c-defined.txt | grep -vxE 'memcpy|memmove|memset|memcmp|bcmp|rust_eh_personality' || true)
+if [ -n "$extra" ]; then
+    echo "libxpbd.a needs symbols the README does not list:"; echo "$extra"; exit 1
+fi
+echo "undefined symbols of libxpbd.a: $(comm -23 target/c-undefined.txt target/c-defined.txt | tr '\n' ' ')"
+
+# The README's link line, then the C test program standalone.
+mkdir -p target/c
+cc -std=c99 -Wall -Wextra -Wpedantic -Werror -ffp-contract=off -DXPBD_TEST_STANDALONE \
+    -Iinclude ffi-tests/c/*.c target/release/libxpbd.a -Wl,--gc-sections -o target/c/xpbd_c_tests
+./target/c/xpbd_c_tests
+
+# The header on its own, as C99 and as C++11, warnings as errors.
+printf '#include "xpbd.h"\nint main(void) { return xpbd_status_str(0) == 0; }\n' > target/c/header_only.c
+cc -std=c99 -Wall -Wextra -Wpedantic -Werror -Iinclude -c target/c/header_only.c -o target/c/header_only_c.o
+c++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -Iinclude -x c++ -c target/c/header_only.c -o target/c/header_only_cpp.o

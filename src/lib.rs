@@ -1,0 +1,66 @@
+//! # xpbd
+//!
+//! A `#![no_std]` XPBD (extended position-based dynamics) constraint solver
+//! with a C ABI, built around one rule:
+//!
+//! **The accumulated multiplier λ belongs to one constraint instance, is reset
+//! only at substep entry, and is kept across solver iterations.** Then the
+//! stiffness of a link depends on its compliance α and the real substep
+//! length h (through α̃ = α/h²), not on how many iterations were run.
+//!
+//! - [`DistanceConstraint`]: the 1D seed solver of `SPEC.md`, generic over
+//!   [`f32`] and [`f64`] ([`Real`]), with [`Error`] for every rejected input.
+//! - [`ffi`]: the C ABI declared in `include/xpbd.h`.
+//!
+//! The crate uses no heap, no `std`, no global state, and never panics: every
+//! input is validated and a rejected call leaves all state bit-identical.
+//!
+//! # Examples
+//!
+//! ```
+//! use xpbd::DistanceConstraint;
+//!
+//! let mut link = DistanceConstraint::<f64>::new();
+//! let (mut a, mut b) = (0.0, 2.0); // rest 1 m: stretched by 1 m
+//! let (wa, wb, rest, compliance, h) = (1.0, 1.0, 1.0, 0.01, 0.1);
+//!
+//! link.begin_substep(); // λ = 0: at substep entry, and only there
+//! for _ in 0..10 {
+//!     link.solve(&mut a, &mut b, wa, wb, rest, compliance, h).unwrap();
+//! }
+//! let c = b - a - rest;
+//! let alpha_tilde = compliance / (h * h);
+//! // The soft equilibrium C + α̃λ = 0, whatever the iteration count.
+//! assert!((c + alpha_tilde * link.lambda()).abs() < 1e-15);
+//! assert_eq!(c, 0.3333333333333335);
+//! ```
+#![cfg_attr(not(test), no_std)]
+#![deny(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::unreachable,
+    clippy::todo,
+    clippy::unimplemented,
+    clippy::panic_in_result_fn,
+    clippy::float_cmp_const,
+    clippy::as_conversions
+)]
+
+mod distance;
+mod error;
+pub mod ffi;
+mod real;
+
+pub use distance::DistanceConstraint;
+pub use error::Error;
+pub use real::Real;
+
+/// The README's Rust example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

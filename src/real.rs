@@ -1,0 +1,120 @@
+//! The scalar type the solver is generic over: [`f32`] or [`f64`].
+//!
+//! Every solver in this crate is written once against [`Real`] and
+//! instantiated for both IEEE-754 binary32 and binary64. The trait is sealed:
+//! only `f32` and `f64` implement it, so the arithmetic (and therefore every
+//! golden figure) is plain IEEE-754 with round-to-nearest and no fused
+//! multiply-add.
+
+use core::fmt::{Debug, Display};
+use core::ops::{Add, Div, Mul, Neg, Sub};
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+}
+
+/// An IEEE-754 floating-point scalar: implemented for [`f32`] and [`f64`] only.
+///
+/// The operations are the ones the solvers need and nothing more. `sqrt`
+/// comes from [`libm`] (correctly rounded, as IEEE-754 requires), so the
+/// crate needs no `std`.
+///
+/// # Examples
+///
+/// ```
+/// use xpbd::Real;
+/// fn half<T: Real>(x: T) -> T { x / (T::ONE + T::ONE) }
+/// assert_eq!(half(3.0_f64), 1.5);
+/// assert_eq!(half(3.0_f32), 1.5);
+/// ```
+pub trait Real:
+    sealed::Sealed
+    + Copy
+    + PartialEq
+    + PartialOrd
+    + Default
+    + Debug
+    + Display
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+    + Send
+    + Sync
+    + 'static
+{
+    /// Additive identity, `0`.
+    const ZERO: Self;
+    /// Multiplicative identity, `1`.
+    const ONE: Self;
+    /// `true` when the value is neither infinite nor NaN.
+    fn is_finite(self) -> bool;
+    /// Correctly rounded square root (`libm`), NaN for negative input.
+    fn sqrt(self) -> Self;
+    /// Absolute value.
+    fn abs(self) -> Self;
+    /// The value converted to `f64` exactly (`f32` widens without rounding).
+    fn to_f64(self) -> f64;
+    /// The nearest value of this type to `x` (round to nearest, ties to even).
+    fn from_f64(x: f64) -> Self;
+}
+
+impl Real for f64 {
+    const ZERO: Self = 0.0;
+    const ONE: Self = 1.0;
+    #[inline]
+    fn is_finite(self) -> bool {
+        f64::is_finite(self)
+    }
+    #[inline]
+    fn sqrt(self) -> Self {
+        libm::sqrt(self)
+    }
+    #[inline]
+    fn abs(self) -> Self {
+        libm::fabs(self)
+    }
+    #[inline]
+    fn to_f64(self) -> f64 {
+        self
+    }
+    #[inline]
+    fn from_f64(x: f64) -> Self {
+        x
+    }
+}
+
+impl Real for f32 {
+    const ZERO: Self = 0.0;
+    const ONE: Self = 1.0;
+    #[inline]
+    fn is_finite(self) -> bool {
+        f32::is_finite(self)
+    }
+    #[inline]
+    fn sqrt(self) -> Self {
+        libm::sqrtf(self)
+    }
+    #[inline]
+    fn abs(self) -> Self {
+        libm::fabsf(self)
+    }
+    #[inline]
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+    #[inline]
+    #[allow(clippy::as_conversions)] // f64 → f32 rounding is the intent
+    fn from_f64(x: f64) -> Self {
+        x as f32
+    }
+}
+
+/// `true` when `x` is finite and `x >= 0` (so `-0.0` passes, NaN does not).
+#[inline]
+pub(crate) fn finite_non_negative<T: Real>(x: T) -> bool {
+    x.is_finite() && x >= T::ZERO
+}
