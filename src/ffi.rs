@@ -53,10 +53,26 @@ pub enum XpbdStatus {
     /// The corrected positions or multiplier would not be finite or ordered;
     /// nothing changed.
     InvalidResult = -9,
+    /// A link names a particle index ≥ the particle count; nothing changed.
+    IndexOutOfRange = -10,
+    /// A link joins a particle to itself (`i == j`); nothing changed.
+    SameParticle = -11,
+    /// A link's particles coincide under `XPBD_ZERO_LENGTH_REJECT`.
+    ZeroLength = -12,
+    /// Buffers passed to one call overlap each other or the system struct;
+    /// nothing changed.
+    AliasedBuffers = -13,
+    /// `iterate` was called without a successful `begin_substep`.
+    NoSubstep = -14,
+    /// An argument is out of its domain (unknown policy code, bad
+    /// tolerance, grid shape, misaligned or oversized buffer); nothing changed.
+    InvalidArgument = -15,
+    /// The output buffer is too small; nothing changed.
+    CapacityTooSmall = -16,
 }
 
 /// Every status, in code order (0, 1, then −1, −2, …).
-const ALL_STATUSES: [XpbdStatus; 11] = [
+const ALL_STATUSES: [XpbdStatus; 18] = [
     XpbdStatus::Ok,
     XpbdStatus::Skipped,
     XpbdStatus::NullPointer,
@@ -68,6 +84,13 @@ const ALL_STATUSES: [XpbdStatus; 11] = [
     XpbdStatus::EndpointsNotOrdered,
     XpbdStatus::UnrepresentableScale,
     XpbdStatus::InvalidResult,
+    XpbdStatus::IndexOutOfRange,
+    XpbdStatus::SameParticle,
+    XpbdStatus::ZeroLength,
+    XpbdStatus::AliasedBuffers,
+    XpbdStatus::NoSubstep,
+    XpbdStatus::InvalidArgument,
+    XpbdStatus::CapacityTooSmall,
 ];
 
 impl XpbdStatus {
@@ -107,6 +130,13 @@ impl XpbdStatus {
             XpbdStatus::InvalidResult => {
                 c"invalid result: the corrected values would not be finite or ordered"
             }
+            XpbdStatus::IndexOutOfRange => c"index out of range: a link names a particle that does not exist",
+            XpbdStatus::SameParticle => c"same particle: a link joins a particle to itself",
+            XpbdStatus::ZeroLength => c"zero length: a link's particles coincide, its direction is undefined",
+            XpbdStatus::AliasedBuffers => c"aliased buffers: buffers of one call overlap",
+            XpbdStatus::NoSubstep => c"no substep: iterate was called without a successful begin_substep",
+            XpbdStatus::InvalidArgument => c"invalid argument: an argument is outside its domain",
+            XpbdStatus::CapacityTooSmall => c"capacity too small: the output buffer cannot hold the result",
         }
     }
 }

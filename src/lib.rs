@@ -10,6 +10,9 @@
 //!
 //! - [`DistanceConstraint`]: the 1D seed solver of `SPEC.md`, generic over
 //!   [`f32`] and [`f64`] ([`Real`]), with [`Error`] for every rejected input.
+//! - [`System`]: distance constraints in 2D and 3D over shared particles
+//!   (ropes, loops, cloth; see [`system`]), solved by Gauss-Seidel sweeps
+//!   inside a [`Substep`] that fixes h and owns the λ lifecycle.
 //! - [`ffi`]: the C ABI declared in `include/xpbd.h`.
 //!
 //! The crate uses no heap, no `std`, no global state, and never panics: every
@@ -54,11 +57,18 @@
 mod distance;
 mod error;
 pub mod ffi;
+pub mod ffi_system;
+mod ffi_system_fns;
 mod real;
+pub mod system;
 
 pub use distance::DistanceConstraint;
 pub use error::Error;
 pub use real::Real;
+pub use system::{
+    closed_loop, cloth, cloth_link_count, rope, Convergence, Link, Substep, SweepStats, System,
+    SystemError, ZeroLength,
+};
 
 /// The README's Rust example, compiled and run as a doctest.
 #[cfg(doctest)]

@@ -50,6 +50,8 @@ pub trait Real:
     const ZERO: Self;
     /// Multiplicative identity, `1`.
     const ONE: Self;
+    /// Smallest positive normal number.
+    const MIN_POSITIVE: Self;
     /// `true` when the value is neither infinite nor NaN.
     fn is_finite(self) -> bool;
     /// Correctly rounded square root (`libm`), NaN for negative input.
@@ -65,6 +67,7 @@ pub trait Real:
 impl Real for f64 {
     const ZERO: Self = 0.0;
     const ONE: Self = 1.0;
+    const MIN_POSITIVE: Self = f64::MIN_POSITIVE;
     #[inline]
     fn is_finite(self) -> bool {
         f64::is_finite(self)
@@ -90,6 +93,7 @@ impl Real for f64 {
 impl Real for f32 {
     const ZERO: Self = 0.0;
     const ONE: Self = 1.0;
+    const MIN_POSITIVE: Self = f32::MIN_POSITIVE;
     #[inline]
     fn is_finite(self) -> bool {
         f32::is_finite(self)

@@ -86,7 +86,10 @@ void test_status(void) {
                                   XPBD_STATUS_INVALID_INVERSE_MASS, XPBD_STATUS_INVALID_REST_LENGTH,
                                   XPBD_STATUS_INVALID_COMPLIANCE, XPBD_STATUS_INVALID_TIME_STEP,
                                   XPBD_STATUS_ENDPOINTS_NOT_ORDERED, XPBD_STATUS_UNREPRESENTABLE_SCALE,
-                                  XPBD_STATUS_INVALID_RESULT};
+                                  XPBD_STATUS_INVALID_RESULT, XPBD_STATUS_INDEX_OUT_OF_RANGE,
+                                  XPBD_STATUS_SAME_PARTICLE, XPBD_STATUS_ZERO_LENGTH,
+                                  XPBD_STATUS_ALIASED_BUFFERS, XPBD_STATUS_NO_SUBSTEP,
+                                  XPBD_STATUS_INVALID_ARGUMENT, XPBD_STATUS_CAPACITY_TOO_SMALL};
         const size_t n = sizeof errors / sizeof errors[0];
         size_t i, j;
         ENSURE(XPBD_STATUS_OK == 0);
@@ -107,8 +110,12 @@ void test_status(void) {
                                  XPBD_STATUS_NON_FINITE_POSITION, XPBD_STATUS_INVALID_INVERSE_MASS,
                                  XPBD_STATUS_INVALID_REST_LENGTH, XPBD_STATUS_INVALID_COMPLIANCE,
                                  XPBD_STATUS_INVALID_TIME_STEP, XPBD_STATUS_ENDPOINTS_NOT_ORDERED,
-                                 XPBD_STATUS_UNREPRESENTABLE_SCALE, XPBD_STATUS_INVALID_RESULT};
-        const int32_t unknown[] = {2, 3, -10, -100, 1000, INT32_MAX, INT32_MIN};
+                                 XPBD_STATUS_UNREPRESENTABLE_SCALE, XPBD_STATUS_INVALID_RESULT,
+                                 XPBD_STATUS_INDEX_OUT_OF_RANGE, XPBD_STATUS_SAME_PARTICLE,
+                                 XPBD_STATUS_ZERO_LENGTH, XPBD_STATUS_ALIASED_BUFFERS,
+                                 XPBD_STATUS_NO_SUBSTEP, XPBD_STATUS_INVALID_ARGUMENT,
+                                 XPBD_STATUS_CAPACITY_TOO_SMALL};
+        const int32_t unknown[] = {2, 3, -17, -100, 1000, INT32_MAX, INT32_MIN};
         const char *generic = xpbd_status_str(INT32_MIN);
         const size_t n = sizeof codes / sizeof codes[0];
         size_t i, j;
