@@ -672,8 +672,5 @@ pub(crate) unsafe fn build_raw<T: Real, const D: usize>(
 /// smaller than 2 × 2 or the count overflows.
 #[no_mangle]
 pub extern "C" fn xpbd_cloth_link_count(rows: usize, cols: usize, shear: i32) -> usize {
-    if rows < 2 || cols < 2 {
-        return 0;
-    }
     system::cloth_link_count(rows, cols, shear != 0).unwrap_or(0)
 }

@@ -903,9 +903,13 @@ pub fn closed_loop<T: Real, const D: usize>(
 
 /// The number of links [`cloth`] writes for a `rows × cols` grid:
 /// `rows·(cols − 1) + (rows − 1)·cols` structural, plus `2·(rows − 1)·(cols − 1)`
-/// shear links when `shear` is set. `None` on overflow.
+/// shear links when `shear` is set. `None` when `rows < 2`, `cols < 2` or
+/// on overflow.
 #[must_use]
 pub fn cloth_link_count(rows: usize, cols: usize, shear: bool) -> Option<usize> {
+    if rows < 2 || cols < 2 {
+        return None;
+    }
     let r1 = rows.checked_sub(1)?;
     let c1 = cols.checked_sub(1)?;
     let structural = rows.checked_mul(c1)?.checked_add(r1.checked_mul(cols)?)?;
