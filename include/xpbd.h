@@ -612,7 +612,8 @@ XpbdStatus xpbd_system2_measure(struct XpbdSystem2 *system, struct XpbdSweepStat
 
 /**
  * Writes an open rope over `particle_count` 2D double particles into
- * `links`: links (k, k+1), rest lengths from the positions, the given
+ * `links`. `positions` holds 2·particle_count coordinates (x0, y0, …; pass
+ * `&x[0][0]` for a `double x[n][2]` array) and is only read. Links: links (k, k+1), rest lengths from the positions, the given
  * compliance (m/N), λ = 0. `*out_link_count` = particle_count − 1.
  * Nothing is written on error (`CAPACITY_TOO_SMALL`, `INVALID_REST_LENGTH`
  * for coincident neighbours, `INVALID_ARGUMENT` for < 2 particles, …).
@@ -621,7 +622,7 @@ XpbdStatus xpbd_system2_measure(struct XpbdSystem2 *system, struct XpbdSweepStat
  * `positions` valid for `particle_count` entries, `links` for
  * `link_capacity`, `out_link_count` for one `size_t`; no overlaps.
  */
-XpbdStatus xpbd_build_rope2(const double (*positions)[2],
+XpbdStatus xpbd_build_rope2(const double *positions,
                             size_t particle_count,
                             double compliance,
                             struct XpbdLink *links,
@@ -635,7 +636,7 @@ XpbdStatus xpbd_build_rope2(const double (*positions)[2],
  * # Safety
  * As `xpbd_build_rope2`.
  */
-XpbdStatus xpbd_build_loop2(const double (*positions)[2],
+XpbdStatus xpbd_build_loop2(const double *positions,
                             size_t particle_count,
                             double compliance,
                             struct XpbdLink *links,
@@ -644,14 +645,14 @@ XpbdStatus xpbd_build_loop2(const double (*positions)[2],
 
 /**
  * Writes a `rows × cols` cloth over row-major 2D double particles
- * (`rows·cols` of them): horizontal, then vertical links, then with
+ * (`rows·cols` of them, 2 coordinates each, only read): horizontal, then vertical links, then with
  * `shear != 0` both diagonals of each cell. `xpbd_cloth_link_count` gives
  * the count.
  *
  * # Safety
  * `positions` valid for `rows·cols` entries; otherwise as `xpbd_build_rope2`.
  */
-XpbdStatus xpbd_build_cloth2(const double (*positions)[2],
+XpbdStatus xpbd_build_cloth2(const double *positions,
                              size_t rows,
                              size_t cols,
                              int32_t shear,
@@ -713,7 +714,8 @@ XpbdStatus xpbd_system3_measure(struct XpbdSystem3 *system, struct XpbdSweepStat
 
 /**
  * Writes an open rope over `particle_count` 3D double particles into
- * `links`: links (k, k+1), rest lengths from the positions, the given
+ * `links`. `positions` holds 3·particle_count coordinates (x0, y0, …; pass
+ * `&x[0][0]` for a `double x[n][3]` array) and is only read. Links: links (k, k+1), rest lengths from the positions, the given
  * compliance (m/N), λ = 0. `*out_link_count` = particle_count − 1.
  * Nothing is written on error (`CAPACITY_TOO_SMALL`, `INVALID_REST_LENGTH`
  * for coincident neighbours, `INVALID_ARGUMENT` for < 2 particles, …).
@@ -722,7 +724,7 @@ XpbdStatus xpbd_system3_measure(struct XpbdSystem3 *system, struct XpbdSweepStat
  * `positions` valid for `particle_count` entries, `links` for
  * `link_capacity`, `out_link_count` for one `size_t`; no overlaps.
  */
-XpbdStatus xpbd_build_rope3(const double (*positions)[3],
+XpbdStatus xpbd_build_rope3(const double *positions,
                             size_t particle_count,
                             double compliance,
                             struct XpbdLink *links,
@@ -736,7 +738,7 @@ XpbdStatus xpbd_build_rope3(const double (*positions)[3],
  * # Safety
  * As `xpbd_build_rope3`.
  */
-XpbdStatus xpbd_build_loop3(const double (*positions)[3],
+XpbdStatus xpbd_build_loop3(const double *positions,
                             size_t particle_count,
                             double compliance,
                             struct XpbdLink *links,
@@ -745,14 +747,14 @@ XpbdStatus xpbd_build_loop3(const double (*positions)[3],
 
 /**
  * Writes a `rows × cols` cloth over row-major 3D double particles
- * (`rows·cols` of them): horizontal, then vertical links, then with
+ * (`rows·cols` of them, 3 coordinates each, only read): horizontal, then vertical links, then with
  * `shear != 0` both diagonals of each cell. `xpbd_cloth_link_count` gives
  * the count.
  *
  * # Safety
  * `positions` valid for `rows·cols` entries; otherwise as `xpbd_build_rope3`.
  */
-XpbdStatus xpbd_build_cloth3(const double (*positions)[3],
+XpbdStatus xpbd_build_cloth3(const double *positions,
                              size_t rows,
                              size_t cols,
                              int32_t shear,
@@ -773,7 +775,7 @@ XpbdStatus xpbd_build_cloth3(const double (*positions)[3],
  * `system` is NULL or valid; its buffers are NULL (with count 0) or valid
  * for their counts, and do not overlap each other or `*system`.
  */
-XpbdStatus xpbd_system2_f32_begin_substep(struct XpbdSystem2F32 *system, float h);
+XpbdStatus xpbd_system2_begin_substep_f32(struct XpbdSystem2F32 *system, float h);
 
 /**
  * One solver iteration of a 2D float system: a Gauss-Seidel sweep over
@@ -785,9 +787,9 @@ XpbdStatus xpbd_system2_f32_begin_substep(struct XpbdSystem2F32 *system, float h
  * before it in this sweep were applied, it and the later ones were not).
  *
  * # Safety
- * As `xpbd_system2_f32_begin_substep`; `out_stats` is NULL or valid.
+ * As `xpbd_system2_begin_substep_f32`; `out_stats` is NULL or valid.
  */
-XpbdStatus xpbd_system2_f32_iterate(struct XpbdSystem2F32 *system,
+XpbdStatus xpbd_system2_iterate_f32(struct XpbdSystem2F32 *system,
                                     struct XpbdSweepStatsF32 *out_stats);
 
 /**
@@ -797,9 +799,9 @@ XpbdStatus xpbd_system2_f32_iterate(struct XpbdSystem2F32 *system,
  * diagnostics, on success only.
  *
  * # Safety
- * As `xpbd_system2_f32_iterate`.
+ * As `xpbd_system2_iterate_f32`.
  */
-XpbdStatus xpbd_system2_f32_iterate_until(struct XpbdSystem2F32 *system,
+XpbdStatus xpbd_system2_iterate_until_f32(struct XpbdSystem2F32 *system,
                                           float tolerance,
                                           uint32_t max_iterations,
                                           struct XpbdConvergenceF32 *out);
@@ -809,14 +811,15 @@ XpbdStatus xpbd_system2_f32_iterate_until(struct XpbdSystem2F32 *system,
  * nothing changed; `out_stats` is required and written on success only.
  *
  * # Safety
- * As `xpbd_system2_f32_iterate`.
+ * As `xpbd_system2_iterate_f32`.
  */
-XpbdStatus xpbd_system2_f32_measure(struct XpbdSystem2F32 *system,
+XpbdStatus xpbd_system2_measure_f32(struct XpbdSystem2F32 *system,
                                     struct XpbdSweepStatsF32 *out_stats);
 
 /**
  * Writes an open rope over `particle_count` 2D float particles into
- * `links`: links (k, k+1), rest lengths from the positions, the given
+ * `links`. `positions` holds 2·particle_count coordinates (x0, y0, …; pass
+ * `&x[0][0]` for a `float x[n][2]` array) and is only read. Links: links (k, k+1), rest lengths from the positions, the given
  * compliance (m/N), λ = 0. `*out_link_count` = particle_count − 1.
  * Nothing is written on error (`CAPACITY_TOO_SMALL`, `INVALID_REST_LENGTH`
  * for coincident neighbours, `INVALID_ARGUMENT` for < 2 particles, …).
@@ -825,7 +828,7 @@ XpbdStatus xpbd_system2_f32_measure(struct XpbdSystem2F32 *system,
  * `positions` valid for `particle_count` entries, `links` for
  * `link_capacity`, `out_link_count` for one `size_t`; no overlaps.
  */
-XpbdStatus xpbd_build_rope2_f32(const float (*positions)[2],
+XpbdStatus xpbd_build_rope2_f32(const float *positions,
                                 size_t particle_count,
                                 float compliance,
                                 struct XpbdLinkF32 *links,
@@ -839,7 +842,7 @@ XpbdStatus xpbd_build_rope2_f32(const float (*positions)[2],
  * # Safety
  * As `xpbd_build_rope2_f32`.
  */
-XpbdStatus xpbd_build_loop2_f32(const float (*positions)[2],
+XpbdStatus xpbd_build_loop2_f32(const float *positions,
                                 size_t particle_count,
                                 float compliance,
                                 struct XpbdLinkF32 *links,
@@ -848,14 +851,14 @@ XpbdStatus xpbd_build_loop2_f32(const float (*positions)[2],
 
 /**
  * Writes a `rows × cols` cloth over row-major 2D float particles
- * (`rows·cols` of them): horizontal, then vertical links, then with
+ * (`rows·cols` of them, 2 coordinates each, only read): horizontal, then vertical links, then with
  * `shear != 0` both diagonals of each cell. `xpbd_cloth_link_count` gives
  * the count.
  *
  * # Safety
  * `positions` valid for `rows·cols` entries; otherwise as `xpbd_build_rope2_f32`.
  */
-XpbdStatus xpbd_build_cloth2_f32(const float (*positions)[2],
+XpbdStatus xpbd_build_cloth2_f32(const float *positions,
                                  size_t rows,
                                  size_t cols,
                                  int32_t shear,
@@ -876,7 +879,7 @@ XpbdStatus xpbd_build_cloth2_f32(const float (*positions)[2],
  * `system` is NULL or valid; its buffers are NULL (with count 0) or valid
  * for their counts, and do not overlap each other or `*system`.
  */
-XpbdStatus xpbd_system3_f32_begin_substep(struct XpbdSystem3F32 *system, float h);
+XpbdStatus xpbd_system3_begin_substep_f32(struct XpbdSystem3F32 *system, float h);
 
 /**
  * One solver iteration of a 3D float system: a Gauss-Seidel sweep over
@@ -888,9 +891,9 @@ XpbdStatus xpbd_system3_f32_begin_substep(struct XpbdSystem3F32 *system, float h
  * before it in this sweep were applied, it and the later ones were not).
  *
  * # Safety
- * As `xpbd_system3_f32_begin_substep`; `out_stats` is NULL or valid.
+ * As `xpbd_system3_begin_substep_f32`; `out_stats` is NULL or valid.
  */
-XpbdStatus xpbd_system3_f32_iterate(struct XpbdSystem3F32 *system,
+XpbdStatus xpbd_system3_iterate_f32(struct XpbdSystem3F32 *system,
                                     struct XpbdSweepStatsF32 *out_stats);
 
 /**
@@ -900,9 +903,9 @@ XpbdStatus xpbd_system3_f32_iterate(struct XpbdSystem3F32 *system,
  * diagnostics, on success only.
  *
  * # Safety
- * As `xpbd_system3_f32_iterate`.
+ * As `xpbd_system3_iterate_f32`.
  */
-XpbdStatus xpbd_system3_f32_iterate_until(struct XpbdSystem3F32 *system,
+XpbdStatus xpbd_system3_iterate_until_f32(struct XpbdSystem3F32 *system,
                                           float tolerance,
                                           uint32_t max_iterations,
                                           struct XpbdConvergenceF32 *out);
@@ -912,14 +915,15 @@ XpbdStatus xpbd_system3_f32_iterate_until(struct XpbdSystem3F32 *system,
  * nothing changed; `out_stats` is required and written on success only.
  *
  * # Safety
- * As `xpbd_system3_f32_iterate`.
+ * As `xpbd_system3_iterate_f32`.
  */
-XpbdStatus xpbd_system3_f32_measure(struct XpbdSystem3F32 *system,
+XpbdStatus xpbd_system3_measure_f32(struct XpbdSystem3F32 *system,
                                     struct XpbdSweepStatsF32 *out_stats);
 
 /**
  * Writes an open rope over `particle_count` 3D float particles into
- * `links`: links (k, k+1), rest lengths from the positions, the given
+ * `links`. `positions` holds 3·particle_count coordinates (x0, y0, …; pass
+ * `&x[0][0]` for a `float x[n][3]` array) and is only read. Links: links (k, k+1), rest lengths from the positions, the given
  * compliance (m/N), λ = 0. `*out_link_count` = particle_count − 1.
  * Nothing is written on error (`CAPACITY_TOO_SMALL`, `INVALID_REST_LENGTH`
  * for coincident neighbours, `INVALID_ARGUMENT` for < 2 particles, …).
@@ -928,7 +932,7 @@ XpbdStatus xpbd_system3_f32_measure(struct XpbdSystem3F32 *system,
  * `positions` valid for `particle_count` entries, `links` for
  * `link_capacity`, `out_link_count` for one `size_t`; no overlaps.
  */
-XpbdStatus xpbd_build_rope3_f32(const float (*positions)[3],
+XpbdStatus xpbd_build_rope3_f32(const float *positions,
                                 size_t particle_count,
                                 float compliance,
                                 struct XpbdLinkF32 *links,
@@ -942,7 +946,7 @@ XpbdStatus xpbd_build_rope3_f32(const float (*positions)[3],
  * # Safety
  * As `xpbd_build_rope3_f32`.
  */
-XpbdStatus xpbd_build_loop3_f32(const float (*positions)[3],
+XpbdStatus xpbd_build_loop3_f32(const float *positions,
                                 size_t particle_count,
                                 float compliance,
                                 struct XpbdLinkF32 *links,
@@ -951,14 +955,14 @@ XpbdStatus xpbd_build_loop3_f32(const float (*positions)[3],
 
 /**
  * Writes a `rows × cols` cloth over row-major 3D float particles
- * (`rows·cols` of them): horizontal, then vertical links, then with
+ * (`rows·cols` of them, 3 coordinates each, only read): horizontal, then vertical links, then with
  * `shear != 0` both diagonals of each cell. `xpbd_cloth_link_count` gives
  * the count.
  *
  * # Safety
  * `positions` valid for `rows·cols` entries; otherwise as `xpbd_build_rope3_f32`.
  */
-XpbdStatus xpbd_build_cloth3_f32(const float (*positions)[3],
+XpbdStatus xpbd_build_cloth3_f32(const float *positions,
                                  size_t rows,
                                  size_t cols,
                                  int32_t shear,

@@ -78,7 +78,8 @@ pub unsafe extern "C" fn xpbd_system2_measure(
 }
 
 /// Writes an open rope over `particle_count` 2D double particles into
-/// `links`: links (k, k+1), rest lengths from the positions, the given
+/// `links`. `positions` holds 2·particle_count coordinates (x0, y0, …; pass
+/// `&x[0][0]` for a `double x[n][2]` array) and is only read. Links: links (k, k+1), rest lengths from the positions, the given
 /// compliance (m/N), λ = 0. `*out_link_count` = particle_count − 1.
 /// Nothing is written on error (`CAPACITY_TOO_SMALL`, `INVALID_REST_LENGTH`
 /// for coincident neighbours, `INVALID_ARGUMENT` for < 2 particles, …).
@@ -88,7 +89,7 @@ pub unsafe extern "C" fn xpbd_system2_measure(
 /// `link_capacity`, `out_link_count` for one `size_t`; no overlaps.
 #[no_mangle]
 pub unsafe extern "C" fn xpbd_build_rope2(
-    positions: *const [f64; 2],
+    positions: *const f64,
     particle_count: usize,
     compliance: f64,
     links: *mut XpbdLink,
@@ -98,7 +99,7 @@ pub unsafe extern "C" fn xpbd_build_rope2(
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe {
         build_raw(
-            positions,
+            positions.cast::<[f64; 2]>(),
             particle_count,
             links.cast(),
             link_capacity,
@@ -115,7 +116,7 @@ pub unsafe extern "C" fn xpbd_build_rope2(
 /// As `xpbd_build_rope2`.
 #[no_mangle]
 pub unsafe extern "C" fn xpbd_build_loop2(
-    positions: *const [f64; 2],
+    positions: *const f64,
     particle_count: usize,
     compliance: f64,
     links: *mut XpbdLink,
@@ -125,7 +126,7 @@ pub unsafe extern "C" fn xpbd_build_loop2(
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe {
         build_raw(
-            positions,
+            positions.cast::<[f64; 2]>(),
             particle_count,
             links.cast(),
             link_capacity,
@@ -136,7 +137,7 @@ pub unsafe extern "C" fn xpbd_build_loop2(
 }
 
 /// Writes a `rows × cols` cloth over row-major 2D double particles
-/// (`rows·cols` of them): horizontal, then vertical links, then with
+/// (`rows·cols` of them, 2 coordinates each, only read): horizontal, then vertical links, then with
 /// `shear != 0` both diagonals of each cell. `xpbd_cloth_link_count` gives
 /// the count.
 ///
@@ -144,7 +145,7 @@ pub unsafe extern "C" fn xpbd_build_loop2(
 /// `positions` valid for `rows·cols` entries; otherwise as `xpbd_build_rope2`.
 #[no_mangle]
 pub unsafe extern "C" fn xpbd_build_cloth2(
-    positions: *const [f64; 2],
+    positions: *const f64,
     rows: usize,
     cols: usize,
     shear: i32,
@@ -159,7 +160,7 @@ pub unsafe extern "C" fn xpbd_build_cloth2(
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe {
         build_raw(
-            positions,
+            positions.cast::<[f64; 2]>(),
             count,
             links.cast(),
             link_capacity,
@@ -242,7 +243,8 @@ pub unsafe extern "C" fn xpbd_system3_measure(
 }
 
 /// Writes an open rope over `particle_count` 3D double particles into
-/// `links`: links (k, k+1), rest lengths from the positions, the given
+/// `links`. `positions` holds 3·particle_count coordinates (x0, y0, …; pass
+/// `&x[0][0]` for a `double x[n][3]` array) and is only read. Links: links (k, k+1), rest lengths from the positions, the given
 /// compliance (m/N), λ = 0. `*out_link_count` = particle_count − 1.
 /// Nothing is written on error (`CAPACITY_TOO_SMALL`, `INVALID_REST_LENGTH`
 /// for coincident neighbours, `INVALID_ARGUMENT` for < 2 particles, …).
@@ -252,7 +254,7 @@ pub unsafe extern "C" fn xpbd_system3_measure(
 /// `link_capacity`, `out_link_count` for one `size_t`; no overlaps.
 #[no_mangle]
 pub unsafe extern "C" fn xpbd_build_rope3(
-    positions: *const [f64; 3],
+    positions: *const f64,
     particle_count: usize,
     compliance: f64,
     links: *mut XpbdLink,
@@ -262,7 +264,7 @@ pub unsafe extern "C" fn xpbd_build_rope3(
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe {
         build_raw(
-            positions,
+            positions.cast::<[f64; 3]>(),
             particle_count,
             links.cast(),
             link_capacity,
@@ -279,7 +281,7 @@ pub unsafe extern "C" fn xpbd_build_rope3(
 /// As `xpbd_build_rope3`.
 #[no_mangle]
 pub unsafe extern "C" fn xpbd_build_loop3(
-    positions: *const [f64; 3],
+    positions: *const f64,
     particle_count: usize,
     compliance: f64,
     links: *mut XpbdLink,
@@ -289,7 +291,7 @@ pub unsafe extern "C" fn xpbd_build_loop3(
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe {
         build_raw(
-            positions,
+            positions.cast::<[f64; 3]>(),
             particle_count,
             links.cast(),
             link_capacity,
@@ -300,7 +302,7 @@ pub unsafe extern "C" fn xpbd_build_loop3(
 }
 
 /// Writes a `rows × cols` cloth over row-major 3D double particles
-/// (`rows·cols` of them): horizontal, then vertical links, then with
+/// (`rows·cols` of them, 3 coordinates each, only read): horizontal, then vertical links, then with
 /// `shear != 0` both diagonals of each cell. `xpbd_cloth_link_count` gives
 /// the count.
 ///
@@ -308,7 +310,7 @@ pub unsafe extern "C" fn xpbd_build_loop3(
 /// `positions` valid for `rows·cols` entries; otherwise as `xpbd_build_rope3`.
 #[no_mangle]
 pub unsafe extern "C" fn xpbd_build_cloth3(
-    positions: *const [f64; 3],
+    positions: *const f64,
     rows: usize,
     cols: usize,
     shear: i32,
@@ -323,7 +325,7 @@ pub unsafe extern "C" fn xpbd_build_cloth3(
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe {
         build_raw(
-            positions,
+            positions.cast::<[f64; 3]>(),
             count,
             links.cast(),
             link_capacity,
@@ -344,7 +346,7 @@ pub unsafe extern "C" fn xpbd_build_cloth3(
 /// `system` is NULL or valid; its buffers are NULL (with count 0) or valid
 /// for their counts, and do not overlap each other or `*system`.
 #[no_mangle]
-pub unsafe extern "C" fn xpbd_system2_f32_begin_substep(
+pub unsafe extern "C" fn xpbd_system2_begin_substep_f32(
     system: *mut XpbdSystem2F32,
     h: f32,
 ) -> XpbdStatus {
@@ -361,9 +363,9 @@ pub unsafe extern "C" fn xpbd_system2_f32_begin_substep(
 /// before it in this sweep were applied, it and the later ones were not).
 ///
 /// # Safety
-/// As `xpbd_system2_f32_begin_substep`; `out_stats` is NULL or valid.
+/// As `xpbd_system2_begin_substep_f32`; `out_stats` is NULL or valid.
 #[no_mangle]
-pub unsafe extern "C" fn xpbd_system2_f32_iterate(
+pub unsafe extern "C" fn xpbd_system2_iterate_f32(
     system: *mut XpbdSystem2F32,
     out_stats: *mut XpbdSweepStatsF32,
 ) -> XpbdStatus {
@@ -377,9 +379,9 @@ pub unsafe extern "C" fn xpbd_system2_f32_iterate(
 /// diagnostics, on success only.
 ///
 /// # Safety
-/// As `xpbd_system2_f32_iterate`.
+/// As `xpbd_system2_iterate_f32`.
 #[no_mangle]
-pub unsafe extern "C" fn xpbd_system2_f32_iterate_until(
+pub unsafe extern "C" fn xpbd_system2_iterate_until_f32(
     system: *mut XpbdSystem2F32,
     tolerance: f32,
     max_iterations: u32,
@@ -395,9 +397,9 @@ pub unsafe extern "C" fn xpbd_system2_f32_iterate_until(
 /// nothing changed; `out_stats` is required and written on success only.
 ///
 /// # Safety
-/// As `xpbd_system2_f32_iterate`.
+/// As `xpbd_system2_iterate_f32`.
 #[no_mangle]
-pub unsafe extern "C" fn xpbd_system2_f32_measure(
+pub unsafe extern "C" fn xpbd_system2_measure_f32(
     system: *mut XpbdSystem2F32,
     out_stats: *mut XpbdSweepStatsF32,
 ) -> XpbdStatus {
@@ -406,7 +408,8 @@ pub unsafe extern "C" fn xpbd_system2_f32_measure(
 }
 
 /// Writes an open rope over `particle_count` 2D float particles into
-/// `links`: links (k, k+1), rest lengths from the positions, the given
+/// `links`. `positions` holds 2·particle_count coordinates (x0, y0, …; pass
+/// `&x[0][0]` for a `float x[n][2]` array) and is only read. Links: links (k, k+1), rest lengths from the positions, the given
 /// compliance (m/N), λ = 0. `*out_link_count` = particle_count − 1.
 /// Nothing is written on error (`CAPACITY_TOO_SMALL`, `INVALID_REST_LENGTH`
 /// for coincident neighbours, `INVALID_ARGUMENT` for < 2 particles, …).
@@ -416,7 +419,7 @@ pub unsafe extern "C" fn xpbd_system2_f32_measure(
 /// `link_capacity`, `out_link_count` for one `size_t`; no overlaps.
 #[no_mangle]
 pub unsafe extern "C" fn xpbd_build_rope2_f32(
-    positions: *const [f32; 2],
+    positions: *const f32,
     particle_count: usize,
     compliance: f32,
     links: *mut XpbdLinkF32,
@@ -426,7 +429,7 @@ pub unsafe extern "C" fn xpbd_build_rope2_f32(
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe {
         build_raw(
-            positions,
+            positions.cast::<[f32; 2]>(),
             particle_count,
             links.cast(),
             link_capacity,
@@ -443,7 +446,7 @@ pub unsafe extern "C" fn xpbd_build_rope2_f32(
 /// As `xpbd_build_rope2_f32`.
 #[no_mangle]
 pub unsafe extern "C" fn xpbd_build_loop2_f32(
-    positions: *const [f32; 2],
+    positions: *const f32,
     particle_count: usize,
     compliance: f32,
     links: *mut XpbdLinkF32,
@@ -453,7 +456,7 @@ pub unsafe extern "C" fn xpbd_build_loop2_f32(
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe {
         build_raw(
-            positions,
+            positions.cast::<[f32; 2]>(),
             particle_count,
             links.cast(),
             link_capacity,
@@ -464,7 +467,7 @@ pub unsafe extern "C" fn xpbd_build_loop2_f32(
 }
 
 /// Writes a `rows × cols` cloth over row-major 2D float particles
-/// (`rows·cols` of them): horizontal, then vertical links, then with
+/// (`rows·cols` of them, 2 coordinates each, only read): horizontal, then vertical links, then with
 /// `shear != 0` both diagonals of each cell. `xpbd_cloth_link_count` gives
 /// the count.
 ///
@@ -472,7 +475,7 @@ pub unsafe extern "C" fn xpbd_build_loop2_f32(
 /// `positions` valid for `rows·cols` entries; otherwise as `xpbd_build_rope2_f32`.
 #[no_mangle]
 pub unsafe extern "C" fn xpbd_build_cloth2_f32(
-    positions: *const [f32; 2],
+    positions: *const f32,
     rows: usize,
     cols: usize,
     shear: i32,
@@ -487,7 +490,7 @@ pub unsafe extern "C" fn xpbd_build_cloth2_f32(
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe {
         build_raw(
-            positions,
+            positions.cast::<[f32; 2]>(),
             count,
             links.cast(),
             link_capacity,
@@ -508,7 +511,7 @@ pub unsafe extern "C" fn xpbd_build_cloth2_f32(
 /// `system` is NULL or valid; its buffers are NULL (with count 0) or valid
 /// for their counts, and do not overlap each other or `*system`.
 #[no_mangle]
-pub unsafe extern "C" fn xpbd_system3_f32_begin_substep(
+pub unsafe extern "C" fn xpbd_system3_begin_substep_f32(
     system: *mut XpbdSystem3F32,
     h: f32,
 ) -> XpbdStatus {
@@ -525,9 +528,9 @@ pub unsafe extern "C" fn xpbd_system3_f32_begin_substep(
 /// before it in this sweep were applied, it and the later ones were not).
 ///
 /// # Safety
-/// As `xpbd_system3_f32_begin_substep`; `out_stats` is NULL or valid.
+/// As `xpbd_system3_begin_substep_f32`; `out_stats` is NULL or valid.
 #[no_mangle]
-pub unsafe extern "C" fn xpbd_system3_f32_iterate(
+pub unsafe extern "C" fn xpbd_system3_iterate_f32(
     system: *mut XpbdSystem3F32,
     out_stats: *mut XpbdSweepStatsF32,
 ) -> XpbdStatus {
@@ -541,9 +544,9 @@ pub unsafe extern "C" fn xpbd_system3_f32_iterate(
 /// diagnostics, on success only.
 ///
 /// # Safety
-/// As `xpbd_system3_f32_iterate`.
+/// As `xpbd_system3_iterate_f32`.
 #[no_mangle]
-pub unsafe extern "C" fn xpbd_system3_f32_iterate_until(
+pub unsafe extern "C" fn xpbd_system3_iterate_until_f32(
     system: *mut XpbdSystem3F32,
     tolerance: f32,
     max_iterations: u32,
@@ -559,9 +562,9 @@ pub unsafe extern "C" fn xpbd_system3_f32_iterate_until(
 /// nothing changed; `out_stats` is required and written on success only.
 ///
 /// # Safety
-/// As `xpbd_system3_f32_iterate`.
+/// As `xpbd_system3_iterate_f32`.
 #[no_mangle]
-pub unsafe extern "C" fn xpbd_system3_f32_measure(
+pub unsafe extern "C" fn xpbd_system3_measure_f32(
     system: *mut XpbdSystem3F32,
     out_stats: *mut XpbdSweepStatsF32,
 ) -> XpbdStatus {
@@ -570,7 +573,8 @@ pub unsafe extern "C" fn xpbd_system3_f32_measure(
 }
 
 /// Writes an open rope over `particle_count` 3D float particles into
-/// `links`: links (k, k+1), rest lengths from the positions, the given
+/// `links`. `positions` holds 3·particle_count coordinates (x0, y0, …; pass
+/// `&x[0][0]` for a `float x[n][3]` array) and is only read. Links: links (k, k+1), rest lengths from the positions, the given
 /// compliance (m/N), λ = 0. `*out_link_count` = particle_count − 1.
 /// Nothing is written on error (`CAPACITY_TOO_SMALL`, `INVALID_REST_LENGTH`
 /// for coincident neighbours, `INVALID_ARGUMENT` for < 2 particles, …).
@@ -580,7 +584,7 @@ pub unsafe extern "C" fn xpbd_system3_f32_measure(
 /// `link_capacity`, `out_link_count` for one `size_t`; no overlaps.
 #[no_mangle]
 pub unsafe extern "C" fn xpbd_build_rope3_f32(
-    positions: *const [f32; 3],
+    positions: *const f32,
     particle_count: usize,
     compliance: f32,
     links: *mut XpbdLinkF32,
@@ -590,7 +594,7 @@ pub unsafe extern "C" fn xpbd_build_rope3_f32(
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe {
         build_raw(
-            positions,
+            positions.cast::<[f32; 3]>(),
             particle_count,
             links.cast(),
             link_capacity,
@@ -607,7 +611,7 @@ pub unsafe extern "C" fn xpbd_build_rope3_f32(
 /// As `xpbd_build_rope3_f32`.
 #[no_mangle]
 pub unsafe extern "C" fn xpbd_build_loop3_f32(
-    positions: *const [f32; 3],
+    positions: *const f32,
     particle_count: usize,
     compliance: f32,
     links: *mut XpbdLinkF32,
@@ -617,7 +621,7 @@ pub unsafe extern "C" fn xpbd_build_loop3_f32(
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe {
         build_raw(
-            positions,
+            positions.cast::<[f32; 3]>(),
             particle_count,
             links.cast(),
             link_capacity,
@@ -628,7 +632,7 @@ pub unsafe extern "C" fn xpbd_build_loop3_f32(
 }
 
 /// Writes a `rows × cols` cloth over row-major 3D float particles
-/// (`rows·cols` of them): horizontal, then vertical links, then with
+/// (`rows·cols` of them, 3 coordinates each, only read): horizontal, then vertical links, then with
 /// `shear != 0` both diagonals of each cell. `xpbd_cloth_link_count` gives
 /// the count.
 ///
@@ -636,7 +640,7 @@ pub unsafe extern "C" fn xpbd_build_loop3_f32(
 /// `positions` valid for `rows·cols` entries; otherwise as `xpbd_build_rope3_f32`.
 #[no_mangle]
 pub unsafe extern "C" fn xpbd_build_cloth3_f32(
-    positions: *const [f32; 3],
+    positions: *const f32,
     rows: usize,
     cols: usize,
     shear: i32,
@@ -651,7 +655,7 @@ pub unsafe extern "C" fn xpbd_build_cloth3_f32(
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe {
         build_raw(
-            positions,
+            positions.cast::<[f32; 3]>(),
             count,
             links.cast(),
             link_capacity,

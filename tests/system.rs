@@ -2,16 +2,28 @@
 //! iteration independence, convergence on ropes, loops and cloth,
 //! invariances, conservation, builders and every rejection class.
 
-use xpbd::{closed_loop, cloth, cloth_link_count, rope, DistanceConstraint, Link, System, SystemError, ZeroLength};
+use xpbd::{
+    closed_loop, cloth, cloth_link_count, rope, DistanceConstraint, Link, System, SystemError,
+    ZeroLength,
+};
 
 /// Bits of every coordinate and λ, for bit-identity checks.
 fn bits<const D: usize>(x: &[[f64; D]], links: &[Link<f64>]) -> Vec<u64> {
-    x.iter().flatten().map(|v| v.to_bits()).chain(links.iter().map(|l| l.lambda.to_bits())).collect()
+    x.iter()
+        .flatten()
+        .map(|v| v.to_bits())
+        .chain(links.iter().map(|l| l.lambda.to_bits()))
+        .collect()
 }
 
 #[test]
 fn one_link_along_x_matches_the_1d_seed_bit_for_bit() {
-    for (h, compliance, wa) in [(0.1, 0.01, 1.0), (0.05, 0.01, 1.0), (0.1, 0.0, 0.0), (0.01, 0.3, 2.5)] {
+    for (h, compliance, wa) in [
+        (0.1, 0.01, 1.0),
+        (0.05, 0.01, 1.0),
+        (0.1, 0.0, 0.0),
+        (0.01, 0.3, 2.5),
+    ] {
         let (mut a, mut b) = (0.0_f64, 2.0_f64);
         let mut seed = DistanceConstraint::new();
         let mut x3 = [[0.0, 0.0, 0.0], [2.0, 0.0, 0.0]];
@@ -25,7 +37,8 @@ fn one_link_along_x_matches_the_1d_seed_bit_for_bit() {
         let mut sub3 = s3.begin_substep(h).unwrap();
         let mut sub2 = s2.begin_substep(h).unwrap();
         for _ in 0..10 {
-            seed.solve(&mut a, &mut b, wa, 1.0, 1.0, compliance, h).unwrap();
+            seed.solve(&mut a, &mut b, wa, 1.0, 1.0, compliance, h)
+                .unwrap();
             sub3.iterate().unwrap();
             sub2.iterate().unwrap();
             assert_eq!(sub3.positions()[0][0].to_bits(), a.to_bits());
@@ -42,7 +55,10 @@ fn one_link_along_x_matches_the_1d_seed_bit_for_bit() {
     let mut s = System::new(&mut x, &[1.0, 1.0], &mut links).unwrap();
     let mut sub = s.begin_substep(0.1).unwrap();
     sub.iterate().unwrap();
-    assert_eq!(sub.positions()[1][0] - sub.positions()[0][0] - 1.0, 0.3333333333333335);
+    assert_eq!(
+        sub.positions()[1][0] - sub.positions()[0][0] - 1.0,
+        0.3333333333333335
+    );
 }
 
 #[test]
@@ -54,7 +70,8 @@ fn f32_one_link_matches_the_f32_seed() {
     let mut s = System::new(&mut x, &[1.0, 1.0], &mut links).unwrap();
     let mut sub = s.begin_substep(0.1).unwrap();
     for _ in 0..5 {
-        seed.solve(&mut a, &mut b, 1.0, 1.0, 1.0, 0.01, 0.1).unwrap();
+        seed.solve(&mut a, &mut b, 1.0, 1.0, 1.0, 0.01, 0.1)
+            .unwrap();
         sub.iterate().unwrap();
         assert_eq!(sub.positions()[0][0].to_bits(), a.to_bits());
         assert_eq!(sub.positions()[1][0].to_bits(), b.to_bits());
@@ -67,7 +84,9 @@ fn stretched_chain() -> (Vec<[f64; 3]>, Vec<f64>, Vec<Link<f64>>) {
     let x: Vec<[f64; 3]> = (0..5).map(|k| dir.map(|d| d * 1.5 * k as f64)).collect();
     let w = vec![0.0, 1.0, 0.5, 2.0, 1.0];
     let compliances = [1e-4, 2e-3, 5e-4, 1e-3];
-    let links = (0..4).map(|k| Link::new(k, k + 1, 1.0, compliances[k as usize])).collect();
+    let links = (0..4)
+        .map(|k| Link::new(k, k + 1, 1.0, compliances[k as usize]))
+        .collect();
     (x, w, links)
 }
 
@@ -93,7 +112,11 @@ fn chain_after(iterations: usize, reset: bool) -> (Vec<[f64; 3]>, f64) {
 }
 
 fn max_diff(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
-    a.iter().flatten().zip(b.iter().flatten()).map(|(p, q)| (p - q).abs()).fold(0.0, f64::max)
+    a.iter()
+        .flatten()
+        .zip(b.iter().flatten())
+        .map(|(p, q)| (p - q).abs())
+        .fold(0.0, f64::max)
 }
 
 #[test]
@@ -109,21 +132,33 @@ fn converged_state_does_not_depend_on_the_iteration_budget() {
     let (y20, _) = chain_after(20, true);
     let (y200, _) = chain_after(200, true);
     let d = max_diff(&y20, &y200);
-    assert!(d > 1e-3, "reset λ: 20 vs 200 iterations differ by only {d:e}");
+    assert!(
+        d > 1e-3,
+        "reset λ: 20 vs 200 iterations differ by only {d:e}"
+    );
     let end = |x: &[[f64; 3]]| x[4].iter().map(|v| v * v).sum::<f64>().sqrt();
-    assert!(end(&y200) < end(&x200) - 1e-3, "reset λ is stiffer: {} vs {}", end(&y200), end(&x200));
+    assert!(
+        end(&y200) < end(&x200) - 1e-3,
+        "reset λ is stiffer: {} vs {}",
+        end(&y200),
+        end(&x200)
+    );
 }
 
 /// A deterministic perturbation in [-amp, amp) per coordinate.
 fn jitter<const D: usize>(x: &mut [[f64; D]], amp: f64, mut state: u64) {
     for v in x.iter_mut().flatten() {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         *v += amp * (((state >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0);
     }
 }
 
 fn grid(rows: usize, cols: usize) -> Vec<[f64; 3]> {
-    (0..rows * cols).map(|k| [(k % cols) as f64 * 0.1, 0.0, (k / cols) as f64 * 0.1]).collect()
+    (0..rows * cols)
+        .map(|k| [(k % cols) as f64 * 0.1, 0.0, (k / cols) as f64 * 0.1])
+        .collect()
 }
 
 #[test]
@@ -136,13 +171,19 @@ fn residual_reaches_tolerance_on_rope_loop_and_cloth() {
     jitter(&mut x, 0.02, 1);
     let w: Vec<f64> = (0..20).map(|k| if k == 0 { 0.0 } else { 1.0 }).collect();
     let mut s = System::new(&mut x, &w, &mut links).unwrap();
-    let r = s.begin_substep(h).unwrap().iterate_until(1e-10, 2000).unwrap();
+    let r = s
+        .begin_substep(h)
+        .unwrap()
+        .iterate_until(1e-10, 2000)
+        .unwrap();
     assert_eq!(r.converged, 1, "rope: {r:?}");
 
     // Closed loop on a circle.
     let n = 16;
-    let mut x: Vec<[f64; 3]> =
-        (0..n).map(|k| k as f64 * std::f64::consts::TAU / n as f64).map(|t| [t.cos(), t.sin(), 0.0]).collect();
+    let mut x: Vec<[f64; 3]> = (0..n)
+        .map(|k| k as f64 * std::f64::consts::TAU / n as f64)
+        .map(|t| [t.cos(), t.sin(), 0.0])
+        .collect();
     let mut links = vec![Link::default(); n];
     assert_eq!(closed_loop(&x, 1e-5, &mut links), Ok(n));
     assert_eq!((links[n - 1].i, links[n - 1].j), (n as u32 - 1, 0));
@@ -167,7 +208,11 @@ fn residual_reaches_tolerance_on_rope_loop_and_cloth() {
     w[0] = 0.0;
     w[cols - 1] = 0.0;
     let mut s = System::new(&mut x, &w, &mut links).unwrap();
-    let r = s.begin_substep(h).unwrap().iterate_until(1e-9, 5000).unwrap();
+    let r = s
+        .begin_substep(h)
+        .unwrap()
+        .iterate_until(1e-9, 5000)
+        .unwrap();
     assert_eq!(r.converged, 1, "cloth: {r:?}");
 }
 
@@ -193,11 +238,17 @@ fn translation_and_rotation_carry_through_the_solve() {
     let out = solve_cloth(&x0, &w);
 
     let t = [3.25, -1.5, 0.75];
-    let moved: Vec<[f64; 3]> = x0.iter().map(|p| [p[0] + t[0], p[1] + t[1], p[2] + t[2]]).collect();
+    let moved: Vec<[f64; 3]> = x0
+        .iter()
+        .map(|p| [p[0] + t[0], p[1] + t[1], p[2] + t[2]])
+        .collect();
     let out_t = solve_cloth(&moved, &w);
     for (a, b) in out.iter().zip(&out_t) {
         for k in 0..3 {
-            assert!((a[k] + t[k] - b[k]).abs() < 1e-12, "translation: {a:?} {b:?}");
+            assert!(
+                (a[k] + t[k] - b[k]).abs() < 1e-12,
+                "translation: {a:?} {b:?}"
+            );
         }
     }
 
@@ -232,16 +283,30 @@ fn mass_weighted_centre_is_conserved_without_static_particles() {
     cloth(&grid(5, 5), 5, 5, true, 1e-4, &mut links).unwrap();
     let mut x = x0.clone();
     let mut s = System::new(&mut x, &w, &mut links).unwrap();
-    s.begin_substep(0.01).unwrap().iterate_until(1e-12, 500).unwrap();
+    s.begin_substep(0.01)
+        .unwrap()
+        .iterate_until(1e-12, 500)
+        .unwrap();
     let after = centre(s.positions());
     for k in 0..3 {
-        assert!((after[k] - before[k]).abs() < 1e-12, "axis {k}: {} → {}", before[k], after[k]);
+        assert!(
+            (after[k] - before[k]).abs() < 1e-12,
+            "axis {k}: {} → {}",
+            before[k],
+            after[k]
+        );
     }
 }
 
 /// begin_substep on the given input must fail with `want`, leaving every
 /// position and λ bit-identical.
-fn rejects<const D: usize>(mut x: Vec<[f64; D]>, w: Vec<f64>, mut links: Vec<Link<f64>>, h: f64, want: SystemError) {
+fn rejects<const D: usize>(
+    mut x: Vec<[f64; D]>,
+    w: Vec<f64>,
+    mut links: Vec<Link<f64>>,
+    h: f64,
+    want: SystemError,
+) {
     for l in links.iter_mut() {
         l.lambda = 0.125; // a history that a reset would erase
     }
@@ -266,31 +331,99 @@ fn every_rejection_names_its_index_and_changes_nothing() {
     rejects(x(), w(), links(), f64::NAN, SystemError::InvalidTimeStep);
     let mut bad = x();
     bad[2][1] = f64::INFINITY;
-    rejects(bad, w(), links(), 0.1, SystemError::NonFinitePosition { particle: 2 });
+    rejects(
+        bad,
+        w(),
+        links(),
+        0.1,
+        SystemError::NonFinitePosition { particle: 2 },
+    );
     let mut bad = w();
     bad[1] = -1.0;
-    rejects(x(), bad, links(), 0.1, SystemError::InvalidInverseMass { particle: 1 });
-    rejects(x(), w(), with(1, &|l| l.j = 3), 0.1, SystemError::IndexOutOfRange { constraint: 1 });
-    rejects(x(), w(), with(0, &|l| l.i = u32::MAX), 0.1, SystemError::IndexOutOfRange { constraint: 0 });
-    rejects(x(), w(), with(1, &|l| l.j = 1), 0.1, SystemError::SameParticle { constraint: 1 });
-    rejects(x(), w(), with(1, &|l| l.rest = 0.0), 0.1, SystemError::InvalidRestLength { constraint: 1 });
-    rejects(x(), w(), with(0, &|l| l.rest = f64::NAN), 0.1, SystemError::InvalidRestLength { constraint: 0 });
-    rejects(x(), w(), with(1, &|l| l.compliance = -1.0), 0.1, SystemError::InvalidCompliance { constraint: 1 });
-    rejects(x(), w(), links(), 1e-200, SystemError::UnrepresentableScale { constraint: 0 });
+    rejects(
+        x(),
+        bad,
+        links(),
+        0.1,
+        SystemError::InvalidInverseMass { particle: 1 },
+    );
+    rejects(
+        x(),
+        w(),
+        with(1, &|l| l.j = 3),
+        0.1,
+        SystemError::IndexOutOfRange { constraint: 1 },
+    );
+    rejects(
+        x(),
+        w(),
+        with(0, &|l| l.i = u32::MAX),
+        0.1,
+        SystemError::IndexOutOfRange { constraint: 0 },
+    );
+    rejects(
+        x(),
+        w(),
+        with(1, &|l| l.j = 1),
+        0.1,
+        SystemError::SameParticle { constraint: 1 },
+    );
+    rejects(
+        x(),
+        w(),
+        with(1, &|l| l.rest = 0.0),
+        0.1,
+        SystemError::InvalidRestLength { constraint: 1 },
+    );
+    rejects(
+        x(),
+        w(),
+        with(0, &|l| l.rest = f64::NAN),
+        0.1,
+        SystemError::InvalidRestLength { constraint: 0 },
+    );
+    rejects(
+        x(),
+        w(),
+        with(1, &|l| l.compliance = -1.0),
+        0.1,
+        SystemError::InvalidCompliance { constraint: 1 },
+    );
+    rejects(
+        x(),
+        w(),
+        links(),
+        1e-200,
+        SystemError::UnrepresentableScale { constraint: 0 },
+    );
     let mut same = x();
     same[2] = same[1];
-    rejects(same, w(), links(), 0.1, SystemError::ZeroLength { constraint: 1 });
+    rejects(
+        same,
+        w(),
+        links(),
+        0.1,
+        SystemError::ZeroLength { constraint: 1 },
+    );
 
     let (mut xs, ws, mut ls) = (x(), vec![1.0; 2], links());
-    assert_eq!(System::new(&mut xs, &ws, &mut ls).err(), Some(SystemError::ParticleCountMismatch));
+    assert_eq!(
+        System::new(&mut xs, &ws, &mut ls).err(),
+        Some(SystemError::ParticleCountMismatch)
+    );
     let mut xs = x();
     let mut ls = links();
     let wv = w();
     let mut s = System::new(&mut xs, &wv, &mut ls).unwrap();
     let mut sub = s.begin_substep(0.1).unwrap();
-    assert_eq!(sub.iterate_until(-1.0, 10).err(), Some(SystemError::InvalidTolerance));
+    assert_eq!(
+        sub.iterate_until(-1.0, 10).err(),
+        Some(SystemError::InvalidTolerance)
+    );
     assert_eq!(SystemError::ZeroLength { constraint: 7 }.index(), Some(7));
-    assert!(SystemError::SameParticle { constraint: 3 }.to_string().contains("link 3"));
+    assert!(SystemError::SameParticle { constraint: 3 }
+        .to_string()
+        .contains("link 3"));
 }
 
 #[test]
@@ -298,9 +431,18 @@ fn zero_length_skip_policy_counts_and_never_makes_nan() {
     let mut x: Vec<[f64; 3]> = vec![[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [1.0, 0.0, 0.0]];
     let w = vec![1.0, 1.0, 1.0];
     let mut links = vec![Link::new(0, 1, 0.5, 0.0), Link::new(1, 2, 0.5, 0.0)];
-    let mut s = System::new(&mut x, &w, &mut links).unwrap().with_zero_length(ZeroLength::Skip);
+    let mut s = System::new(&mut x, &w, &mut links)
+        .unwrap()
+        .with_zero_length(ZeroLength::Skip);
     let stats = s.begin_substep(0.1).unwrap().iterate().unwrap();
-    assert_eq!((stats.applied, stats.skipped_zero_length, stats.skipped_static), (1, 1, 0));
+    assert_eq!(
+        (
+            stats.applied,
+            stats.skipped_zero_length,
+            stats.skipped_static
+        ),
+        (1, 1, 0)
+    );
     assert!(s.positions().iter().flatten().all(|v: &f64| v.is_finite()));
     assert_eq!(s.links()[0].lambda, 0.0);
 }
@@ -308,12 +450,20 @@ fn zero_length_skip_policy_counts_and_never_makes_nan() {
 #[test]
 fn invalid_result_stops_at_the_link_and_earlier_links_stay_applied() {
     // Link 0 is ordinary; link 1's particles are 1.8e308 apart: |d|² overflows.
-    let mut x = vec![[0.0, 0.0, 0.0], [2.0, 0.0, 0.0], [-9e307, 0.0, 0.0], [9e307, 0.0, 0.0]];
+    let mut x = vec![
+        [0.0, 0.0, 0.0],
+        [2.0, 0.0, 0.0],
+        [-9e307, 0.0, 0.0],
+        [9e307, 0.0, 0.0],
+    ];
     let w = vec![1.0; 4];
     let mut links = vec![Link::new(0, 1, 1.0, 0.0), Link::new(2, 3, 1.0, 0.0)];
     let mut s = System::new(&mut x, &w, &mut links).unwrap();
     let mut sub = s.begin_substep(0.1).unwrap();
-    assert_eq!(sub.iterate().err(), Some(SystemError::InvalidResult { constraint: 1 }));
+    assert_eq!(
+        sub.iterate().err(),
+        Some(SystemError::InvalidResult { constraint: 1 })
+    );
     assert_eq!(sub.positions()[1][0], 1.5, "link 0 was applied");
     assert_eq!(sub.positions()[2][0], -9e307, "link 1 untouched");
     assert_eq!(sub.links()[1].lambda, 0.0);
@@ -335,19 +485,52 @@ fn builders_validate_before_writing() {
     let x = [[0.0, 0.0], [1.0, 0.0], [1.0, 0.0]];
     let mut links = [Link::new(9, 9, 9.0, 9.0); 3];
     let untouched = links;
-    assert_eq!(rope(&x, 0.0, &mut links), Err(SystemError::InvalidRestLength { constraint: 1 }));
+    assert_eq!(
+        rope(&x, 0.0, &mut links),
+        Err(SystemError::InvalidRestLength { constraint: 1 })
+    );
     assert_eq!(links, untouched);
-    assert_eq!(rope(&x[..2], 0.0, &mut links[..0]), Err(SystemError::CapacityTooSmall { needed: 1 }));
-    assert_eq!(rope(&x[..1], 0.0, &mut links), Err(SystemError::InvalidShape));
-    assert_eq!(rope(&x[..2], -1.0, &mut links), Err(SystemError::InvalidCompliance { constraint: 0 }));
-    assert_eq!(closed_loop(&x[..2], 0.0, &mut links), Err(SystemError::InvalidShape));
-    assert_eq!(cloth(&x, 2, 2, false, 0.0, &mut links), Err(SystemError::InvalidShape));
+    assert_eq!(
+        rope(&x[..2], 0.0, &mut links[..0]),
+        Err(SystemError::CapacityTooSmall { needed: 1 })
+    );
+    assert_eq!(
+        rope(&x[..1], 0.0, &mut links),
+        Err(SystemError::InvalidShape)
+    );
+    assert_eq!(
+        rope(&x[..2], -1.0, &mut links),
+        Err(SystemError::InvalidCompliance { constraint: 0 })
+    );
+    assert_eq!(
+        closed_loop(&x[..2], 0.0, &mut links),
+        Err(SystemError::InvalidShape)
+    );
+    assert_eq!(
+        cloth(&x, 2, 2, false, 0.0, &mut links),
+        Err(SystemError::InvalidShape)
+    );
     assert_eq!(links, untouched);
     let g = grid(2, 3);
     let mut l = vec![Link::default(); 11];
     assert_eq!(cloth(&g, 2, 3, true, 0.0, &mut l), Ok(11));
     let pairs: Vec<(u32, u32)> = l.iter().map(|k| (k.i, k.j)).collect();
-    assert_eq!(pairs, [(0, 1), (1, 2), (3, 4), (4, 5), (0, 3), (1, 4), (2, 5), (0, 4), (1, 3), (1, 5), (2, 4)]);
+    assert_eq!(
+        pairs,
+        [
+            (0, 1),
+            (1, 2),
+            (3, 4),
+            (4, 5),
+            (0, 3),
+            (1, 4),
+            (2, 5),
+            (0, 4),
+            (1, 3),
+            (1, 5),
+            (2, 4)
+        ]
+    );
     assert!((l[7].rest - 0.02_f64.sqrt()).abs() < 1e-15);
     assert_eq!(cloth_link_count(1, 5, true), None);
 }
@@ -364,7 +547,11 @@ fn storage_can_live_in_heapless_containers() {
     assert_eq!(rope(&x, 1e-3, &mut links), Ok(3));
     x[3][0] = 4.0;
     let mut s = System::new(&mut x, &w, &mut links).unwrap();
-    let r = s.begin_substep(1.0 / 60.0).unwrap().iterate_until(1e-5, 100).unwrap();
+    let r = s
+        .begin_substep(1.0 / 60.0)
+        .unwrap()
+        .iterate_until(1e-5, 100)
+        .unwrap();
     assert_eq!(r.converged, 1);
     assert!(s.positions()[3][0] < 4.0);
 }
