@@ -95,19 +95,18 @@ fn chain_after(iterations: usize, reset: bool) -> (Vec<[f64; 3]>, f64) {
     let (mut x, w, mut links) = stretched_chain();
     let h = 1.0 / 60.0;
     let mut s = System::new(&mut x, &w, &mut links).unwrap();
-    let residual;
-    if reset {
+    let residual = if reset {
         for _ in 0..iterations {
             s.begin_substep(h).unwrap().iterate().unwrap();
         }
-        residual = f64::NAN;
+        f64::NAN
     } else {
         let mut sub = s.begin_substep(h).unwrap();
         for _ in 0..iterations {
             sub.iterate().unwrap();
         }
-        residual = sub.measure().unwrap().max_residual;
-    }
+        sub.measure().unwrap().max_residual
+    };
     (s.positions().to_vec(), residual)
 }
 
@@ -313,7 +312,6 @@ fn rejects<const D: usize>(
     let before = bits(&x, &links);
     let mut s = System::new(&mut x, &w, &mut links).unwrap();
     assert_eq!(s.begin_substep(h).err(), Some(want));
-    drop(s);
     assert_eq!(bits(&x, &links), before, "{want:?} changed state");
 }
 
