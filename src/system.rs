@@ -559,7 +559,7 @@ fn max<T: Real>(a: T, b: T) -> T {
 /// let mut x = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0]];
 /// let w = [0.0, 1.0, 1.0]; // particle 0 pinned
 /// let mut links = [Link::default(); 2];
-/// let n = rope(&x, 1e-4, &mut links).unwrap(); // rest lengths 1 m
+/// let n = rope(&x, 1e-8, &mut links).unwrap(); // rest lengths 1 m, α = 1e-8 m/N
 /// assert_eq!(n, 2);
 /// x[2] = [3.0, 0.0, 0.0]; // stretch the last link by 1 m
 ///
@@ -567,9 +567,9 @@ fn max<T: Real>(a: T, b: T) -> T {
 /// let mut substep = system.begin_substep(1.0 / 240.0).unwrap();
 /// let result = substep.iterate_until(1e-12, 100).unwrap();
 /// assert_eq!(result.converged, 1);
-/// // Nearly rigid links (α̃ = 1e-4 · 240² ≈ 5.8): most of the stretch is gone.
+/// // Nearly rigid links (α̃ = 1e-8 · 240² ≈ 5.8e-4 /kg): the stretch is gone.
 /// let end = substep.positions()[2][0];
-/// assert!(end > 2.0 && end < 2.4, "{end}");
+/// assert!(end > 2.0 && end < 2.01, "{end}");
 /// ```
 #[derive(Debug)]
 pub struct System<'a, T: Real, const D: usize> {
