@@ -227,4 +227,50 @@ void test_system(void) {
     cloth_f32_converges();
     rejections_change_nothing();
     f32_2d_smoke();
+    test_system_null();
+}
+
+/* Every system function refuses NULL with XPBD_STATUS_NULL_POINTER. */
+void test_system_null(void) {
+    XpbdSweepStats s64;
+    XpbdSweepStatsF32 s32;
+    XpbdConvergence c64;
+    XpbdConvergenceF32 c32;
+    XpbdLink l64[4];
+    XpbdLinkF32 l32[4];
+    double x64[12] = {0};
+    float x32[12] = {0};
+    size_t n = 99;
+    ENSURE_STATUS(xpbd_system2_begin_substep(NULL, 0.1), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_system3_begin_substep(NULL, 0.1), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_system2_begin_substep_f32(NULL, 0.1f), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_system3_begin_substep_f32(NULL, 0.1f), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_system2_iterate(NULL, &s64), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_system3_iterate(NULL, &s64), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_system2_iterate_f32(NULL, &s32), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_system3_iterate_f32(NULL, &s32), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_system2_iterate_until(NULL, 0.0, 1, &c64), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_system3_iterate_until(NULL, 0.0, 1, &c64), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_system2_iterate_until_f32(NULL, 0.0f, 1, &c32), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_system3_iterate_until_f32(NULL, 0.0f, 1, &c32), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_system2_measure(NULL, &s64), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_system3_measure(NULL, &s64), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_system2_measure_f32(NULL, &s32), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_system3_measure_f32(NULL, &s32), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_build_rope2(NULL, 3, 0.0, l64, 4, &n), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_build_rope3(x64, 3, 0.0, NULL, 4, &n), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_build_rope2_f32(x32, 3, 0.0f, l32, 4, NULL), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_build_rope3_f32(NULL, 3, 0.0f, l32, 4, &n), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_build_loop2(x64, 3, 0.0, NULL, 4, &n), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_build_loop3(NULL, 3, 0.0, l64, 4, &n), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_build_loop2_f32(x32, 3, 0.0f, l32, 4, NULL), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_build_loop3_f32(x32, 3, 0.0f, NULL, 4, &n), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_build_cloth2(NULL, 2, 2, 1, 0.0, l64, 4, &n), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_build_cloth3(x64, 2, 2, 0, 0.0, l64, 4, NULL), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_build_cloth2_f32(x32, 2, 2, 0, 0.0f, NULL, 4, &n), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_build_cloth3_f32(NULL, 2, 2, 0, 0.0f, l32, 4, &n), XPBD_STATUS_NULL_POINTER);
+    ENSURE(n == 99); /* never written on error */
+    /* Coincident particles: the builders reject, naming nothing half-written. */
+    ENSURE_STATUS(xpbd_build_cloth2(x64, 2, 2, 0, 0.0, l64, 4, &n), XPBD_STATUS_INVALID_REST_LENGTH);
+    ENSURE(n == 99);
 }
