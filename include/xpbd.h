@@ -20,6 +20,12 @@
 #define XPBD_ZERO_LENGTH_SKIP 1
 
 /**
+ * Link flag: unilateral, resists only stretching (the accumulated λ is
+ * clamped to λ ≤ 0, so the link never pushes).
+ */
+#define XPBD_LINK_TENSION_ONLY 1
+
+/**
  * Status of a C call: 0 or 1 on success, a negative code on error.
  *
  * In C the type is `int32_t`, and the values are `XPBD_STATUS_*` constants.
@@ -166,6 +172,10 @@ typedef struct XpbdLink {
    * Accumulated multiplier λ (kg·m); reset only by begin_substep.
    */
   double lambda;
+  /**
+   * 0, or `XPBD_LINK_TENSION_ONLY` (resists stretching only: λ ≤ 0).
+   */
+  uint32_t flags;
 } XpbdLink;
 
 /**
@@ -331,6 +341,10 @@ typedef struct XpbdLinkF32 {
    * Accumulated multiplier λ (kg·m); reset only by begin_substep.
    */
   float lambda;
+  /**
+   * 0, or `XPBD_LINK_TENSION_ONLY` (resists stretching only: λ ≤ 0).
+   */
+  uint32_t flags;
 } XpbdLinkF32;
 
 /**

@@ -35,6 +35,10 @@ pub const XPBD_ZERO_LENGTH_REJECT: i32 = 0;
 /// Zero-length policy: skip the link and count it in `skipped_zero_length`.
 pub const XPBD_ZERO_LENGTH_SKIP: i32 = 1;
 
+/// Link flag: unilateral, resists only stretching (the accumulated λ is
+/// clamped to λ ≤ 0, so the link never pushes).
+pub const XPBD_LINK_TENSION_ONLY: u32 = 1;
+
 /// A distance link between two particles (f64): `C = |x_j − x_i| − rest`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -49,6 +53,8 @@ pub struct XpbdLink {
     pub compliance: f64,
     /// Accumulated multiplier λ (kg·m); reset only by begin_substep.
     pub lambda: f64,
+    /// 0, or `XPBD_LINK_TENSION_ONLY` (resists stretching only: λ ≤ 0).
+    pub flags: u32,
 }
 
 /// A distance link between two particles (f32): see `XpbdLink`.
@@ -65,6 +71,8 @@ pub struct XpbdLinkF32 {
     pub compliance: f32,
     /// Accumulated multiplier λ (kg·m); reset only by begin_substep.
     pub lambda: f32,
+    /// 0, or `XPBD_LINK_TENSION_ONLY` (resists stretching only: λ ≤ 0).
+    pub flags: u32,
 }
 
 /// Diagnostics of one sweep (f64). `max_abs_c` and `max_residual` are taken
@@ -128,6 +136,7 @@ pub struct XpbdConvergenceF32 {
 // buffers are used in place (pointer casts, no copies).
 const _: () = {
     assert!(size_of::<XpbdLink>() == size_of::<Link<f64>>());
+    assert!(crate::system::Link::<f64>::TENSION_ONLY == XPBD_LINK_TENSION_ONLY);
     assert!(align_of::<XpbdLink>() == align_of::<Link<f64>>());
     assert!(size_of::<XpbdLinkF32>() == size_of::<Link<f32>>());
     assert!(align_of::<XpbdLinkF32>() == align_of::<Link<f32>>());
@@ -332,6 +341,7 @@ impl From<SystemError> for XpbdStatus {
             SystemError::ZeroLength { .. } => XpbdStatus::ZeroLength,
             SystemError::InvalidResult { .. } => XpbdStatus::InvalidResult,
             SystemError::CapacityTooSmall { .. } => XpbdStatus::CapacityTooSmall,
+            SystemError::InvalidFlags { .. } => XpbdStatus::InvalidArgument,
             SystemError::ParticleCountMismatch
             | SystemError::TooManyParticles
             | SystemError::InvalidTolerance

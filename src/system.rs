@@ -61,9 +61,25 @@ pub struct Link<T> {
     /// Accumulated multiplier λ (kg·m) of the current substep. Reset only by
     /// [`System::begin_substep`].
     pub lambda: T,
+    /// Flag bits: 0, or [`Link::TENSION_ONLY`]. Other bits are rejected.
+    pub flags: u32,
 }
 
 impl<T: Real> Link<T> {
+    /// Flag: the link is unilateral, resisting only stretching, as a real
+    /// rope does. Its accumulated λ is clamped to `λ ≤ 0` (λ < 0 pulls the
+    /// particles together), so it never pushes: a slack link (C < 0) is left
+    /// alone. Clamping the *accumulated* value, not each Δλ, keeps the
+    /// lifecycle rule intact.
+    pub const TENSION_ONLY: u32 = 1;
+
+    /// The same link made tension-only ([`Link::TENSION_ONLY`]).
+    #[must_use]
+    pub fn tension_only(mut self) -> Self {
+        self.flags |= Self::TENSION_ONLY;
+        self
+    }
+
     /// A link between particles `i` and `j` with λ = 0.
     #[must_use]
     pub fn new(i: u32, j: u32, rest: T, compliance: T) -> Self {
@@ -73,6 +89,7 @@ impl<T: Real> Link<T> {
             rest,
             compliance,
             lambda: T::ZERO,
+            flags: 0,
         }
     }
 }
@@ -140,6 +157,11 @@ pub enum SystemError {
         /// Index of the link.
         constraint: usize,
     },
+    /// This link has flag bits other than [`Link::TENSION_ONLY`].
+    InvalidFlags {
+        /// Index of the link.
+        constraint: usize,
+    },
     /// Correcting this link would give a non-finite position or λ.
     InvalidResult {
         /// Index of the link.
@@ -170,6 +192,7 @@ impl SystemError {
             | SystemError::InvalidCompliance { constraint }
             | SystemError::UnrepresentableScale { constraint }
             | SystemError::ZeroLength { constraint }
+            | SystemError::InvalidFlags { constraint }
             | SystemError::InvalidResult { constraint } => Some(constraint),
             SystemError::CapacityTooSmall { needed } => Some(needed),
             SystemError::InvalidTimeStep
@@ -223,6 +246,9 @@ impl fmt::Display for SystemError {
             }
             SystemError::ZeroLength { constraint } => {
                 write!(f, "link {constraint}: particles coincide (zero length)")
+            }
+            SystemError::InvalidFlags { constraint } => {
+                write!(f, "link {constraint}: unknown flag bits")
             }
             SystemError::InvalidResult { constraint } => {
                 write!(f, "link {constraint}: correction would not be finite")
@@ -322,6 +348,9 @@ pub(crate) fn validate<T: Real, const D: usize>(
         if !finite_non_negative(link.compliance) {
             return Err(SystemError::InvalidCompliance { constraint });
         }
+        if link.flags & !Link::<T>::TENSION_ONLY != 0 {
+            return Err(SystemError::InvalidFlags { constraint });
+        }
         let w = wi + wj;
         if w != T::ZERO {
             let alpha = link.compliance / h2;
@@ -359,6 +388,8 @@ fn length_squared<T: Real, const D: usize>(xi: &[T; D], xj: &[T; D]) -> T {
 /// What visiting one link would do, computed without writing.
 enum Visit<T, const D: usize> {
     Static,
+    /// A slack tension-only link with λ = 0: nothing to do.
+    Slack,
     ZeroLength,
     Apply {
         xi: [T; D],
@@ -402,7 +433,19 @@ fn visit<T: Real, const D: usize>(
     let alpha = link.compliance / h2;
     let c = len - link.rest;
     let numerator = -c - alpha * link.lambda;
-    let delta = numerator / (w + alpha);
+    let mut delta = numerator / (w + alpha);
+    let mut residual = numerator.abs();
+    let mut c_abs = c.abs();
+    if link.flags & Link::<T>::TENSION_ONLY != 0 && link.lambda + delta > T::ZERO {
+        // Unilateral: the accumulated λ may not become positive (pushing).
+        // Clamp it to 0; the link is slack, so it has no residual.
+        delta = -link.lambda;
+        residual = T::ZERO;
+        c_abs = T::ZERO;
+        if delta == T::ZERO {
+            return Ok(Visit::Slack);
+        }
+    }
     let si = wi * delta;
     let sj = wj * delta;
     let mut nxi = *xi;
@@ -420,8 +463,8 @@ fn visit<T: Real, const D: usize>(
         xi: nxi,
         xj: nxj,
         lambda,
-        c: c.abs(),
-        residual: numerator.abs(),
+        c: c_abs,
+        residual,
     })
 }
 
@@ -439,6 +482,7 @@ pub(crate) fn sweep<T: Real, const D: usize>(
     for (constraint, link) in links.iter_mut().enumerate() {
         match visit(positions, inverse_masses, link, constraint, h2)? {
             Visit::Static => stats.skipped_static = stats.skipped_static.saturating_add(1),
+            Visit::Slack => stats.applied = stats.applied.saturating_add(1),
             Visit::ZeroLength => match policy {
                 ZeroLength::Reject => return Err(SystemError::ZeroLength { constraint }),
                 ZeroLength::Skip => {
@@ -481,6 +525,7 @@ pub(crate) fn measure<T: Real, const D: usize>(
     for (constraint, link) in links.iter().enumerate() {
         match visit(positions, inverse_masses, link, constraint, h2) {
             Ok(Visit::Static) => stats.skipped_static = stats.skipped_static.saturating_add(1),
+            Ok(Visit::Slack) => stats.applied = stats.applied.saturating_add(1),
             Ok(Visit::ZeroLength) => match policy {
                 ZeroLength::Reject => return Err(SystemError::ZeroLength { constraint }),
                 ZeroLength::Skip => {

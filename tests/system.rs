@@ -553,3 +553,56 @@ fn storage_can_live_in_heapless_containers() {
     assert_eq!(r.converged, 1);
     assert!(s.positions()[3][0] < 4.0);
 }
+
+#[test]
+fn tension_only_links_never_push() {
+    // Slack: particles 0.5 m apart on a 1 m tension-only link stay put, bit for bit.
+    let mut x = vec![[0.0, 0.0, 0.0], [0.5, 0.0, 0.0]];
+    let w = vec![1.0, 1.0];
+    let mut links = vec![Link::new(0, 1, 1.0, 0.0).tension_only()];
+    let before = bits(&x, &links);
+    let mut s = System::new(&mut x, &w, &mut links).unwrap();
+    let mut sub = s.begin_substep(0.01).unwrap();
+    for _ in 0..5 {
+        let stats = sub.iterate().unwrap();
+        assert_eq!(stats.max_residual, 0.0);
+    }
+    assert_eq!(bits(&x, &links), before);
+
+    // Stretched: exactly the bilateral result (λ stays ≤ 0 on its own).
+    let run = |flags: bool| {
+        let mut x = vec![[0.0, 0.0, 0.0], [2.0, 0.0, 0.0]];
+        let l = Link::new(0, 1, 1.0, 0.01);
+        let mut links = vec![if flags { l.tension_only() } else { l }];
+        let mut s = System::new(&mut x, &[1.0, 1.0], &mut links).unwrap();
+        let mut sub = s.begin_substep(0.1).unwrap();
+        for _ in 0..3 {
+            sub.iterate().unwrap();
+        }
+        (bits(sub.positions(), sub.links()), sub.links()[0].lambda)
+    };
+    let (a, lambda) = run(true);
+    assert_eq!(a, run(false).0);
+    assert!(lambda < 0.0);
+
+    // A link that was stretched and then compressed within a substep releases
+    // its accumulated λ to 0 and no further.
+    let mut x = vec![[0.0, 0.0, 0.0], [2.0, 0.0, 0.0]];
+    let mut links = vec![Link::new(0, 1, 1.0, 0.0).tension_only()];
+    let mut s = System::new(&mut x, &[1.0, 1.0], &mut links).unwrap();
+    {
+        let mut sub = s.begin_substep(0.1).unwrap();
+        sub.iterate().unwrap();
+        assert!(sub.links()[0].lambda < 0.0);
+    }
+    s.positions_mut()[1][0] = 0.25; // now slack: between substeps only
+    let mut sub = s.begin_substep(0.1).unwrap();
+    sub.iterate().unwrap();
+    assert_eq!(sub.links()[0].lambda, 0.0);
+    assert_eq!(sub.positions()[1][0], 0.25);
+
+    let mut x = vec![[0.0, 0.0], [1.0, 0.0]];
+    let mut links = vec![Link { flags: 6, ..Link::new(0, 1, 1.0, 0.0) }];
+    let mut s = System::new(&mut x, &[1.0, 1.0], &mut links).unwrap();
+    assert_eq!(s.begin_substep(0.1).err(), Some(SystemError::InvalidFlags { constraint: 0 }));
+}

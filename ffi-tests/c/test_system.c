@@ -8,7 +8,7 @@
 static void one_link_matches_seed(void) {
     double x[2][3] = {{0.0, 0.0, 0.0}, {2.0, 0.0, 0.0}};
     const double w[2] = {1.0, 1.0};
-    XpbdLink links[1] = {{0, 1, 1.0, 0.01, 0.0}};
+    XpbdLink links[1] = {{0, 1, 1.0, 0.01, 0.0, 0}};
     XpbdSystem3 sys;
     XpbdSweepStats stats;
     XpbdDistanceConstraint seed = {0.0};
@@ -124,7 +124,7 @@ static void cloth_f32_converges(void) {
 static void rejections_change_nothing(void) {
     double x[3][2] = {{0.0, 0.0}, {1.0, 0.0}, {2.0, 0.0}};
     double w[3] = {1.0, 1.0, 1.0};
-    XpbdLink links[2] = {{0, 1, 1.0, 0.01, 0.5}, {1, 2, 1.0, 0.01, 0.5}};
+    XpbdLink links[2] = {{0, 1, 1.0, 0.01, 0.5, 0}, {1, 2, 1.0, 0.01, 0.5, 0}};
     double x0[3][2];
     XpbdLink l0[2];
     XpbdSystem2 sys;
