@@ -13,6 +13,9 @@
 //! - [`System`]: distance constraints in 2D and 3D over shared particles
 //!   (ropes, loops, cloth; see [`system`]), solved by Gauss-Seidel sweeps
 //!   inside a [`Substep`] that fixes h and owns the λ lifecycle.
+//! - [`step`]: full XPBD stepping around the systems: prediction with
+//!   gravity, substeps, tension-only links, plane and sphere contacts with
+//!   friction, velocity update.
 //! - [`ffi`]: the C ABI declared in `include/xpbd.h`.
 //!
 //! The crate uses no heap, no `std`, no global state, and never panics: every
@@ -60,6 +63,7 @@ pub mod ffi;
 pub mod ffi_system;
 mod ffi_system_fns;
 mod real;
+pub mod step;
 pub mod system;
 
 pub use distance::DistanceConstraint;

@@ -450,10 +450,17 @@ fn visit<T: Real, const D: usize>(
     let sj = wj * delta;
     let mut nxi = *xi;
     let mut nxj = *xj;
+    // A static particle (w = 0) is not written at all, so it keeps its bits
+    // (x − 0·n would turn −0.0 into +0.0).
+    let (move_i, move_j) = (wi != T::ZERO, wj != T::ZERO);
     for (((pi, pj), a), b) in nxi.iter_mut().zip(nxj.iter_mut()).zip(xi).zip(xj) {
         let n = (*b - *a) / len;
-        *pi = *a - si * n;
-        *pj = *b + sj * n;
+        if move_i {
+            *pi = *a - si * n;
+        }
+        if move_j {
+            *pj = *b + sj * n;
+        }
     }
     let lambda = link.lambda + delta;
     if !lambda.is_finite() || !nxi.iter().chain(nxj.iter()).all(|v| v.is_finite()) {

@@ -602,7 +602,13 @@ fn tension_only_links_never_push() {
     assert_eq!(sub.positions()[1][0], 0.25);
 
     let mut x = vec![[0.0, 0.0], [1.0, 0.0]];
-    let mut links = vec![Link { flags: 6, ..Link::new(0, 1, 1.0, 0.0) }];
+    let mut links = vec![Link {
+        flags: 6,
+        ..Link::new(0, 1, 1.0, 0.0)
+    }];
     let mut s = System::new(&mut x, &[1.0, 1.0], &mut links).unwrap();
-    assert_eq!(s.begin_substep(0.1).err(), Some(SystemError::InvalidFlags { constraint: 0 }));
+    assert_eq!(
+        s.begin_substep(0.1).err(),
+        Some(SystemError::InvalidFlags { constraint: 0 })
+    );
 }
