@@ -488,7 +488,7 @@ fn sweep_contacts<T: Real, const D: usize>(
 /// ```
 /// use xpbd::step::{step, Contact, Plane, StepConfig, World};
 ///
-/// let mut x = [[0.0, 1.0, 0.0]];
+/// let mut x = [[0.0_f64, 1.0, 0.0]];
 /// let mut v = [[0.0, 0.0, 0.0]];
 /// let mut contacts = [Contact::default(); 4];
 /// let mut scratch = [[0.0; 3]; 3];
