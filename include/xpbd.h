@@ -113,6 +113,15 @@ enum XpbdStatus
    * The output buffer is too small; nothing changed.
    */
   XPBD_STATUS_CAPACITY_TOO_SMALL = -16,
+  /**
+   * A particle velocity is NaN or infinite; nothing changed.
+   */
+  XPBD_STATUS_NON_FINITE_VELOCITY = -17,
+  /**
+   * A collider has a non-finite value, a zero normal or a negative
+   * radius; nothing changed.
+   */
+  XPBD_STATUS_INVALID_COLLIDER = -18,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -149,6 +158,98 @@ typedef struct XpbdDistanceConstraintF32 {
 } XpbdDistanceConstraintF32;
 
 /**
+ * How to advance one frame (f64). Start from `xpbd_step_config3_default()`.
+ */
+typedef struct XpbdStepConfig3 {
+  /**
+   * Gravity as an acceleration (m/s²).
+   */
+  double gravity[3];
+  /**
+   * Substeps per frame (≥ 1): h = dt / substeps.
+   */
+  uint32_t substeps;
+  /**
+   * Solver iterations per substep (≥ 1; the budget when tolerance > 0).
+   */
+  uint32_t iterations;
+  /**
+   * 0: exactly `iterations` sweeps; > 0: stop a substep when max |C + α̃λ| ≤ tolerance (m).
+   */
+  double tolerance;
+  /**
+   * Velocity damping c (1/s): v ← v·max(0, 1 − c h) per substep. Not physical.
+   */
+  double damping;
+  /**
+   * Particle radius for contacts (m).
+   */
+  double particle_radius;
+  /**
+   * Contact compliance (m/N); 0 = rigid.
+   */
+  double contact_compliance;
+  /**
+   * Static friction coefficient μ_s.
+   */
+  double static_friction;
+  /**
+   * Dynamic friction coefficient μ_k.
+   */
+  double dynamic_friction;
+  /**
+   * `XPBD_ZERO_LENGTH_REJECT` or `XPBD_ZERO_LENGTH_SKIP`.
+   */
+  int32_t zero_length_policy;
+} XpbdStepConfig3;
+
+/**
+ * How to advance one frame (f32): see `XpbdStepConfig3`.
+ */
+typedef struct XpbdStepConfig3F32 {
+  /**
+   * Gravity as an acceleration (m/s²).
+   */
+  float gravity[3];
+  /**
+   * Substeps per frame (≥ 1).
+   */
+  uint32_t substeps;
+  /**
+   * Solver iterations per substep (≥ 1).
+   */
+  uint32_t iterations;
+  /**
+   * 0: exactly `iterations` sweeps; > 0: early stop tolerance (m).
+   */
+  float tolerance;
+  /**
+   * Velocity damping c (1/s).
+   */
+  float damping;
+  /**
+   * Particle radius for contacts (m).
+   */
+  float particle_radius;
+  /**
+   * Contact compliance (m/N).
+   */
+  float contact_compliance;
+  /**
+   * Static friction coefficient μ_s.
+   */
+  float static_friction;
+  /**
+   * Dynamic friction coefficient μ_k.
+   */
+  float dynamic_friction;
+  /**
+   * `XPBD_ZERO_LENGTH_REJECT` or `XPBD_ZERO_LENGTH_SKIP`.
+   */
+  int32_t zero_length_policy;
+} XpbdStepConfig3F32;
+
+/**
  * A distance link between two particles (f64): `C = |x_j − x_i| − rest`.
  */
 typedef struct XpbdLink {
@@ -177,6 +278,369 @@ typedef struct XpbdLink {
    */
   uint32_t flags;
 } XpbdLink;
+
+/**
+ * A static half-space (f64): points with `n̂·x ≥ offset` are free.
+ */
+typedef struct XpbdPlane3 {
+  /**
+   * Outward normal (any finite non-zero length; normalised internally).
+   */
+  double normal[3];
+  /**
+   * Offset along the unit normal (m).
+   */
+  double offset;
+} XpbdPlane3;
+
+/**
+ * A static sphere (f64): points with `|x − center| ≥ radius` are free.
+ */
+typedef struct XpbdSphere3 {
+  /**
+   * Centre (m).
+   */
+  double center[3];
+  /**
+   * Radius (m), ≥ 0.
+   */
+  double radius;
+} XpbdSphere3;
+
+/**
+ * A contact of the current substep (f64): particle, collider (planes
+ * first, then spheres) and its accumulated λ ≥ 0 (kg·m).
+ */
+typedef struct XpbdContact {
+  /**
+   * Index of the particle.
+   */
+  uint32_t particle;
+  /**
+   * Index of the collider (planes, then spheres).
+   */
+  uint32_t collider;
+  /**
+   * Accumulated multiplier λ (kg·m), ≥ 0.
+   */
+  double lambda;
+} XpbdContact;
+
+/**
+ * A 3D world over caller-owned buffers (f64). Zero-initialise and fill in
+ * every buffer field (NULL only with a zero count); `scratch` needs
+ * `xpbd_step_scratch_len(particle_count)` entries. The library writes only
+ * the buffers' contents and `error_index`.
+ */
+typedef struct XpbdWorld3 {
+  /**
+   * Positions (m), `particle_count` entries.
+   */
+  double (*positions)[3];
+  /**
+   * Velocities (m/s), `particle_count` entries.
+   */
+  double (*velocities)[3];
+  /**
+   * Inverse masses (1/kg), `particle_count` entries; 0 = never moves.
+   */
+  const double *inverse_masses;
+  /**
+   * Number of particles.
+   */
+  size_t particle_count;
+  /**
+   * Links, `link_count` entries (λ written).
+   */
+  struct XpbdLink *links;
+  /**
+   * Number of links.
+   */
+  size_t link_count;
+  /**
+   * Static planes, `plane_count` entries.
+   */
+  const struct XpbdPlane3 *planes;
+  /**
+   * Number of planes.
+   */
+  size_t plane_count;
+  /**
+   * Static spheres, `sphere_count` entries.
+   */
+  const struct XpbdSphere3 *spheres;
+  /**
+   * Number of spheres.
+   */
+  size_t sphere_count;
+  /**
+   * Contact storage for one substep, `contact_capacity` entries.
+   */
+  struct XpbdContact *contacts;
+  /**
+   * Capacity of `contacts`.
+   */
+  size_t contact_capacity;
+  /**
+   * Scratch, `scratch_count` entries (≥ 3 · particle_count).
+   */
+  double (*scratch)[3];
+  /**
+   * Number of scratch entries.
+   */
+  size_t scratch_count;
+  /**
+   * Written by the library on error: the index the error names (else 0).
+   */
+  size_t error_index;
+} XpbdWorld3;
+
+/**
+ * Diagnostics of one sweep (f64). `max_abs_c` and `max_residual` are taken
+ * as each link is visited, before its correction.
+ */
+typedef struct XpbdSweepStats {
+  /**
+   * Links corrected.
+   */
+  size_t applied;
+  /**
+   * Links skipped because both particles are static.
+   */
+  size_t skipped_static;
+  /**
+   * Links skipped for zero length (policy `XPBD_ZERO_LENGTH_SKIP`).
+   */
+  size_t skipped_zero_length;
+  /**
+   * Largest |C| (m).
+   */
+  double max_abs_c;
+  /**
+   * Largest compliance residual |C + α̃λ| (m): the convergence measure.
+   */
+  double max_residual;
+} XpbdSweepStats;
+
+/**
+ * What a step did (f64).
+ */
+typedef struct XpbdStepStats {
+  /**
+   * Substeps run.
+   */
+  uint32_t substeps;
+  /**
+   * Link sweeps run in all substeps.
+   */
+  uint32_t iterations;
+  /**
+   * Substeps that met the tolerance early.
+   */
+  uint32_t converged_substeps;
+  /**
+   * Most contacts found in one substep.
+   */
+  size_t max_contacts;
+  /**
+   * Diagnostics of the last link sweep.
+   */
+  struct XpbdSweepStats last;
+} XpbdStepStats;
+
+/**
+ * A distance link between two particles (f32): see `XpbdLink`.
+ */
+typedef struct XpbdLinkF32 {
+  /**
+   * Index of the first particle.
+   */
+  uint32_t i;
+  /**
+   * Index of the second particle (≠ `i`).
+   */
+  uint32_t j;
+  /**
+   * Rest length (m), finite and > 0.
+   */
+  float rest;
+  /**
+   * Compliance α (m/N = s²/kg), finite and ≥ 0; 0 is rigid.
+   */
+  float compliance;
+  /**
+   * Accumulated multiplier λ (kg·m); reset only by begin_substep.
+   */
+  float lambda;
+  /**
+   * 0, or `XPBD_LINK_TENSION_ONLY` (resists stretching only: λ ≤ 0).
+   */
+  uint32_t flags;
+} XpbdLinkF32;
+
+/**
+ * A static half-space (f32): see `XpbdPlane3`.
+ */
+typedef struct XpbdPlane3F32 {
+  /**
+   * Outward normal (any finite non-zero length; normalised internally).
+   */
+  float normal[3];
+  /**
+   * Offset along the unit normal (m).
+   */
+  float offset;
+} XpbdPlane3F32;
+
+/**
+ * A static sphere (f32): see `XpbdSphere3`.
+ */
+typedef struct XpbdSphere3F32 {
+  /**
+   * Centre (m).
+   */
+  float center[3];
+  /**
+   * Radius (m), ≥ 0.
+   */
+  float radius;
+} XpbdSphere3F32;
+
+/**
+ * A contact of the current substep (f32): see `XpbdContact`.
+ */
+typedef struct XpbdContactF32 {
+  /**
+   * Index of the particle.
+   */
+  uint32_t particle;
+  /**
+   * Index of the collider (planes, then spheres).
+   */
+  uint32_t collider;
+  /**
+   * Accumulated multiplier λ (kg·m), ≥ 0.
+   */
+  float lambda;
+} XpbdContactF32;
+
+/**
+ * A 3D world over caller-owned buffers (f32): see `XpbdWorld3`.
+ */
+typedef struct XpbdWorld3F32 {
+  /**
+   * Positions (m), `particle_count` entries.
+   */
+  float (*positions)[3];
+  /**
+   * Velocities (m/s), `particle_count` entries.
+   */
+  float (*velocities)[3];
+  /**
+   * Inverse masses (1/kg), `particle_count` entries; 0 = never moves.
+   */
+  const float *inverse_masses;
+  /**
+   * Number of particles.
+   */
+  size_t particle_count;
+  /**
+   * Links, `link_count` entries (λ written).
+   */
+  struct XpbdLinkF32 *links;
+  /**
+   * Number of links.
+   */
+  size_t link_count;
+  /**
+   * Static planes, `plane_count` entries.
+   */
+  const struct XpbdPlane3F32 *planes;
+  /**
+   * Number of planes.
+   */
+  size_t plane_count;
+  /**
+   * Static spheres, `sphere_count` entries.
+   */
+  const struct XpbdSphere3F32 *spheres;
+  /**
+   * Number of spheres.
+   */
+  size_t sphere_count;
+  /**
+   * Contact storage for one substep, `contact_capacity` entries.
+   */
+  struct XpbdContactF32 *contacts;
+  /**
+   * Capacity of `contacts`.
+   */
+  size_t contact_capacity;
+  /**
+   * Scratch, `scratch_count` entries (≥ 3 · particle_count).
+   */
+  float (*scratch)[3];
+  /**
+   * Number of scratch entries.
+   */
+  size_t scratch_count;
+  /**
+   * Written by the library on error: the index the error names (else 0).
+   */
+  size_t error_index;
+} XpbdWorld3F32;
+
+/**
+ * Diagnostics of one sweep (f32): see `XpbdSweepStats`.
+ */
+typedef struct XpbdSweepStatsF32 {
+  /**
+   * Links corrected.
+   */
+  size_t applied;
+  /**
+   * Links skipped because both particles are static.
+   */
+  size_t skipped_static;
+  /**
+   * Links skipped for zero length (policy `XPBD_ZERO_LENGTH_SKIP`).
+   */
+  size_t skipped_zero_length;
+  /**
+   * Largest |C| (m).
+   */
+  float max_abs_c;
+  /**
+   * Largest compliance residual |C + α̃λ| (m).
+   */
+  float max_residual;
+} XpbdSweepStatsF32;
+
+/**
+ * What a step did (f32): see `XpbdStepStats`.
+ */
+typedef struct XpbdStepStatsF32 {
+  /**
+   * Substeps run.
+   */
+  uint32_t substeps;
+  /**
+   * Link sweeps run in all substeps.
+   */
+  uint32_t iterations;
+  /**
+   * Substeps that met the tolerance early.
+   */
+  uint32_t converged_substeps;
+  /**
+   * Most contacts found in one substep.
+   */
+  size_t max_contacts;
+  /**
+   * Diagnostics of the last link sweep.
+   */
+  struct XpbdSweepStatsF32 last;
+} XpbdStepStatsF32;
 
 /**
  * A 2D f64 constraint system over caller-owned buffers.
@@ -224,33 +688,6 @@ typedef struct XpbdSystem2 {
    */
   size_t error_index;
 } XpbdSystem2;
-
-/**
- * Diagnostics of one sweep (f64). `max_abs_c` and `max_residual` are taken
- * as each link is visited, before its correction.
- */
-typedef struct XpbdSweepStats {
-  /**
-   * Links corrected.
-   */
-  size_t applied;
-  /**
-   * Links skipped because both particles are static.
-   */
-  size_t skipped_static;
-  /**
-   * Links skipped for zero length (policy `XPBD_ZERO_LENGTH_SKIP`).
-   */
-  size_t skipped_zero_length;
-  /**
-   * Largest |C| (m).
-   */
-  double max_abs_c;
-  /**
-   * Largest compliance residual |C + α̃λ| (m): the convergence measure.
-   */
-  double max_residual;
-} XpbdSweepStats;
 
 /**
  * Result of `xpbd_system*_iterate_until` (f64).
@@ -318,36 +755,6 @@ typedef struct XpbdSystem3 {
 } XpbdSystem3;
 
 /**
- * A distance link between two particles (f32): see `XpbdLink`.
- */
-typedef struct XpbdLinkF32 {
-  /**
-   * Index of the first particle.
-   */
-  uint32_t i;
-  /**
-   * Index of the second particle (≠ `i`).
-   */
-  uint32_t j;
-  /**
-   * Rest length (m), finite and > 0.
-   */
-  float rest;
-  /**
-   * Compliance α (m/N = s²/kg), finite and ≥ 0; 0 is rigid.
-   */
-  float compliance;
-  /**
-   * Accumulated multiplier λ (kg·m); reset only by begin_substep.
-   */
-  float lambda;
-  /**
-   * 0, or `XPBD_LINK_TENSION_ONLY` (resists stretching only: λ ≤ 0).
-   */
-  uint32_t flags;
-} XpbdLinkF32;
-
-/**
  * A 2D f32 constraint system over caller-owned buffers.
  *
  * Zero-initialise, set the buffer fields and `zero_length_policy`, then
@@ -393,32 +800,6 @@ typedef struct XpbdSystem2F32 {
    */
   size_t error_index;
 } XpbdSystem2F32;
-
-/**
- * Diagnostics of one sweep (f32): see `XpbdSweepStats`.
- */
-typedef struct XpbdSweepStatsF32 {
-  /**
-   * Links corrected.
-   */
-  size_t applied;
-  /**
-   * Links skipped because both particles are static.
-   */
-  size_t skipped_static;
-  /**
-   * Links skipped for zero length (policy `XPBD_ZERO_LENGTH_SKIP`).
-   */
-  size_t skipped_zero_length;
-  /**
-   * Largest |C| (m).
-   */
-  float max_abs_c;
-  /**
-   * Largest compliance residual |C + α̃λ| (m).
-   */
-  float max_residual;
-} XpbdSweepStatsF32;
 
 /**
  * Result of `xpbd_system*_iterate_until_f32` (f32): see `XpbdConvergence`.
@@ -565,6 +946,57 @@ XpbdStatus xpbd_distance_solve_f32(struct XpbdDistanceConstraintF32 *c,
  * not be freed.
  */
 const char *xpbd_status_str(int32_t status);
+
+/**
+ * The default step configuration (f64): gravity (0, −9.81, 0) m/s²,
+ * 1 substep, 1 iteration, no tolerance, no damping, radius 0, rigid
+ * frictionless contacts, `XPBD_ZERO_LENGTH_REJECT`.
+ */
+struct XpbdStepConfig3 xpbd_step_config3_default(void);
+
+/**
+ * The default step configuration (f32): see `xpbd_step_config3_default`.
+ */
+struct XpbdStepConfig3F32 xpbd_step_config3_default_f32(void);
+
+/**
+ * Scratch entries `xpbd_world3_step` needs for `particle_count` particles
+ * (3 · particle_count, saturating).
+ */
+size_t xpbd_step_scratch_len(size_t particle_count);
+
+/**
+ * Advances a 3D f64 world by one frame of `dt` seconds: `config->substeps`
+ * substeps of h = dt / substeps, each predicting x ← x + h v + h² g,
+ * finding contacts, resetting every λ, running `config->iterations` sweeps
+ * (links, then contacts), and updating v = (x − x_prev)/h with friction and
+ * damping. `out_stats` may be NULL (written on success only).
+ *
+ * Errors: `NULL_POINTER`, `INVALID_TIME_STEP` (dt), `INVALID_ARGUMENT`
+ * (config), `NON_FINITE_VELOCITY`, `INVALID_COLLIDER`, `CAPACITY_TOO_SMALL`
+ * (scratch or contacts), `ALIASED_BUFFERS`, every system error, and
+ * `INVALID_RESULT`. On every error positions and velocities are as before
+ * the call, and `world->error_index` names the item concerned.
+ *
+ * # Safety
+ * `world` and `config` are NULL or valid; the world's buffers are NULL (with
+ * count 0) or valid for their counts; `out_stats` is NULL or valid.
+ */
+XpbdStatus xpbd_world3_step(struct XpbdWorld3 *world,
+                            double dt,
+                            const struct XpbdStepConfig3 *config,
+                            struct XpbdStepStats *out_stats);
+
+/**
+ * Advances a 3D f32 world by one frame: see `xpbd_world3_step`.
+ *
+ * # Safety
+ * As `xpbd_world3_step`.
+ */
+XpbdStatus xpbd_world3_step_f32(struct XpbdWorld3F32 *world,
+                                float dt,
+                                const struct XpbdStepConfig3F32 *config,
+                                struct XpbdStepStatsF32 *out_stats);
 
 /**
  * The number of links `xpbd_build_cloth*` writes for a `rows × cols` grid

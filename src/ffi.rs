@@ -69,10 +69,15 @@ pub enum XpbdStatus {
     InvalidArgument = -15,
     /// The output buffer is too small; nothing changed.
     CapacityTooSmall = -16,
+    /// A particle velocity is NaN or infinite; nothing changed.
+    NonFiniteVelocity = -17,
+    /// A collider has a non-finite value, a zero normal or a negative
+    /// radius; nothing changed.
+    InvalidCollider = -18,
 }
 
 /// Every status, in code order (0, 1, then −1, −2, …).
-const ALL_STATUSES: [XpbdStatus; 18] = [
+const ALL_STATUSES: [XpbdStatus; 20] = [
     XpbdStatus::Ok,
     XpbdStatus::Skipped,
     XpbdStatus::NullPointer,
@@ -91,6 +96,8 @@ const ALL_STATUSES: [XpbdStatus; 18] = [
     XpbdStatus::NoSubstep,
     XpbdStatus::InvalidArgument,
     XpbdStatus::CapacityTooSmall,
+    XpbdStatus::NonFiniteVelocity,
+    XpbdStatus::InvalidCollider,
 ];
 
 impl XpbdStatus {
@@ -137,6 +144,8 @@ impl XpbdStatus {
             XpbdStatus::NoSubstep => c"no substep: iterate was called without a successful begin_substep",
             XpbdStatus::InvalidArgument => c"invalid argument: an argument is outside its domain",
             XpbdStatus::CapacityTooSmall => c"capacity too small: the output buffer cannot hold the result",
+            XpbdStatus::NonFiniteVelocity => c"non-finite velocity: a particle velocity is NaN or infinite",
+            XpbdStatus::InvalidCollider => c"invalid collider: a plane or sphere is not finite or degenerate",
         }
     }
 }

@@ -60,6 +60,7 @@
 mod distance;
 mod error;
 pub mod ffi;
+pub mod ffi_step;
 pub mod ffi_system;
 mod ffi_system_fns;
 mod real;
