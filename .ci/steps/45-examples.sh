@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The demonstrations run and produce what the README shows.
+set -euo pipefail
+cargo run --release --example seed | tee target/seed.txt
+grep -q '^| first_residual   | 0.3333333333333335 ' target/seed.txt
+grep -q '^| wrong_reset_10   | 1.6935087808533922e-05 ' target/seed.txt
+cargo run --release --example chain
+cargo run --release --example hanging_rope
+test -s target/plots/hanging_rope.svg
