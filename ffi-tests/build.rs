@@ -7,7 +7,119 @@
 
 use std::env;
 use std::fs;
-use std::path::PathBuf;
+use std::mem::{align_of, size_of};
+use std::path::{Path, PathBuf};
+
+use xpbd::ffi;
+
+/// Every `#[repr(C)]` struct of the C ABI with its Rust size and alignment
+/// (in bytes). The header checks each at compile time (C11, C++11).
+///
+/// **Adding a struct to the C ABI? Add one line here**; the test
+/// `every_header_struct_has_a_layout_check` fails until you do.
+const LAYOUTS: [Layout; 2] = [
+    layout::<ffi::XpbdDistanceConstraint>("XpbdDistanceConstraint"),
+    layout::<ffi::XpbdDistanceConstraintF32>("XpbdDistanceConstraintF32"),
+];
+
+/// A C type name with the size and alignment Rust gives it.
+struct Layout {
+    name: &'static str,
+    size: usize,
+    align: usize,
+}
+
+const fn layout<T>(name: &'static str) -> Layout {
+    Layout {
+        name,
+        size: size_of::<T>(),
+        align: align_of::<T>(),
+    }
+}
+
+/// `(major, minor, patch, full)` of the `[package]` in the root Cargo.toml:
+/// the one source of the version, shared with `CARGO_PKG_VERSION_*` of xpbd.
+fn package_version(manifest: &Path) -> (u32, u32, u32, String) {
+    let text = fs::read_to_string(manifest).expect("read Cargo.toml");
+    let mut in_package = false;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_package = line == "[package]";
+        } else if in_package {
+            if let Some(value) = line.strip_prefix("version") {
+                let value = value
+                    .trim_start()
+                    .strip_prefix('=')
+                    .expect("version = \"X.Y.Z\"");
+                let full = value.trim().trim_matches('"').to_string();
+                let core = full.split(['-', '+']).next().expect("a version");
+                let n: Vec<u32> = core
+                    .split('.')
+                    .map(|p| p.parse().expect("numeric version parts"))
+                    .collect();
+                assert!(n.len() == 3 && n[1] < 100 && n[2] < 100, "version {full}");
+                return (n[0], n[1], n[2], full);
+            }
+        }
+    }
+    panic!("no [package] version in {}", manifest.display());
+}
+
+/// The version block of the header (cbindgen's `after_includes`).
+fn version_macros((major, minor, patch, full): &(u32, u32, u32, String)) -> String {
+    format!(
+        r#"
+/* The version of this header, from the xpbd package's Cargo.toml.
+ * XPBD_VERSION_NUMBER uses the encoding of xpbd_version():
+ * major * 10000 + minor * 100 + patch. At start-up, check that the library
+ * you linked is the one this header describes:
+ *     if (xpbd_version() != XPBD_VERSION_NUMBER) {{ ... }}
+ */
+#define XPBD_VERSION_MAJOR {major}
+#define XPBD_VERSION_MINOR {minor}
+#define XPBD_VERSION_PATCH {patch}
+#define XPBD_VERSION_STRING "{full}"
+#define XPBD_VERSION_NUMBER (XPBD_VERSION_MAJOR * 10000 + XPBD_VERSION_MINOR * 100 + XPBD_VERSION_PATCH)"#
+    )
+}
+
+/// The compile-time layout checks (cbindgen's `trailer`, which cbindgen
+/// writes after the include guard, hence the checks' own guard).
+fn layout_checks(layouts: &[Layout]) -> String {
+    let mut lines = String::new();
+    for l in layouts {
+        lines.push_str(&format!(
+            "XPBD_CHECK_LAYOUT({}, {}, {});\n",
+            l.name, l.size, l.align
+        ));
+    }
+    format!(
+        r#"
+/* ABI checks: the size and alignment (bytes) of every struct above must be
+ * what the library was built with, or the build fails here rather than
+ * misbehaving at run time (for example under #pragma pack or -fpack-struct).
+ * Checked with C11 _Static_assert and C++11 static_assert; skipped in C99
+ * and C++98, which have no static assertion. Define XPBD_NO_LAYOUT_CHECKS to
+ * skip them on purpose. One XPBD_CHECK_LAYOUT line per struct, generated
+ * from the Rust layouts by ffi-tests/build.rs. */
+#if !defined(XPBD_H_LAYOUT_CHECKS) && !defined(XPBD_NO_LAYOUT_CHECKS)
+#define XPBD_H_LAYOUT_CHECKS
+#if defined(__cplusplus) && (__cplusplus >= 201103L || (defined(_MSVC_LANG) && _MSVC_LANG >= 201103L))
+#define XPBD_CHECK_LAYOUT(T, size, align) \
+  static_assert(sizeof(T) == (size), "xpbd.h: sizeof(" #T ") differs from the library's"); \
+  static_assert(alignof(T) == (align), "xpbd.h: alignof(" #T ") differs from the library's")
+#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define XPBD_CHECK_LAYOUT(T, size, align) \
+  _Static_assert(sizeof(T) == (size), "xpbd.h: sizeof(" #T ") differs from the library's"); \
+  _Static_assert(_Alignof(T) == (align), "xpbd.h: alignof(" #T ") differs from the library's")
+#endif
+#ifdef XPBD_CHECK_LAYOUT
+{lines}#undef XPBD_CHECK_LAYOUT
+#endif
+#endif /* XPBD_H_LAYOUT_CHECKS */"#
+    )
+}
 
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
@@ -29,8 +141,27 @@ fn main() {
     println!("cargo:rerun-if-changed={}", manifest.join("c").display());
     println!("cargo:rerun-if-env-changed=XPBD_UPDATE_HEADER");
 
-    let config =
+    let mut config =
         cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("read cbindgen.toml");
+    println!(
+        "cargo:rerun-if-changed={}",
+        root.join("Cargo.toml").display()
+    );
+    let version = package_version(&root.join("Cargo.toml"));
+    config.after_includes = Some(version_macros(&version));
+    // The Rust version constants are written into the header as the
+    // XPBD_VERSION_* macros above, not exported by cbindgen.
+    config.export.exclude.extend(
+        [
+            "VERSION",
+            "VERSION_MAJOR",
+            "VERSION_MINOR",
+            "VERSION_PATCH",
+            "VERSION_NUMBER",
+        ]
+        .map(String::from),
+    );
+    config.trailer = Some(layout_checks(&LAYOUTS));
     let bindings = cbindgen::Builder::new()
         .with_crate(&root)
         .with_config(config)

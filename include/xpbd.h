@@ -8,6 +8,18 @@
 
 #include <stdint.h>
 
+/* The version of this header, from the xpbd package's Cargo.toml.
+ * XPBD_VERSION_NUMBER uses the encoding of xpbd_version():
+ * major * 10000 + minor * 100 + patch. At start-up, check that the library
+ * you linked is the one this header describes:
+ *     if (xpbd_version() != XPBD_VERSION_NUMBER) { ... }
+ */
+#define XPBD_VERSION_MAJOR 0
+#define XPBD_VERSION_MINOR 1
+#define XPBD_VERSION_PATCH 0
+#define XPBD_VERSION_STRING "0.1.0"
+#define XPBD_VERSION_NUMBER (XPBD_VERSION_MAJOR * 10000 + XPBD_VERSION_MINOR * 100 + XPBD_VERSION_PATCH)
+
 /**
  * Status of a C call: 0 or 1 on success, a negative code on error.
  *
@@ -182,8 +194,44 @@ XpbdStatus xpbd_distance_solve_f32(struct XpbdDistanceConstraintF32 *c,
  */
 const char *xpbd_status_str(int32_t status);
 
+/**
+ * The version of the linked library as `major * 10000 + minor * 100 + patch`
+ * (0.1.0 is `100`).
+ *
+ * Compare it with the header's `XPBD_VERSION_NUMBER` at start-up to catch a
+ * header and a library from different releases; `xpbd_version() / 10000` is
+ * the major version. Never fails, takes no pointer.
+ */
+uint32_t xpbd_version(void);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus
 
 #endif  /* XPBD_H */
+
+
+/* ABI checks: the size and alignment (bytes) of every struct above must be
+ * what the library was built with, or the build fails here rather than
+ * misbehaving at run time (for example under #pragma pack or -fpack-struct).
+ * Checked with C11 _Static_assert and C++11 static_assert; skipped in C99
+ * and C++98, which have no static assertion. Define XPBD_NO_LAYOUT_CHECKS to
+ * skip them on purpose. One XPBD_CHECK_LAYOUT line per struct, generated
+ * from the Rust layouts by ffi-tests/build.rs. */
+#if !defined(XPBD_H_LAYOUT_CHECKS) && !defined(XPBD_NO_LAYOUT_CHECKS)
+#define XPBD_H_LAYOUT_CHECKS
+#if defined(__cplusplus) && (__cplusplus >= 201103L || (defined(_MSVC_LANG) && _MSVC_LANG >= 201103L))
+#define XPBD_CHECK_LAYOUT(T, size, align) \
+  static_assert(sizeof(T) == (size), "xpbd.h: sizeof(" #T ") differs from the library's"); \
+  static_assert(alignof(T) == (align), "xpbd.h: alignof(" #T ") differs from the library's")
+#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define XPBD_CHECK_LAYOUT(T, size, align) \
+  _Static_assert(sizeof(T) == (size), "xpbd.h: sizeof(" #T ") differs from the library's"); \
+  _Static_assert(_Alignof(T) == (align), "xpbd.h: alignof(" #T ") differs from the library's")
+#endif
+#ifdef XPBD_CHECK_LAYOUT
+XPBD_CHECK_LAYOUT(XpbdDistanceConstraint, 8, 8);
+XPBD_CHECK_LAYOUT(XpbdDistanceConstraintF32, 4, 4);
+#undef XPBD_CHECK_LAYOUT
+#endif
+#endif /* XPBD_H_LAYOUT_CHECKS */

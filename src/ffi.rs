@@ -21,6 +21,8 @@ use crate::distance::candidate;
 use crate::real::Real;
 use crate::Error;
 
+pub use crate::version::xpbd_version;
+
 /// Status of a C call: 0 or 1 on success, a negative code on error.
 ///
 /// In C the type is `int32_t`, and the values are `XPBD_STATUS_*` constants.

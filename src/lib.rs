@@ -55,10 +55,12 @@ mod distance;
 mod error;
 pub mod ffi;
 mod real;
+mod version;
 
 pub use distance::DistanceConstraint;
 pub use error::Error;
 pub use real::Real;
+pub use version::{VERSION, VERSION_MAJOR, VERSION_MINOR, VERSION_NUMBER, VERSION_PATCH};
 
 /// The README's Rust example, compiled and run as a doctest.
 #[cfg(doctest)]

@@ -67,5 +67,6 @@ void test_status(void);
 void test_null(void);
 void test_alias(void);
 void test_f32(void);
+void test_version(void);
 
 #endif
