@@ -107,12 +107,12 @@ fn layout_checks(layouts: &[Layout]) -> String {
 #define XPBD_H_LAYOUT_CHECKS
 #if defined(__cplusplus) && (__cplusplus >= 201103L || (defined(_MSVC_LANG) && _MSVC_LANG >= 201103L))
 #define XPBD_CHECK_LAYOUT(T, size, align) \
-  static_assert(sizeof(T) == (size), "xpbd.h: sizeof(" #T ") differs from the library's"); \
-  static_assert(alignof(T) == (align), "xpbd.h: alignof(" #T ") differs from the library's")
+  static_assert(sizeof(T) == (size), "xpbd.h: sizeof(" #T ") does not match the xpbd library"); \
+  static_assert(alignof(T) == (align), "xpbd.h: alignof(" #T ") does not match the xpbd library")
 #elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 #define XPBD_CHECK_LAYOUT(T, size, align) \
-  _Static_assert(sizeof(T) == (size), "xpbd.h: sizeof(" #T ") differs from the library's"); \
-  _Static_assert(_Alignof(T) == (align), "xpbd.h: alignof(" #T ") differs from the library's")
+  _Static_assert(sizeof(T) == (size), "xpbd.h: sizeof(" #T ") does not match the xpbd library"); \
+  _Static_assert(_Alignof(T) == (align), "xpbd.h: alignof(" #T ") does not match the xpbd library")
 #endif
 #ifdef XPBD_CHECK_LAYOUT
 {lines}#undef XPBD_CHECK_LAYOUT
