@@ -11,9 +11,24 @@
 //! - [`DistanceConstraint`]: the 1D seed solver of `SPEC.md`, generic over
 //!   [`f32`] and [`f64`] ([`Real`]), with [`Error`] for every rejected input.
 //! - [`ffi`]: the C ABI declared in `include/xpbd.h`.
+//! - [`VERSION`] and friends: the version from `Cargo.toml`, the same as the
+//!   C header's `XPBD_VERSION_*` macros and the C function
+//!   [`xpbd_version()`](ffi::xpbd_version).
 //!
 //! The crate uses no heap, no `std`, no global state, and never panics: every
 //! input is validated and a rejected call leaves all state bit-identical.
+//!
+//! # Features
+//!
+//! | feature | enables | cost | needs `std` |
+//! |---|---|---|---|
+//! | *(default: none)* | the whole solver, for `f32` and `f64`, and the C ABI functions | — | no |
+//! | `c-lib-panic-handler` | a `#[panic_handler]` (an endless spin loop; no exported function can reach it) for the C static library built by `cargo c-lib` | a few bytes of code | no |
+//!
+//! Never enable `c-lib-panic-handler` in a Rust program or firmware: an
+//! application has exactly one panic handler, and it is the application's.
+//! The minimum supported Rust version is 1.81 (`rust-version` in
+//! `Cargo.toml`, checked in CI).
 //!
 //! # Examples
 //!
