@@ -101,8 +101,10 @@ fn layout_checks(layouts: &[Layout]) -> String {
  * misbehaving at run time (for example under #pragma pack or -fpack-struct).
  * Checked with C11 _Static_assert and C++11 static_assert; skipped in C99
  * and C++98, which have no static assertion. Define XPBD_NO_LAYOUT_CHECKS to
- * skip them on purpose. One XPBD_CHECK_LAYOUT line per struct, generated
- * from the Rust layouts by ffi-tests/build.rs. */
+ * skip them on purpose (needed on 32-bit x86 Linux, where double aligns to
+ * 4 in structs: the values below are those of 64-bit targets and 32-bit
+ * ARM). One XPBD_CHECK_LAYOUT line per struct, generated from the Rust
+ * layouts by ffi-tests/build.rs: a new struct needs one line in LAYOUTS. */
 #if !defined(XPBD_H_LAYOUT_CHECKS) && !defined(XPBD_NO_LAYOUT_CHECKS)
 #define XPBD_H_LAYOUT_CHECKS
 #if defined(__cplusplus) && (__cplusplus >= 201103L || (defined(_MSVC_LANG) && _MSVC_LANG >= 201103L))
