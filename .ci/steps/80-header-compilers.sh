@@ -5,7 +5,7 @@
 # themselves: they hold for Cortex-M4F (clang --target), and they fire when
 # a build packs the structs differently from the library.
 set -euo pipefail
-command -v clang >/dev/null || { apt-get update -qq && apt-get install -y -qq --no-install-recommends clang >/dev/null; }
+command -v clang >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang >/dev/null; }
 
 dir=target/ci-header
 mkdir -p "$dir"

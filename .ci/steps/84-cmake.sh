@@ -11,7 +11,7 @@ set -euo pipefail
 need=""
 command -v cmake >/dev/null || need="$need cmake"
 command -v pkg-config >/dev/null || need="$need pkg-config"
-if [ -n "$need" ]; then apt-get update -qq && apt-get install -y -qq --no-install-recommends $need >/dev/null; fi
+if [ -n "$need" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need >/dev/null; fi
 
 root=$(pwd)
 dir=$root/target/ci-cmake
