@@ -7,7 +7,172 @@
 
 use std::env;
 use std::fs;
-use std::path::PathBuf;
+use std::mem::{align_of, size_of};
+use std::path::{Path, PathBuf};
+
+use xpbd::ffi;
+
+/// Every `#[repr(C)]` struct of the C ABI with its Rust size and alignment
+/// (in bytes). The header checks each at compile time (C11, C++11).
+///
+/// **Adding a struct to the C ABI? Add one line here**; the test
+/// `every_header_struct_has_a_layout_check` fails until you do.
+const LAYOUTS: &[Layout] = &[
+    layout::<ffi::XpbdDistanceConstraint>("XpbdDistanceConstraint"),
+    layout::<ffi::XpbdDistanceConstraintF32>("XpbdDistanceConstraintF32"),
+    layout::<xpbd::ffi_system::XpbdLink>("XpbdLink"),
+    layout::<xpbd::ffi_system::XpbdLinkF32>("XpbdLinkF32"),
+    word_layout::<xpbd::ffi_system::XpbdSweepStats>("XpbdSweepStats"),
+    word_layout::<xpbd::ffi_system::XpbdSweepStatsF32>("XpbdSweepStatsF32"),
+    word_layout::<xpbd::ffi_system::XpbdConvergence>("XpbdConvergence"),
+    word_layout::<xpbd::ffi_system::XpbdConvergenceF32>("XpbdConvergenceF32"),
+    word_layout::<xpbd::ffi_system::XpbdSystem2>("XpbdSystem2"),
+    word_layout::<xpbd::ffi_system::XpbdSystem3>("XpbdSystem3"),
+    word_layout::<xpbd::ffi_system::XpbdSystem2F32>("XpbdSystem2F32"),
+    word_layout::<xpbd::ffi_system::XpbdSystem3F32>("XpbdSystem3F32"),
+    layout::<xpbd::ffi_step::XpbdPlane3>("XpbdPlane3"),
+    layout::<xpbd::ffi_step::XpbdPlane3F32>("XpbdPlane3F32"),
+    layout::<xpbd::ffi_step::XpbdSphere3>("XpbdSphere3"),
+    layout::<xpbd::ffi_step::XpbdSphere3F32>("XpbdSphere3F32"),
+    layout::<xpbd::ffi_step::XpbdContact>("XpbdContact"),
+    layout::<xpbd::ffi_step::XpbdContactF32>("XpbdContactF32"),
+    layout::<xpbd::ffi_step::XpbdStepConfig3>("XpbdStepConfig3"),
+    layout::<xpbd::ffi_step::XpbdStepConfig3F32>("XpbdStepConfig3F32"),
+    word_layout::<xpbd::ffi_step::XpbdStepStats>("XpbdStepStats"),
+    word_layout::<xpbd::ffi_step::XpbdStepStatsF32>("XpbdStepStatsF32"),
+    word_layout::<xpbd::ffi_step::XpbdWorld3>("XpbdWorld3"),
+    word_layout::<xpbd::ffi_step::XpbdWorld3F32>("XpbdWorld3F32"),
+];
+
+/// A C type name with the size and alignment Rust gives it.
+struct Layout {
+    name: &'static str,
+    size: usize,
+    align: usize,
+    /// The struct holds pointers or `size_t`: its layout depends on the word
+    /// size, so the check applies only where pointers and `size_t` are as wide
+    /// as on the machine that generated the header (64-bit).
+    word_sized: bool,
+}
+
+const fn layout<T>(name: &'static str) -> Layout {
+    Layout {
+        name,
+        size: size_of::<T>(),
+        align: align_of::<T>(),
+        word_sized: false,
+    }
+}
+
+const fn word_layout<T>(name: &'static str) -> Layout {
+    Layout {
+        name,
+        size: size_of::<T>(),
+        align: align_of::<T>(),
+        word_sized: true,
+    }
+}
+
+/// `(major, minor, patch, full)` of the `[package]` in the root Cargo.toml:
+/// the one source of the version, shared with `CARGO_PKG_VERSION_*` of xpbd.
+fn package_version(manifest: &Path) -> (u32, u32, u32, String) {
+    let text = fs::read_to_string(manifest).expect("read Cargo.toml");
+    let mut in_package = false;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_package = line == "[package]";
+        } else if in_package {
+            if let Some(value) = line.strip_prefix("version") {
+                let value = value
+                    .trim_start()
+                    .strip_prefix('=')
+                    .expect("version = \"X.Y.Z\"");
+                let full = value.trim().trim_matches('"').to_string();
+                let core = full.split(['-', '+']).next().expect("a version");
+                let n: Vec<u32> = core
+                    .split('.')
+                    .map(|p| p.parse().expect("numeric version parts"))
+                    .collect();
+                assert!(n.len() == 3 && n[1] < 100 && n[2] < 100, "version {full}");
+                return (n[0], n[1], n[2], full);
+            }
+        }
+    }
+    panic!("no [package] version in {}", manifest.display());
+}
+
+/// The version block of the header (cbindgen's `after_includes`).
+fn version_macros((major, minor, patch, full): &(u32, u32, u32, String)) -> String {
+    format!(
+        r#"
+/* The version of this header, from the xpbd package's Cargo.toml.
+ * XPBD_VERSION_NUMBER uses the encoding of xpbd_version():
+ * major * 10000 + minor * 100 + patch. At start-up, check that the library
+ * you linked is the one this header describes:
+ *     if (xpbd_version() != XPBD_VERSION_NUMBER) {{ ... }}
+ */
+#define XPBD_VERSION_MAJOR {major}
+#define XPBD_VERSION_MINOR {minor}
+#define XPBD_VERSION_PATCH {patch}
+#define XPBD_VERSION_STRING "{full}"
+#define XPBD_VERSION_NUMBER (XPBD_VERSION_MAJOR * 10000 + XPBD_VERSION_MINOR * 100 + XPBD_VERSION_PATCH)"#
+    )
+}
+
+/// `UINT64_MAX` or `UINT32_MAX`, for a word of `bytes` bytes.
+fn max_of_bits(bytes: usize) -> &'static str {
+    if bytes == 8 {
+        "UINT64_MAX"
+    } else {
+        "UINT32_MAX"
+    }
+}
+
+/// The compile-time layout checks (cbindgen's `trailer`, which cbindgen
+/// writes after the include guard, hence the checks' own guard).
+fn layout_checks(layouts: &[Layout]) -> String {
+    let mut lines = String::new();
+    for l in layouts {
+        let check = format!("XPBD_CHECK_LAYOUT({}, {}, {});\n", l.name, l.size, l.align);
+        if l.word_sized {
+            lines.push_str(&format!(
+                "#if SIZE_MAX == {} && UINTPTR_MAX == {}\n{check}#endif\n",
+                max_of_bits(size_of::<usize>()),
+                max_of_bits(size_of::<usize>())
+            ));
+        } else {
+            lines.push_str(&check);
+        }
+    }
+    format!(
+        r#"
+/* ABI checks: the size and alignment (bytes) of every struct above must be
+ * what the library was built with, or the build fails here rather than
+ * misbehaving at run time (for example under #pragma pack or -fpack-struct).
+ * Checked with C11 _Static_assert and C++11 static_assert; skipped in C99
+ * and C++98, which have no static assertion. Define XPBD_NO_LAYOUT_CHECKS to
+ * skip them on purpose (needed on 32-bit x86 Linux, where double aligns to
+ * 4 in structs: the values below are those of 64-bit targets and 32-bit
+ * ARM). One XPBD_CHECK_LAYOUT line per struct, generated from the Rust
+ * layouts by ffi-tests/build.rs: a new struct needs one line in LAYOUTS. */
+#if !defined(XPBD_H_LAYOUT_CHECKS) && !defined(XPBD_NO_LAYOUT_CHECKS)
+#define XPBD_H_LAYOUT_CHECKS
+#if defined(__cplusplus) && (__cplusplus >= 201103L || (defined(_MSVC_LANG) && _MSVC_LANG >= 201103L))
+#define XPBD_CHECK_LAYOUT(T, size, align) \
+  static_assert(sizeof(T) == (size), "xpbd.h: sizeof(" #T ") does not match the xpbd library"); \
+  static_assert(alignof(T) == (align), "xpbd.h: alignof(" #T ") does not match the xpbd library")
+#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define XPBD_CHECK_LAYOUT(T, size, align) \
+  _Static_assert(sizeof(T) == (size), "xpbd.h: sizeof(" #T ") does not match the xpbd library"); \
+  _Static_assert(_Alignof(T) == (align), "xpbd.h: alignof(" #T ") does not match the xpbd library")
+#endif
+#ifdef XPBD_CHECK_LAYOUT
+{lines}#undef XPBD_CHECK_LAYOUT
+#endif
+#endif /* XPBD_H_LAYOUT_CHECKS */"#
+    )
+}
 
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
@@ -29,8 +194,27 @@ fn main() {
     println!("cargo:rerun-if-changed={}", manifest.join("c").display());
     println!("cargo:rerun-if-env-changed=XPBD_UPDATE_HEADER");
 
-    let config =
+    let mut config =
         cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("read cbindgen.toml");
+    println!(
+        "cargo:rerun-if-changed={}",
+        root.join("Cargo.toml").display()
+    );
+    let version = package_version(&root.join("Cargo.toml"));
+    config.after_includes = Some(version_macros(&version));
+    // The Rust version constants are written into the header as the
+    // XPBD_VERSION_* macros above, not exported by cbindgen.
+    config.export.exclude.extend(
+        [
+            "VERSION",
+            "VERSION_MAJOR",
+            "VERSION_MINOR",
+            "VERSION_PATCH",
+            "VERSION_NUMBER",
+        ]
+        .map(String::from),
+    );
+    config.trailer = Some(layout_checks(LAYOUTS));
     let bindings = cbindgen::Builder::new()
         .with_crate(&root)
         .with_config(config)

@@ -9,6 +9,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The version of this header, from the xpbd package's Cargo.toml.
+ * XPBD_VERSION_NUMBER uses the encoding of xpbd_version():
+ * major * 10000 + minor * 100 + patch. At start-up, check that the library
+ * you linked is the one this header describes:
+ *     if (xpbd_version() != XPBD_VERSION_NUMBER) { ... }
+ */
+#define XPBD_VERSION_MAJOR 0
+#define XPBD_VERSION_MINOR 1
+#define XPBD_VERSION_PATCH 0
+#define XPBD_VERSION_STRING "0.1.0"
+#define XPBD_VERSION_NUMBER (XPBD_VERSION_MAJOR * 10000 + XPBD_VERSION_MINOR * 100 + XPBD_VERSION_PATCH)
+
 /**
  * Zero-length policy: stop with `XPBD_STATUS_ZERO_LENGTH` naming the link.
  */
@@ -926,6 +938,10 @@ XpbdStatus xpbd_distance_begin_substep_f32(struct XpbdDistanceConstraintF32 *c);
  * One XPBD iteration of a 1D distance constraint in f32: the same equation,
  * units, checks and status codes as `xpbd_distance_solve`.
  *
+ * With `C = *b - *a - rest` and `α̃ = compliance / (dt * dt)`:
+ * `Δλ = (-C - α̃ λ) / (wa + wb + α̃)`, then `*a -= wa Δλ`, `*b += wb Δλ`,
+ * `λ += Δλ` (m, 1/kg, m/N, s; λ in kg·m).
+ *
  * # Safety
  * Each pointer is NULL or points to a valid, aligned value; they may alias.
  */
@@ -1417,8 +1433,92 @@ XpbdStatus xpbd_build_cloth3_f32(const float *positions,
                                  size_t link_capacity,
                                  size_t *out_link_count);
 
+/**
+ * The version of the linked library as `major * 10000 + minor * 100 + patch`
+ * (0.1.0 is `100`).
+ *
+ * Compare it with the header's `XPBD_VERSION_NUMBER` at start-up to catch a
+ * header and a library from different releases; `xpbd_version() / 10000` is
+ * the major version. Never fails, takes no pointer.
+ */
+uint32_t xpbd_version(void);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus
 
 #endif  /* XPBD_H */
+
+
+/* ABI checks: the size and alignment (bytes) of every struct above must be
+ * what the library was built with, or the build fails here rather than
+ * misbehaving at run time (for example under #pragma pack or -fpack-struct).
+ * Checked with C11 _Static_assert and C++11 static_assert; skipped in C99
+ * and C++98, which have no static assertion. Define XPBD_NO_LAYOUT_CHECKS to
+ * skip them on purpose (needed on 32-bit x86 Linux, where double aligns to
+ * 4 in structs: the values below are those of 64-bit targets and 32-bit
+ * ARM). One XPBD_CHECK_LAYOUT line per struct, generated from the Rust
+ * layouts by ffi-tests/build.rs: a new struct needs one line in LAYOUTS. */
+#if !defined(XPBD_H_LAYOUT_CHECKS) && !defined(XPBD_NO_LAYOUT_CHECKS)
+#define XPBD_H_LAYOUT_CHECKS
+#if defined(__cplusplus) && (__cplusplus >= 201103L || (defined(_MSVC_LANG) && _MSVC_LANG >= 201103L))
+#define XPBD_CHECK_LAYOUT(T, size, align) \
+  static_assert(sizeof(T) == (size), "xpbd.h: sizeof(" #T ") does not match the xpbd library"); \
+  static_assert(alignof(T) == (align), "xpbd.h: alignof(" #T ") does not match the xpbd library")
+#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define XPBD_CHECK_LAYOUT(T, size, align) \
+  _Static_assert(sizeof(T) == (size), "xpbd.h: sizeof(" #T ") does not match the xpbd library"); \
+  _Static_assert(_Alignof(T) == (align), "xpbd.h: alignof(" #T ") does not match the xpbd library")
+#endif
+#ifdef XPBD_CHECK_LAYOUT
+XPBD_CHECK_LAYOUT(XpbdDistanceConstraint, 8, 8);
+XPBD_CHECK_LAYOUT(XpbdDistanceConstraintF32, 4, 4);
+XPBD_CHECK_LAYOUT(XpbdLink, 40, 8);
+XPBD_CHECK_LAYOUT(XpbdLinkF32, 24, 4);
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdSweepStats, 40, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdSweepStatsF32, 32, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdConvergence, 48, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdConvergenceF32, 40, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdSystem2, 64, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdSystem3, 64, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdSystem2F32, 64, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdSystem3F32, 64, 8);
+#endif
+XPBD_CHECK_LAYOUT(XpbdPlane3, 32, 8);
+XPBD_CHECK_LAYOUT(XpbdPlane3F32, 16, 4);
+XPBD_CHECK_LAYOUT(XpbdSphere3, 32, 8);
+XPBD_CHECK_LAYOUT(XpbdSphere3F32, 16, 4);
+XPBD_CHECK_LAYOUT(XpbdContact, 16, 8);
+XPBD_CHECK_LAYOUT(XpbdContactF32, 12, 4);
+XPBD_CHECK_LAYOUT(XpbdStepConfig3, 88, 8);
+XPBD_CHECK_LAYOUT(XpbdStepConfig3F32, 48, 4);
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdStepStats, 64, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdStepStatsF32, 56, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdWorld3, 120, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdWorld3F32, 120, 8);
+#endif
+#undef XPBD_CHECK_LAYOUT
+#endif
+#endif /* XPBD_H_LAYOUT_CHECKS */

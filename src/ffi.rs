@@ -21,6 +21,8 @@ use crate::distance::candidate;
 use crate::real::Real;
 use crate::Error;
 
+pub use crate::version::xpbd_version;
+
 /// Status of a C call: 0 or 1 on success, a negative code on error.
 ///
 /// In C the type is `int32_t`, and the values are `XPBD_STATUS_*` constants.
@@ -340,6 +342,10 @@ pub unsafe extern "C" fn xpbd_distance_begin_substep_f32(
 
 /// One XPBD iteration of a 1D distance constraint in f32: the same equation,
 /// units, checks and status codes as `xpbd_distance_solve`.
+///
+/// With `C = *b - *a - rest` and `α̃ = compliance / (dt * dt)`:
+/// `Δλ = (-C - α̃ λ) / (wa + wb + α̃)`, then `*a -= wa Δλ`, `*b += wb Δλ`,
+/// `λ += Δλ` (m, 1/kg, m/N, s; λ in kg·m).
 ///
 /// # Safety
 /// Each pointer is NULL or points to a valid, aligned value; they may alias.

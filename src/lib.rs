@@ -17,9 +17,24 @@
 //!   gravity, substeps, tension-only links, plane and sphere contacts with
 //!   friction, velocity update.
 //! - [`ffi`]: the C ABI declared in `include/xpbd.h`.
+//! - [`VERSION`] and friends: the version from `Cargo.toml`, the same as the
+//!   C header's `XPBD_VERSION_*` macros and the C function
+//!   [`xpbd_version()`](ffi::xpbd_version).
 //!
 //! The crate uses no heap, no `std`, no global state, and never panics: every
 //! input is validated and a rejected call leaves all state bit-identical.
+//!
+//! # Features
+//!
+//! | feature | enables | cost | needs `std` |
+//! |---|---|---|---|
+//! | *(default: none)* | the whole solver, for `f32` and `f64`, and the C ABI functions | — | no |
+//! | `c-lib-panic-handler` | a `#[panic_handler]` (an endless spin loop; no exported function can reach it) for the C static library built by `cargo c-lib` | a few bytes of code | no |
+//!
+//! Never enable `c-lib-panic-handler` in a Rust program or firmware: an
+//! application has exactly one panic handler, and it is the application's.
+//! The minimum supported Rust version is 1.81 (`rust-version` in
+//! `Cargo.toml`, checked in CI).
 //!
 //! # Examples
 //!
@@ -66,6 +81,7 @@ mod ffi_system_fns;
 mod real;
 pub mod step;
 pub mod system;
+mod version;
 
 pub use distance::DistanceConstraint;
 pub use error::Error;
@@ -74,6 +90,7 @@ pub use system::{
     closed_loop, cloth, cloth_link_count, rope, Convergence, Link, Substep, SweepStats, System,
     SystemError, ZeroLength,
 };
+pub use version::{VERSION, VERSION_MAJOR, VERSION_MINOR, VERSION_NUMBER, VERSION_PATCH};
 
 /// The README's Rust example, compiled and run as a doctest.
 #[cfg(doctest)]

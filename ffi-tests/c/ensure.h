@@ -70,5 +70,6 @@ void test_f32(void);
 void test_system(void);
 void test_system_null(void);
 void test_step(void);
+void test_version(void);
 
 #endif

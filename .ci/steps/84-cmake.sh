@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The CMake and pkg-config paths of the README, each from this checkout:
+#  1. the top-level CMake build (cargo c-lib through CMake) with the examples
+#     registered in CTest, then `cmake --install` to a prefix;
+#  2. a C++ consumer (examples/cpp) with add_subdirectory(xpbd);
+#  3. the same consumer with find_package(xpbd CONFIG) from the prefix, and
+#     the SameMajorVersion rule (asking for 0.1 works, for 1.0 does not);
+#  4. C and C++ through pkg-config from the prefix;
+#  5. the documented cross-compiling option, XPBD_RUST_TARGET=thumbv7em-none-eabihf.
+set -euo pipefail
+need=""
+command -v cmake >/dev/null || need="$need cmake"
+command -v pkg-config >/dev/null || need="$need pkg-config"
+if [ -n "$need" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need >/dev/null; fi
+
+root=$(pwd)
+dir=$root/target/ci-cmake
+rm -rf "$dir" && mkdir -p "$dir"
+prefix=$dir/prefix
+
+# 1. Top level: library, examples under CTest, install.
+cmake -S . -B "$dir/top" -DXPBD_BUILD_EXAMPLES=ON -DCMAKE_INSTALL_PREFIX="$prefix" > "$dir/top.log"
+cmake --build "$dir/top" -j2 >> "$dir/top.log"
+(cd "$dir/top" && ctest --output-on-failure)
+cmake --install "$dir/top"
+for f in lib/libxpbd.a include/xpbd.h lib/cmake/xpbd/xpbdConfig.cmake \
+         lib/cmake/xpbd/xpbdConfigVersion.cmake lib/pkgconfig/xpbd.pc; do
+    test -f "$prefix/$f" || { echo "not installed: $f"; exit 1; }
+done
+
+# 2. add_subdirectory(xpbd) inside the consumer's build.
+cmake -S examples/cpp -B "$dir/sub" -DXPBD_SOURCE_DIR="$root" > "$dir/sub.log"
+cmake --build "$dir/sub" >> "$dir/sub.log"
+"$dir/sub/rope" | tail -1
+
+# 3. find_package(xpbd 0.1 CONFIG) from the installed prefix, nothing else.
+cmake -S examples/cpp -B "$dir/find" -DCMAKE_PREFIX_PATH="$prefix" > "$dir/find.log"
+cmake --build "$dir/find" >> "$dir/find.log"
+"$dir/find/rope" | tail -1
+mkdir -p "$dir/major"
+printf 'cmake_minimum_required(VERSION 3.16)\nproject(m NONE)\nfind_package(xpbd 1.0 CONFIG QUIET)\nif(xpbd_FOUND)\n  message(FATAL_ERROR "xpbd 0.x accepted for 1.0")\nendif()\nfind_package(xpbd 0.1 CONFIG REQUIRED)\nmessage(STATUS "xpbd ${xpbd_VERSION} found for 0.1, rejected for 1.0")\n' \
+    > "$dir/major/CMakeLists.txt"
+cmake -S "$dir/major" -B "$dir/major/build" -DCMAKE_PREFIX_PATH="$prefix" | grep "xpbd .* found"
+
+# 4. pkg-config: a plain C and a plain C++ line.
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+echo "pkg-config xpbd $(pkg-config --modversion xpbd): $(pkg-config --cflags --libs xpbd)"
+cc -std=c99 examples/c/rope.c $(pkg-config --cflags --libs xpbd) -o "$dir/pc_rope_c"
+"$dir/pc_rope_c" | tail -1
+c++ -std=c++11 examples/cpp/rope.cpp $(pkg-config --cflags --libs xpbd) -o "$dir/pc_rope_cpp"
+"$dir/pc_rope_cpp" | tail -1
+
+# 5. Cross: the Cortex-M4F archive through CMake (no ARM C toolchain needed
+#    to build the library itself).
+cmake -S . -B "$dir/m4" -DXPBD_RUST_TARGET=thumbv7em-none-eabihf -DCMAKE_INSTALL_PREFIX="$dir/prefix-m4" > "$dir/m4.log"
+cmake --build "$dir/m4" >> "$dir/m4.log"
+cmake --install "$dir/m4" >> "$dir/m4.log"
+test -f "$dir/prefix-m4/lib/libxpbd.a"
+grep -q 'xpbd_RUST_TARGET "thumbv7em-none-eabihf"' "$dir/prefix-m4/lib/cmake/xpbd/xpbdConfig.cmake"
+echo "CMake (add_subdirectory, find_package, cross) and pkg-config: ok"
