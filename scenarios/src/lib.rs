@@ -1,0 +1,104 @@
+//! Fixed xpbd scenarios, shared by the host tests (`cargo test`) and the
+//! bare-metal program under QEMU (`cargo qemu-test`), so that both run the
+//! very same code and assert against the very same constants.
+//!
+//! - [`checks`]: the seed's golden figures (f64 and f32, bit-exact) and the
+//!   rejection checks, through the Rust API and through the C ABI.
+//! - [`chain`]: a fixed 1D chain ("rope" on a line) built from
+//!   [`xpbd::DistanceConstraint`], stepped with substeps and Gauss-Seidel
+//!   iterations.
+//! - [`hash`]: the bit-identity scenario: a random sequence of 1D C-ABI
+//!   solves and the chain, hashed over every position, velocity and λ, and
+//!   the constants [`hash::HASH_F64`] and [`hash::HASH_F32`].
+//!
+//! The crate is `#![no_std]`, allocation-free and uses only IEEE-754 basic
+//! operations (`+ − × ÷`, comparisons, f64→f32 rounding): see the README
+//! section "The same bits everywhere" for what that guarantees.
+#![no_std]
+#![deny(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
+pub mod chain;
+pub mod checks;
+pub mod hash;
+mod scalar;
+
+pub use scalar::Scalar;
+
+/// FNV-1a, 64-bit: a tiny, fully specified, platform-independent hash.
+///
+/// Values are fed as their IEEE-754 bit patterns, little-endian bytes, so the
+/// hash sees every bit of every number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fnv64(pub u64);
+
+impl Default for Fnv64 {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Fnv64 {
+    /// The FNV-1a offset basis.
+    #[must_use]
+    pub const fn new() -> Self {
+        Self(0xcbf2_9ce4_8422_2325)
+    }
+    /// Feeds bytes.
+    pub fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    /// Feeds a `u32` (little-endian).
+    pub fn write_u32(&mut self, x: u32) {
+        self.write(&x.to_le_bytes());
+    }
+    /// Feeds a `u64` (little-endian).
+    pub fn write_u64(&mut self, x: u64) {
+        self.write(&x.to_le_bytes());
+    }
+    /// Feeds a float's bit pattern (4 bytes for f32, 8 for f64).
+    pub fn write_real<T: Scalar>(&mut self, x: T) {
+        x.feed(self);
+    }
+    /// Feeds a status code.
+    pub fn write_status(&mut self, code: i32) {
+        self.write(&code.to_le_bytes());
+    }
+    /// The hash so far.
+    #[must_use]
+    pub const fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// SplitMix64 (Steele, Lea, Flood 2014): a tiny, documented, portable
+/// generator; integer arithmetic only, so identical on every platform.
+#[derive(Debug, Clone)]
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// A uniform integer in `0..n` (`n > 0`; modulo bias is irrelevant here).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+    /// A uniform double in [0, 1): the top 53 bits times 2^-53 (exact).
+    #[allow(clippy::cast_precision_loss)] // < 2^53: exact
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / 9_007_199_254_740_992.0)
+    }
+    /// A uniform double in [lo, hi).
+    pub fn range(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.unit()
+    }
+}
