@@ -24,6 +24,8 @@ pub trait Scalar: Real {
     fn feed(self, h: &mut Fnv64);
     /// The bit pattern, widened to 64 bits.
     fn bits(self) -> u64;
+    /// The value with this bit pattern (f32: the low 32 bits).
+    fn from_raw(bits: u64) -> Self;
     /// The λ stored in a C constraint.
     fn lambda_of(c: &Self::CLink) -> Self;
     /// A C constraint holding `lambda`.
@@ -61,6 +63,9 @@ impl Scalar for f64 {
     fn bits(self) -> u64 {
         self.to_bits()
     }
+    fn from_raw(bits: u64) -> Self {
+        f64::from_bits(bits)
+    }
     fn lambda_of(c: &Self::CLink) -> Self {
         c.lambda
     }
@@ -96,6 +101,10 @@ impl Scalar for f32 {
     }
     fn bits(self) -> u64 {
         u64::from(self.to_bits())
+    }
+    #[allow(clippy::cast_possible_truncation)] // the low 32 bits are the intent
+    fn from_raw(bits: u64) -> Self {
+        f32::from_bits(bits as u32)
     }
     fn lambda_of(c: &Self::CLink) -> Self {
         c.lambda
