@@ -53,14 +53,14 @@ pub struct Hashes {
 
 /// The expected hashes in f64: the same constant on x86-64 and Cortex-M4F.
 pub const HASH_F64: Hashes = Hashes {
-    random_1d: 0x5ba5_3504_cbf5_354d,
-    chain_1d: 0x1905_9f50_1e6b_1d65,
+    random_1d: 0xef34_1f88_3417_17a2,
+    chain_1d: 0xe941_c4cb_c51e_023f,
 };
 
 /// The expected hashes in f32: the same constant on x86-64 and Cortex-M4F.
 pub const HASH_F32: Hashes = Hashes {
-    random_1d: 0x7ca4_183c_5372_4396,
-    chain_1d: 0xd9a7_a7d5_0e41_ae89,
+    random_1d: 0xe75b_cb9e_b13a_dd87,
+    chain_1d: 0xdb00_d813_da62_b714,
 };
 
 /// How many times each status came back, indexed like
@@ -98,6 +98,19 @@ pub struct Outcome {
 /// Runs every part for `T` and returns the hashes and counts.
 #[must_use]
 pub fn run<T: Scalar>() -> Outcome {
+    let mut out = run_random_1d::<T>();
+    let mut h = Fnv64::new();
+    let chain = chain_1d::<T>(&mut h);
+    out.hashes.chain_1d = h.finish();
+    out.chain_errors = chain.errors;
+    out.chain_stretch_bits = chain.stretch().bits();
+    out
+}
+
+/// Runs part 1 only (`hashes.chain_1d` stays 0): what Miri runs, since the
+/// unsafe pointer patterns are all there and the interpreter is slow.
+#[must_use]
+pub fn run_random_1d<T: Scalar>() -> Outcome {
     let mut h = Fnv64::new();
     let mut out = Outcome {
         hashes: Hashes {
@@ -112,11 +125,6 @@ pub fn run<T: Scalar>() -> Outcome {
     };
     random_1d::<T>(&mut h, &mut out);
     out.hashes.random_1d = h.finish();
-    let mut h = Fnv64::new();
-    let chain = chain_1d::<T>(&mut h);
-    out.hashes.chain_1d = h.finish();
-    out.chain_errors = chain.errors;
-    out.chain_stretch_bits = chain.stretch().bits();
     out
 }
 

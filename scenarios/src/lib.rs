@@ -25,10 +25,14 @@ mod scalar;
 
 pub use scalar::Scalar;
 
-/// FNV-1a, 64-bit: a tiny, fully specified, platform-independent hash.
+/// A tiny, fully specified, platform-independent hash of 64-bit words:
+/// FNV-1a's offset basis and prime, applied per word instead of per byte
+/// (`h = (h ^ word) · prime mod 2^64`).
 ///
-/// Values are fed as their IEEE-754 bit patterns, little-endian bytes, so the
-/// hash sees every bit of every number.
+/// Values are fed as their IEEE-754 bit patterns (f32 zero-extended), so the
+/// hash sees every bit of every number. Each step is a bijection of `h` for
+/// a given word, so a run that differs in exactly one word always gives a
+/// different hash.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fnv64(pub u64);
 
@@ -39,33 +43,22 @@ impl Default for Fnv64 {
 }
 
 impl Fnv64 {
-    /// The FNV-1a offset basis.
+    /// The FNV offset basis.
     #[must_use]
     pub const fn new() -> Self {
         Self(0xcbf2_9ce4_8422_2325)
     }
-    /// Feeds bytes.
-    pub fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 ^= u64::from(b);
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    /// Feeds a `u32` (little-endian).
-    pub fn write_u32(&mut self, x: u32) {
-        self.write(&x.to_le_bytes());
-    }
-    /// Feeds a `u64` (little-endian).
+    /// Feeds one 64-bit word.
     pub fn write_u64(&mut self, x: u64) {
-        self.write(&x.to_le_bytes());
+        self.0 = (self.0 ^ x).wrapping_mul(0x0100_0000_01b3);
     }
-    /// Feeds a float's bit pattern (4 bytes for f32, 8 for f64).
+    /// Feeds a float's bit pattern.
     pub fn write_real<T: Scalar>(&mut self, x: T) {
-        x.feed(self);
+        self.write_u64(x.bits());
     }
-    /// Feeds a status code.
+    /// Feeds a status code (its two's complement bits, zero-extended).
     pub fn write_status(&mut self, code: i32) {
-        self.write(&code.to_le_bytes());
+        self.write_u64(u64::from(u32::from_le_bytes(code.to_le_bytes())));
     }
     /// The hash so far.
     #[must_use]

@@ -8,8 +8,6 @@ use xpbd::ffi::{
 };
 use xpbd::Real;
 
-use crate::Fnv64;
-
 /// `f32` or `f64`, with its C constraint type and C entry points.
 pub trait Scalar: Real {
     /// The C constraint struct (`XpbdDistanceConstraint` or `…F32`).
@@ -20,8 +18,6 @@ pub trait Scalar: Real {
     const RUST: &'static str;
     /// Report group of checks through the C entry points.
     const C_ABI: &'static str;
-    /// Feeds the IEEE-754 bit pattern into the hash.
-    fn feed(self, h: &mut Fnv64);
     /// The bit pattern, widened to 64 bits.
     fn bits(self) -> u64;
     /// The value with this bit pattern (f32: the low 32 bits).
@@ -57,9 +53,6 @@ impl Scalar for f64 {
     const NAME: &'static str = "f64";
     const RUST: &'static str = "f64 rust";
     const C_ABI: &'static str = "f64 c-abi";
-    fn feed(self, h: &mut Fnv64) {
-        h.write_u64(self.to_bits());
-    }
     fn bits(self) -> u64 {
         self.to_bits()
     }
@@ -96,9 +89,6 @@ impl Scalar for f32 {
     const NAME: &'static str = "f32";
     const RUST: &'static str = "f32 rust";
     const C_ABI: &'static str = "f32 c-abi";
-    fn feed(self, h: &mut Fnv64) {
-        h.write_u32(self.to_bits());
-    }
     fn bits(self) -> u64 {
         u64::from(self.to_bits())
     }

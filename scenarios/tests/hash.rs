@@ -5,7 +5,13 @@ use xpbd_scenarios::hash::{self, Outcome};
 use xpbd_scenarios::Scalar;
 
 fn check<T: Scalar>() -> Outcome {
-    let out = hash::run::<T>();
+    // Under Miri (step 60) only part 1, the C-ABI sequence with its null and
+    // aliased pointers: the chain is safe Rust and would take minutes there.
+    let out = if cfg!(miri) {
+        hash::run_random_1d::<T>()
+    } else {
+        hash::run::<T>()
+    };
     println!(
         "{}: random_1d {:#018x}, chain_1d {:#018x}, statuses {:?}, chain stretch bits {:#x}",
         T::NAME,
@@ -17,6 +23,13 @@ fn check<T: Scalar>() -> Outcome {
     assert!(!out.unknown_status, "a status outside the documented set");
     assert!(!out.written_on_error, "a rejected call wrote memory");
     assert_eq!(out.chain_errors, 0, "the chain must solve without errors");
+    let want = hash::expected::<T>();
+    assert_eq!(
+        out.hashes.random_1d,
+        want.random_1d,
+        "{} random_1d hash changed",
+        T::NAME
+    );
     // The random sequence is not degenerate: every status except OK comes
     // back at least 10 times, and OK in most solves.
     for (i, n) in out.statuses.iter().enumerate() {
@@ -56,6 +69,7 @@ fn the_hash_sees_a_one_ulp_change() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "safe Rust only; minutes under Miri")]
 fn the_chain_hangs_stretched_and_ordered() {
     let chain = hash::chain_1d::<f64>(&mut xpbd_scenarios::Fnv64::new());
     assert!(chain.x.windows(2).all(|w| w[0] < w[1]));
