@@ -40,12 +40,14 @@ fn check<T: Scalar>() -> Outcome {
         );
     }
     assert!(out.statuses[0] > 1000, "{:?}", out.statuses);
-    assert_eq!(
-        out.hashes,
-        hash::expected::<T>(),
-        "{} hash changed",
-        T::NAME
-    );
+    if !cfg!(miri) {
+        assert_eq!(
+            out.hashes.chain_1d,
+            want.chain_1d,
+            "{} chain_1d hash changed",
+            T::NAME
+        );
+    }
     out
 }
 
