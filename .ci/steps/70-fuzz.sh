@@ -13,6 +13,7 @@ mkdir -p target
 summary="$PWD/target/fuzz-summary.txt"
 : > "$summary"
 cd fuzz
+cargo fmt --check
 cargo +nightly fuzz build
 for t in $(cargo +nightly fuzz list); do
     log="../target/fuzz-$t.log"
@@ -24,6 +25,7 @@ for t in $(cargo +nightly fuzz list); do
     fi
     runs=$(awk '/stat::number_of_executed_units/ {print $2}' "$log")
     rate=$(awk '/stat::average_exec_per_sec/ {print $2}' "$log")
-    corpus=$(find "corpus/$t" -type f | wc -l)
-    printf '%-14s %12s runs %10s exec/s %6s corpus files\n' "$t" "$runs" "$rate" "$corpus" | tee -a "$summary"
+    # libFuzzer's final corpus: units and total size (from its DONE line).
+    corpus=$(grep -oE 'DONE .* corp: [0-9]+/[0-9a-zA-Z]+' "$log" | grep -oE '[0-9]+/[0-9a-zA-Z]+$' | tail -n 1)
+    printf '%-14s %10s runs in %3s s %8s exec/s  corpus %s (units/size)\n' "$t" "$runs" "$seconds" "$rate" "$corpus" | tee -a "$summary"
 done

@@ -22,6 +22,7 @@ grep -oE '\bxpbd_[a-z0-9_]+\(' include/xpbd.h | tr -d '(' | sort -u > "$root/tar
 panic_re='panic|rust_begin_unwind|unwrap_failed|expect_failed|slice_(start|end)_index|index_len_fail|str_index|unreachable'
 
 cd examples/codesize
+cargo fmt --check
 areas=(f32_pair f64_pair pairs status_str all)
 declare -A label=(
     [f32_pair]="f32 1D pair (begin_substep_f32 + solve_f32)"
