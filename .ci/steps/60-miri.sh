@@ -5,7 +5,7 @@
 # scenario through the C ABI) run in the interpreter, which reports any
 # undefined behaviour. libm is used without its `arch` feature (inline asm).
 set -euo pipefail
-rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+rustup run nightly rustc --version >/dev/null 2>&1 || rustup toolchain install nightly --profile minimal
 rustup +nightly component add miri rust-src
 cargo +nightly miri setup
 cargo +nightly miri test -p xpbd -p xpbd-scenarios

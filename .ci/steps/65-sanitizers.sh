@@ -11,7 +11,7 @@
 # run means the tool was looking.
 set -euo pipefail
 bash .ci/apt-install.sh clang libclang-rt-14-dev valgrind
-rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+rustup run nightly rustc --version >/dev/null 2>&1 || rustup toolchain install nightly --profile minimal
 mkdir -p target/sanitizers
 out=target/sanitizers
 

@@ -7,7 +7,7 @@
 # size per target (target/fuzz-summary.txt).
 set -euo pipefail
 seconds="${FUZZ_SECONDS:-60}"
-rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+rustup run nightly rustc --version >/dev/null 2>&1 || rustup toolchain install nightly --profile minimal
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 mkdir -p target
 summary="$PWD/target/fuzz-summary.txt"
