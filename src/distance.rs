@@ -31,7 +31,9 @@
 //! every iteration would drop the `α̃ λ` term that stops further tightening,
 //! so the iteration budget would silently become a material stiffness.
 
-use crate::real::{finite_non_negative, Real};
+use crate::real::{
+    both_zero, finite, finite_non_negative, finite_positive, negative, positive, Real,
+};
 use crate::Error;
 
 /// An XPBD distance constraint on a line, holding its accumulated multiplier λ.
@@ -161,42 +163,48 @@ pub(crate) fn candidate<T: Real>(
     dt: T,
     lambda: T,
 ) -> Result<Option<Candidate<T>>, Error> {
-    if !a.is_finite() || !b.is_finite() {
+    // The checks are exact bit-level forms of the SPEC's float conditions
+    // (see `real.rs`): finite, finite and >= 0, finite and > 0, b > a, == 0.
+    if !finite(a) || !finite(b) {
         return Err(Error::NonFinitePosition);
     }
     if !finite_non_negative(wa) || !finite_non_negative(wb) {
         return Err(Error::InvalidInverseMass);
     }
-    if !finite_non_negative(rest) || rest == T::ZERO {
+    if !finite_positive(rest) {
         return Err(Error::InvalidRestLength);
     }
     if !finite_non_negative(compliance) {
         return Err(Error::InvalidCompliance);
     }
-    if !dt.is_finite() || dt <= T::ZERO {
+    if !finite_positive(dt) {
         return Err(Error::InvalidTimeStep);
     }
-    // `b > a` strictly: coincident endpoints are rejected. NaN was rejected
-    // above, so `b <= a` is exactly `!(b > a)`.
-    if b <= a {
+    // `b > a` strictly: coincident endpoints are rejected. Both are finite
+    // here, so `b − a > 0` is exactly `b > a` (see `positive`), and the gap
+    // is the first operation of `C = b − a − rest` anyway.
+    let gap = b - a;
+    if !positive(gap) {
         return Err(Error::EndpointsNotOrdered);
     }
-    if wa == T::ZERO && wb == T::ZERO {
+    if both_zero(wa, wb) {
         return Ok(None);
     }
     let alpha = compliance / (dt * dt);
     let denominator = wa + wb + alpha;
-    if !alpha.is_finite() || !denominator.is_finite() || denominator <= T::ZERO {
+    // `denominator > 0` and finite also excludes NaN.
+    if !finite(alpha) || !finite_positive(denominator) {
         return Err(Error::UnrepresentableScale);
     }
-    let c = b - a - rest;
+    let c = gap - rest; // = b - a - rest, evaluated left to right
     let delta = (-c - alpha * lambda) / denominator;
     let next = Candidate {
         a: a - wa * delta,
         b: b + wb * delta,
         lambda: lambda + delta,
     };
-    if !next.a.is_finite() || !next.b.is_finite() || !next.lambda.is_finite() || next.b < next.a {
+    // `b' < a'` as `b' − a' < 0`: exact for finite values, as above.
+    if !finite(next.a) || !finite(next.b) || !finite(next.lambda) || negative(next.b - next.a) {
         return Err(Error::InvalidResult);
     }
     Ok(Some(next))

@@ -10,9 +10,32 @@ use core::fmt::{Debug, Display};
 use core::ops::{Add, Div, Mul, Neg, Sub};
 
 mod sealed {
-    pub trait Sealed {}
-    impl Sealed for f32 {}
-    impl Sealed for f64 {}
+    /// The IEEE-754 encoding, for the crate's bit-level input checks (not
+    /// nameable outside the crate).
+    pub trait Sealed: Copy {
+        /// The sign bit of the format.
+        const SIGN: u64;
+        /// The bit pattern of +∞: every exponent bit set, mantissa zero.
+        const INF: u64;
+        /// The IEEE-754 bit pattern, zero-extended to 64 bits.
+        fn raw(self) -> u64;
+    }
+    impl Sealed for f32 {
+        const SIGN: u64 = 0x8000_0000;
+        const INF: u64 = 0x7f80_0000;
+        #[inline]
+        fn raw(self) -> u64 {
+            u64::from(self.to_bits())
+        }
+    }
+    impl Sealed for f64 {
+        const SIGN: u64 = 0x8000_0000_0000_0000;
+        const INF: u64 = 0x7ff0_0000_0000_0000;
+        #[inline]
+        fn raw(self) -> u64 {
+            self.to_bits()
+        }
+    }
 }
 
 /// An IEEE-754 floating-point scalar: implemented for [`f32`] and [`f64`] only.
@@ -117,8 +140,53 @@ impl Real for f32 {
     }
 }
 
-/// `true` when `x` is finite and `x >= 0` (so `-0.0` passes, NaN does not).
+// The input checks below are exact IEEE-754 classifications and
+// comparisons done on the bit pattern with integer operations. They mean
+// exactly what the float expressions in their docs mean, but on a core
+// without a double-precision FPU (Cortex-M4F) they need no soft-float
+// comparison helper and far less code than the compiler's lowering of the
+// float forms (see the README's "Code size").
+
+/// `x.is_finite()`: the exponent bits are not all set.
+#[inline]
+pub(crate) fn finite<T: Real>(x: T) -> bool {
+    x.raw() & !T::SIGN < T::INF
+}
+
+/// `x.is_finite() && x >= 0` (so `-0.0` passes, NaN does not): a
+/// non-negative encoding below +∞, or exactly −0.
 #[inline]
 pub(crate) fn finite_non_negative<T: Real>(x: T) -> bool {
-    x.is_finite() && x >= T::ZERO
+    let u = x.raw();
+    u < T::INF || u == T::SIGN
+}
+
+/// `x.is_finite() && x > 0`: a non-negative encoding strictly between +0
+/// and +∞.
+#[inline]
+pub(crate) fn finite_positive<T: Real>(x: T) -> bool {
+    x.raw().wrapping_sub(1) < T::INF - 1
+}
+
+/// `x == 0 && y == 0` (either sign). One test on both encodings: the
+/// single-value form is folded back into a float comparison by the
+/// optimiser (a soft-float call on Cortex-M4F).
+#[inline]
+pub(crate) fn both_zero<T: Real>(x: T, y: T) -> bool {
+    (x.raw() | y.raw()) & !T::SIGN == 0
+}
+
+/// `x > 0` for a non-NaN `x` (+∞ included): a non-negative encoding other
+/// than +0. Used on differences: for finite `a`, `b`, `b − a > 0` exactly
+/// when `b > a` (with gradual underflow the difference of two distinct
+/// finite values never rounds to zero, and an overflow keeps its sign).
+#[inline]
+pub(crate) fn positive<T: Real>(x: T) -> bool {
+    x.raw().wrapping_sub(1) < T::INF
+}
+
+/// `x < 0` for a non-NaN `x`: the sign bit set and not −0.
+#[inline]
+pub(crate) fn negative<T: Real>(x: T) -> bool {
+    x.raw() > T::SIGN
 }

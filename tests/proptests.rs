@@ -6,6 +6,19 @@
 use proptest::prelude::*;
 use xpbd::{DistanceConstraint, Error, Real};
 
+/// The value's own bit pattern, read as bytes (no conversion: widening a NaN
+/// is an arithmetic operation whose NaN payload Rust leaves unspecified, and
+/// Miri randomises it, so `to_f64().to_bits()` can differ for the same NaN).
+fn bits<T: Real>(x: T) -> u64 {
+    let mut out = [0u8; 8];
+    // SAFETY: `T` is f32 or f64 (the trait is sealed): plain bytes, at most 8.
+    let src = unsafe {
+        std::slice::from_raw_parts((&x as *const T).cast::<u8>(), std::mem::size_of::<T>())
+    };
+    out[..src.len()].copy_from_slice(src);
+    u64::from_le_bytes(out)
+}
+
 /// One valid input set for the 1D solve.
 #[derive(Debug, Clone, Copy)]
 struct Input<T> {
@@ -48,7 +61,11 @@ fn run<T: Real>(k: Input<T>) -> Outcome {
     let center_before = k.a / k.wa + k.b / k.wb;
     let center_after = a / k.wa + b / k.wb;
     let distance = b - a;
-    let position_scale = a.abs().to_f64().max(b.abs().to_f64());
+    // Rounding in the first solve happens at the scale of the positions
+    // before it (a' = a − wa·Δ is rounded relative to max(|a|, |wa·Δ|)), so
+    // the tolerances include the initial positions as well.
+    let initial_scale = k.a.abs().to_f64().max(k.b.abs().to_f64());
+    let position_scale = a.abs().to_f64().max(b.abs().to_f64()).max(initial_scale);
     for _ in 0..5 {
         assert_eq!(
             link.solve(&mut a, &mut b, k.wa, k.wb, k.rest, k.compliance, k.dt),
@@ -60,7 +77,7 @@ fn run<T: Real>(k: Input<T>) -> Outcome {
         residual_scale: [a, b, k.rest, atl]
             .iter()
             .map(|x| x.abs().to_f64())
-            .fold(0.0, f64::max),
+            .fold(initial_scale, f64::max),
         center_drift: (center_after - center_before).abs().to_f64(),
         center_scale: (k.a / k.wa).abs().to_f64().max((k.b / k.wb).abs().to_f64()),
         iter_change: ((b - a) - distance).abs().to_f64(),
@@ -256,14 +273,20 @@ fn check_rejected<T: Real>(
     let (mut a, mut b) = (k.a, k.b);
     let got = link.solve(&mut a, &mut b, k.wa, k.wb, k.rest, k.compliance, k.dt);
     prop_assert_eq!(got, Err(want));
-    prop_assert_eq!(a.to_f64().to_bits(), k.a.to_f64().to_bits());
-    prop_assert_eq!(b.to_f64().to_bits(), k.b.to_f64().to_bits());
-    prop_assert_eq!(link.lambda().to_f64().to_bits(), before.to_f64().to_bits());
+    prop_assert_eq!(bits(a), bits(k.a));
+    prop_assert_eq!(bits(b), bits(k.b));
+    prop_assert_eq!(bits(link.lambda()), bits(before));
     Ok(())
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+    // Under Miri (`cargo +nightly miri test`) a handful of cases: the
+    // interpreter is ~1000x slower, and the point there is UB, not coverage.
+    #![proptest_config(ProptestConfig {
+        cases: if cfg!(miri) { 4 } else { 2000 },
+        failure_persistence: if cfg!(miri) { None } else { ProptestConfig::default().failure_persistence },
+        ..ProptestConfig::default()
+    })]
 
     /// SPEC ranges, f64, with the note's absolute figures as bounds (the note
     /// saw 3.1e-15, 2.8e-14 and 3.6e-15).

@@ -1,12 +1,27 @@
-//! A Cortex-M4F firmware that uses xpbd from Rust.
+//! The bare-metal test program of xpbd, for Cortex-M4F
+//! (`thumbv7em-none-eabihf`), run under
+//! `qemu-system-arm -machine mps2-an386 -cpu cortex-m4` with semihosting.
 //!
-//! It shows that a `#![no_std]` application can depend on `xpbd` and bring
-//! its own panic handler (here `panic-semihosting`): the library declares
-//! none. It runs the seed's golden checks in f64 and f32 and reports over
-//! semihosting, exiting with failure on any mismatch.
+//! It runs, from the shared `xpbd-scenarios` crate (the same code the host
+//! tests run):
 //!
-//! Build: `cd examples/firmware && cargo build --release`
-//! Run under QEMU: `cd examples/firmware && cargo run --release`
+//! - the seed's golden figures in f64 and f32, bit-exact;
+//! - the rejection checks (every error code, through the Rust API and the
+//!   C entry points, state kept bit-identical; null and aliased pointers;
+//!   status strings);
+//! - the bit-identity scenario (a random sequence of 1D C-ABI solves and a
+//!   fixed 1D chain) in f64 and f32, asserting the very constants the
+//!   x86-64 test asserts.
+//!
+//! It prints every result over semihosting and exits with status 0 only if
+//! everything passed (1 otherwise; a panic also exits 1 through
+//! `panic-semihosting`'s `exit` feature).
+//!
+//! It also shows that a `#![no_std]` application can depend on `xpbd` and
+//! bring its own panic handler: the library declares none.
+//!
+//! Run from the repository root: `cargo qemu-test`
+//! (or `cd examples/firmware && cargo run --release`).
 
 #![no_std]
 #![no_main]
@@ -14,66 +29,43 @@
 use cortex_m_rt::entry;
 use cortex_m_semihosting::{debug, hprintln};
 use panic_semihosting as _;
-use xpbd::{DistanceConstraint, Error};
+use xpbd_scenarios::{checks, hash, Scalar};
 
-/// C after `n` solves of the SPEC's fixed case, λ reset every iteration or not.
-fn residual(n: usize, reset: bool, dt: f64) -> f64 {
-    let (mut a, mut b) = (0.0_f64, 2.0_f64);
-    let mut link = DistanceConstraint::new();
-    link.begin_substep();
-    for _ in 0..n {
-        if reset {
-            link.begin_substep();
-        }
-        if link.solve(&mut a, &mut b, 1.0, 1.0, 1.0, 0.01, dt) != Ok(true) {
-            return f64::NAN;
-        }
-    }
-    b - a - 1.0
+/// Runs the hash scenario for `T`; prints it and returns whether it matches.
+fn hash_check<T: Scalar>() -> bool {
+    let out = hash::run::<T>();
+    let want = hash::expected::<T>();
+    let clean = !out.unknown_status && !out.written_on_error && out.chain_errors == 0;
+    let ok = out.hashes == want && clean;
+    hprintln!(
+        "hash {}: random_1d {:#018x} (want {:#018x}), chain_1d {:#018x} (want {:#018x}), statuses {:?}, chain errors {}, chain stretch bits {:#x}: {}",
+        T::NAME,
+        out.hashes.random_1d,
+        want.random_1d,
+        out.hashes.chain_1d,
+        want.chain_1d,
+        out.statuses,
+        out.chain_errors,
+        out.chain_stretch_bits,
+        if ok { "ok" } else { "FAILED" }
+    );
+    ok
 }
 
 #[entry]
 fn main() -> ! {
-    let checks: [(&str, bool); 6] = [
-        (
-            "first_residual",
-            residual(1, false, 0.1).to_bits() == 0.3333333333333335_f64.to_bits(),
-        ),
-        (
-            "retained_10",
-            residual(10, false, 0.1).to_bits() == 0.3333333333333335_f64.to_bits(),
-        ),
-        (
-            "wrong_reset_10",
-            residual(10, true, 0.1).to_bits() == 1.6935087808533922e-05_f64.to_bits(),
-        ),
-        (
-            "half_dt_residual",
-            residual(1, false, 0.05).to_bits() == 0.6666666666666665_f64.to_bits(),
-        ),
-        ("rejects_tiny_dt", {
-            let mut link = DistanceConstraint::<f64>::new();
-            let (mut a, mut b) = (0.0, 2.0);
-            link.solve(&mut a, &mut b, 1.0, 1.0, 1.0, 0.01, 1e-200)
-                == Err(Error::UnrepresentableScale)
-                && (a, b) == (0.0, 2.0)
-        }),
-        ("f32_soft_stretch", {
-            let mut link = DistanceConstraint::<f32>::new();
-            let (mut a, mut b) = (0.0_f32, 2.0_f32);
-            let applied = link.solve(&mut a, &mut b, 1.0, 1.0, 1.0, 0.01, 0.1) == Ok(true);
-            let err = b - a - 1.0 - 1.0 / 3.0;
-            applied && err > -1e-5 && err < 1e-5
-        }),
-    ];
-    let mut failed = 0;
-    for (name, ok) in checks {
-        hprintln!("{}: {}", name, if ok { "ok" } else { "FAILED" });
-        if !ok {
+    hprintln!("xpbd bare-metal tests on Cortex-M4F (thumbv7em-none-eabihf)");
+    let (mut passed, mut failed) = checks::run_all(&mut |group, name, ok| {
+        hprintln!("{} {}: {}", group, name, if ok { "ok" } else { "FAILED" });
+    });
+    for ok in [hash_check::<f64>(), hash_check::<f32>()] {
+        if ok {
+            passed += 1;
+        } else {
             failed += 1;
         }
     }
-    hprintln!("{} passed, {} failed", checks.len() - failed, failed);
+    hprintln!("{} passed, {} failed", passed, failed);
     debug::exit(if failed == 0 {
         debug::EXIT_SUCCESS
     } else {

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# cargo-fuzz (libFuzzer + ASan, debug assertions) on every C entry point:
+# fuzz/fuzz_targets/*.rs, 60 s each (FUZZ_SECONDS to change it), from an
+# empty corpus. Any crash, sanitizer report or failed invariant (a status
+# outside the documented set, memory that differs from the SPEC model, a
+# write on error) fails the step. Prints executions per second and corpus
+# size per target (target/fuzz-summary.txt).
+set -euo pipefail
+seconds="${FUZZ_SECONDS:-60}"
+rustup run nightly rustc --version >/dev/null 2>&1 || rustup toolchain install nightly --profile minimal
+command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+mkdir -p target
+summary="$PWD/target/fuzz-summary.txt"
+: > "$summary"
+cd fuzz
+cargo fmt --check
+cargo +nightly fuzz build
+for t in $(cargo +nightly fuzz list); do
+    log="../target/fuzz-$t.log"
+    echo "--- fuzzing $t for ${seconds} s"
+    if ! cargo +nightly fuzz run "$t" -- -max_total_time="$seconds" -print_final_stats=1 > "$log" 2>&1; then
+        tail -n 60 "$log"
+        echo "fuzz target $t failed"
+        exit 1
+    fi
+    runs=$(awk '/stat::number_of_executed_units/ {print $2}' "$log")
+    rate=$(awk '/stat::average_exec_per_sec/ {print $2}' "$log")
+    # libFuzzer's final corpus: units and total size (from its DONE line).
+    corpus=$(grep -oE 'DONE .* corp: [0-9]+/[0-9a-zA-Z]+' "$log" | grep -oE '[0-9]+/[0-9a-zA-Z]+$' | tail -n 1)
+    printf '%-14s %10s runs in %3s s %8s exec/s  corpus %s (units/size)\n' "$t" "$runs" "$seconds" "$rate" "$corpus" | tee -a "$summary"
+done

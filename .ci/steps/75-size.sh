@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Code size: what a Cortex-M4F firmware pays for the C API.
+#
+# examples/codesize builds minimal thumbv7em-none-eabihf images (cortex-m-rt,
+# linked by rust-lld with --gc-sections): `base` calls nothing, the others
+# call one area of the API each (src/areas.rs), `all` calls every function of
+# include/xpbd.h. The figure of an area is the growth of .text against
+# `base`, soft-float helpers (compiler-builtins' __adddf3, __muldf3, ...)
+# included, at opt-level "s" and 3. Fails if a figure passes its target:
+#   f32 1D pair <= 1024 B, f32 + f64 1D pairs <= 4096 B, everything <= 24576 B.
+# Also fails if `all` lacks a function of the header or contains any panic
+# machinery (the no-panic check of step 62, on the bare-metal image).
+# Writes the table to target/codesize.md.
+set -euo pipefail
+rustup target add thumbv7em-none-eabihf
+rustup component add llvm-tools
+bin="$(rustc --print sysroot)/lib/rustlib/x86_64-unknown-linux-gnu/bin"
+root="$PWD"
+report="$root/target/codesize.md"
+mkdir -p "$root/target"
+grep -oE '\bxpbd_[a-z0-9_]+\(' include/xpbd.h | tr -d '(' | sort -u > "$root/target/codesize-exported.txt"
+panic_re='panic|rust_begin_unwind|unwrap_failed|expect_failed|slice_(start|end)_index|index_len_fail|str_index|unreachable'
+
+cd examples/codesize
+cargo fmt --check
+areas=(f32_pair f64_pair pairs status_str all)
+declare -A label=(
+    [f32_pair]="f32 1D pair (begin_substep_f32 + solve_f32)"
+    [f64_pair]="f64 1D pair (begin_substep + solve)"
+    [pairs]="f32 + f64 1D pairs"
+    [status_str]="xpbd_status_str"
+    [all]="everything in include/xpbd.h"
+)
+declare -A target=([f32_pair]=1024 [pairs]=4096 [all]=24576)
+section() { # image section -> size in bytes (0 if absent)
+    "$bin/llvm-size" -A "$1" | awk -v s="$2" '$1 == s {print $2; found=1} END {if (!found) print 0}'
+}
+fail=0
+{
+    echo "| area | .text growth, opt-level s | .text growth, opt-level 3 | .rodata growth (s / 3) | target |"
+    echo "|---|---:|---:|---:|---:|"
+} > "$report"
+declare -A grow_s grow_3 ro_s ro_3
+for profile in release release-o3; do
+    cargo build --locked --profile "$profile" --bins
+    dir="target/thumbv7em-none-eabihf/$profile"
+    base_text=$(section "$dir/base" .text)
+    base_ro=$(section "$dir/base" .rodata)
+    for a in "${areas[@]}"; do
+        g=$(( $(section "$dir/$a" .text) - base_text ))
+        r=$(( $(section "$dir/$a" .rodata) - base_ro ))
+        if [ "$profile" = release ]; then grow_s[$a]=$g; ro_s[$a]=$r; else grow_3[$a]=$g; ro_3[$a]=$r; fi
+        t="${target[$a]:-}"
+        if [ -n "$t" ] && [ "$g" -gt "$t" ]; then
+            echo "FAIL: ${label[$a]} grows .text by $g B at $profile, target $t B"; fail=1
+        fi
+    done
+    # The `all` image must hold every exported function and no panic path.
+    "$bin/llvm-nm" --defined-only "$dir/all" | awk '{print $3}' | sort -u > "$dir/all.defined"
+    missing=$(comm -23 "$root/target/codesize-exported.txt" "$dir/all.defined")
+    if [ -n "$missing" ]; then echo "FAIL: the all image lacks: $missing (add them to src/areas.rs)"; fail=1; fi
+    "$bin/llvm-nm" --demangle "$dir/all" > "$dir/all.nm"
+    if grep -E "$panic_re" "$dir/all.nm"; then echo "FAIL: panic machinery in the $profile image (above)"; fail=1; fi
+    echo "--- $profile: the all image, largest functions"
+    "$bin/llvm-nm" --size-sort -S --radix=d --demangle "$dir/all" | awk '$3 ~ /^[tT]$/ && $2 + 0 >= 20 {printf "%6d  %s\n", $2, $4}' | sort -rn
+done
+for a in "${areas[@]}"; do
+    printf '| %s | %d B | %d B | %d / %d B | %s |\n' "${label[$a]}" "${grow_s[$a]}" "${grow_3[$a]}" \
+        "${ro_s[$a]}" "${ro_3[$a]}" "${target[$a]:+<= ${target[$a]} B}" >> "$report"
+done
+cat "$report"
+[ "$fail" -eq 0 ] || exit 1
+echo "code size within targets; no panic machinery in the Cortex-M4F images"

@@ -1,0 +1,20 @@
+//! Code-size image `all`: see `src/areas.rs` and the README's "Code size".
+#![no_std]
+#![no_main]
+
+#[path = "../areas.rs"]
+mod areas;
+#[path = "../common.rs"]
+mod common;
+
+#[cortex_m_rt::entry]
+fn main() -> ! {
+    loop {
+        // Everything include/xpbd.h exports (step 75 checks that every
+        // function of the header is in this image).
+        areas::f32_pair();
+        areas::f64_pair();
+        areas::status_str();
+        common::sink(common::opaque(0));
+    }
+}

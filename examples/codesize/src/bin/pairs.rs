@@ -1,0 +1,17 @@
+//! Code-size image `pairs`: see `src/areas.rs` and the README's "Code size".
+#![no_std]
+#![no_main]
+
+#[path = "../areas.rs"]
+mod areas;
+#[path = "../common.rs"]
+mod common;
+
+#[cortex_m_rt::entry]
+fn main() -> ! {
+    loop {
+        areas::f32_pair();
+        areas::f64_pair();
+        common::sink(common::opaque(0));
+    }
+}

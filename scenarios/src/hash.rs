@@ -1,0 +1,309 @@
+//! The bit-identity scenario: one fixed computation whose every intermediate
+//! state is hashed, run in f64 and in f32, on x86-64 (`cargo test`) and on
+//! the emulated Cortex-M4F (`cargo qemu-test`). Both assert the same
+//! constants, [`HASH_F64`] and [`HASH_F32`].
+//!
+//! Parts, hashed separately so a mismatch says where it is:
+//!
+//! 1. [`random_1d`]: [`RANDOM_OPS`] random operations on a pool of
+//!    [`POOL`] positions and [`POOL`] constraints through the **C entry
+//!    points** (`xpbd_distance_begin_substep(_f32)`, `xpbd_distance_solve(_f32)`),
+//!    with valid values, special values (NaN, ±∞, ±0, subnormal, huge), null
+//!    pointers and aliased pointers. After each operation the status code,
+//!    every position and every λ are hashed.
+//! 2. [`chain_1d`]: the fixed [`crate::chain::Chain`] over [`CHAIN_FRAMES`]
+//!    frames with a velocity kick at frame [`KICK_FRAME`]; after each frame
+//!    every position, velocity and λ is hashed.
+//!
+//! To add a part (the 3D rope or cloth system when it lands): write a
+//! function `fn rope_3d<T: Scalar>(h: &mut Fnv64)`, add a field to
+//! [`Hashes`], call it in [`run`], and pin its constants in [`HASH_F64`] /
+//! [`HASH_F32`] from the host run (`cargo test -p xpbd-scenarios -- --nocapture`
+//! prints them); the QEMU program then checks it with no change.
+
+use core::ptr;
+
+use crate::chain::{Chain, LINKS, PARTICLES};
+use crate::{Fnv64, Scalar, SplitMix64};
+
+/// Seed of the random 1D sequence.
+pub const SEED: u64 = 0x5EED_0006;
+/// Operations in the random 1D sequence.
+pub const RANDOM_OPS: usize = 6000;
+/// Positions and constraints in the random sequence's pool.
+pub const POOL: usize = 8;
+/// The pool positions are reseated every `RESEAT` operations (huge inverse
+/// masses can throw them far apart; this keeps the sequence interesting).
+pub const RESEAT: usize = 64;
+/// Frames of the chain simulation.
+pub const CHAIN_FRAMES: usize = 240;
+/// The frame before which the chain's tip half is kicked.
+pub const KICK_FRAME: usize = 60;
+/// The kick (m/s), towards the pinned end.
+pub const KICK: f64 = -2.0;
+
+/// The per-part hashes of one run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hashes {
+    /// Part 1: the random 1D C-ABI sequence.
+    pub random_1d: u64,
+    /// Part 2: the 1D chain.
+    pub chain_1d: u64,
+}
+
+/// The expected hashes in f64: the same constant on x86-64 and Cortex-M4F.
+pub const HASH_F64: Hashes = Hashes {
+    random_1d: 0xef34_1f88_3417_17a2,
+    chain_1d: 0xe941_c4cb_c51e_023f,
+};
+
+/// The expected hashes in f32: the same constant on x86-64 and Cortex-M4F.
+pub const HASH_F32: Hashes = Hashes {
+    random_1d: 0xe75b_cb9e_b13a_dd87,
+    chain_1d: 0xdb00_d813_da62_b714,
+};
+
+/// How many times each status came back, indexed like
+/// [`status_index`]: OK, SKIPPED, then −1 … −9.
+pub type StatusCounts = [u32; 11];
+
+/// The index of a status code in [`StatusCounts`] (`None`: unknown code).
+#[must_use]
+pub fn status_index(code: i32) -> Option<usize> {
+    match code {
+        0 | 1 => usize::try_from(code).ok(),
+        -9..=-1 => usize::try_from(1 - code).ok(),
+        _ => None,
+    }
+}
+
+/// Everything one run produces.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Outcome {
+    /// The hashes.
+    pub hashes: Hashes,
+    /// Status counts of the random sequence (an unknown code counts nowhere
+    /// and sets `unknown_status`).
+    pub statuses: StatusCounts,
+    /// Whether a status outside the documented set came back.
+    pub unknown_status: bool,
+    /// Whether a rejected or skipped call changed any stored byte.
+    pub written_on_error: bool,
+    /// Failed solves in the chain (expected 0).
+    pub chain_errors: u32,
+    /// The chain's final stretch `x_last − x_0 − Σ rest` (m), as bits.
+    pub chain_stretch_bits: u64,
+}
+
+/// Runs every part for `T` and returns the hashes and counts.
+#[must_use]
+pub fn run<T: Scalar>() -> Outcome {
+    let mut out = run_random_1d::<T>();
+    let mut h = Fnv64::new();
+    let chain = chain_1d::<T>(&mut h);
+    out.hashes.chain_1d = h.finish();
+    out.chain_errors = chain.errors;
+    out.chain_stretch_bits = chain.stretch().bits();
+    out
+}
+
+/// Runs part 1 only (`hashes.chain_1d` stays 0): what Miri runs, since the
+/// unsafe pointer patterns are all there and the interpreter is slow.
+#[must_use]
+pub fn run_random_1d<T: Scalar>() -> Outcome {
+    let mut h = Fnv64::new();
+    let mut out = Outcome {
+        hashes: Hashes {
+            random_1d: 0,
+            chain_1d: 0,
+        },
+        statuses: [0; 11],
+        unknown_status: false,
+        written_on_error: false,
+        chain_errors: 0,
+        chain_stretch_bits: 0,
+    };
+    random_1d::<T>(&mut h, &mut out);
+    out.hashes.random_1d = h.finish();
+    out
+}
+
+/// The expected hashes for `T`.
+#[must_use]
+pub fn expected<T: Scalar>() -> Hashes {
+    if T::NAME == "f64" {
+        HASH_F64
+    } else {
+        HASH_F32
+    }
+}
+
+/// A value for one input: usually uniform in [lo, hi), sometimes special.
+fn draw<T: Scalar>(rng: &mut SplitMix64, lo: f64, hi: f64) -> T {
+    if rng.below(32) != 0 {
+        return T::from_f64(rng.range(lo, hi));
+    }
+    draw_special(rng)
+}
+
+/// One of a fixed list of special values (NaN, ±∞, ±0, −1, tiny, huge,
+/// subnormal), rounded to `T`.
+fn draw_special<T: Scalar>(rng: &mut SplitMix64) -> T {
+    const SPECIAL: [f64; 12] = [
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        0.0,
+        -0.0,
+        -1.0,
+        1e-30,
+        1e-200,
+        3e38,
+        1e300,
+        f64::MAX,
+        5e-324,
+    ];
+    let i = usize::try_from(rng.below(12)).unwrap_or(0);
+    T::from_f64(SPECIAL.get(i).copied().unwrap_or(0.0))
+}
+
+/// An index into the pool, or (1 time in 16) the wild slot `POOL`.
+fn index(rng: &mut SplitMix64) -> usize {
+    if rng.below(16) == 0 {
+        POOL
+    } else {
+        usize::try_from(rng.below(8)).unwrap_or(0)
+    }
+}
+
+/// An inverse mass: 0 (static endpoint) one time in four.
+fn mass<T: Scalar>(rng: &mut SplitMix64) -> T {
+    if rng.below(4) == 0 {
+        T::ZERO
+    } else {
+        draw(rng, 0.05, 3.0)
+    }
+}
+
+/// Fresh pool positions `i + [0, 0.5)`.
+fn reseat<T: Scalar>(rng: &mut SplitMix64, x: &mut [T]) {
+    for (i, xi) in x.iter_mut().enumerate() {
+        #[allow(clippy::cast_precision_loss)] // i < 8
+        let base = i as f64;
+        *xi = T::from_f64(base + rng.range(0.0, 0.5));
+    }
+}
+
+/// Part 1: the random 1D sequence through the C entry points.
+///
+/// Each operation: with probability 1/8 `begin_substep` on a random link,
+/// else one solve of a random link between two random pool positions
+/// (swapped into order 3 times out of 4), with random inputs, and in 1 of
+/// 16 solves a null or aliased pointer (a == b, or a or b pointing at the
+/// link's own λ). After each operation the status, every position and every
+/// λ are hashed; a rejected or skipped call must leave every byte unchanged.
+pub fn random_1d<T: Scalar>(h: &mut Fnv64, out: &mut Outcome) {
+    let mut rng = SplitMix64(SEED);
+    // The pool, plus one wild slot (index POOL) refilled before every
+    // operation with any value, NaN and infinities included. It is never
+    // hashed (NaN payloads need not survive an f64 → f32 conversion
+    // identically everywhere), but a rejected call must not change it either.
+    let mut x = [T::ZERO; POOL + 1];
+    let mut links = [T::link_with(T::ZERO); POOL];
+    for op in 0..RANDOM_OPS {
+        if op % RESEAT == 0 {
+            reseat(&mut rng, x.get_mut(..POOL).unwrap_or_default());
+        }
+        if let Some(wild) = x.get_mut(POOL) {
+            *wild = if rng.below(2) == 0 {
+                draw::<T>(&mut rng, -10.0, 10.0)
+            } else {
+                draw_special(&mut rng)
+            };
+        }
+        let k = usize::try_from(rng.below(8)).unwrap_or(0);
+        let before_x = x;
+        let before_l = links;
+        let xp = x.as_mut_ptr();
+        let lp = links.as_mut_ptr();
+        let status = if rng.below(8) == 0 {
+            let c = if rng.below(16) == 0 {
+                ptr::null_mut()
+            } else {
+                lp.wrapping_add(k)
+            };
+            // SAFETY: `c` is null or points into `links`; no reference to
+            // `links` is alive during the call.
+            unsafe { T::c_begin(c) }
+        } else {
+            let (mut i, mut j) = (index(&mut rng), index(&mut rng));
+            let ordered = x.get(i).zip(x.get(j)).is_some_and(|(a, b)| a <= b);
+            if !ordered && rng.below(4) != 0 {
+                core::mem::swap(&mut i, &mut j);
+            }
+            let wa = mass::<T>(&mut rng);
+            let wb = mass::<T>(&mut rng);
+            let rest = draw::<T>(&mut rng, 0.1, 2.0);
+            let compliance = draw::<T>(&mut rng, 0.0, 0.05);
+            let dt = draw::<T>(&mut rng, 0.001, 0.1);
+            let c = lp.wrapping_add(k);
+            let (mut a, mut b) = (xp.wrapping_add(i), xp.wrapping_add(j));
+            let mut cp = c;
+            if rng.below(16) == 0 {
+                match rng.below(6) {
+                    0 => cp = ptr::null_mut(),
+                    1 => a = ptr::null_mut(),
+                    2 => b = ptr::null_mut(),
+                    3 => b = a,
+                    4 => a = c.cast::<T>(),
+                    _ => b = c.cast::<T>(),
+                }
+            }
+            // SAFETY: every pointer is null or points into `x` or `links`
+            // (the C structs are `repr(C)` with λ as their only field, so a
+            // link pointer cast to `*mut T` points at a valid `T`); no
+            // reference to either array is alive during the call.
+            unsafe { T::c_solve(cp, a, b, wa, wb, rest, compliance, dt) }
+        };
+        let code = status.code();
+        match status_index(code).and_then(|s| out.statuses.get_mut(s)) {
+            Some(n) => *n += 1,
+            None => out.unknown_status = true,
+        }
+        if code != 0 {
+            let same_x = x.iter().zip(&before_x).all(|(p, q)| p.bits() == q.bits());
+            let same_l = links
+                .iter()
+                .zip(&before_l)
+                .all(|(p, q)| T::lambda_of(p).bits() == T::lambda_of(q).bits());
+            out.written_on_error |= !(same_x && same_l);
+        }
+        h.write_status(code);
+        for xi in x.iter().take(POOL) {
+            h.write_real(*xi);
+        }
+        for l in &links {
+            h.write_real(T::lambda_of(l));
+        }
+    }
+}
+
+/// Part 2: the fixed 1D chain; hashes every position, velocity and λ after
+/// each frame and returns the final state.
+pub fn chain_1d<T: Scalar>(h: &mut Fnv64) -> Chain<T> {
+    let mut chain = Chain::<T>::new();
+    for frame in 0..CHAIN_FRAMES {
+        if frame == KICK_FRAME {
+            chain.kick(T::from_f64(KICK));
+        }
+        chain.step();
+        for i in 0..PARTICLES {
+            h.write_real(chain.x[i]);
+            h.write_real(chain.v[i]);
+        }
+        for i in 0..LINKS {
+            h.write_real(chain.links[i].lambda());
+        }
+    }
+    chain
+}

@@ -1,0 +1,82 @@
+//! The bit-identity scenario on the host: the same constants the QEMU
+//! program asserts on the emulated Cortex-M4F.
+
+use xpbd_scenarios::hash::{self, Outcome};
+use xpbd_scenarios::Scalar;
+
+fn check<T: Scalar>() -> Outcome {
+    // Under Miri (step 60) only part 1, the C-ABI sequence with its null and
+    // aliased pointers: the chain is safe Rust and would take minutes there.
+    let out = if cfg!(miri) {
+        hash::run_random_1d::<T>()
+    } else {
+        hash::run::<T>()
+    };
+    println!(
+        "{}: random_1d {:#018x}, chain_1d {:#018x}, statuses {:?}, chain stretch bits {:#x}",
+        T::NAME,
+        out.hashes.random_1d,
+        out.hashes.chain_1d,
+        out.statuses,
+        out.chain_stretch_bits
+    );
+    assert!(!out.unknown_status, "a status outside the documented set");
+    assert!(!out.written_on_error, "a rejected call wrote memory");
+    assert_eq!(out.chain_errors, 0, "the chain must solve without errors");
+    let want = hash::expected::<T>();
+    assert_eq!(
+        out.hashes.random_1d,
+        want.random_1d,
+        "{} random_1d hash changed",
+        T::NAME
+    );
+    // The random sequence is not degenerate: every status except OK comes
+    // back at least 10 times, and OK in most solves.
+    for (i, n) in out.statuses.iter().enumerate() {
+        assert!(
+            *n >= 10,
+            "status #{i} seen only {n} times: {:?}",
+            out.statuses
+        );
+    }
+    assert!(out.statuses[0] > 1000, "{:?}", out.statuses);
+    if !cfg!(miri) {
+        assert_eq!(
+            out.hashes.chain_1d,
+            want.chain_1d,
+            "{} chain_1d hash changed",
+            T::NAME
+        );
+    }
+    out
+}
+
+#[test]
+fn f64_hash_is_the_cross_platform_constant() {
+    check::<f64>();
+}
+
+#[test]
+fn f32_hash_is_the_cross_platform_constant() {
+    check::<f32>();
+}
+
+#[test]
+fn the_hash_sees_a_one_ulp_change() {
+    use xpbd_scenarios::Fnv64;
+    let (mut p, mut q) = (Fnv64::new(), Fnv64::new());
+    p.write_real(0.1_f64);
+    q.write_real(f64::from_bits(0.1_f64.to_bits() + 1));
+    assert_ne!(p.finish(), q.finish());
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "safe Rust only; minutes under Miri")]
+fn the_chain_hangs_stretched_and_ordered() {
+    let chain = hash::chain_1d::<f64>(&mut xpbd_scenarios::Fnv64::new());
+    assert!(chain.x.windows(2).all(|w| w[0] < w[1]));
+    assert!(chain.x.iter().chain(&chain.v).all(|v| v.is_finite()));
+    let s = chain.stretch();
+    assert!(s > 0.0 && s < 0.1, "stretch {s}");
+    assert_eq!(chain.x[0], 0.0, "the pinned particle stays");
+}
