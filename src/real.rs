@@ -17,9 +17,12 @@ mod sealed {
 
 /// An IEEE-754 floating-point scalar: implemented for [`f32`] and [`f64`] only.
 ///
-/// The operations are the ones the solvers need and nothing more. `sqrt`
-/// comes from [`libm`] (correctly rounded, as IEEE-754 requires), so the
-/// crate needs no `std`.
+/// The operations are the ones the solvers need and nothing more. `sqrt` is
+/// correctly rounded, as IEEE-754 requires: the SSE2 `sqrtsd`/`sqrtss`
+/// instruction on x86-64 (part of the baseline ISA, and visible to LLVM's
+/// vectorizer, which turns it into `sqrtpd`/`sqrtps` in colored sweeps), and
+/// [`libm`]'s software square root elsewhere. Both give the same bits, so
+/// the crate needs no `std`.
 ///
 /// # Examples
 ///
@@ -54,7 +57,8 @@ pub trait Real:
     const MIN_POSITIVE: Self;
     /// `true` when the value is neither infinite nor NaN.
     fn is_finite(self) -> bool;
-    /// Correctly rounded square root (`libm`), NaN for negative input.
+    /// Correctly rounded square root (SSE2 on x86-64, `libm` elsewhere), NaN
+    /// for negative input.
     fn sqrt(self) -> Self;
     /// Absolute value.
     fn abs(self) -> Self;
@@ -74,7 +78,7 @@ impl Real for f64 {
     }
     #[inline]
     fn sqrt(self) -> Self {
-        libm::sqrt(self)
+        hw::sqrt(self)
     }
     #[inline]
     fn abs(self) -> Self {
@@ -100,7 +104,7 @@ impl Real for f32 {
     }
     #[inline]
     fn sqrt(self) -> Self {
-        libm::sqrtf(self)
+        hw::sqrtf(self)
     }
     #[inline]
     fn abs(self) -> Self {
@@ -121,4 +125,39 @@ impl Real for f32 {
 #[inline]
 pub(crate) fn finite_non_negative<T: Real>(x: T) -> bool {
     x.is_finite() && x >= T::ZERO
+}
+
+/// Correctly rounded square roots. On x86-64 SSE2 is part of the baseline
+/// target, so the instruction is always there; the `core::arch` intrinsic
+/// lowers to LLVM's `sqrt`, which the loop vectorizer can widen (libm's
+/// `arch` feature uses inline assembly, which it cannot, and Miri rejects).
+mod hw {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[inline(always)]
+    pub(super) fn sqrt(x: f64) -> f64 {
+        use core::arch::x86_64::{_mm_cvtsd_f64, _mm_set_sd, _mm_sqrt_sd};
+        // SAFETY: the intrinsics need SSE2, which `cfg(target_feature =
+        // "sse2")` guarantees at compile time; they touch no memory.
+        unsafe { _mm_cvtsd_f64(_mm_sqrt_sd(_mm_set_sd(x), _mm_set_sd(x))) }
+    }
+
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[inline(always)]
+    pub(super) fn sqrtf(x: f32) -> f32 {
+        use core::arch::x86_64::{_mm_cvtss_f32, _mm_set_ss, _mm_sqrt_ss};
+        // SAFETY: as for `sqrt`: SSE2 is enabled at compile time, no memory.
+        unsafe { _mm_cvtss_f32(_mm_sqrt_ss(_mm_set_ss(x))) }
+    }
+
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    #[inline]
+    pub(super) fn sqrt(x: f64) -> f64 {
+        libm::sqrt(x)
+    }
+
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    #[inline]
+    pub(super) fn sqrtf(x: f32) -> f32 {
+        libm::sqrtf(x)
+    }
 }
