@@ -13,6 +13,10 @@
 //! - [`System`]: distance constraints in 2D and 3D over shared particles
 //!   (ropes, loops, cloth; see [`system`]), solved by Gauss-Seidel sweeps
 //!   inside a [`Substep`] that fixes h and owns the λ lifecycle.
+//! - [`ColoredSystem`]: the same links solved in colored order (no two
+//!   links of one color share a particle; see [`coloring`]) by a
+//!   vectorizable structure-of-arrays kernel, with job ranges an engine's
+//!   thread pool can run concurrently (see [`colored`]).
 //! - [`ffi`]: the C ABI declared in `include/xpbd.h`.
 //!
 //! The crate uses no heap, no `std`, no global state, and never panics: every
@@ -54,6 +58,8 @@
     clippy::as_conversions
 )]
 
+pub mod colored;
+pub mod coloring;
 mod distance;
 mod error;
 pub mod ffi;
@@ -62,6 +68,13 @@ mod ffi_system_fns;
 mod real;
 pub mod system;
 
+pub use colored::{
+    fill_colored_links, job_range, Aos, ColorJob, ColorJobs, ColoredLinks, ColoredSubstep,
+    ColoredSystem, Particles, Soa,
+};
+pub use coloring::{
+    check_coloring, cloth_coloring, color_order, greedy_coloring, rope_coloring,
+};
 pub use distance::DistanceConstraint;
 pub use error::Error;
 pub use real::Real;

@@ -1,0 +1,964 @@
+//! Colored 3D solving: Gauss-Seidel in color order over structure-of-arrays
+//! links, with a vectorizable inner loop and job ranges for an engine's
+//! thread pool.
+//!
+//! # What is solved
+//!
+//! The same distance links as [`crate::system`] (`C = |x_j − x_i| − rest`,
+//! the same update, evaluated with the same operations in the same order),
+//! but visited in **colored order**: the links are stored sorted by color
+//! (see [`crate::coloring`]) and a sweep solves color 0, then color 1, … .
+//! No two links of one color share a particle, so within a color the order
+//! of visits does not change any bit: a colored sweep equals the sequential
+//! [`Substep::iterate`](crate::Substep::iterate) over the links listed in
+//! colored order, bit for bit, whatever the number of threads that split
+//! each color.
+//!
+//! The scaled compliance `α̃ = α/h²` of every link is computed once per
+//! substep by [`ColoredSystem::begin_substep`] into caller scratch
+//! (`alpha`), with the same division the sequential sweep does per visit,
+//! so the bits are the same.
+//!
+//! # The inner loop
+//!
+//! A range of one color is solved in chunks of [`CHUNK`] links: *gather* the
+//! two particles of each link into chunk-local arrays (one array per
+//! coordinate), *compute* every candidate in a branch-free loop over those
+//! arrays (LLVM turns it into `sqrtpd`/`divpd`, or `sqrtps`/`divps` in f32,
+//! on the x86-64 baseline), check the chunk's results finite with one
+//! reduction, then *scatter* the applied links back. Validation (indices,
+//! proper coloring) is done once at construction, finiteness of inputs once
+//! per substep; the loop has no bounds checks (see the `SAFETY` notes).
+//!
+//! # All-or-nothing per chunk
+//!
+//! A chunk is the links `begin + 64m .. begin + 64(m + 1)` of the range
+//! being solved (ranges from [`ColoredSubstep::jobs`] and whole colors start
+//! on chunk boundaries of the color). If any link of a chunk would get a
+//! non-finite position or λ ([`SystemError::InvalidResult`]), or has zero
+//! length under [`ZeroLength::Reject`] ([`SystemError::ZeroLength`]), the
+//! whole chunk is left untouched and the error names the first such link
+//! (its colored position). Chunks solved before it in this sweep stay
+//! applied (a whole-sweep rollback would need a copy of every particle).
+//!
+//! # Layouts
+//!
+//! [`Soa`] (separate `x`, `y`, `z` arrays) and [`Aos`] (`[T; 3]` per
+//! particle, what engines with `float[3]` particles hold) use the same
+//! kernel; only the gather and scatter differ. Links are always structure of
+//! arrays ([`ColoredLinks`]). Memory per particle: 3·size_of(T) positions
+//! + size_of(T) inverse mass in both layouts (SoA: three arrays, AoS: one);
+//! per link: two `u32` indices and four `T` (rest, compliance, α̃, λ).
+
+use core::marker::PhantomData;
+
+use crate::real::{finite_non_negative, Real};
+use crate::system::{Convergence, SweepStats, SystemError, ZeroLength};
+
+/// Links per chunk: the unit of vectorized work and of all-or-nothing
+/// commits. Job ranges start on multiples of it within a color.
+pub const CHUNK: usize = 64;
+
+const _: () = assert!(core::mem::size_of::<usize>() >= core::mem::size_of::<u32>());
+
+/// `u32` index to `usize`: lossless on every target this crate builds for
+/// (checked by the assertion above).
+#[inline(always)]
+#[allow(clippy::as_conversions)]
+fn ix(v: u32) -> usize {
+    v as usize
+}
+
+/// Particles as structure of arrays: coordinates `x`, `y`, `z` (m) and
+/// inverse masses `w` (1/kg), all of one length.
+#[derive(Debug)]
+pub struct Soa<'a, T> {
+    /// x coordinates (m).
+    pub x: &'a mut [T],
+    /// y coordinates (m).
+    pub y: &'a mut [T],
+    /// z coordinates (m).
+    pub z: &'a mut [T],
+    /// Inverse masses (1/kg), finite and ≥ 0; 0 is static.
+    pub w: &'a [T],
+}
+
+/// Particles as array of structures: `[x, y, z]` per particle (m), the
+/// layout of engines holding `float[3]`/`double[3]`, and inverse masses `w`
+/// (1/kg).
+#[derive(Debug)]
+pub struct Aos<'a, T> {
+    /// Positions (m).
+    pub positions: &'a mut [[T; 3]],
+    /// Inverse masses (1/kg), finite and ≥ 0; 0 is static.
+    pub w: &'a [T],
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl<T> Sealed for super::Soa<'_, T> {}
+    impl<T> Sealed for super::Aos<'_, T> {}
+}
+
+/// Raw access to particle positions for the kernel.
+///
+/// # Safety
+/// Implementors read and write exactly the particle named, nothing else.
+#[doc(hidden)]
+pub unsafe trait RawParticles<T>: Copy + Send + Sync {
+    /// Position of particle `k`.
+    ///
+    /// # Safety
+    /// `k` is below the particle count and no other thread writes it.
+    unsafe fn get(self, k: usize) -> [T; 3];
+    /// Writes the position of particle `k`.
+    ///
+    /// # Safety
+    /// `k` is below the particle count and no other thread accesses it.
+    unsafe fn set(self, k: usize, v: [T; 3]);
+}
+
+/// A particle layout the colored solver accepts: [`Soa`] or [`Aos`].
+pub trait Particles<T: Real>: sealed::Sealed {
+    #[doc(hidden)]
+    type Raw: RawParticles<T>;
+    /// Number of particles (`None` when the arrays differ in length).
+    fn count(&self) -> Option<usize>;
+    /// Inverse masses (1/kg).
+    fn inverse_masses(&self) -> &[T];
+    /// The position of particle `k` (m).
+    fn position(&self, k: usize) -> Option<[T; 3]>;
+    #[doc(hidden)]
+    fn raw(&mut self) -> Self::Raw;
+}
+
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct RawSoa<T> {
+    x: *mut T,
+    y: *mut T,
+    z: *mut T,
+}
+
+// SAFETY: the pointers come from `&mut` slices held by a `ColoredSystem`;
+// they are only dereferenced by kernel code under the proper-coloring
+// invariant (each particle written by at most one thread at a time).
+unsafe impl<T: Send> Send for RawSoa<T> {}
+// SAFETY: as for `Send`.
+unsafe impl<T: Sync> Sync for RawSoa<T> {}
+
+// SAFETY: reads and writes the three coordinates of particle `k` only.
+unsafe impl<T: Real> RawParticles<T> for RawSoa<T> {
+    #[inline(always)]
+    unsafe fn get(self, k: usize) -> [T; 3] {
+        // SAFETY: `k` is in bounds of all three arrays (caller contract).
+        unsafe { [*self.x.add(k), *self.y.add(k), *self.z.add(k)] }
+    }
+    #[inline(always)]
+    unsafe fn set(self, k: usize, v: [T; 3]) {
+        let [a, b, c] = v;
+        // SAFETY: `k` is in bounds and not accessed concurrently (caller contract).
+        unsafe {
+            *self.x.add(k) = a;
+            *self.y.add(k) = b;
+            *self.z.add(k) = c;
+        }
+    }
+}
+
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct RawAos<T> {
+    p: *mut [T; 3],
+}
+
+// SAFETY: as for `RawSoa`.
+unsafe impl<T: Send> Send for RawAos<T> {}
+// SAFETY: as for `RawSoa`.
+unsafe impl<T: Sync> Sync for RawAos<T> {}
+
+// SAFETY: reads and writes particle `k`'s three coordinates only.
+unsafe impl<T: Real> RawParticles<T> for RawAos<T> {
+    #[inline(always)]
+    unsafe fn get(self, k: usize) -> [T; 3] {
+        // SAFETY: `k` is in bounds (caller contract).
+        unsafe { *self.p.add(k) }
+    }
+    #[inline(always)]
+    unsafe fn set(self, k: usize, v: [T; 3]) {
+        // SAFETY: `k` is in bounds and not accessed concurrently (caller contract).
+        unsafe { *self.p.add(k) = v }
+    }
+}
+
+impl<T: Real> Particles<T> for Soa<'_, T> {
+    type Raw = RawSoa<T>;
+    fn count(&self) -> Option<usize> {
+        let n = self.w.len();
+        (self.x.len() == n && self.y.len() == n && self.z.len() == n).then_some(n)
+    }
+    fn inverse_masses(&self) -> &[T] {
+        self.w
+    }
+    fn position(&self, k: usize) -> Option<[T; 3]> {
+        Some([*self.x.get(k)?, *self.y.get(k)?, *self.z.get(k)?])
+    }
+    fn raw(&mut self) -> RawSoa<T> {
+        RawSoa {
+            x: self.x.as_mut_ptr(),
+            y: self.y.as_mut_ptr(),
+            z: self.z.as_mut_ptr(),
+        }
+    }
+}
+
+impl<T: Real> Particles<T> for Aos<'_, T> {
+    type Raw = RawAos<T>;
+    fn count(&self) -> Option<usize> {
+        (self.positions.len() == self.w.len()).then_some(self.w.len())
+    }
+    fn inverse_masses(&self) -> &[T] {
+        self.w
+    }
+    fn position(&self, k: usize) -> Option<[T; 3]> {
+        self.positions.get(k).copied()
+    }
+    fn raw(&mut self) -> RawAos<T> {
+        RawAos {
+            p: self.positions.as_mut_ptr(),
+        }
+    }
+}
+
+/// Links in colored order, structure of arrays, all of one length (the
+/// link count): link `k` joins particles `i[k]` and `j[k]`.
+///
+/// Fill them with [`crate::greedy_coloring`] (or the rope/cloth colorings),
+/// [`crate::color_order`] and [`fill_colored_links`].
+#[derive(Debug)]
+pub struct ColoredLinks<'a, T> {
+    /// First particle of each link.
+    pub i: &'a [u32],
+    /// Second particle of each link (≠ `i[k]`).
+    pub j: &'a [u32],
+    /// Rest lengths (m), finite and > 0.
+    pub rest: &'a [T],
+    /// Compliances α (m/N = s²/kg), finite and ≥ 0.
+    pub compliance: &'a [T],
+    /// Accumulated multipliers λ (kg·m); reset by `begin_substep` only.
+    pub lambda: &'a mut [T],
+    /// Scratch: `begin_substep` writes `α̃ = α/h²` (1/kg) here.
+    pub alpha: &'a mut [T],
+    /// Color boundaries: color `c` is links `color_starts[c] ..
+    /// color_starts[c + 1]`; `color_starts[0] = 0`, the last entry is the
+    /// link count.
+    pub color_starts: &'a [usize],
+}
+
+/// Copies links into colored structure-of-arrays storage: colored position
+/// `k` receives link `order[k]` (indices, rest length, compliance; λ = 0).
+/// All output slices must have `order.len()` entries.
+///
+/// # Errors
+///
+/// [`SystemError::InvalidShape`] when lengths differ,
+/// [`SystemError::IndexOutOfRange`] naming the colored position whose
+/// `order` entry names no link. Output may be partly written on error.
+#[allow(clippy::too_many_arguments)]
+pub fn fill_colored_links<T: Real>(
+    links: &[crate::Link<T>],
+    order: &[u32],
+    i: &mut [u32],
+    j: &mut [u32],
+    rest: &mut [T],
+    compliance: &mut [T],
+    lambda: &mut [T],
+) -> Result<(), SystemError> {
+    let n = order.len();
+    if [i.len(), j.len(), rest.len(), compliance.len(), lambda.len()]
+        .iter()
+        .any(|&l| l != n)
+    {
+        return Err(SystemError::InvalidShape);
+    }
+    let outs = i
+        .iter_mut()
+        .zip(j.iter_mut())
+        .zip(rest.iter_mut().zip(compliance.iter_mut()))
+        .zip(lambda.iter_mut());
+    for (k, ((((oi, oj), (orest, oc)), ol), &src)) in outs.zip(order).enumerate() {
+        let link = links
+            .get(ix(src))
+            .ok_or(SystemError::IndexOutOfRange { constraint: k })?;
+        *oi = link.i;
+        *oj = link.j;
+        *orest = link.rest;
+        *oc = link.compliance;
+        *ol = T::ZERO;
+    }
+    Ok(())
+}
+
+/// The link range of job `job` of `jobs` for a color spanning links
+/// `begin .. end`: the color's chunks ([`CHUNK`] links each, counted from
+/// `begin`) are split as evenly as possible, so every job range starts on a
+/// chunk boundary and different jobs never overlap. `None` when `jobs` is 0
+/// or `job ≥ jobs`.
+#[must_use]
+pub fn job_range(begin: usize, end: usize, job: usize, jobs: usize) -> Option<(usize, usize)> {
+    if jobs == 0 || job >= jobs || end < begin {
+        return None;
+    }
+    let len = end.saturating_sub(begin);
+    let chunks = len.div_ceil(CHUNK);
+    let first = chunks.checked_mul(job)?.checked_div(jobs)?;
+    let last = chunks.checked_mul(job.checked_add(1)?)?.checked_div(jobs)?;
+    let lo = begin.saturating_add(first.saturating_mul(CHUNK)).min(end);
+    let hi = begin.saturating_add(last.saturating_mul(CHUNK)).min(end);
+    Some((lo, hi))
+}
+
+impl<T: Real> SweepStats<T> {
+    /// Combines the diagnostics of two parts of one sweep (counts add,
+    /// maxima take the larger): the result does not depend on how a sweep
+    /// was split into jobs.
+    #[must_use]
+    pub fn merge(self, other: Self) -> Self {
+        Self {
+            applied: self.applied.saturating_add(other.applied),
+            skipped_static: self.skipped_static.saturating_add(other.skipped_static),
+            skipped_zero_length: self
+                .skipped_zero_length
+                .saturating_add(other.skipped_zero_length),
+            max_abs_c: max(self.max_abs_c, other.max_abs_c),
+            max_residual: max(self.max_residual, other.max_residual),
+        }
+    }
+}
+
+#[inline(always)]
+fn max<T: Real>(a: T, b: T) -> T {
+    if b > a {
+        b
+    } else {
+        a
+    }
+}
+
+/// Raw pointers to the link arrays, for the kernel.
+#[derive(Clone, Copy)]
+pub(crate) struct RawLinks<T> {
+    pub(crate) i: *const u32,
+    pub(crate) j: *const u32,
+    pub(crate) rest: *const T,
+    pub(crate) alpha: *const T,
+    pub(crate) lambda: *mut T,
+    pub(crate) w: *const T,
+}
+
+// SAFETY: read-only arrays except `lambda`, whose entries are written only
+// for the link range a job owns (disjoint between concurrent jobs).
+unsafe impl<T: Send> Send for RawLinks<T> {}
+// SAFETY: as for `Send`.
+unsafe impl<T: Sync> Sync for RawLinks<T> {}
+
+/// Solves links `begin .. end` (all of one color) in chunks of [`CHUNK`].
+///
+/// # Safety
+/// Every index `i[k]`, `j[k]` for `k` in the range is below the particle
+/// count of `p` and `w`; the range is within the link arrays; the links of
+/// the range share no particle with each other; and no other thread
+/// accesses the particles of these links or their λ during the call.
+#[inline(always)]
+pub(crate) unsafe fn solve_range<T: Real, P: RawParticles<T>>(
+    p: P,
+    l: RawLinks<T>,
+    begin: usize,
+    end: usize,
+    policy: ZeroLength,
+) -> Result<SweepStats<T>, SystemError> {
+    let mut stats = SweepStats::default();
+    let mut chunk = Chunk::<T>::new();
+    let mut start = begin;
+    while start < end {
+        let m = (end - start).min(CHUNK);
+        // SAFETY: forwarded: `start .. start + m` lies in the range.
+        let part = unsafe { chunk.solve(p, l, start, m, policy)? };
+        stats = stats.merge(part);
+        start += m;
+    }
+    Ok(stats)
+}
+
+/// Chunk-local structure-of-arrays buffers (about 5 KB of stack in f64).
+struct Chunk<T> {
+    pi: [usize; CHUNK],
+    pj: [usize; CHUNK],
+    xi: [[T; CHUNK]; 3],
+    xj: [[T; CHUNK]; 3],
+    wi: [T; CHUNK],
+    wj: [T; CHUNK],
+    rest: [T; CHUNK],
+    alpha: [T; CHUNK],
+    lambda: [T; CHUNK],
+    /// 0 static, 1 apply, 2 zero length.
+    kind: [u8; CHUNK],
+}
+
+impl<T: Real> Chunk<T> {
+    fn new() -> Self {
+        let z = [T::ZERO; CHUNK];
+        Self {
+            pi: [0; CHUNK],
+            pj: [0; CHUNK],
+            xi: [z; 3],
+            xj: [z; 3],
+            wi: z,
+            wj: z,
+            rest: z,
+            alpha: z,
+            lambda: z,
+            kind: [0; CHUNK],
+        }
+    }
+
+    /// Gather, compute, check, scatter `m ≤ CHUNK` links from `start`.
+    ///
+    /// # Safety
+    /// As [`solve_range`], for the links `start .. start + m`.
+    // Indexing is into fixed `[_; CHUNK]` arrays with `t < m ≤ CHUNK`: LLVM
+    // removes the checks, and none can fail.
+    #[allow(clippy::indexing_slicing)]
+    #[inline(always)]
+    unsafe fn solve<P: RawParticles<T>>(
+        &mut self,
+        p: P,
+        l: RawLinks<T>,
+        start: usize,
+        m: usize,
+        policy: ZeroLength,
+    ) -> Result<SweepStats<T>, SystemError> {
+        let m = m.min(CHUNK);
+        // Gather.
+        for t in 0..m {
+            let k = start + t;
+            // SAFETY: `k` is within the link arrays, the indices below the
+            // particle count (caller contract, validated at construction).
+            unsafe {
+                let i = ix(*l.i.add(k));
+                let j = ix(*l.j.add(k));
+                self.pi[t] = i;
+                self.pj[t] = j;
+                let a = p.get(i);
+                let b = p.get(j);
+                self.xi[0][t] = a[0];
+                self.xi[1][t] = a[1];
+                self.xi[2][t] = a[2];
+                self.xj[0][t] = b[0];
+                self.xj[1][t] = b[1];
+                self.xj[2][t] = b[2];
+                self.wi[t] = *l.w.add(i);
+                self.wj[t] = *l.w.add(j);
+                self.rest[t] = *l.rest.add(k);
+                self.alpha[t] = *l.alpha.add(k);
+                self.lambda[t] = *l.lambda.add(k);
+            }
+        }
+        // Compute: branch-free over contiguous arrays; the operations and
+        // their order are those of the sequential sweep (`system::visit`).
+        let mut stats = SweepStats::default();
+        let mut bad = false;
+        let mut zero = false;
+        for t in 0..m {
+            let (a0, a1, a2) = (self.xi[0][t], self.xi[1][t], self.xi[2][t]);
+            let (b0, b1, b2) = (self.xj[0][t], self.xj[1][t], self.xj[2][t]);
+            let (wi, wj) = (self.wi[t], self.wj[t]);
+            let w = wi + wj;
+            let (d0, d1, d2) = (b0 - a0, b1 - a1, b2 - a2);
+            let len2 = T::ZERO + d0 * d0 + d1 * d1 + d2 * d2;
+            let len = len2.sqrt();
+            let alpha = self.alpha[t];
+            let lambda = self.lambda[t];
+            let c = len - self.rest[t];
+            let numerator = -c - alpha * lambda;
+            let delta = numerator / (w + alpha);
+            let si = wi * delta;
+            let sj = wj * delta;
+            let (n0, n1, n2) = (d0 / len, d1 / len, d2 / len);
+            let na = [a0 - si * n0, a1 - si * n1, a2 - si * n2];
+            let nb = [b0 + sj * n0, b1 + sj * n1, b2 + sj * n2];
+            let nl = lambda + delta;
+            self.xi[0][t] = na[0];
+            self.xi[1][t] = na[1];
+            self.xi[2][t] = na[2];
+            self.xj[0][t] = nb[0];
+            self.xj[1][t] = nb[1];
+            self.xj[2][t] = nb[2];
+            self.lambda[t] = nl;
+            let moving = w != T::ZERO;
+            let long = len2 >= T::MIN_POSITIVE;
+            let apply = moving & long;
+            let is_zero = moving & !long;
+            self.kind[t] = u8::from(apply) | (u8::from(is_zero) << 1);
+            // x − x is 0 for finite x and NaN otherwise: one sum checks all.
+            let f = (na[0] - na[0])
+                + (na[1] - na[1])
+                + (na[2] - na[2])
+                + (nb[0] - nb[0])
+                + (nb[1] - nb[1])
+                + (nb[2] - nb[2])
+                + (nl - nl);
+            bad |= apply & (f != T::ZERO);
+            zero |= is_zero;
+            stats.applied += usize::from(apply);
+            stats.skipped_static += usize::from(!moving);
+            stats.skipped_zero_length += usize::from(is_zero);
+            let ac = if apply { c.abs() } else { T::ZERO };
+            let ar = if apply { numerator.abs() } else { T::ZERO };
+            stats.max_abs_c = max(stats.max_abs_c, ac);
+            stats.max_residual = max(stats.max_residual, ar);
+        }
+        let reject = zero && policy == ZeroLength::Reject;
+        if bad || reject {
+            for t in 0..m {
+                let k = self.kind[t];
+                if k == 2 && policy == ZeroLength::Reject {
+                    return Err(SystemError::ZeroLength {
+                        constraint: start + t,
+                    });
+                }
+                let finite = [
+                    self.xi[0][t],
+                    self.xi[1][t],
+                    self.xi[2][t],
+                    self.xj[0][t],
+                    self.xj[1][t],
+                    self.xj[2][t],
+                    self.lambda[t],
+                ]
+                .iter()
+                .all(|v| v.is_finite());
+                if k == 1 && !finite {
+                    return Err(SystemError::InvalidResult {
+                        constraint: start + t,
+                    });
+                }
+            }
+        }
+        // Scatter the applied links.
+        for t in 0..m {
+            if self.kind[t] == 1 {
+                // SAFETY: as for the gather; within one color no other link
+                // of this or a concurrent job writes these particles.
+                unsafe {
+                    p.set(
+                        self.pi[t],
+                        [self.xi[0][t], self.xi[1][t], self.xi[2][t]],
+                    );
+                    p.set(
+                        self.pj[t],
+                        [self.xj[0][t], self.xj[1][t], self.xj[2][t]],
+                    );
+                    *l.lambda.add(start + t) = self.lambda[t];
+                }
+            }
+        }
+        Ok(stats)
+    }
+}
+
+/// A colored 3D system over caller memory: particles ([`Soa`] or [`Aos`])
+/// and links in colored order ([`ColoredLinks`]).
+///
+/// # Examples
+///
+/// A rope of 5 particles, even/odd colored, one substep:
+///
+/// ```
+/// use xpbd::{color_order, fill_colored_links, rope, rope_coloring, Aos,
+///            ColoredLinks, ColoredSystem, Link};
+///
+/// let mut x = [[0.0_f64, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0], [3.0, 0.0, 0.0], [4.0, 0.0, 0.0]];
+/// let w = [0.0, 1.0, 1.0, 1.0, 1.0];
+/// let mut links = [Link::default(); 4];
+/// rope(&x, 1e-6, &mut links).unwrap();
+/// x[4][0] = 4.5; // stretch the last link
+///
+/// let mut colors = [0u32; 4];
+/// let count = rope_coloring(4, false, &mut colors).unwrap(); // 2 colors
+/// let (mut order, mut starts) = ([0u32; 4], [0usize; 3]);
+/// color_order(&colors, count, &mut starts, &mut order).unwrap();
+/// let (mut i, mut j) = ([0u32; 4], [0u32; 4]);
+/// let (mut rest, mut comp, mut lambda, mut alpha) = ([0.0; 4], [0.0; 4], [0.0; 4], [0.0; 4]);
+/// fill_colored_links(&links, &order, &mut i, &mut j, &mut rest, &mut comp, &mut lambda).unwrap();
+///
+/// let mut stamp = [0u32; 5]; // scratch for the proper-coloring check
+/// let mut sys = ColoredSystem::new(
+///     Aos { positions: &mut x, w: &w },
+///     ColoredLinks { i: &i, j: &j, rest: &rest, compliance: &comp,
+///                    lambda: &mut lambda, alpha: &mut alpha, color_starts: &starts },
+///     &mut stamp,
+/// ).unwrap();
+/// let mut sub = sys.begin_substep(1.0 / 60.0).unwrap();
+/// let r = sub.iterate_until(1e-9, 200).unwrap();
+/// assert_eq!(r.converged, 1);
+/// ```
+#[derive(Debug)]
+pub struct ColoredSystem<'a, T: Real, P: Particles<T>> {
+    particles: P,
+    links: ColoredLinks<'a, T>,
+    zero_length: ZeroLength,
+}
+
+impl<'a, T: Real, P: Particles<T>> ColoredSystem<'a, T, P> {
+    /// A colored system, with [`ZeroLength::Reject`]. Checks once what the
+    /// kernel relies on: all arrays consistent in length, every index below
+    /// the particle count, `i ≠ j`, the color boundaries, and that the
+    /// coloring is proper (`stamp`: scratch, one `u32` per particle).
+    ///
+    /// # Errors
+    ///
+    /// [`SystemError::ParticleCountMismatch`], [`SystemError::TooManyParticles`],
+    /// [`SystemError::InvalidShape`] (array lengths, boundaries, or an
+    /// improper coloring), [`SystemError::IndexOutOfRange`],
+    /// [`SystemError::SameParticle`].
+    pub fn new(
+        particles: P,
+        links: ColoredLinks<'a, T>,
+        stamp: &mut [u32],
+    ) -> Result<Self, SystemError> {
+        let n = particles
+            .count()
+            .ok_or(SystemError::ParticleCountMismatch)?;
+        if u32::try_from(n).is_err() {
+            return Err(SystemError::TooManyParticles);
+        }
+        let m = links.i.len();
+        if [
+            links.j.len(),
+            links.rest.len(),
+            links.compliance.len(),
+            links.lambda.len(),
+            links.alpha.len(),
+        ]
+        .iter()
+        .any(|&l| l != m)
+        {
+            return Err(SystemError::InvalidShape);
+        }
+        crate::coloring::check_coloring(links.i, links.j, links.color_starts, n, stamp)?;
+        Ok(Self {
+            particles,
+            links,
+            zero_length: ZeroLength::Reject,
+        })
+    }
+
+    /// The same system with another zero-length policy.
+    #[must_use]
+    pub fn with_zero_length(mut self, policy: ZeroLength) -> Self {
+        self.zero_length = policy;
+        self
+    }
+
+    /// The particles (positions may be changed between substeps).
+    pub fn particles_mut(&mut self) -> &mut P {
+        &mut self.particles
+    }
+
+    /// The particles.
+    #[must_use]
+    pub fn particles(&self) -> &P {
+        &self.particles
+    }
+
+    /// λ of every link (kg·m), in colored order.
+    #[must_use]
+    pub fn lambdas(&self) -> &[T] {
+        self.links.lambda
+    }
+
+    /// Number of colors.
+    #[must_use]
+    pub fn color_count(&self) -> usize {
+        self.links.color_starts.len().saturating_sub(1)
+    }
+
+    /// Starts a substep of length `h` (s): validates every particle (finite
+    /// position, finite non-negative inverse mass) and link (rest length,
+    /// compliance, scale, zero length under [`ZeroLength::Reject`]) exactly
+    /// as [`crate::System::begin_substep`] does, then writes `α̃ = α/h²` into
+    /// `alpha` and sets every λ to 0.
+    ///
+    /// # Errors
+    ///
+    /// As [`crate::System::begin_substep`] (link indices are colored
+    /// positions). Nothing is written on error.
+    pub fn begin_substep(&mut self, h: T) -> Result<ColoredSubstep<'_, 'a, T, P>, SystemError> {
+        if !h.is_finite() || h <= T::ZERO {
+            return Err(SystemError::InvalidTimeStep);
+        }
+        let w = self.particles.inverse_masses();
+        for (particle, &wk) in w.iter().enumerate() {
+            let x = self
+                .particles
+                .position(particle)
+                .ok_or(SystemError::ParticleCountMismatch)?;
+            if !x.iter().all(|c| c.is_finite()) {
+                return Err(SystemError::NonFinitePosition { particle });
+            }
+            if !finite_non_negative(wk) {
+                return Err(SystemError::InvalidInverseMass { particle });
+            }
+        }
+        let h2 = h * h;
+        let l = &self.links;
+        for (constraint, (((&i, &j), &rest), &compliance)) in l
+            .i
+            .iter()
+            .zip(l.j)
+            .zip(l.rest)
+            .zip(l.compliance)
+            .enumerate()
+        {
+            if !finite_non_negative(rest) || rest == T::ZERO {
+                return Err(SystemError::InvalidRestLength { constraint });
+            }
+            if !finite_non_negative(compliance) {
+                return Err(SystemError::InvalidCompliance { constraint });
+            }
+            let (Some(&wi), Some(&wj), Some(xi), Some(xj)) = (
+                w.get(ix(i)),
+                w.get(ix(j)),
+                self.particles.position(ix(i)),
+                self.particles.position(ix(j)),
+            ) else {
+                return Err(SystemError::IndexOutOfRange { constraint });
+            };
+            let ws = wi + wj;
+            if ws != T::ZERO {
+                let alpha = compliance / h2;
+                let denominator = ws + alpha;
+                if !alpha.is_finite() || !denominator.is_finite() || denominator <= T::ZERO {
+                    return Err(SystemError::UnrepresentableScale { constraint });
+                }
+                let len2 = xi
+                    .iter()
+                    .zip(&xj)
+                    .fold(T::ZERO, |acc, (a, b)| acc + (*b - *a) * (*b - *a));
+                if self.zero_length == ZeroLength::Reject && len2 < T::MIN_POSITIVE {
+                    return Err(SystemError::ZeroLength { constraint });
+                }
+            }
+        }
+        let links = &mut self.links;
+        for (a, &c) in links.alpha.iter_mut().zip(links.compliance) {
+            *a = c / h2;
+        }
+        links.lambda.fill(T::ZERO);
+        Ok(ColoredSubstep { system: self, h })
+    }
+}
+
+/// A colored substep in progress: h fixed, every λ started at zero, α̃
+/// computed; the system is borrowed until it is dropped.
+#[derive(Debug)]
+pub struct ColoredSubstep<'s, 'a, T: Real, P: Particles<T>> {
+    system: &'s mut ColoredSystem<'a, T, P>,
+    h: T,
+}
+
+impl<T: Real, P: Particles<T>> ColoredSubstep<'_, '_, T, P> {
+    /// The substep length h (s).
+    #[must_use]
+    pub fn h(&self) -> T {
+        self.h
+    }
+
+    /// Number of colors.
+    #[must_use]
+    pub fn color_count(&self) -> usize {
+        self.system.color_count()
+    }
+
+    /// The links `begin .. end` of color `c` (colored positions).
+    #[must_use]
+    pub fn color_range(&self, c: usize) -> Option<(usize, usize)> {
+        let s = self.system.links.color_starts;
+        Some((*s.get(c)?, *s.get(c.checked_add(1)?)?))
+    }
+
+    fn raw(&mut self) -> (P::Raw, RawLinks<T>) {
+        let s = &mut *self.system;
+        let l = &mut s.links;
+        let links = RawLinks {
+            i: l.i.as_ptr(),
+            j: l.j.as_ptr(),
+            rest: l.rest.as_ptr(),
+            alpha: l.alpha.as_ptr(),
+            lambda: l.lambda.as_mut_ptr(),
+            w: s.particles.inverse_masses().as_ptr(),
+        };
+        (s.particles.raw(), links)
+    }
+
+    /// One solver iteration: every color in order, each color's links in
+    /// chunks (see the module documentation). Bit-identical to
+    /// [`crate::Substep::iterate`] over the links in colored order.
+    ///
+    /// # Errors
+    ///
+    /// [`SystemError::ZeroLength`] (under [`ZeroLength::Reject`]) or
+    /// [`SystemError::InvalidResult`] naming the colored position of the
+    /// first bad link of the failing chunk; that chunk and everything after
+    /// it are untouched, everything before it was applied.
+    pub fn iterate(&mut self) -> Result<SweepStats<T>, SystemError> {
+        let policy = self.system.zero_length;
+        let (p, l) = self.raw();
+        let mut stats = SweepStats::default();
+        for w in self.system.links.color_starts.windows(2) {
+            let (Some(&b), Some(&e)) = (w.first(), w.get(1)) else {
+                continue;
+            };
+            // SAFETY: `new` checked every index below the particle count,
+            // the boundaries ascending within the link arrays, and the
+            // coloring proper; `&mut self` excludes any other access.
+            stats = stats.merge(unsafe { solve_range(p, l, b, e, policy)? });
+        }
+        Ok(stats)
+    }
+
+    /// Iterates until a sweep's `max |C + α̃λ|` is at most `tolerance` (m)
+    /// or `max_iterations` sweeps ran.
+    ///
+    /// # Errors
+    ///
+    /// [`SystemError::InvalidTolerance`], or those of
+    /// [`iterate`](Self::iterate).
+    pub fn iterate_until(
+        &mut self,
+        tolerance: T,
+        max_iterations: u32,
+    ) -> Result<Convergence<T>, SystemError> {
+        if !finite_non_negative(tolerance) {
+            return Err(SystemError::InvalidTolerance);
+        }
+        let mut result = Convergence::default();
+        while result.iterations < max_iterations {
+            result.last = self.iterate()?;
+            result.iterations = result.iterations.saturating_add(1);
+            if result.last.max_residual <= tolerance {
+                result.converged = 1;
+                break;
+            }
+        }
+        Ok(result)
+    }
+
+    /// The jobs of color `color` split into `jobs` disjoint ranges
+    /// ([`job_range`]) for an engine's job system: each [`ColorJob`] is
+    /// `Send` and can run on any thread, all of them concurrently. Run every
+    /// job of color 0, wait for all, then color 1, and so on: that is one
+    /// iteration, bit-identical to [`iterate`](Self::iterate) whatever
+    /// `jobs` is. The jobs borrow the substep, so two colors can never be in
+    /// flight at once.
+    ///
+    /// # Errors
+    ///
+    /// [`SystemError::InvalidShape`] when `color ≥ color_count()` or
+    /// `jobs == 0`.
+    pub fn jobs(
+        &mut self,
+        color: usize,
+        jobs: usize,
+    ) -> Result<ColorJobs<'_, T, P::Raw>, SystemError> {
+        let (begin, end) = self.color_range(color).ok_or(SystemError::InvalidShape)?;
+        if jobs == 0 {
+            return Err(SystemError::InvalidShape);
+        }
+        let policy = self.system.zero_length;
+        let (p, l) = self.raw();
+        Ok(ColorJobs {
+            p,
+            l,
+            policy,
+            begin,
+            end,
+            next: 0,
+            jobs,
+            _borrow: PhantomData,
+        })
+    }
+
+    /// The links with their current λ, in colored order.
+    #[must_use]
+    pub fn lambdas(&self) -> &[T] {
+        self.system.links.lambda
+    }
+
+    /// The particles.
+    #[must_use]
+    pub fn particles(&self) -> &P {
+        &self.system.particles
+    }
+}
+
+/// The disjoint jobs of one color (an iterator of [`ColorJob`]).
+pub struct ColorJobs<'s, T, R> {
+    p: R,
+    l: RawLinks<T>,
+    policy: ZeroLength,
+    begin: usize,
+    end: usize,
+    next: usize,
+    jobs: usize,
+    _borrow: PhantomData<&'s mut ()>,
+}
+
+impl<'s, T: Real, R: RawParticles<T>> Iterator for ColorJobs<'s, T, R> {
+    type Item = ColorJob<'s, T, R>;
+    fn next(&mut self) -> Option<Self::Item> {
+        let (begin, end) = job_range(self.begin, self.end, self.next, self.jobs)?;
+        self.next = self.next.saturating_add(1);
+        Some(ColorJob {
+            p: self.p,
+            l: self.l,
+            policy: self.policy,
+            begin,
+            end,
+            _borrow: PhantomData,
+        })
+    }
+}
+
+/// One range of one color: run it on any thread with [`run`](Self::run).
+pub struct ColorJob<'s, T, R> {
+    p: R,
+    l: RawLinks<T>,
+    policy: ZeroLength,
+    begin: usize,
+    end: usize,
+    _borrow: PhantomData<&'s mut ()>,
+}
+
+impl<T: Real, R: RawParticles<T>> ColorJob<'_, T, R> {
+    /// The colored link positions `begin .. end` this job solves.
+    #[must_use]
+    pub fn range(&self) -> (usize, usize) {
+        (self.begin, self.end)
+    }
+
+    /// Solves this job's links (consumes the job: each range runs once).
+    ///
+    /// # Errors
+    ///
+    /// As [`ColoredSubstep::iterate`], for this range.
+    pub fn run(self) -> Result<SweepStats<T>, SystemError> {
+        // SAFETY: the range lies within one color (from `job_range` over the
+        // color's boundaries, checked at construction), jobs of one
+        // `ColorJobs` are disjoint, the coloring is proper (checked at
+        // construction) so their particles are disjoint, and the jobs borrow
+        // the substep mutably, so nothing else touches the system meanwhile.
+        unsafe { solve_range(self.p, self.l, self.begin, self.end, self.policy) }
+    }
+}
