@@ -10,9 +10,61 @@ use core::fmt::{Debug, Display};
 use core::ops::{Add, Div, Mul, Neg, Sub};
 
 mod sealed {
-    pub trait Sealed {}
-    impl Sealed for f32 {}
-    impl Sealed for f64 {}
+    use crate::colored::{RawLinks, RawParticles};
+    use crate::system::{SweepStats, SystemError, ZeroLength};
+
+    /// Seals [`Real`](super::Real), and selects the colored kernel per type.
+    pub trait Sealed: Sized {
+        /// Solves links `begin .. end` of one color (see
+        /// `colored::solve_range`); returns the statistics and the first
+        /// link not applied.
+        ///
+        /// # Safety
+        /// As `colored::solve_range`.
+        unsafe fn colored_range<P: RawParticles<Self>>(
+            p: P,
+            l: RawLinks<Self>,
+            begin: usize,
+            end: usize,
+            policy: ZeroLength,
+        ) -> (SweepStats<Self>, Option<SystemError>);
+    }
+
+    impl Sealed for f32 {
+        #[inline(always)]
+        unsafe fn colored_range<P: RawParticles<f32>>(
+            p: P,
+            l: RawLinks<f32>,
+            begin: usize,
+            end: usize,
+            policy: ZeroLength,
+        ) -> (SweepStats<f32>, Option<SystemError>) {
+            // SAFETY: forwarded caller contract.
+            unsafe { crate::colored::generic_range(p, l, begin, end, policy) }
+        }
+    }
+
+    impl Sealed for f64 {
+        #[inline(always)]
+        unsafe fn colored_range<P: RawParticles<f64>>(
+            p: P,
+            l: RawLinks<f64>,
+            begin: usize,
+            end: usize,
+            policy: ZeroLength,
+        ) -> (SweepStats<f64>, Option<SystemError>) {
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            // SAFETY: forwarded caller contract.
+            unsafe {
+                crate::colored::sse2::range(p, l, begin, end, policy)
+            }
+            #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+            // SAFETY: forwarded caller contract.
+            unsafe {
+                crate::colored::generic_range(p, l, begin, end, policy)
+            }
+        }
+    }
 }
 
 /// An IEEE-754 floating-point scalar: implemented for [`f32`] and [`f64`] only.

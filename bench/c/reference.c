@@ -49,13 +49,15 @@ SEQ_SWEEP(ref_seq_sweep_f32, float, XpbdLinkF32, sqrtf, FLT_MIN)
 /* ---- Colored structure-of-arrays kernel ----
  * Links sorted by color, color c = [starts[c], starts[c+1]); within a color
  * no particle repeats, so each chunk is gathered into local arrays, solved
- * in a loop GCC vectorizes (sqrtpd/divpd), and scattered back. alpha holds
- * compliance / h^2 per link, computed once per substep. */
+ * in a loop GCC vectorizes (sqrtpd/divpd), and scattered back. Per substep
+ * alpha = compliance / h^2 and g = 1 / (wi + wj + alpha) are precomputed;
+ * a visit uses r = 1 / len and d * r (xpbd's colored equations). */
 #define CH 64
 #define COLORED_SWEEP(NAME, T, TMIN)                                              \
     void NAME(T *restrict x, T *restrict y, T *restrict z, const T *restrict w,  \
               const uint32_t *restrict li, const uint32_t *restrict lj,           \
               const T *restrict rest, const T *restrict alpha,                    \
+              const T *restrict g,                                                \
               T *restrict lambda, const size_t *starts, size_t colors) {          \
         for (size_t c = 0; c < colors; ++c) {                                     \
             for (size_t s = starts[c]; s < starts[c + 1]; s += CH) {              \
@@ -75,12 +77,13 @@ SEQ_SWEEP(ref_seq_sweep_f32, float, XpbdLinkF32, sqrtf, FLT_MIN)
                     T d0 = bx[t] - ax[t], d1 = by[t] - ay[t], d2 = bz[t] - az[t]; \
                     T len2 = (T)0 + d0 * d0 + d1 * d1 + d2 * d2;                  \
                     T len = sqrt##T##_(len2);                                     \
+                    T r = (T)1 / len;                                             \
                     T al = alpha[s + t], lam = lambda[s + t];                     \
                     T cc = len - rest[s + t];                                     \
                     T num = -cc - al * lam;                                       \
-                    T delta = num / (ws + al);                                    \
+                    T delta = num * g[s + t];                                     \
                     T si = wi * delta, sj = wj * delta;                           \
-                    T n0 = d0 / len, n1 = d1 / len, n2 = d2 / len;                \
+                    T n0 = d0 * r, n1 = d1 * r, n2 = d2 * r;                      \
                     ok[t] = (ws != 0) & (len2 >= TMIN);                           \
                     ax[t] = ax[t] - si * n0; ay[t] = ay[t] - si * n1;             \
                     az[t] = az[t] - si * n2;                                      \

@@ -34,6 +34,7 @@ extern "C" {
         lj: *const u32,
         rest: *const f64,
         alpha: *const f64,
+        g: *const f64,
         lambda: *mut f64,
         starts: *const usize,
         colors: usize,
@@ -47,6 +48,7 @@ extern "C" {
         lj: *const u32,
         rest: *const f32,
         alpha: *const f32,
+        g: *const f32,
         lambda: *mut f32,
         starts: *const usize,
         colors: usize,
@@ -188,6 +190,7 @@ struct Plan<T> {
     compliance: Vec<T>,
     lambda: Vec<T>,
     alpha: Vec<T>,
+    g: Vec<T>,
 }
 
 impl<T: Real> Plan<T> {
@@ -202,6 +205,7 @@ impl<T: Real> Plan<T> {
             compliance: vec![T::ZERO; n],
             lambda: vec![T::ZERO; n],
             alpha: vec![T::ZERO; n],
+            g: vec![T::ZERO; n],
         };
         color_order(&s.colors, s.color_count, &mut p.starts, &mut p.order).map_err(|e| e.to_string())?;
         fill_colored_links(&s.links, &p.order, &mut p.i, &mut p.j, &mut p.rest, &mut p.compliance, &mut p.lambda)
@@ -216,6 +220,7 @@ impl<T: Real> Plan<T> {
             compliance: &self.compliance,
             lambda: &mut self.lambda,
             alpha: &mut self.alpha,
+            inv_denominator: &mut self.g,
             color_starts: &self.starts,
         }
     }
@@ -325,14 +330,12 @@ fn colored_case<T: Real + CRef>(
     if soa_bits != bits(xa.iter().flatten().copied()) {
         return Err(format!("{name}: colored SoA and AoS results differ"));
     }
-    // C colored SoA (alpha computed as begin_substep does).
+    // C colored SoA, with alpha and g as begin_substep computed them.
     let [mut cx, mut cy, mut cz] = [0, 1, 2].map(|c| scene.x.iter().map(|p| p[c]).collect::<Vec<T>>());
-    let h2 = h * h;
-    let alpha: Vec<T> = plan.compliance.iter().map(|&c| c / h2).collect();
     let mut lambda = vec![T::ZERO; m];
     let (cps, cns) = time(s.reps, solves, || {
         for _ in 0..sweeps {
-            T::colored(&mut cx, &mut cy, &mut cz, &scene.w, &plan, &alpha, &mut lambda);
+            T::colored(&mut cx, &mut cy, &mut cz, &scene.w, &plan, &mut lambda);
         }
     });
     if soa_bits != bits((0..n).flat_map(|k| [cx[k], cy[k], cz[k]])) {
@@ -396,7 +399,6 @@ trait CRef: Sized {
         z: &mut [Self],
         w: &[Self],
         plan: &Plan<Self>,
-        alpha: &[Self],
         lambda: &mut [Self],
     );
 }
@@ -406,7 +408,7 @@ impl CRef for f64 {
         // SAFETY: buffers valid for their lengths; Link<f64> has XpbdLink's layout.
         unsafe { ref_seq_sweep_f64(x.as_mut_ptr(), w.as_ptr(), links.as_mut_ptr().cast(), links.len(), h) }
     }
-    fn colored(x: &mut [f64], y: &mut [f64], z: &mut [f64], w: &[f64], p: &Plan<f64>, alpha: &[f64], lambda: &mut [f64]) {
+    fn colored(x: &mut [f64], y: &mut [f64], z: &mut [f64], w: &[f64], p: &Plan<f64>, lambda: &mut [f64]) {
         // SAFETY: all arrays have the lengths the plan's indices and starts assume.
         unsafe {
             ref_colored_sweep_f64(
@@ -417,7 +419,8 @@ impl CRef for f64 {
                 p.i.as_ptr(),
                 p.j.as_ptr(),
                 p.rest.as_ptr(),
-                alpha.as_ptr(),
+                p.alpha.as_ptr(),
+                p.g.as_ptr(),
                 lambda.as_mut_ptr(),
                 p.starts.as_ptr(),
                 p.starts.len() - 1,
@@ -431,7 +434,7 @@ impl CRef for f32 {
         // SAFETY: as for f64.
         unsafe { ref_seq_sweep_f32(x.as_mut_ptr(), w.as_ptr(), links.as_mut_ptr().cast(), links.len(), h) }
     }
-    fn colored(x: &mut [f32], y: &mut [f32], z: &mut [f32], w: &[f32], p: &Plan<f32>, alpha: &[f32], lambda: &mut [f32]) {
+    fn colored(x: &mut [f32], y: &mut [f32], z: &mut [f32], w: &[f32], p: &Plan<f32>, lambda: &mut [f32]) {
         // SAFETY: as for f64.
         unsafe {
             ref_colored_sweep_f32(
@@ -442,7 +445,8 @@ impl CRef for f32 {
                 p.i.as_ptr(),
                 p.j.as_ptr(),
                 p.rest.as_ptr(),
-                alpha.as_ptr(),
+                p.alpha.as_ptr(),
+                p.g.as_ptr(),
                 lambda.as_mut_ptr(),
                 p.starts.as_ptr(),
                 p.starts.len() - 1,
@@ -603,10 +607,10 @@ pub fn run() -> Result<(Vec<Figure>, Vec<Ratio>), String> {
         println!("{:<70} {:>7.3} {:>7} {}", r.what, r.value, target, verdict);
     }
     println!();
-    println!("memory, f64: SoA and AoS particles {} B (x, y, z, w); colored link {} B (i, j, rest, compliance, alpha, lambda); sequential Link {} B",
-        4 * 8, 4 + 4 + 4 * 8, std::mem::size_of::<Link<f64>>());
+    println!("memory, f64: SoA and AoS particles {} B (x, y, z, w); colored link {} B (i, j, rest, compliance, alpha, g, lambda); sequential Link {} B",
+        4 * 8, 4 + 4 + 5 * 8, std::mem::size_of::<Link<f64>>());
     println!("memory, f32: SoA and AoS particles {} B; colored link {} B; sequential Link {} B",
-        4 * 4, 4 + 4 + 4 * 4, std::mem::size_of::<Link<f32>>());
+        4 * 4, 4 + 4 + 5 * 4, std::mem::size_of::<Link<f32>>());
     let _ = SweepStats::<f64>::default();
     Ok((figs, ratios))
 }
