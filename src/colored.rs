@@ -436,165 +436,277 @@ pub(crate) unsafe fn generic_range<T: Real, P: RawParticles<T>>(
     (stats, first_error)
 }
 
-/// The f64 kernel on x86-64: two links per SSE2 register (`sqrtpd`,
-/// `divpd`), particles gathered and scattered directly, the same IEEE
-/// operations per lane as [`candidate`] (so the same bits as the portable
-/// kernel). LLVM does not vectorize the portable loop for f64 on the
-/// baseline ISA (two lanes do not pay for the emulated gathers in its cost
-/// model), hence the explicit code.
+/// The kernels on x86-64: two f64 or four f32 links per SSE register
+/// (`sqrtpd`/`divpd`, `sqrtps`/`divps`), particles gathered and scattered
+/// directly, the same IEEE operations per lane as [`candidate`] (so the
+/// same bits as the portable kernel). LLVM does not vectorize the portable
+/// fused loop on the baseline ISA (its cost model rejects the emulated
+/// gathers), hence the explicit code, written once over [`sse::Lanes`].
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-pub(crate) mod sse2 {
-    use super::{candidate, ix, max, RawLinks, RawParticles};
+pub(crate) mod sse {
+    use super::{ix, max, RawLinks, RawParticles};
+    use crate::real::Real;
     use crate::system::{SweepStats, SystemError, ZeroLength};
     use core::arch::x86_64::*;
 
-    /// Lane `k` (0 or 1) of `v`.
-    #[inline(always)]
-    fn lane(v: __m128d, k: usize) -> f64 {
-        let mut out = [0.0; 2];
-        // SAFETY: SSE2 is enabled at compile time; `out` holds two f64.
-        unsafe { _mm_storeu_pd(out.as_mut_ptr(), v) };
-        out.get(k).copied().unwrap_or(0.0)
+    /// One SSE register of `LANES` values of `T`. Every method is a single
+    /// SSE/SSE2 instruction (or a few for `set`/`get`); SSE2 is part of the
+    /// x86-64 baseline, so all are always available.
+    pub(crate) trait Lanes<T: Real>: Copy {
+        const LANES: usize;
+        fn splat(v: T) -> Self;
+        /// From `LANES` scalars.
+        fn set(v: &[T; 4]) -> Self;
+        /// To `LANES` scalars (the rest of the array untouched).
+        fn get(self, out: &mut [T; 4]);
+        /// # Safety
+        /// `p` is valid for `LANES` reads.
+        unsafe fn load(p: *const T) -> Self;
+        /// # Safety
+        /// `p` is valid for `LANES` writes.
+        unsafe fn store(self, p: *mut T);
+        fn add(self, o: Self) -> Self;
+        fn sub(self, o: Self) -> Self;
+        fn mul(self, o: Self) -> Self;
+        fn div(self, o: Self) -> Self;
+        fn sqrt(self) -> Self;
+        fn and(self, o: Self) -> Self;
+        fn andnot(self, o: Self) -> Self;
+        fn or(self, o: Self) -> Self;
+        fn xor(self, o: Self) -> Self;
+        fn max(self, o: Self) -> Self;
+        fn ne(self, o: Self) -> Self;
+        fn ge(self, o: Self) -> Self;
+        fn eq(self, o: Self) -> Self;
+        fn mask(self) -> u32;
+    }
+
+    macro_rules! lanes {
+        ($v:ty, $t:ty, $n:literal, $all:literal, $s:ident, $set1:ident, $ld:ident, $st:ident,
+         $add:ident, $sub:ident, $mul:ident, $div:ident, $sqrt:ident, $and:ident,
+         $andn:ident, $or:ident, $xor:ident, $max:ident, $ne:ident, $ge:ident, $eq:ident,
+         $mm:ident) => {
+            // SAFETY (every method): SSE/SSE2 are enabled at compile time
+            // (cfg above); the intrinsics touch no memory except `load` and
+            // `store`, whose pointers the caller vouches for, and `set`/`get`,
+            // which use local arrays of at least `LANES` values.
+            impl Lanes<$t> for $v {
+                const LANES: usize = $n;
+                #[inline(always)]
+                fn splat(v: $t) -> Self { unsafe { $set1(v) } }
+                #[inline(always)]
+                fn set(v: &[$t; 4]) -> Self { unsafe { $ld(v.as_ptr()) } }
+                #[inline(always)]
+                fn get(self, out: &mut [$t; 4]) { unsafe { $st(out.as_mut_ptr(), self) } }
+                #[inline(always)]
+                unsafe fn load(p: *const $t) -> Self { unsafe { $ld(p) } }
+                #[inline(always)]
+                unsafe fn store(self, p: *mut $t) { unsafe { $st(p, self) } }
+                #[inline(always)]
+                fn add(self, o: Self) -> Self { unsafe { $add(self, o) } }
+                #[inline(always)]
+                fn sub(self, o: Self) -> Self { unsafe { $sub(self, o) } }
+                #[inline(always)]
+                fn mul(self, o: Self) -> Self { unsafe { $mul(self, o) } }
+                #[inline(always)]
+                fn div(self, o: Self) -> Self { unsafe { $div(self, o) } }
+                #[inline(always)]
+                fn sqrt(self) -> Self { unsafe { $sqrt(self) } }
+                #[inline(always)]
+                fn and(self, o: Self) -> Self { unsafe { $and(self, o) } }
+                #[inline(always)]
+                fn andnot(self, o: Self) -> Self { unsafe { $andn(self, o) } }
+                #[inline(always)]
+                fn or(self, o: Self) -> Self { unsafe { $or(self, o) } }
+                #[inline(always)]
+                fn xor(self, o: Self) -> Self { unsafe { $xor(self, o) } }
+                #[inline(always)]
+                fn max(self, o: Self) -> Self { unsafe { $max(self, o) } }
+                #[inline(always)]
+                fn ne(self, o: Self) -> Self { unsafe { $ne(self, o) } }
+                #[inline(always)]
+                fn ge(self, o: Self) -> Self { unsafe { $ge(self, o) } }
+                #[inline(always)]
+                fn eq(self, o: Self) -> Self { unsafe { $eq(self, o) } }
+                #[inline(always)]
+                #[allow(clippy::as_conversions)] // a movemask is a small non-negative bit set
+                fn mask(self) -> u32 { unsafe { $mm(self) as u32 & $all } }
+            }
+        };
+    }
+
+    #[allow(clippy::undocumented_unsafe_blocks)] // documented once at the impl
+    mod impls {
+        use super::*;
+        lanes!(__m128d, f64, 2, 3, f64, _mm_set1_pd, _mm_loadu_pd, _mm_storeu_pd, _mm_add_pd,
+            _mm_sub_pd, _mm_mul_pd, _mm_div_pd, _mm_sqrt_pd, _mm_and_pd, _mm_andnot_pd, _mm_or_pd,
+            _mm_xor_pd, _mm_max_pd, _mm_cmpneq_pd, _mm_cmpge_pd, _mm_cmpeq_pd, _mm_movemask_pd);
+        lanes!(__m128, f32, 4, 15, f32, _mm_set1_ps, _mm_loadu_ps, _mm_storeu_ps, _mm_add_ps,
+            _mm_sub_ps, _mm_mul_ps, _mm_div_ps, _mm_sqrt_ps, _mm_and_ps, _mm_andnot_ps, _mm_or_ps,
+            _mm_xor_ps, _mm_max_ps, _mm_cmpneq_ps, _mm_cmpge_ps, _mm_cmpeq_ps, _mm_movemask_ps);
     }
 
     /// # Safety
     /// As [`super::solve_range`].
     #[inline(always)]
-    pub(crate) unsafe fn range<P: RawParticles<f64>>(
+    #[allow(clippy::indexing_slicing)] // fixed [_; 4] arrays indexed by lane < LANES ≤ 4
+    pub(crate) unsafe fn range<T: Real, V: Lanes<T>, P: RawParticles<T>>(
         p: P,
-        l: RawLinks<f64>,
+        l: RawLinks<T>,
         begin: usize,
         end: usize,
         policy: ZeroLength,
-    ) -> (SweepStats<f64>, Option<SystemError>) {
+    ) -> (SweepStats<T>, Option<SystemError>) {
+        let n = V::LANES;
+        let all = if n == 2 { 3 } else { 15 };
         let reject = policy == ZeroLength::Reject;
         let mut error: Option<SystemError> = None;
         let (mut applied, mut skipped_static, mut skipped_zero) = (0u32, 0u32, 0u32);
-        // SAFETY (whole block): SSE2 is enabled at compile time; every
-        // pointer access is at a link position `k < end` within the link
-        // arrays or a particle index below the particle count (caller
-        // contract, validated at construction); the links of the range
-        // share no particle, so the two lanes never write the same particle
-        // and nothing else accesses them meanwhile.
-        unsafe {
-            let zero = _mm_setzero_pd();
-            let one = _mm_set1_pd(1.0);
-            let min_pos = _mm_set1_pd(f64::MIN_POSITIVE);
-            let sign = _mm_set1_pd(-0.0);
-            let mut max_c = zero;
-            let mut max_r = zero;
-            let mut k = begin;
-            while k + 2 <= end {
-                let (i0, j0) = (ix(*l.i.add(k)), ix(*l.j.add(k)));
-                let (i1, j1) = (ix(*l.i.add(k + 1)), ix(*l.j.add(k + 1)));
-                let (a0, b0, a1, b1) = (p.get(i0), p.get(j0), p.get(i1), p.get(j1));
-                let ax = _mm_set_pd(a1[0], a0[0]);
-                let ay = _mm_set_pd(a1[1], a0[1]);
-                let az = _mm_set_pd(a1[2], a0[2]);
-                let bx = _mm_set_pd(b1[0], b0[0]);
-                let by = _mm_set_pd(b1[1], b0[1]);
-                let bz = _mm_set_pd(b1[2], b0[2]);
-                let wi = _mm_set_pd(*l.w.add(i1), *l.w.add(i0));
-                let wj = _mm_set_pd(*l.w.add(j1), *l.w.add(j0));
-                let rest = _mm_loadu_pd(l.rest.add(k));
-                let alpha = _mm_loadu_pd(l.alpha.add(k));
-                let g = _mm_loadu_pd(l.g.add(k));
-                let lambda = _mm_loadu_pd(l.lambda.add(k));
-                let dx = _mm_sub_pd(bx, ax);
-                let dy = _mm_sub_pd(by, ay);
-                let dz = _mm_sub_pd(bz, az);
-                let len2 = _mm_add_pd(
-                    _mm_add_pd(_mm_add_pd(zero, _mm_mul_pd(dx, dx)), _mm_mul_pd(dy, dy)),
-                    _mm_mul_pd(dz, dz),
-                );
-                let len = _mm_sqrt_pd(len2);
-                let r = _mm_div_pd(one, len);
-                let c = _mm_sub_pd(len, rest);
-                let numerator = _mm_sub_pd(_mm_xor_pd(c, sign), _mm_mul_pd(alpha, lambda));
-                let delta = _mm_mul_pd(numerator, g);
-                let si = _mm_mul_pd(wi, delta);
-                let sj = _mm_mul_pd(wj, delta);
-                let nx = _mm_mul_pd(dx, r);
-                let ny = _mm_mul_pd(dy, r);
-                let nz = _mm_mul_pd(dz, r);
-                let nax = _mm_sub_pd(ax, _mm_mul_pd(si, nx));
-                let nay = _mm_sub_pd(ay, _mm_mul_pd(si, ny));
-                let naz = _mm_sub_pd(az, _mm_mul_pd(si, nz));
-                let nbx = _mm_add_pd(bx, _mm_mul_pd(sj, nx));
-                let nby = _mm_add_pd(by, _mm_mul_pd(sj, ny));
-                let nbz = _mm_add_pd(bz, _mm_mul_pd(sj, nz));
-                let nl = _mm_add_pd(lambda, delta);
-                let f = _mm_add_pd(
-                    _mm_add_pd(
-                        _mm_add_pd(
-                            _mm_add_pd(
-                                _mm_add_pd(
-                                    _mm_add_pd(_mm_sub_pd(nax, nax), _mm_sub_pd(nay, nay)),
-                                    _mm_sub_pd(naz, naz),
-                                ),
-                                _mm_sub_pd(nbx, nbx),
-                            ),
-                            _mm_sub_pd(nby, nby),
-                        ),
-                        _mm_sub_pd(nbz, nbz),
-                    ),
-                    _mm_sub_pd(nl, nl),
-                );
-                let moving = _mm_cmpneq_pd(_mm_add_pd(wi, wj), zero);
-                let long = _mm_cmpge_pd(len2, min_pos);
-                let finite = _mm_cmpeq_pd(f, zero);
-                let solvable = _mm_and_pd(moving, long);
-                let apply = _mm_and_pd(solvable, finite);
-                let sel = |new: __m128d, old: __m128d| {
-                    _mm_or_pd(_mm_and_pd(apply, new), _mm_andnot_pd(apply, old))
-                };
-                let (ox, oy, oz) = (sel(nax, ax), sel(nay, ay), sel(naz, az));
-                let (px, py, pz) = (sel(nbx, bx), sel(nby, by), sel(nbz, bz));
-                _mm_storeu_pd(l.lambda.add(k), sel(nl, lambda));
-                p.set(i0, [lane(ox, 0), lane(oy, 0), lane(oz, 0)]);
-                p.set(j0, [lane(px, 0), lane(py, 0), lane(pz, 0)]);
-                p.set(i1, [lane(ox, 1), lane(oy, 1), lane(oz, 1)]);
-                p.set(j1, [lane(px, 1), lane(py, 1), lane(pz, 1)]);
-                let am = _mm_movemask_pd(apply);
-                let mm = _mm_movemask_pd(moving);
-                let lm = _mm_movemask_pd(long);
-                let fm = _mm_movemask_pd(finite);
-                applied += am.count_ones();
-                skipped_static += (!mm & 3).count_ones();
-                let zm = mm & !lm & 3;
-                skipped_zero += zm.count_ones();
-                let failed = (mm & lm & !fm & 3) | if reject { zm } else { 0 };
-                if failed != 0 && error.is_none() {
-                    let lane0 = failed & 1 != 0;
-                    let at = if lane0 { k } else { k + 1 };
-                    let zero_lane = zm & if lane0 { 1 } else { 2 } != 0;
-                    error = Some(if zero_lane {
-                        SystemError::ZeroLength { constraint: at }
-                    } else {
-                        SystemError::InvalidResult { constraint: at }
-                    });
+        let zero = V::splat(T::ZERO);
+        let one = V::splat(T::ONE);
+        let min_pos = V::splat(T::MIN_POSITIVE);
+        let sign = V::splat(-T::ZERO);
+        let mut max_c = zero;
+        let mut max_r = zero;
+        let mut k = begin;
+        let z4 = [T::ZERO; 4];
+        while k + n <= end {
+            let mut pi = [0usize; 4];
+            let mut pj = [0usize; 4];
+            let (mut ax, mut ay, mut az, mut bx, mut by, mut bz, mut wi, mut wj) =
+                (z4, z4, z4, z4, z4, z4, z4, z4);
+            for t in 0..n {
+                // SAFETY: `k + t < end` is a link position of the range, its
+                // indices are below the particle count (caller contract).
+                unsafe {
+                    let i = ix(*l.i.add(k + t));
+                    let j = ix(*l.j.add(k + t));
+                    pi[t] = i;
+                    pj[t] = j;
+                    let a = p.get(i);
+                    let b = p.get(j);
+                    ax[t] = a[0];
+                    ay[t] = a[1];
+                    az[t] = a[2];
+                    bx[t] = b[0];
+                    by[t] = b[1];
+                    bz[t] = b[2];
+                    wi[t] = *l.w.add(i);
+                    wj[t] = *l.w.add(j);
                 }
-                max_c = _mm_max_pd(max_c, _mm_and_pd(apply, _mm_andnot_pd(sign, c)));
-                max_r = _mm_max_pd(max_r, _mm_and_pd(apply, _mm_andnot_pd(sign, numerator)));
-                k += 2;
             }
-            let mut stats = SweepStats {
-                applied: ix(applied),
-                skipped_static: ix(skipped_static),
-                skipped_zero_length: if reject { 0 } else { ix(skipped_zero) },
-                max_abs_c: max(lane(max_c, 0), lane(max_c, 1)),
-                max_residual: max(lane(max_r, 0), lane(max_r, 1)),
+            let (ax, ay, az) = (V::set(&ax), V::set(&ay), V::set(&az));
+            let (bx, by, bz) = (V::set(&bx), V::set(&by), V::set(&bz));
+            let (wi, wj) = (V::set(&wi), V::set(&wj));
+            // SAFETY: `k .. k + n` are link positions of the range.
+            let (rest, alpha, g, lambda) = unsafe {
+                (
+                    V::load(l.rest.add(k)),
+                    V::load(l.alpha.add(k)),
+                    V::load(l.g.add(k)),
+                    V::load(l.lambda.add(k)),
+                )
             };
-            if k < end {
-                let (last, e) = super::generic_range(p, l, k, end, policy);
-                stats = stats.merge(last);
-                if error.is_none() {
-                    error = e;
+            let dx = bx.sub(ax);
+            let dy = by.sub(ay);
+            let dz = bz.sub(az);
+            let len2 = zero.add(dx.mul(dx)).add(dy.mul(dy)).add(dz.mul(dz));
+            let len = len2.sqrt();
+            let r = one.div(len);
+            let c = len.sub(rest);
+            let numerator = c.xor(sign).sub(alpha.mul(lambda));
+            let delta = numerator.mul(g);
+            let si = wi.mul(delta);
+            let sj = wj.mul(delta);
+            let nx = dx.mul(r);
+            let ny = dy.mul(r);
+            let nz = dz.mul(r);
+            let mut nax = ax.sub(si.mul(nx));
+            let mut nay = ay.sub(si.mul(ny));
+            let mut naz = az.sub(si.mul(nz));
+            let mut nbx = bx.add(sj.mul(nx));
+            let mut nby = by.add(sj.mul(ny));
+            let mut nbz = bz.add(sj.mul(nz));
+            let mut nl = lambda.add(delta);
+            let f = nax
+                .sub(nax)
+                .add(nay.sub(nay))
+                .add(naz.sub(naz))
+                .add(nbx.sub(nbx))
+                .add(nby.sub(nby))
+                .add(nbz.sub(nbz))
+                .add(nl.sub(nl));
+            let moving = wi.add(wj).ne(zero);
+            let long = len2.ge(min_pos);
+            let finite = f.eq(zero);
+            let apply = moving.and(long).and(finite);
+            let am = apply.mask();
+            if am != all {
+                let sel = |new: V, old: V| apply.and(new).or(apply.andnot(old));
+                nax = sel(nax, ax);
+                nay = sel(nay, ay);
+                naz = sel(naz, az);
+                nbx = sel(nbx, bx);
+                nby = sel(nby, by);
+                nbz = sel(nbz, bz);
+                nl = sel(nl, lambda);
+            }
+            let (mut oax, mut oay, mut oaz, mut obx, mut oby, mut obz) = (z4, z4, z4, z4, z4, z4);
+            nax.get(&mut oax);
+            nay.get(&mut oay);
+            naz.get(&mut oaz);
+            nbx.get(&mut obx);
+            nby.get(&mut oby);
+            nbz.get(&mut obz);
+            // SAFETY: as for the loads; the links of the range share no
+            // particle, so no two lanes write the same particle.
+            unsafe {
+                nl.store(l.lambda.add(k));
+                for t in 0..n {
+                    p.set(pi[t], [oax[t], oay[t], oaz[t]]);
+                    p.set(pj[t], [obx[t], oby[t], obz[t]]);
                 }
             }
-            let _ = candidate::<f64>;
-            (stats, error)
+            let mm = moving.mask();
+            let lm = long.mask();
+            let fm = finite.mask();
+            applied += am.count_ones();
+            skipped_static += (!mm & all).count_ones();
+            let zm = mm & !lm & all;
+            skipped_zero += zm.count_ones();
+            let failed = (mm & lm & !fm & all) | if reject { zm } else { 0 };
+            if failed != 0 && error.is_none() {
+                let t = failed.trailing_zeros();
+                let at = k + ix(t);
+                error = Some(if zm & (1 << t) != 0 {
+                    SystemError::ZeroLength { constraint: at }
+                } else {
+                    SystemError::InvalidResult { constraint: at }
+                });
+            }
+            max_c = max_c.max(apply.and(sign.andnot(c)));
+            max_r = max_r.max(apply.and(sign.andnot(numerator)));
+            k += n;
         }
+        let (mut mc, mut mr) = (z4, z4);
+        max_c.get(&mut mc);
+        max_r.get(&mut mr);
+        let mut stats = SweepStats {
+            applied: ix(applied),
+            skipped_static: ix(skipped_static),
+            skipped_zero_length: if reject { 0 } else { ix(skipped_zero) },
+            max_abs_c: mc.iter().fold(T::ZERO, |a, b| max(a, *b)),
+            max_residual: mr.iter().fold(T::ZERO, |a, b| max(a, *b)),
+        };
+        if k < end {
+            // SAFETY: forwarded caller contract, for the remaining links.
+            let (last, e) = unsafe { super::generic_range(p, l, k, end, policy) };
+            stats = stats.merge(last);
+            if error.is_none() {
+                error = e;
+            }
+        }
+        (stats, error)
     }
 }
 

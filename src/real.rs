@@ -39,8 +39,18 @@ mod sealed {
             end: usize,
             policy: ZeroLength,
         ) -> (SweepStats<f32>, Option<SystemError>) {
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             // SAFETY: forwarded caller contract.
-            unsafe { crate::colored::generic_range(p, l, begin, end, policy) }
+            unsafe {
+                crate::colored::sse::range::<f32, core::arch::x86_64::__m128, P>(
+                    p, l, begin, end, policy,
+                )
+            }
+            #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+            // SAFETY: forwarded caller contract.
+            unsafe {
+                crate::colored::generic_range(p, l, begin, end, policy)
+            }
         }
     }
 
@@ -56,7 +66,9 @@ mod sealed {
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             // SAFETY: forwarded caller contract.
             unsafe {
-                crate::colored::sse2::range(p, l, begin, end, policy)
+                crate::colored::sse::range::<f64, core::arch::x86_64::__m128d, P>(
+                    p, l, begin, end, policy,
+                )
             }
             #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
             // SAFETY: forwarded caller contract.
