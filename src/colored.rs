@@ -146,9 +146,9 @@ pub trait Particles<T: Real>: sealed::Sealed {
 #[doc(hidden)]
 #[derive(Clone, Copy)]
 pub struct RawSoa<T> {
-    x: *mut T,
-    y: *mut T,
-    z: *mut T,
+    pub(crate) x: *mut T,
+    pub(crate) y: *mut T,
+    pub(crate) z: *mut T,
 }
 
 // SAFETY: the pointers come from `&mut` slices held by a `ColoredSystem`;
@@ -180,7 +180,7 @@ unsafe impl<T: Real> RawParticles<T> for RawSoa<T> {
 #[doc(hidden)]
 #[derive(Clone, Copy)]
 pub struct RawAos<T> {
-    p: *mut [T; 3],
+    pub(crate) p: *mut [T; 3],
 }
 
 // SAFETY: as for `RawSoa`.

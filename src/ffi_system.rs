@@ -342,24 +342,28 @@ impl From<SystemError> for XpbdStatus {
 
 /// A byte range `[start, end)` of a caller buffer, for the overlap check.
 #[derive(Clone, Copy)]
-struct Span(usize, usize);
+pub(crate) struct Span(usize, usize);
 
 impl Span {
-    fn of<U>(p: *const U, count: usize) -> Option<Span> {
+    /// The empty span.
+    pub(crate) fn empty() -> Span {
+        Span(0, 0)
+    }
+    pub(crate) fn of<U>(p: *const U, count: usize) -> Option<Span> {
         #[allow(clippy::as_conversions)]
         // the address only, for comparison (MSRV 1.81 lacks `addr()`)
         let start = p as usize;
         let end = start.checked_add(count.checked_mul(size_of::<U>())?)?;
         Some(Span(start, end))
     }
-    fn overlaps(self, other: Span) -> bool {
+    pub(crate) fn overlaps(self, other: Span) -> bool {
         self.0 < other.1 && other.0 < self.1 && self.0 != self.1 && other.0 != other.1
     }
 }
 
 /// Checks one caller buffer: NULL only with count 0, aligned, and no larger
 /// than a Rust slice may be.
-fn check_buffer<U>(p: *const U, count: usize) -> Result<Span, XpbdStatus> {
+pub(crate) fn check_buffer<U>(p: *const U, count: usize) -> Result<Span, XpbdStatus> {
     if count == 0 {
         return Ok(Span(0, 0));
     }
@@ -384,7 +388,7 @@ struct Parts<'a, T, const D: usize> {
     policy: ZeroLength,
 }
 
-fn policy_of(code: i32) -> Option<ZeroLength> {
+pub(crate) fn policy_of(code: i32) -> Option<ZeroLength> {
     match code {
         XPBD_ZERO_LENGTH_REJECT => Some(ZeroLength::Reject),
         XPBD_ZERO_LENGTH_SKIP => Some(ZeroLength::Skip),
@@ -436,7 +440,7 @@ unsafe fn parts<'a, T: Real, const D: usize, S: RawSystem<T, D>>(
 
 /// # Safety
 /// `p` is valid for `count` reads (any pointer when `count == 0`).
-unsafe fn slice<'a, U>(p: *const U, count: usize) -> &'a [U] {
+pub(crate) unsafe fn slice<'a, U>(p: *const U, count: usize) -> &'a [U] {
     if count == 0 {
         &[]
     } else {
@@ -448,7 +452,7 @@ unsafe fn slice<'a, U>(p: *const U, count: usize) -> &'a [U] {
 /// # Safety
 /// `p` is valid for `count` reads and writes, unaliased (any pointer when
 /// `count == 0`).
-unsafe fn slice_mut<'a, U>(p: *mut U, count: usize) -> &'a mut [U] {
+pub(crate) unsafe fn slice_mut<'a, U>(p: *mut U, count: usize) -> &'a mut [U] {
     if count == 0 {
         &mut []
     } else {
@@ -461,7 +465,7 @@ unsafe fn slice_mut<'a, U>(p: *mut U, count: usize) -> &'a mut [U] {
 ///
 /// # Safety
 /// `p` is NULL or valid for reads.
-unsafe fn read_system<S: Copy>(p: *const S) -> Result<S, XpbdStatus> {
+pub(crate) unsafe fn read_system<S: Copy>(p: *const S) -> Result<S, XpbdStatus> {
     if p.is_null() {
         Err(XpbdStatus::NullPointer)
     } else {
@@ -540,7 +544,7 @@ unsafe fn active_parts<'a, T: Real, const D: usize, S: RawSystem<T, D>>(
 ///
 /// # Safety
 /// `out` is NULL or valid for writes, and overlaps no live slice.
-unsafe fn write_opt<U>(out: *mut U, value: U) {
+pub(crate) unsafe fn write_opt<U>(out: *mut U, value: U) {
     if !out.is_null() {
         // SAFETY: non-null and valid by the caller's contract.
         unsafe { ptr::write(out, value) };

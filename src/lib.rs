@@ -63,6 +63,7 @@ pub mod coloring;
 mod distance;
 mod error;
 pub mod ffi;
+pub mod ffi_colored;
 pub mod ffi_system;
 mod ffi_system_fns;
 mod real;
