@@ -69,5 +69,6 @@ void test_alias(void);
 void test_f32(void);
 void test_system(void);
 void test_system_null(void);
+void test_colored(void);
 
 #endif

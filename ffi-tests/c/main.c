@@ -19,6 +19,7 @@ int run_c_tests(void) {
     test_alias();
     test_f32();
     test_system();
+    test_colored();
     printf("xpbd C tests: %d checks, %d failed\n", xpbd_test_checks, xpbd_test_failures);
     printf("%d passed, %d failed\n", xpbd_test_checks - xpbd_test_failures, xpbd_test_failures);
     fflush(stdout);
