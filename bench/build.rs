@@ -10,7 +10,10 @@ fn main() {
     let root = manifest.parent().expect("bench has a parent").to_path_buf();
     let src = manifest.join("c/reference.c");
     println!("cargo:rerun-if-changed={}", src.display());
-    println!("cargo:rerun-if-changed={}", root.join("include/xpbd.h").display());
+    println!(
+        "cargo:rerun-if-changed={}",
+        root.join("include/xpbd.h").display()
+    );
     let mut build = cc::Build::new();
     build
         .file(&src)

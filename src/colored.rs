@@ -57,9 +57,9 @@
 //! [`Soa`] (separate `x`, `y`, `z` arrays) and [`Aos`] (`[T; 3]` per
 //! particle, what engines with `float[3]` particles hold) use the same
 //! kernel; only the gather and scatter differ. Links are always structure of
-//! arrays ([`ColoredLinks`]). Memory per particle: 3·size_of(T) positions
-//! + size_of(T) inverse mass in both layouts (SoA: three arrays, AoS: one);
-//! per link: two `u32` indices and four `T` (rest, compliance, α̃, λ).
+//! arrays ([`ColoredLinks`]). Memory per particle: three `T` of position and
+//! one `T` of inverse mass in both layouts (SoA: three arrays, AoS: one);
+//! per link: two `u32` indices and five `T` (rest, compliance, α̃, g, λ).
 
 use core::marker::PhantomData;
 
@@ -493,44 +493,82 @@ pub(crate) mod sse {
             impl Lanes<$t> for $v {
                 const LANES: usize = $n;
                 #[inline(always)]
-                fn splat(v: $t) -> Self { unsafe { $set1(v) } }
+                fn splat(v: $t) -> Self {
+                    unsafe { $set1(v) }
+                }
                 #[inline(always)]
-                fn set(v: &[$t; 4]) -> Self { unsafe { $ld(v.as_ptr()) } }
+                fn set(v: &[$t; 4]) -> Self {
+                    unsafe { $ld(v.as_ptr()) }
+                }
                 #[inline(always)]
-                fn get(self, out: &mut [$t; 4]) { unsafe { $st(out.as_mut_ptr(), self) } }
+                fn get(self, out: &mut [$t; 4]) {
+                    unsafe { $st(out.as_mut_ptr(), self) }
+                }
                 #[inline(always)]
-                unsafe fn load(p: *const $t) -> Self { unsafe { $ld(p) } }
+                unsafe fn load(p: *const $t) -> Self {
+                    unsafe { $ld(p) }
+                }
                 #[inline(always)]
-                unsafe fn store(self, p: *mut $t) { unsafe { $st(p, self) } }
+                unsafe fn store(self, p: *mut $t) {
+                    unsafe { $st(p, self) }
+                }
                 #[inline(always)]
-                fn add(self, o: Self) -> Self { unsafe { $add(self, o) } }
+                fn add(self, o: Self) -> Self {
+                    unsafe { $add(self, o) }
+                }
                 #[inline(always)]
-                fn sub(self, o: Self) -> Self { unsafe { $sub(self, o) } }
+                fn sub(self, o: Self) -> Self {
+                    unsafe { $sub(self, o) }
+                }
                 #[inline(always)]
-                fn mul(self, o: Self) -> Self { unsafe { $mul(self, o) } }
+                fn mul(self, o: Self) -> Self {
+                    unsafe { $mul(self, o) }
+                }
                 #[inline(always)]
-                fn div(self, o: Self) -> Self { unsafe { $div(self, o) } }
+                fn div(self, o: Self) -> Self {
+                    unsafe { $div(self, o) }
+                }
                 #[inline(always)]
-                fn sqrt(self) -> Self { unsafe { $sqrt(self) } }
+                fn sqrt(self) -> Self {
+                    unsafe { $sqrt(self) }
+                }
                 #[inline(always)]
-                fn and(self, o: Self) -> Self { unsafe { $and(self, o) } }
+                fn and(self, o: Self) -> Self {
+                    unsafe { $and(self, o) }
+                }
                 #[inline(always)]
-                fn andnot(self, o: Self) -> Self { unsafe { $andn(self, o) } }
+                fn andnot(self, o: Self) -> Self {
+                    unsafe { $andn(self, o) }
+                }
                 #[inline(always)]
-                fn or(self, o: Self) -> Self { unsafe { $or(self, o) } }
+                fn or(self, o: Self) -> Self {
+                    unsafe { $or(self, o) }
+                }
                 #[inline(always)]
-                fn xor(self, o: Self) -> Self { unsafe { $xor(self, o) } }
+                fn xor(self, o: Self) -> Self {
+                    unsafe { $xor(self, o) }
+                }
                 #[inline(always)]
-                fn max(self, o: Self) -> Self { unsafe { $max(self, o) } }
+                fn max(self, o: Self) -> Self {
+                    unsafe { $max(self, o) }
+                }
                 #[inline(always)]
-                fn ne(self, o: Self) -> Self { unsafe { $ne(self, o) } }
+                fn ne(self, o: Self) -> Self {
+                    unsafe { $ne(self, o) }
+                }
                 #[inline(always)]
-                fn ge(self, o: Self) -> Self { unsafe { $ge(self, o) } }
+                fn ge(self, o: Self) -> Self {
+                    unsafe { $ge(self, o) }
+                }
                 #[inline(always)]
-                fn eq(self, o: Self) -> Self { unsafe { $eq(self, o) } }
+                fn eq(self, o: Self) -> Self {
+                    unsafe { $eq(self, o) }
+                }
                 #[inline(always)]
                 #[allow(clippy::as_conversions)] // a movemask is a small non-negative bit set
-                fn mask(self) -> u32 { unsafe { $mm(self) as u32 & $all } }
+                fn mask(self) -> u32 {
+                    unsafe { $mm(self) as u32 & $all }
+                }
             }
         };
     }
@@ -538,12 +576,54 @@ pub(crate) mod sse {
     #[allow(clippy::undocumented_unsafe_blocks)] // documented once at the impl
     mod impls {
         use super::*;
-        lanes!(__m128d, f64, 2, 3, f64, _mm_set1_pd, _mm_loadu_pd, _mm_storeu_pd, _mm_add_pd,
-            _mm_sub_pd, _mm_mul_pd, _mm_div_pd, _mm_sqrt_pd, _mm_and_pd, _mm_andnot_pd, _mm_or_pd,
-            _mm_xor_pd, _mm_max_pd, _mm_cmpneq_pd, _mm_cmpge_pd, _mm_cmpeq_pd, _mm_movemask_pd);
-        lanes!(__m128, f32, 4, 15, f32, _mm_set1_ps, _mm_loadu_ps, _mm_storeu_ps, _mm_add_ps,
-            _mm_sub_ps, _mm_mul_ps, _mm_div_ps, _mm_sqrt_ps, _mm_and_ps, _mm_andnot_ps, _mm_or_ps,
-            _mm_xor_ps, _mm_max_ps, _mm_cmpneq_ps, _mm_cmpge_ps, _mm_cmpeq_ps, _mm_movemask_ps);
+        lanes!(
+            __m128d,
+            f64,
+            2,
+            3,
+            f64,
+            _mm_set1_pd,
+            _mm_loadu_pd,
+            _mm_storeu_pd,
+            _mm_add_pd,
+            _mm_sub_pd,
+            _mm_mul_pd,
+            _mm_div_pd,
+            _mm_sqrt_pd,
+            _mm_and_pd,
+            _mm_andnot_pd,
+            _mm_or_pd,
+            _mm_xor_pd,
+            _mm_max_pd,
+            _mm_cmpneq_pd,
+            _mm_cmpge_pd,
+            _mm_cmpeq_pd,
+            _mm_movemask_pd
+        );
+        lanes!(
+            __m128,
+            f32,
+            4,
+            15,
+            f32,
+            _mm_set1_ps,
+            _mm_loadu_ps,
+            _mm_storeu_ps,
+            _mm_add_ps,
+            _mm_sub_ps,
+            _mm_mul_ps,
+            _mm_div_ps,
+            _mm_sqrt_ps,
+            _mm_and_ps,
+            _mm_andnot_ps,
+            _mm_or_ps,
+            _mm_xor_ps,
+            _mm_max_ps,
+            _mm_cmpneq_ps,
+            _mm_cmpge_ps,
+            _mm_cmpeq_ps,
+            _mm_movemask_ps
+        );
     }
 
     /// # Safety
@@ -751,13 +831,13 @@ fn candidate<T: Real>(
     let nb = [b0 + sj * n0, b1 + sj * n1, b2 + sj * n2];
     let nl = lambda + delta;
     // x − x is 0 for finite x and NaN otherwise: one sum checks all seven.
-    let f = (na[0] - na[0])
-        + (na[1] - na[1])
-        + (na[2] - na[2])
-        + (nb[0] - nb[0])
-        + (nb[1] - nb[1])
-        + (nb[2] - nb[2])
-        + (nl - nl);
+    let f = probe(na[0])
+        + probe(na[1])
+        + probe(na[2])
+        + probe(nb[0])
+        + probe(nb[1])
+        + probe(nb[2])
+        + probe(nl);
     Candidate {
         a: na,
         b: nb,
@@ -768,6 +848,13 @@ fn candidate<T: Real>(
         long: len2 >= T::MIN_POSITIVE,
         finite: f == T::ZERO,
     }
+}
+
+/// `x − x`: 0 for finite `x`, NaN for infinite or NaN `x`.
+#[inline(always)]
+#[allow(clippy::eq_op)] // x − x is the point: it is NaN exactly when x is not finite
+fn probe<T: Real>(x: T) -> T {
+    x - x
 }
 
 #[inline(always)]
@@ -815,7 +902,8 @@ impl<T: Real> Chunk<T> {
         policy: ZeroLength,
     ) -> (SweepStats<T>, Option<SystemError>) {
         let m = m.min(CHUNK);
-        let (mut applied, mut skipped_static, mut skipped_zero, mut failed) = (0u32, 0u32, 0u32, 0u32);
+        let (mut applied, mut skipped_static, mut skipped_zero, mut failed) =
+            (0u32, 0u32, 0u32, 0u32);
         let (mut max_c, mut max_r) = (T::ZERO, T::ZERO);
         let reject = policy == ZeroLength::Reject;
         for t in 0..m {
@@ -1063,13 +1151,12 @@ impl<'a, T: Real, P: Particles<T>> ColoredSystem<'a, T, P> {
         }
         let h2 = h * h;
         let l = &self.links;
-        for (constraint, (((&i, &j), &rest), &compliance)) in l
-            .i
-            .iter()
-            .zip(l.j)
-            .zip(l.rest)
-            .zip(l.compliance)
-            .enumerate()
+        for (constraint, (((&i, &j), &rest), &compliance)) in
+            l.i.iter()
+                .zip(l.j)
+                .zip(l.rest)
+                .zip(l.compliance)
+                .enumerate()
         {
             if !finite_non_negative(rest) || rest == T::ZERO {
                 return Err(SystemError::InvalidRestLength { constraint });
@@ -1110,8 +1197,13 @@ impl<'a, T: Real, P: Particles<T>> ColoredSystem<'a, T, P> {
             .zip(links.i.iter().zip(links.j))
         {
             *a = c / h2;
-            let ws = w.get(ix(i)).copied().unwrap_or(T::ZERO) + w.get(ix(j)).copied().unwrap_or(T::ZERO);
-            *g = if ws == T::ZERO { T::ZERO } else { T::ONE / (ws + *a) };
+            let ws =
+                w.get(ix(i)).copied().unwrap_or(T::ZERO) + w.get(ix(j)).copied().unwrap_or(T::ZERO);
+            *g = if ws == T::ZERO {
+                T::ZERO
+            } else {
+                T::ONE / (ws + *a)
+            };
         }
         links.lambda.fill(T::ZERO);
         Ok(ColoredSubstep { system: self, h })

@@ -98,14 +98,20 @@ pub fn cloth_coloring(
     let out = colors
         .get_mut(..needed)
         .ok_or(SystemError::CapacityTooSmall { needed })?;
-    let parity = |v: usize| -> u32 { if v % 2 == 0 { 0 } else { 1 } };
+    let parity = |v: usize| -> u32 {
+        if v % 2 == 0 {
+            0
+        } else {
+            1
+        }
+    };
     let c1 = cols.saturating_sub(1);
     let r1 = rows.saturating_sub(1);
     let horizontal = (0..rows).flat_map(move |_| (0..c1).map(parity));
     let vertical = (0..r1).flat_map(move |r| (0..cols).map(move |_| 2 + parity(r)));
     let cells = if shear { r1 } else { 0 };
-    let diagonal = (0..cells)
-        .flat_map(move |r| (0..c1).flat_map(move |_| [4 + parity(r), 6 + parity(r)]));
+    let diagonal =
+        (0..cells).flat_map(move |r| (0..c1).flat_map(move |_| [4 + parity(r), 6 + parity(r)]));
     for (slot, c) in out
         .iter_mut()
         .zip(horizontal.chain(vertical).chain(diagonal))

@@ -391,10 +391,9 @@ unsafe fn check_range<T>(f: &Fields<T>, begin: usize, end: usize) -> Result<(), 
     };
     let n = f.n;
     // Branch-free over the range; the precise culprit only on failure.
-    let bad = i
-        .iter()
-        .zip(j)
-        .fold(false, |b, (&a, &c)| b | (a == c) | (colored_ix(a) >= n) | (colored_ix(c) >= n));
+    let bad = i.iter().zip(j).fold(false, |b, (&a, &c)| {
+        b | (a == c) | (colored_ix(a) >= n) | (colored_ix(c) >= n)
+    });
     if bad {
         for (k, (&a, &c)) in i.iter().zip(j).enumerate() {
             let constraint = begin.saturating_add(k);

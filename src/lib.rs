@@ -73,9 +73,7 @@ pub use colored::{
     fill_colored_links, job_range, Aos, ColorJob, ColorJobs, ColoredLinks, ColoredSubstep,
     ColoredSystem, Particles, Soa,
 };
-pub use coloring::{
-    check_coloring, cloth_coloring, color_order, greedy_coloring, rope_coloring,
-};
+pub use coloring::{check_coloring, cloth_coloring, color_order, greedy_coloring, rope_coloring};
 pub use distance::DistanceConstraint;
 pub use error::Error;
 pub use real::Real;

@@ -3,11 +3,10 @@
 //! the reference bits on 1–4 threads, any one corrupted link or particle is
 //! rejected at begin_substep naming it with nothing written.
 
-#[path = "colored.rs"]
-#[allow(dead_code)]
-mod colored;
+#[path = "support/colored_plan.rs"]
+mod colored_plan;
 
-use colored::{compare, Plan};
+use colored_plan::{compare, Plan};
 use proptest::prelude::*;
 use xpbd::{check_coloring, greedy_coloring, Aos, ColoredSystem, Link, SystemError};
 
@@ -21,11 +20,19 @@ struct Case {
 fn case() -> impl Strategy<Value = Case> {
     (2usize..40).prop_flat_map(|n| {
         let particles = prop::collection::vec(
-            (prop::array::uniform3(-5.0..5.0f64), prop_oneof![Just(0.0), 0.1..3.0f64]),
+            (
+                prop::array::uniform3(-5.0..5.0f64),
+                prop_oneof![Just(0.0), 0.1..3.0f64],
+            ),
             n,
         );
         let links = prop::collection::vec(
-            (0..n as u32, 1..n as u32, 0.05..3.0f64, prop_oneof![Just(0.0), 1e-6..1e-1f64]),
+            (
+                0..n as u32,
+                1..n as u32,
+                0.05..3.0f64,
+                prop_oneof![Just(0.0), 1e-6..1e-1f64],
+            ),
             1..60, // at most 60 links: greedy never needs more than its 64 colors
         );
         (particles, links).prop_map(move |(p, l)| Case {

@@ -105,9 +105,17 @@ impl Settings {
     pub fn from_env() -> Self {
         let quick = std::env::var("XPBD_BENCH_QUICK").is_ok_and(|v| v == "1");
         if quick {
-            Settings { reps: 2, visits: 200_000, quick }
+            Settings {
+                reps: 2,
+                visits: 200_000,
+                quick,
+            }
         } else {
-            Settings { reps: 7, visits: 8_000_000, quick }
+            Settings {
+                reps: 7,
+                visits: 8_000_000,
+                quick,
+            }
         }
     }
 }
@@ -153,16 +161,34 @@ fn rope_scene<T: Real>(links: usize) -> Result<Scene<T>, String> {
         .enumerate()
         .map(|(k, p)| {
             let s = T::from_f64(1.0 + 0.05 * ((k % 3) as f64));
-            [p[0] * s, T::from_f64(0.002 * ((k % 5) as f64)), T::from_f64(0.001 * ((k % 7) as f64))]
+            [
+                p[0] * s,
+                T::from_f64(0.002 * ((k % 5) as f64)),
+                T::from_f64(0.001 * ((k % 7) as f64)),
+            ]
         })
         .collect();
-    let w = (0..n).map(|k| if k == 0 { T::ZERO } else { T::ONE }).collect();
-    Ok(Scene { x, w, links: l, colors, color_count })
+    let w = (0..n)
+        .map(|k| if k == 0 { T::ZERO } else { T::ONE })
+        .collect();
+    Ok(Scene {
+        x,
+        w,
+        links: l,
+        colors,
+        color_count,
+    })
 }
 
 fn cloth_scene<T: Real>(rows: usize, cols: usize) -> Result<Scene<T>, String> {
     let x0: Vec<[T; 3]> = (0..rows * cols)
-        .map(|k| [T::from_f64((k % cols) as f64 * 0.01), T::from_f64((k / cols) as f64 * 0.01), T::ZERO])
+        .map(|k| {
+            [
+                T::from_f64((k % cols) as f64 * 0.01),
+                T::from_f64((k / cols) as f64 * 0.01),
+                T::ZERO,
+            ]
+        })
         .collect();
     let m = cloth_link_count(rows, cols, true).ok_or("cloth size")?;
     let mut l = vec![Link::default(); m];
@@ -173,11 +199,23 @@ fn cloth_scene<T: Real>(rows: usize, cols: usize) -> Result<Scene<T>, String> {
         .iter()
         .enumerate()
         .map(|(k, p)| {
-            [p[0] * T::from_f64(1.02), p[1] * T::from_f64(1.03), T::from_f64(0.001 * ((k % 11) as f64))]
+            [
+                p[0] * T::from_f64(1.02),
+                p[1] * T::from_f64(1.03),
+                T::from_f64(0.001 * ((k % 11) as f64)),
+            ]
         })
         .collect();
-    let w = (0..rows * cols).map(|k| if k < cols { T::ZERO } else { T::ONE }).collect();
-    Ok(Scene { x, w, links: l, colors, color_count })
+    let w = (0..rows * cols)
+        .map(|k| if k < cols { T::ZERO } else { T::ONE })
+        .collect();
+    Ok(Scene {
+        x,
+        w,
+        links: l,
+        colors,
+        color_count,
+    })
 }
 
 /// Colored SoA link storage.
@@ -207,9 +245,18 @@ impl<T: Real> Plan<T> {
             alpha: vec![T::ZERO; n],
             g: vec![T::ZERO; n],
         };
-        color_order(&s.colors, s.color_count, &mut p.starts, &mut p.order).map_err(|e| e.to_string())?;
-        fill_colored_links(&s.links, &p.order, &mut p.i, &mut p.j, &mut p.rest, &mut p.compliance, &mut p.lambda)
+        color_order(&s.colors, s.color_count, &mut p.starts, &mut p.order)
             .map_err(|e| e.to_string())?;
+        fill_colored_links(
+            &s.links,
+            &p.order,
+            &mut p.i,
+            &mut p.j,
+            &mut p.rest,
+            &mut p.compliance,
+            &mut p.lambda,
+        )
+        .map_err(|e| e.to_string())?;
         Ok(p)
     }
     fn links(&mut self) -> ColoredLinks<'_, T> {
@@ -233,7 +280,12 @@ fn sweeps_for(s: &Settings, links: usize) -> usize {
 }
 
 /// Sequential Gauss-Seidel: Rust `Substep::iterate` vs C `ref_seq_sweep`.
-fn seq_case<T: Real + CRef>(s: &Settings, scene: &Scene<T>, out: &mut Vec<Figure>, name: &str) -> Result<f64, String> {
+fn seq_case<T: Real + CRef>(
+    s: &Settings,
+    scene: &Scene<T>,
+    out: &mut Vec<Figure>,
+    name: &str,
+) -> Result<f64, String> {
     let sweeps = sweeps_for(s, scene.links.len());
     let solves = sweeps * scene.links.len();
     let h = T::from_f64(H);
@@ -268,8 +320,16 @@ fn seq_case<T: Real + CRef>(s: &Settings, scene: &Scene<T>, out: &mut Vec<Figure
     if rust_bits != bits(cx.iter().flatten().copied()) {
         return Err(format!("{name}: Rust and C sequential results differ"));
     }
-    out.push(Figure { case: format!("{name} Rust sequential"), per_second: rps, ns: rns });
-    out.push(Figure { case: format!("{name} C sequential"), per_second: cps, ns: cns });
+    out.push(Figure {
+        case: format!("{name} Rust sequential"),
+        per_second: rps,
+        ns: rns,
+    });
+    out.push(Figure {
+        case: format!("{name} C sequential"),
+        per_second: cps,
+        ns: cns,
+    });
     Ok(rps / cps)
 }
 
@@ -289,10 +349,18 @@ fn colored_case<T: Real + CRef>(
     let mut stamp = vec![0u32; n];
     // Rust SoA.
     let [mut x, mut y, mut z] = [0, 1, 2].map(|c| scene.x.iter().map(|p| p[c]).collect::<Vec<T>>());
-    let soa_bits;
     let (sps, sns) = {
-        let mut sys = ColoredSystem::new(Soa { x: &mut x, y: &mut y, z: &mut z, w: &scene.w }, plan.links(), &mut stamp)
-            .map_err(|e| e.to_string())?;
+        let mut sys = ColoredSystem::new(
+            Soa {
+                x: &mut x,
+                y: &mut y,
+                z: &mut z,
+                w: &scene.w,
+            },
+            plan.links(),
+            &mut stamp,
+        )
+        .map_err(|e| e.to_string())?;
         let mut sub = sys.begin_substep(h).map_err(|e| e.to_string())?;
         let mut err = None;
         let r = time(s.reps, solves, || {
@@ -307,12 +375,19 @@ fn colored_case<T: Real + CRef>(
         }
         r
     };
-    soa_bits = bits((0..n).flat_map(|k| [x[k], y[k], z[k]]));
+    let soa_bits = bits((0..n).flat_map(|k| [x[k], y[k], z[k]]));
     // Rust AoS.
     let mut xa = scene.x.clone();
     let (aps, ans) = {
-        let mut sys = ColoredSystem::new(Aos { positions: &mut xa, w: &scene.w }, plan.links(), &mut stamp)
-            .map_err(|e| e.to_string())?;
+        let mut sys = ColoredSystem::new(
+            Aos {
+                positions: &mut xa,
+                w: &scene.w,
+            },
+            plan.links(),
+            &mut stamp,
+        )
+        .map_err(|e| e.to_string())?;
         let mut sub = sys.begin_substep(h).map_err(|e| e.to_string())?;
         let mut err = None;
         let r = time(s.reps, solves, || {
@@ -331,7 +406,8 @@ fn colored_case<T: Real + CRef>(
         return Err(format!("{name}: colored SoA and AoS results differ"));
     }
     // C colored SoA, with alpha and g as begin_substep computed them.
-    let [mut cx, mut cy, mut cz] = [0, 1, 2].map(|c| scene.x.iter().map(|p| p[c]).collect::<Vec<T>>());
+    let [mut cx, mut cy, mut cz] =
+        [0, 1, 2].map(|c| scene.x.iter().map(|p| p[c]).collect::<Vec<T>>());
     let mut lambda = vec![T::ZERO; m];
     let (cps, cns) = time(s.reps, solves, || {
         for _ in 0..sweeps {
@@ -341,25 +417,51 @@ fn colored_case<T: Real + CRef>(
     if soa_bits != bits((0..n).flat_map(|k| [cx[k], cy[k], cz[k]])) {
         return Err(format!("{name}: Rust and C colored results differ"));
     }
-    out.push(Figure { case: format!("{name} Rust colored SoA"), per_second: sps, ns: sns });
-    out.push(Figure { case: format!("{name} Rust colored AoS"), per_second: aps, ns: ans });
-    out.push(Figure { case: format!("{name} C colored SoA"), per_second: cps, ns: cns });
+    out.push(Figure {
+        case: format!("{name} Rust colored SoA"),
+        per_second: sps,
+        ns: sns,
+    });
+    out.push(Figure {
+        case: format!("{name} Rust colored AoS"),
+        per_second: aps,
+        ns: ans,
+    });
+    out.push(Figure {
+        case: format!("{name} C colored SoA"),
+        per_second: cps,
+        ns: cns,
+    });
     Ok((sps, aps, cps))
 }
 
 /// Colored SoA on `threads` threads (std::thread::scope per color; the
 /// calling thread runs job 0).
-fn threaded_case(s: &Settings, scene: &Scene<f64>, threads: usize) -> Result<(f64, Vec<u64>), String> {
+fn threaded_case(
+    s: &Settings,
+    scene: &Scene<f64>,
+    threads: usize,
+) -> Result<(f64, Vec<u64>), String> {
     let m = scene.links.len();
     let sweeps = sweeps_for(s, m);
     let mut plan = Plan::new(scene)?;
     let n = scene.x.len();
     let mut stamp = vec![0u32; n];
-    let [mut x, mut y, mut z] = [0, 1, 2].map(|c| scene.x.iter().map(|p| p[c]).collect::<Vec<f64>>());
+    let [mut x, mut y, mut z] =
+        [0, 1, 2].map(|c| scene.x.iter().map(|p| p[c]).collect::<Vec<f64>>());
     let mut failed = false;
     let (ps, _) = {
-        let mut sys = ColoredSystem::new(Soa { x: &mut x, y: &mut y, z: &mut z, w: &scene.w }, plan.links(), &mut stamp)
-            .map_err(|e| e.to_string())?;
+        let mut sys = ColoredSystem::new(
+            Soa {
+                x: &mut x,
+                y: &mut y,
+                z: &mut z,
+                w: &scene.w,
+            },
+            plan.links(),
+            &mut stamp,
+        )
+        .map_err(|e| e.to_string())?;
         let mut sub = sys.begin_substep(H).map_err(|e| e.to_string())?;
         time(s.reps, sweeps * m, || {
             for _ in 0..sweeps {
@@ -406,9 +508,24 @@ trait CRef: Sized {
 impl CRef for f64 {
     fn seq(x: &mut [[f64; 3]], w: &[f64], links: &mut [Link<f64>], h: f64) {
         // SAFETY: buffers valid for their lengths; Link<f64> has XpbdLink's layout.
-        unsafe { ref_seq_sweep_f64(x.as_mut_ptr(), w.as_ptr(), links.as_mut_ptr().cast(), links.len(), h) }
+        unsafe {
+            ref_seq_sweep_f64(
+                x.as_mut_ptr(),
+                w.as_ptr(),
+                links.as_mut_ptr().cast(),
+                links.len(),
+                h,
+            )
+        }
     }
-    fn colored(x: &mut [f64], y: &mut [f64], z: &mut [f64], w: &[f64], p: &Plan<f64>, lambda: &mut [f64]) {
+    fn colored(
+        x: &mut [f64],
+        y: &mut [f64],
+        z: &mut [f64],
+        w: &[f64],
+        p: &Plan<f64>,
+        lambda: &mut [f64],
+    ) {
         // SAFETY: all arrays have the lengths the plan's indices and starts assume.
         unsafe {
             ref_colored_sweep_f64(
@@ -432,9 +549,24 @@ impl CRef for f64 {
 impl CRef for f32 {
     fn seq(x: &mut [[f32; 3]], w: &[f32], links: &mut [Link<f32>], h: f32) {
         // SAFETY: as for f64.
-        unsafe { ref_seq_sweep_f32(x.as_mut_ptr(), w.as_ptr(), links.as_mut_ptr().cast(), links.len(), h) }
+        unsafe {
+            ref_seq_sweep_f32(
+                x.as_mut_ptr(),
+                w.as_ptr(),
+                links.as_mut_ptr().cast(),
+                links.len(),
+                h,
+            )
+        }
     }
-    fn colored(x: &mut [f32], y: &mut [f32], z: &mut [f32], w: &[f32], p: &Plan<f32>, lambda: &mut [f32]) {
+    fn colored(
+        x: &mut [f32],
+        y: &mut [f32],
+        z: &mut [f32],
+        w: &[f32],
+        p: &Plan<f32>,
+        lambda: &mut [f32],
+    ) {
         // SAFETY: as for f64.
         unsafe {
             ref_colored_sweep_f32(
@@ -461,7 +593,11 @@ fn seed_case(s: &Settings, out: &mut Vec<Figure>) -> Result<(f64, f64), String> 
     let iterations = 10;
     let solves = n * iterations;
     let a0: Vec<f64> = (0..n).map(|k| (k % 100) as f64 * 0.1).collect();
-    let b0: Vec<f64> = a0.iter().enumerate().map(|(k, a)| a + 1.0 + (k % 4) as f64).collect();
+    let b0: Vec<f64> = a0
+        .iter()
+        .enumerate()
+        .map(|(k, a)| a + 1.0 + (k % 4) as f64)
+        .collect();
     let wa: Vec<f64> = (0..n).map(|k| 0.1 + (k % 30) as f64 * 0.1).collect();
     let wb: Vec<f64> = (0..n).map(|k| 0.1 + (k % 29) as f64 * 0.1).collect();
     let rest: Vec<f64> = (0..n).map(|k| 0.2 + (k % 8) as f64 * 0.1).collect();
@@ -477,21 +613,51 @@ fn seed_case(s: &Settings, out: &mut Vec<Figure>) -> Result<(f64, f64), String> 
             let mut c = DistanceConstraint::<f64>::new();
             c.begin_substep();
             for _ in 0..iterations {
-                err |= c.solve(&mut ra[k], &mut rb[k], wa[k], wb[k], rest[k], comp[k], black_box(dt)).is_err();
+                err |= c
+                    .solve(
+                        &mut ra[k],
+                        &mut rb[k],
+                        wa[k],
+                        wb[k],
+                        rest[k],
+                        comp[k],
+                        black_box(dt),
+                    )
+                    .is_err();
             }
         }
     });
     if err {
         return Err("1D Rust solve failed".into());
     }
-    let run_c = |f: unsafe extern "C" fn(*mut f64, *mut f64, *const f64, *const f64, *const f64, *const f64, f64, usize, i32)| {
+    let run_c = |f: unsafe extern "C" fn(
+        *mut f64,
+        *mut f64,
+        *const f64,
+        *const f64,
+        *const f64,
+        *const f64,
+        f64,
+        usize,
+        i32,
+    )| {
         let (mut a, mut b) = (a0.clone(), b0.clone());
         let r = time(s.reps, solves, || {
             a.copy_from_slice(&a0);
             b.copy_from_slice(&b0);
             // SAFETY: every array has n entries.
             unsafe {
-                f(a.as_mut_ptr(), b.as_mut_ptr(), wa.as_ptr(), wb.as_ptr(), rest.as_ptr(), comp.as_ptr(), dt, n, iterations as i32)
+                f(
+                    a.as_mut_ptr(),
+                    b.as_mut_ptr(),
+                    wa.as_ptr(),
+                    wb.as_ptr(),
+                    rest.as_ptr(),
+                    comp.as_ptr(),
+                    dt,
+                    n,
+                    iterations as i32,
+                )
             }
         });
         (r, a, b)
@@ -504,9 +670,21 @@ fn seed_case(s: &Settings, out: &mut Vec<Figure>) -> Result<(f64, f64), String> 
     if bits(aa.iter().chain(&ab).copied()) != bits(ia.iter().chain(&ib).copied()) {
         return Err("1D: C ABI and inline C results differ".into());
     }
-    out.push(Figure { case: "1D seed solve, Rust API".into(), per_second: rps, ns: rns });
-    out.push(Figure { case: "1D seed solve, C ABI called from C".into(), per_second: aps, ns: ans });
-    out.push(Figure { case: "1D seed solve, formula inline in C".into(), per_second: ips, ns: ins });
+    out.push(Figure {
+        case: "1D seed solve, Rust API".into(),
+        per_second: rps,
+        ns: rns,
+    });
+    out.push(Figure {
+        case: "1D seed solve, C ABI called from C".into(),
+        per_second: aps,
+        ns: ans,
+    });
+    out.push(Figure {
+        case: "1D seed solve, formula inline in C".into(),
+        per_second: ips,
+        ns: ins,
+    });
     Ok((ins / ans, ins / rns))
 }
 
@@ -530,32 +708,83 @@ pub fn run() -> Result<(Vec<Figure>, Vec<Ratio>), String> {
     let s = Settings::from_env();
     let mut figs = Vec::new();
     let mut ratios = Vec::new();
-    println!("xpbd bench: best of {} repetitions, C reference: {}", s.reps, env!("XPBD_BENCH_CFLAGS"));
-    println!("threads available: {:?}", std::thread::available_parallelism().map(|n| n.get()));
+    println!(
+        "xpbd bench: best of {} repetitions, C reference: {}",
+        s.reps,
+        env!("XPBD_BENCH_CFLAGS")
+    );
+    println!(
+        "threads available: {:?}",
+        std::thread::available_parallelism().map(|n| n.get())
+    );
 
     let (cabi, rust1d) = seed_case(&s, &mut figs)?;
-    ratios.push(Ratio { what: "1D solve: C ABI from C / inline C formula (throughput)".into(), value: cabi, target: 1.0 / 1.2 });
-    ratios.push(Ratio { what: "1D solve: Rust API / inline C formula (throughput)".into(), value: rust1d, target: 0.0 });
+    ratios.push(Ratio {
+        what: "1D solve: C ABI from C / inline C formula (throughput)".into(),
+        value: cabi,
+        target: 1.0 / 1.2,
+    });
+    ratios.push(Ratio {
+        what: "1D solve: Rust API / inline C formula (throughput)".into(),
+        value: rust1d,
+        target: 0.0,
+    });
 
-    let sizes: &[usize] = if s.quick { &[1_000, 10_000] } else { &[1_000, 100_000, 1_000_000] };
+    let sizes: &[usize] = if s.quick {
+        &[1_000, 10_000]
+    } else {
+        &[1_000, 100_000, 1_000_000]
+    };
     for &n in sizes {
         let scene = rope_scene::<f64>(n)?;
         let name = format!("rope {n} links f64");
         let seq = seq_case(&s, &scene, &mut figs, &name)?;
         let rust_seq = figs.iter().rev().nth(1).map_or(0.0, |f| f.per_second);
         let (soa, aos, c) = colored_case(&s, &scene, &mut figs, &name)?;
-        ratios.push(Ratio { what: format!("{name}: Rust sequential / C sequential"), value: seq, target: 0.9 });
-        ratios.push(Ratio { what: format!("{name}: colored SoA / our sequential"), value: soa / rust_seq, target: 3.0 });
-        ratios.push(Ratio { what: format!("{name}: colored SoA / C colored"), value: soa / c, target: 0.8 });
-        ratios.push(Ratio { what: format!("{name}: colored AoS / C colored"), value: aos / c, target: 0.0 });
+        ratios.push(Ratio {
+            what: format!("{name}: Rust sequential / C sequential"),
+            value: seq,
+            target: 0.9,
+        });
+        ratios.push(Ratio {
+            what: format!("{name}: colored SoA / our sequential"),
+            value: soa / rust_seq,
+            target: 3.0,
+        });
+        ratios.push(Ratio {
+            what: format!("{name}: colored SoA / C colored"),
+            value: soa / c,
+            target: 0.8,
+        });
+        ratios.push(Ratio {
+            what: format!("{name}: colored AoS / C colored"),
+            value: aos / c,
+            target: 0.0,
+        });
         let scene32 = rope_scene::<f32>(n)?;
         let name32 = format!("rope {n} links f32");
         let seq32 = seq_case(&s, &scene32, &mut figs, &name32)?;
         let (soa32, aos32, c32) = colored_case(&s, &scene32, &mut figs, &name32)?;
-        ratios.push(Ratio { what: format!("{name32}: Rust sequential / C sequential"), value: seq32, target: 0.0 });
-        ratios.push(Ratio { what: format!("{name32}: colored SoA / C colored"), value: soa32 / c32, target: 0.0 });
-        ratios.push(Ratio { what: format!("{name32}: colored AoS / C colored"), value: aos32 / c32, target: 0.0 });
-        ratios.push(Ratio { what: format!("rope {n}: colored SoA f32 / colored SoA f64"), value: soa32 / soa, target: 2.0 });
+        ratios.push(Ratio {
+            what: format!("{name32}: Rust sequential / C sequential"),
+            value: seq32,
+            target: 0.0,
+        });
+        ratios.push(Ratio {
+            what: format!("{name32}: colored SoA / C colored"),
+            value: soa32 / c32,
+            target: 0.0,
+        });
+        ratios.push(Ratio {
+            what: format!("{name32}: colored AoS / C colored"),
+            value: aos32 / c32,
+            target: 0.0,
+        });
+        ratios.push(Ratio {
+            what: format!("rope {n}: colored SoA f32 / colored SoA f64"),
+            value: soa32 / soa,
+            target: 2.0,
+        });
         let _ = aos;
     }
 
@@ -564,29 +793,64 @@ pub fn run() -> Result<(Vec<Figure>, Vec<Ratio>), String> {
     let name = format!("cloth {rows}x{cols} ({} links) f64", scene.links.len());
     let seq = seq_case(&s, &scene, &mut figs, &name)?;
     let (soa, _, c) = colored_case(&s, &scene, &mut figs, &name)?;
-    ratios.push(Ratio { what: format!("{name}: Rust sequential / C sequential"), value: seq, target: 0.0 });
-    ratios.push(Ratio { what: format!("{name}: colored SoA / C colored"), value: soa / c, target: 0.0 });
+    ratios.push(Ratio {
+        what: format!("{name}: Rust sequential / C sequential"),
+        value: seq,
+        target: 0.0,
+    });
+    ratios.push(Ratio {
+        what: format!("{name}: colored SoA / C colored"),
+        value: soa / c,
+        target: 0.0,
+    });
     let scene32 = cloth_scene::<f32>(rows, cols)?;
     let name32 = format!("cloth {rows}x{cols} f32");
     let seq32 = seq_case(&s, &scene32, &mut figs, &name32)?;
     let (soa32, _, c32) = colored_case(&s, &scene32, &mut figs, &name32)?;
-    ratios.push(Ratio { what: format!("{name32}: Rust sequential / C sequential"), value: seq32, target: 0.0 });
-    ratios.push(Ratio { what: format!("{name32}: colored SoA / C colored"), value: soa32 / c32, target: 0.0 });
-    ratios.push(Ratio { what: format!("cloth: colored SoA f32 / colored SoA f64"), value: soa32 / soa, target: 0.0 });
+    ratios.push(Ratio {
+        what: format!("{name32}: Rust sequential / C sequential"),
+        value: seq32,
+        target: 0.0,
+    });
+    ratios.push(Ratio {
+        what: format!("{name32}: colored SoA / C colored"),
+        value: soa32 / c32,
+        target: 0.0,
+    });
+    ratios.push(Ratio {
+        what: "cloth: colored SoA f32 / colored SoA f64".to_string(),
+        value: soa32 / soa,
+        target: 0.0,
+    });
     drop(scene);
 
     // Threads: the ~1M-link cloth (500 × 500 with shear: 997,002 links).
     let (tr, tc) = if s.quick { (60, 60) } else { (500, 500) };
     let scene = cloth_scene::<f64>(tr, tc)?;
-    let tname = format!("cloth {tr}x{tc} ({} links) f64 colored SoA", scene.links.len());
+    let tname = format!(
+        "cloth {tr}x{tc} ({} links) f64 colored SoA",
+        scene.links.len()
+    );
     let (one, b1) = threaded_case(&s, &scene, 1)?;
     let (two, b2) = threaded_case(&s, &scene, 2)?;
     if b1 != b2 {
         return Err("1 and 2 threads give different bits".into());
     }
-    figs.push(Figure { case: format!("{tname}, 1 thread"), per_second: one, ns: 1e9 / one });
-    figs.push(Figure { case: format!("{tname}, 2 threads"), per_second: two, ns: 1e9 / two });
-    ratios.push(Ratio { what: format!("{tname}: 2 threads / 1 thread"), value: two / one, target: 1.6 });
+    figs.push(Figure {
+        case: format!("{tname}, 1 thread"),
+        per_second: one,
+        ns: 1e9 / one,
+    });
+    figs.push(Figure {
+        case: format!("{tname}, 2 threads"),
+        per_second: two,
+        ns: 1e9 / two,
+    });
+    ratios.push(Ratio {
+        what: format!("{tname}: 2 threads / 1 thread"),
+        value: two / one,
+        target: 1.6,
+    });
 
     println!();
     println!("{:<58} {:>14} {:>10}", "case", "solves/s", "ns/solve");
@@ -597,20 +861,37 @@ pub fn run() -> Result<(Vec<Figure>, Vec<Ratio>), String> {
         println!("{:<58} {:>14.4e} {:>10.3}", f.case, f.per_second, f.ns);
     }
     println!();
-    println!("{:<70} {:>7} {:>7} {}", "ratio (ours / reference)", "value", "target", "");
+    println!(
+        "{:<70} {:>7} {:>7} verdict",
+        "ratio (ours / reference)", "value", "target"
+    );
     for r in &ratios {
         if !r.value.is_finite() {
             return Err(format!("no ratio for {}", r.what));
         }
-        let verdict = if r.target == 0.0 { "(context)" } else if r.value >= r.target { "holds" } else { "MISSED" };
-        let target = if r.target == 0.0 { "-".to_string() } else { format!("{:.2}", r.target) };
+        let verdict = if r.target == 0.0 {
+            "(context)"
+        } else if r.value >= r.target {
+            "holds"
+        } else {
+            "MISSED"
+        };
+        let target = if r.target == 0.0 {
+            "-".to_string()
+        } else {
+            format!("{:.2}", r.target)
+        };
         println!("{:<70} {:>7.3} {:>7} {}", r.what, r.value, target, verdict);
     }
     println!();
     println!("memory, f64: SoA and AoS particles {} B (x, y, z, w); colored link {} B (i, j, rest, compliance, alpha, g, lambda); sequential Link {} B",
         4 * 8, 4 + 4 + 5 * 8, std::mem::size_of::<Link<f64>>());
-    println!("memory, f32: SoA and AoS particles {} B; colored link {} B; sequential Link {} B",
-        4 * 4, 4 + 4 + 5 * 4, std::mem::size_of::<Link<f32>>());
+    println!(
+        "memory, f32: SoA and AoS particles {} B; colored link {} B; sequential Link {} B",
+        4 * 4,
+        4 + 4 + 5 * 4,
+        std::mem::size_of::<Link<f32>>()
+    );
     let _ = SweepStats::<f64>::default();
     Ok((figs, ratios))
 }
