@@ -588,7 +588,7 @@ impl CRef for f32 {
 }
 
 /// The 1D seed solve: Rust API, C ABI from C, and the formula inline in C.
-fn seed_case(s: &Settings, out: &mut Vec<Figure>) -> Result<(f64, f64), String> {
+fn seed_case(s: &Settings, out: &mut Vec<Figure>) -> Result<(f64, f64, f64), String> {
     let n = if s.quick { 10_000 } else { 100_000 };
     let iterations = 10;
     let solves = n * iterations;
@@ -685,7 +685,56 @@ fn seed_case(s: &Settings, out: &mut Vec<Figure>) -> Result<(f64, f64), String> 
         per_second: ips,
         ns: ins,
     });
-    Ok((ins / ans, ins / rns))
+    // The same two C loops on one constraint for many iterations: every
+    // solve depends on the previous one (latency, no overlap between
+    // constraints).
+    let chain = if s.quick { 100_000 } else { 2_000_000 };
+    type Kernel = unsafe extern "C" fn(
+        *mut f64,
+        *mut f64,
+        *const f64,
+        *const f64,
+        *const f64,
+        *const f64,
+        f64,
+        usize,
+        i32,
+    );
+    let one = |f: Kernel| {
+        let (mut a, mut b) = ([0.0f64], [2.0f64]);
+        let (one, rest, comp) = ([1.0f64], [1.0f64], [0.01f64]);
+        time(s.reps, chain, || {
+            a[0] = 0.0;
+            b[0] = 2.0;
+            // SAFETY: one-entry arrays, n = 1.
+            unsafe {
+                f(
+                    a.as_mut_ptr(),
+                    b.as_mut_ptr(),
+                    one.as_ptr(),
+                    one.as_ptr(),
+                    rest.as_ptr(),
+                    comp.as_ptr(),
+                    0.1,
+                    1,
+                    i32::try_from(chain).unwrap_or(i32::MAX),
+                )
+            }
+        })
+    };
+    let (cps, cns) = one(ref_1d_cabi);
+    let (ips2, ins2) = one(ref_1d_inline);
+    out.push(Figure {
+        case: "1D one constraint chained, C ABI from C".into(),
+        per_second: cps,
+        ns: cns,
+    });
+    out.push(Figure {
+        case: "1D one constraint chained, inline C".into(),
+        per_second: ips2,
+        ns: ins2,
+    });
+    Ok((ins / ans, ins / rns, ins2 / cns))
 }
 
 /// One ratio line: `ours / reference` and the target it is held to.
@@ -718,7 +767,7 @@ pub fn run() -> Result<(Vec<Figure>, Vec<Ratio>), String> {
         std::thread::available_parallelism().map(|n| n.get())
     );
 
-    let (cabi, rust1d) = seed_case(&s, &mut figs)?;
+    let (cabi, rust1d, chained) = seed_case(&s, &mut figs)?;
     ratios.push(Ratio {
         what: "1D solve: C ABI from C / inline C formula (throughput)".into(),
         value: cabi,
@@ -728,6 +777,11 @@ pub fn run() -> Result<(Vec<Figure>, Vec<Ratio>), String> {
         what: "1D solve: Rust API / inline C formula (throughput)".into(),
         value: rust1d,
         target: 0.0,
+    });
+    ratios.push(Ratio {
+        what: "1D solve, one constraint chained: C ABI / inline C".into(),
+        value: chained,
+        target: 1.0 / 1.2,
     });
 
     let sizes: &[usize] = if s.quick {
