@@ -124,17 +124,18 @@ fn begin_substep_rejects_and_writes_nothing() {
         }
         let mut stamp = [0; 3];
         let mut xa = x.clone();
-        let mut sys = ColoredSystem::new(
-            Aos {
-                positions: &mut xa,
-                w: &w,
-            },
-            plan.links(),
-            &mut stamp,
-        )
-        .unwrap();
-        assert_eq!(sys.begin_substep(h).err(), Some(want));
-        drop(sys);
+        {
+            let mut sys = ColoredSystem::new(
+                Aos {
+                    positions: &mut xa,
+                    w: &w,
+                },
+                plan.links(),
+                &mut stamp,
+            )
+            .unwrap();
+            assert_eq!(sys.begin_substep(h).err(), Some(want));
+        }
         assert_eq!(bits(&xa), bits(&x));
         assert_eq!(plan.lambda, vec![7.0; 2]);
         assert_eq!(plan.alpha, vec![9.0; 2]);

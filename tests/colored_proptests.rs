@@ -95,14 +95,15 @@ proptest! {
         };
         let before = x.clone();
         let mut stamp = vec![0u32; x.len()];
-        let mut sys = ColoredSystem::new(Aos { positions: &mut x, w: &w }, plan.links(), &mut stamp).unwrap();
-        let got = sys.begin_substep(0.01).err().unwrap();
+        let got = {
+            let mut sys = ColoredSystem::new(Aos { positions: &mut x, w: &w }, plan.links(), &mut stamp).unwrap();
+            sys.begin_substep(0.01).err().unwrap()
+        };
         // Earlier particles / links are checked first, so the error names the
         // corrupted one unless an earlier one already fails (e.g. a zero length).
         if !matches!(got, SystemError::ZeroLength { .. }) {
             prop_assert_eq!(got, want);
         }
-        drop(sys);
         prop_assert_eq!(format!("{:?}", x), format!("{:?}", before));
         prop_assert!(plan.lambda.iter().all(|&l| l == -0.5));
     }

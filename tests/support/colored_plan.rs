@@ -136,7 +136,10 @@ pub fn reference<T: Real>(
                     st.skipped_static += 1;
                     continue;
                 }
-                if !(len2 >= T::MIN_POSITIVE) {
+                if matches!(
+                    len2.partial_cmp(&T::MIN_POSITIVE),
+                    Some(std::cmp::Ordering::Less) | None
+                ) {
                     if reject_zero {
                         err = err.or(Some(SystemError::ZeroLength { constraint: k }));
                     } else {
