@@ -285,7 +285,7 @@ fn seq_case<T: Real + CRef>(
     scene: &Scene<T>,
     out: &mut Vec<Figure>,
     name: &str,
-) -> Result<f64, String> {
+) -> Result<(f64, f64), String> {
     let sweeps = sweeps_for(s, scene.links.len());
     let solves = sweeps * scene.links.len();
     let h = T::from_f64(H);
@@ -330,7 +330,7 @@ fn seq_case<T: Real + CRef>(
         per_second: cps,
         ns: cns,
     });
-    Ok(rps / cps)
+    Ok((rps, cps))
 }
 
 /// Colored: Rust SoA and AoS kernels vs the C colored SoA kernel.
@@ -588,7 +588,7 @@ impl CRef for f32 {
 }
 
 /// The 1D seed solve: Rust API, C ABI from C, and the formula inline in C.
-fn seed_case(s: &Settings, out: &mut Vec<Figure>) -> Result<(f64, f64, f64), String> {
+fn seed_case(s: &Settings, out: &mut Vec<Figure>) -> Result<[(f64, f64); 3], String> {
     let n = if s.quick { 10_000 } else { 100_000 };
     let iterations = 10;
     let solves = n * iterations;
@@ -734,7 +734,15 @@ fn seed_case(s: &Settings, out: &mut Vec<Figure>) -> Result<(f64, f64, f64), Str
         per_second: ips2,
         ns: ins2,
     });
-    Ok((ins / ans, ins / rns, ins2 / cns))
+    Ok([(aps, ips), (rps, ips), (cps, ips2)])
+}
+
+/// The machine's load average (Linux), to judge how disturbed a run was:
+/// with other processes running, the two-thread figure especially suffers.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
 }
 
 /// One ratio line: `ours / reference` and the target it is held to.
@@ -742,10 +750,42 @@ fn seed_case(s: &Settings, out: &mut Vec<Figure>) -> Result<(f64, f64, f64), Str
 pub struct Ratio {
     /// What is compared.
     pub what: String,
-    /// The measured ratio (> 1: ours faster).
+    /// Our throughput (solves/s).
+    pub ours: f64,
+    /// The reference throughput (solves/s).
+    pub reference: f64,
+    /// The measured ratio `ours / reference` (> 1: ours faster).
     pub value: f64,
-    /// The target (`value ≥ target`).
+    /// The target (`value ≥ target`; 0: context, no target).
     pub target: f64,
+}
+
+fn target_text(target: f64) -> String {
+    if target == 0.0 {
+        "-".to_string()
+    } else {
+        format!("≥ {target:.2}")
+    }
+}
+
+fn verdict(r: &Ratio) -> &'static str {
+    if r.target == 0.0 {
+        "(context)"
+    } else if r.value >= r.target {
+        "holds"
+    } else {
+        "MISSED"
+    }
+}
+
+fn ratio(what: String, ours: f64, reference: f64, target: f64) -> Ratio {
+    Ratio {
+        what,
+        ours,
+        reference,
+        value: ours / reference,
+        target,
+    }
 }
 
 /// Runs every case, prints the figures and ratios, and returns them.
@@ -763,26 +803,31 @@ pub fn run() -> Result<(Vec<Figure>, Vec<Ratio>), String> {
         env!("XPBD_BENCH_CFLAGS")
     );
     println!(
-        "threads available: {:?}",
-        std::thread::available_parallelism().map(|n| n.get())
+        "threads available: {:?}; load average before: {}",
+        std::thread::available_parallelism().map(|n| n.get()),
+        load_average()
     );
 
-    let (cabi, rust1d, chained) = seed_case(&s, &mut figs)?;
-    ratios.push(Ratio {
-        what: "1D solve: C ABI from C / inline C formula (throughput)".into(),
-        value: cabi,
-        target: 1.0 / 1.2,
-    });
-    ratios.push(Ratio {
-        what: "1D solve: Rust API / inline C formula (throughput)".into(),
-        value: rust1d,
-        target: 0.0,
-    });
-    ratios.push(Ratio {
-        what: "1D solve, one constraint chained: C ABI / inline C".into(),
-        value: chained,
-        target: 1.0 / 1.2,
-    });
+    let [cabi, rust1d, chained] = seed_case(&s, &mut figs)?;
+    let target_1d = 1.0 / 1.2;
+    ratios.push(ratio(
+        "1D solve, 100k constraints x 10 iterations: C ABI from C / inline C".into(),
+        cabi.0,
+        cabi.1,
+        target_1d,
+    ));
+    ratios.push(ratio(
+        "1D solve, 100k constraints x 10 iterations: Rust API / inline C".into(),
+        rust1d.0,
+        rust1d.1,
+        0.0,
+    ));
+    ratios.push(ratio(
+        "1D solve, one constraint chained: C ABI from C / inline C".into(),
+        chained.0,
+        chained.1,
+        target_1d,
+    ));
 
     let sizes: &[usize] = if s.quick {
         &[1_000, 10_000]
@@ -792,93 +837,118 @@ pub fn run() -> Result<(Vec<Figure>, Vec<Ratio>), String> {
     for &n in sizes {
         let scene = rope_scene::<f64>(n)?;
         let name = format!("rope {n} links f64");
-        let seq = seq_case(&s, &scene, &mut figs, &name)?;
-        let rust_seq = figs.iter().rev().nth(1).map_or(0.0, |f| f.per_second);
+        let (seq, cseq) = seq_case(&s, &scene, &mut figs, &name)?;
         let (soa, aos, c) = colored_case(&s, &scene, &mut figs, &name)?;
-        ratios.push(Ratio {
-            what: format!("{name}: Rust sequential / C sequential"),
-            value: seq,
-            target: 0.9,
-        });
-        ratios.push(Ratio {
-            what: format!("{name}: colored SoA / our sequential"),
-            value: soa / rust_seq,
-            target: 3.0,
-        });
-        ratios.push(Ratio {
-            what: format!("{name}: colored SoA / C colored"),
-            value: soa / c,
-            target: 0.8,
-        });
-        ratios.push(Ratio {
-            what: format!("{name}: colored AoS / C colored"),
-            value: aos / c,
-            target: 0.0,
-        });
+        drop(scene);
+        ratios.push(ratio(
+            format!("{name}: sequential, ours / C"),
+            seq,
+            cseq,
+            0.9,
+        ));
+        ratios.push(ratio(
+            format!("{name}: colored SoA / our sequential"),
+            soa,
+            seq,
+            3.0,
+        ));
+        ratios.push(ratio(
+            format!("{name}: colored SoA, ours / C colored"),
+            soa,
+            c,
+            0.8,
+        ));
+        ratios.push(ratio(
+            format!("{name}: colored AoS, ours / C colored SoA"),
+            aos,
+            c,
+            0.0,
+        ));
         let scene32 = rope_scene::<f32>(n)?;
         let name32 = format!("rope {n} links f32");
-        let seq32 = seq_case(&s, &scene32, &mut figs, &name32)?;
+        let (seq32, cseq32) = seq_case(&s, &scene32, &mut figs, &name32)?;
         let (soa32, aos32, c32) = colored_case(&s, &scene32, &mut figs, &name32)?;
-        ratios.push(Ratio {
-            what: format!("{name32}: Rust sequential / C sequential"),
-            value: seq32,
-            target: 0.0,
-        });
-        ratios.push(Ratio {
-            what: format!("{name32}: colored SoA / C colored"),
-            value: soa32 / c32,
-            target: 0.0,
-        });
-        ratios.push(Ratio {
-            what: format!("{name32}: colored AoS / C colored"),
-            value: aos32 / c32,
-            target: 0.0,
-        });
-        ratios.push(Ratio {
-            what: format!("rope {n}: colored SoA f32 / colored SoA f64"),
-            value: soa32 / soa,
-            target: 2.0,
-        });
-        let _ = aos;
+        ratios.push(ratio(
+            format!("{name32}: sequential, ours / C"),
+            seq32,
+            cseq32,
+            0.0,
+        ));
+        ratios.push(ratio(
+            format!("{name32}: colored SoA, ours / C colored"),
+            soa32,
+            c32,
+            0.0,
+        ));
+        ratios.push(ratio(
+            format!("{name32}: colored AoS, ours / C colored SoA"),
+            aos32,
+            c32,
+            0.0,
+        ));
+        ratios.push(ratio(
+            format!("rope {n}: colored SoA f32 / colored SoA f64"),
+            soa32,
+            soa,
+            2.0,
+        ));
     }
 
     let (rows, cols) = if s.quick { (100, 100) } else { (1000, 1000) };
     let scene = cloth_scene::<f64>(rows, cols)?;
     let name = format!("cloth {rows}x{cols} ({} links) f64", scene.links.len());
-    let seq = seq_case(&s, &scene, &mut figs, &name)?;
-    let (soa, _, c) = colored_case(&s, &scene, &mut figs, &name)?;
-    ratios.push(Ratio {
-        what: format!("{name}: Rust sequential / C sequential"),
-        value: seq,
-        target: 0.0,
-    });
-    ratios.push(Ratio {
-        what: format!("{name}: colored SoA / C colored"),
-        value: soa / c,
-        target: 0.0,
-    });
+    let (seq, cseq) = seq_case(&s, &scene, &mut figs, &name)?;
+    let (soa, aos, c) = colored_case(&s, &scene, &mut figs, &name)?;
+    drop(scene);
+    ratios.push(ratio(
+        format!("{name}: sequential, ours / C"),
+        seq,
+        cseq,
+        0.0,
+    ));
+    ratios.push(ratio(
+        format!("{name}: colored SoA / our sequential"),
+        soa,
+        seq,
+        0.0,
+    ));
+    ratios.push(ratio(
+        format!("{name}: colored SoA, ours / C colored"),
+        soa,
+        c,
+        0.0,
+    ));
+    ratios.push(ratio(
+        format!("{name}: colored AoS, ours / C colored SoA"),
+        aos,
+        c,
+        0.0,
+    ));
     let scene32 = cloth_scene::<f32>(rows, cols)?;
     let name32 = format!("cloth {rows}x{cols} f32");
-    let seq32 = seq_case(&s, &scene32, &mut figs, &name32)?;
+    let (seq32, cseq32) = seq_case(&s, &scene32, &mut figs, &name32)?;
     let (soa32, _, c32) = colored_case(&s, &scene32, &mut figs, &name32)?;
-    ratios.push(Ratio {
-        what: format!("{name32}: Rust sequential / C sequential"),
-        value: seq32,
-        target: 0.0,
-    });
-    ratios.push(Ratio {
-        what: format!("{name32}: colored SoA / C colored"),
-        value: soa32 / c32,
-        target: 0.0,
-    });
-    ratios.push(Ratio {
-        what: "cloth: colored SoA f32 / colored SoA f64".to_string(),
-        value: soa32 / soa,
-        target: 0.0,
-    });
-    drop(scene);
+    drop(scene32);
+    ratios.push(ratio(
+        format!("{name32}: sequential, ours / C"),
+        seq32,
+        cseq32,
+        0.0,
+    ));
+    ratios.push(ratio(
+        format!("{name32}: colored SoA, ours / C colored"),
+        soa32,
+        c32,
+        0.0,
+    ));
+    ratios.push(ratio(
+        "cloth: colored SoA f32 / colored SoA f64".to_string(),
+        soa32,
+        soa,
+        0.0,
+    ));
 
-    // Threads: the ~1M-link cloth (500 × 500 with shear: 997,002 links).
+    // Threads: the ~1M-link cloth (500 x 500 with shear: 997,002 links).
     let (tr, tc) = if s.quick { (60, 60) } else { (500, 500) };
     let scene = cloth_scene::<f64>(tr, tc)?;
     let tname = format!(
@@ -900,12 +970,14 @@ pub fn run() -> Result<(Vec<Figure>, Vec<Ratio>), String> {
         per_second: two,
         ns: 1e9 / two,
     });
-    ratios.push(Ratio {
-        what: format!("{tname}: 2 threads / 1 thread"),
-        value: two / one,
-        target: 1.6,
-    });
+    ratios.push(ratio(
+        format!("{tname}: 2 threads / 1 thread"),
+        two,
+        one,
+        1.6,
+    ));
 
+    println!("load average after: {}", load_average());
     println!();
     println!("{:<58} {:>14} {:>10}", "case", "solves/s", "ns/solve");
     for f in &figs {
@@ -923,19 +995,28 @@ pub fn run() -> Result<(Vec<Figure>, Vec<Ratio>), String> {
         if !r.value.is_finite() {
             return Err(format!("no ratio for {}", r.what));
         }
-        let verdict = if r.target == 0.0 {
-            "(context)"
-        } else if r.value >= r.target {
-            "holds"
-        } else {
-            "MISSED"
-        };
-        let target = if r.target == 0.0 {
-            "-".to_string()
-        } else {
-            format!("{:.2}", r.target)
-        };
-        println!("{:<70} {:>7.3} {:>7} {}", r.what, r.value, target, verdict);
+        println!(
+            "{:<70} {:>7.3} {:>7} {}",
+            r.what,
+            r.value,
+            target_text(r.target),
+            verdict(r)
+        );
+    }
+    println!();
+    println!("Markdown (README):");
+    println!("| case | ours (solves/s) | reference (solves/s) | ratio | target | |");
+    println!("|---|---:|---:|---:|---:|---|");
+    for r in &ratios {
+        println!(
+            "| {} | {:.3e} | {:.3e} | {:.2} | {} | {} |",
+            r.what,
+            r.ours,
+            r.reference,
+            r.value,
+            target_text(r.target),
+            verdict(r)
+        );
     }
     println!();
     println!("memory, f64: SoA and AoS particles {} B (x, y, z, w); colored link {} B (i, j, rest, compliance, alpha, g, lambda); sequential Link {} B",
