@@ -32,25 +32,25 @@
 //!
 //! # The inner loop
 //!
-//! A range of one color is solved in chunks of [`CHUNK`] links: *gather* the
-//! two particles of each link into chunk-local arrays (one array per
-//! coordinate), *compute* every candidate in a branch-free loop over those
-//! arrays (LLVM turns it into `sqrtpd`/`divpd`, or `sqrtps`/`divps` in f32,
-//! on the x86-64 baseline), check the chunk's results finite with one
-//! reduction, then *scatter* the applied links back. Validation (indices,
-//! proper coloring) is done once at construction, finiteness of inputs once
-//! per substep; the loop has no bounds checks (see the `SAFETY` notes).
+//! On x86-64 one SSE kernel (two f64 or four f32 links per register)
+//! gathers the particles of each lane's link, computes every candidate
+//! branch-free (`sqrtpd`/`divpd`, `sqrtps`/`divps`), checks the candidates
+//! finite, and stores them back directly; elsewhere a portable loop over
+//! chunks of [`CHUNK`] links computes into chunk-local arrays (which LLVM
+//! vectorizes) and then scatters them. Validation (indices, proper
+//! coloring) is done once at construction, finiteness of inputs once per
+//! substep; the loop has no bounds checks (see the `SAFETY` notes).
 //!
-//! # All-or-nothing per chunk
+//! # All-or-nothing per link
 //!
-//! A chunk is the links `begin + 64m .. begin + 64(m + 1)` of the range
-//! being solved (ranges from [`ColoredSubstep::jobs`] and whole colors start
-//! on chunk boundaries of the color). If any link of a chunk would get a
-//! non-finite position or λ ([`SystemError::InvalidResult`]), or has zero
-//! length under [`ZeroLength::Reject`] ([`SystemError::ZeroLength`]), the
-//! whole chunk is left untouched and the error names the first such link
-//! (its colored position). Chunks solved before it in this sweep stay
-//! applied (a whole-sweep rollback would need a copy of every particle).
+//! A link whose candidate has a non-finite position or λ
+//! ([`SystemError::InvalidResult`]), or whose particles coincide under
+//! [`ZeroLength::Reject`] ([`SystemError::ZeroLength`]), is not written; the
+//! other links of its range are still solved, and the error names the first
+//! such link (its colored position). [`ColoredSubstep::iterate`] then stops
+//! before the next color. Each link's decision depends only on the state
+//! before its color, so even a failed sweep leaves the same bits for every
+//! split into jobs and every thread count.
 //!
 //! # Layouts
 //!
@@ -66,8 +66,8 @@ use core::marker::PhantomData;
 use crate::real::{finite_non_negative, Real};
 use crate::system::{Convergence, SweepStats, SystemError, ZeroLength};
 
-/// Links per chunk: the unit of vectorized work and of all-or-nothing
-/// commits. Job ranges start on multiples of it within a color.
+/// Links per chunk of the portable kernel; job ranges start on multiples of
+/// it within a color (so jobs never split a chunk).
 pub const CHUNK: usize = 64;
 
 const _: () = assert!(core::mem::size_of::<usize>() >= core::mem::size_of::<u32>());
@@ -1253,15 +1253,15 @@ impl<T: Real, P: Particles<T>> ColoredSubstep<'_, '_, T, P> {
         (s.particles.raw(), links)
     }
 
-    /// One solver iteration: every color in order, each color's links in
-    /// chunks (see the module documentation).
+    /// One solver iteration: every color in order (see the module
+    /// documentation for the equations).
     ///
     /// # Errors
     ///
     /// [`SystemError::ZeroLength`] (under [`ZeroLength::Reject`]) or
     /// [`SystemError::InvalidResult`] naming the colored position of the
-    /// first bad link of the failing chunk; that chunk and everything after
-    /// it are untouched, everything before it was applied.
+    /// first link that could not be applied: that link is untouched, the
+    /// rest of its color was applied, the later colors were not run.
     pub fn iterate(&mut self) -> Result<SweepStats<T>, SystemError> {
         let policy = self.system.zero_length;
         let (p, l) = self.raw();

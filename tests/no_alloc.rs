@@ -2,10 +2,12 @@
 //! wraps the system one, and every solver entry point (1D solve, sequential
 //! systems, colorings, colored sweeps on AoS and SoA, job ranges, and the C
 //! ABI called from Rust) runs with the count checked to stay unchanged.
-//! The test data itself is allocated before counting starts.
+//! The test data itself is allocated before counting starts, and only the
+//! test's own thread is counted (the test harness allocates on its own
+//! threads meanwhile).
 
 use std::alloc::{GlobalAlloc, Layout, System as SystemAlloc};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::Cell;
 
 use xpbd::ffi_colored::{
     xpbd_colored3_begin_substep, xpbd_colored3_iterate, xpbd_colored3_solve_job, XpbdColoredSystem3,
@@ -19,12 +21,24 @@ use xpbd::{
 
 struct Counting;
 
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    /// Whether this thread's allocations are being counted.
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+    /// This thread's allocations while counting.
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+fn count_one() {
+    let on = COUNTING.try_with(Cell::get).unwrap_or(false);
+    if on {
+        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+    }
+}
 
 // SAFETY: forwards to the system allocator unchanged, only counting calls.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        count_one();
         // SAFETY: forwarded contract.
         unsafe { SystemAlloc.alloc(layout) }
     }
@@ -33,7 +47,7 @@ unsafe impl GlobalAlloc for Counting {
         unsafe { SystemAlloc.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        count_one();
         // SAFETY: forwarded contract.
         unsafe { SystemAlloc.realloc(ptr, layout, new_size) }
     }
@@ -42,15 +56,24 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-/// Runs `f` and returns how many allocations it made.
+/// Runs `f` and returns how many allocations it made on this thread.
 fn allocations(f: impl FnOnce()) -> usize {
-    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    ALLOCATIONS.with(|c| c.set(0));
+    COUNTING.with(|c| c.set(true));
     f();
-    ALLOCATIONS.load(Ordering::SeqCst) - before
+    COUNTING.with(|c| c.set(false));
+    ALLOCATIONS.with(Cell::get)
 }
 
 #[test]
 fn no_solve_path_allocates() {
+    // The counter works: one vector is one allocation.
+    assert_eq!(
+        allocations(|| {
+            std::hint::black_box(vec![1u8; 10]);
+        }),
+        1
+    );
     // Everything allocated up front.
     let (rows, cols) = (20, 30);
     let n = rows * cols;
