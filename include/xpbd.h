@@ -10,15 +10,15 @@
 #include <stdint.h>
 
 /**
- * Links per chunk: the unit of vectorized work and of all-or-nothing
- * commits. Job ranges start on multiples of it within a color.
+ * Links per job chunk: `xpbd_job_range` splits a color on multiples of
+ * this many links.
  */
-#define CHUNK 64
+#define XPBD_JOB_CHUNK 64
 
 /**
- * The most colors [`greedy_coloring`] uses (one bit per color in a `u64`).
+ * The most colors `xpbd_color_greedy` uses.
  */
-#define MAX_GREEDY_COLORS 64
+#define XPBD_MAX_GREEDY_COLORS 64
 
 /**
  * Zero-length policy: stop with `XPBD_STATUS_ZERO_LENGTH` naming the link.

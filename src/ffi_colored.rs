@@ -38,6 +38,17 @@ use crate::ffi_system::{
 use crate::real::Real;
 use crate::system::{Link, SweepStats, SystemError, ZeroLength};
 
+/// Links per job chunk: `xpbd_job_range` splits a color on multiples of
+/// this many links.
+pub const XPBD_JOB_CHUNK: usize = 64;
+
+/// The most colors `xpbd_color_greedy` uses.
+pub const XPBD_MAX_GREEDY_COLORS: u32 = 64;
+
+// Literal values so that cbindgen can export them; they must match Rust's.
+const _: () = assert!(XPBD_JOB_CHUNK == colored::CHUNK);
+const _: () = assert!(XPBD_MAX_GREEDY_COLORS == crate::coloring::MAX_GREEDY_COLORS);
+
 /// A colored 3D f64 system over caller-owned buffers (see the module
 /// documentation of `ffi_colored` for the rules).
 ///
