@@ -949,7 +949,11 @@ pub fn run() -> Result<(Vec<Figure>, Vec<Ratio>), String> {
     ));
 
     // Threads: the ~1M-link cloth (500 x 500 with shear: 997,002 links).
-    let (tr, tc) = if s.quick { (60, 60) } else { (500, 500) };
+    let side = std::env::var("XPBD_BENCH_THREAD_CLOTH")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(if s.quick { 60 } else { 500 });
+    let (tr, tc) = (side, side);
     let scene = cloth_scene::<f64>(tr, tc)?;
     let tname = format!(
         "cloth {tr}x{tc} ({} links) f64 colored SoA",
