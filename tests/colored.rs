@@ -267,7 +267,7 @@ fn rust_and_c_entry_points_give_the_same_bits() {
         }
     }
     let rust_lambda = bits1(&plan.lambda);
-    // C ABI, SoA, sweeps 1-2 by iterate and 3-4 by 3 jobs per color.
+    // C ABI, SoA: sweeps 1-2 by iterate, 3-4 by 3 concurrent jobs per color.
     let [mut xs, mut ys, mut zs] = soa(&x);
     let mut sys = XpbdColoredSystem3 {
         positions: std::ptr::null_mut(),
@@ -301,26 +301,57 @@ fn rust_and_c_entry_points_give_the_same_bits() {
                 0
             );
         }
-        for _ in 0..2 {
-            for c in 0..count as usize {
+    }
+    // Sweeps 3-4: the C job entry point on 3 std::threads per color.
+    // (Sweeps 1-2 above went through xpbd_colored3_iterate.)
+    struct Shared(*const XpbdColoredSystem3);
+    // SAFETY: the jobs of one color touch disjoint particles and λ, and
+    // `xpbd_colored3_solve_job` only reads the struct.
+    unsafe impl Sync for Shared {}
+    let shared = Shared(&sys);
+    for _ in 0..2 {
+        for c in 0..count as usize {
+            std::thread::scope(|sc| {
                 for job in 0..3 {
-                    assert_eq!(
-                        xpbd_colored3_solve_job(
-                            &sys,
-                            c,
-                            job,
-                            3,
-                            std::ptr::null_mut(),
-                            std::ptr::null_mut()
-                        )
-                        .code(),
-                        0
-                    );
+                    let shared = &shared;
+                    sc.spawn(move || {
+                        // SAFETY: as above; the buffers outlive the scope.
+                        let status = unsafe {
+                            xpbd_colored3_solve_job(
+                                shared.0,
+                                c,
+                                job,
+                                3,
+                                std::ptr::null_mut(),
+                                std::ptr::null_mut(),
+                            )
+                        };
+                        assert_eq!(status.code(), 0);
+                    });
                 }
-            }
+            });
         }
     }
     let back: Vec<[f64; 3]> = (0..xs.len()).map(|k| [xs[k], ys[k], zs[k]]).collect();
     assert_eq!(bits(&back), bits(&xr));
     assert_eq!(bits1(&plan.lambda), rust_lambda);
+}
+
+#[test]
+fn job_ranges_cover_a_color_exactly_on_chunk_boundaries() {
+    for (begin, end) in [(0, 0), (0, 1), (5, 70), (100, 1000), (64, 64 * 9 + 3)] {
+        for jobs in 1..9 {
+            let mut next = begin;
+            for job in 0..jobs {
+                let (b, e) = xpbd::job_range(begin, end, job, jobs).unwrap();
+                assert_eq!(b, next);
+                assert!(e >= b && e <= end);
+                assert!(b == end || (b - begin) % xpbd::colored::CHUNK == 0);
+                next = e;
+            }
+            assert_eq!(next, end);
+            assert_eq!(xpbd::job_range(begin, end, jobs, jobs), None);
+        }
+    }
+    assert_eq!(xpbd::job_range(0, 10, 0, 0), None);
 }
