@@ -167,13 +167,11 @@ pub(crate) fn candidate<T: Real>(
     // every comparison). Only when
     // it fails are the checks repeated in SPEC.md's order to name the first
     // failing one, so the reported error is the same either way.
-    let probe = (a - a)
-        + (b - b)
-        + (wa - wa)
-        + (wb - wb)
-        + (rest - rest)
-        + (compliance - compliance)
-        + (dt - dt);
+    // Summed as a shallow tree: the parameters' part does not wait for the
+    // positions loaded from memory, and the chain before the branch stays
+    // short.
+    let probe = ((a - a) + (b - b))
+        + (((wa - wa) + (wb - wb)) + ((rest - rest) + ((compliance - compliance) + (dt - dt))));
     let inputs_ok = u8::from(probe == T::ZERO)
         & u8::from(wa >= T::ZERO)
         & u8::from(wb >= T::ZERO)
@@ -202,7 +200,8 @@ pub(crate) fn candidate<T: Real>(
     if !(finite(alpha) & finite(denominator) & (denominator > T::ZERO)) {
         return Err(Error::UnrepresentableScale);
     }
-    if !(finite(next.a) & finite(next.b) & finite(next.lambda) & (next.b >= next.a)) {
+    let result_probe = ((next.a - next.a) + (next.b - next.b)) + (next.lambda - next.lambda);
+    if !((result_probe == T::ZERO) & (next.b >= next.a)) {
         return Err(Error::InvalidResult);
     }
     Ok(Some(next))
