@@ -42,6 +42,8 @@ const LAYOUTS: &[Layout] = &[
     word_layout::<xpbd::ffi_step::XpbdStepStatsF32>("XpbdStepStatsF32"),
     word_layout::<xpbd::ffi_step::XpbdWorld3>("XpbdWorld3"),
     word_layout::<xpbd::ffi_step::XpbdWorld3F32>("XpbdWorld3F32"),
+    word_layout::<xpbd::ffi_colored::XpbdColoredSystem3>("XpbdColoredSystem3"),
+    word_layout::<xpbd::ffi_colored::XpbdColoredSystem3F32>("XpbdColoredSystem3F32"),
 ];
 
 /// A C type name with the size and alignment Rust gives it.

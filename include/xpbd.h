@@ -22,6 +22,17 @@
 #define XPBD_VERSION_NUMBER (XPBD_VERSION_MAJOR * 10000 + XPBD_VERSION_MINOR * 100 + XPBD_VERSION_PATCH)
 
 /**
+ * Links per job chunk: `xpbd_job_range` splits a color on multiples of
+ * this many links.
+ */
+#define XPBD_JOB_CHUNK 64
+
+/**
+ * The most colors `xpbd_color_greedy` uses.
+ */
+#define XPBD_MAX_GREEDY_COLORS 64
+
+/**
  * Zero-length policy: stop with `XPBD_STATUS_ZERO_LENGTH` naming the link.
  */
 #define XPBD_ZERO_LENGTH_REJECT 0
@@ -170,6 +181,307 @@ typedef struct XpbdDistanceConstraintF32 {
 } XpbdDistanceConstraintF32;
 
 /**
+ * A colored 3D f64 system over caller-owned buffers (see the module
+ * documentation of `ffi_colored` for the rules).
+ *
+ * Zero-initialise, fill in the buffer fields, counts and
+ * `zero_length_policy`; the library writes only `substep_active`, `h` and
+ * `error_index`, and the buffers' contents.
+ */
+typedef struct XpbdColoredSystem3 {
+  /**
+   * AoS particle positions (m), `particle_count` entries, or NULL when
+   * `x`, `y`, `z` are used.
+   */
+  double (*positions)[3];
+  /**
+   * SoA x coordinates (m), or NULL with `positions`.
+   */
+  double *x;
+  /**
+   * SoA y coordinates (m), or NULL with `positions`.
+   */
+  double *y;
+  /**
+   * SoA z coordinates (m), or NULL with `positions`.
+   */
+  double *z;
+  /**
+   * Inverse masses (1/kg), `particle_count` entries; 0 = static.
+   */
+  const double *inverse_masses;
+  /**
+   * Number of particles.
+   */
+  size_t particle_count;
+  /**
+   * First particle of each link, `link_count` entries, in colored order.
+   */
+  const uint32_t *i;
+  /**
+   * Second particle of each link.
+   */
+  const uint32_t *j;
+  /**
+   * Rest lengths (m), > 0.
+   */
+  const double *rest;
+  /**
+   * Compliances α (m/N), ≥ 0.
+   */
+  const double *compliance;
+  /**
+   * Multipliers λ (kg·m); reset by begin_substep.
+   */
+  double *lambda;
+  /**
+   * Scratch, `link_count` entries: α̃ = α/h² (1/kg), written by begin_substep.
+   */
+  double *alpha;
+  /**
+   * Scratch, `link_count` entries: 1/(w_i + w_j + α̃) (kg), written by begin_substep.
+   */
+  double *inv_denominator;
+  /**
+   * Number of links.
+   */
+  size_t link_count;
+  /**
+   * Color boundaries, `color_count + 1` entries: color c is links
+   * `color_starts[c] .. color_starts[c + 1]`.
+   */
+  const size_t *color_starts;
+  /**
+   * Number of colors.
+   */
+  size_t color_count;
+  /**
+   * Scratch, `particle_count` entries, for the proper-coloring check.
+   */
+  uint32_t *stamp;
+  /**
+   * `XPBD_ZERO_LENGTH_REJECT` (0) or `XPBD_ZERO_LENGTH_SKIP` (1).
+   */
+  int32_t zero_length_policy;
+  /**
+   * Written by the library: 1 after a successful begin_substep, else 0.
+   */
+  uint32_t substep_active;
+  /**
+   * Written by the library: the substep length h (s).
+   */
+  double h;
+  /**
+   * Written by the library on error: the particle or link (colored
+   * position) the error names, 0 when none.
+   */
+  size_t error_index;
+} XpbdColoredSystem3;
+
+/**
+ * A colored 3D f32 system: see `XpbdColoredSystem3`.
+ */
+typedef struct XpbdColoredSystem3F32 {
+  /**
+   * AoS particle positions (m), or NULL when `x`, `y`, `z` are used.
+   */
+  float (*positions)[3];
+  /**
+   * SoA x coordinates (m), or NULL with `positions`.
+   */
+  float *x;
+  /**
+   * SoA y coordinates (m), or NULL with `positions`.
+   */
+  float *y;
+  /**
+   * SoA z coordinates (m), or NULL with `positions`.
+   */
+  float *z;
+  /**
+   * Inverse masses (1/kg); 0 = static.
+   */
+  const float *inverse_masses;
+  /**
+   * Number of particles.
+   */
+  size_t particle_count;
+  /**
+   * First particle of each link, in colored order.
+   */
+  const uint32_t *i;
+  /**
+   * Second particle of each link.
+   */
+  const uint32_t *j;
+  /**
+   * Rest lengths (m), > 0.
+   */
+  const float *rest;
+  /**
+   * Compliances α (m/N), ≥ 0.
+   */
+  const float *compliance;
+  /**
+   * Multipliers λ (kg·m).
+   */
+  float *lambda;
+  /**
+   * Scratch: α̃ = α/h² (1/kg).
+   */
+  float *alpha;
+  /**
+   * Scratch: 1/(w_i + w_j + α̃) (kg).
+   */
+  float *inv_denominator;
+  /**
+   * Number of links.
+   */
+  size_t link_count;
+  /**
+   * Color boundaries, `color_count + 1` entries.
+   */
+  const size_t *color_starts;
+  /**
+   * Number of colors.
+   */
+  size_t color_count;
+  /**
+   * Scratch, `particle_count` entries.
+   */
+  uint32_t *stamp;
+  /**
+   * `XPBD_ZERO_LENGTH_REJECT` (0) or `XPBD_ZERO_LENGTH_SKIP` (1).
+   */
+  int32_t zero_length_policy;
+  /**
+   * Written by the library: 1 after a successful begin_substep, else 0.
+   */
+  uint32_t substep_active;
+  /**
+   * Written by the library: the substep length h (s).
+   */
+  float h;
+  /**
+   * Written by the library on error: the index the error names.
+   */
+  size_t error_index;
+} XpbdColoredSystem3F32;
+
+/**
+ * Diagnostics of one sweep (f64). `max_abs_c` and `max_residual` are taken
+ * as each link is visited, before its correction.
+ */
+typedef struct XpbdSweepStats {
+  /**
+   * Links corrected.
+   */
+  size_t applied;
+  /**
+   * Links skipped because both particles are static.
+   */
+  size_t skipped_static;
+  /**
+   * Links skipped for zero length (policy `XPBD_ZERO_LENGTH_SKIP`).
+   */
+  size_t skipped_zero_length;
+  /**
+   * Largest |C| (m).
+   */
+  double max_abs_c;
+  /**
+   * Largest compliance residual |C + α̃λ| (m): the convergence measure.
+   */
+  double max_residual;
+} XpbdSweepStats;
+
+/**
+ * Diagnostics of one sweep (f32): see `XpbdSweepStats`.
+ */
+typedef struct XpbdSweepStatsF32 {
+  /**
+   * Links corrected.
+   */
+  size_t applied;
+  /**
+   * Links skipped because both particles are static.
+   */
+  size_t skipped_static;
+  /**
+   * Links skipped for zero length (policy `XPBD_ZERO_LENGTH_SKIP`).
+   */
+  size_t skipped_zero_length;
+  /**
+   * Largest |C| (m).
+   */
+  float max_abs_c;
+  /**
+   * Largest compliance residual |C + α̃λ| (m).
+   */
+  float max_residual;
+} XpbdSweepStatsF32;
+
+/**
+ * A distance link between two particles (f64): `C = |x_j − x_i| − rest`.
+ */
+typedef struct XpbdLink {
+  /**
+   * Index of the first particle.
+   */
+  uint32_t i;
+  /**
+   * Index of the second particle (≠ `i`).
+   */
+  uint32_t j;
+  /**
+   * Rest length (m), finite and > 0.
+   */
+  double rest;
+  /**
+   * Compliance α (m/N = s²/kg), finite and ≥ 0; 0 is rigid.
+   */
+  double compliance;
+  /**
+   * Accumulated multiplier λ (kg·m); reset only by begin_substep.
+   */
+  double lambda;
+  /**
+   * 0, or `XPBD_LINK_TENSION_ONLY` (resists stretching only: λ ≤ 0).
+   */
+  uint32_t flags;
+} XpbdLink;
+
+/**
+ * A distance link between two particles (f32): see `XpbdLink`.
+ */
+typedef struct XpbdLinkF32 {
+  /**
+   * Index of the first particle.
+   */
+  uint32_t i;
+  /**
+   * Index of the second particle (≠ `i`).
+   */
+  uint32_t j;
+  /**
+   * Rest length (m), finite and > 0.
+   */
+  float rest;
+  /**
+   * Compliance α (m/N = s²/kg), finite and ≥ 0; 0 is rigid.
+   */
+  float compliance;
+  /**
+   * Accumulated multiplier λ (kg·m); reset only by begin_substep.
+   */
+  float lambda;
+  /**
+   * 0, or `XPBD_LINK_TENSION_ONLY` (resists stretching only: λ ≤ 0).
+   */
+  uint32_t flags;
+} XpbdLinkF32;
+
+/**
  * How to advance one frame (f64). Start from `xpbd_step_config3_default()`.
  */
 typedef struct XpbdStepConfig3 {
@@ -260,36 +572,6 @@ typedef struct XpbdStepConfig3F32 {
    */
   int32_t zero_length_policy;
 } XpbdStepConfig3F32;
-
-/**
- * A distance link between two particles (f64): `C = |x_j − x_i| − rest`.
- */
-typedef struct XpbdLink {
-  /**
-   * Index of the first particle.
-   */
-  uint32_t i;
-  /**
-   * Index of the second particle (≠ `i`).
-   */
-  uint32_t j;
-  /**
-   * Rest length (m), finite and > 0.
-   */
-  double rest;
-  /**
-   * Compliance α (m/N = s²/kg), finite and ≥ 0; 0 is rigid.
-   */
-  double compliance;
-  /**
-   * Accumulated multiplier λ (kg·m); reset only by begin_substep.
-   */
-  double lambda;
-  /**
-   * 0, or `XPBD_LINK_TENSION_ONLY` (resists stretching only: λ ≤ 0).
-   */
-  uint32_t flags;
-} XpbdLink;
 
 /**
  * A static half-space (f64): points with `n̂·x ≥ offset` are free.
@@ -408,33 +690,6 @@ typedef struct XpbdWorld3 {
 } XpbdWorld3;
 
 /**
- * Diagnostics of one sweep (f64). `max_abs_c` and `max_residual` are taken
- * as each link is visited, before its correction.
- */
-typedef struct XpbdSweepStats {
-  /**
-   * Links corrected.
-   */
-  size_t applied;
-  /**
-   * Links skipped because both particles are static.
-   */
-  size_t skipped_static;
-  /**
-   * Links skipped for zero length (policy `XPBD_ZERO_LENGTH_SKIP`).
-   */
-  size_t skipped_zero_length;
-  /**
-   * Largest |C| (m).
-   */
-  double max_abs_c;
-  /**
-   * Largest compliance residual |C + α̃λ| (m): the convergence measure.
-   */
-  double max_residual;
-} XpbdSweepStats;
-
-/**
  * What a step did (f64).
  */
 typedef struct XpbdStepStats {
@@ -459,36 +714,6 @@ typedef struct XpbdStepStats {
    */
   struct XpbdSweepStats last;
 } XpbdStepStats;
-
-/**
- * A distance link between two particles (f32): see `XpbdLink`.
- */
-typedef struct XpbdLinkF32 {
-  /**
-   * Index of the first particle.
-   */
-  uint32_t i;
-  /**
-   * Index of the second particle (≠ `i`).
-   */
-  uint32_t j;
-  /**
-   * Rest length (m), finite and > 0.
-   */
-  float rest;
-  /**
-   * Compliance α (m/N = s²/kg), finite and ≥ 0; 0 is rigid.
-   */
-  float compliance;
-  /**
-   * Accumulated multiplier λ (kg·m); reset only by begin_substep.
-   */
-  float lambda;
-  /**
-   * 0, or `XPBD_LINK_TENSION_ONLY` (resists stretching only: λ ≤ 0).
-   */
-  uint32_t flags;
-} XpbdLinkF32;
 
 /**
  * A static half-space (f32): see `XpbdPlane3`.
@@ -601,32 +826,6 @@ typedef struct XpbdWorld3F32 {
    */
   size_t error_index;
 } XpbdWorld3F32;
-
-/**
- * Diagnostics of one sweep (f32): see `XpbdSweepStats`.
- */
-typedef struct XpbdSweepStatsF32 {
-  /**
-   * Links corrected.
-   */
-  size_t applied;
-  /**
-   * Links skipped because both particles are static.
-   */
-  size_t skipped_static;
-  /**
-   * Links skipped for zero length (policy `XPBD_ZERO_LENGTH_SKIP`).
-   */
-  size_t skipped_zero_length;
-  /**
-   * Largest |C| (m).
-   */
-  float max_abs_c;
-  /**
-   * Largest compliance residual |C + α̃λ| (m).
-   */
-  float max_residual;
-} XpbdSweepStatsF32;
 
 /**
  * What a step did (f32): see `XpbdStepStats`.
@@ -962,6 +1161,236 @@ XpbdStatus xpbd_distance_solve_f32(struct XpbdDistanceConstraintF32 *c,
  * not be freed.
  */
 const char *xpbd_status_str(int32_t status);
+
+/**
+ * Starts a substep of length `h` (s) for a colored 3D f64 system: checks
+ * the buffers and the coloring (proper, indices in range, boundaries),
+ * validates every particle and link as `xpbd_system3_begin_substep` does,
+ * then writes α̃ = α/h² and 1/(w_i + w_j + α̃) per link, sets every λ to 0
+ * and records `h`.
+ *
+ * Returns `XPBD_STATUS_OK`, or an error naming the particle or link in
+ * `system->error_index` (`INVALID_ARGUMENT` for an improper coloring or
+ * bad boundaries); on error no position, λ or scratch is written and
+ * `substep_active` is cleared.
+ *
+ * # Safety
+ * `system` is NULL or valid; its buffers are NULL (with count 0) or valid
+ * for their counts.
+ */
+XpbdStatus xpbd_colored3_begin_substep(struct XpbdColoredSystem3 *system, double h);
+
+/**
+ * `xpbd_colored3_begin_substep` for an f32 system.
+ *
+ * # Safety
+ * As `xpbd_colored3_begin_substep`.
+ */
+XpbdStatus xpbd_colored3_begin_substep_f32(struct XpbdColoredSystem3F32 *system, float h);
+
+/**
+ * One colored sweep of a 3D f64 system on the calling thread: colors in
+ * order, each link `Δλ = (−C − α̃λ)·g`, `x_i −= w_i Δλ n`, `x_j += w_j Δλ n`,
+ * `λ += Δλ` with `n = d/|d|` computed as `d · (1/|d|)`.
+ *
+ * `out_stats` may be NULL; written on success only. Errors:
+ * `NO_SUBSTEP`, `ZERO_LENGTH` / `INVALID_RESULT` (the link, in
+ * `error_index`, is untouched, the rest of its color applied, later colors
+ * not run), `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` if the links were
+ * changed since begin_substep.
+ *
+ * # Safety
+ * As `xpbd_colored3_begin_substep`; `out_stats` is NULL or valid.
+ */
+XpbdStatus xpbd_colored3_iterate(struct XpbdColoredSystem3 *system,
+                                 struct XpbdSweepStats *out_stats);
+
+/**
+ * `xpbd_colored3_iterate` for an f32 system.
+ *
+ * # Safety
+ * As `xpbd_colored3_iterate`.
+ */
+XpbdStatus xpbd_colored3_iterate_f32(struct XpbdColoredSystem3F32 *system,
+                                     struct XpbdSweepStatsF32 *out_stats);
+
+/**
+ * Solves job `job` of `job_count` of color `color` of an active colored
+ * f64 system: the color's links split into `job_count` disjoint ranges on
+ * 64-link boundaries (`xpbd_job_range`). Thread-safe between jobs of one
+ * color: reads `*system` only, writes this range's particles and λ,
+ * `*out_stats` (may be NULL) on success, `*out_error_index` (may be NULL)
+ * on a link error. Run every job of a color, wait for all, then the next
+ * color: bit-identical to `xpbd_colored3_iterate` for any job count. Merge
+ * the stats with `xpbd_sweep_stats_merge`.
+ *
+ * Errors: `NO_SUBSTEP`, `INVALID_ARGUMENT` (color or job out of range),
+ * and the link errors of `xpbd_colored3_iterate` for this range.
+ *
+ * # Safety
+ * As `xpbd_colored3_iterate`; jobs of different colors never run at once.
+ */
+XpbdStatus xpbd_colored3_solve_job(const struct XpbdColoredSystem3 *system,
+                                   size_t color,
+                                   size_t job,
+                                   size_t job_count,
+                                   struct XpbdSweepStats *out_stats,
+                                   size_t *out_error_index);
+
+/**
+ * `xpbd_colored3_solve_job` for an f32 system.
+ *
+ * # Safety
+ * As `xpbd_colored3_solve_job`.
+ */
+XpbdStatus xpbd_colored3_solve_job_f32(const struct XpbdColoredSystem3F32 *system,
+                                       size_t color,
+                                       size_t job,
+                                       size_t job_count,
+                                       struct XpbdSweepStatsF32 *out_stats,
+                                       size_t *out_error_index);
+
+/**
+ * The link range `[*out_begin, *out_end)` of job `job` of `job_count` for
+ * a color spanning links `begin .. end` (64-link chunks split evenly).
+ * `XPBD_STATUS_INVALID_ARGUMENT` when `job_count == 0`, `job ≥ job_count`
+ * or `end < begin`.
+ *
+ * # Safety
+ * The output pointers are NULL or valid.
+ */
+XpbdStatus xpbd_job_range(size_t begin,
+                          size_t end,
+                          size_t job,
+                          size_t job_count,
+                          size_t *out_begin,
+                          size_t *out_end);
+
+/**
+ * `*acc` ← the merge of `*acc` and `*part` (counts add, maxima take the
+ * larger): combines the stats of the jobs of one sweep, independent of
+ * how it was split.
+ *
+ * # Safety
+ * Each pointer is NULL or valid.
+ */
+XpbdStatus xpbd_sweep_stats_merge(struct XpbdSweepStats *acc, const struct XpbdSweepStats *part);
+
+/**
+ * `xpbd_sweep_stats_merge` for f32 stats.
+ *
+ * # Safety
+ * Each pointer is NULL or valid.
+ */
+XpbdStatus xpbd_sweep_stats_merge_f32(struct XpbdSweepStatsF32 *acc,
+                                      const struct XpbdSweepStatsF32 *part);
+
+/**
+ * Writes the even/odd coloring of a rope (`closed = 0`, links (k, k+1)) or
+ * closed loop (`closed != 0`, plus (n−1, 0); 3 colors when the link count
+ * is odd) into `colors` (`link_count` entries); `*out_color_count`
+ * receives the color count. Nothing is written on error.
+ *
+ * # Safety
+ * `colors` valid for `capacity` writes, `out_color_count` NULL or valid.
+ */
+XpbdStatus xpbd_color_rope(size_t link_count,
+                           int32_t closed,
+                           uint32_t *colors,
+                           size_t capacity,
+                           uint32_t *out_color_count);
+
+/**
+ * Writes the fixed coloring of `xpbd_build_cloth3`'s links for a
+ * `rows × cols` grid (4 colors, 8 with `shear != 0`).
+ *
+ * # Safety
+ * As `xpbd_color_rope`.
+ */
+XpbdStatus xpbd_color_cloth(size_t rows,
+                            size_t cols,
+                            int32_t shear,
+                            uint32_t *colors,
+                            size_t capacity,
+                            uint32_t *out_color_count);
+
+/**
+ * Greedy coloring of any f64 link list (each link takes the smallest color
+ * neither particle has; at most 64 colors). `scratch`: `particle_count`
+ * `uint64_t`; `colors`: `link_count` entries.
+ *
+ * # Safety
+ * `links` valid for `link_count` reads, `scratch` for `particle_count`
+ * writes, `colors` for `link_count` writes, `out_color_count` valid.
+ */
+XpbdStatus xpbd_color_greedy(const struct XpbdLink *links,
+                             size_t link_count,
+                             size_t particle_count,
+                             uint64_t *scratch,
+                             uint32_t *colors,
+                             uint32_t *out_color_count);
+
+/**
+ * `xpbd_color_greedy` for f32 links.
+ *
+ * # Safety
+ * As `xpbd_color_greedy`.
+ */
+XpbdStatus xpbd_color_greedy_f32(const struct XpbdLinkF32 *links,
+                                 size_t link_count,
+                                 size_t particle_count,
+                                 uint64_t *scratch,
+                                 uint32_t *colors,
+                                 uint32_t *out_color_count);
+
+/**
+ * Stable counting sort by color: `order[k]` (`link_count` entries) is the
+ * original link at colored position k, `color_starts` (`color_count + 1`
+ * entries) the boundaries. Nothing is written on error.
+ *
+ * # Safety
+ * `colors` valid for `link_count` reads, `color_starts` for
+ * `color_count + 1` writes, `order` for `link_count` writes.
+ */
+XpbdStatus xpbd_color_order(const uint32_t *colors,
+                            size_t link_count,
+                            uint32_t color_count,
+                            size_t *color_starts,
+                            uint32_t *order);
+
+/**
+ * Copies f64 links into colored SoA arrays: position k receives link
+ * `order[k]` (i, j, rest, compliance; λ = 0). All outputs have
+ * `link_count` entries.
+ *
+ * # Safety
+ * `links` valid for `source_count` reads, the others for `link_count`.
+ */
+XpbdStatus xpbd_colored_links_fill(const struct XpbdLink *links,
+                                   size_t source_count,
+                                   const uint32_t *order,
+                                   size_t link_count,
+                                   uint32_t *i,
+                                   uint32_t *j,
+                                   double *rest,
+                                   double *compliance,
+                                   double *lambda);
+
+/**
+ * `xpbd_colored_links_fill` for f32 links.
+ *
+ * # Safety
+ * As `xpbd_colored_links_fill`.
+ */
+XpbdStatus xpbd_colored_links_fill_f32(const struct XpbdLinkF32 *links,
+                                       size_t source_count,
+                                       const uint32_t *order,
+                                       size_t link_count,
+                                       uint32_t *i,
+                                       uint32_t *j,
+                                       float *rest,
+                                       float *compliance,
+                                       float *lambda);
 
 /**
  * The default step configuration (f64): gravity (0, −9.81, 0) m/s²,
@@ -1518,6 +1947,12 @@ XPBD_CHECK_LAYOUT(XpbdWorld3, 120, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
 XPBD_CHECK_LAYOUT(XpbdWorld3F32, 120, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdColoredSystem3, 160, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdColoredSystem3F32, 160, 8);
 #endif
 #undef XPBD_CHECK_LAYOUT
 #endif

@@ -355,6 +355,10 @@ impl From<SystemError> for XpbdStatus {
 pub(crate) struct Span(usize, usize);
 
 impl Span {
+    /// The empty span.
+    pub(crate) fn empty() -> Span {
+        Span(0, 0)
+    }
     pub(crate) fn of<U>(p: *const U, count: usize) -> Option<Span> {
         #[allow(clippy::as_conversions)]
         // the address only, for comparison (MSRV 1.81 lacks `addr()`)

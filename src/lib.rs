@@ -16,6 +16,10 @@
 //! - [`step`]: full XPBD stepping around the systems: prediction with
 //!   gravity, substeps, tension-only links, plane and sphere contacts with
 //!   friction, velocity update.
+//! - [`ColoredSystem`]: the same links solved in colored order (no two
+//!   links of one color share a particle; see [`coloring`]) by a
+//!   vectorizable structure-of-arrays kernel, with job ranges an engine's
+//!   thread pool can run concurrently (see [`colored`]).
 //! - [`ffi`]: the C ABI declared in `include/xpbd.h`.
 //! - [`VERSION`] and friends: the version from `Cargo.toml`, the same as the
 //!   C header's `XPBD_VERSION_*` macros and the C function
@@ -72,17 +76,25 @@
     clippy::as_conversions
 )]
 
+pub mod colored;
+pub mod coloring;
 mod distance;
 mod error;
 pub mod ffi;
+pub mod ffi_colored;
 pub mod ffi_step;
 pub mod ffi_system;
-mod ffi_system_fns;
+pub mod ffi_system_fns;
 mod real;
 pub mod step;
 pub mod system;
 mod version;
 
+pub use colored::{
+    fill_colored_links, job_range, Aos, ColorJob, ColorJobs, ColoredLinks, ColoredSubstep,
+    ColoredSystem, Particles, Soa,
+};
+pub use coloring::{check_coloring, cloth_coloring, color_order, greedy_coloring, rope_coloring};
 pub use distance::DistanceConstraint;
 pub use error::Error;
 pub use real::Real;

@@ -10,16 +10,34 @@ use core::fmt::{Debug, Display};
 use core::ops::{Add, Div, Mul, Neg, Sub};
 
 mod sealed {
-    /// The IEEE-754 encoding, for the crate's bit-level input checks (not
-    /// nameable outside the crate).
-    pub trait Sealed: Copy {
+    use crate::colored::{RawLinks, RawParticles};
+    use crate::system::{SweepStats, SystemError, ZeroLength};
+
+    /// Seals [`Real`](super::Real): the IEEE-754 encoding for the crate's
+    /// bit-level input checks, and the colored kernel per type (not nameable
+    /// outside the crate).
+    pub trait Sealed: Copy + Sized {
         /// The sign bit of the format.
         const SIGN: u64;
         /// The bit pattern of +∞: every exponent bit set, mantissa zero.
         const INF: u64;
         /// The IEEE-754 bit pattern, zero-extended to 64 bits.
         fn raw(self) -> u64;
+        /// Solves links `begin .. end` of one color (see
+        /// `colored::solve_range`); returns the statistics and the first
+        /// link not applied.
+        ///
+        /// # Safety
+        /// As `colored::solve_range`.
+        unsafe fn colored_range<P: RawParticles<Self>>(
+            p: P,
+            l: RawLinks<Self>,
+            begin: usize,
+            end: usize,
+            policy: ZeroLength,
+        ) -> (SweepStats<Self>, Option<SystemError>);
     }
+
     impl Sealed for f32 {
         const SIGN: u64 = 0x8000_0000;
         const INF: u64 = 0x7f80_0000;
@@ -27,7 +45,29 @@ mod sealed {
         fn raw(self) -> u64 {
             u64::from(self.to_bits())
         }
+        #[inline(always)]
+        unsafe fn colored_range<P: RawParticles<f32>>(
+            p: P,
+            l: RawLinks<f32>,
+            begin: usize,
+            end: usize,
+            policy: ZeroLength,
+        ) -> (SweepStats<f32>, Option<SystemError>) {
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            // SAFETY: forwarded caller contract.
+            unsafe {
+                crate::colored::sse::range::<f32, core::arch::x86_64::__m128, P>(
+                    p, l, begin, end, policy,
+                )
+            }
+            #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+            // SAFETY: forwarded caller contract.
+            unsafe {
+                crate::colored::generic_range(p, l, begin, end, policy)
+            }
+        }
     }
+
     impl Sealed for f64 {
         const SIGN: u64 = 0x8000_0000_0000_0000;
         const INF: u64 = 0x7ff0_0000_0000_0000;
@@ -35,14 +75,38 @@ mod sealed {
         fn raw(self) -> u64 {
             self.to_bits()
         }
+        #[inline(always)]
+        unsafe fn colored_range<P: RawParticles<f64>>(
+            p: P,
+            l: RawLinks<f64>,
+            begin: usize,
+            end: usize,
+            policy: ZeroLength,
+        ) -> (SweepStats<f64>, Option<SystemError>) {
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            // SAFETY: forwarded caller contract.
+            unsafe {
+                crate::colored::sse::range::<f64, core::arch::x86_64::__m128d, P>(
+                    p, l, begin, end, policy,
+                )
+            }
+            #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+            // SAFETY: forwarded caller contract.
+            unsafe {
+                crate::colored::generic_range(p, l, begin, end, policy)
+            }
+        }
     }
 }
 
 /// An IEEE-754 floating-point scalar: implemented for [`f32`] and [`f64`] only.
 ///
-/// The operations are the ones the solvers need and nothing more. `sqrt`
-/// comes from [`libm`] (correctly rounded, as IEEE-754 requires), so the
-/// crate needs no `std`.
+/// The operations are the ones the solvers need and nothing more. `sqrt` is
+/// correctly rounded, as IEEE-754 requires: the SSE2 `sqrtsd`/`sqrtss`
+/// instruction on x86-64 (part of the baseline ISA, and visible to LLVM's
+/// vectorizer, which turns it into `sqrtpd`/`sqrtps` in colored sweeps), and
+/// [`libm`]'s software square root elsewhere. Both give the same bits, so
+/// the crate needs no `std`.
 ///
 /// # Examples
 ///
@@ -77,7 +141,8 @@ pub trait Real:
     const MIN_POSITIVE: Self;
     /// `true` when the value is neither infinite nor NaN.
     fn is_finite(self) -> bool;
-    /// Correctly rounded square root (`libm`), NaN for negative input.
+    /// Correctly rounded square root (SSE2 on x86-64, `libm` elsewhere), NaN
+    /// for negative input.
     fn sqrt(self) -> Self;
     /// Absolute value.
     fn abs(self) -> Self;
@@ -97,7 +162,7 @@ impl Real for f64 {
     }
     #[inline]
     fn sqrt(self) -> Self {
-        libm::sqrt(self)
+        hw::sqrt(self)
     }
     #[inline]
     fn abs(self) -> Self {
@@ -123,7 +188,7 @@ impl Real for f32 {
     }
     #[inline]
     fn sqrt(self) -> Self {
-        libm::sqrtf(self)
+        hw::sqrtf(self)
     }
     #[inline]
     fn abs(self) -> Self {
@@ -189,4 +254,39 @@ pub(crate) fn positive<T: Real>(x: T) -> bool {
 #[inline]
 pub(crate) fn negative<T: Real>(x: T) -> bool {
     x.raw() > T::SIGN
+}
+
+/// Correctly rounded square roots. On x86-64 SSE2 is part of the baseline
+/// target, so the instruction is always there; the `core::arch` intrinsic
+/// lowers to LLVM's `sqrt`, which the loop vectorizer can widen (libm's
+/// `arch` feature uses inline assembly, which it cannot, and Miri rejects).
+mod hw {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[inline(always)]
+    pub(super) fn sqrt(x: f64) -> f64 {
+        use core::arch::x86_64::{_mm_cvtsd_f64, _mm_set_sd, _mm_sqrt_sd};
+        // SAFETY: the intrinsics need SSE2, which `cfg(target_feature =
+        // "sse2")` guarantees at compile time; they touch no memory.
+        unsafe { _mm_cvtsd_f64(_mm_sqrt_sd(_mm_set_sd(x), _mm_set_sd(x))) }
+    }
+
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[inline(always)]
+    pub(super) fn sqrtf(x: f32) -> f32 {
+        use core::arch::x86_64::{_mm_cvtss_f32, _mm_set_ss, _mm_sqrt_ss};
+        // SAFETY: as for `sqrt`: SSE2 is enabled at compile time, no memory.
+        unsafe { _mm_cvtss_f32(_mm_sqrt_ss(_mm_set_ss(x))) }
+    }
+
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    #[inline]
+    pub(super) fn sqrt(x: f64) -> f64 {
+        libm::sqrt(x)
+    }
+
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    #[inline]
+    pub(super) fn sqrtf(x: f32) -> f32 {
+        libm::sqrtf(x)
+    }
 }

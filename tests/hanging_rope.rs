@@ -8,6 +8,7 @@ mod hanging;
 use hanging::{sag, simulate};
 
 #[test]
+#[cfg_attr(miri, ignore = "thousands of substeps: too slow for the interpreter")]
 fn rest_sag_is_budget_independent_with_lambda_kept_and_stiffer_with_reset() {
     let kept: Vec<f64> = [5, 20, 100]
         .iter()

@@ -33,6 +33,7 @@ fn wrong_reset_is_one_third_to_the_tenth_up_to_rounding() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "thousands of substeps: too slow for the interpreter")]
 fn randomized_check_stays_at_rounding_level() {
     let m = seed_check::random_maxima(seed_check::SEED, seed_check::CASES);
     assert_eq!(m.count, 10_000);

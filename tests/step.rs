@@ -56,6 +56,7 @@ fn config(substeps: u32, iterations: u32) -> StepConfig<f64, 3> {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "thousands of substeps: too slow for the interpreter")]
 fn rigid_pendulum_keeps_length_and_period() {
     let (l, theta0) = (1.0_f64, 0.05_f64);
     let mut s = Store::new(
@@ -170,6 +171,7 @@ fn slack_tension_only_rope_does_not_push() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "thousands of substeps: too slow for the interpreter")]
 fn resting_particle_stays_on_the_plane_without_jitter() {
     let mut s = Store::new(vec![[0.0, 0.0, 0.0]], vec![1.0], vec![]);
     s.planes = vec![Plane {
@@ -189,6 +191,7 @@ fn resting_particle_stays_on_the_plane_without_jitter() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "thousands of substeps: too slow for the interpreter")]
 fn dynamic_friction_stops_within_the_predicted_distance() {
     let (v0, mu) = (2.0, 0.5);
     let mut s = Store::new(vec![[0.0, 0.0, 0.0]], vec![1.0], vec![]);
@@ -215,6 +218,7 @@ fn dynamic_friction_stops_within_the_predicted_distance() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "thousands of substeps: too slow for the interpreter")]
 fn static_friction_holds_a_particle_on_a_slope() {
     // A 20° slope: tan 20° ≈ 0.36 < μ_s = 0.5 holds; μ_s = 0.2 slides.
     let angle = 20.0_f64.to_radians();
@@ -236,6 +240,7 @@ fn static_friction_holds_a_particle_on_a_slope() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "thousands of substeps: too slow for the interpreter")]
 fn sphere_contact_keeps_particles_out() {
     let mut s = Store::new(vec![[0.0, 2.0, 0.0]], vec![1.0], vec![]);
     s.spheres = vec![Sphere {
@@ -271,6 +276,7 @@ fn rest_sag(substeps: u32, iterations: u32, compliance: f64) -> f64 {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "thousands of substeps: too slow for the interpreter")]
 fn rope_sag_does_not_depend_on_the_iteration_budget() {
     let compliance = 1e-4;
     let sags: Vec<f64> = [5, 20, 100]

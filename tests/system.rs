@@ -161,6 +161,7 @@ fn grid(rows: usize, cols: usize) -> Vec<[f64; 3]> {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "thousands of substeps: too slow for the interpreter")]
 fn residual_reaches_tolerance_on_rope_loop_and_cloth() {
     let h = 1.0 / 120.0;
     // Rope.
@@ -264,6 +265,7 @@ fn translation_and_rotation_carry_through_the_solve() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "thousands of substeps: too slow for the interpreter")]
 fn mass_weighted_centre_is_conserved_without_static_particles() {
     let mut x0 = grid(5, 5);
     jitter(&mut x0, 0.04, 5);

@@ -53,7 +53,12 @@ fn state_bits(x: &[[f64; 3]], links: &[Link<f64>]) -> Vec<u64> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+    // Under Miri (`cargo +nightly miri test`) a handful of cases.
+    #![proptest_config(ProptestConfig {
+        cases: if cfg!(miri) { 4 } else { 512 },
+        failure_persistence: if cfg!(miri) { None } else { ProptestConfig::default().failure_persistence },
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn random_systems_solve_to_finite_values(mut k in case(), iterations in 1u32..40) {

@@ -71,5 +71,6 @@ void test_system(void);
 void test_system_null(void);
 void test_step(void);
 void test_version(void);
+void test_colored(void);
 
 #endif

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The speed benchmark in quick mode (small sizes, 2 repetitions): proves that
+# every figure and ratio is produced and that every Rust kernel's result
+# equals its hand-written C reference bit for bit. It never judges timing:
+# the full run (`cargo bench`) and its figures are in README.md, "Speed".
+set -euo pipefail
+log=target/bench-smoke.txt
+mkdir -p target
+if ! XPBD_BENCH_QUICK=1 cargo bench >"$log" 2>&1; then
+    cat "$log"
+    echo "bench smoke: the benchmark failed (see above)"
+    exit 1
+fi
+for needed in "1D seed solve, C ABI called from C" "Rust colored SoA" "C colored SoA" \
+    "Rust sequential" "C sequential" "2 threads" "ratio (ours / reference)" "memory, f64"; do
+    if ! grep -q "$needed" "$log"; then
+        cat "$log"
+        echo "bench smoke: no figure for '$needed'"
+        exit 1
+    fi
+done
+sed -n '/^case /,$p' "$log"

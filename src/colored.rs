@@ -1,0 +1,1414 @@
+//! Colored 3D solving: Gauss-Seidel in color order over structure-of-arrays
+//! links, with a vectorizable inner loop and job ranges for an engine's
+//! thread pool.
+//!
+//! # What is solved
+//!
+//! The same distance links as [`crate::system`] (`C = |x_j − x_i| − rest`,
+//! the same XPBD update), visited in **colored order**: the links are stored
+//! sorted by color (see [`crate::coloring`]) and a sweep solves color 0,
+//! then color 1, … . No two links of one color share a particle, so within
+//! a color the order of visits does not change any bit: the result is
+//! deterministic and bit-identical between runs, between the Rust and C
+//! entry points, and whatever the number of threads that split each color.
+//!
+//! Per substep, [`ColoredSystem::begin_substep`] computes into caller
+//! scratch, for every link, `α̃ = α/h²` (`alpha`) and the reciprocal
+//! denominator `g = 1/(w_i + w_j + α̃)` (`inv_denominator`; 0 for a link
+//! between two static particles). A visit is then, with `d = x_j − x_i`:
+//!
+//! ```text
+//! len = sqrt(d·d)            (d·d summed in x, y, z order)
+//! r   = 1 / len
+//! C   = len − rest
+//! Δλ  = (−C − α̃ λ) · g
+//! x_i ← x_i − (w_i Δλ)(d r)    x_j ← x_j + (w_j Δλ)(d r)    λ ← λ + Δλ
+//! ```
+//!
+//! Two divisions fewer per visit than the sequential sweep's
+//! `(−C − α̃λ)/(w_i + w_j + α̃)` and `d/len` (divisions are the slowest
+//! vector instructions); the values agree with the sequential sweep over
+//! the links in colored order to a few ulps per visit, not bit for bit.
+//!
+//! # The inner loop
+//!
+//! On x86-64 one SSE kernel (two f64 or four f32 links per register)
+//! gathers the particles of each lane's link, computes every candidate
+//! branch-free (`sqrtpd`/`divpd`, `sqrtps`/`divps`), checks the candidates
+//! finite, and stores them back directly; elsewhere a portable loop over
+//! chunks of [`CHUNK`] links computes into chunk-local arrays (which LLVM
+//! vectorizes) and then scatters them. Validation (indices, proper
+//! coloring) is done once at construction, finiteness of inputs once per
+//! substep; the loop has no bounds checks (see the `SAFETY` notes).
+//!
+//! # All-or-nothing per link
+//!
+//! A link whose candidate has a non-finite position or λ
+//! ([`SystemError::InvalidResult`]), or whose particles coincide under
+//! [`ZeroLength::Reject`] ([`SystemError::ZeroLength`]), is not written; the
+//! other links of its range are still solved, and the error names the first
+//! such link (its colored position). [`ColoredSubstep::iterate`] then stops
+//! before the next color. Each link's decision depends only on the state
+//! before its color, so even a failed sweep leaves the same bits for every
+//! split into jobs and every thread count.
+//!
+//! # Layouts
+//!
+//! [`Soa`] (separate `x`, `y`, `z` arrays) and [`Aos`] (`[T; 3]` per
+//! particle, what engines with `float[3]` particles hold) use the same
+//! kernel; only the gather and scatter differ. Links are always structure of
+//! arrays ([`ColoredLinks`]). Memory per particle: three `T` of position and
+//! one `T` of inverse mass in both layouts (SoA: three arrays, AoS: one);
+//! per link: two `u32` indices and five `T` (rest, compliance, α̃, g, λ).
+
+use core::marker::PhantomData;
+
+use crate::real::{finite_non_negative, Real};
+use crate::system::{Convergence, SweepStats, SystemError, ZeroLength};
+
+/// Links per chunk of the portable kernel; job ranges start on multiples of
+/// it within a color (so jobs never split a chunk).
+pub const CHUNK: usize = 64;
+
+const _: () = assert!(core::mem::size_of::<usize>() >= core::mem::size_of::<u32>());
+
+/// `u32` index to `usize`: lossless on every target this crate builds for
+/// (checked by the assertion above).
+#[inline(always)]
+#[allow(clippy::as_conversions)]
+fn ix(v: u32) -> usize {
+    v as usize
+}
+
+/// Particles as structure of arrays: coordinates `x`, `y`, `z` (m) and
+/// inverse masses `w` (1/kg), all of one length.
+#[derive(Debug)]
+pub struct Soa<'a, T> {
+    /// x coordinates (m).
+    pub x: &'a mut [T],
+    /// y coordinates (m).
+    pub y: &'a mut [T],
+    /// z coordinates (m).
+    pub z: &'a mut [T],
+    /// Inverse masses (1/kg), finite and ≥ 0; 0 is static.
+    pub w: &'a [T],
+}
+
+/// Particles as array of structures: `[x, y, z]` per particle (m), the
+/// layout of engines holding `float[3]`/`double[3]`, and inverse masses `w`
+/// (1/kg).
+#[derive(Debug)]
+pub struct Aos<'a, T> {
+    /// Positions (m).
+    pub positions: &'a mut [[T; 3]],
+    /// Inverse masses (1/kg), finite and ≥ 0; 0 is static.
+    pub w: &'a [T],
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl<T> Sealed for super::Soa<'_, T> {}
+    impl<T> Sealed for super::Aos<'_, T> {}
+}
+
+/// Raw access to particle positions for the kernel.
+///
+/// # Safety
+/// Implementors read and write exactly the particle named, nothing else.
+#[doc(hidden)]
+pub unsafe trait RawParticles<T>: Copy + Send + Sync {
+    /// Position of particle `k`.
+    ///
+    /// # Safety
+    /// `k` is below the particle count and no other thread writes it.
+    unsafe fn get(self, k: usize) -> [T; 3];
+    /// Writes the position of particle `k`.
+    ///
+    /// # Safety
+    /// `k` is below the particle count and no other thread accesses it.
+    unsafe fn set(self, k: usize, v: [T; 3]);
+}
+
+/// A particle layout the colored solver accepts: [`Soa`] or [`Aos`].
+pub trait Particles<T: Real>: sealed::Sealed {
+    #[doc(hidden)]
+    type Raw: RawParticles<T>;
+    /// Number of particles (`None` when the arrays differ in length).
+    fn count(&self) -> Option<usize>;
+    /// Inverse masses (1/kg).
+    fn inverse_masses(&self) -> &[T];
+    /// The position of particle `k` (m).
+    fn position(&self, k: usize) -> Option<[T; 3]>;
+    #[doc(hidden)]
+    fn raw(&mut self) -> Self::Raw;
+}
+
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct RawSoa<T> {
+    pub(crate) x: *mut T,
+    pub(crate) y: *mut T,
+    pub(crate) z: *mut T,
+}
+
+// SAFETY: the pointers come from `&mut` slices held by a `ColoredSystem`;
+// they are only dereferenced by kernel code under the proper-coloring
+// invariant (each particle written by at most one thread at a time).
+unsafe impl<T: Send> Send for RawSoa<T> {}
+// SAFETY: as for `Send`.
+unsafe impl<T: Sync> Sync for RawSoa<T> {}
+
+// SAFETY: reads and writes the three coordinates of particle `k` only.
+unsafe impl<T: Real> RawParticles<T> for RawSoa<T> {
+    #[inline(always)]
+    unsafe fn get(self, k: usize) -> [T; 3] {
+        // SAFETY: `k` is in bounds of all three arrays (caller contract).
+        unsafe { [*self.x.add(k), *self.y.add(k), *self.z.add(k)] }
+    }
+    #[inline(always)]
+    unsafe fn set(self, k: usize, v: [T; 3]) {
+        let [a, b, c] = v;
+        // SAFETY: `k` is in bounds and not accessed concurrently (caller contract).
+        unsafe {
+            *self.x.add(k) = a;
+            *self.y.add(k) = b;
+            *self.z.add(k) = c;
+        }
+    }
+}
+
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct RawAos<T> {
+    pub(crate) p: *mut [T; 3],
+}
+
+// SAFETY: as for `RawSoa`.
+unsafe impl<T: Send> Send for RawAos<T> {}
+// SAFETY: as for `RawSoa`.
+unsafe impl<T: Sync> Sync for RawAos<T> {}
+
+// SAFETY: reads and writes particle `k`'s three coordinates only.
+unsafe impl<T: Real> RawParticles<T> for RawAos<T> {
+    #[inline(always)]
+    unsafe fn get(self, k: usize) -> [T; 3] {
+        // SAFETY: `k` is in bounds (caller contract).
+        unsafe { *self.p.add(k) }
+    }
+    #[inline(always)]
+    unsafe fn set(self, k: usize, v: [T; 3]) {
+        // SAFETY: `k` is in bounds and not accessed concurrently (caller contract).
+        unsafe { *self.p.add(k) = v }
+    }
+}
+
+impl<T: Real> Particles<T> for Soa<'_, T> {
+    type Raw = RawSoa<T>;
+    fn count(&self) -> Option<usize> {
+        let n = self.w.len();
+        (self.x.len() == n && self.y.len() == n && self.z.len() == n).then_some(n)
+    }
+    fn inverse_masses(&self) -> &[T] {
+        self.w
+    }
+    fn position(&self, k: usize) -> Option<[T; 3]> {
+        Some([*self.x.get(k)?, *self.y.get(k)?, *self.z.get(k)?])
+    }
+    fn raw(&mut self) -> RawSoa<T> {
+        RawSoa {
+            x: self.x.as_mut_ptr(),
+            y: self.y.as_mut_ptr(),
+            z: self.z.as_mut_ptr(),
+        }
+    }
+}
+
+impl<T: Real> Particles<T> for Aos<'_, T> {
+    type Raw = RawAos<T>;
+    fn count(&self) -> Option<usize> {
+        (self.positions.len() == self.w.len()).then_some(self.w.len())
+    }
+    fn inverse_masses(&self) -> &[T] {
+        self.w
+    }
+    fn position(&self, k: usize) -> Option<[T; 3]> {
+        self.positions.get(k).copied()
+    }
+    fn raw(&mut self) -> RawAos<T> {
+        RawAos {
+            p: self.positions.as_mut_ptr(),
+        }
+    }
+}
+
+/// Links in colored order, structure of arrays, all of one length (the
+/// link count): link `k` joins particles `i[k]` and `j[k]`. Memory per link:
+/// 8 bytes of indices and five `T` (48 bytes in f64, 28 in f32).
+///
+/// Fill them with [`crate::greedy_coloring`] (or the rope/cloth colorings),
+/// [`crate::color_order`] and [`fill_colored_links`].
+#[derive(Debug)]
+pub struct ColoredLinks<'a, T> {
+    /// First particle of each link.
+    pub i: &'a [u32],
+    /// Second particle of each link (≠ `i[k]`).
+    pub j: &'a [u32],
+    /// Rest lengths (m), finite and > 0.
+    pub rest: &'a [T],
+    /// Compliances α (m/N = s²/kg), finite and ≥ 0.
+    pub compliance: &'a [T],
+    /// Accumulated multipliers λ (kg·m); reset by `begin_substep` only.
+    pub lambda: &'a mut [T],
+    /// Scratch: `begin_substep` writes `α̃ = α/h²` (1/kg) here.
+    pub alpha: &'a mut [T],
+    /// Scratch: `begin_substep` writes `g = 1/(w_i + w_j + α̃)` (kg) here
+    /// (0 when both particles are static).
+    pub inv_denominator: &'a mut [T],
+    /// Color boundaries: color `c` is links `color_starts[c] ..
+    /// color_starts[c + 1]`; `color_starts[0] = 0`, the last entry is the
+    /// link count.
+    pub color_starts: &'a [usize],
+}
+
+/// Copies links into colored structure-of-arrays storage: colored position
+/// `k` receives link `order[k]` (indices, rest length, compliance; λ = 0).
+/// All output slices must have `order.len()` entries.
+///
+/// # Errors
+///
+/// [`SystemError::InvalidShape`] when lengths differ,
+/// [`SystemError::IndexOutOfRange`] naming the colored position whose
+/// `order` entry names no link. Output may be partly written on error.
+#[allow(clippy::too_many_arguments)]
+pub fn fill_colored_links<T: Real>(
+    links: &[crate::Link<T>],
+    order: &[u32],
+    i: &mut [u32],
+    j: &mut [u32],
+    rest: &mut [T],
+    compliance: &mut [T],
+    lambda: &mut [T],
+) -> Result<(), SystemError> {
+    let n = order.len();
+    if [i.len(), j.len(), rest.len(), compliance.len(), lambda.len()]
+        .iter()
+        .any(|&l| l != n)
+    {
+        return Err(SystemError::InvalidShape);
+    }
+    let outs = i
+        .iter_mut()
+        .zip(j.iter_mut())
+        .zip(rest.iter_mut().zip(compliance.iter_mut()))
+        .zip(lambda.iter_mut());
+    for (k, ((((oi, oj), (orest, oc)), ol), &src)) in outs.zip(order).enumerate() {
+        let link = links
+            .get(ix(src))
+            .ok_or(SystemError::IndexOutOfRange { constraint: k })?;
+        *oi = link.i;
+        *oj = link.j;
+        *orest = link.rest;
+        *oc = link.compliance;
+        *ol = T::ZERO;
+    }
+    Ok(())
+}
+
+/// The link range of job `job` of `jobs` for a color spanning links
+/// `begin .. end`: the color's chunks ([`CHUNK`] links each, counted from
+/// `begin`) are split as evenly as possible, so every job range starts on a
+/// chunk boundary and different jobs never overlap. `None` when `jobs` is 0
+/// or `job ≥ jobs`.
+#[must_use]
+pub fn job_range(begin: usize, end: usize, job: usize, jobs: usize) -> Option<(usize, usize)> {
+    if jobs == 0 || job >= jobs || end < begin {
+        return None;
+    }
+    let len = end.saturating_sub(begin);
+    let chunks = len.div_ceil(CHUNK);
+    let first = chunks.checked_mul(job)?.checked_div(jobs)?;
+    let last = chunks.checked_mul(job.checked_add(1)?)?.checked_div(jobs)?;
+    let lo = begin.saturating_add(first.saturating_mul(CHUNK)).min(end);
+    let hi = begin.saturating_add(last.saturating_mul(CHUNK)).min(end);
+    Some((lo, hi))
+}
+
+impl<T: Real> SweepStats<T> {
+    /// Combines the diagnostics of two parts of one sweep (counts add,
+    /// maxima take the larger): the result does not depend on how a sweep
+    /// was split into jobs.
+    #[must_use]
+    pub fn merge(self, other: Self) -> Self {
+        Self {
+            applied: self.applied.saturating_add(other.applied),
+            skipped_static: self.skipped_static.saturating_add(other.skipped_static),
+            skipped_zero_length: self
+                .skipped_zero_length
+                .saturating_add(other.skipped_zero_length),
+            max_abs_c: max(self.max_abs_c, other.max_abs_c),
+            max_residual: max(self.max_residual, other.max_residual),
+        }
+    }
+}
+
+#[inline(always)]
+fn max<T: Real>(a: T, b: T) -> T {
+    if b > a {
+        b
+    } else {
+        a
+    }
+}
+
+/// Raw pointers to the link arrays, for the kernel.
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct RawLinks<T> {
+    pub(crate) i: *const u32,
+    pub(crate) j: *const u32,
+    pub(crate) rest: *const T,
+    pub(crate) alpha: *const T,
+    pub(crate) g: *const T,
+    pub(crate) lambda: *mut T,
+    pub(crate) w: *const T,
+}
+
+// SAFETY: read-only arrays except `lambda`, whose entries are written only
+// for the link range a job owns (disjoint between concurrent jobs).
+unsafe impl<T: Send> Send for RawLinks<T> {}
+// SAFETY: as for `Send`.
+unsafe impl<T: Sync> Sync for RawLinks<T> {}
+
+/// Solves links `begin .. end` (all of one color) in chunks of [`CHUNK`].
+/// Every link is visited; a link that cannot be applied (non-finite result,
+/// or zero length under [`ZeroLength::Reject`]) is left untouched and the
+/// first such link (lowest position) is reported after the whole range.
+///
+/// # Safety
+/// Every index `i[k]`, `j[k]` for `k` in the range is below the particle
+/// count of `p` and `w`; the range is within the link arrays; the links of
+/// the range share no particle with each other; and no other thread
+/// accesses the particles of these links or their λ during the call.
+#[inline(always)]
+pub(crate) unsafe fn solve_range<T: Real, P: RawParticles<T>>(
+    p: P,
+    l: RawLinks<T>,
+    begin: usize,
+    end: usize,
+    policy: ZeroLength,
+) -> Result<SweepStats<T>, SystemError> {
+    // SAFETY: forwarded caller contract.
+    let (stats, error) = unsafe { T::colored_range(p, l, begin, end, policy) };
+    match error {
+        Some(e) => Err(e),
+        None => Ok(stats),
+    }
+}
+
+/// The portable kernel: chunks of [`CHUNK`] links computed into local
+/// arrays by a loop LLVM vectorizes (f32: `sqrtps`/`divps`), then
+/// scattered. Returns the statistics and the first link not applied.
+///
+/// # Safety
+/// As [`solve_range`].
+#[inline(always)]
+pub(crate) unsafe fn generic_range<T: Real, P: RawParticles<T>>(
+    p: P,
+    l: RawLinks<T>,
+    begin: usize,
+    end: usize,
+    policy: ZeroLength,
+) -> (SweepStats<T>, Option<SystemError>) {
+    let mut stats = SweepStats::default();
+    let mut first_error = None;
+    let mut chunk = Chunk::<T>::new();
+    let mut start = begin;
+    while start < end {
+        let m = (end - start).min(CHUNK);
+        // SAFETY: forwarded: `start .. start + m` lies in the range.
+        let (part, error) = unsafe { chunk.solve(p, l, start, m, policy) };
+        stats = stats.merge(part);
+        if first_error.is_none() {
+            first_error = error;
+        }
+        start += m;
+    }
+    (stats, first_error)
+}
+
+/// The kernels on x86-64: two f64 or four f32 links per SSE register
+/// (`sqrtpd`/`divpd`, `sqrtps`/`divps`), particles gathered and scattered
+/// directly, the same IEEE operations per lane as [`candidate`] (so the
+/// same bits as the portable kernel). LLVM does not vectorize the portable
+/// fused loop on the baseline ISA (its cost model rejects the emulated
+/// gathers), hence the explicit code, written once over [`sse::Lanes`].
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+pub(crate) mod sse {
+    use super::{ix, max, RawLinks, RawParticles};
+    use crate::real::Real;
+    use crate::system::{SweepStats, SystemError, ZeroLength};
+    use core::arch::x86_64::*;
+
+    /// One SSE register of `LANES` values of `T`. Every method is a single
+    /// SSE/SSE2 instruction (or a few for `set`/`get`); SSE2 is part of the
+    /// x86-64 baseline, so all are always available.
+    pub(crate) trait Lanes<T: Real>: Copy {
+        const LANES: usize;
+        fn splat(v: T) -> Self;
+        /// From `LANES` scalars.
+        fn set(v: &[T; 4]) -> Self;
+        /// To `LANES` scalars (the rest of the array untouched).
+        fn get(self, out: &mut [T; 4]);
+        /// # Safety
+        /// `p` is valid for `LANES` reads.
+        unsafe fn load(p: *const T) -> Self;
+        /// # Safety
+        /// `p` is valid for `LANES` writes.
+        unsafe fn store(self, p: *mut T);
+        fn add(self, o: Self) -> Self;
+        fn sub(self, o: Self) -> Self;
+        fn mul(self, o: Self) -> Self;
+        fn div(self, o: Self) -> Self;
+        fn sqrt(self) -> Self;
+        fn and(self, o: Self) -> Self;
+        fn andnot(self, o: Self) -> Self;
+        fn or(self, o: Self) -> Self;
+        fn xor(self, o: Self) -> Self;
+        fn max(self, o: Self) -> Self;
+        fn ne(self, o: Self) -> Self;
+        fn ge(self, o: Self) -> Self;
+        fn eq(self, o: Self) -> Self;
+        fn mask(self) -> u32;
+    }
+
+    macro_rules! lanes {
+        ($v:ty, $t:ty, $n:literal, $all:literal, $s:ident, $set1:ident, $ld:ident, $st:ident,
+         $add:ident, $sub:ident, $mul:ident, $div:ident, $sqrt:ident, $and:ident,
+         $andn:ident, $or:ident, $xor:ident, $max:ident, $ne:ident, $ge:ident, $eq:ident,
+         $mm:ident) => {
+            // SAFETY (every method): SSE/SSE2 are enabled at compile time
+            // (cfg above); the intrinsics touch no memory except `load` and
+            // `store`, whose pointers the caller vouches for, and `set`/`get`,
+            // which use local arrays of at least `LANES` values.
+            impl Lanes<$t> for $v {
+                const LANES: usize = $n;
+                #[inline(always)]
+                fn splat(v: $t) -> Self {
+                    unsafe { $set1(v) }
+                }
+                #[inline(always)]
+                fn set(v: &[$t; 4]) -> Self {
+                    unsafe { $ld(v.as_ptr()) }
+                }
+                #[inline(always)]
+                fn get(self, out: &mut [$t; 4]) {
+                    unsafe { $st(out.as_mut_ptr(), self) }
+                }
+                #[inline(always)]
+                unsafe fn load(p: *const $t) -> Self {
+                    unsafe { $ld(p) }
+                }
+                #[inline(always)]
+                unsafe fn store(self, p: *mut $t) {
+                    unsafe { $st(p, self) }
+                }
+                #[inline(always)]
+                fn add(self, o: Self) -> Self {
+                    unsafe { $add(self, o) }
+                }
+                #[inline(always)]
+                fn sub(self, o: Self) -> Self {
+                    unsafe { $sub(self, o) }
+                }
+                #[inline(always)]
+                fn mul(self, o: Self) -> Self {
+                    unsafe { $mul(self, o) }
+                }
+                #[inline(always)]
+                fn div(self, o: Self) -> Self {
+                    unsafe { $div(self, o) }
+                }
+                #[inline(always)]
+                fn sqrt(self) -> Self {
+                    unsafe { $sqrt(self) }
+                }
+                #[inline(always)]
+                fn and(self, o: Self) -> Self {
+                    unsafe { $and(self, o) }
+                }
+                #[inline(always)]
+                fn andnot(self, o: Self) -> Self {
+                    unsafe { $andn(self, o) }
+                }
+                #[inline(always)]
+                fn or(self, o: Self) -> Self {
+                    unsafe { $or(self, o) }
+                }
+                #[inline(always)]
+                fn xor(self, o: Self) -> Self {
+                    unsafe { $xor(self, o) }
+                }
+                #[inline(always)]
+                fn max(self, o: Self) -> Self {
+                    unsafe { $max(self, o) }
+                }
+                #[inline(always)]
+                fn ne(self, o: Self) -> Self {
+                    unsafe { $ne(self, o) }
+                }
+                #[inline(always)]
+                fn ge(self, o: Self) -> Self {
+                    unsafe { $ge(self, o) }
+                }
+                #[inline(always)]
+                fn eq(self, o: Self) -> Self {
+                    unsafe { $eq(self, o) }
+                }
+                #[inline(always)]
+                #[allow(clippy::as_conversions)] // a movemask is a small non-negative bit set
+                fn mask(self) -> u32 {
+                    unsafe { $mm(self) as u32 & $all }
+                }
+            }
+        };
+    }
+
+    #[allow(clippy::undocumented_unsafe_blocks)] // documented once at the impl
+    mod impls {
+        use super::*;
+        lanes!(
+            __m128d,
+            f64,
+            2,
+            3,
+            f64,
+            _mm_set1_pd,
+            _mm_loadu_pd,
+            _mm_storeu_pd,
+            _mm_add_pd,
+            _mm_sub_pd,
+            _mm_mul_pd,
+            _mm_div_pd,
+            _mm_sqrt_pd,
+            _mm_and_pd,
+            _mm_andnot_pd,
+            _mm_or_pd,
+            _mm_xor_pd,
+            _mm_max_pd,
+            _mm_cmpneq_pd,
+            _mm_cmpge_pd,
+            _mm_cmpeq_pd,
+            _mm_movemask_pd
+        );
+        lanes!(
+            __m128,
+            f32,
+            4,
+            15,
+            f32,
+            _mm_set1_ps,
+            _mm_loadu_ps,
+            _mm_storeu_ps,
+            _mm_add_ps,
+            _mm_sub_ps,
+            _mm_mul_ps,
+            _mm_div_ps,
+            _mm_sqrt_ps,
+            _mm_and_ps,
+            _mm_andnot_ps,
+            _mm_or_ps,
+            _mm_xor_ps,
+            _mm_max_ps,
+            _mm_cmpneq_ps,
+            _mm_cmpge_ps,
+            _mm_cmpeq_ps,
+            _mm_movemask_ps
+        );
+    }
+
+    /// # Safety
+    /// As [`super::solve_range`].
+    #[inline(always)]
+    #[allow(clippy::indexing_slicing)] // fixed [_; 4] arrays indexed by lane < LANES ≤ 4
+    pub(crate) unsafe fn range<T: Real, V: Lanes<T>, P: RawParticles<T>>(
+        p: P,
+        l: RawLinks<T>,
+        begin: usize,
+        end: usize,
+        policy: ZeroLength,
+    ) -> (SweepStats<T>, Option<SystemError>) {
+        let n = V::LANES;
+        let all = if n == 2 { 3 } else { 15 };
+        let reject = policy == ZeroLength::Reject;
+        let mut error: Option<SystemError> = None;
+        let (mut applied, mut skipped_static, mut skipped_zero) = (0u32, 0u32, 0u32);
+        let zero = V::splat(T::ZERO);
+        let one = V::splat(T::ONE);
+        let min_pos = V::splat(T::MIN_POSITIVE);
+        let sign = V::splat(-T::ZERO);
+        let mut max_c = zero;
+        let mut max_r = zero;
+        let mut k = begin;
+        let z4 = [T::ZERO; 4];
+        while k + n <= end {
+            let mut pi = [0usize; 4];
+            let mut pj = [0usize; 4];
+            let (mut ax, mut ay, mut az, mut bx, mut by, mut bz, mut wi, mut wj) =
+                (z4, z4, z4, z4, z4, z4, z4, z4);
+            for t in 0..n {
+                // SAFETY: `k + t < end` is a link position of the range, its
+                // indices are below the particle count (caller contract).
+                unsafe {
+                    let i = ix(*l.i.add(k + t));
+                    let j = ix(*l.j.add(k + t));
+                    pi[t] = i;
+                    pj[t] = j;
+                    let a = p.get(i);
+                    let b = p.get(j);
+                    ax[t] = a[0];
+                    ay[t] = a[1];
+                    az[t] = a[2];
+                    bx[t] = b[0];
+                    by[t] = b[1];
+                    bz[t] = b[2];
+                    wi[t] = *l.w.add(i);
+                    wj[t] = *l.w.add(j);
+                }
+            }
+            let (ax, ay, az) = (V::set(&ax), V::set(&ay), V::set(&az));
+            let (bx, by, bz) = (V::set(&bx), V::set(&by), V::set(&bz));
+            let (wi, wj) = (V::set(&wi), V::set(&wj));
+            // SAFETY: `k .. k + n` are link positions of the range.
+            let (rest, alpha, g, lambda) = unsafe {
+                (
+                    V::load(l.rest.add(k)),
+                    V::load(l.alpha.add(k)),
+                    V::load(l.g.add(k)),
+                    V::load(l.lambda.add(k)),
+                )
+            };
+            let dx = bx.sub(ax);
+            let dy = by.sub(ay);
+            let dz = bz.sub(az);
+            let len2 = zero.add(dx.mul(dx)).add(dy.mul(dy)).add(dz.mul(dz));
+            let len = len2.sqrt();
+            let r = one.div(len);
+            let c = len.sub(rest);
+            let numerator = c.xor(sign).sub(alpha.mul(lambda));
+            let delta = numerator.mul(g);
+            let si = wi.mul(delta);
+            let sj = wj.mul(delta);
+            let nx = dx.mul(r);
+            let ny = dy.mul(r);
+            let nz = dz.mul(r);
+            let mut nax = ax.sub(si.mul(nx));
+            let mut nay = ay.sub(si.mul(ny));
+            let mut naz = az.sub(si.mul(nz));
+            let mut nbx = bx.add(sj.mul(nx));
+            let mut nby = by.add(sj.mul(ny));
+            let mut nbz = bz.add(sj.mul(nz));
+            let mut nl = lambda.add(delta);
+            let f = nax
+                .sub(nax)
+                .add(nay.sub(nay))
+                .add(naz.sub(naz))
+                .add(nbx.sub(nbx))
+                .add(nby.sub(nby))
+                .add(nbz.sub(nbz))
+                .add(nl.sub(nl));
+            let moving = wi.add(wj).ne(zero);
+            let long = len2.ge(min_pos);
+            let finite = f.eq(zero);
+            let apply = moving.and(long).and(finite);
+            let am = apply.mask();
+            if am != all {
+                let sel = |new: V, old: V| apply.and(new).or(apply.andnot(old));
+                nax = sel(nax, ax);
+                nay = sel(nay, ay);
+                naz = sel(naz, az);
+                nbx = sel(nbx, bx);
+                nby = sel(nby, by);
+                nbz = sel(nbz, bz);
+                nl = sel(nl, lambda);
+            }
+            let (mut oax, mut oay, mut oaz, mut obx, mut oby, mut obz) = (z4, z4, z4, z4, z4, z4);
+            nax.get(&mut oax);
+            nay.get(&mut oay);
+            naz.get(&mut oaz);
+            nbx.get(&mut obx);
+            nby.get(&mut oby);
+            nbz.get(&mut obz);
+            // SAFETY: as for the loads; the links of the range share no
+            // particle, so no two lanes write the same particle.
+            unsafe {
+                nl.store(l.lambda.add(k));
+                for t in 0..n {
+                    p.set(pi[t], [oax[t], oay[t], oaz[t]]);
+                    p.set(pj[t], [obx[t], oby[t], obz[t]]);
+                }
+            }
+            let mm = moving.mask();
+            let lm = long.mask();
+            let fm = finite.mask();
+            applied += am.count_ones();
+            skipped_static += (!mm & all).count_ones();
+            let zm = mm & !lm & all;
+            skipped_zero += zm.count_ones();
+            let failed = (mm & lm & !fm & all) | if reject { zm } else { 0 };
+            if failed != 0 && error.is_none() {
+                let t = failed.trailing_zeros();
+                let at = k + ix(t);
+                error = Some(if zm & (1 << t) != 0 {
+                    SystemError::ZeroLength { constraint: at }
+                } else {
+                    SystemError::InvalidResult { constraint: at }
+                });
+            }
+            max_c = max_c.max(apply.and(sign.andnot(c)));
+            max_r = max_r.max(apply.and(sign.andnot(numerator)));
+            k += n;
+        }
+        let (mut mc, mut mr) = (z4, z4);
+        max_c.get(&mut mc);
+        max_r.get(&mut mr);
+        let mut stats = SweepStats {
+            applied: ix(applied),
+            skipped_static: ix(skipped_static),
+            skipped_zero_length: if reject { 0 } else { ix(skipped_zero) },
+            max_abs_c: mc.iter().fold(T::ZERO, |a, b| max(a, *b)),
+            max_residual: mr.iter().fold(T::ZERO, |a, b| max(a, *b)),
+        };
+        if k < end {
+            // SAFETY: forwarded caller contract, for the remaining links.
+            let (last, e) = unsafe { super::generic_range(p, l, k, end, policy) };
+            stats = stats.merge(last);
+            if error.is_none() {
+                error = e;
+            }
+        }
+        (stats, error)
+    }
+}
+
+/// One link's candidate (the module's equations, in a fixed order, no
+/// fused multiply-add).
+struct Candidate<T> {
+    a: [T; 3],
+    b: [T; 3],
+    lambda: T,
+    c: T,
+    residual: T,
+    moving: bool,
+    long: bool,
+    finite: bool,
+}
+
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn candidate<T: Real>(
+    a: [T; 3],
+    b: [T; 3],
+    wi: T,
+    wj: T,
+    rest: T,
+    alpha: T,
+    g: T,
+    lambda: T,
+) -> Candidate<T> {
+    let [a0, a1, a2] = a;
+    let [b0, b1, b2] = b;
+    let (d0, d1, d2) = (b0 - a0, b1 - a1, b2 - a2);
+    let len2 = T::ZERO + d0 * d0 + d1 * d1 + d2 * d2;
+    let len = len2.sqrt();
+    let r = T::ONE / len;
+    let c = len - rest;
+    let numerator = -c - alpha * lambda;
+    let delta = numerator * g;
+    let si = wi * delta;
+    let sj = wj * delta;
+    let (n0, n1, n2) = (d0 * r, d1 * r, d2 * r);
+    let na = [a0 - si * n0, a1 - si * n1, a2 - si * n2];
+    let nb = [b0 + sj * n0, b1 + sj * n1, b2 + sj * n2];
+    let nl = lambda + delta;
+    // x − x is 0 for finite x and NaN otherwise: one sum checks all seven.
+    let f = probe(na[0])
+        + probe(na[1])
+        + probe(na[2])
+        + probe(nb[0])
+        + probe(nb[1])
+        + probe(nb[2])
+        + probe(nl);
+    Candidate {
+        a: na,
+        b: nb,
+        lambda: nl,
+        c: c.abs(),
+        residual: numerator.abs(),
+        moving: wi + wj != T::ZERO,
+        long: len2 >= T::MIN_POSITIVE,
+        finite: f == T::ZERO,
+    }
+}
+
+/// `x − x`: 0 for finite `x`, NaN for infinite or NaN `x`.
+#[inline(always)]
+#[allow(clippy::eq_op)] // x − x is the point: it is NaN exactly when x is not finite
+fn probe<T: Real>(x: T) -> T {
+    x - x
+}
+
+#[inline(always)]
+fn pick<T: Real>(yes: bool, a: T, b: T) -> T {
+    if yes {
+        a
+    } else {
+        b
+    }
+}
+
+/// Chunk-local output arrays (about 3.5 KB of stack in f64).
+struct Chunk<T> {
+    xi: [[T; CHUNK]; 3],
+    xj: [[T; CHUNK]; 3],
+    lambda: [T; CHUNK],
+}
+
+impl<T: Real> Chunk<T> {
+    fn new() -> Self {
+        let z = [T::ZERO; CHUNK];
+        Self {
+            xi: [z; 3],
+            xj: [z; 3],
+            lambda: z,
+        }
+    }
+
+    /// Computes `m ≤ CHUNK` links from `start` into the chunk arrays (old
+    /// values for links not applied), then scatters them back. Returns the
+    /// statistics and the first link that could not be applied, if any.
+    ///
+    /// # Safety
+    /// As [`solve_range`], for the links `start .. start + m`.
+    // Indexing is into fixed `[_; CHUNK]` arrays with `t < m ≤ CHUNK`: LLVM
+    // removes the checks, and none can fail.
+    #[allow(clippy::indexing_slicing)]
+    #[inline(always)]
+    unsafe fn solve<P: RawParticles<T>>(
+        &mut self,
+        p: P,
+        l: RawLinks<T>,
+        start: usize,
+        m: usize,
+        policy: ZeroLength,
+    ) -> (SweepStats<T>, Option<SystemError>) {
+        let m = m.min(CHUNK);
+        let (mut applied, mut skipped_static, mut skipped_zero, mut failed) =
+            (0u32, 0u32, 0u32, 0u32);
+        let (mut max_c, mut max_r) = (T::ZERO, T::ZERO);
+        let reject = policy == ZeroLength::Reject;
+        for t in 0..m {
+            let k = start + t;
+            // SAFETY: `k` is within the link arrays and the indices below
+            // the particle count (caller contract, validated at
+            // construction); nothing else writes these particles.
+            let (a, b, wi, wj, rest, alpha, g, lambda) = unsafe {
+                let i = ix(*l.i.add(k));
+                let j = ix(*l.j.add(k));
+                (
+                    p.get(i),
+                    p.get(j),
+                    *l.w.add(i),
+                    *l.w.add(j),
+                    *l.rest.add(k),
+                    *l.alpha.add(k),
+                    *l.g.add(k),
+                    *l.lambda.add(k),
+                )
+            };
+            let x = candidate(a, b, wi, wj, rest, alpha, g, lambda);
+            let solvable = x.moving & x.long;
+            let apply = solvable & x.finite;
+            self.xi[0][t] = pick(apply, x.a[0], a[0]);
+            self.xi[1][t] = pick(apply, x.a[1], a[1]);
+            self.xi[2][t] = pick(apply, x.a[2], a[2]);
+            self.xj[0][t] = pick(apply, x.b[0], b[0]);
+            self.xj[1][t] = pick(apply, x.b[1], b[1]);
+            self.xj[2][t] = pick(apply, x.b[2], b[2]);
+            self.lambda[t] = pick(apply, x.lambda, lambda);
+            let is_zero = x.moving & !x.long;
+            applied += u32::from(apply);
+            skipped_static += u32::from(!x.moving);
+            skipped_zero += u32::from(is_zero);
+            failed += u32::from((solvable & !x.finite) | (is_zero & reject));
+            max_c = max(max_c, pick(apply, x.c, T::ZERO));
+            max_r = max(max_r, pick(apply, x.residual, T::ZERO));
+        }
+        // The rare path: name the first link of the chunk that failed, from
+        // the unchanged particle memory (nothing of this chunk is written yet).
+        let mut error = None;
+        if failed != 0 {
+            for t in 0..m {
+                let k = start + t;
+                // SAFETY: as above.
+                let x = unsafe {
+                    let i = ix(*l.i.add(k));
+                    let j = ix(*l.j.add(k));
+                    candidate(
+                        p.get(i),
+                        p.get(j),
+                        *l.w.add(i),
+                        *l.w.add(j),
+                        *l.rest.add(k),
+                        *l.alpha.add(k),
+                        *l.g.add(k),
+                        *l.lambda.add(k),
+                    )
+                };
+                if x.moving && !x.long && reject {
+                    error = Some(SystemError::ZeroLength { constraint: k });
+                    break;
+                }
+                if x.moving && x.long && !x.finite {
+                    error = Some(SystemError::InvalidResult { constraint: k });
+                    break;
+                }
+            }
+        }
+        // Scatter (links not applied get their old values back).
+        for t in 0..m {
+            let k = start + t;
+            // SAFETY: as above; within one color no other link of this or a
+            // concurrent job touches these particles.
+            unsafe {
+                p.set(
+                    ix(*l.i.add(k)),
+                    [self.xi[0][t], self.xi[1][t], self.xi[2][t]],
+                );
+                p.set(
+                    ix(*l.j.add(k)),
+                    [self.xj[0][t], self.xj[1][t], self.xj[2][t]],
+                );
+                *l.lambda.add(k) = self.lambda[t];
+            }
+        }
+        let stats = SweepStats {
+            applied: ix(applied),
+            skipped_static: ix(skipped_static),
+            skipped_zero_length: if reject { 0 } else { ix(skipped_zero) },
+            max_abs_c: max_c,
+            max_residual: max_r,
+        };
+        (stats, error)
+    }
+}
+
+/// A colored 3D system over caller memory: particles ([`Soa`] or [`Aos`])
+/// and links in colored order ([`ColoredLinks`]).
+///
+/// # Examples
+///
+/// A rope of 5 particles, even/odd colored, one substep:
+///
+/// ```
+/// use xpbd::{color_order, fill_colored_links, rope, rope_coloring, Aos,
+///            ColoredLinks, ColoredSystem, Link};
+///
+/// let mut x = [[0.0_f64, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0], [3.0, 0.0, 0.0], [4.0, 0.0, 0.0]];
+/// let w = [0.0, 1.0, 1.0, 1.0, 1.0];
+/// let mut links = [Link::default(); 4];
+/// rope(&x, 1e-6, &mut links).unwrap();
+/// x[4][0] = 4.5; // stretch the last link
+///
+/// let mut colors = [0u32; 4];
+/// let count = rope_coloring(4, false, &mut colors).unwrap(); // 2 colors
+/// let (mut order, mut starts) = ([0u32; 4], [0usize; 3]);
+/// color_order(&colors, count, &mut starts, &mut order).unwrap();
+/// let (mut i, mut j) = ([0u32; 4], [0u32; 4]);
+/// let (mut rest, mut comp, mut lambda) = ([0.0; 4], [0.0; 4], [0.0; 4]);
+/// let (mut alpha, mut g) = ([0.0; 4], [0.0; 4]); // per-substep scratch
+/// fill_colored_links(&links, &order, &mut i, &mut j, &mut rest, &mut comp, &mut lambda).unwrap();
+///
+/// let mut stamp = [0u32; 5]; // scratch for the proper-coloring check
+/// let mut sys = ColoredSystem::new(
+///     Aos { positions: &mut x, w: &w },
+///     ColoredLinks { i: &i, j: &j, rest: &rest, compliance: &comp,
+///                    lambda: &mut lambda, alpha: &mut alpha, inv_denominator: &mut g,
+///                    color_starts: &starts },
+///     &mut stamp,
+/// ).unwrap();
+/// let mut sub = sys.begin_substep(1.0 / 60.0).unwrap();
+/// let r = sub.iterate_until(1e-9, 200).unwrap();
+/// assert_eq!(r.converged, 1);
+/// ```
+#[derive(Debug)]
+pub struct ColoredSystem<'a, T: Real, P: Particles<T>> {
+    particles: P,
+    links: ColoredLinks<'a, T>,
+    zero_length: ZeroLength,
+}
+
+impl<'a, T: Real, P: Particles<T>> ColoredSystem<'a, T, P> {
+    /// A colored system, with [`ZeroLength::Reject`]. Checks once what the
+    /// kernel relies on: all arrays consistent in length, every index below
+    /// the particle count, `i ≠ j`, the color boundaries, and that the
+    /// coloring is proper (`stamp`: scratch, one `u32` per particle).
+    ///
+    /// # Errors
+    ///
+    /// [`SystemError::ParticleCountMismatch`], [`SystemError::TooManyParticles`],
+    /// [`SystemError::InvalidShape`] (array lengths, boundaries, or an
+    /// improper coloring), [`SystemError::IndexOutOfRange`],
+    /// [`SystemError::SameParticle`].
+    pub fn new(
+        particles: P,
+        links: ColoredLinks<'a, T>,
+        stamp: &mut [u32],
+    ) -> Result<Self, SystemError> {
+        let n = particles
+            .count()
+            .ok_or(SystemError::ParticleCountMismatch)?;
+        if u32::try_from(n).is_err() {
+            return Err(SystemError::TooManyParticles);
+        }
+        let m = links.i.len();
+        if [
+            links.j.len(),
+            links.rest.len(),
+            links.compliance.len(),
+            links.lambda.len(),
+            links.alpha.len(),
+            links.inv_denominator.len(),
+        ]
+        .iter()
+        .any(|&l| l != m)
+        {
+            return Err(SystemError::InvalidShape);
+        }
+        crate::coloring::check_coloring(links.i, links.j, links.color_starts, n, stamp)?;
+        Ok(Self {
+            particles,
+            links,
+            zero_length: ZeroLength::Reject,
+        })
+    }
+
+    /// The same system with another zero-length policy.
+    #[must_use]
+    pub fn with_zero_length(mut self, policy: ZeroLength) -> Self {
+        self.zero_length = policy;
+        self
+    }
+
+    /// The particles (positions may be changed between substeps).
+    pub fn particles_mut(&mut self) -> &mut P {
+        &mut self.particles
+    }
+
+    /// The particles.
+    #[must_use]
+    pub fn particles(&self) -> &P {
+        &self.particles
+    }
+
+    /// λ of every link (kg·m), in colored order.
+    #[must_use]
+    pub fn lambdas(&self) -> &[T] {
+        self.links.lambda
+    }
+
+    /// Number of colors.
+    #[must_use]
+    pub fn color_count(&self) -> usize {
+        self.links.color_starts.len().saturating_sub(1)
+    }
+
+    /// Starts a substep of length `h` (s): validates every particle (finite
+    /// position, finite non-negative inverse mass) and link (rest length,
+    /// compliance, scale, zero length under [`ZeroLength::Reject`]) exactly
+    /// as [`crate::System::begin_substep`] does, then writes `α̃ = α/h²` into
+    /// `alpha` and sets every λ to 0.
+    ///
+    /// # Errors
+    ///
+    /// As [`crate::System::begin_substep`] (link indices are colored
+    /// positions). Nothing is written on error.
+    pub fn begin_substep(&mut self, h: T) -> Result<ColoredSubstep<'_, 'a, T, P>, SystemError> {
+        if !h.is_finite() || h <= T::ZERO {
+            return Err(SystemError::InvalidTimeStep);
+        }
+        let w = self.particles.inverse_masses();
+        for (particle, &wk) in w.iter().enumerate() {
+            let x = self
+                .particles
+                .position(particle)
+                .ok_or(SystemError::ParticleCountMismatch)?;
+            if !x.iter().all(|c| c.is_finite()) {
+                return Err(SystemError::NonFinitePosition { particle });
+            }
+            if !finite_non_negative(wk) {
+                return Err(SystemError::InvalidInverseMass { particle });
+            }
+        }
+        let h2 = h * h;
+        let l = &self.links;
+        for (constraint, (((&i, &j), &rest), &compliance)) in
+            l.i.iter()
+                .zip(l.j)
+                .zip(l.rest)
+                .zip(l.compliance)
+                .enumerate()
+        {
+            if !finite_non_negative(rest) || rest == T::ZERO {
+                return Err(SystemError::InvalidRestLength { constraint });
+            }
+            if !finite_non_negative(compliance) {
+                return Err(SystemError::InvalidCompliance { constraint });
+            }
+            let (Some(&wi), Some(&wj), Some(xi), Some(xj)) = (
+                w.get(ix(i)),
+                w.get(ix(j)),
+                self.particles.position(ix(i)),
+                self.particles.position(ix(j)),
+            ) else {
+                return Err(SystemError::IndexOutOfRange { constraint });
+            };
+            let ws = wi + wj;
+            if ws != T::ZERO {
+                let alpha = compliance / h2;
+                let denominator = ws + alpha;
+                if !alpha.is_finite() || !denominator.is_finite() || denominator <= T::ZERO {
+                    return Err(SystemError::UnrepresentableScale { constraint });
+                }
+                let len2 = xi
+                    .iter()
+                    .zip(&xj)
+                    .fold(T::ZERO, |acc, (a, b)| acc + (*b - *a) * (*b - *a));
+                if self.zero_length == ZeroLength::Reject && len2 < T::MIN_POSITIVE {
+                    return Err(SystemError::ZeroLength { constraint });
+                }
+            }
+        }
+        let links = &mut self.links;
+        for (((a, g), &c), (&i, &j)) in links
+            .alpha
+            .iter_mut()
+            .zip(links.inv_denominator.iter_mut())
+            .zip(links.compliance)
+            .zip(links.i.iter().zip(links.j))
+        {
+            *a = c / h2;
+            let ws =
+                w.get(ix(i)).copied().unwrap_or(T::ZERO) + w.get(ix(j)).copied().unwrap_or(T::ZERO);
+            *g = if ws == T::ZERO {
+                T::ZERO
+            } else {
+                T::ONE / (ws + *a)
+            };
+        }
+        links.lambda.fill(T::ZERO);
+        Ok(ColoredSubstep { system: self, h })
+    }
+}
+
+/// A colored substep in progress: h fixed, every λ started at zero, α̃
+/// computed; the system is borrowed until it is dropped.
+#[derive(Debug)]
+pub struct ColoredSubstep<'s, 'a, T: Real, P: Particles<T>> {
+    system: &'s mut ColoredSystem<'a, T, P>,
+    h: T,
+}
+
+impl<T: Real, P: Particles<T>> ColoredSubstep<'_, '_, T, P> {
+    /// The substep length h (s).
+    #[must_use]
+    pub fn h(&self) -> T {
+        self.h
+    }
+
+    /// Number of colors.
+    #[must_use]
+    pub fn color_count(&self) -> usize {
+        self.system.color_count()
+    }
+
+    /// The links `begin .. end` of color `c` (colored positions).
+    #[must_use]
+    pub fn color_range(&self, c: usize) -> Option<(usize, usize)> {
+        let s = self.system.links.color_starts;
+        Some((*s.get(c)?, *s.get(c.checked_add(1)?)?))
+    }
+
+    fn raw(&mut self) -> (P::Raw, RawLinks<T>) {
+        let s = &mut *self.system;
+        let l = &mut s.links;
+        let links = RawLinks {
+            i: l.i.as_ptr(),
+            j: l.j.as_ptr(),
+            rest: l.rest.as_ptr(),
+            alpha: l.alpha.as_ptr(),
+            g: l.inv_denominator.as_ptr(),
+            lambda: l.lambda.as_mut_ptr(),
+            w: s.particles.inverse_masses().as_ptr(),
+        };
+        (s.particles.raw(), links)
+    }
+
+    /// One solver iteration: every color in order (see the module
+    /// documentation for the equations).
+    ///
+    /// # Errors
+    ///
+    /// [`SystemError::ZeroLength`] (under [`ZeroLength::Reject`]) or
+    /// [`SystemError::InvalidResult`] naming the colored position of the
+    /// first link that could not be applied: that link is untouched, the
+    /// rest of its color was applied, the later colors were not run.
+    pub fn iterate(&mut self) -> Result<SweepStats<T>, SystemError> {
+        let policy = self.system.zero_length;
+        let (p, l) = self.raw();
+        let mut stats = SweepStats::default();
+        for w in self.system.links.color_starts.windows(2) {
+            let (Some(&b), Some(&e)) = (w.first(), w.get(1)) else {
+                continue;
+            };
+            // SAFETY: `new` checked every index below the particle count,
+            // the boundaries ascending within the link arrays, and the
+            // coloring proper; `&mut self` excludes any other access.
+            stats = stats.merge(unsafe { solve_range(p, l, b, e, policy)? });
+        }
+        Ok(stats)
+    }
+
+    /// Iterates until a sweep's `max |C + α̃λ|` is at most `tolerance` (m)
+    /// or `max_iterations` sweeps ran.
+    ///
+    /// # Errors
+    ///
+    /// [`SystemError::InvalidTolerance`], or those of
+    /// [`iterate`](Self::iterate).
+    pub fn iterate_until(
+        &mut self,
+        tolerance: T,
+        max_iterations: u32,
+    ) -> Result<Convergence<T>, SystemError> {
+        if !finite_non_negative(tolerance) {
+            return Err(SystemError::InvalidTolerance);
+        }
+        let mut result = Convergence::default();
+        while result.iterations < max_iterations {
+            result.last = self.iterate()?;
+            result.iterations = result.iterations.saturating_add(1);
+            if result.last.max_residual <= tolerance {
+                result.converged = 1;
+                break;
+            }
+        }
+        Ok(result)
+    }
+
+    /// The jobs of color `color` split into `jobs` disjoint ranges
+    /// ([`job_range`]) for an engine's job system: each [`ColorJob`] is
+    /// `Send` and can run on any thread, all of them concurrently. Run every
+    /// job of color 0, wait for all, then color 1, and so on: that is one
+    /// iteration, bit-identical to [`iterate`](Self::iterate) whatever
+    /// `jobs` is. The jobs borrow the substep, so two colors can never be in
+    /// flight at once.
+    ///
+    /// # Errors
+    ///
+    /// [`SystemError::InvalidShape`] when `color ≥ color_count()` or
+    /// `jobs == 0`.
+    pub fn jobs(
+        &mut self,
+        color: usize,
+        jobs: usize,
+    ) -> Result<ColorJobs<'_, T, P::Raw>, SystemError> {
+        let (begin, end) = self.color_range(color).ok_or(SystemError::InvalidShape)?;
+        if jobs == 0 {
+            return Err(SystemError::InvalidShape);
+        }
+        let policy = self.system.zero_length;
+        let (p, l) = self.raw();
+        Ok(ColorJobs {
+            p,
+            l,
+            policy,
+            begin,
+            end,
+            next: 0,
+            jobs,
+            _borrow: PhantomData,
+        })
+    }
+
+    /// The links with their current λ, in colored order.
+    #[must_use]
+    pub fn lambdas(&self) -> &[T] {
+        self.system.links.lambda
+    }
+
+    /// The particles.
+    #[must_use]
+    pub fn particles(&self) -> &P {
+        &self.system.particles
+    }
+}
+
+/// The disjoint jobs of one color (an iterator of [`ColorJob`]).
+pub struct ColorJobs<'s, T, R> {
+    p: R,
+    l: RawLinks<T>,
+    policy: ZeroLength,
+    begin: usize,
+    end: usize,
+    next: usize,
+    jobs: usize,
+    _borrow: PhantomData<&'s mut ()>,
+}
+
+impl<'s, T: Real, R: RawParticles<T>> Iterator for ColorJobs<'s, T, R> {
+    type Item = ColorJob<'s, T, R>;
+    fn next(&mut self) -> Option<Self::Item> {
+        let (begin, end) = job_range(self.begin, self.end, self.next, self.jobs)?;
+        self.next = self.next.saturating_add(1);
+        Some(ColorJob {
+            p: self.p,
+            l: self.l,
+            policy: self.policy,
+            begin,
+            end,
+            _borrow: PhantomData,
+        })
+    }
+}
+
+/// One range of one color: run it on any thread with [`run`](Self::run).
+pub struct ColorJob<'s, T, R> {
+    p: R,
+    l: RawLinks<T>,
+    policy: ZeroLength,
+    begin: usize,
+    end: usize,
+    _borrow: PhantomData<&'s mut ()>,
+}
+
+impl<T: Real, R: RawParticles<T>> ColorJob<'_, T, R> {
+    /// The colored link positions `begin .. end` this job solves.
+    #[must_use]
+    pub fn range(&self) -> (usize, usize) {
+        (self.begin, self.end)
+    }
+
+    /// Solves this job's links (consumes the job: each range runs once).
+    ///
+    /// # Errors
+    ///
+    /// As [`ColoredSubstep::iterate`], for this range.
+    pub fn run(self) -> Result<SweepStats<T>, SystemError> {
+        // SAFETY: the range lies within one color (from `job_range` over the
+        // color's boundaries, checked at construction), jobs of one
+        // `ColorJobs` are disjoint, the coloring is proper (checked at
+        // construction) so their particles are disjoint, and the jobs borrow
+        // the substep mutably, so nothing else touches the system meanwhile.
+        unsafe { solve_range(self.p, self.l, self.begin, self.end, self.policy) }
+    }
+}

@@ -1,0 +1,323 @@
+//! Link colorings: a solve order in which no two links of one color share a
+//! particle, computed into caller-provided memory (no allocation).
+//!
+//! A coloring assigns each link `k` a color `colors[k] ∈ 0 … count − 1` such
+//! that two links of the same color never name the same particle. The links
+//! of one color are then independent: solving them in any order, or on
+//! several threads at once, gives the same bits. A colored sweep
+//! ([`crate::colored`]) solves color 0, then color 1, … : Gauss-Seidel in
+//! colored order.
+//!
+//! - [`rope_coloring`]: even/odd for a rope built by [`crate::rope`] (2
+//!   colors), plus a third color for the closing link of an odd
+//!   [`crate::closed_loop`].
+//! - [`cloth_coloring`]: a fixed 4-color (structural) or 8-color (with
+//!   shear) scheme for the link order of [`crate::cloth`].
+//! - [`greedy_coloring`]: any graph; each link in order takes the smallest
+//!   color neither of its particles has yet (at most 64 colors, scratch of
+//!   one `u64` per particle).
+//! - [`color_order`]: a stable counting sort of the links by color: the
+//!   permutation `order` (colored position → original link index) and the
+//!   color boundaries `color_starts` (color `c` is
+//!   `order[color_starts[c] .. color_starts[c + 1]]`).
+//! - [`check_coloring`]: verifies that a coloring is proper.
+
+use crate::real::Real;
+use crate::system::{Link, SystemError};
+
+/// The most colors [`greedy_coloring`] uses (one bit per color in a `u64`).
+pub const MAX_GREEDY_COLORS: u32 = 64;
+
+/// Colors for the links of [`crate::rope`] (`link_count = n − 1`, link `k`
+/// joins `k` and `k + 1`) or, with `closed`, of [`crate::closed_loop`]
+/// (`link_count = n`, the last link joins `n − 1` and `0`): `colors[k] = k mod
+/// 2`, and color 2 for the closing link when `n` is odd. Returns the color
+/// count (2, or 3 for an odd loop).
+///
+/// # Errors
+///
+/// [`SystemError::InvalidShape`] for no links (or a loop of fewer than 3),
+/// [`SystemError::CapacityTooSmall`] when `colors` is shorter than
+/// `link_count`. Nothing is written on error.
+///
+/// # Examples
+///
+/// ```
+/// let mut colors = [9; 5];
+/// assert_eq!(xpbd::rope_coloring(5, true, &mut colors), Ok(3));
+/// assert_eq!(colors, [0, 1, 0, 1, 2]);
+/// ```
+pub fn rope_coloring(
+    link_count: usize,
+    closed: bool,
+    colors: &mut [u32],
+) -> Result<u32, SystemError> {
+    if link_count == 0 || (closed && link_count < 3) {
+        return Err(SystemError::InvalidShape);
+    }
+    let out = colors
+        .get_mut(..link_count)
+        .ok_or(SystemError::CapacityTooSmall { needed: link_count })?;
+    for (k, c) in out.iter_mut().enumerate() {
+        *c = if k % 2 == 0 { 0 } else { 1 };
+    }
+    let odd_loop = closed && link_count % 2 == 1;
+    if odd_loop {
+        if let Some(last) = out.last_mut() {
+            *last = 2;
+        }
+        Ok(3)
+    } else {
+        Ok(if link_count == 1 { 1 } else { 2 })
+    }
+}
+
+/// Colors for the links of [`crate::cloth`] over a `rows × cols` grid, in
+/// the builder's order: horizontal link `(r, c)–(r, c+1)` gets `c mod 2`,
+/// vertical `(r, c)–(r+1, c)` gets `2 + r mod 2`, and with `shear` the
+/// diagonal `(r, c)–(r+1, c+1)` gets `4 + r mod 2` and `(r, c+1)–(r+1, c)`
+/// gets `6 + r mod 2`. Returns the color count: 4, or 8 with shear.
+///
+/// Proper: horizontal links of one parity in a row touch disjoint column
+/// pairs; vertical links of one row parity touch disjoint row pairs; a
+/// diagonal of cell row `r` touches rows `r` and `r + 1` only, one particle
+/// per column and row.
+///
+/// # Errors
+///
+/// [`SystemError::InvalidShape`] unless `rows ≥ 2` and `cols ≥ 2`,
+/// [`SystemError::CapacityTooSmall`] when `colors` is shorter than
+/// [`crate::cloth_link_count`]. Nothing is written on error.
+pub fn cloth_coloring(
+    rows: usize,
+    cols: usize,
+    shear: bool,
+    colors: &mut [u32],
+) -> Result<u32, SystemError> {
+    let needed = crate::cloth_link_count(rows, cols, shear).ok_or(SystemError::InvalidShape)?;
+    let out = colors
+        .get_mut(..needed)
+        .ok_or(SystemError::CapacityTooSmall { needed })?;
+    let parity = |v: usize| -> u32 {
+        if v % 2 == 0 {
+            0
+        } else {
+            1
+        }
+    };
+    let c1 = cols.saturating_sub(1);
+    let r1 = rows.saturating_sub(1);
+    let horizontal = (0..rows).flat_map(move |_| (0..c1).map(parity));
+    let vertical = (0..r1).flat_map(move |r| (0..cols).map(move |_| 2 + parity(r)));
+    let cells = if shear { r1 } else { 0 };
+    let diagonal =
+        (0..cells).flat_map(move |r| (0..c1).flat_map(move |_| [4 + parity(r), 6 + parity(r)]));
+    for (slot, c) in out
+        .iter_mut()
+        .zip(horizontal.chain(vertical).chain(diagonal))
+    {
+        *slot = c;
+    }
+    Ok(if shear { 8 } else { 4 })
+}
+
+/// Greedy coloring of any link graph: each link, in slice order, takes the
+/// smallest color that neither of its particles has yet. `used` is scratch
+/// (one `u64` per particle, overwritten); `colors[k]` receives link `k`'s
+/// color. Returns the color count (at most [`MAX_GREEDY_COLORS`]; a graph
+/// whose particles have at most `d` links each needs at most `2d − 1`).
+///
+/// # Errors
+///
+/// [`SystemError::CapacityTooSmall`] when `colors` is shorter than `links`,
+/// [`SystemError::InvalidShape`] when `used` is shorter than
+/// `particle_count` or 64 colors do not suffice,
+/// [`SystemError::IndexOutOfRange`] / [`SystemError::SameParticle`] naming
+/// a bad link. `colors` may be partly written on error.
+pub fn greedy_coloring<T: Real>(
+    links: &[Link<T>],
+    particle_count: usize,
+    used: &mut [u64],
+    colors: &mut [u32],
+) -> Result<u32, SystemError> {
+    if colors.len() < links.len() {
+        return Err(SystemError::CapacityTooSmall {
+            needed: links.len(),
+        });
+    }
+    let used = used
+        .get_mut(..particle_count)
+        .ok_or(SystemError::InvalidShape)?;
+    used.fill(0);
+    let mut count = 0;
+    for (constraint, (link, slot)) in links.iter().zip(colors.iter_mut()).enumerate() {
+        let (Ok(i), Ok(j)) = (usize::try_from(link.i), usize::try_from(link.j)) else {
+            return Err(SystemError::IndexOutOfRange { constraint });
+        };
+        if i == j {
+            return Err(SystemError::SameParticle { constraint });
+        }
+        let (Some(&ui), Some(&uj)) = (used.get(i), used.get(j)) else {
+            return Err(SystemError::IndexOutOfRange { constraint });
+        };
+        let free = !(ui | uj);
+        if free == 0 {
+            return Err(SystemError::InvalidShape);
+        }
+        let color = free.trailing_zeros();
+        let bit = 1u64 << color;
+        if let Some(u) = used.get_mut(i) {
+            *u |= bit;
+        }
+        if let Some(u) = used.get_mut(j) {
+            *u |= bit;
+        }
+        *slot = color;
+        count = count.max(color.saturating_add(1));
+    }
+    Ok(count)
+}
+
+/// Stable counting sort of links by color. `colors[k]` (each `< color_count`)
+/// is link `k`'s color; writes `order` (length `colors.len()`: the original
+/// link index at each colored position, links of one color in their
+/// original order) and `color_starts` (length `color_count + 1`: color `c`
+/// occupies colored positions `color_starts[c] .. color_starts[c + 1]`).
+///
+/// # Errors
+///
+/// [`SystemError::CapacityTooSmall`] when `order` or `color_starts` is too
+/// short, [`SystemError::InvalidShape`] when a color is `≥ color_count` or
+/// there are more than `u32::MAX` links. Nothing is written on error.
+///
+/// # Examples
+///
+/// ```
+/// let colors = [0, 1, 0, 1, 2];
+/// let (mut order, mut starts) = ([0; 5], [0; 4]);
+/// xpbd::color_order(&colors, 3, &mut starts, &mut order).unwrap();
+/// assert_eq!(order, [0, 2, 1, 3, 4]);
+/// assert_eq!(starts, [0, 2, 4, 5]);
+/// ```
+pub fn color_order(
+    colors: &[u32],
+    color_count: u32,
+    color_starts: &mut [usize],
+    order: &mut [u32],
+) -> Result<(), SystemError> {
+    let n = colors.len();
+    if u32::try_from(n).is_err() {
+        return Err(SystemError::InvalidShape);
+    }
+    let colors_usize = usize::try_from(color_count).map_err(|_| SystemError::InvalidShape)?;
+    let starts_needed = colors_usize.saturating_add(1);
+    if color_starts.len() < starts_needed {
+        return Err(SystemError::CapacityTooSmall {
+            needed: starts_needed,
+        });
+    }
+    if order.len() < n {
+        return Err(SystemError::CapacityTooSmall { needed: n });
+    }
+    if colors.iter().any(|&c| c >= color_count) {
+        return Err(SystemError::InvalidShape);
+    }
+    let starts = color_starts
+        .get_mut(..starts_needed)
+        .ok_or(SystemError::InvalidShape)?;
+    starts.fill(0);
+    // Count into starts[c + 1], then prefix-sum: starts[c] = first slot of c.
+    for &c in colors {
+        let slot = usize::try_from(c).map_or(0, |c| c.saturating_add(1));
+        if let Some(s) = starts.get_mut(slot) {
+            *s = s.saturating_add(1);
+        }
+    }
+    let mut total = 0usize;
+    for s in starts.iter_mut() {
+        total = total.saturating_add(*s);
+        *s = total;
+    }
+    // Place: starts[c] is used as the cursor of color c, which leaves it at
+    // the end of c (= start of c + 1); shift back afterwards.
+    for (k, &c) in colors.iter().enumerate() {
+        let Ok(c) = usize::try_from(c) else { continue };
+        if let Some(cursor) = starts.get_mut(c) {
+            if let (Some(o), Ok(k)) = (order.get_mut(*cursor), u32::try_from(k)) {
+                *o = k;
+            }
+            *cursor = cursor.saturating_add(1);
+        }
+    }
+    for c in (1..starts_needed).rev() {
+        let prev = starts.get(c.saturating_sub(1)).copied().unwrap_or(0);
+        if let Some(s) = starts.get_mut(c) {
+            *s = prev;
+        }
+    }
+    if let Some(s) = starts.first_mut() {
+        *s = 0;
+    }
+    Ok(())
+}
+
+/// Verifies that the colored link list `i[k]`, `j[k]` with boundaries
+/// `color_starts` is proper: every index `< particle_count`, `i ≠ j`, the
+/// boundaries ascend from 0 to the link count, and no particle appears twice
+/// within one color. `stamp` is scratch (one `u32` per particle,
+/// overwritten).
+///
+/// # Errors
+///
+/// [`SystemError::IndexOutOfRange`], [`SystemError::SameParticle`], or
+/// [`SystemError::InvalidShape`] (bad boundaries, short scratch, or two
+/// links of one color sharing a particle; the error names nothing then).
+pub fn check_coloring(
+    i: &[u32],
+    j: &[u32],
+    color_starts: &[usize],
+    particle_count: usize,
+    stamp: &mut [u32],
+) -> Result<(), SystemError> {
+    let n = i.len();
+    if j.len() != n || color_starts.first() != Some(&0) || color_starts.last() != Some(&n) {
+        return Err(SystemError::InvalidShape);
+    }
+    if color_starts.windows(2).any(|w| w.first() > w.get(1)) {
+        return Err(SystemError::InvalidShape);
+    }
+    if u32::try_from(color_starts.len()).is_err() {
+        return Err(SystemError::InvalidShape);
+    }
+    let stamp = stamp
+        .get_mut(..particle_count)
+        .ok_or(SystemError::InvalidShape)?;
+    stamp.fill(0);
+    for (color, w) in color_starts.windows(2).enumerate() {
+        let (Some(&begin), Some(&end)) = (w.first(), w.get(1)) else {
+            return Err(SystemError::InvalidShape);
+        };
+        let mark = u32::try_from(color)
+            .map_err(|_| SystemError::InvalidShape)?
+            .saturating_add(1);
+        for k in begin..end {
+            let (Some(&a), Some(&b)) = (i.get(k), j.get(k)) else {
+                return Err(SystemError::InvalidShape);
+            };
+            if a == b {
+                return Err(SystemError::SameParticle { constraint: k });
+            }
+            for p in [a, b] {
+                let slot = usize::try_from(p)
+                    .ok()
+                    .and_then(|p| stamp.get_mut(p))
+                    .ok_or(SystemError::IndexOutOfRange { constraint: k })?;
+                if *slot == mark {
+                    return Err(SystemError::InvalidShape);
+                }
+                *slot = mark;
+            }
+        }
+    }
+    Ok(())
+}

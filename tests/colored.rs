@@ -1,0 +1,357 @@
+//! Colored solving: bit-identical to a plain scalar implementation of the
+//! documented colored equations (SoA and AoS, f64 and f32), identical across
+//! job splits and thread counts and between the Rust and C entry points,
+//! close to the sequential sweep over the same order, and the rejections and
+//! failure semantics.
+
+#[path = "support/colored_plan.rs"]
+mod colored_plan;
+
+use colored_plan::*;
+use xpbd::{
+    cloth, cloth_coloring, greedy_coloring, rope, rope_coloring, Aos, ColoredSystem, Link,
+    SystemError, ZeroLength,
+};
+
+#[test]
+fn f32_rope_and_cloth_match_the_reference() {
+    let n = 260; // 259 links: colors of 130 and 129, not multiples of 4
+    let x0: Vec<[f32; 3]> = (0..n).map(|k| [k as f32 * 0.01, 0.0, 0.0]).collect();
+    let w: Vec<f32> = (0..n).map(|k| if k == 0 { 0.0 } else { 1.0 }).collect();
+    let mut links = vec![Link::default(); n - 1];
+    rope(&x0, 1e-5, &mut links).unwrap();
+    let x: Vec<[f32; 3]> = x0
+        .iter()
+        .enumerate()
+        .map(|(k, p)| [p[0] * 1.1, (k % 3) as f32 * 0.001, 0.0])
+        .collect();
+    let mut colors = vec![0; n - 1];
+    let count = rope_coloring(n - 1, false, &mut colors).unwrap();
+    compare(&x, &w, &links, &colors, count, 6);
+    let (rows, cols) = (9, 13);
+    let (xc, wc) = stretched_cloth(rows, cols);
+    let xc: Vec<[f32; 3]> = xc.iter().map(|p| p.map(|v| v as f32)).collect();
+    let wc: Vec<f32> = wc.iter().map(|v| *v as f32).collect();
+    let m = xpbd::cloth_link_count(rows, cols, true).unwrap();
+    let mut cl = vec![Link::default(); m];
+    cloth(&xc, rows, cols, true, 1e-6, &mut cl).unwrap();
+    let mut colors = vec![0; m];
+    let count = cloth_coloring(rows, cols, true, &mut colors).unwrap();
+    let xp: Vec<[f32; 3]> = xc
+        .iter()
+        .enumerate()
+        .map(|(k, p)| [p[0] * 1.05, p[1], (k % 4) as f32 * 0.01])
+        .collect();
+    compare(&xp, &wc, &cl, &colors, count, 4);
+}
+
+#[test]
+fn a_link_that_would_overflow_is_untouched_and_named_the_rest_applied() {
+    // Link 2 of a 4-link rope: C ≈ −1e308 and g = 1/(w_2 + w_3) = 500 give
+    // Δλ = +inf.
+    let mut x = vec![
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [2.0, 0.0, 0.0],
+        [3.0, 0.0, 0.0],
+        [4.0, 0.0, 0.0],
+    ];
+    let w = [1.0, 1.0, 1e-3, 1e-3, 1.0];
+    let mut links = vec![Link::default(); 4];
+    rope(&x, 0.0, &mut links).unwrap();
+    links[2].rest = 1e308;
+    for p in x.iter_mut() {
+        p[0] *= 1.5;
+    }
+    let mut colors = vec![0; 4];
+    let count = rope_coloring(4, false, &mut colors).unwrap();
+    let mut plan = Plan::new(&links, &colors, count);
+    let mut xr = x.clone();
+    let (_, _, err) = reference(&mut xr, &w, &plan, 0.01, 1, true);
+    // (2,3) is link 2: colored position 1 (color 0 = links 0, 2).
+    assert_eq!(err, Some(SystemError::InvalidResult { constraint: 1 }));
+    let mut stamp = [0; 5];
+    let mut xa = x.clone();
+    {
+        let mut sys = ColoredSystem::new(
+            Aos {
+                positions: &mut xa,
+                w: &w,
+            },
+            plan.links(),
+            &mut stamp,
+        )
+        .unwrap();
+        let mut sub = sys.begin_substep(0.01).unwrap();
+        assert_eq!(
+            sub.iterate(),
+            Err(SystemError::InvalidResult { constraint: 1 })
+        );
+    }
+    // Link 0 of the color was applied, link 2 untouched, color 1 not run.
+    assert_eq!(bits(&xa), bits(&xr));
+    assert_eq!(xa[2], x[2]);
+    assert_eq!(xa[3], x[3]);
+    assert_ne!(xa[1], x[1]);
+}
+
+#[test]
+fn begin_substep_rejects_and_writes_nothing() {
+    let x0 = vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0]];
+    let mut links = vec![Link::default(); 2];
+    rope(&x0, 1e-3, &mut links).unwrap();
+    let mut colors = vec![0; 2];
+    let count = rope_coloring(2, false, &mut colors).unwrap();
+    for (case, want) in [
+        (0, SystemError::InvalidTimeStep),
+        (1, SystemError::NonFinitePosition { particle: 1 }),
+        (2, SystemError::InvalidInverseMass { particle: 2 }),
+        (3, SystemError::InvalidRestLength { constraint: 1 }),
+        (4, SystemError::InvalidCompliance { constraint: 0 }),
+    ] {
+        let mut plan = Plan::new(&links, &colors, count);
+        plan.lambda = vec![7.0; 2];
+        plan.alpha = vec![9.0; 2];
+        let mut x = x0.clone();
+        let mut w = vec![1.0; 3];
+        let mut h = 0.01;
+        match case {
+            0 => h = f64::NAN,
+            1 => x[1][2] = f64::INFINITY,
+            2 => w[2] = -1.0,
+            3 => plan.rest[1] = 0.0,
+            _ => plan.compliance[0] = -1.0,
+        }
+        let mut stamp = [0; 3];
+        let mut xa = x.clone();
+        {
+            let mut sys = ColoredSystem::new(
+                Aos {
+                    positions: &mut xa,
+                    w: &w,
+                },
+                plan.links(),
+                &mut stamp,
+            )
+            .unwrap();
+            assert_eq!(sys.begin_substep(h).err(), Some(want));
+        }
+        assert_eq!(bits(&xa), bits(&x));
+        assert_eq!(plan.lambda, vec![7.0; 2]);
+        assert_eq!(plan.alpha, vec![9.0; 2]);
+    }
+}
+
+#[test]
+fn rope_colored_equals_sequential_in_colored_order() {
+    let n = 1002; // 1001 links: odd color sizes exercise the remainder path
+    let mut x: Vec<[f64; 3]> = (0..n).map(|k| [k as f64 * 0.01, 0.0, 0.0]).collect();
+    let w: Vec<f64> = (0..n).map(|k| if k == 0 { 0.0 } else { 1.0 }).collect();
+    let mut links = vec![Link::default(); n - 1];
+    rope(&x, 1e-5, &mut links).unwrap();
+    perturb(&mut x);
+    let mut colors = vec![0; n - 1];
+    let count = rope_coloring(n - 1, false, &mut colors).unwrap();
+    compare(&x, &w, &links, &colors, count, 7);
+}
+
+#[test]
+fn cloth_colored_equals_sequential_in_colored_order() {
+    let (rows, cols) = (23, 31);
+    let (mut x, w) = stretched_cloth(rows, cols);
+    let m = xpbd::cloth_link_count(rows, cols, true).unwrap();
+    let mut links = vec![Link::default(); m];
+    cloth(&x, rows, cols, true, 1e-6, &mut links).unwrap();
+    perturb(&mut x);
+    let mut colors = vec![0; m];
+    let count = cloth_coloring(rows, cols, true, &mut colors).unwrap();
+    assert_eq!(count, 8);
+    compare(&x, &w, &links, &colors, count, 5);
+    // Greedy on the same graph.
+    let mut used = vec![0u64; x.len()];
+    let count = greedy_coloring(&links, x.len(), &mut used, &mut colors).unwrap();
+    compare(&x, &w, &links, &colors, count, 5);
+}
+
+#[test]
+fn improper_coloring_is_rejected() {
+    let x = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0]];
+    let mut links = [Link::default(); 2];
+    rope(&x, 0.0, &mut links).unwrap();
+    let mut plan = Plan::new(&links, &[0, 0], 1);
+    let (mut xa, w) = (x, [1.0; 3]);
+    let mut stamp = [0; 3];
+    let r = ColoredSystem::new(
+        Aos {
+            positions: &mut xa,
+            w: &w,
+        },
+        plan.links(),
+        &mut stamp,
+    );
+    assert_eq!(r.err(), Some(SystemError::InvalidShape));
+}
+
+#[test]
+fn zero_length_rejected_or_skipped() {
+    let mut x = vec![
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [2.0, 0.0, 0.0],
+        [3.0, 0.0, 0.0],
+    ];
+    let w = [1.0; 4];
+    let mut links = vec![Link::default(); 3];
+    rope(&x, 0.0, &mut links).unwrap();
+    // Links (0,1) and (2,3) stay at rest, link (1,2) has zero length.
+    x[2] = x[1];
+    x[3] = [2.0, 0.0, 0.0];
+    let mut colors = vec![0; 3];
+    let count = rope_coloring(3, false, &mut colors).unwrap();
+    let mut plan = Plan::new(&links, &colors, count);
+    let mut stamp = [0; 4];
+    let mut xa = x.clone();
+    let mut sys = ColoredSystem::new(
+        Aos {
+            positions: &mut xa,
+            w: &w,
+        },
+        plan.links(),
+        &mut stamp,
+    )
+    .unwrap();
+    // Link (1,2) is colored position 2 (odd color).
+    assert_eq!(
+        sys.begin_substep(0.01).err(),
+        Some(SystemError::ZeroLength { constraint: 2 })
+    );
+    let mut sys = sys.with_zero_length(ZeroLength::Skip);
+    let mut sub = sys.begin_substep(0.01).unwrap();
+    let s = sub.iterate().unwrap();
+    assert_eq!(s.skipped_zero_length, 1);
+    assert_eq!(s.applied, 2);
+}
+
+#[test]
+fn rust_and_c_entry_points_give_the_same_bits() {
+    use xpbd::ffi_colored::{
+        xpbd_colored3_begin_substep, xpbd_colored3_iterate, xpbd_colored3_solve_job,
+        XpbdColoredSystem3,
+    };
+    let (rows, cols) = (11, 17);
+    let (mut x, w) = stretched_cloth(rows, cols);
+    let m = xpbd::cloth_link_count(rows, cols, true).unwrap();
+    let mut links = vec![Link::default(); m];
+    cloth(&x, rows, cols, true, 1e-6, &mut links).unwrap();
+    perturb(&mut x);
+    let mut colors = vec![0; m];
+    let count = cloth_coloring(rows, cols, true, &mut colors).unwrap();
+    let mut plan = Plan::new(&links, &colors, count);
+    let h = 1.0 / 120.0;
+    // Rust.
+    let mut xr = x.clone();
+    let mut stamp = vec![0u32; x.len()];
+    {
+        let mut sys = ColoredSystem::new(
+            Aos {
+                positions: &mut xr,
+                w: &w,
+            },
+            plan.links(),
+            &mut stamp,
+        )
+        .unwrap();
+        let mut sub = sys.begin_substep(h).unwrap();
+        for _ in 0..4 {
+            sub.iterate().unwrap();
+        }
+    }
+    let rust_lambda = bits1(&plan.lambda);
+    // C ABI, SoA: sweeps 1-2 by iterate, 3-4 by 3 concurrent jobs per color.
+    let [mut xs, mut ys, mut zs] = soa(&x);
+    let mut sys = XpbdColoredSystem3 {
+        positions: std::ptr::null_mut(),
+        x: xs.as_mut_ptr(),
+        y: ys.as_mut_ptr(),
+        z: zs.as_mut_ptr(),
+        inverse_masses: w.as_ptr(),
+        particle_count: x.len(),
+        i: plan.i.as_ptr(),
+        j: plan.j.as_ptr(),
+        rest: plan.rest.as_ptr(),
+        compliance: plan.compliance.as_ptr(),
+        lambda: plan.lambda.as_mut_ptr(),
+        alpha: plan.alpha.as_mut_ptr(),
+        inv_denominator: plan.g.as_mut_ptr(),
+        link_count: m,
+        color_starts: plan.starts.as_ptr(),
+        color_count: count as usize,
+        stamp: stamp.as_mut_ptr(),
+        zero_length_policy: 0,
+        substep_active: 0,
+        h: 0.0,
+        error_index: 0,
+    };
+    // SAFETY: every buffer is valid for its count and unaliased.
+    unsafe {
+        assert_eq!(xpbd_colored3_begin_substep(&mut sys, h).code(), 0);
+        for _ in 0..2 {
+            assert_eq!(
+                xpbd_colored3_iterate(&mut sys, std::ptr::null_mut()).code(),
+                0
+            );
+        }
+    }
+    // Sweeps 3-4: the C job entry point on 3 std::threads per color.
+    // (Sweeps 1-2 above went through xpbd_colored3_iterate.)
+    struct Shared(*const XpbdColoredSystem3);
+    // SAFETY: the jobs of one color touch disjoint particles and λ, and
+    // `xpbd_colored3_solve_job` only reads the struct.
+    unsafe impl Sync for Shared {}
+    let shared = Shared(&sys);
+    for _ in 0..2 {
+        for c in 0..count as usize {
+            std::thread::scope(|sc| {
+                for job in 0..3 {
+                    let shared = &shared;
+                    sc.spawn(move || {
+                        // SAFETY: as above; the buffers outlive the scope.
+                        let status = unsafe {
+                            xpbd_colored3_solve_job(
+                                shared.0,
+                                c,
+                                job,
+                                3,
+                                std::ptr::null_mut(),
+                                std::ptr::null_mut(),
+                            )
+                        };
+                        assert_eq!(status.code(), 0);
+                    });
+                }
+            });
+        }
+    }
+    let back: Vec<[f64; 3]> = (0..xs.len()).map(|k| [xs[k], ys[k], zs[k]]).collect();
+    assert_eq!(bits(&back), bits(&xr));
+    assert_eq!(bits1(&plan.lambda), rust_lambda);
+}
+
+#[test]
+fn job_ranges_cover_a_color_exactly_on_chunk_boundaries() {
+    for (begin, end) in [(0, 0), (0, 1), (5, 70), (100, 1000), (64, 64 * 9 + 3)] {
+        for jobs in 1..9 {
+            let mut next = begin;
+            for job in 0..jobs {
+                let (b, e) = xpbd::job_range(begin, end, job, jobs).unwrap();
+                assert_eq!(b, next);
+                assert!(e >= b && e <= end);
+                assert!(b == end || (b - begin) % xpbd::colored::CHUNK == 0);
+                next = e;
+            }
+            assert_eq!(next, end);
+            assert_eq!(xpbd::job_range(begin, end, jobs, jobs), None);
+        }
+    }
+    assert_eq!(xpbd::job_range(0, 10, 0, 0), None);
+}

@@ -1,0 +1,240 @@
+//! The system and stepping C ABI called from Rust, so that Miri checks the
+//! slices it builds from raw parts: valid buffers, NULL, overlapping
+//! buffers, buffers over the system struct itself, and bad indices.
+
+use core::ptr;
+use xpbd::ffi::XpbdStatus;
+use xpbd::ffi_step::{
+    xpbd_step_config3_default, xpbd_step_scratch_len, xpbd_world3_step, XpbdContact, XpbdPlane3,
+    XpbdStepStats, XpbdWorld3,
+};
+use xpbd::ffi_system::{
+    XpbdConvergence, XpbdLink, XpbdLinkF32, XpbdSweepStats, XpbdSystem3, XpbdSystem3F32,
+    XPBD_ZERO_LENGTH_REJECT,
+};
+use xpbd::ffi_system_fns::{
+    xpbd_build_rope3, xpbd_build_rope3_f32, xpbd_system3_begin_substep,
+    xpbd_system3_begin_substep_f32, xpbd_system3_iterate, xpbd_system3_iterate_f32,
+    xpbd_system3_iterate_until, xpbd_system3_measure,
+};
+
+fn system(x: &mut [[f64; 3]], w: &[f64], links: &mut [XpbdLink]) -> XpbdSystem3 {
+    XpbdSystem3 {
+        positions: x.as_mut_ptr(),
+        inverse_masses: w.as_ptr(),
+        particle_count: x.len(),
+        links: links.as_mut_ptr(),
+        link_count: links.len(),
+        zero_length_policy: XPBD_ZERO_LENGTH_REJECT,
+        substep_active: 0,
+        h: 0.0,
+        error_index: 0,
+    }
+}
+
+#[test]
+fn rope_through_the_c_abi() {
+    let mut x = [
+        [0.0, 0.0, 0.0],
+        [0.5, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [1.5, 0.0, 0.0],
+    ];
+    let w = [0.0, 1.0, 1.0, 1.0];
+    let mut links = [XpbdLink::default(); 3];
+    let mut count = 0usize;
+    // SAFETY: the buffers are valid for the counts given.
+    let s = unsafe {
+        xpbd_build_rope3(
+            x.as_ptr().cast(),
+            4,
+            1e-6,
+            links.as_mut_ptr(),
+            3,
+            &mut count,
+        )
+    };
+    assert_eq!((s, count), (XpbdStatus::Ok, 3));
+    x[3][1] = 0.2;
+    let mut sys = system(&mut x, &w, &mut links);
+    let mut stats = XpbdSweepStats::default();
+    // SAFETY: `sys` names valid, disjoint buffers; `stats` is valid.
+    unsafe {
+        assert_eq!(
+            xpbd_system3_iterate(&mut sys, &mut stats),
+            XpbdStatus::NoSubstep
+        );
+        assert_eq!(
+            xpbd_system3_begin_substep(&mut sys, 1.0 / 60.0),
+            XpbdStatus::Ok
+        );
+        assert_eq!(xpbd_system3_iterate(&mut sys, &mut stats), XpbdStatus::Ok);
+        assert_eq!(stats.applied, 3);
+        let mut r = XpbdConvergence::default();
+        assert_eq!(
+            xpbd_system3_iterate_until(&mut sys, 1e-9, 100, &mut r),
+            XpbdStatus::Ok
+        );
+        assert_eq!(r.converged, 1);
+        assert_eq!(
+            xpbd_system3_measure(&mut sys, ptr::null_mut()),
+            XpbdStatus::NullPointer
+        );
+        assert_eq!(xpbd_system3_measure(&mut sys, &mut stats), XpbdStatus::Ok);
+        assert!(stats.max_residual <= 1e-9);
+        assert_eq!(
+            xpbd_system3_begin_substep(ptr::null_mut(), 0.1),
+            XpbdStatus::NullPointer
+        );
+    }
+    assert_eq!(x[0], [0.0, 0.0, 0.0]);
+}
+
+#[test]
+fn overlapping_buffers_and_bad_indices_are_refused() {
+    let mut x = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0]];
+    let w = [1.0, 1.0];
+    let mut links = [XpbdLink {
+        i: 0,
+        j: 1,
+        rest: 1.0,
+        compliance: 0.0,
+        lambda: 0.5,
+        flags: 0,
+    }];
+    let before = (x, links);
+    let mut sys = system(&mut x, &w, &mut links);
+    // Inverse masses inside the positions: two views of one buffer.
+    sys.inverse_masses = sys.positions.cast::<f64>();
+    // SAFETY: every pointer is valid; the overlap is what is tested.
+    assert_eq!(
+        unsafe { xpbd_system3_begin_substep(&mut sys, 0.1) },
+        XpbdStatus::AliasedBuffers
+    );
+    sys.inverse_masses = w.as_ptr();
+    // Links over the system struct itself.
+    let sys_ptr: *mut XpbdSystem3 = &mut sys;
+    sys.links = sys_ptr.cast();
+    sys.link_count = 1;
+    // SAFETY: as above.
+    assert_eq!(
+        unsafe { xpbd_system3_begin_substep(sys_ptr, 0.1) },
+        XpbdStatus::AliasedBuffers
+    );
+    sys.links = links.as_mut_ptr();
+    // NULL with a count.
+    sys.positions = ptr::null_mut();
+    // SAFETY: as above.
+    assert_eq!(
+        unsafe { xpbd_system3_begin_substep(&mut sys, 0.1) },
+        XpbdStatus::NullPointer
+    );
+    sys.positions = x.as_mut_ptr();
+    links[0].j = 5;
+    // SAFETY: as above.
+    assert_eq!(
+        unsafe { xpbd_system3_begin_substep(&mut sys, 0.1) },
+        XpbdStatus::IndexOutOfRange
+    );
+    assert_eq!(sys.error_index, 0);
+    links[0].j = 1;
+    assert_eq!(x, before.0);
+    assert_eq!(links[0].lambda, before.1[0].lambda);
+}
+
+#[test]
+fn f32_system_through_the_c_abi() {
+    let mut x = [[0.0_f32, 0.0, 0.0], [2.0, 0.0, 0.0]];
+    let w = [1.0_f32, 1.0];
+    let mut links = [XpbdLinkF32::default(); 1];
+    let mut n = 0;
+    // SAFETY: valid buffers for the counts given.
+    let s =
+        unsafe { xpbd_build_rope3_f32(x.as_ptr().cast(), 2, 0.0, links.as_mut_ptr(), 1, &mut n) };
+    assert_eq!(s, XpbdStatus::Ok);
+    links[0].rest = 1.0;
+    let mut sys = XpbdSystem3F32 {
+        positions: x.as_mut_ptr(),
+        inverse_masses: w.as_ptr(),
+        particle_count: 2,
+        links: links.as_mut_ptr(),
+        link_count: 1,
+        zero_length_policy: XPBD_ZERO_LENGTH_REJECT,
+        substep_active: 0,
+        h: 0.0,
+        error_index: 0,
+    };
+    // SAFETY: `sys` names valid, disjoint buffers.
+    unsafe {
+        assert_eq!(
+            xpbd_system3_begin_substep_f32(&mut sys, 0.1),
+            XpbdStatus::Ok
+        );
+        assert_eq!(
+            xpbd_system3_iterate_f32(&mut sys, ptr::null_mut()),
+            XpbdStatus::Ok
+        );
+    }
+    assert_eq!(x[1][0] - x[0][0], 1.0);
+}
+
+#[test]
+fn world_step_through_the_c_abi() {
+    let mut x = [[0.0, 0.05, 0.0], [0.3, 0.05, 0.0]];
+    let mut v = [[0.0, -1.0, 0.0], [0.0, -1.0, 0.0]];
+    let w = [1.0, 1.0];
+    let mut links = [XpbdLink {
+        i: 0,
+        j: 1,
+        rest: 0.3,
+        compliance: 0.0,
+        lambda: 0.0,
+        flags: 1,
+    }];
+    let ground = [XpbdPlane3 {
+        normal: [0.0, 1.0, 0.0],
+        offset: 0.0,
+    }];
+    let mut contacts = [XpbdContact::default(); 4];
+    let mut scratch = [[0.0; 3]; 6];
+    assert_eq!(xpbd_step_scratch_len(2), 6);
+    let mut world = XpbdWorld3 {
+        positions: x.as_mut_ptr(),
+        velocities: v.as_mut_ptr(),
+        inverse_masses: w.as_ptr(),
+        particle_count: 2,
+        links: links.as_mut_ptr(),
+        link_count: 1,
+        planes: ground.as_ptr(),
+        plane_count: 1,
+        spheres: ptr::null(),
+        sphere_count: 0,
+        contacts: contacts.as_mut_ptr(),
+        contact_capacity: 4,
+        scratch: scratch.as_mut_ptr(),
+        scratch_count: 6,
+        error_index: 0,
+    };
+    let mut config = xpbd_step_config3_default();
+    config.substeps = 4;
+    let mut stats = XpbdStepStats::default();
+    // SAFETY: the world names valid, disjoint buffers.
+    unsafe {
+        assert_eq!(
+            xpbd_world3_step(&mut world, 1.0 / 30.0, &config, &mut stats),
+            XpbdStatus::Ok
+        );
+        assert_eq!(stats.substeps, 4);
+        // Velocities aliasing positions: refused, nothing written.
+        world.velocities = world.positions;
+        assert_eq!(
+            xpbd_world3_step(&mut world, 1.0 / 30.0, &config, ptr::null_mut()),
+            XpbdStatus::AliasedBuffers
+        );
+        assert_eq!(
+            xpbd_world3_step(ptr::null_mut(), 1.0 / 30.0, &config, ptr::null_mut()),
+            XpbdStatus::NullPointer
+        );
+    }
+    assert!(x.iter().all(|p| p[1] >= -1e-12));
+}

@@ -1,0 +1,287 @@
+//! Shared by tests/colored.rs and tests/colored_proptests.rs: colored SoA
+//! storage from a link list, a plain scalar implementation of the colored
+//! equations, and the comparison of every colored entry point against it.
+#![allow(dead_code)]
+
+use xpbd::{
+    color_order, fill_colored_links, Aos, ColoredLinks, ColoredSystem, Link, Real, Soa, SweepStats,
+    System, SystemError,
+};
+
+/// Colored SoA storage built from a link list and a coloring.
+pub struct Plan<T> {
+    pub order: Vec<u32>,
+    pub starts: Vec<usize>,
+    pub i: Vec<u32>,
+    pub j: Vec<u32>,
+    pub rest: Vec<T>,
+    pub compliance: Vec<T>,
+    pub lambda: Vec<T>,
+    pub alpha: Vec<T>,
+    pub g: Vec<T>,
+}
+
+impl<T: Real> Plan<T> {
+    pub fn new(links: &[Link<T>], colors: &[u32], count: u32) -> Self {
+        let n = links.len();
+        let mut p = Plan {
+            order: vec![0; n],
+            starts: vec![0; count as usize + 1],
+            i: vec![0; n],
+            j: vec![0; n],
+            rest: vec![T::ZERO; n],
+            compliance: vec![T::ZERO; n],
+            lambda: vec![T::ZERO; n],
+            alpha: vec![T::ZERO; n],
+            g: vec![T::ZERO; n],
+        };
+        color_order(colors, count, &mut p.starts, &mut p.order).unwrap();
+        fill_colored_links(
+            links,
+            &p.order,
+            &mut p.i,
+            &mut p.j,
+            &mut p.rest,
+            &mut p.compliance,
+            &mut p.lambda,
+        )
+        .unwrap();
+        p
+    }
+    pub fn links(&mut self) -> ColoredLinks<'_, T> {
+        ColoredLinks {
+            i: &self.i,
+            j: &self.j,
+            rest: &self.rest,
+            compliance: &self.compliance,
+            lambda: &mut self.lambda,
+            alpha: &mut self.alpha,
+            inv_denominator: &mut self.g,
+            color_starts: &self.starts,
+        }
+    }
+    pub fn permuted(&self, links: &[Link<T>]) -> Vec<Link<T>> {
+        self.order.iter().map(|&k| links[k as usize]).collect()
+    }
+}
+
+pub fn soa<T: Copy>(x: &[[T; 3]]) -> [Vec<T>; 3] {
+    [0, 1, 2].map(|c| x.iter().map(|p| p[c]).collect())
+}
+
+pub fn stretched_cloth(rows: usize, cols: usize) -> (Vec<[f64; 3]>, Vec<f64>) {
+    let mut x = Vec::new();
+    for r in 0..rows {
+        for c in 0..cols {
+            x.push([c as f64 * 0.1, r as f64 * 0.1, 0.0]);
+        }
+    }
+    let w = (0..rows * cols)
+        .map(|k| {
+            if k < cols {
+                0.0
+            } else {
+                1.0 + (k % 7) as f64 * 0.1
+            }
+        })
+        .collect();
+    (x, w)
+}
+
+pub fn perturb(x: &mut [[f64; 3]]) {
+    for (k, p) in x.iter_mut().enumerate() {
+        let s = ((k * 2654435761) % 1000) as f64 * 1e-4;
+        p[0] += s;
+        p[1] -= 0.5 * s;
+        p[2] += 0.03 * ((k % 5) as f64);
+    }
+}
+
+/// The colored equations of `xpbd::colored`, one link at a time in colored
+/// order, in plain scalar Rust: what every colored entry point must equal
+/// bit for bit. Returns the λ in colored order and the stats per sweep.
+pub fn reference<T: Real>(
+    x: &mut [[T; 3]],
+    w: &[T],
+    plan: &Plan<T>,
+    h: T,
+    sweeps: usize,
+    reject_zero: bool,
+) -> (Vec<T>, Vec<SweepStats<T>>, Option<SystemError>) {
+    let h2 = h * h;
+    let m = plan.i.len();
+    let mut lambda = vec![T::ZERO; m];
+    let alpha: Vec<T> = plan.compliance.iter().map(|&c| c / h2).collect();
+    let g: Vec<T> = (0..m)
+        .map(|k| {
+            let ws = w[plan.i[k] as usize] + w[plan.j[k] as usize];
+            if ws == T::ZERO {
+                T::ZERO
+            } else {
+                T::ONE / (ws + alpha[k])
+            }
+        })
+        .collect();
+    let mut all = Vec::new();
+    for _ in 0..sweeps {
+        let mut st = SweepStats::default();
+        let mut err = None;
+        for c in 0..plan.starts.len() - 1 {
+            for k in plan.starts[c]..plan.starts[c + 1] {
+                let (i, j) = (plan.i[k] as usize, plan.j[k] as usize);
+                let (a, b, wi, wj) = (x[i], x[j], w[i], w[j]);
+                let d = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+                let len2 = T::ZERO + d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+                if wi + wj == T::ZERO {
+                    st.skipped_static += 1;
+                    continue;
+                }
+                if matches!(
+                    len2.partial_cmp(&T::MIN_POSITIVE),
+                    Some(std::cmp::Ordering::Less) | None
+                ) {
+                    if reject_zero {
+                        err = err.or(Some(SystemError::ZeroLength { constraint: k }));
+                    } else {
+                        st.skipped_zero_length += 1;
+                    }
+                    continue;
+                }
+                let len = len2.sqrt();
+                let r = T::ONE / len;
+                let cc = len - plan.rest[k];
+                let num = -cc - alpha[k] * lambda[k];
+                let delta = num * g[k];
+                let (si, sj) = (wi * delta, wj * delta);
+                let n = [d[0] * r, d[1] * r, d[2] * r];
+                let na = [a[0] - si * n[0], a[1] - si * n[1], a[2] - si * n[2]];
+                let nb = [b[0] + sj * n[0], b[1] + sj * n[1], b[2] + sj * n[2]];
+                let nl = lambda[k] + delta;
+                if !na.iter().chain(&nb).chain([&nl]).all(|v| v.is_finite()) {
+                    err = err.or(Some(SystemError::InvalidResult { constraint: k }));
+                    continue;
+                }
+                x[i] = na;
+                x[j] = nb;
+                lambda[k] = nl;
+                st.applied += 1;
+                if cc.abs() > st.max_abs_c {
+                    st.max_abs_c = cc.abs();
+                }
+                if num.abs() > st.max_residual {
+                    st.max_residual = num.abs();
+                }
+            }
+            if err.is_some() {
+                return (lambda, all, err);
+            }
+        }
+        all.push(st);
+    }
+    (lambda, all, None)
+}
+
+/// The colored entry points (AoS; SoA split 1–4 ways on threads) against
+/// `reference`, bit for bit, and against the sequential sweep over the same
+/// order, to rounding.
+pub fn compare<T: Real>(
+    x0: &[[T; 3]],
+    w: &[T],
+    links: &[Link<T>],
+    colors: &[u32],
+    count: u32,
+    iters: usize,
+) {
+    let h = T::from_f64(1.0 / 240.0);
+    let mut plan = Plan::new(links, colors, count);
+    let mut xr = x0.to_vec();
+    let (lam, stats, err) = reference(&mut xr, w, &plan, h, iters, true);
+    assert_eq!(err, None);
+    let want_bits = bits(&xr);
+    let want_lam = bits1(&lam);
+    // Sequential over the colored order: the same physics to rounding.
+    let mut seq_links = plan.permuted(links);
+    let mut xs = x0.to_vec();
+    {
+        let mut s = System::new(&mut xs, w, &mut seq_links).unwrap();
+        let mut sub = s.begin_substep(h).unwrap();
+        for _ in 0..iters {
+            sub.iterate().unwrap();
+        }
+    }
+    let scale = xs
+        .iter()
+        .flatten()
+        .fold(1.0f64, |m, v| m.max(v.to_f64().abs()));
+    let tol = if T::from_f64(0.1).to_f64() == 0.1 {
+        1e-9
+    } else {
+        1e-3
+    };
+    for (a, b) in xs.iter().flatten().zip(xr.iter().flatten()) {
+        assert!((a.to_f64() - b.to_f64()).abs() <= tol * scale, "{a} vs {b}");
+    }
+    // AoS.
+    let mut xa = x0.to_vec();
+    let mut stamp = vec![0u32; x0.len()];
+    {
+        let mut sys = ColoredSystem::new(
+            Aos {
+                positions: &mut xa,
+                w,
+            },
+            plan.links(),
+            &mut stamp,
+        )
+        .unwrap();
+        let mut sub = sys.begin_substep(h).unwrap();
+        for s in &stats {
+            assert_eq!(sub.iterate().unwrap(), *s);
+        }
+    }
+    assert_eq!(bits(&xa), want_bits);
+    assert_eq!(bits1(&plan.lambda), want_lam);
+    // SoA colored, jobs split 1..=4 ways on threads.
+    for threads in 1..=4 {
+        let [mut x, mut y, mut z] = soa(x0);
+        {
+            let mut sys = ColoredSystem::new(
+                Soa {
+                    x: &mut x,
+                    y: &mut y,
+                    z: &mut z,
+                    w,
+                },
+                plan.links(),
+                &mut stamp,
+            )
+            .unwrap();
+            let mut sub = sys.begin_substep(h).unwrap();
+            for s in &stats {
+                let mut total = SweepStats::default();
+                for c in 0..sub.color_count() {
+                    let jobs = sub.jobs(c, threads).unwrap();
+                    let parts: Vec<_> = std::thread::scope(|sc| {
+                        let hs: Vec<_> = jobs.map(|j| sc.spawn(move || j.run())).collect();
+                        hs.into_iter().map(|h| h.join().unwrap().unwrap()).collect()
+                    });
+                    for p in parts {
+                        total = total.merge(p);
+                    }
+                }
+                assert_eq!(total, *s, "threads {threads}");
+            }
+        }
+        let back: Vec<[T; 3]> = (0..x.len()).map(|k| [x[k], y[k], z[k]]).collect();
+        assert_eq!(bits(&back), want_bits, "threads {threads}");
+        assert_eq!(bits1(&plan.lambda), want_lam);
+    }
+}
+
+pub fn bits1<T: Real>(v: &[T]) -> Vec<u64> {
+    v.iter().map(|v| v.to_f64().to_bits()).collect()
+}
+
+pub fn bits<T: Real>(x: &[[T; 3]]) -> Vec<u64> {
+    x.iter().flatten().map(|v| v.to_f64().to_bits()).collect()
+}
