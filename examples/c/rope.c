@@ -4,6 +4,7 @@
  *   cc -std=c99 -Iinclude examples/c/rope.c target/release/libxpbd.a -Wl,--gc-sections -o rope
  * or with pkg-config after `cmake --install`:
  *   cc -std=c99 examples/c/rope.c $(pkg-config --cflags --libs xpbd) -o rope
+ * (the program's own sqrt may need -lm on some platforms; xpbd needs no libm).
  *
  * The rope: N particles, 0.1 m apart, laid out straight and slanted in 3D;
  * particle 0 is pinned (inverse mass 0). xpbd_build_rope3 writes the N - 1
