@@ -2,7 +2,7 @@
 # The CMake and pkg-config paths of the README, each from this checkout:
 #  1. the top-level CMake build (cargo c-lib through CMake) with the examples
 #     registered in CTest, then `cmake --install` to a prefix;
-#  2. a C++ consumer (examples/cpp) with add_subdirectory(xpbd);
+#  2. a C++ consumer (examples/cpp: rope and cloth) with add_subdirectory(xpbd);
 #  3. the same consumer with find_package(xpbd CONFIG) from the prefix, and
 #     the SameMajorVersion rule (asking for 0.1 works, for 1.0 does not);
 #  4. C and C++ through pkg-config from the prefix;
@@ -32,11 +32,13 @@ done
 cmake -S examples/cpp -B "$dir/sub" -DXPBD_SOURCE_DIR="$root" > "$dir/sub.log"
 cmake --build "$dir/sub" >> "$dir/sub.log"
 "$dir/sub/rope" | tail -1
+"$dir/sub/cloth" | tail -1
 
 # 3. find_package(xpbd 0.1 CONFIG) from the installed prefix, nothing else.
 cmake -S examples/cpp -B "$dir/find" -DCMAKE_PREFIX_PATH="$prefix" > "$dir/find.log"
 cmake --build "$dir/find" >> "$dir/find.log"
 "$dir/find/rope" | tail -1
+"$dir/find/cloth" | tail -1
 mkdir -p "$dir/major"
 printf 'cmake_minimum_required(VERSION 3.16)\nproject(m NONE)\nfind_package(xpbd 1.0 CONFIG QUIET)\nif(xpbd_FOUND)\n  message(FATAL_ERROR "xpbd 0.x accepted for 1.0")\nendif()\nfind_package(xpbd 0.1 CONFIG REQUIRED)\nmessage(STATUS "xpbd ${xpbd_VERSION} found for 0.1, rejected for 1.0")\n' \
     > "$dir/major/CMakeLists.txt"
@@ -49,6 +51,10 @@ cc -std=c99 examples/c/rope.c $(pkg-config --cflags --libs xpbd) -o "$dir/pc_rop
 "$dir/pc_rope_c" | tail -1
 c++ -std=c++11 examples/cpp/rope.cpp $(pkg-config --cflags --libs xpbd) -o "$dir/pc_rope_cpp"
 "$dir/pc_rope_cpp" | tail -1
+cc -std=c99 examples/c/cloth.c $(pkg-config --cflags --libs xpbd) -o "$dir/pc_cloth_c"
+"$dir/pc_cloth_c" | tail -1
+c++ -std=c++11 examples/cpp/cloth.cpp $(pkg-config --cflags --libs xpbd) -o "$dir/pc_cloth_cpp"
+"$dir/pc_cloth_cpp" | tail -1
 
 # 5. Cross: the Cortex-M4F archive through CMake (no ARM C toolchain needed
 #    to build the library itself).

@@ -1,4 +1,4 @@
-/* The rope of examples/c/rope.c as bare-metal C on a Cortex-M4F: linked
+/* A hanging rope through the 1D API as bare-metal C on a Cortex-M4F: linked
  * against the thumbv7em-none-eabihf libxpbd.a with no C library at all, it
  * prints through semihosting and ends QEMU with its status (0 = ok). No ARM
  * GCC needed: clang compiles, Rust's rust-lld links. From the repository root:
@@ -76,7 +76,7 @@ static void exit_qemu(int ok) {
     for (;;) {}
 }
 
-/* ---- The rope: the same physics as examples/c/rope.c. ---- */
+/* ---- The rope: 1D (a chain on a line), xpbd_distance_* per link. ---- */
 #define N 8
 #define SUBSTEPS 4
 #define ITERATIONS 8

@@ -1,133 +1,86 @@
-/* A hanging rope driven entirely through the xpbd C ABI (C99).
+/* A hanging 3D rope driven entirely through the xpbd C ABI (C99, double).
  *
  * Build (from the repository root, after `cargo c-lib`):
  *   cc -std=c99 -Iinclude examples/c/rope.c target/release/libxpbd.a -Wl,--gc-sections -o rope
  * or with pkg-config after `cmake --install`:
  *   cc -std=c99 examples/c/rope.c $(pkg-config --cflags --libs xpbd) -o rope
+ * (the program's own sqrt may need -lm on some platforms; xpbd needs no libm).
  *
- * The rope: N particles on a vertical line, y in m measured downwards from
- * the anchor. Particle 0 is pinned (inverse mass 0). Link i joins particles
- * i and i+1 and owns one XpbdDistanceConstraint, i.e. that link's λ.
+ * The rope: N particles, 0.1 m apart, laid out straight and slanted in 3D;
+ * particle 0 is pinned (inverse mass 0). xpbd_build_rope3 writes the N - 1
+ * links (rest lengths from the positions); each is made tension-only, like a
+ * real rope: it resists stretching but never pushes.
  *
- * One frame = SUBSTEPS substeps of h = FRAME_DT / SUBSTEPS. Each substep:
- *   1. predict:  v += g h,  y_prev = y,  y += v h
- *   2. begin:    xpbd_distance_begin_substep on every link (λ = 0 here only)
- *   3. solve:    ITERATIONS Gauss-Seidel sweeps over the links, each link
- *                solved with the same h, rest length and compliance
- *   4. velocity: v = (y - y_prev) / h, times a little damping
+ * xpbd_world3_step advances one frame: SUBSTEPS substeps of
+ * h = FRAME_DT / SUBSTEPS, each predicting x += h v + h² g, resetting every
+ * λ, running up to ITERATIONS Gauss-Seidel sweeps over the links (stopping
+ * early once max |C + α̃λ| <= TOLERANCE) and setting v = (x - x_prev) / h,
+ * with a little damping. The rope falls, swings and comes to rest hanging
+ * straight down from the pin.
  *
- * What to check in the output: at rest a soft link stretches by its
- * compliance times the weight it carries, stretch_i = α m g (N - 1 - i).
- * Each link's λ lives for the whole substep, so one link's stiffness does
- * not depend on the iteration count; the sweeps are there for the coupling
- * between links (Gauss-Seidel): with 8 the chain matches to 4 digits, with
- * 2 the top link reads 6.98 mm instead of 6.87 mm.
- *
- * Switching to the 3D rope/cloth API later: positions and velocities become
- * 3-vectors (predict and velocity update then run per component), the link
- * list may come from a mesh for cloth, and only rope_solve_link() calls a
- * different solve function. The frame loop, the substep/iteration structure
- * and rope_check() stay as they are. */
+ * What to check in the output: at rest a link stretches by its compliance
+ * times the weight it carries, stretch_i = α m g (N - 1 - i), and the tip
+ * hangs right below the pin (x = z = 0). The program checks both (1 %) and
+ * exits with 0 only if they hold. */
 #include <stdio.h>
 #include <math.h>
 
 #include "xpbd.h"
 
-#define N 8              /* particles */
-#define SUBSTEPS 4       /* substeps per frame */
-#define ITERATIONS 8     /* Gauss-Seidel sweeps per substep */
+#define N 8                   /* particles */
+#define FRAMES 600            /* 10 s at 60 Hz */
 #define FRAME_DT (1.0 / 60.0) /* s */
 
-static const double gravity = 9.81;     /* m/s², along +y (down) */
-static const double mass = 0.1;         /* kg per free particle */
-static const double rest = 0.1;         /* m, rest length of every link */
-static const double compliance = 1e-3;  /* m/N: 1 N stretches a link 1 mm */
-static const double damping = 2.0;      /* 1/s, velocity damping rate */
-
-typedef struct Rope {
-    double y[N], y_prev[N], v[N]; /* m, m, m/s */
-    double w[N];                  /* inverse masses, 1/kg (0 = pinned) */
-    XpbdDistanceConstraint link[N - 1]; /* one per link: owns its λ */
-} Rope;
+static const double mass = 0.1;        /* kg per free particle */
+static const double spacing = 0.1;     /* m, rest length of every link */
+static const double compliance = 1e-3; /* m/N: 1 N stretches a link 1 mm */
 
 /* Every status an xpbd call can return, and what this program does with
- * it. Returns 1 to go on, 0 to stop. */
-static int rope_check(XpbdStatus s, const char *call, int link) {
+ * it: returns 1 to go on, 0 to stop. `index` is the struct's error_index:
+ * the particle, link, collider or contact the error names. */
+static int xpbd_ok(XpbdStatus s, const char *call, size_t index) {
     switch (s) {
-    case XPBD_STATUS_OK:      /* correction applied */
-    case XPBD_STATUS_SKIPPED: /* both ends pinned: nothing to do, not an error */
+    case XPBD_STATUS_OK:      /* done */
+    case XPBD_STATUS_SKIPPED: /* nothing to do (both ends pinned): not an error */
         return 1;
-    /* Errors: nothing was written, the rope is as before the call. */
-    case XPBD_STATUS_NULL_POINTER:         /* a bug in the caller */
-    case XPBD_STATUS_INVALID_INVERSE_MASS: /* set-up errors: fix the parameters */
+    /* Errors. xpbd_world3_step leaves positions and velocities exactly as
+     * they were, so an engine can log, fix and retry, or reset the rope. */
+    case XPBD_STATUS_NULL_POINTER:     /* bugs in the caller: a buffer */
+    case XPBD_STATUS_ALIASED_BUFFERS:  /* missing or two buffers overlap */
+    case XPBD_STATUS_INVALID_ARGUMENT: /* config: substeps 0, bad policy, ... */
+    case XPBD_STATUS_CAPACITY_TOO_SMALL:  /* scratch or contacts too small */
+    case XPBD_STATUS_INVALID_INVERSE_MASS: /* set-up errors: fix the data */
     case XPBD_STATUS_INVALID_REST_LENGTH:
     case XPBD_STATUS_INVALID_COMPLIANCE:
-    case XPBD_STATUS_INVALID_TIME_STEP:
-    case XPBD_STATUS_UNREPRESENTABLE_SCALE: /* h too small for this compliance */
+    case XPBD_STATUS_INDEX_OUT_OF_RANGE:
+    case XPBD_STATUS_SAME_PARTICLE:
+    case XPBD_STATUS_INVALID_COLLIDER:
+    case XPBD_STATUS_INVALID_TIME_STEP:     /* dt <= 0, NaN or infinite */
+    case XPBD_STATUS_UNREPRESENTABLE_SCALE: /* h too small for a compliance */
     case XPBD_STATUS_NON_FINITE_POSITION:   /* state errors: the simulation */
-    case XPBD_STATUS_ENDPOINTS_NOT_ORDERED: /* blew up or the rope folded; an */
-    case XPBD_STATUS_INVALID_RESULT:        /* engine would reset this rope */
+    case XPBD_STATUS_NON_FINITE_VELOCITY:   /* blew up, or two particles of */
+    case XPBD_STATUS_ZERO_LENGTH:           /* a link coincide; an engine */
+    case XPBD_STATUS_INVALID_RESULT:        /* would reset this rope */
+    case XPBD_STATUS_ENDPOINTS_NOT_ORDERED: /* 1D API only */
+    case XPBD_STATUS_NO_SUBSTEP:            /* system API only */
     default:                                /* a code from a newer library */
-        fprintf(stderr, "%s (link %d) failed: %d, %s\n", call, link, (int)s,
-                xpbd_status_str(s));
+        fprintf(stderr, "%s failed: %d, %s (index %lu)\n", call, (int)s, xpbd_status_str(s),
+                (unsigned long)index);
         return 0;
     }
 }
 
-static void rope_init(Rope *r) {
-    int i;
-    for (i = 0; i < N; ++i) {
-        r->y[i] = r->y_prev[i] = i * rest; /* straight, unstretched */
-        r->v[i] = 0.0;
-        r->w[i] = i == 0 ? 0.0 : 1.0 / mass;
-    }
-    for (i = 0; i < N - 1; ++i) {
-        r->link[i].lambda = 0.0;
-    }
-}
-
-/* The only call that knows the rope is one-dimensional. */
-static XpbdStatus rope_solve_link(Rope *r, int i, double h) {
-    return xpbd_distance_solve(&r->link[i], &r->y[i], &r->y[i + 1], r->w[i], r->w[i + 1], rest,
-                               compliance, h);
-}
-
-/* Advances the rope by one frame; returns 1 on success, 0 on an error. */
-static int rope_frame(Rope *r) {
-    const double h = FRAME_DT / SUBSTEPS; /* the substep: what solve takes */
-    int s, it, i;
-    for (s = 0; s < SUBSTEPS; ++s) {
-        for (i = 0; i < N; ++i) { /* 1. predict */
-            if (r->w[i] > 0.0) {
-                r->v[i] += gravity * h;
-            }
-            r->y_prev[i] = r->y[i];
-            r->y[i] += r->v[i] * h;
-        }
-        for (i = 0; i < N - 1; ++i) { /* 2. λ = 0, once per substep */
-            if (!rope_check(xpbd_distance_begin_substep(&r->link[i]), "begin_substep", i)) {
-                return 0;
-            }
-        }
-        for (it = 0; it < ITERATIONS; ++it) { /* 3. Gauss-Seidel sweeps */
-            for (i = 0; i < N - 1; ++i) {
-                if (!rope_check(rope_solve_link(r, i, h), "solve", i)) {
-                    return 0;
-                }
-            }
-        }
-        for (i = 0; i < N; ++i) { /* 4. velocity from the corrected positions */
-            r->v[i] = (r->y[i] - r->y_prev[i]) / h * (1.0 - damping * h);
-        }
-    }
-    return 1;
-}
-
 int main(void) {
-    Rope rope;
-    int frame, i, ok = 1;
-    double y0, y1;
+    double x[N][3], v[N][3], w[N]; /* m, m/s, 1/kg (0 = pinned) */
+    double scratch[3 * N][3];      /* xpbd_step_scratch_len(N) entries */
+    XpbdLink links[N - 1];
+    size_t link_count = 0, k;
+    XpbdWorld3 world = {0};
+    XpbdStepConfig3 config = xpbd_step_config3_default(); /* g = (0, -9.81, 0) */
+    XpbdStepStats stats;
     XpbdStatus s;
+    double before[N][3];
+    int frame, same, ok = 1;
 
     /* The library linked must be the one the header describes. */
     if (xpbd_version() != XPBD_VERSION_NUMBER) {
@@ -135,33 +88,85 @@ int main(void) {
                 XPBD_VERSION_NUMBER, (unsigned)xpbd_version());
         return 1;
     }
-    printf("xpbd %s: rope of %d particles, %d substeps x %d iterations, 10 s\n",
-           XPBD_VERSION_STRING, N, SUBSTEPS, ITERATIONS);
 
-    rope_init(&rope);
-    for (frame = 0; frame < 600; ++frame) { /* 10 s at 60 Hz */
-        if (!rope_frame(&rope)) {
+    /* A straight rope from the pin at the origin, slanted out in x and z. */
+    for (k = 0; k < N; ++k) {
+        x[k][0] = 0.6 * spacing * (double)k;
+        x[k][1] = 0.0;
+        x[k][2] = 0.8 * spacing * (double)k;
+        v[k][0] = v[k][1] = v[k][2] = 0.0;
+        w[k] = k == 0 ? 0.0 : 1.0 / mass;
+    }
+    s = xpbd_build_rope3(&x[0][0], N, compliance, links, N - 1, &link_count);
+    if (!xpbd_ok(s, "xpbd_build_rope3", 0)) {
+        return 1;
+    }
+    for (k = 0; k < link_count; ++k) {
+        links[k].flags = XPBD_LINK_TENSION_ONLY;
+    }
+
+    /* The world only points at the caller's buffers; no colliders here, so
+     * no contact storage either (NULL goes with a zero count). */
+    world.positions = x;
+    world.velocities = v;
+    world.inverse_masses = w;
+    world.particle_count = N;
+    world.links = links;
+    world.link_count = link_count;
+    world.scratch = scratch;
+    world.scratch_count = xpbd_step_scratch_len(N);
+    config.substeps = 8;
+    config.iterations = 20;    /* a budget: */
+    config.tolerance = 1e-9;   /* most substeps need far fewer sweeps */
+    config.damping = 2.0;      /* 1/s, so the swinging dies out */
+
+    printf("xpbd %s: 3D rope of %d particles, %u substeps x <= %u iterations, %d frames\n",
+           XPBD_VERSION_STRING, N, (unsigned)config.substeps, (unsigned)config.iterations,
+           FRAMES);
+    for (frame = 0; frame < FRAMES; ++frame) {
+        s = xpbd_world3_step(&world, FRAME_DT, &config, &stats);
+        if (!xpbd_ok(s, "xpbd_world3_step", world.error_index)) {
             return 1;
         }
     }
+    printf("last frame: %u of %u substeps converged, residual %.1e m\n",
+           (unsigned)stats.converged_substeps, (unsigned)stats.substeps,
+           stats.last.max_residual);
 
     printf("link  stretch (mm)  expected a*m*g*(N-1-i) (mm)\n");
-    for (i = 0; i < N - 1; ++i) {
-        double got = rope.y[i + 1] - rope.y[i] - rest;
-        double want = compliance * mass * gravity * (N - 1 - i);
-        printf("%4d  %12.4f  %12.4f\n", i, got * 1e3, want * 1e3);
+    for (k = 0; k + 1 < N; ++k) {
+        double d[3], got, want = compliance * mass * 9.81 * (double)(N - 1 - k);
+        int c;
+        for (c = 0; c < 3; ++c) {
+            d[c] = x[k + 1][c] - x[k][c];
+        }
+        got = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) - spacing;
+        printf("%4lu  %12.4f  %12.4f\n", (unsigned long)k, got * 1e3, want * 1e3);
         ok = ok && fabs(got - want) <= 0.01 * want; /* 1 % */
     }
-    printf("tip at %.4f m (unstretched %.4f m)\n", rope.y[N - 1], (N - 1) * rest);
+    {
+        /* The tip's distance from the vertical through the pin, and its depth. */
+        double off = sqrt(x[N - 1][0] * x[N - 1][0] + x[N - 1][2] * x[N - 1][2]);
+        printf("tip %.4f m below the pin, %.4f m off the vertical (unstretched length %.4f m)\n",
+               -x[N - 1][1], off, (N - 1) * spacing);
+        ok = ok && off < 1e-4;
+    }
 
-    /* A rejected call: h = 0. The status says why and nothing is written. */
-    y0 = rope.y[0];
-    y1 = rope.y[1];
-    s = xpbd_distance_solve(&rope.link[0], &rope.y[0], &rope.y[1], rope.w[0], rope.w[1], rest,
-                            compliance, 0.0);
-    printf("h = 0 is rejected: %d, %s; positions unchanged: %s\n", (int)s, xpbd_status_str(s),
-           rope.y[0] == y0 && rope.y[1] == y1 ? "yes" : "no");
-    ok = ok && s == XPBD_STATUS_INVALID_TIME_STEP && rope.y[0] == y0 && rope.y[1] == y1;
+    /* A rejected call: dt = 0. The status says why and nothing is written. */
+    for (k = 0; k < N; ++k) {
+        before[k][0] = x[k][0];
+        before[k][1] = x[k][1];
+        before[k][2] = x[k][2];
+    }
+    s = xpbd_world3_step(&world, 0.0, &config, NULL);
+    same = 1;
+    for (k = 0; k < N; ++k) {
+        same = same && x[k][0] == before[k][0] && x[k][1] == before[k][1] &&
+               x[k][2] == before[k][2];
+    }
+    printf("dt = 0 is rejected: %d, %s; positions unchanged: %s\n", (int)s, xpbd_status_str(s),
+           same ? "yes" : "no");
+    ok = ok && s == XPBD_STATUS_INVALID_TIME_STEP && same;
 
     printf("%s\n", ok ? "ok" : "MISMATCH");
     return ok ? 0 : 1;

@@ -1,21 +1,16 @@
-// A hanging rope driven entirely through the xpbd C ABI, from C++11, in
-// single precision (the f32 functions) as a game engine would use them.
+// A hanging 3D rope driven entirely through the xpbd C ABI, from C++11, in
+// single precision (the _f32 functions) as a game engine would use them.
 //
 // Build with CMake (see CMakeLists.txt beside this file), with pkg-config:
 //   c++ -std=c++11 examples/cpp/rope.cpp $(pkg-config --cflags --libs xpbd) -o rope
 // or by hand from the repository root after `cargo c-lib`:
 //   c++ -std=c++11 -Iinclude examples/cpp/rope.cpp target/release/libxpbd.a -Wl,--gc-sections -o rope
 //
-// The same rope as examples/c/rope.c: N particles on a vertical line (y in m,
-// downwards), particle 0 pinned, one XpbdDistanceConstraintF32 (one λ) per
-// link. Per substep: predict under gravity, begin_substep on every link,
-// Gauss-Seidel sweeps, velocity update. At rest link i stretches by
-// compliance * weight below it = α m g (N - 1 - i).
-//
-// Switching to the 3D rope/cloth API later: Vec below becomes a 3-vector
-// (predict and velocity update run per component), the links may come from a
-// mesh, and only Rope::solveLink() calls a different solve function; step(),
-// check() and the substep/iteration structure stay.
+// The same rope as examples/c/rope.c: N particles 0.1 m apart on a slanted
+// line, particle 0 pinned, tension-only links from xpbd_build_rope3_f32, one
+// xpbd_world3_step_f32 call per frame. At rest link i stretches by
+// compliance * weight below it = α m g (N - 1 - i) and the tip hangs right
+// below the pin; the program checks both and exits non-zero otherwise.
 #include <cmath>
 #include <cstdio>
 
@@ -23,89 +18,106 @@
 
 namespace {
 
-typedef float Vec;  // a position along the line (m); a 3-vector in 3D
-
-const int N = 8;                 // particles
-const int kSubsteps = 4;         // per frame
-const int kIterations = 8;       // Gauss-Seidel sweeps per substep
-const float kGravity = 9.81f;    // m/s², along +y (down)
-const float kMass = 0.1f;        // kg per free particle
-const float kRest = 0.1f;        // m, rest length of every link
-const float kCompliance = 1e-3f; // m/N
-const float kDamping = 2.0f;     // 1/s
+const int N = 8;                  // particles
+const float kMass = 0.1f;         // kg per free particle
+const float kSpacing = 0.1f;      // m, rest length of every link
+const float kCompliance = 1e-3f;  // m/N
 
 // Every status an xpbd call can return, and what to do with it: true to go
-// on, false to stop. On every error the call wrote nothing.
-bool check(XpbdStatus s, const char* call, int link) {
+// on, false to stop. `index` is the world's error_index (the particle, link,
+// collider or contact concerned). On every error the step wrote nothing.
+bool ok(XpbdStatus s, const char* call, size_t index) {
     switch (s) {
-    case XPBD_STATUS_OK:       // correction applied
-    case XPBD_STATUS_SKIPPED:  // both ends pinned: nothing to do, not an error
+    case XPBD_STATUS_OK:       // done
+    case XPBD_STATUS_SKIPPED:  // nothing to do (both ends pinned): not an error
         return true;
-    case XPBD_STATUS_NULL_POINTER:          // a bug in the caller
-    case XPBD_STATUS_INVALID_INVERSE_MASS:  // set-up errors: fix the parameters
+    case XPBD_STATUS_NULL_POINTER:        // bugs in the caller: a missing
+    case XPBD_STATUS_ALIASED_BUFFERS:     // or overlapping buffer, a bad
+    case XPBD_STATUS_INVALID_ARGUMENT:    // config, a too small scratch or
+    case XPBD_STATUS_CAPACITY_TOO_SMALL:  // contact buffer
+    case XPBD_STATUS_INVALID_INVERSE_MASS:  // set-up errors: fix the data
     case XPBD_STATUS_INVALID_REST_LENGTH:
     case XPBD_STATUS_INVALID_COMPLIANCE:
-    case XPBD_STATUS_INVALID_TIME_STEP:
-    case XPBD_STATUS_UNREPRESENTABLE_SCALE:  // h too small for this compliance
-    case XPBD_STATUS_NON_FINITE_POSITION:    // state errors: the simulation blew
-    case XPBD_STATUS_ENDPOINTS_NOT_ORDERED:  // up or the rope folded; an engine
-    case XPBD_STATUS_INVALID_RESULT:         // would reset this rope
+    case XPBD_STATUS_INDEX_OUT_OF_RANGE:
+    case XPBD_STATUS_SAME_PARTICLE:
+    case XPBD_STATUS_INVALID_COLLIDER:
+    case XPBD_STATUS_INVALID_TIME_STEP:      // dt <= 0, NaN or infinite
+    case XPBD_STATUS_UNREPRESENTABLE_SCALE:  // h too small for a compliance
+    case XPBD_STATUS_NON_FINITE_POSITION:    // state errors: the simulation
+    case XPBD_STATUS_NON_FINITE_VELOCITY:    // blew up or two particles of a
+    case XPBD_STATUS_ZERO_LENGTH:            // link coincide; an engine would
+    case XPBD_STATUS_INVALID_RESULT:         // reset this rope
+    case XPBD_STATUS_ENDPOINTS_NOT_ORDERED:  // 1D API only
+    case XPBD_STATUS_NO_SUBSTEP:             // system API only
     default:                                 // a code from a newer library
-        std::fprintf(stderr, "%s (link %d) failed: %d, %s\n", call, link, static_cast<int>(s),
-                     xpbd_status_str(s));
+        std::fprintf(stderr, "%s failed: %d, %s (index %lu)\n", call, static_cast<int>(s),
+                     xpbd_status_str(s), static_cast<unsigned long>(index));
         return false;
     }
 }
 
+// The rope owns every buffer; XpbdWorld3F32 only points at them.
 class Rope {
 public:
-    Rope() {
-        for (int i = 0; i < N; ++i) {
-            y_[i] = prev_[i] = static_cast<float>(i) * kRest;  // straight, unstretched
-            v_[i] = 0.0f;
-            w_[i] = i == 0 ? 0.0f : 1.0f / kMass;  // particle 0 pinned
+    Rope() : world_(), config_(xpbd_step_config3_default_f32()) {  // g = (0, -9.81, 0)
+        for (int k = 0; k < N; ++k) {
+            const float s = kSpacing * static_cast<float>(k);
+            x_[k][0] = 0.6f * s;  // straight, unstretched, slanted in x and z
+            x_[k][1] = 0.0f;
+            x_[k][2] = 0.8f * s;
+            v_[k][0] = v_[k][1] = v_[k][2] = 0.0f;
+            w_[k] = k == 0 ? 0.0f : 1.0f / kMass;  // particle 0 pinned
         }
-        for (XpbdDistanceConstraintF32& c : links_) c.lambda = 0.0f;
+        world_.positions = x_;
+        world_.velocities = v_;
+        world_.inverse_masses = w_;
+        world_.particle_count = N;
+        world_.links = links_;
+        world_.scratch = scratch_;  // no colliders, so no contact storage
+        world_.scratch_count = xpbd_step_scratch_len(N);
+        config_.substeps = 8;
+        config_.iterations = 20;     // a budget:
+        config_.tolerance = 1e-6f;   // most substeps stop much earlier
+        config_.damping = 2.0f;      // 1/s, so the swinging dies out
     }
 
-    // One frame of length dt (s); false on an error (already reported).
-    bool step(float dt) {
-        const float h = dt / kSubsteps;  // the substep: what solve takes
-        for (int s = 0; s < kSubsteps; ++s) {
-            for (int i = 0; i < N; ++i) {  // 1. predict
-                if (w_[i] > 0.0f) v_[i] += kGravity * h;
-                prev_[i] = y_[i];
-                y_[i] += v_[i] * h;
-            }
-            for (int i = 0; i < N - 1; ++i) {  // 2. λ = 0, once per substep
-                if (!check(xpbd_distance_begin_substep_f32(&links_[i]), "begin_substep", i))
-                    return false;
-            }
-            for (int it = 0; it < kIterations; ++it) {  // 3. Gauss-Seidel sweeps
-                for (int i = 0; i < N - 1; ++i) {
-                    if (!check(solveLink(i, h), "solve", i)) return false;
-                }
-            }
-            for (int i = 0; i < N; ++i) {  // 4. velocity from corrected positions
-                v_[i] = (y_[i] - prev_[i]) / h * (1.0f - kDamping * h);
-            }
-        }
+    // Writes the links; false on an error (already reported).
+    bool init() {
+        size_t count = 0;
+        if (!ok(xpbd_build_rope3_f32(&x_[0][0], N, kCompliance, links_, N - 1, &count),
+                "xpbd_build_rope3_f32", 0))
+            return false;
+        for (size_t k = 0; k < count; ++k) links_[k].flags = XPBD_LINK_TENSION_ONLY;
+        world_.link_count = count;
         return true;
     }
 
-    float stretch(int link) const { return y_[link + 1] - y_[link] - kRest; }
-    Vec tip() const { return y_[N - 1]; }
-
-private:
-    // The only call that knows the rope is one-dimensional.
-    XpbdStatus solveLink(int i, float h) {
-        return xpbd_distance_solve_f32(&links_[i], &y_[i], &y_[i + 1], w_[i], w_[i + 1], kRest,
-                                       kCompliance, h);
+    // One frame of dt seconds; false on an error (already reported).
+    bool step(float dt) {
+        return ok(xpbd_world3_step_f32(&world_, dt, &config_, &stats_), "xpbd_world3_step_f32",
+                  world_.error_index);
     }
 
-    Vec y_[N], prev_[N];                   // m
-    float v_[N], w_[N];                    // m/s, 1/kg (0 = pinned)
-    XpbdDistanceConstraintF32 links_[N - 1];  // one per link: owns its λ
+    float stretch(int link) const {
+        float d2 = 0.0f;
+        for (int c = 0; c < 3; ++c) {
+            const float d = x_[link + 1][c] - x_[link][c];
+            d2 += d * d;
+        }
+        return std::sqrt(d2) - kSpacing;
+    }
+    const float* tip() const { return x_[N - 1]; }
+    const XpbdStepStatsF32& stats() const { return stats_; }
+    XpbdWorld3F32* world() { return &world_; }
+    const XpbdStepConfig3F32* config() const { return &config_; }
+
+private:
+    float x_[N][3], v_[N][3], w_[N];  // m, m/s, 1/kg (0 = pinned)
+    float scratch_[3 * N][3];         // xpbd_step_scratch_len(N) entries
+    XpbdLinkF32 links_[N - 1];
+    XpbdWorld3F32 world_;
+    XpbdStepConfig3F32 config_;
+    XpbdStepStatsF32 stats_;
 };
 
 }  // namespace
@@ -117,33 +129,43 @@ int main() {
                      static_cast<unsigned>(xpbd_version()));
         return 1;
     }
-    std::printf("xpbd %s (C++, f32): rope of %d particles, %d substeps x %d iterations, 10 s\n",
-                XPBD_VERSION_STRING, N, kSubsteps, kIterations);
-
     Rope rope;
+    if (!rope.init()) return 1;
+    std::printf("xpbd %s (C++, f32): 3D rope of %d particles, %u substeps x <= %u iterations, "
+                "600 frames\n",
+                XPBD_VERSION_STRING, N, static_cast<unsigned>(rope.config()->substeps),
+                static_cast<unsigned>(rope.config()->iterations));
     for (int frame = 0; frame < 600; ++frame) {  // 10 s at 60 Hz
         if (!rope.step(1.0f / 60.0f)) return 1;
     }
+    std::printf("last frame: %u of %u substeps converged\n",
+                static_cast<unsigned>(rope.stats().converged_substeps),
+                static_cast<unsigned>(rope.stats().substeps));
 
-    bool ok = true;
+    bool good = true;
     std::printf("link  stretch (mm)  expected a*m*g*(N-1-i) (mm)\n");
     for (int i = 0; i < N - 1; ++i) {
-        const float want = kCompliance * kMass * kGravity * static_cast<float>(N - 1 - i);
+        const float want = kCompliance * kMass * 9.81f * static_cast<float>(N - 1 - i);
         std::printf("%4d  %12.4f  %12.4f\n", i, 1e3 * static_cast<double>(rope.stretch(i)),
                     1e3 * static_cast<double>(want));
-        ok = ok && std::fabs(rope.stretch(i) - want) <= 0.01f * want;  // 1 %
+        good = good && std::fabs(rope.stretch(i) - want) <= 0.01f * want;  // 1 %
     }
-    std::printf("tip at %.4f m (unstretched %.4f m)\n", static_cast<double>(rope.tip()),
-                static_cast<double>((N - 1) * kRest));
+    const float* tip = rope.tip();
+    const float off = std::sqrt(tip[0] * tip[0] + tip[2] * tip[2]);
+    std::printf("tip %.4f m below the pin, %.4f m off the vertical (unstretched length %.4f m)\n",
+                -static_cast<double>(tip[1]), static_cast<double>(off),
+                static_cast<double>((N - 1) * kSpacing));
+    good = good && off < 1e-4f;
 
-    // A rejected call: a negative compliance. Nothing is written.
-    XpbdDistanceConstraintF32 c = {0.0f};
-    float a = 0.0f, b = 2.0f;
-    const XpbdStatus s = xpbd_distance_solve_f32(&c, &a, &b, 1.0f, 1.0f, kRest, -1.0f, 0.01f);
-    std::printf("compliance -1 is rejected: %d, %s; unchanged: %s\n", static_cast<int>(s),
-                xpbd_status_str(s), a == 0.0f && b == 2.0f && c.lambda == 0.0f ? "yes" : "no");
-    ok = ok && s == XPBD_STATUS_INVALID_COMPLIANCE && a == 0.0f && b == 2.0f;
+    // A rejected call: substeps = 0. The status says why and nothing moves.
+    XpbdStepConfig3F32 bad = *rope.config();
+    bad.substeps = 0;
+    const float y = tip[1];
+    const XpbdStatus s = xpbd_world3_step_f32(rope.world(), 1.0f / 60.0f, &bad, NULL);
+    std::printf("substeps = 0 is rejected: %d, %s; tip unchanged: %s\n", static_cast<int>(s),
+                xpbd_status_str(s), tip[1] == y ? "yes" : "no");
+    good = good && s == XPBD_STATUS_INVALID_ARGUMENT && tip[1] == y;
 
-    std::printf("%s\n", ok ? "ok" : "MISMATCH");
-    return ok ? 0 : 1;
+    std::printf("%s\n", good ? "ok" : "MISMATCH");
+    return good ? 0 : 1;
 }
