@@ -98,25 +98,22 @@ pub fn cloth_coloring(
     let out = colors
         .get_mut(..needed)
         .ok_or(SystemError::CapacityTooSmall { needed })?;
-    let parity = |v: usize| -> u32 {
-        if v % 2 == 0 {
-            0
-        } else {
-            1
-        }
-    };
     let c1 = cols.saturating_sub(1);
-    let r1 = rows.saturating_sub(1);
-    let horizontal = (0..rows).flat_map(move |_| (0..c1).map(parity));
-    let vertical = (0..r1).flat_map(move |r| (0..cols).map(move |_| 2 + parity(r)));
-    let cells = if shear { r1 } else { 0 };
-    let diagonal =
-        (0..cells).flat_map(move |r| (0..c1).flat_map(move |_| [4 + parity(r), 6 + parity(r)]));
-    for (slot, c) in out
-        .iter_mut()
-        .zip(horizontal.chain(vertical).chain(diagonal))
-    {
-        *slot = c;
+    let horizontal = rows.saturating_mul(c1);
+    let vertical = rows.saturating_sub(1).saturating_mul(cols);
+    // Each color from the link index alone (no iterator state); the
+    // divisors are ≥ 1 here and `checked_div` cannot panic.
+    let parity = |v: usize| -> u32 { u32::from(v % 2 == 1) };
+    for (k, slot) in out.iter_mut().enumerate() {
+        *slot = if k < horizontal {
+            parity(k.checked_rem(c1).unwrap_or(0))
+        } else if k < horizontal.saturating_add(vertical) {
+            2 + parity(k.saturating_sub(horizontal).checked_div(cols).unwrap_or(0))
+        } else {
+            let d = k.saturating_sub(horizontal).saturating_sub(vertical);
+            let row = (d / 2).checked_div(c1).unwrap_or(0);
+            (if d % 2 == 0 { 4 } else { 6 }) + parity(row)
+        };
     }
     Ok(if shear { 8 } else { 4 })
 }

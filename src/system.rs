@@ -972,6 +972,36 @@ pub fn cloth_link_count(rows: usize, cols: usize, shear: bool) -> Option<usize> 
     }
 }
 
+/// The particles of cloth link `k` (in [`cloth`]'s order) for a
+/// `rows × cols` grid with `rows, cols ≥ 2`: computed from `k` alone, so the
+/// builder needs no iterator state.
+fn cloth_pair(k: usize, rows: usize, cols: usize) -> (usize, usize) {
+    let c1 = cols.saturating_sub(1);
+    let at = |r: usize, c: usize| r.saturating_mul(cols).saturating_add(c);
+    // `checked_div`/`checked_rem` cannot panic; the divisors are ≥ 1 here.
+    let split = |k: usize, d: usize| (k.checked_div(d).unwrap_or(0), k.checked_rem(d).unwrap_or(0));
+    let horizontal = rows.saturating_mul(c1);
+    if k < horizontal {
+        let (r, c) = split(k, c1);
+        return (at(r, c), at(r, c.saturating_add(1)));
+    }
+    let k = k.saturating_sub(horizontal);
+    let vertical = rows.saturating_sub(1).saturating_mul(cols);
+    if k < vertical {
+        let (r, c) = split(k, cols);
+        return (at(r, c), at(r.saturating_add(1), c));
+    }
+    let k = k.saturating_sub(vertical);
+    let (cell, second) = split(k, 2);
+    let (r, c) = split(cell, c1);
+    let (r1, cc1) = (r.saturating_add(1), c.saturating_add(1));
+    if second == 0 {
+        (at(r, c), at(r1, cc1))
+    } else {
+        (at(r, cc1), at(r1, c))
+    }
+}
+
 /// Builds a rectangular cloth over a row-major grid (particle `r·cols + c`):
 /// horizontal links `(r, c)–(r, c+1)` row by row, then vertical links
 /// `(r, c)–(r+1, c)`, then, with `shear`, both diagonals of each cell
@@ -996,24 +1026,11 @@ pub fn cloth<T: Real, const D: usize>(
         return Err(SystemError::InvalidShape);
     }
     let needed = cloth_link_count(rows, cols, shear).ok_or(SystemError::InvalidShape)?;
-    let at = move |r: usize, c: usize| r.saturating_mul(cols).saturating_add(c);
-    let horizontal = (0..rows).flat_map(move |r| {
-        (0..cols.saturating_sub(1)).map(move |c| (at(r, c), at(r, c.saturating_add(1))))
-    });
-    let vertical = (0..rows.saturating_sub(1))
-        .flat_map(move |r| (0..cols).map(move |c| (at(r, c), at(r.saturating_add(1), c))));
-    let cells = if shear { rows.saturating_sub(1) } else { 0 };
-    let diagonal = (0..cells).flat_map(move |r| {
-        (0..cols.saturating_sub(1)).flat_map(move |c| {
-            let (r1, c1) = (r.saturating_add(1), c.saturating_add(1));
-            [(at(r, c), at(r1, c1)), (at(r, c1), at(r1, c))]
-        })
-    });
     build(
         positions,
         compliance,
         links,
         needed,
-        horizontal.chain(vertical).chain(diagonal),
+        (0..needed).map(move |k| cloth_pair(k, rows, cols)),
     )
 }

@@ -5,6 +5,21 @@
 
 #include <math.h>
 
+/* Links compared field by field: XpbdLink has tail padding, whose bytes
+ * are unspecified (memcmp over them reads indeterminate values). */
+static int same_links(const XpbdLink *a, const XpbdLink *b, size_t n) {
+    size_t k;
+    for (k = 0; k < n; ++k) {
+        if (a[k].i != b[k].i || a[k].j != b[k].j || a[k].flags != b[k].flags ||
+            memcmp(&a[k].rest, &b[k].rest, sizeof a[k].rest) != 0 ||
+            memcmp(&a[k].compliance, &b[k].compliance, sizeof a[k].compliance) != 0 ||
+            memcmp(&a[k].lambda, &b[k].lambda, sizeof a[k].lambda) != 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static void one_link_matches_seed(void) {
     double x[2][3] = {{0.0, 0.0, 0.0}, {2.0, 0.0, 0.0}};
     const double w[2] = {1.0, 1.0};
@@ -86,7 +101,7 @@ static void rope_converges(void) {
                       XPBD_STATUS_ALIASED_BUFFERS);
         ENSURE_STATUS(xpbd_build_rope3(&x[0][0], N, 1e-6, (XpbdLink *)(void *)x, 3, &count),
                       XPBD_STATUS_ALIASED_BUFFERS);
-        ENSURE(memcmp(before, links, sizeof links) == 0);
+        ENSURE(same_links(before, links, N));
     }
 }
 
@@ -120,7 +135,7 @@ static void cloth_f32_converges(void) {
     ENSURE(result.converged == 1);
 }
 
-/* Every rejection leaves positions and λ as they were (memcmp). */
+/* Every rejection leaves positions and λ as they were (bit for bit). */
 static void rejections_change_nothing(void) {
     double x[3][2] = {{0.0, 0.0}, {1.0, 0.0}, {2.0, 0.0}};
     double w[3] = {1.0, 1.0, 1.0};
@@ -140,7 +155,7 @@ static void rejections_change_nothing(void) {
         ENSURE(sys.error_index == (size_t)(index));                              \
         ENSURE(sys.substep_active == 0);                                         \
         ENSURE(memcmp(x, x0, sizeof x) == 0);                                    \
-        ENSURE(memcmp(links, l0, sizeof links) == 0);                            \
+        ENSURE(same_links(links, l0, 2));                                        \
     } while (0)
 
     ENSURE_STATUS(xpbd_system2_begin_substep(NULL, 0.1), XPBD_STATUS_NULL_POINTER);
