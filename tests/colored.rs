@@ -355,3 +355,38 @@ fn job_ranges_cover_a_color_exactly_on_chunk_boundaries() {
     }
     assert_eq!(xpbd::job_range(0, 10, 0, 0), None);
 }
+
+/// Found by the `colored` fuzz target: the greedy coloring and the colored
+/// link fill used to leave their outputs partly written on error.
+#[test]
+fn greedy_coloring_and_link_fill_write_nothing_on_error() {
+    let l = |i, j| Link::new(i, j, 1.0_f64, 0.0);
+    // Link 2 joins a particle to itself: links 0 and 1 were colored first.
+    let links = [l(0, 1), l(1, 2), l(2, 2)];
+    let mut used = [0; 3];
+    let mut colors = [7_u32; 3];
+    assert_eq!(
+        greedy_coloring(&links, 3, &mut used, &mut colors),
+        Err(xpbd::SystemError::SameParticle { constraint: 2 })
+    );
+    assert_eq!(colors, [7; 3]);
+    // Order entry 1 names no link: entry 0 was filled first.
+    let (mut i, mut j) = ([9_u32; 2], [9_u32; 2]);
+    let (mut rest, mut compliance, mut lambda) = ([9.0; 2], [9.0; 2], [9.0; 2]);
+    assert_eq!(
+        xpbd::fill_colored_links(
+            &links,
+            &[0, 5],
+            &mut i,
+            &mut j,
+            &mut rest,
+            &mut compliance,
+            &mut lambda
+        ),
+        Err(xpbd::SystemError::IndexOutOfRange { constraint: 1 })
+    );
+    assert_eq!(
+        (i, j, rest, compliance, lambda),
+        ([9; 2], [9; 2], [9.0; 2], [9.0; 2], [9.0; 2])
+    );
+}

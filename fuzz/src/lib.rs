@@ -16,10 +16,12 @@
 //! [`world`] does the same for the 3D f64 system ABI (begin_substep,
 //! iterate, iterate_until, measure, the rope / loop / cloth builders) and
 //! for stepping (`xpbd_world3_step`): arbitrary floats, indices, counts,
-//! null-ness and overlapping buffers.
+//! null-ness and overlapping buffers; [`colored`] for the colored ABI
+//! (colorings, link fill, colored system, job ranges, stats merge).
 
 use xpbd::ffi::XpbdStatus;
 
+pub mod colored;
 pub mod world;
 use xpbd_scenarios::Scalar;
 
