@@ -54,7 +54,12 @@ fn coloring(k: &Case) -> (Vec<u32>, u32) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+    // Under Miri (`cargo +nightly miri test`) a handful of cases.
+    #![proptest_config(ProptestConfig {
+        cases: if cfg!(miri) { 4 } else { 128 },
+        failure_persistence: if cfg!(miri) { None } else { ProptestConfig::default().failure_persistence },
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn greedy_coloring_is_proper(k in case()) {
