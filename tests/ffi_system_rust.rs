@@ -113,9 +113,15 @@ fn overlapping_buffers_and_bad_indices_are_refused() {
     );
     sys.inverse_masses = w.as_ptr();
     // Links over the system struct itself.
+    // (Written through the raw pointer only: a write through `sys` itself
+    // would invalidate `sys_ptr` under Stacked Borrows, which Miri reported.)
     let sys_ptr: *mut XpbdSystem3 = &mut sys;
-    sys.links = sys_ptr.cast();
-    sys.link_count = 1;
+    // SAFETY: `sys_ptr` points at `sys`, which is not otherwise used until
+    // the call returns.
+    unsafe {
+        (*sys_ptr).links = sys_ptr.cast();
+        (*sys_ptr).link_count = 1;
+    }
     // SAFETY: as above.
     assert_eq!(
         unsafe { xpbd_system3_begin_substep(sys_ptr, 0.1) },
