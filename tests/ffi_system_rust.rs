@@ -136,14 +136,18 @@ fn overlapping_buffers_and_bad_indices_are_refused() {
         XpbdStatus::NullPointer
     );
     sys.positions = x.as_mut_ptr();
-    links[0].j = 5;
+    // Through the system's own pointer: a write through `links` would
+    // invalidate `sys.links` under Stacked Borrows.
+    // SAFETY: `sys.links` points at `links[0]`.
+    unsafe { (*sys.links).j = 5 };
     // SAFETY: as above.
     assert_eq!(
         unsafe { xpbd_system3_begin_substep(&mut sys, 0.1) },
         XpbdStatus::IndexOutOfRange
     );
     assert_eq!(sys.error_index, 0);
-    links[0].j = 1;
+    // SAFETY: as above.
+    unsafe { (*sys.links).j = 1 };
     assert_eq!(x, before.0);
     assert_eq!(links[0].lambda, before.1[0].lambda);
 }
