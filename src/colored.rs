@@ -278,7 +278,7 @@ pub struct ColoredLinks<'a, T> {
 ///
 /// [`SystemError::InvalidShape`] when lengths differ,
 /// [`SystemError::IndexOutOfRange`] naming the colored position whose
-/// `order` entry names no link. Output may be partly written on error.
+/// `order` entry names no link. Nothing is written on error.
 #[allow(clippy::too_many_arguments)]
 pub fn fill_colored_links<T: Real>(
     links: &[crate::Link<T>],
@@ -295,6 +295,10 @@ pub fn fill_colored_links<T: Real>(
         .any(|&l| l != n)
     {
         return Err(SystemError::InvalidShape);
+    }
+    // Check every entry before writing anything.
+    if let Some(constraint) = order.iter().position(|&src| links.get(ix(src)).is_none()) {
+        return Err(SystemError::IndexOutOfRange { constraint });
     }
     let outs = i
         .iter_mut()

@@ -130,7 +130,7 @@ pub fn cloth_coloring(
 /// [`SystemError::InvalidShape`] when `used` is shorter than
 /// `particle_count` or 64 colors do not suffice,
 /// [`SystemError::IndexOutOfRange`] / [`SystemError::SameParticle`] naming
-/// a bad link. `colors` may be partly written on error.
+/// a bad link. `colors` is written only on success (`used` always).
 pub fn greedy_coloring<T: Real>(
     links: &[Link<T>],
     particle_count: usize,
@@ -145,9 +145,27 @@ pub fn greedy_coloring<T: Real>(
     let used = used
         .get_mut(..particle_count)
         .ok_or(SystemError::InvalidShape)?;
+    // Two passes of the same deterministic coloring: the first only checks
+    // that it succeeds, the second writes `colors`, so `colors` is never
+    // left partly written.
+    greedy_pass(links, used, |_, _| {})?;
+    greedy_pass(links, used, |k, color| {
+        if let Some(slot) = colors.get_mut(k) {
+            *slot = color;
+        }
+    })
+}
+
+/// One greedy pass: resets `used`, colors every link in order, hands each
+/// `(link, color)` to `write`, returns the color count.
+fn greedy_pass<T: Real>(
+    links: &[Link<T>],
+    used: &mut [u64],
+    mut write: impl FnMut(usize, u32),
+) -> Result<u32, SystemError> {
     used.fill(0);
     let mut count = 0;
-    for (constraint, (link, slot)) in links.iter().zip(colors.iter_mut()).enumerate() {
+    for (constraint, link) in links.iter().enumerate() {
         let (Ok(i), Ok(j)) = (usize::try_from(link.i), usize::try_from(link.j)) else {
             return Err(SystemError::IndexOutOfRange { constraint });
         };
@@ -169,7 +187,7 @@ pub fn greedy_coloring<T: Real>(
         if let Some(u) = used.get_mut(j) {
             *u |= bit;
         }
-        *slot = color;
+        write(constraint, color);
         count = count.max(color.saturating_add(1));
     }
     Ok(count)

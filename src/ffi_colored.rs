@@ -812,7 +812,8 @@ pub unsafe extern "C" fn xpbd_color_cloth(
 
 /// Greedy coloring of any f64 link list (each link takes the smallest color
 /// neither particle has; at most 64 colors). `scratch`: `particle_count`
-/// `uint64_t`; `colors`: `link_count` entries.
+/// `uint64_t`; `colors`: `link_count` entries. On error nothing but the
+/// scratch is written.
 ///
 /// # Safety
 /// `links` valid for `link_count` reads, `scratch` for `particle_count`
@@ -912,7 +913,7 @@ pub unsafe extern "C" fn xpbd_color_order(
 
 /// Copies f64 links into colored SoA arrays: position k receives link
 /// `order[k]` (i, j, rest, compliance; λ = 0). All outputs have
-/// `link_count` entries.
+/// `link_count` entries. Nothing is written on error.
 ///
 /// # Safety
 /// `links` valid for `source_count` reads, the others for `link_count`.

@@ -538,19 +538,18 @@ pub fn step<T: Real, const D: usize>(
     )?;
 
     // Keep the frame's start for an all-or-nothing step.
-    // `_checked`: the plain split keeps a panic path (CI step 62).
+    // (Checked splits and zip copies: on a 32-bit target the length checks
+    // above do not prove `2n ≤ scratch.len()` to the compiler, and
+    // `split_at_mut` / `copy_from_slice` would keep a panic path.)
+    let too_small = StepError::ScratchTooSmall { needed };
     let (saved, previous) = world
         .scratch
-        .split_at_mut_checked(n.saturating_mul(2))
-        .ok_or(StepError::ScratchTooSmall { needed })?;
-    let (saved_x, saved_v) = saved
-        .split_at_mut_checked(n)
-        .ok_or(StepError::ScratchTooSmall { needed })?;
-    saved_x.copy_from_slice(world.positions);
-    saved_v.copy_from_slice(world.velocities);
-    let previous = previous
-        .get_mut(..n)
-        .ok_or(StepError::ScratchTooSmall { needed })?;
+        .split_at_mut_checked(n.checked_mul(2).ok_or(too_small)?)
+        .ok_or(too_small)?;
+    let (saved_x, saved_v) = saved.split_at_mut_checked(n).ok_or(too_small)?;
+    copy(saved_x, world.positions);
+    copy(saved_v, world.velocities);
+    let previous = previous.get_mut(..n).ok_or(too_small)?;
 
     let result = run_substeps(
         world.positions,
@@ -565,10 +564,19 @@ pub fn step<T: Real, const D: usize>(
         config,
     );
     if result.is_err() {
-        world.positions.copy_from_slice(saved_x);
-        world.velocities.copy_from_slice(saved_v);
+        copy(world.positions, saved_x);
+        copy(world.velocities, saved_v);
     }
     result
+}
+
+/// `dst ← src` element by element over the common length (the callers pass
+/// equal lengths); unlike `copy_from_slice` it has no panic path.
+#[inline]
+fn copy<E: Copy>(dst: &mut [E], src: &[E]) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d = *s;
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -596,11 +604,7 @@ fn run_substeps<T: Real, const D: usize>(
     };
     let damped = config.damping > T::ZERO;
     for _ in 0..config.substeps {
-        // Element-wise: `copy_from_slice` keeps a length-mismatch panic path
-        // the compiler cannot remove here (CI step 62).
-        for (p, x) in previous.iter_mut().zip(positions.iter()) {
-            *p = *x;
-        }
+        copy(previous, positions);
         // Predict: x ← x + h v + h² g for moving particles.
         for ((x, v), w) in positions
             .iter_mut()

@@ -15,7 +15,9 @@ use xpbd::{
 
 #[test]
 fn f32_rope_and_cloth_match_the_reference() {
-    let n = 260; // 259 links: colors of 130 and 129, not multiples of 4
+    // 259 links: colors of 130 and 129, not multiples of 4 (under Miri 69
+    // links: colors of 35 and 34, still a chunk remainder; fewer steps).
+    let n = if cfg!(miri) { 70 } else { 260 };
     let x0: Vec<[f32; 3]> = (0..n).map(|k| [k as f32 * 0.01, 0.0, 0.0]).collect();
     let w: Vec<f32> = (0..n).map(|k| if k == 0 { 0.0 } else { 1.0 }).collect();
     let mut links = vec![Link::default(); n - 1];
@@ -28,7 +30,7 @@ fn f32_rope_and_cloth_match_the_reference() {
     let mut colors = vec![0; n - 1];
     let count = rope_coloring(n - 1, false, &mut colors).unwrap();
     compare(&x, &w, &links, &colors, count, 6);
-    let (rows, cols) = (9, 13);
+    let (rows, cols) = if cfg!(miri) { (4, 5) } else { (9, 13) };
     let (xc, wc) = stretched_cloth(rows, cols);
     let xc: Vec<[f32; 3]> = xc.iter().map(|p| p.map(|v| v as f32)).collect();
     let wc: Vec<f32> = wc.iter().map(|v| *v as f32).collect();
@@ -144,7 +146,10 @@ fn begin_substep_rejects_and_writes_nothing() {
 
 #[test]
 fn rope_colored_equals_sequential_in_colored_order() {
-    let n = 1002; // 1001 links: odd color sizes exercise the remainder path
+    // 1001 links: odd color sizes exercise the remainder path (under Miri,
+    // smaller for time: 133 links, colors of 67 and 66: one 64-link chunk
+    // and a remainder).
+    let n = if cfg!(miri) { 134 } else { 1002 };
     let mut x: Vec<[f64; 3]> = (0..n).map(|k| [k as f64 * 0.01, 0.0, 0.0]).collect();
     let w: Vec<f64> = (0..n).map(|k| if k == 0 { 0.0 } else { 1.0 }).collect();
     let mut links = vec![Link::default(); n - 1];
@@ -157,7 +162,8 @@ fn rope_colored_equals_sequential_in_colored_order() {
 
 #[test]
 fn cloth_colored_equals_sequential_in_colored_order() {
-    let (rows, cols) = (23, 31);
+    // Under Miri a smaller cloth (the interpreter is ~1000× slower).
+    let (rows, cols) = if cfg!(miri) { (5, 7) } else { (23, 31) };
     let (mut x, w) = stretched_cloth(rows, cols);
     let m = xpbd::cloth_link_count(rows, cols, true).unwrap();
     let mut links = vec![Link::default(); m];
@@ -238,7 +244,8 @@ fn rust_and_c_entry_points_give_the_same_bits() {
         xpbd_colored3_begin_substep, xpbd_colored3_iterate, xpbd_colored3_solve_job,
         XpbdColoredSystem3,
     };
-    let (rows, cols) = (11, 17);
+    // Under Miri a smaller cloth (the interpreter is ~1000× slower).
+    let (rows, cols) = if cfg!(miri) { (4, 6) } else { (11, 17) };
     let (mut x, w) = stretched_cloth(rows, cols);
     let m = xpbd::cloth_link_count(rows, cols, true).unwrap();
     let mut links = vec![Link::default(); m];
@@ -354,4 +361,39 @@ fn job_ranges_cover_a_color_exactly_on_chunk_boundaries() {
         }
     }
     assert_eq!(xpbd::job_range(0, 10, 0, 0), None);
+}
+
+/// Found by the `colored` fuzz target: the greedy coloring and the colored
+/// link fill used to leave their outputs partly written on error.
+#[test]
+fn greedy_coloring_and_link_fill_write_nothing_on_error() {
+    let l = |i, j| Link::new(i, j, 1.0_f64, 0.0);
+    // Link 2 joins a particle to itself: links 0 and 1 were colored first.
+    let links = [l(0, 1), l(1, 2), l(2, 2)];
+    let mut used = [0; 3];
+    let mut colors = [7_u32; 3];
+    assert_eq!(
+        greedy_coloring(&links, 3, &mut used, &mut colors),
+        Err(xpbd::SystemError::SameParticle { constraint: 2 })
+    );
+    assert_eq!(colors, [7; 3]);
+    // Order entry 1 names no link: entry 0 was filled first.
+    let (mut i, mut j) = ([9_u32; 2], [9_u32; 2]);
+    let (mut rest, mut compliance, mut lambda) = ([9.0; 2], [9.0; 2], [9.0; 2]);
+    assert_eq!(
+        xpbd::fill_colored_links(
+            &links,
+            &[0, 5],
+            &mut i,
+            &mut j,
+            &mut rest,
+            &mut compliance,
+            &mut lambda
+        ),
+        Err(xpbd::SystemError::IndexOutOfRange { constraint: 1 })
+    );
+    assert_eq!(
+        (i, j, rest, compliance, lambda),
+        ([9; 2], [9; 2], [9.0; 2], [9.0; 2], [9.0; 2])
+    );
 }

@@ -113,9 +113,15 @@ fn overlapping_buffers_and_bad_indices_are_refused() {
     );
     sys.inverse_masses = w.as_ptr();
     // Links over the system struct itself.
+    // (Written through the raw pointer only: a write through `sys` itself
+    // would invalidate `sys_ptr` under Stacked Borrows, which Miri reported.)
     let sys_ptr: *mut XpbdSystem3 = &mut sys;
-    sys.links = sys_ptr.cast();
-    sys.link_count = 1;
+    // SAFETY: `sys_ptr` points at `sys`, which is not otherwise used until
+    // the call returns.
+    unsafe {
+        (*sys_ptr).links = sys_ptr.cast();
+        (*sys_ptr).link_count = 1;
+    }
     // SAFETY: as above.
     assert_eq!(
         unsafe { xpbd_system3_begin_substep(sys_ptr, 0.1) },
@@ -130,14 +136,18 @@ fn overlapping_buffers_and_bad_indices_are_refused() {
         XpbdStatus::NullPointer
     );
     sys.positions = x.as_mut_ptr();
-    links[0].j = 5;
+    // Through the system's own pointer: a write through `links` would
+    // invalidate `sys.links` under Stacked Borrows.
+    // SAFETY: `sys.links` points at `links[0]`.
+    unsafe { (*sys.links).j = 5 };
     // SAFETY: as above.
     assert_eq!(
         unsafe { xpbd_system3_begin_substep(&mut sys, 0.1) },
         XpbdStatus::IndexOutOfRange
     );
     assert_eq!(sys.error_index, 0);
-    links[0].j = 1;
+    // SAFETY: as above.
+    unsafe { (*sys.links).j = 1 };
     assert_eq!(x, before.0);
     assert_eq!(links[0].lambda, before.1[0].lambda);
 }

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# cargo-fuzz (libFuzzer + ASan, debug assertions) on every C entry point:
+# cargo-fuzz (libFuzzer + ASan, debug assertions) on every C entry point,
+# grouped by area (distance_f64, distance_f32, status_str, system, step,
+# colored):
 # fuzz/fuzz_targets/*.rs, 60 s each (FUZZ_SECONDS to change it), from an
 # empty corpus. Any crash, sanitizer report or failed invariant (a status
 # outside the documented set, memory that differs from the SPEC model, a

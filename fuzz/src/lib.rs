@@ -13,11 +13,16 @@
 //!   predicts: unchanged on an error or a skip, and on success exactly the
 //!   three values written in the order a, b, λ.
 //!
-//! When the 2D/3D systems land, their entry points get a decoder here
-//! (indices, lengths and null-ness taken from the input the same way) and a
-//! target in `fuzz_targets/`.
+//! [`world`] does the same for the 3D f64 system ABI (begin_substep,
+//! iterate, iterate_until, measure, the rope / loop / cloth builders) and
+//! for stepping (`xpbd_world3_step`): arbitrary floats, indices, counts,
+//! null-ness and overlapping buffers; [`colored`] for the colored ABI
+//! (colorings, link fill, colored system, job ranges, stats merge).
 
 use xpbd::ffi::XpbdStatus;
+
+pub mod colored;
+pub mod world;
 use xpbd_scenarios::Scalar;
 
 /// Reads the fuzzer's bytes; past the end every read is 0.

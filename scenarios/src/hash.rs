@@ -14,16 +14,22 @@
 //! 2. [`chain_1d`]: the fixed [`crate::chain::Chain`] over [`CHAIN_FRAMES`]
 //!    frames with a velocity kick at frame [`KICK_FRAME`]; after each frame
 //!    every position, velocity and λ is hashed.
+//! 3. [`rope_3d`]: the fixed 3D [`crate::rope::Rope`] (tension-only links,
+//!    gravity, a ground plane and a sphere, friction, damping) advanced
+//!    [`crate::rope::FRAMES`] frames by the library's full stepping,
+//!    [`xpbd::step::step`]; after each frame every position, velocity, link
+//!    λ and contact (particle, collider, λ) is hashed.
 //!
-//! To add a part (the 3D rope or cloth system when it lands): write a
-//! function `fn rope_3d<T: Scalar>(h: &mut Fnv64)`, add a field to
-//! [`Hashes`], call it in [`run`], and pin its constants in [`HASH_F64`] /
-//! [`HASH_F32`] from the host run (`cargo test -p xpbd-scenarios -- --nocapture`
-//! prints them); the QEMU program then checks it with no change.
+//! To add a part: write a function `fn part<T: Scalar>(h: &mut Fnv64)`, add
+//! a field to [`Hashes`], call it in [`run`], and pin its constants in
+//! [`HASH_F64`] / [`HASH_F32`] from the host run
+//! (`cargo test -p xpbd-scenarios -- --nocapture` prints them); the QEMU
+//! program then checks it with no change.
 
 use core::ptr;
 
 use crate::chain::{Chain, LINKS, PARTICLES};
+use crate::rope::{Rope, FRAMES};
 use crate::{Fnv64, Scalar, SplitMix64};
 
 /// Seed of the random 1D sequence.
@@ -49,18 +55,22 @@ pub struct Hashes {
     pub random_1d: u64,
     /// Part 2: the 1D chain.
     pub chain_1d: u64,
+    /// Part 3: the 3D rope under full stepping.
+    pub rope_3d: u64,
 }
 
 /// The expected hashes in f64: the same constant on x86-64 and Cortex-M4F.
 pub const HASH_F64: Hashes = Hashes {
     random_1d: 0xef34_1f88_3417_17a2,
     chain_1d: 0xe941_c4cb_c51e_023f,
+    rope_3d: 0xa2dc_ad8b_8f06_2481,
 };
 
 /// The expected hashes in f32: the same constant on x86-64 and Cortex-M4F.
 pub const HASH_F32: Hashes = Hashes {
     random_1d: 0xe75b_cb9e_b13a_dd87,
     chain_1d: 0xdb00_d813_da62_b714,
+    rope_3d: 0x6824_ec9a_3aff_b24e,
 };
 
 /// How many times each status came back, indexed like
@@ -93,6 +103,12 @@ pub struct Outcome {
     pub chain_errors: u32,
     /// The chain's final stretch `x_last − x_0 − Σ rest` (m), as bits.
     pub chain_stretch_bits: u64,
+    /// Failed steps of the 3D rope (expected 0).
+    pub rope_errors: u32,
+    /// Most contacts in one substep of the 3D rope.
+    pub rope_max_contacts: usize,
+    /// The 3D rope's lowest final height (m), as bits.
+    pub rope_lowest_bits: u64,
 }
 
 /// Runs every part for `T` and returns the hashes and counts.
@@ -104,10 +120,16 @@ pub fn run<T: Scalar>() -> Outcome {
     out.hashes.chain_1d = h.finish();
     out.chain_errors = chain.errors;
     out.chain_stretch_bits = chain.stretch().bits();
+    let mut h = Fnv64::new();
+    let rope = rope_3d::<T>(&mut h);
+    out.hashes.rope_3d = h.finish();
+    out.rope_errors = rope.errors;
+    out.rope_max_contacts = rope.max_contacts;
+    out.rope_lowest_bits = rope.lowest().bits();
     out
 }
 
-/// Runs part 1 only (`hashes.chain_1d` stays 0): what Miri runs, since the
+/// Runs part 1 only (`hashes.chain_1d` and `hashes.rope_3d` stay 0): what Miri runs, since the
 /// unsafe pointer patterns are all there and the interpreter is slow.
 #[must_use]
 pub fn run_random_1d<T: Scalar>() -> Outcome {
@@ -116,12 +138,16 @@ pub fn run_random_1d<T: Scalar>() -> Outcome {
         hashes: Hashes {
             random_1d: 0,
             chain_1d: 0,
+            rope_3d: 0,
         },
         statuses: [0; 11],
         unknown_status: false,
         written_on_error: false,
         chain_errors: 0,
         chain_stretch_bits: 0,
+        rope_errors: 0,
+        rope_max_contacts: 0,
+        rope_lowest_bits: 0,
     };
     random_1d::<T>(&mut h, &mut out);
     out.hashes.random_1d = h.finish();
@@ -306,4 +332,27 @@ pub fn chain_1d<T: Scalar>(h: &mut Fnv64) -> Chain<T> {
         }
     }
     chain
+}
+
+/// Part 3: the fixed 3D rope under [`xpbd::step::step`]; hashes every
+/// position, velocity, link λ and contact after each frame and returns the
+/// final state.
+pub fn rope_3d<T: Scalar>(h: &mut Fnv64) -> Rope<T> {
+    let mut rope = Rope::<T>::new();
+    for _ in 0..FRAMES {
+        rope.frame();
+        for (x, v) in rope.x.iter().zip(&rope.v) {
+            for c in x.iter().chain(v) {
+                h.write_real(*c);
+            }
+        }
+        for l in &rope.links {
+            h.write_real(l.lambda);
+        }
+        for c in &rope.contacts {
+            h.write_u64(u64::from(c.particle) << 32 | u64::from(c.collider));
+            h.write_real(c.lambda);
+        }
+    }
+    rope
 }

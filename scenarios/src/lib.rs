@@ -7,8 +7,10 @@
 //! - [`chain`]: a fixed 1D chain ("rope" on a line) built from
 //!   [`xpbd::DistanceConstraint`], stepped with substeps and Gauss-Seidel
 //!   iterations.
+//! - [`rope`]: a fixed 3D rope (tension-only links, ground plane, sphere,
+//!   friction) advanced by the library's full stepping, `xpbd::step::step`.
 //! - [`hash`]: the bit-identity scenario: a random sequence of 1D C-ABI
-//!   solves and the chain, hashed over every position, velocity and λ, and
+//!   solves, the chain and the 3D rope, hashed over every position, velocity and λ, and
 //!   the constants [`hash::HASH_F64`] and [`hash::HASH_F32`].
 //!
 //! The crate is `#![no_std]`, allocation-free and uses only IEEE-754 basic
@@ -21,6 +23,7 @@
 pub mod chain;
 pub mod checks;
 pub mod hash;
+pub mod rope;
 mod scalar;
 
 pub use scalar::Scalar;

@@ -13,16 +13,20 @@ fn check<T: Scalar>() -> Outcome {
         hash::run::<T>()
     };
     println!(
-        "{}: random_1d {:#018x}, chain_1d {:#018x}, statuses {:?}, chain stretch bits {:#x}",
+        "{}: random_1d {:#018x}, chain_1d {:#018x}, rope_3d {:#018x}, statuses {:?}, chain stretch bits {:#x}, rope max contacts {}, rope lowest bits {:#x}",
         T::NAME,
         out.hashes.random_1d,
         out.hashes.chain_1d,
+        out.hashes.rope_3d,
         out.statuses,
-        out.chain_stretch_bits
+        out.chain_stretch_bits,
+        out.rope_max_contacts,
+        out.rope_lowest_bits
     );
     assert!(!out.unknown_status, "a status outside the documented set");
     assert!(!out.written_on_error, "a rejected call wrote memory");
     assert_eq!(out.chain_errors, 0, "the chain must solve without errors");
+    assert_eq!(out.rope_errors, 0, "the 3D rope must step without errors");
     let want = hash::expected::<T>();
     assert_eq!(
         out.hashes.random_1d,
@@ -45,6 +49,12 @@ fn check<T: Scalar>() -> Outcome {
             out.hashes.chain_1d,
             want.chain_1d,
             "{} chain_1d hash changed",
+            T::NAME
+        );
+        assert_eq!(
+            out.hashes.rope_3d,
+            want.rope_3d,
+            "{} rope_3d hash changed",
             T::NAME
         );
     }
@@ -79,4 +89,31 @@ fn the_chain_hangs_stretched_and_ordered() {
     let s = chain.stretch();
     assert!(s > 0.0 && s < 0.1, "stretch {s}");
     assert_eq!(chain.x[0], 0.0, "the pinned particle stays");
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "safe Rust only; minutes under Miri")]
+fn the_rope_falls_touches_and_stays_finite() {
+    use xpbd_scenarios::rope::{Rope, FRAMES};
+    let mut rope = Rope::<f64>::new();
+    let mut touched = 0;
+    for _ in 0..FRAMES {
+        rope.frame();
+        touched = touched.max(rope.max_contacts);
+    }
+    assert_eq!(rope.errors, 0, "{:?}", rope.first_error);
+    assert!(
+        touched >= 2,
+        "the rope must touch the sphere and the ground"
+    );
+    assert!(rope
+        .x
+        .iter()
+        .chain(&rope.v)
+        .flatten()
+        .all(|c| c.is_finite()));
+    assert_eq!(rope.x[0], [0.0, 1.0, 0.0], "the pin stays");
+    assert!(rope.lowest() > -0.01, "above the ground: {}", rope.lowest());
+    assert!(rope.links.iter().all(|l| l.lambda <= 0.0), "tension only");
+    assert!(rope.x.iter().any(|p| p[2] > 0.01), "moved sideways (3D)");
 }

@@ -241,8 +241,11 @@ pub fn compare<T: Real>(
     }
     assert_eq!(bits(&xa), want_bits);
     assert_eq!(bits1(&plan.lambda), want_lam);
-    // SoA colored, jobs split 1..=4 ways on threads.
-    for threads in 1..=4 {
+    // SoA colored, jobs split 1..=4 ways on threads (under Miri 1 and 3:
+    // spawning threads per color and sweep is what the interpreter is
+    // slowest at; 3 still runs jobs concurrently).
+    let ways: &[usize] = if cfg!(miri) { &[1, 3] } else { &[1, 2, 3, 4] };
+    for &threads in ways {
         let [mut x, mut y, mut z] = soa(x0);
         {
             let mut sys = ColoredSystem::new(

@@ -10,7 +10,9 @@
 //!   C entry points, state kept bit-identical; null and aliased pointers;
 //!   status strings);
 //! - the bit-identity scenario (a random sequence of 1D C-ABI solves and a
-//!   fixed 1D chain) in f64 and f32, asserting the very constants the
+//!   fixed 1D chain and a fixed 3D rope stepped by `xpbd::step::step` with
+//!   gravity, a ground plane, a sphere, tension-only links and friction) in
+//!   f64 and f32, asserting the very constants the
 //!   x86-64 test asserts.
 //!
 //! It prints every result over semihosting and exits with status 0 only if
@@ -35,18 +37,26 @@ use xpbd_scenarios::{checks, hash, Scalar};
 fn hash_check<T: Scalar>() -> bool {
     let out = hash::run::<T>();
     let want = hash::expected::<T>();
-    let clean = !out.unknown_status && !out.written_on_error && out.chain_errors == 0;
+    let clean = !out.unknown_status
+        && !out.written_on_error
+        && out.chain_errors == 0
+        && out.rope_errors == 0;
     let ok = out.hashes == want && clean;
     hprintln!(
-        "hash {}: random_1d {:#018x} (want {:#018x}), chain_1d {:#018x} (want {:#018x}), statuses {:?}, chain errors {}, chain stretch bits {:#x}: {}",
+        "hash {}: random_1d {:#018x} (want {:#018x}), chain_1d {:#018x} (want {:#018x}), rope_3d {:#018x} (want {:#018x}), statuses {:?}, chain errors {}, chain stretch bits {:#x}, rope errors {}, rope max contacts {}, rope lowest bits {:#x}: {}",
         T::NAME,
         out.hashes.random_1d,
         want.random_1d,
         out.hashes.chain_1d,
         want.chain_1d,
+        out.hashes.rope_3d,
+        want.rope_3d,
         out.statuses,
         out.chain_errors,
         out.chain_stretch_bits,
+        out.rope_errors,
+        out.rope_max_contacts,
+        out.rope_lowest_bits,
         if ok { "ok" } else { "FAILED" }
     );
     ok

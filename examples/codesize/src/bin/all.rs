@@ -15,6 +15,10 @@ fn main() -> ! {
         areas::f32_pair();
         areas::f64_pair();
         areas::status_str();
+        areas::version();
+        areas::systems();
+        areas::stepping();
+        areas::colored();
         common::sink(common::opaque(0));
     }
 }

@@ -1,0 +1,16 @@
+//! Code-size image `stepping`: see `src/areas.rs` and the README's "Code size".
+#![no_std]
+#![no_main]
+
+#[path = "../areas.rs"]
+mod areas;
+#[path = "../common.rs"]
+mod common;
+
+#[cortex_m_rt::entry]
+fn main() -> ! {
+    loop {
+        areas::stepping();
+        common::sink(common::opaque(0));
+    }
+}
