@@ -55,6 +55,14 @@ cc -std=c99 examples/c/cloth.c $(pkg-config --cflags --libs xpbd) -o "$dir/pc_cl
 "$dir/pc_cloth_c" | tail -1
 c++ -std=c++11 examples/cpp/cloth.cpp $(pkg-config --cflags --libs xpbd) -o "$dir/pc_cloth_cpp"
 "$dir/pc_cloth_cpp" | tail -1
+# The installed tree is relocatable: a copy elsewhere resolves to itself.
+cp -r "$prefix" "$dir/moved"
+export PKG_CONFIG_PATH="$dir/moved/lib/pkgconfig"
+flags=$(pkg-config --cflags --libs xpbd)
+case "$flags" in *"$dir/moved/"*) ;; *) echo "xpbd.pc is not relocatable: $flags"; exit 1;; esac
+case "$flags" in *"$prefix/"*) echo "xpbd.pc names the old prefix: $flags"; exit 1;; esac
+cc -std=c99 examples/c/rope.c $flags -o "$dir/pc_moved_rope_c"
+"$dir/pc_moved_rope_c" | tail -1
 
 # 5. Cross: the Cortex-M4F archive through CMake (no ARM C toolchain needed
 #    to build the library itself).
