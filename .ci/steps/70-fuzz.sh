@@ -16,6 +16,7 @@ summary="$PWD/target/fuzz-summary.txt"
 : > "$summary"
 cd fuzz
 cargo fmt --check
+cargo clippy --all-targets -- -D warnings
 cargo +nightly fuzz build
 for t in $(cargo +nightly fuzz list); do
     log="../target/fuzz-$t.log"
