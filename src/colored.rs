@@ -35,9 +35,12 @@
 //! On x86-64 one SSE kernel (two f64 or four f32 links per register)
 //! gathers the particles of each lane's link, computes every candidate
 //! branch-free (`sqrtpd`/`divpd`, `sqrtps`/`divps`), checks the candidates
-//! finite, and stores them back directly; elsewhere a portable loop over
-//! chunks of [`CHUNK`] links computes into chunk-local arrays (which LLVM
-//! vectorizes) and then scatters them. Validation (indices, proper
+//! finite, and stores them back directly; on aarch64 and wasm32 with
+//! `simd128` a portable loop over chunks of [`CHUNK`] links computes into
+//! chunk-local arrays (which LLVM vectorizes) and then scatters them; on
+//! targets without such SIMD (32-bit ARM, RISC-V, ...) a plain loop
+//! solves one link at a time, with the same bits and a fraction of the
+//! code. Validation (indices, proper
 //! coloring) is done once at construction, finiteness of inputs once per
 //! substep; the loop has no bounds checks (see the `SAFETY` notes).
 //!
