@@ -663,7 +663,7 @@ pub(crate) unsafe fn build_raw<T: Real>(
         return XpbdStatus::NullPointer;
     }
     // On overflow `check_buffer` rejects the span as `[T; d]` entries would.
-    let coordinates = count.checked_mul(d).unwrap_or(usize::MAX);
+    let coordinates = count.saturating_mul(d);
     let spans = (
         check_buffer(positions, coordinates),
         check_buffer(links, capacity),
