@@ -112,6 +112,7 @@ mod sealed {
     pub trait Sealed {}
     impl<T> Sealed for super::Soa<'_, T> {}
     impl<T> Sealed for super::Aos<'_, T> {}
+    impl<T> Sealed for super::Strided<'_, T> {}
 }
 
 /// Raw access to particle positions for the kernel.
@@ -202,6 +203,100 @@ unsafe impl<T: Real> RawParticles<T> for RawAos<T> {
     unsafe fn set(self, k: usize, v: [T; 3]) {
         // SAFETY: `k` is in bounds and not accessed concurrently (caller contract).
         unsafe { *self.p.add(k) = v }
+    }
+}
+
+/// Raw particles of either C layout in one type: coordinate `c` of
+/// particle `k` at `xyz[c] + k·stride` (AoS: the three coordinates of one
+/// array, stride 3; SoA: three arrays, stride 1). The C API uses it for
+/// both layouts, so it has one copy of the kernel and of `begin_substep`
+/// per precision instead of two; the same IEEE operations, so the same
+/// bits.
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct RawStrided<T> {
+    pub(crate) xyz: [*mut T; 3],
+    pub(crate) stride: usize,
+}
+
+// SAFETY: as for `RawSoa`.
+unsafe impl<T: Send> Send for RawStrided<T> {}
+// SAFETY: as for `RawSoa`.
+unsafe impl<T: Sync> Sync for RawStrided<T> {}
+
+// SAFETY: reads and writes the three coordinates of particle `k` only.
+unsafe impl<T: Real> RawParticles<T> for RawStrided<T> {
+    #[inline(always)]
+    unsafe fn get(self, k: usize) -> [T; 3] {
+        let o = k.wrapping_mul(self.stride);
+        let [x, y, z] = self.xyz;
+        // SAFETY: `k` is below the particle count, so `o` is in bounds of
+        // all three coordinate sequences (caller contract).
+        unsafe { [*x.add(o), *y.add(o), *z.add(o)] }
+    }
+    #[inline(always)]
+    unsafe fn set(self, k: usize, v: [T; 3]) {
+        let o = k.wrapping_mul(self.stride);
+        let [x, y, z] = self.xyz;
+        let [a, b, c] = v;
+        // SAFETY: in bounds as for `get`, not accessed concurrently (caller
+        // contract).
+        unsafe {
+            *x.add(o) = a;
+            *y.add(o) = b;
+            *z.add(o) = c;
+        }
+    }
+}
+
+/// The particles of a C colored system, either layout ([`RawStrided`]).
+#[derive(Debug)]
+pub(crate) struct Strided<'a, T> {
+    raw: RawStrided<T>,
+    w: &'a [T],
+    _borrow: PhantomData<&'a mut [T]>,
+}
+
+impl<T> core::fmt::Debug for RawStrided<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("RawStrided")
+            .field("stride", &self.stride)
+            .finish()
+    }
+}
+
+impl<'a, T> Strided<'a, T> {
+    /// Particles `0 .. w.len()` at `raw`.
+    ///
+    /// # Safety
+    /// For every `k < w.len()`, `raw.xyz[c] + k·raw.stride` (c = 0, 1, 2)
+    /// is valid for reads and writes for `'a`, these places are distinct,
+    /// and nothing else accesses them (or overlaps `w`) meanwhile.
+    pub(crate) unsafe fn new(raw: RawStrided<T>, w: &'a [T]) -> Self {
+        Self {
+            raw,
+            w,
+            _borrow: PhantomData,
+        }
+    }
+}
+
+impl<T: Real> Particles<T> for Strided<'_, T> {
+    type Raw = RawStrided<T>;
+    fn count(&self) -> Option<usize> {
+        Some(self.w.len())
+    }
+    fn inverse_masses(&self) -> &[T] {
+        self.w
+    }
+    fn position(&self, k: usize) -> Option<[T; 3]> {
+        // SAFETY: `k` is below the particle count (`Strided::new`'s
+        // contract makes its coordinates valid); `&self` excludes writes
+        // through this value.
+        (k < self.w.len()).then(|| unsafe { self.raw.get(k) })
+    }
+    fn raw(&mut self) -> RawStrided<T> {
+        self.raw
     }
 }
 
