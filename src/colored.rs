@@ -1734,7 +1734,8 @@ mod tests {
     fn compare<T: Real>() {
         let mut r = Rng(0x9e37_79b9_7f4a_7c15);
         let mut errors = 0;
-        for trial in 0..300 {
+        let trials = if cfg!(miri) { 8 } else { 300 };
+        for trial in 0..trials {
             let m = [0, 1, 3, 63, 64, 65, 130, 200][trial % 8];
             let c = case::<T>(&mut r, m);
             let b = if m > 0 { r.below(m as u64) as usize } else { 0 };
@@ -1748,7 +1749,7 @@ mod tests {
                 errors += usize::from(s.2.is_some());
             }
         }
-        assert!(errors > 50, "{errors}");
+        assert!(cfg!(miri) || errors > 50, "{errors}");
     }
 
     #[test]
