@@ -35,9 +35,12 @@
 //! On x86-64 one SSE kernel (two f64 or four f32 links per register)
 //! gathers the particles of each lane's link, computes every candidate
 //! branch-free (`sqrtpd`/`divpd`, `sqrtps`/`divps`), checks the candidates
-//! finite, and stores them back directly; elsewhere a portable loop over
-//! chunks of [`CHUNK`] links computes into chunk-local arrays (which LLVM
-//! vectorizes) and then scatters them. Validation (indices, proper
+//! finite, and stores them back directly; on aarch64 and wasm32 with
+//! `simd128` a portable loop over chunks of [`CHUNK`] links computes into
+//! chunk-local arrays (which LLVM vectorizes) and then scatters them; on
+//! targets without such SIMD (32-bit ARM, RISC-V, ...) a plain loop
+//! solves one link at a time, with the same bits and a fraction of the
+//! code. Validation (indices, proper
 //! coloring) is done once at construction, finiteness of inputs once per
 //! substep; the loop has no bounds checks (see the `SAFETY` notes).
 //!
@@ -109,6 +112,7 @@ mod sealed {
     pub trait Sealed {}
     impl<T> Sealed for super::Soa<'_, T> {}
     impl<T> Sealed for super::Aos<'_, T> {}
+    impl<T> Sealed for super::Strided<'_, T> {}
 }
 
 /// Raw access to particle positions for the kernel.
@@ -199,6 +203,100 @@ unsafe impl<T: Real> RawParticles<T> for RawAos<T> {
     unsafe fn set(self, k: usize, v: [T; 3]) {
         // SAFETY: `k` is in bounds and not accessed concurrently (caller contract).
         unsafe { *self.p.add(k) = v }
+    }
+}
+
+/// Raw particles of either C layout in one type: coordinate `c` of
+/// particle `k` at `xyz[c] + k·stride` (AoS: the three coordinates of one
+/// array, stride 3; SoA: three arrays, stride 1). The C API uses it for
+/// both layouts, so it has one copy of the kernel and of `begin_substep`
+/// per precision instead of two; the same IEEE operations, so the same
+/// bits.
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct RawStrided<T> {
+    pub(crate) xyz: [*mut T; 3],
+    pub(crate) stride: usize,
+}
+
+// SAFETY: as for `RawSoa`.
+unsafe impl<T: Send> Send for RawStrided<T> {}
+// SAFETY: as for `RawSoa`.
+unsafe impl<T: Sync> Sync for RawStrided<T> {}
+
+// SAFETY: reads and writes the three coordinates of particle `k` only.
+unsafe impl<T: Real> RawParticles<T> for RawStrided<T> {
+    #[inline(always)]
+    unsafe fn get(self, k: usize) -> [T; 3] {
+        let o = k.wrapping_mul(self.stride);
+        let [x, y, z] = self.xyz;
+        // SAFETY: `k` is below the particle count, so `o` is in bounds of
+        // all three coordinate sequences (caller contract).
+        unsafe { [*x.add(o), *y.add(o), *z.add(o)] }
+    }
+    #[inline(always)]
+    unsafe fn set(self, k: usize, v: [T; 3]) {
+        let o = k.wrapping_mul(self.stride);
+        let [x, y, z] = self.xyz;
+        let [a, b, c] = v;
+        // SAFETY: in bounds as for `get`, not accessed concurrently (caller
+        // contract).
+        unsafe {
+            *x.add(o) = a;
+            *y.add(o) = b;
+            *z.add(o) = c;
+        }
+    }
+}
+
+/// The particles of a C colored system, either layout ([`RawStrided`]).
+#[derive(Debug)]
+pub(crate) struct Strided<'a, T> {
+    raw: RawStrided<T>,
+    w: &'a [T],
+    _borrow: PhantomData<&'a mut [T]>,
+}
+
+impl<T> core::fmt::Debug for RawStrided<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("RawStrided")
+            .field("stride", &self.stride)
+            .finish()
+    }
+}
+
+impl<'a, T> Strided<'a, T> {
+    /// Particles `0 .. w.len()` at `raw`.
+    ///
+    /// # Safety
+    /// For every `k < w.len()`, `raw.xyz[c] + k·raw.stride` (c = 0, 1, 2)
+    /// is valid for reads and writes for `'a`, these places are distinct,
+    /// and nothing else accesses them (or overlaps `w`) meanwhile.
+    pub(crate) unsafe fn new(raw: RawStrided<T>, w: &'a [T]) -> Self {
+        Self {
+            raw,
+            w,
+            _borrow: PhantomData,
+        }
+    }
+}
+
+impl<T: Real> Particles<T> for Strided<'_, T> {
+    type Raw = RawStrided<T>;
+    fn count(&self) -> Option<usize> {
+        Some(self.w.len())
+    }
+    fn inverse_masses(&self) -> &[T] {
+        self.w
+    }
+    fn position(&self, k: usize) -> Option<[T; 3]> {
+        // SAFETY: `k` is below the particle count (`Strided::new`'s
+        // contract makes its coordinates valid); `&self` excludes writes
+        // through this value.
+        (k < self.w.len()).then(|| unsafe { self.raw.get(k) })
+    }
+    fn raw(&mut self) -> RawStrided<T> {
+        self.raw
     }
 }
 
@@ -415,6 +513,14 @@ pub(crate) unsafe fn solve_range<T: Real, P: RawParticles<T>>(
 ///
 /// # Safety
 /// As [`solve_range`].
+#[cfg_attr(
+    not(any(
+        all(target_arch = "x86_64", target_feature = "sse2"),
+        target_arch = "aarch64",
+        all(target_arch = "wasm32", target_feature = "simd128")
+    )),
+    allow(dead_code) // [`scalar_range`] is used there
+)]
 #[inline(always)]
 pub(crate) unsafe fn generic_range<T: Real, P: RawParticles<T>>(
     p: P,
@@ -436,6 +542,84 @@ pub(crate) unsafe fn generic_range<T: Real, P: RawParticles<T>>(
             first_error = error;
         }
         start += m;
+    }
+    (stats, first_error)
+}
+
+/// The plain kernel for targets without useful SIMD (32-bit ARM, RISC-V,
+/// wasm32 without simd128, ...): one link at a time, computed by
+/// [`candidate`] and written back at once. The same IEEE operations per
+/// link as the chunked kernel; within one color no two links share a
+/// particle, so writing each link before reading the next gives the same
+/// bits, the same statistics (the maxima ignore the links not applied, and
+/// `max` is associative on them) and the same first error. Much smaller
+/// than the chunked kernel (no chunk arrays, no second pass), which only
+/// pays where LLVM vectorizes it.
+///
+/// # Safety
+/// As [`solve_range`].
+#[cfg_attr(
+    any(
+        all(target_arch = "x86_64", target_feature = "sse2"),
+        target_arch = "aarch64",
+        all(target_arch = "wasm32", target_feature = "simd128")
+    ),
+    allow(dead_code) // used by the unit tests there (compared with the SIMD kernels)
+)]
+#[inline(always)]
+pub(crate) unsafe fn scalar_range<T: Real, P: RawParticles<T>>(
+    p: P,
+    l: RawLinks<T>,
+    begin: usize,
+    end: usize,
+    policy: ZeroLength,
+) -> (SweepStats<T>, Option<SystemError>) {
+    let mut stats = SweepStats::default();
+    let mut first_error = None;
+    let reject = policy == ZeroLength::Reject;
+    for k in begin..end {
+        // SAFETY: `k` is within the link arrays and the indices below the
+        // particle count (caller contract, validated at construction);
+        // nothing else accesses these particles.
+        let (i, j, x) = unsafe {
+            let i = ix(*l.i.add(k));
+            let j = ix(*l.j.add(k));
+            let x = candidate(
+                p.get(i),
+                p.get(j),
+                *l.w.add(i),
+                *l.w.add(j),
+                *l.rest.add(k),
+                *l.alpha.add(k),
+                *l.g.add(k),
+                *l.lambda.add(k),
+            );
+            (i, j, x)
+        };
+        let error = if !x.moving {
+            stats.skipped_static += 1;
+            None
+        } else if !x.long {
+            stats.skipped_zero_length += usize::from(!reject);
+            reject.then_some(SystemError::ZeroLength { constraint: k })
+        } else if !x.finite {
+            Some(SystemError::InvalidResult { constraint: k })
+        } else {
+            // SAFETY: as above; within one color no other link of this or
+            // a concurrent job touches these particles or this λ.
+            unsafe {
+                p.set(i, x.a);
+                p.set(j, x.b);
+                *l.lambda.add(k) = x.lambda;
+            }
+            stats.applied += 1;
+            stats.max_abs_c = max(stats.max_abs_c, x.c);
+            stats.max_residual = max(stats.max_residual, x.residual);
+            None
+        };
+        if first_error.is_none() {
+            first_error = error;
+        }
     }
     (stats, first_error)
 }
@@ -1414,5 +1598,167 @@ impl<T: Real, R: RawParticles<T>> ColorJob<'_, T, R> {
         // construction) so their particles are disjoint, and the jobs borrow
         // the substep mutably, so nothing else touches the system meanwhile.
         unsafe { solve_range(self.p, self.l, self.begin, self.end, self.policy) }
+    }
+}
+
+/// The scalar kernel against the chunked and the target's kernel, bit for
+/// bit, on ranges with static, zero-length and overflowing links.
+#[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::as_conversions)]
+mod tests {
+    use super::*;
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+        fn unit(&mut self) -> f64 {
+            (self.next() >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
+    /// One random range of links sharing no particle (one color).
+    struct Case<T> {
+        pos: Vec<[T; 3]>,
+        w: Vec<T>,
+        i: Vec<u32>,
+        j: Vec<u32>,
+        rest: Vec<T>,
+        alpha: Vec<T>,
+        g: Vec<T>,
+        lambda: Vec<T>,
+    }
+
+    fn case<T: Real>(r: &mut Rng, m: usize) -> Case<T> {
+        let n = 2 * m + 3;
+        let mut perm: Vec<u32> = (0..n as u32).collect();
+        for k in (1..n).rev() {
+            perm.swap(k, r.below(k as u64 + 1) as usize);
+        }
+        let mut pos: Vec<[T; 3]> = (0..n)
+            .map(|_| [0; 3].map(|_| T::from_f64(r.unit() * 4.0 - 2.0)))
+            .collect();
+        let w: Vec<T> = (0..n)
+            .map(|_| match r.below(5) {
+                0 => T::ZERO,
+                _ => T::from_f64(r.unit() * 2.0),
+            })
+            .collect();
+        let (mut i, mut j) = (Vec::new(), Vec::new());
+        let (mut rest, mut alpha, mut g, mut lambda) = (vec![], vec![], vec![], vec![]);
+        for k in 0..m {
+            let (a, b) = (perm[2 * k], perm[2 * k + 1]);
+            i.push(a);
+            j.push(b);
+            let kind = r.below(20);
+            if kind == 0 {
+                pos[b as usize] = pos[a as usize]; // zero length
+            }
+            rest.push(T::from_f64(0.1 + r.unit()));
+            alpha.push(T::from_f64(r.unit() * 1e-2));
+            let wi = w[a as usize] + w[b as usize];
+            g.push(if wi == T::ZERO { T::ZERO } else { T::ONE / wi });
+            lambda.push(match kind {
+                1 => T::from_f64(1e300), // f64: finite, f32: +inf → non-finite result
+                2 => T::from_f64(-1e308),
+                _ => T::from_f64(r.unit() - 0.5),
+            });
+            if kind == 3 {
+                alpha[k] = T::from_f64(1e308);
+                lambda[k] = T::from_f64(1e10);
+            }
+        }
+        Case {
+            pos,
+            w,
+            i,
+            j,
+            rest,
+            alpha,
+            g,
+            lambda,
+        }
+    }
+
+    type Kernel<T> = unsafe fn(
+        RawAos<T>,
+        RawLinks<T>,
+        usize,
+        usize,
+        ZeroLength,
+    ) -> (SweepStats<T>, Option<SystemError>);
+
+    fn run<T: Real>(
+        c: &Case<T>,
+        kernel: Kernel<T>,
+        b: usize,
+        e: usize,
+        policy: ZeroLength,
+    ) -> (Vec<u64>, SweepStats<u64>, Option<SystemError>) {
+        let mut pos = c.pos.clone();
+        let mut lambda = c.lambda.clone();
+        let l = RawLinks {
+            i: c.i.as_ptr(),
+            j: c.j.as_ptr(),
+            rest: c.rest.as_ptr(),
+            alpha: c.alpha.as_ptr(),
+            g: c.g.as_ptr(),
+            lambda: lambda.as_mut_ptr(),
+            w: c.w.as_ptr(),
+        };
+        let p = RawAos {
+            p: pos.as_mut_ptr(),
+        };
+        // SAFETY: every index is below the particle count, the range within
+        // the links, no particle shared, nothing else touches the buffers.
+        let (s, err) = unsafe { kernel(p, l, b, e, policy) };
+        let mut bits: Vec<u64> = pos.iter().flatten().map(|v| v.raw()).collect();
+        bits.extend(lambda.iter().map(|v| v.raw()));
+        let s = SweepStats {
+            applied: s.applied,
+            skipped_static: s.skipped_static,
+            skipped_zero_length: s.skipped_zero_length,
+            max_abs_c: s.max_abs_c.raw(),
+            max_residual: s.max_residual.raw(),
+        };
+        (bits, s, err)
+    }
+
+    fn compare<T: Real>() {
+        let mut r = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut errors = 0;
+        let trials = if cfg!(miri) { 8 } else { 300 };
+        for trial in 0..trials {
+            let m = [0, 1, 3, 63, 64, 65, 130, 200][trial % 8];
+            let c = case::<T>(&mut r, m);
+            let b = if m > 0 { r.below(m as u64) as usize } else { 0 };
+            let e = b + r.below((m - b) as u64 + 1) as usize;
+            for policy in [ZeroLength::Reject, ZeroLength::Skip] {
+                let s = run(&c, scalar_range::<T, RawAos<T>>, b, e, policy);
+                let g = run(&c, generic_range::<T, RawAos<T>>, b, e, policy);
+                let t = run(&c, T::colored_range::<RawAos<T>>, b, e, policy);
+                assert_eq!(s, g, "trial {trial}");
+                assert_eq!(s, t, "trial {trial}");
+                errors += usize::from(s.2.is_some());
+            }
+        }
+        assert!(cfg!(miri) || errors > 50, "{errors}");
+    }
+
+    #[test]
+    fn scalar_kernel_matches_f64() {
+        compare::<f64>();
+    }
+
+    #[test]
+    fn scalar_kernel_matches_f32() {
+        compare::<f32>();
     }
 }

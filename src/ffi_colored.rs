@@ -29,7 +29,7 @@
 
 use core::ptr;
 
-use crate::colored::{self, Aos, ColoredLinks, ColoredSystem, RawAos, RawLinks, RawSoa, Soa};
+use crate::colored::{self, ColoredLinks, ColoredSystem, RawLinks, RawStrided, Strided};
 use crate::ffi::XpbdStatus;
 use crate::ffi_system::{
     check_buffer, policy_of, read_system, slice, slice_mut, write_opt, Span, XpbdLink, XpbdLinkF32,
@@ -320,7 +320,10 @@ pub(crate) unsafe fn colored_begin_raw<T: Real, S: RawColored<T>>(
     };
     // SAFETY: every buffer was checked non-null (or empty), aligned,
     // bounded and disjoint from the others and from the struct; valid for
-    // its count by the caller's contract; this call is the only user.
+    // its count by the caller's contract; this call is the only user. So
+    // the `n` particles' coordinates of the checked layout (AoS: `n`
+    // `[T; 3]`, SoA: three arrays of `n`) are valid, distinct and
+    // unaliased, as `Strided::new` requires.
     let result = unsafe {
         let links = ColoredLinks {
             i: slice(f.i, f.m),
@@ -334,30 +337,11 @@ pub(crate) unsafe fn colored_begin_raw<T: Real, S: RawColored<T>>(
         };
         let w = slice(f.w, f.n);
         let stamp = slice_mut(f.stamp, f.n);
-        match layout {
-            Layout::Aos => {
-                let p = Aos {
-                    positions: slice_mut(f.positions, f.n),
-                    w,
-                };
-                ColoredSystem::new(p, links, stamp).and_then(|sys| {
-                    let mut sys = sys.with_zero_length(policy);
-                    sys.begin_substep(h).map(|_| ())
-                })
-            }
-            Layout::Soa => {
-                let p = Soa {
-                    x: slice_mut(f.x, f.n),
-                    y: slice_mut(f.y, f.n),
-                    z: slice_mut(f.z, f.n),
-                    w,
-                };
-                ColoredSystem::new(p, links, stamp).and_then(|sys| {
-                    let mut sys = sys.with_zero_length(policy);
-                    sys.begin_substep(h).map(|_| ())
-                })
-            }
-        }
+        let p = Strided::new(strided(&f, layout), w);
+        ColoredSystem::new(p, links, stamp).and_then(|sys| {
+            let mut sys = sys.with_zero_length(policy);
+            sys.begin_substep(h).map(|_| ())
+        })
     };
     match result {
         // SAFETY: `system` is non-null and valid; the fields are in the
@@ -447,21 +431,27 @@ unsafe fn solve<T: Real>(
         w: f.w,
     };
     // SAFETY: forwarded caller contract.
-    unsafe {
-        match layout {
-            Layout::Aos => colored::solve_range(RawAos { p: f.positions }, l, begin, end, policy),
-            Layout::Soa => colored::solve_range(
-                RawSoa {
-                    x: f.x,
-                    y: f.y,
-                    z: f.z,
-                },
-                l,
-                begin,
-                end,
-                policy,
-            ),
+    unsafe { colored::solve_range(strided(f, layout), l, begin, end, policy) }
+}
+
+/// Either layout's positions as one strided view ([`RawStrided`]): one
+/// copy of the kernel and of `begin_substep` per precision.
+fn strided<T>(f: &Fields<T>, layout: Layout) -> RawStrided<T> {
+    match layout {
+        Layout::Aos => {
+            // The coordinates of particle k at x + 3k, x + 3k + 1, x + 3k + 2
+            // (`wrapping_add`: the pointer may be NULL when there are no
+            // particles; it is then never dereferenced).
+            let x = f.positions.cast::<T>();
+            RawStrided {
+                xyz: [x, x.wrapping_add(1), x.wrapping_add(2)],
+                stride: 3,
+            }
         }
+        Layout::Soa => RawStrided {
+            xyz: [f.x, f.y, f.z],
+            stride: 1,
+        },
     }
 }
 

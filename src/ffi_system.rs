@@ -640,24 +640,32 @@ pub(crate) unsafe fn measure_raw<T: Real, const D: usize, S: RawSystem<T, D>>(
     }
 }
 
-/// Runs a builder over caller buffers.
+/// Runs the builder over caller buffers: `count` particles of `d`
+/// coordinates each at `positions`. One copy per precision (the C builders
+/// are thin wrappers over it).
 ///
 /// # Safety
-/// `positions` valid for `count` reads, `links` for `capacity` reads and
+/// `positions` valid for `count·d` reads, `links` for `capacity` reads and
 /// writes, `out_count` NULL or valid for a write.
-pub(crate) unsafe fn build_raw<T: Real, const D: usize>(
-    positions: *const [T; D],
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn build_raw<T: Real>(
+    positions: *const T,
     count: usize,
+    d: usize,
+    shape: system::Shape,
+    compliance: T,
     links: *mut Link<T>,
     capacity: usize,
     out_count: *mut usize,
-    build: impl FnOnce(&[[T; D]], &mut [Link<T>]) -> Result<usize, SystemError>,
 ) -> XpbdStatus {
     if out_count.is_null() {
         return XpbdStatus::NullPointer;
     }
+    // On overflow `check_buffer` rejects the span as `[T; d]` entries would.
+    let coordinates = count.saturating_mul(d);
     let spans = (
-        check_buffer(positions, count),
+        check_buffer(positions, coordinates),
         check_buffer(links, capacity),
         check_buffer(out_count, 1),
     );
@@ -670,8 +678,8 @@ pub(crate) unsafe fn build_raw<T: Real, const D: usize>(
     }
     // SAFETY: checked non-null (or empty), aligned, bounded and disjoint;
     // valid for their counts by the caller's contract.
-    let (x, out) = unsafe { (slice(positions, count), slice_mut(links, capacity)) };
-    match build(x, out) {
+    let (x, out) = unsafe { (slice(positions, coordinates), slice_mut(links, capacity)) };
+    match system::build(x, count, d, shape, compliance, out) {
         Ok(n) => {
             // SAFETY: non-null, valid, and disjoint from the link buffer.
             unsafe { ptr::write(out_count, n) };

@@ -4,6 +4,7 @@
 
 use crate::ffi::XpbdStatus;
 use crate::ffi_system::*;
+use crate::system::Shape;
 
 /// Starts a substep of length `h` (s) for a 2D double system: validates
 /// every particle and link, then sets every λ to 0 and records `h`.
@@ -99,12 +100,14 @@ pub unsafe extern "C" fn xpbd_build_rope2(
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe {
         build_raw(
-            positions.cast::<[f64; 2]>(),
+            positions,
             particle_count,
+            2,
+            Shape::Rope,
+            compliance,
             links.cast(),
             link_capacity,
             out_link_count,
-            |x, l| crate::rope(x, compliance, l),
         )
     }
 }
@@ -126,12 +129,14 @@ pub unsafe extern "C" fn xpbd_build_loop2(
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe {
         build_raw(
-            positions.cast::<[f64; 2]>(),
+            positions,
             particle_count,
+            2,
+            Shape::Loop,
+            compliance,
             links.cast(),
             link_capacity,
             out_link_count,
-            |x, l| crate::closed_loop(x, compliance, l),
         )
     }
 }
@@ -160,12 +165,18 @@ pub unsafe extern "C" fn xpbd_build_cloth2(
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe {
         build_raw(
-            positions.cast::<[f64; 2]>(),
+            positions,
             count,
+            2,
+            Shape::Cloth {
+                rows,
+                cols,
+                shear: shear != 0,
+            },
+            compliance,
             links.cast(),
             link_capacity,
             out_link_count,
-            |x, l| crate::cloth(x, rows, cols, shear != 0, compliance, l),
         )
     }
 }
@@ -264,12 +275,14 @@ pub unsafe extern "C" fn xpbd_build_rope3(
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe {
         build_raw(
-            positions.cast::<[f64; 3]>(),
+            positions,
             particle_count,
+            3,
+            Shape::Rope,
+            compliance,
             links.cast(),
             link_capacity,
             out_link_count,
-            |x, l| crate::rope(x, compliance, l),
         )
     }
 }
@@ -291,12 +304,14 @@ pub unsafe extern "C" fn xpbd_build_loop3(
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe {
         build_raw(
-            positions.cast::<[f64; 3]>(),
+            positions,
             particle_count,
+            3,
+            Shape::Loop,
+            compliance,
             links.cast(),
             link_capacity,
             out_link_count,
-            |x, l| crate::closed_loop(x, compliance, l),
         )
     }
 }
@@ -325,12 +340,18 @@ pub unsafe extern "C" fn xpbd_build_cloth3(
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe {
         build_raw(
-            positions.cast::<[f64; 3]>(),
+            positions,
             count,
+            3,
+            Shape::Cloth {
+                rows,
+                cols,
+                shear: shear != 0,
+            },
+            compliance,
             links.cast(),
             link_capacity,
             out_link_count,
-            |x, l| crate::cloth(x, rows, cols, shear != 0, compliance, l),
         )
     }
 }
@@ -429,12 +450,14 @@ pub unsafe extern "C" fn xpbd_build_rope2_f32(
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe {
         build_raw(
-            positions.cast::<[f32; 2]>(),
+            positions,
             particle_count,
+            2,
+            Shape::Rope,
+            compliance,
             links.cast(),
             link_capacity,
             out_link_count,
-            |x, l| crate::rope(x, compliance, l),
         )
     }
 }
@@ -456,12 +479,14 @@ pub unsafe extern "C" fn xpbd_build_loop2_f32(
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe {
         build_raw(
-            positions.cast::<[f32; 2]>(),
+            positions,
             particle_count,
+            2,
+            Shape::Loop,
+            compliance,
             links.cast(),
             link_capacity,
             out_link_count,
-            |x, l| crate::closed_loop(x, compliance, l),
         )
     }
 }
@@ -490,12 +515,18 @@ pub unsafe extern "C" fn xpbd_build_cloth2_f32(
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe {
         build_raw(
-            positions.cast::<[f32; 2]>(),
+            positions,
             count,
+            2,
+            Shape::Cloth {
+                rows,
+                cols,
+                shear: shear != 0,
+            },
+            compliance,
             links.cast(),
             link_capacity,
             out_link_count,
-            |x, l| crate::cloth(x, rows, cols, shear != 0, compliance, l),
         )
     }
 }
@@ -594,12 +625,14 @@ pub unsafe extern "C" fn xpbd_build_rope3_f32(
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe {
         build_raw(
-            positions.cast::<[f32; 3]>(),
+            positions,
             particle_count,
+            3,
+            Shape::Rope,
+            compliance,
             links.cast(),
             link_capacity,
             out_link_count,
-            |x, l| crate::rope(x, compliance, l),
         )
     }
 }
@@ -621,12 +654,14 @@ pub unsafe extern "C" fn xpbd_build_loop3_f32(
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe {
         build_raw(
-            positions.cast::<[f32; 3]>(),
+            positions,
             particle_count,
+            3,
+            Shape::Loop,
+            compliance,
             links.cast(),
             link_capacity,
             out_link_count,
-            |x, l| crate::closed_loop(x, compliance, l),
         )
     }
 }
@@ -655,12 +690,18 @@ pub unsafe extern "C" fn xpbd_build_cloth3_f32(
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe {
         build_raw(
-            positions.cast::<[f32; 3]>(),
+            positions,
             count,
+            3,
+            Shape::Cloth {
+                rows,
+                cols,
+                shear: shear != 0,
+            },
+            compliance,
             links.cast(),
             link_capacity,
             out_link_count,
-            |x, l| crate::cloth(x, rows, cols, shear != 0, compliance, l),
         )
     }
 }

@@ -60,10 +60,22 @@ mod sealed {
                     p, l, begin, end, policy,
                 )
             }
-            #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+            #[cfg(any(
+                target_arch = "aarch64",
+                all(target_arch = "wasm32", target_feature = "simd128")
+            ))]
             // SAFETY: forwarded caller contract.
             unsafe {
                 crate::colored::generic_range(p, l, begin, end, policy)
+            }
+            #[cfg(not(any(
+                all(target_arch = "x86_64", target_feature = "sse2"),
+                target_arch = "aarch64",
+                all(target_arch = "wasm32", target_feature = "simd128")
+            )))]
+            // SAFETY: forwarded caller contract.
+            unsafe {
+                crate::colored::scalar_range(p, l, begin, end, policy)
             }
         }
     }
@@ -90,10 +102,22 @@ mod sealed {
                     p, l, begin, end, policy,
                 )
             }
-            #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+            #[cfg(any(
+                target_arch = "aarch64",
+                all(target_arch = "wasm32", target_feature = "simd128")
+            ))]
             // SAFETY: forwarded caller contract.
             unsafe {
                 crate::colored::generic_range(p, l, begin, end, policy)
+            }
+            #[cfg(not(any(
+                all(target_arch = "x86_64", target_feature = "sse2"),
+                target_arch = "aarch64",
+                all(target_arch = "wasm32", target_feature = "simd128")
+            )))]
+            // SAFETY: forwarded caller contract.
+            unsafe {
+                crate::colored::scalar_range(p, l, begin, end, policy)
             }
         }
     }

@@ -820,15 +820,23 @@ impl<T: Real, const D: usize> Substep<'_, '_, T, D> {
     }
 }
 
-/// Rest length `|x_j − x_i|` of a builder's link, rejected when not a
-/// finite positive number.
-fn rest_between<T: Real, const D: usize>(
-    positions: &[[T; D]],
+/// The coordinates of particle `k` in a flat array of `d` per particle.
+#[inline]
+fn coords<T>(positions: &[T], d: usize, k: usize) -> Option<&[T]> {
+    positions.get(k.checked_mul(d)?..k.checked_add(1)?.checked_mul(d)?)
+}
+
+/// Rest length `|x_j − x_i|` of a builder's link (coordinates summed in
+/// order, as [`length_squared`]), rejected when not a finite positive
+/// number.
+fn rest_between<T: Real>(
+    positions: &[T],
+    d: usize,
     i: usize,
     j: usize,
     constraint: usize,
 ) -> Result<T, SystemError> {
-    let (Some(xi), Some(xj)) = (positions.get(i), positions.get(j)) else {
+    let (Some(xi), Some(xj)) = (coords(positions, d, i), coords(positions, d, j)) else {
         return Err(SystemError::InvalidShape);
     };
     if !xi.iter().chain(xj.iter()).all(|v| v.is_finite()) {
@@ -840,26 +848,73 @@ fn rest_between<T: Real, const D: usize>(
             },
         });
     }
-    let rest = length_squared(xi, xj).sqrt();
+    let len2 = xi.iter().zip(xj).fold(T::ZERO, |acc, (a, b)| {
+        let d = *b - *a;
+        acc + d * d
+    });
+    let rest = len2.sqrt();
     if !rest.is_finite() || rest <= T::ZERO {
         return Err(SystemError::InvalidRestLength { constraint });
     }
     Ok(rest)
 }
 
-/// Writes `pairs` into `out` as links with rest lengths from the current
-/// positions, all-or-nothing: on error `out` is untouched.
-fn build<T: Real, const D: usize, I>(
-    positions: &[[T; D]],
+/// The links a builder writes: [`rope`], [`closed_loop`] or [`cloth`].
+#[derive(Clone, Copy)]
+pub(crate) enum Shape {
+    /// `(k, k + 1)`.
+    Rope,
+    /// `(k, k + 1)` and `(n − 1, 0)`.
+    Loop,
+    /// See [`cloth`].
+    Cloth {
+        /// Grid rows.
+        rows: usize,
+        /// Grid columns.
+        cols: usize,
+        /// With both diagonals of each cell.
+        shear: bool,
+    },
+}
+
+/// The one builder behind [`rope`], [`closed_loop`], [`cloth`] and the C
+/// `xpbd_build_*` functions: `n` particles of `d` coordinates each in the
+/// flat `positions` (`n·d` entries), the dimension a run-time value so
+/// that each precision has one copy of the code. Writes the links of
+/// `shape` with rest lengths from the positions, all-or-nothing: on error
+/// `out` is untouched.
+#[inline(never)]
+pub(crate) fn build<T: Real>(
+    positions: &[T],
+    n: usize,
+    d: usize,
+    shape: Shape,
     compliance: T,
     out: &mut [Link<T>],
-    needed: usize,
-    pairs: I,
-) -> Result<usize, SystemError>
-where
-    I: Iterator<Item = (usize, usize)> + Clone,
-{
-    if u32::try_from(positions.len()).is_err() {
+) -> Result<usize, SystemError> {
+    let needed = match shape {
+        Shape::Rope if n >= 2 => n.saturating_sub(1),
+        Shape::Loop if n >= 3 => n,
+        Shape::Cloth { rows, cols, shear }
+            if rows >= 2 && cols >= 2 && rows.checked_mul(cols) == Some(n) =>
+        {
+            cloth_link_count(rows, cols, shear).ok_or(SystemError::InvalidShape)?
+        }
+        _ => return Err(SystemError::InvalidShape),
+    };
+    let pair = |k: usize| match shape {
+        Shape::Rope => (k, k.saturating_add(1)),
+        Shape::Loop => (
+            k,
+            if k.saturating_add(1) == n {
+                0
+            } else {
+                k.saturating_add(1)
+            },
+        ),
+        Shape::Cloth { rows, cols, .. } => cloth_pair(k, rows, cols),
+    };
+    if u32::try_from(n).is_err() {
         return Err(SystemError::TooManyParticles);
     }
     if !finite_non_negative(compliance) {
@@ -869,11 +924,13 @@ where
         return Err(SystemError::CapacityTooSmall { needed });
     }
     // First pass: validate every link without writing.
-    for (constraint, (i, j)) in pairs.clone().enumerate() {
-        rest_between(positions, i, j, constraint)?;
+    for constraint in 0..needed {
+        let (i, j) = pair(constraint);
+        rest_between(positions, d, i, j, constraint)?;
     }
-    for (constraint, ((i, j), slot)) in pairs.zip(out.iter_mut()).enumerate() {
-        let rest = rest_between(positions, i, j, constraint)?;
+    for (constraint, slot) in out.iter_mut().take(needed).enumerate() {
+        let (i, j) = pair(constraint);
+        let rest = rest_between(positions, d, i, j, constraint)?;
         let (Ok(i), Ok(j)) = (u32::try_from(i), u32::try_from(j)) else {
             return Err(SystemError::TooManyParticles);
         };
@@ -906,17 +963,13 @@ pub fn rope<T: Real, const D: usize>(
     compliance: T,
     links: &mut [Link<T>],
 ) -> Result<usize, SystemError> {
-    let n = positions.len();
-    if n < 2 {
-        return Err(SystemError::InvalidShape);
-    }
-    let needed = n.saturating_sub(1);
     build(
-        positions,
+        positions.as_flattened(),
+        positions.len(),
+        D,
+        Shape::Rope,
         compliance,
         links,
-        needed,
-        (0..needed).map(|k| (k, k.saturating_add(1))),
     )
 }
 
@@ -931,25 +984,13 @@ pub fn closed_loop<T: Real, const D: usize>(
     compliance: T,
     links: &mut [Link<T>],
 ) -> Result<usize, SystemError> {
-    let n = positions.len();
-    if n < 3 {
-        return Err(SystemError::InvalidShape);
-    }
     build(
-        positions,
+        positions.as_flattened(),
+        positions.len(),
+        D,
+        Shape::Loop,
         compliance,
         links,
-        n,
-        (0..n).map(move |k| {
-            (
-                k,
-                if k.saturating_add(1) == n {
-                    0
-                } else {
-                    k.saturating_add(1)
-                },
-            )
-        }),
     )
 }
 
@@ -1022,15 +1063,12 @@ pub fn cloth<T: Real, const D: usize>(
     compliance: T,
     links: &mut [Link<T>],
 ) -> Result<usize, SystemError> {
-    if rows < 2 || cols < 2 || rows.checked_mul(cols) != Some(positions.len()) {
-        return Err(SystemError::InvalidShape);
-    }
-    let needed = cloth_link_count(rows, cols, shear).ok_or(SystemError::InvalidShape)?;
     build(
-        positions,
+        positions.as_flattened(),
+        positions.len(),
+        D,
+        Shape::Cloth { rows, cols, shear },
         compliance,
         links,
-        needed,
-        (0..needed).map(move |k| cloth_pair(k, rows, cols)),
     )
 }
