@@ -713,9 +713,11 @@ pub(crate) mod sse {
 
     /// The colored equations for `LANES` links at once: per lane the same
     /// IEEE operations in the same order as [`super::candidate`], and the
-    /// same decision (apply, or keep the old values).
+    /// same decision (apply or not). With `keep_old`, lanes not applied get
+    /// their old values back; without, the outputs are the candidates in
+    /// every lane (for a caller that writes only when all lanes apply).
     #[inline(always)]
-    fn solve<T: Real, V: Lanes<T>>(x: &Group<'_, V>) -> Solved<V> {
+    fn solve<T: Real, V: Lanes<T>>(x: &Group<'_, V>, keep_old: bool) -> Solved<V> {
         let zero = V::splat(T::ZERO);
         let one = V::splat(T::ONE);
         let min_pos = V::splat(T::MIN_POSITIVE);
@@ -755,7 +757,7 @@ pub(crate) mod sse {
         let long = len2.ge(min_pos);
         let apply = moving.and(long).and(finite);
         let applied = apply.mask();
-        if applied != all_lanes::<T, V>() {
+        if keep_old && applied != all_lanes::<T, V>() {
             let sel = |new: V, old: V| apply.and(new).or(apply.andnot(old));
             nax = sel(nax, ax);
             nay = sel(nay, ay);
@@ -784,10 +786,12 @@ pub(crate) mod sse {
     ///
     /// # Safety
     /// Implementations read and write only the particles of the group's
-    /// links and the group's λ, and return `None` having written nothing.
+    /// links and the group's λ; they return `Some` only when every lane was
+    /// applied (and written), and `None` having written nothing.
     unsafe trait FastPath<T: Real, V: Lanes<T>>: Copy {
-        /// Solves the group `k .. k + LANES` and writes its results, or
-        /// returns `None` (and leaves it to the general path).
+        /// Solves the group `k .. k + LANES` and writes its results when
+        /// every lane applies; otherwise returns `None` and leaves the group
+        /// to the general path.
         ///
         /// # Safety
         /// As [`super::solve_range`], for the links `k .. k + LANES` (all
@@ -914,13 +918,22 @@ pub(crate) mod sse {
                     load_pairs(l.w.add(i0)),
                 )
             };
-            let o = solve::<f32, __m128>(&Group {
-                a: [ax, ay, az],
-                b: [bx, by, bz],
-                wi,
-                wj,
-                link,
-            });
+            let o = solve::<f32, __m128>(
+                &Group {
+                    a: [ax, ay, az],
+                    b: [bx, by, bz],
+                    wi,
+                    wj,
+                    link,
+                },
+                false,
+            );
+            if o.applied != 15 {
+                // Rare: leave the group (nothing written) to the general
+                // path, which keeps the old values in the lanes not
+                // applied. The old values need not stay in registers here.
+                return None;
+            }
             let ([nax, nay, naz], [nbx, nby, nbz]) = (o.a, o.b);
             // SAFETY: as for the loads; λ of the links `k .. k + 4`.
             unsafe {
@@ -977,6 +990,24 @@ pub(crate) mod sse {
         }
     }
 
+    /// The link values of the group `k .. k + LANES`.
+    ///
+    /// # Safety
+    /// `k .. k + LANES` are positions of the link arrays.
+    #[inline(always)]
+    unsafe fn load_link<T: Real, V: Lanes<T>>(l: RawLinks<T>, k: usize) -> LinkLanes<V> {
+        // SAFETY: in bounds (caller contract); only λ is ever written, by
+        // the thread that owns these links.
+        unsafe {
+            LinkLanes {
+                rest: V::load(l.rest.add(k)),
+                alpha: V::load(l.alpha.add(k)),
+                g: V::load(l.g.add(k)),
+                lambda: V::load(l.lambda.add(k)),
+            }
+        }
+    }
+
     /// # Safety
     /// As [`super::solve_range`]; `fast` accesses the particles of `p` (or
     /// nothing).
@@ -1001,71 +1032,83 @@ pub(crate) mod sse {
         let mut max_r = zero;
         let mut k = begin;
         let z4 = [T::ZERO; 4];
-        while k + n <= end {
-            // SAFETY: `k .. k + n` are link positions of the range.
-            let link = unsafe {
-                LinkLanes {
-                    rest: V::load(l.rest.add(k)),
-                    alpha: V::load(l.alpha.add(k)),
-                    g: V::load(l.g.add(k)),
-                    lambda: V::load(l.lambda.add(k)),
+        loop {
+            // Groups the fast path takes (every lane applied, so the
+            // statistics are a count and the maxima), in a tight loop of
+            // their own. It stops at the end of the range or at the first
+            // group left to the general path.
+            let other = loop {
+                if k + n > end {
+                    break None;
+                }
+                // SAFETY: `k .. k + n` are link positions of the range.
+                let link = unsafe { load_link::<T, V>(l, k) };
+                // SAFETY: as above (caller contract).
+                match unsafe { fast.group(k, &link) } {
+                    Some(o) => {
+                        applied += all.count_ones();
+                        max_c = max_c.max(sign.andnot(o.c));
+                        max_r = max_r.max(sign.andnot(o.numerator));
+                        k += n;
+                    }
+                    None => break Some(link),
                 }
             };
-            // SAFETY: `k .. k + n` lies in the range (caller contract).
-            let o = if let Some(o) = unsafe { fast.group(k, &link) } {
-                o
-            } else {
-                let mut pi = [0usize; 4];
-                let mut pj = [0usize; 4];
-                let (mut ax, mut ay, mut az, mut bx, mut by, mut bz, mut wi, mut wj) =
-                    (z4, z4, z4, z4, z4, z4, z4, z4);
-                for t in 0..n {
-                    // SAFETY: `k + t < end` is a link position of the range,
-                    // its indices are below the particle count (caller
-                    // contract).
-                    unsafe {
-                        let i = ix(*l.i.add(k + t));
-                        let j = ix(*l.j.add(k + t));
-                        pi[t] = i;
-                        pj[t] = j;
-                        let a = p.get(i);
-                        let b = p.get(j);
-                        ax[t] = a[0];
-                        ay[t] = a[1];
-                        az[t] = a[2];
-                        bx[t] = b[0];
-                        by[t] = b[1];
-                        bz[t] = b[2];
-                        wi[t] = *l.w.add(i);
-                        wj[t] = *l.w.add(j);
-                    }
+            let Some(link) = other else {
+                break;
+            };
+            // The general path: gather, solve, scatter.
+            let mut pi = [0usize; 4];
+            let mut pj = [0usize; 4];
+            let (mut ax, mut ay, mut az, mut bx, mut by, mut bz, mut wi, mut wj) =
+                (z4, z4, z4, z4, z4, z4, z4, z4);
+            for t in 0..n {
+                // SAFETY: `k + t < end` is a link position of the range,
+                // its indices are below the particle count (caller
+                // contract).
+                unsafe {
+                    let i = ix(*l.i.add(k + t));
+                    let j = ix(*l.j.add(k + t));
+                    pi[t] = i;
+                    pj[t] = j;
+                    let a = p.get(i);
+                    let b = p.get(j);
+                    ax[t] = a[0];
+                    ay[t] = a[1];
+                    az[t] = a[2];
+                    bx[t] = b[0];
+                    by[t] = b[1];
+                    bz[t] = b[2];
+                    wi[t] = *l.w.add(i);
+                    wj[t] = *l.w.add(j);
                 }
-                let o = solve::<T, V>(&Group {
+            }
+            let o = solve::<T, V>(
+                &Group {
                     a: [V::set(&ax), V::set(&ay), V::set(&az)],
                     b: [V::set(&bx), V::set(&by), V::set(&bz)],
                     wi: V::set(&wi),
                     wj: V::set(&wj),
                     link: &link,
-                });
-                let (mut oax, mut oay, mut oaz, mut obx, mut oby, mut obz) =
-                    (z4, z4, z4, z4, z4, z4);
-                o.a[0].get(&mut oax);
-                o.a[1].get(&mut oay);
-                o.a[2].get(&mut oaz);
-                o.b[0].get(&mut obx);
-                o.b[1].get(&mut oby);
-                o.b[2].get(&mut obz);
-                // SAFETY: as for the loads; the links of the range share no
-                // particle, so no two lanes write the same particle.
-                unsafe {
-                    o.lambda.store(l.lambda.add(k));
-                    for t in 0..n {
-                        p.set(pi[t], [oax[t], oay[t], oaz[t]]);
-                        p.set(pj[t], [obx[t], oby[t], obz[t]]);
-                    }
+                },
+                true,
+            );
+            let (mut oax, mut oay, mut oaz, mut obx, mut oby, mut obz) = (z4, z4, z4, z4, z4, z4);
+            o.a[0].get(&mut oax);
+            o.a[1].get(&mut oay);
+            o.a[2].get(&mut oaz);
+            o.b[0].get(&mut obx);
+            o.b[1].get(&mut oby);
+            o.b[2].get(&mut obz);
+            // SAFETY: as for the loads; the links of the range share no
+            // particle, so no two lanes write the same particle.
+            unsafe {
+                o.lambda.store(l.lambda.add(k));
+                for t in 0..n {
+                    p.set(pi[t], [oax[t], oay[t], oaz[t]]);
+                    p.set(pj[t], [obx[t], oby[t], obz[t]]);
                 }
-                o
-            };
+            }
             if o.applied == all {
                 // Every lane applied: nothing skipped, nothing failed.
                 applied += all.count_ones();
