@@ -56,9 +56,7 @@ mod sealed {
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             // SAFETY: forwarded caller contract.
             unsafe {
-                crate::colored::sse::range::<f32, core::arch::x86_64::__m128, P>(
-                    p, l, begin, end, policy,
-                )
+                crate::colored::sse::range_f32::<P>(p, l, begin, end, policy)
             }
             #[cfg(any(
                 target_arch = "aarch64",
