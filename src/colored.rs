@@ -261,6 +261,13 @@ unsafe impl<T: Real> RawParticles<T> for RawStrided<T> {
             *z.add(o) = c;
         }
     }
+    /// Three separate arrays (stride 1, the C SoA layout) are [`RawSoa`]:
+    /// the same particles, so the neighbour fast path applies from C too.
+    #[inline(always)]
+    fn soa(self) -> Option<RawSoa<T>> {
+        let [x, y, z] = self.xyz;
+        (self.stride == 1).then_some(RawSoa { x, y, z })
+    }
 }
 
 /// The particles of a C colored system, either layout ([`RawStrided`]).
