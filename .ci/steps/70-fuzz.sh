@@ -2,7 +2,8 @@
 # cargo-fuzz (libFuzzer + ASan, debug assertions) on every C entry point,
 # grouped by area (distance_f64, distance_f32, status_str, system, step,
 # colored):
-# fuzz/fuzz_targets/*.rs, 60 s each (FUZZ_SECONDS to change it), from an
+# fuzz/fuzz_targets/*.rs, 60 s each (FUZZ_SECONDS to change it; FUZZ_JOBS
+# targets at a time, default one per core), from an
 # empty corpus. Any crash, sanitizer report or failed invariant (a status
 # outside the documented set, memory that differs from the SPEC model, a
 # write on error) fails the step. Prints executions per second and corpus
@@ -18,14 +19,29 @@ cd fuzz
 cargo fmt --check
 cargo clippy --all-targets -- -D warnings
 cargo +nightly fuzz build
-for t in $(cargo +nightly fuzz list); do
+# Targets run FUZZ_JOBS at a time (default: one per core), each libFuzzer
+# process on its own core for the full time: the same per-target budget.
+jobs="${FUZZ_JOBS:-$(nproc)}"
+run_one() {
+    local t=$1 log="../target/fuzz-$1.log"
+    cargo +nightly fuzz run "$t" -- -max_total_time="$seconds" -print_final_stats=1 > "$log" 2>&1
+}
+targets=($(cargo +nightly fuzz list))
+for ((s0 = 0; s0 < ${#targets[@]}; s0 += jobs)); do
+    batch=("${targets[@]:s0:jobs}")
+    echo "--- fuzzing ${batch[*]} for ${seconds} s each"
+    pids=()
+    for t in "${batch[@]}"; do run_one "$t" & pids+=($!); done
+    for i in "${!batch[@]}"; do
+        if ! wait "${pids[$i]}"; then
+            tail -n 60 "../target/fuzz-${batch[$i]}.log"
+            echo "fuzz target ${batch[$i]} failed"
+            exit 1
+        fi
+    done
+done
+for t in "${targets[@]}"; do
     log="../target/fuzz-$t.log"
-    echo "--- fuzzing $t for ${seconds} s"
-    if ! cargo +nightly fuzz run "$t" -- -max_total_time="$seconds" -print_final_stats=1 > "$log" 2>&1; then
-        tail -n 60 "$log"
-        echo "fuzz target $t failed"
-        exit 1
-    fi
     runs=$(awk '/stat::number_of_executed_units/ {print $2}' "$log")
     rate=$(awk '/stat::average_exec_per_sec/ {print $2}' "$log")
     # libFuzzer's final corpus: units and total size (from its DONE line).
