@@ -107,8 +107,10 @@ struct Cloth {
         world.scratch_count = xpbd_step_scratch_len(N);
         config = xpbd_step_config3_default_f32();  // g = (0, -9.81, 0)
         // Not the 32 x 4 of the C (double) version: in float that left the
-        // cloth jittering at about 2 cm/s; 16 x 8 rests at about 2 mm/s
-        // (measured, for this scene).
+        // cloth jittering at about 2 cm/s; 16 x 8 rests below 1 mm/s. Float
+        // positions near 1 m move in ulps of 1.2e-7 m, so with short
+        // substeps v = dx/h is coarse and damping is lost to rounding:
+        // fewer, longer substeps in float (see the README).
         config.substeps = 16;
         config.iterations = 8;
         config.damping = 2.0f;         // 1/s, so the cloth comes to rest
