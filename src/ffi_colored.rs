@@ -32,7 +32,7 @@ use core::ptr;
 use crate::colored::{self, ColoredLinks, ColoredSystem, RawLinks, RawStrided, Strided};
 use crate::ffi::XpbdStatus;
 use crate::ffi_system::{
-    check_buffer, policy_of, read_system, slice, slice_mut, write_opt, Span, XpbdLink, XpbdLinkF32,
+    check_buffers, policy_of, read_system, slice, slice_mut, write_opt, Buf, XpbdLink, XpbdLinkF32,
     XpbdSweepStats, XpbdSweepStatsF32,
 };
 use crate::real::Real;
@@ -250,40 +250,26 @@ fn check<T, S>(f: &Fields<T>, sys: *const S) -> Result<(Layout, ZeroLength), Xpb
         _ => return Err(XpbdStatus::InvalidArgument),
     };
     let starts = f.colors.checked_add(1).ok_or(XpbdStatus::InvalidArgument)?;
-    let none = Span::empty();
     let (p0, p1, p2) = match layout {
-        Layout::Aos => (check_buffer(f.positions, n)?, none, none),
-        Layout::Soa => (
-            check_buffer(f.x, n)?,
-            check_buffer(f.y, n)?,
-            check_buffer(f.z, n)?,
-        ),
+        Layout::Aos => (Buf::of(f.positions, n), Buf::of(f.x, 0), Buf::of(f.x, 0)),
+        Layout::Soa => (Buf::of(f.x, n), Buf::of(f.y, n), Buf::of(f.z, n)),
     };
-    let spans = [
+    check_buffers(&[
         p0,
         p1,
         p2,
-        check_buffer(f.w, n)?,
-        check_buffer(f.i, m)?,
-        check_buffer(f.j, m)?,
-        check_buffer(f.rest, m)?,
-        check_buffer(f.compliance, m)?,
-        check_buffer(f.lambda, m)?,
-        check_buffer(f.alpha, m)?,
-        check_buffer(f.g, m)?,
-        check_buffer(f.starts, starts)?,
-        check_buffer(f.stamp, n)?,
-        Span::of(sys, 1).ok_or(XpbdStatus::InvalidArgument)?,
-    ];
-    for (k, a) in spans.iter().enumerate() {
-        if spans
-            .iter()
-            .skip(k.saturating_add(1))
-            .any(|b| a.overlaps(*b))
-        {
-            return Err(XpbdStatus::AliasedBuffers);
-        }
-    }
+        Buf::of(f.w, n),
+        Buf::of(f.i, m),
+        Buf::of(f.j, m),
+        Buf::of(f.rest, m),
+        Buf::of(f.compliance, m),
+        Buf::of(f.lambda, m),
+        Buf::of(f.alpha, m),
+        Buf::of(f.g, m),
+        Buf::of(f.starts, starts),
+        Buf::of(f.stamp, n),
+        Buf::of(sys, 1),
+    ])?;
     Ok((layout, policy))
 }
 
@@ -874,17 +860,12 @@ pub unsafe extern "C" fn xpbd_color_order(
     let Ok(cc) = usize::try_from(color_count) else {
         return XpbdStatus::InvalidArgument;
     };
-    let spans = (
-        check_buffer(colors, link_count),
-        check_buffer(color_starts, cc.saturating_add(1)),
-        check_buffer(order, link_count),
-    );
-    let (a, b, c) = match spans {
-        (Ok(a), Ok(b), Ok(c)) => (a, b, c),
-        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return e,
-    };
-    if a.overlaps(b) || a.overlaps(c) || b.overlaps(c) {
-        return XpbdStatus::AliasedBuffers;
+    if let Err(e) = check_buffers(&[
+        Buf::of(colors, link_count),
+        Buf::of(color_starts, cc.saturating_add(1)),
+        Buf::of(order, link_count),
+    ]) {
+        return e;
     }
     // SAFETY: checked non-null (or empty), aligned, bounded, disjoint.
     let r = unsafe {
@@ -978,12 +959,8 @@ unsafe fn coloring_raw(
     if out.is_null() {
         return XpbdStatus::NullPointer;
     }
-    let (c, o) = match (check_buffer(colors, capacity), check_buffer(out, 1)) {
-        (Ok(c), Ok(o)) => (c, o),
-        (Err(e), _) | (_, Err(e)) => return e,
-    };
-    if c.overlaps(o) {
-        return XpbdStatus::AliasedBuffers;
+    if let Err(e) = check_buffers(&[Buf::of(colors, capacity), Buf::of(out, 1)]) {
+        return e;
     }
     // SAFETY: checked non-null (or empty), aligned, bounded, disjoint.
     match f(unsafe { slice_mut(colors, capacity) }) {
@@ -1009,23 +986,13 @@ unsafe fn greedy_raw<T: Real>(
     if out.is_null() {
         return XpbdStatus::NullPointer;
     }
-    let spans = [
-        check_buffer(links, m),
-        check_buffer(scratch, n),
-        check_buffer(colors, m),
-        check_buffer(out, 1),
-    ];
-    let mut ok = [Span::empty(); 4];
-    for (slot, s) in ok.iter_mut().zip(spans) {
-        match s {
-            Ok(s) => *slot = s,
-            Err(e) => return e,
-        }
-    }
-    for (k, a) in ok.iter().enumerate() {
-        if ok.iter().skip(k.saturating_add(1)).any(|b| a.overlaps(*b)) {
-            return XpbdStatus::AliasedBuffers;
-        }
+    if let Err(e) = check_buffers(&[
+        Buf::of(links, m),
+        Buf::of(scratch, n),
+        Buf::of(colors, m),
+        Buf::of(out, 1),
+    ]) {
+        return e;
     }
     // SAFETY: checked non-null (or empty), aligned, bounded, disjoint.
     let r = unsafe {
@@ -1060,26 +1027,16 @@ unsafe fn fill_raw<T: Real>(
     compliance: *mut T,
     lambda: *mut T,
 ) -> XpbdStatus {
-    let spans = [
-        check_buffer(links, source_count),
-        check_buffer(order, m),
-        check_buffer(i, m),
-        check_buffer(j, m),
-        check_buffer(rest, m),
-        check_buffer(compliance, m),
-        check_buffer(lambda, m),
-    ];
-    let mut ok = [Span::empty(); 7];
-    for (slot, s) in ok.iter_mut().zip(spans) {
-        match s {
-            Ok(s) => *slot = s,
-            Err(e) => return e,
-        }
-    }
-    for (k, a) in ok.iter().enumerate() {
-        if ok.iter().skip(k.saturating_add(1)).any(|b| a.overlaps(*b)) {
-            return XpbdStatus::AliasedBuffers;
-        }
+    if let Err(e) = check_buffers(&[
+        Buf::of(links, source_count),
+        Buf::of(order, m),
+        Buf::of(i, m),
+        Buf::of(j, m),
+        Buf::of(rest, m),
+        Buf::of(compliance, m),
+        Buf::of(lambda, m),
+    ]) {
+        return e;
     }
     // SAFETY: checked non-null (or empty), aligned, bounded, disjoint.
     let r = unsafe {

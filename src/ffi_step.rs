@@ -10,7 +10,7 @@ use core::ptr;
 
 use crate::ffi::XpbdStatus;
 use crate::ffi_system::{
-    check_buffer, policy_of, read_system, slice, slice_mut, write_opt, Span, XpbdLink, XpbdLinkF32,
+    check_buffers, policy_of, read_system, slice, slice_mut, write_opt, Buf, XpbdLink, XpbdLinkF32,
     XpbdSweepStats, XpbdSweepStatsF32,
 };
 use crate::real::Real;
@@ -379,38 +379,20 @@ pub(crate) unsafe fn step_raw<T: Real, W: RawWorld<T>>(
         return XpbdStatus::InvalidArgument;
     };
     let (x, v, m, n, l, nl, pl, np, sp, ns, ct, nc, sc, nsc) = w.parts();
-    let spans = [
-        check_buffer(x, n),
-        check_buffer(v, n),
-        check_buffer(m, n),
-        check_buffer(l, nl),
-        check_buffer(pl, np),
-        check_buffer(sp, ns),
-        check_buffer(ct, nc),
-        check_buffer(sc, nsc),
-        Span::of(world, 1).ok_or(XpbdStatus::InvalidArgument),
-        Span::of(config, 1).ok_or(XpbdStatus::InvalidArgument),
-        if out.is_null() {
-            Ok(Span::of(out, 0).unwrap_or_default())
-        } else {
-            check_buffer(out, 1)
-        },
-    ];
-    let mut checked = [Span::default(); 11];
-    for (slot, span) in checked.iter_mut().zip(spans) {
-        match span {
-            Ok(s) => *slot = s,
-            Err(e) => return e,
-        }
-    }
-    for (k, a) in checked.iter().enumerate() {
-        if checked
-            .iter()
-            .skip(k.saturating_add(1))
-            .any(|b| a.overlaps(*b))
-        {
-            return XpbdStatus::AliasedBuffers;
-        }
+    if let Err(e) = check_buffers(&[
+        Buf::of(x, n),
+        Buf::of(v, n),
+        Buf::of(m, n),
+        Buf::of(l, nl),
+        Buf::of(pl, np),
+        Buf::of(sp, ns),
+        Buf::of(ct, nc),
+        Buf::of(sc, nsc),
+        Buf::of(world, 1),
+        Buf::of(config, 1),
+        Buf::of(out, usize::from(!out.is_null())),
+    ]) {
+        return e;
     }
     // SAFETY: every buffer is non-null (or empty), aligned, bounded, valid
     // for its count by the caller's contract, and no two overlap each other,

@@ -351,43 +351,85 @@ impl From<SystemError> for XpbdStatus {
 }
 
 /// A byte range `[start, end)` of a caller buffer, for the overlap check.
-#[derive(Clone, Copy, Default)]
-pub(crate) struct Span(usize, usize);
+#[derive(Clone, Copy)]
+struct Span(usize, usize);
 
 impl Span {
-    /// The empty span.
-    pub(crate) fn empty() -> Span {
-        Span(0, 0)
-    }
-    pub(crate) fn of<U>(p: *const U, count: usize) -> Option<Span> {
-        #[allow(clippy::as_conversions)]
-        // the address only, for comparison (MSRV 1.81 lacks `addr()`)
-        let start = p as usize;
-        let end = start.checked_add(count.checked_mul(size_of::<U>())?)?;
-        Some(Span(start, end))
-    }
-    pub(crate) fn overlaps(self, other: Span) -> bool {
+    fn overlaps(self, other: Span) -> bool {
         self.0 < other.1 && other.0 < self.1 && self.0 != self.1 && other.0 != other.1
     }
 }
 
-/// Checks one caller buffer: NULL only with count 0, aligned, and no larger
-/// than a Rust slice may be.
-pub(crate) fn check_buffer<U>(p: *const U, count: usize) -> Result<Span, XpbdStatus> {
-    if count == 0 {
-        return Ok(Span(0, 0));
+/// A caller buffer for the checks, independent of its element type: address,
+/// element count, element size and alignment.
+#[derive(Clone, Copy)]
+pub(crate) struct Buf {
+    addr: usize,
+    count: usize,
+    size: usize,
+    align: usize,
+}
+
+impl Buf {
+    /// `count` elements of `U` at `p`.
+    #[inline(always)]
+    pub(crate) fn of<U>(p: *const U, count: usize) -> Buf {
+        Buf {
+            #[allow(clippy::as_conversions)]
+            // the address only, for comparison (MSRV 1.81 lacks `addr()`)
+            addr: p as usize,
+            count,
+            size: size_of::<U>(),
+            align: align_of::<U>(),
+        }
     }
-    if p.is_null() {
-        return Err(XpbdStatus::NullPointer);
+
+    /// Checks the buffer: NULL only with count 0, aligned, and no larger
+    /// than a Rust slice may be; its byte range.
+    fn span(self) -> Result<Span, XpbdStatus> {
+        if self.count == 0 {
+            return Ok(Span(0, 0));
+        }
+        if self.addr == 0 {
+            return Err(XpbdStatus::NullPointer);
+        }
+        // `align` is a power of two.
+        if self.addr & self.align.wrapping_sub(1) != 0 {
+            return Err(XpbdStatus::InvalidArgument);
+        }
+        let len = self
+            .count
+            .checked_mul(self.size)
+            .ok_or(XpbdStatus::InvalidArgument)?;
+        let end = self
+            .addr
+            .checked_add(len)
+            .ok_or(XpbdStatus::InvalidArgument)?;
+        if isize::try_from(len).is_err() {
+            return Err(XpbdStatus::InvalidArgument);
+        }
+        Ok(Span(self.addr, end))
     }
-    if !p.is_aligned() {
-        return Err(XpbdStatus::InvalidArgument);
+}
+
+/// Checks caller buffers in order (the first failing one names the status:
+/// NULL with a non-zero count, misaligned, or too large), then that no two
+/// of them overlap (`XPBD_STATUS_ALIASED_BUFFERS`). One copy for every
+/// entry point, whatever the element types.
+#[inline(never)]
+pub(crate) fn check_buffers(bufs: &[Buf]) -> Result<(), XpbdStatus> {
+    for b in bufs {
+        b.span()?;
     }
-    let span = Span::of(p, count).ok_or(XpbdStatus::InvalidArgument)?;
-    if isize::try_from(span.1.wrapping_sub(span.0)).is_err() {
-        return Err(XpbdStatus::InvalidArgument);
+    for (k, a) in bufs.iter().enumerate() {
+        let a = a.span()?;
+        for b in bufs.iter().skip(k.saturating_add(1)) {
+            if a.overlaps(b.span()?) {
+                return Err(XpbdStatus::AliasedBuffers);
+            }
+        }
     }
-    Ok(span)
+    Ok(())
 }
 
 /// Safe views of a system's buffers.
@@ -418,21 +460,12 @@ unsafe fn parts<'a, T: Real, const D: usize, S: RawSystem<T, D>>(
 ) -> Result<Parts<'a, T, D>, XpbdStatus> {
     let policy = policy_of(s.policy()).ok_or(XpbdStatus::InvalidArgument)?;
     let n = s.particle_count();
-    let spans = [
-        check_buffer(s.positions(), n)?,
-        check_buffer(s.inverse_masses(), n)?,
-        check_buffer(s.links(), s.link_count())?,
-        Span::of(sys_addr, 1).ok_or(XpbdStatus::InvalidArgument)?,
-    ];
-    for (k, a) in spans.iter().enumerate() {
-        if spans
-            .iter()
-            .skip(k.saturating_add(1))
-            .any(|b| a.overlaps(*b))
-        {
-            return Err(XpbdStatus::AliasedBuffers);
-        }
-    }
+    check_buffers(&[
+        Buf::of(s.positions(), n),
+        Buf::of(s.inverse_masses(), n),
+        Buf::of(s.links(), s.link_count()),
+        Buf::of(sys_addr, 1),
+    ])?;
     // SAFETY: each pointer is non-null (or its count is 0, when a dangling
     // aligned pointer is used), aligned, spans at most isize::MAX bytes, is
     // valid for its count by the caller's contract, and the three buffers do
@@ -662,19 +695,14 @@ pub(crate) unsafe fn build_raw<T: Real>(
     if out_count.is_null() {
         return XpbdStatus::NullPointer;
     }
-    // On overflow `check_buffer` rejects the span as `[T; d]` entries would.
+    // On overflow `check_buffers` rejects the span as `[T; d]` entries would.
     let coordinates = count.saturating_mul(d);
-    let spans = (
-        check_buffer(positions, coordinates),
-        check_buffer(links, capacity),
-        check_buffer(out_count, 1),
-    );
-    let (p, l, o) = match spans {
-        (Ok(p), Ok(l), Ok(o)) => (p, l, o),
-        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return e,
-    };
-    if p.overlaps(l) || p.overlaps(o) || l.overlaps(o) {
-        return XpbdStatus::AliasedBuffers;
+    if let Err(e) = check_buffers(&[
+        Buf::of(positions, coordinates),
+        Buf::of(links, capacity),
+        Buf::of(out_count, 1),
+    ]) {
+        return e;
     }
     // SAFETY: checked non-null (or empty), aligned, bounded and disjoint;
     // valid for their counts by the caller's contract.

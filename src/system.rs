@@ -312,17 +312,40 @@ pub(crate) fn validate<T: Real, const D: usize>(
     h: T,
     policy: ZeroLength,
 ) -> Result<(), SystemError> {
+    validate_flat(
+        positions.as_flattened(),
+        positions.len(),
+        inverse_masses,
+        links,
+        h,
+        policy,
+    )
+}
+
+/// [`validate`] over flattened positions (`count` particles of
+/// `x.len() / count` coordinates): one copy per float type, whatever the
+/// dimension (a cold path: once per substep).
+#[inline(never)]
+fn validate_flat<T: Real>(
+    x: &[T],
+    count: usize,
+    inverse_masses: &[T],
+    links: &[Link<T>],
+    h: T,
+    policy: ZeroLength,
+) -> Result<(), SystemError> {
     if !h.is_finite() || h <= T::ZERO {
         return Err(SystemError::InvalidTimeStep);
     }
-    if positions.len() != inverse_masses.len() {
+    if count != inverse_masses.len() {
         return Err(SystemError::ParticleCountMismatch);
     }
-    if u32::try_from(positions.len()).is_err() {
+    if u32::try_from(count).is_err() {
         return Err(SystemError::TooManyParticles);
     }
-    for (particle, (x, w)) in positions.iter().zip(inverse_masses).enumerate() {
-        if !x.iter().all(|c| c.is_finite()) {
+    let d = x.len().checked_div(count).unwrap_or(0);
+    for (particle, w) in inverse_masses.iter().enumerate() {
+        if !coordinates(x, d, particle).iter().all(|c| c.is_finite()) {
             return Err(SystemError::NonFinitePosition { particle });
         }
         if !finite_non_negative(*w) {
@@ -331,12 +354,9 @@ pub(crate) fn validate<T: Real, const D: usize>(
     }
     let h2 = h * h;
     for (constraint, link) in links.iter().enumerate() {
-        let (Some(xi), Some(xj), Some(&wi), Some(&wj)) = (
-            get(positions, link.i),
-            get(positions, link.j),
-            get(inverse_masses, link.i),
-            get(inverse_masses, link.j),
-        ) else {
+        // `inverse_masses` has `count` entries: its bounds are the particles'.
+        let (Some(&wi), Some(&wj)) = (get(inverse_masses, link.i), get(inverse_masses, link.j))
+        else {
             return Err(SystemError::IndexOutOfRange { constraint });
         };
         if link.i == link.j {
@@ -358,12 +378,38 @@ pub(crate) fn validate<T: Real, const D: usize>(
             if !alpha.is_finite() || !denominator.is_finite() || denominator <= T::ZERO {
                 return Err(SystemError::UnrepresentableScale { constraint });
             }
-            if policy == ZeroLength::Reject && length_squared(xi, xj) < T::MIN_POSITIVE {
-                return Err(SystemError::ZeroLength { constraint });
+            if policy == ZeroLength::Reject {
+                let (xi, xj) = (
+                    coordinates(x, d, index(link.i)),
+                    coordinates(x, d, index(link.j)),
+                );
+                let l2 = xi.iter().zip(xj).fold(T::ZERO, |acc, (a, b)| {
+                    let d = *b - *a;
+                    acc + d * d
+                });
+                if l2 < T::MIN_POSITIVE {
+                    return Err(SystemError::ZeroLength { constraint });
+                }
             }
         }
     }
     Ok(())
+}
+
+/// The `d` coordinates of particle `k` in flattened positions (empty when
+/// out of range, which the callers have excluded).
+#[inline]
+fn coordinates<T>(x: &[T], d: usize, k: usize) -> &[T] {
+    k.checked_mul(d)
+        .and_then(|start| x.get(start..start.checked_add(d)?))
+        .unwrap_or(&[])
+}
+
+/// A `u32` index as `usize` (`usize::MAX` where it does not fit, which no
+/// slice reaches).
+#[inline]
+fn index(i: u32) -> usize {
+    usize::try_from(i).unwrap_or(usize::MAX)
 }
 
 #[inline]
