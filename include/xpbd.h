@@ -548,7 +548,10 @@ typedef struct XpbdStepConfig3F32 {
    */
   float tolerance;
   /**
-   * Velocity damping c (1/s).
+   * Velocity damping c (1/s): v ← v·max(0, 1 − c h) per substep. In
+   * float, short substeps defeat it: v = Δx/h comes in quanta of
+   * ulp(x)/h, and below about 0.5/(c h) quanta the damping's change to
+   * x + h v is lost to rounding. Prefer fewer, longer substeps.
    */
   float damping;
   /**

@@ -120,7 +120,10 @@ pub struct XpbdStepConfig3F32 {
     pub iterations: u32,
     /// 0: exactly `iterations` sweeps; > 0: early stop tolerance (m).
     pub tolerance: f32,
-    /// Velocity damping c (1/s).
+    /// Velocity damping c (1/s): v ← v·max(0, 1 − c h) per substep. In
+    /// float, short substeps defeat it: v = Δx/h comes in quanta of
+    /// ulp(x)/h, and below about 0.5/(c h) quanta the damping's change to
+    /// x + h v is lost to rounding. Prefer fewer, longer substeps.
     pub damping: f32,
     /// Particle radius for contacts (m).
     pub particle_radius: f32,
