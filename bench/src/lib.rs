@@ -138,6 +138,16 @@ fn bits<T: Real>(v: impl IntoIterator<Item = T>) -> Vec<u64> {
     v.into_iter().map(|x| x.to_f64().to_bits()).collect()
 }
 
+/// The coordinates of `x` as three arrays (structure of arrays).
+fn soa_of<T: Copy>(x: &[[T; 3]]) -> [Vec<T>; 3] {
+    [0, 1, 2].map(|c| x.iter().map(|p| p[c]).collect())
+}
+
+/// The bits of SoA positions, particle by particle (x, y, z).
+fn soa_bits<T: Real>(x: &[T], y: &[T], z: &[T]) -> Vec<u64> {
+    bits(x.iter().zip(y).zip(z).flat_map(|((&a, &b), &c)| [a, b, c]))
+}
+
 /// A stretched, slightly bent scene: positions, inverse masses, links.
 struct Scene<T> {
     x: Vec<[T; 3]>,
@@ -348,7 +358,7 @@ fn colored_case<T: Real + CRef>(
     let n = scene.x.len();
     let mut stamp = vec![0u32; n];
     // Rust SoA.
-    let [mut x, mut y, mut z] = [0, 1, 2].map(|c| scene.x.iter().map(|p| p[c]).collect::<Vec<T>>());
+    let [mut x, mut y, mut z] = soa_of(&scene.x);
     let (sps, sns) = {
         let mut sys = ColoredSystem::new(
             Soa {
@@ -375,7 +385,7 @@ fn colored_case<T: Real + CRef>(
         }
         r
     };
-    let soa_bits = bits((0..n).flat_map(|k| [x[k], y[k], z[k]]));
+    let soa_result = soa_bits(&x, &y, &z);
     // Rust AoS.
     let mut xa = scene.x.clone();
     let (aps, ans) = {
@@ -402,19 +412,18 @@ fn colored_case<T: Real + CRef>(
         }
         r
     };
-    if soa_bits != bits(xa.iter().flatten().copied()) {
+    if soa_result != bits(xa.iter().flatten().copied()) {
         return Err(format!("{name}: colored SoA and AoS results differ"));
     }
     // C colored SoA, with alpha and g as begin_substep computed them.
-    let [mut cx, mut cy, mut cz] =
-        [0, 1, 2].map(|c| scene.x.iter().map(|p| p[c]).collect::<Vec<T>>());
+    let [mut cx, mut cy, mut cz] = soa_of(&scene.x);
     let mut lambda = vec![T::ZERO; m];
     let (cps, cns) = time(s.reps, solves, || {
         for _ in 0..sweeps {
             T::colored(&mut cx, &mut cy, &mut cz, &scene.w, &plan, &mut lambda);
         }
     });
-    if soa_bits != bits((0..n).flat_map(|k| [cx[k], cy[k], cz[k]])) {
+    if soa_result != soa_bits(&cx, &cy, &cz) {
         return Err(format!("{name}: Rust and C colored results differ"));
     }
     out.push(Figure {
@@ -447,8 +456,7 @@ fn threaded_case(
     let mut plan = Plan::new(scene)?;
     let n = scene.x.len();
     let mut stamp = vec![0u32; n];
-    let [mut x, mut y, mut z] =
-        [0, 1, 2].map(|c| scene.x.iter().map(|p| p[c]).collect::<Vec<f64>>());
+    let [mut x, mut y, mut z] = soa_of(&scene.x);
     let mut failed = false;
     let (ps, _) = {
         let mut sys = ColoredSystem::new(
@@ -488,7 +496,7 @@ fn threaded_case(
     if failed {
         return Err(format!("threaded sweep on {threads} threads failed"));
     }
-    Ok((ps, bits((0..n).flat_map(|k| [x[k], y[k], z[k]]))))
+    Ok((ps, soa_bits(&x, &y, &z)))
 }
 
 /// The same sweeps as [`threaded_case`] through the C ABI as an engine's
@@ -524,8 +532,7 @@ fn pooled_case(
     let mut plan = Plan::new(scene)?;
     let n = scene.x.len();
     let mut stamp = vec![0u32; n];
-    let [mut x, mut y, mut z] =
-        [0, 1, 2].map(|c| scene.x.iter().map(|p| p[c]).collect::<Vec<f64>>());
+    let [mut x, mut y, mut z] = soa_of(&scene.x);
     let mut sys = XpbdColoredSystem3 {
         positions: std::ptr::null_mut(),
         x: x.as_mut_ptr(),
@@ -634,7 +641,7 @@ fn pooled_case(
     if failed.load(Ordering::Relaxed) {
         return Err(format!("pooled sweep on {threads} threads failed"));
     }
-    Ok((ps, bits((0..n).flat_map(|k| [x[k], y[k], z[k]]))))
+    Ok((ps, soa_bits(&x, &y, &z)))
 }
 
 /// The C reference kernels for one precision.
