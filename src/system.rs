@@ -345,7 +345,11 @@ fn validate_flat<T: Real>(
     }
     let d = x.len().checked_div(count).unwrap_or(0);
     for (particle, w) in inverse_masses.iter().enumerate() {
-        if !coordinates(x, d, particle).iter().all(|c| c.is_finite()) {
+        if !coords(x, d, particle)
+            .unwrap_or(&[])
+            .iter()
+            .all(|c| c.is_finite())
+        {
             return Err(SystemError::NonFinitePosition { particle });
         }
         if !finite_non_negative(*w) {
@@ -380,29 +384,16 @@ fn validate_flat<T: Real>(
             }
             if policy == ZeroLength::Reject {
                 let (xi, xj) = (
-                    coordinates(x, d, index(link.i)),
-                    coordinates(x, d, index(link.j)),
+                    coords(x, d, index(link.i)).unwrap_or(&[]),
+                    coords(x, d, index(link.j)).unwrap_or(&[]),
                 );
-                let l2 = xi.iter().zip(xj).fold(T::ZERO, |acc, (a, b)| {
-                    let d = *b - *a;
-                    acc + d * d
-                });
-                if l2 < T::MIN_POSITIVE {
+                if length_squared(xi, xj) < T::MIN_POSITIVE {
                     return Err(SystemError::ZeroLength { constraint });
                 }
             }
         }
     }
     Ok(())
-}
-
-/// The `d` coordinates of particle `k` in flattened positions (empty when
-/// out of range, which the callers have excluded).
-#[inline]
-fn coordinates<T>(x: &[T], d: usize, k: usize) -> &[T] {
-    k.checked_mul(d)
-        .and_then(|start| x.get(start..start.checked_add(d)?))
-        .unwrap_or(&[])
 }
 
 /// A `u32` index as `usize` (`usize::MAX` where it does not fit, which no
@@ -422,9 +413,10 @@ fn get_mut<U>(items: &mut [U], index: u32) -> Option<&mut U> {
     usize::try_from(index).ok().and_then(|k| items.get_mut(k))
 }
 
-/// `|x_j − x_i|²`, summed in coordinate order.
+/// `|x_j − x_i|²`, summed in coordinate order (any dimension: the sweeps
+/// pass `[T; D]` arrays, the builders and the flat validation slices).
 #[inline]
-fn length_squared<T: Real, const D: usize>(xi: &[T; D], xj: &[T; D]) -> T {
+fn length_squared<T: Real>(xi: &[T], xj: &[T]) -> T {
     xi.iter().zip(xj).fold(T::ZERO, |acc, (a, b)| {
         let d = *b - *a;
         acc + d * d
@@ -866,15 +858,15 @@ impl<T: Real, const D: usize> Substep<'_, '_, T, D> {
     }
 }
 
-/// The coordinates of particle `k` in a flat array of `d` per particle.
+/// The coordinates of particle `k` in a flat array of `d` per particle
+/// (`None` when out of range).
 #[inline]
 fn coords<T>(positions: &[T], d: usize, k: usize) -> Option<&[T]> {
     positions.get(k.checked_mul(d)?..k.checked_add(1)?.checked_mul(d)?)
 }
 
-/// Rest length `|x_j − x_i|` of a builder's link (coordinates summed in
-/// order, as [`length_squared`]), rejected when not a finite positive
-/// number.
+/// Rest length `|x_j − x_i|` of a builder's link, rejected when not a
+/// finite positive number.
 fn rest_between<T: Real>(
     positions: &[T],
     d: usize,
@@ -894,11 +886,7 @@ fn rest_between<T: Real>(
             },
         });
     }
-    let len2 = xi.iter().zip(xj).fold(T::ZERO, |acc, (a, b)| {
-        let d = *b - *a;
-        acc + d * d
-    });
-    let rest = len2.sqrt();
+    let rest = length_squared(xi, xj).sqrt();
     if !rest.is_finite() || rest <= T::ZERO {
         return Err(SystemError::InvalidRestLength { constraint });
     }
