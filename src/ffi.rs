@@ -17,7 +17,7 @@
 use core::ffi::c_char;
 use core::ptr;
 
-use crate::distance::candidate;
+use crate::distance::{accept, checked, FAST_PATH};
 use crate::real::Real;
 use crate::Error;
 
@@ -234,12 +234,52 @@ unsafe fn solve_raw<T: Real>(
     compliance: T,
     dt: T,
 ) -> XpbdStatus {
+    if FAST_PATH {
+        // SAFETY: each pointer is null (checked by the helper) or valid and aligned.
+        let read = unsafe { (read_nonnull(lambda), read_nonnull(a), read_nonnull(b)) };
+        if let (Some(l0), Some(a0), Some(b0)) = read {
+            // The common case stays in registers; everything else is decided
+            // out of line by `solve_checked` (a tail call: no stack frame).
+            if let Some(next) = accept(a0, b0, wa, wb, rest, compliance, dt, l0) {
+                // SAFETY: as in `solve_checked`: non-null, valid for writes,
+                // and `a == b` is never accepted (it needs `b − a > 0`).
+                unsafe {
+                    ptr::write(a, next.a);
+                    ptr::write(b, next.b);
+                    ptr::write(lambda, next.lambda);
+                }
+                return XpbdStatus::Ok;
+            }
+        }
+    }
+    // SAFETY: the same pointers, under the same contract.
+    unsafe { solve_checked(lambda, a, b, wa, wb, rest, compliance, dt) }
+}
+
+/// The 1D solve with every check in the documented order
+/// ([`crate::distance`]'s `checked`): what `solve_raw` falls back to.
+///
+/// # Safety
+/// As for `solve_raw`.
+#[allow(clippy::too_many_arguments)]
+#[cfg_attr(not(target_os = "none"), inline(never))]
+#[cfg_attr(target_os = "none", inline)]
+unsafe fn solve_checked<T: Real>(
+    lambda: *mut T,
+    a: *mut T,
+    b: *mut T,
+    wa: T,
+    wb: T,
+    rest: T,
+    compliance: T,
+    dt: T,
+) -> XpbdStatus {
     // SAFETY: each pointer is null (checked by the helper) or valid and aligned.
     let read = unsafe { (read_nonnull(lambda), read_nonnull(a), read_nonnull(b)) };
     let (Some(l0), Some(a0), Some(b0)) = read else {
         return XpbdStatus::NullPointer;
     };
-    match candidate(a0, b0, wa, wb, rest, compliance, dt, l0) {
+    match checked(a0, b0, wa, wb, rest, compliance, dt, l0) {
         Err(e) => XpbdStatus::from(e),
         Ok(None) => XpbdStatus::Skipped,
         Ok(Some(next)) => {

@@ -121,6 +121,22 @@ void ref_1d_cabi(double *a, double *b, const double *wa, const double *wb, const
     }
 }
 
+/* The engine's order (Gauss-Seidel): begin_substep on every constraint,
+ * then `iterations` sweeps, each solving every constraint once. Successive
+ * solves are independent; lambda[] holds each constraint's multiplier. */
+void ref_1d_cabi_sweep(double *a, double *b, const double *wa, const double *wb,
+                       const double *rest, const double *compliance, double dt, size_t n,
+                       int iterations, XpbdDistanceConstraint *c) {
+    for (size_t k = 0; k < n; ++k) {
+        xpbd_distance_begin_substep(&c[k]);
+    }
+    for (int it = 0; it < iterations; ++it) {
+        for (size_t k = 0; k < n; ++k) {
+            xpbd_distance_solve(&c[k], &a[k], &b[k], wa[k], wb[k], rest[k], compliance[k], dt);
+        }
+    }
+}
+
 static inline void solve_1d_inline(double *lambda, double *a, double *b, double wa, double wb,
                                    double rest, double compliance, double dt) {
     double alpha = compliance / (dt * dt);
@@ -138,6 +154,19 @@ void ref_1d_inline(double *a, double *b, const double *wa, const double *wb, con
         double lambda = 0.0;
         for (int it = 0; it < iterations; ++it) {
             solve_1d_inline(&lambda, &a[k], &b[k], wa[k], wb[k], rest[k], compliance[k], dt);
+        }
+    }
+}
+
+void ref_1d_inline_sweep(double *a, double *b, const double *wa, const double *wb,
+                         const double *rest, const double *compliance, double dt, size_t n,
+                         int iterations, double *lambda) {
+    for (size_t k = 0; k < n; ++k) {
+        lambda[k] = 0.0;
+    }
+    for (int it = 0; it < iterations; ++it) {
+        for (size_t k = 0; k < n; ++k) {
+            solve_1d_inline(&lambda[k], &a[k], &b[k], wa[k], wb[k], rest[k], compliance[k], dt);
         }
     }
 }

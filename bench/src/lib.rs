@@ -11,11 +11,13 @@
 //! result disagrees with its reference, never because of a timing.
 //!
 //! Environment: `XPBD_BENCH_QUICK=1` runs small sizes with few repetitions
-//! (a smoke test that every figure is produced).
+//! (a smoke test that every figure is produced). `XPBD_BENCH_ONLY=1d,rope,cloth,threads`
+//! (any subset, comma-separated) runs only those parts; the default is all.
 
 use std::hint::black_box;
 use std::time::Instant;
 
+use xpbd::ffi::XpbdDistanceConstraint;
 use xpbd::ffi_system::{XpbdLink, XpbdLinkF32};
 use xpbd::{
     cloth, cloth_coloring, cloth_link_count, color_order, fill_colored_links, rope, rope_coloring,
@@ -74,6 +76,30 @@ extern "C" {
         dt: f64,
         n: usize,
         iterations: i32,
+    );
+    fn ref_1d_cabi_sweep(
+        a: *mut f64,
+        b: *mut f64,
+        wa: *const f64,
+        wb: *const f64,
+        rest: *const f64,
+        compliance: *const f64,
+        dt: f64,
+        n: usize,
+        iterations: i32,
+        c: *mut XpbdDistanceConstraint,
+    );
+    fn ref_1d_inline_sweep(
+        a: *mut f64,
+        b: *mut f64,
+        wa: *const f64,
+        wb: *const f64,
+        rest: *const f64,
+        compliance: *const f64,
+        dt: f64,
+        n: usize,
+        iterations: i32,
+        lambda: *mut f64,
     );
 }
 
@@ -741,7 +767,7 @@ impl CRef for f32 {
 }
 
 /// The 1D seed solve: Rust API, C ABI from C, and the formula inline in C.
-fn seed_case(s: &Settings, out: &mut Vec<Figure>) -> Result<[(f64, f64); 3], String> {
+fn seed_case(s: &Settings, out: &mut Vec<Figure>) -> Result<[(f64, f64); 5], String> {
     let n = if s.quick { 10_000 } else { 100_000 };
     let iterations = 10;
     let solves = n * iterations;
@@ -838,6 +864,115 @@ fn seed_case(s: &Settings, out: &mut Vec<Figure>) -> Result<[(f64, f64); 3], Str
         per_second: ips,
         ns: ins,
     });
+    // The engine's order: every constraint's substep begins, then each of
+    // the `iterations` sweeps solves every constraint once (Gauss-Seidel).
+    // Successive solves are independent, as in a real sweep.
+    let (mut sa, mut sb) = (a0.clone(), b0.clone());
+    let mut sl = vec![DistanceConstraint::<f64>::new(); n];
+    let mut err = false;
+    let (sps, sns) = time(s.reps, solves, || {
+        sa.copy_from_slice(&a0);
+        sb.copy_from_slice(&b0);
+        for c in &mut sl {
+            c.begin_substep();
+        }
+        for _ in 0..iterations {
+            for (k, c) in sl.iter_mut().enumerate() {
+                err |= c
+                    .solve(
+                        &mut sa[k],
+                        &mut sb[k],
+                        wa[k],
+                        wb[k],
+                        rest[k],
+                        comp[k],
+                        black_box(dt),
+                    )
+                    .is_err();
+            }
+        }
+    });
+    if err {
+        return Err("1D Rust sweep failed".into());
+    }
+    let (mut ca, mut cb) = (a0.clone(), b0.clone());
+    let mut cl = vec![XpbdDistanceConstraint { lambda: 1.0 }; n];
+    let (cps_sweep, cns_sweep) = time(s.reps, solves, || {
+        ca.copy_from_slice(&a0);
+        cb.copy_from_slice(&b0);
+        // SAFETY: every array has n entries.
+        unsafe {
+            ref_1d_cabi_sweep(
+                ca.as_mut_ptr(),
+                cb.as_mut_ptr(),
+                wa.as_ptr(),
+                wb.as_ptr(),
+                rest.as_ptr(),
+                comp.as_ptr(),
+                dt,
+                n,
+                iterations as i32,
+                cl.as_mut_ptr(),
+            );
+        }
+    });
+    let (mut ia2, mut ib2) = (a0.clone(), b0.clone());
+    let mut il = vec![1.0f64; n];
+    let (ips_sweep, ins_sweep) = time(s.reps, solves, || {
+        ia2.copy_from_slice(&a0);
+        ib2.copy_from_slice(&b0);
+        // SAFETY: every array has n entries.
+        unsafe {
+            ref_1d_inline_sweep(
+                ia2.as_mut_ptr(),
+                ib2.as_mut_ptr(),
+                wa.as_ptr(),
+                wb.as_ptr(),
+                rest.as_ptr(),
+                comp.as_ptr(),
+                dt,
+                n,
+                iterations as i32,
+                il.as_mut_ptr(),
+            );
+        }
+    });
+    let rust_bits = bits(
+        sa.iter()
+            .chain(&sb)
+            .copied()
+            .chain(sl.iter().map(|c| c.lambda())),
+    );
+    let cabi_bits = bits(
+        ca.iter()
+            .chain(&cb)
+            .copied()
+            .chain(cl.iter().map(|c| c.lambda)),
+    );
+    let inline_bits = bits(ia2.iter().chain(&ib2).chain(&il).copied());
+    if rust_bits != cabi_bits || cabi_bits != inline_bits {
+        return Err("1D sweep: Rust API, C ABI and inline C results differ".into());
+    }
+    // The sweep order changes nothing per constraint: the same final bits
+    // as one constraint iterated to the end.
+    if bits(sa.iter().chain(&sb).copied()) != bits(ra.iter().chain(&rb).copied()) {
+        return Err("1D: sweep order and constraint order results differ".into());
+    }
+    out.push(Figure {
+        case: "1D sweep order, Rust API".into(),
+        per_second: sps,
+        ns: sns,
+    });
+    out.push(Figure {
+        case: "1D sweep order, C ABI called from C".into(),
+        per_second: cps_sweep,
+        ns: cns_sweep,
+    });
+    out.push(Figure {
+        case: "1D sweep order, formula inline in C".into(),
+        per_second: ips_sweep,
+        ns: ins_sweep,
+    });
     // The same two C loops on one constraint for many iterations: every
     // solve depends on the previous one (latency, no overlap between
     // constraints).
@@ -887,7 +1022,13 @@ fn seed_case(s: &Settings, out: &mut Vec<Figure>) -> Result<[(f64, f64); 3], Str
         per_second: ips2,
         ns: ins2,
     });
-    Ok([(aps, ips), (rps, ips), (cps, ips2)])
+    Ok([
+        (cps_sweep, ips_sweep),
+        (sps, ips_sweep),
+        (aps, ips),
+        (rps, ips),
+        (cps, ips2),
+    ])
 }
 
 /// The machine's load average (Linux), to judge how disturbed a run was:
@@ -961,198 +1102,22 @@ pub fn run() -> Result<(Vec<Figure>, Vec<Ratio>), String> {
         load_average()
     );
 
-    let [cabi, rust1d, chained] = seed_case(&s, &mut figs)?;
-    let target_1d = 1.0 / 1.2;
-    ratios.push(ratio(
-        "1D solve, 100k constraints x 10 iterations: C ABI from C / inline C".into(),
-        cabi.0,
-        cabi.1,
-        target_1d,
-    ));
-    ratios.push(ratio(
-        "1D solve, 100k constraints x 10 iterations: Rust API / inline C".into(),
-        rust1d.0,
-        rust1d.1,
-        0.0,
-    ));
-    ratios.push(ratio(
-        "1D solve, one constraint chained: C ABI from C / inline C".into(),
-        chained.0,
-        chained.1,
-        target_1d,
-    ));
-
-    let sizes: &[usize] = if s.quick {
-        &[1_000, 10_000]
-    } else {
-        &[1_000, 100_000, 1_000_000]
+    let only = std::env::var("XPBD_BENCH_ONLY").ok();
+    let want = |section: &str| match only.as_deref() {
+        None => true,
+        Some(o) => o.split(',').any(|x| x.trim() == section),
     };
-    for &n in sizes {
-        let scene = rope_scene::<f64>(n)?;
-        let name = format!("rope {n} links f64");
-        let (seq, cseq) = seq_case(&s, &scene, &mut figs, &name)?;
-        let (soa, aos, c) = colored_case(&s, &scene, &mut figs, &name)?;
-        drop(scene);
-        ratios.push(ratio(
-            format!("{name}: sequential, ours / C"),
-            seq,
-            cseq,
-            0.9,
-        ));
-        ratios.push(ratio(
-            format!("{name}: colored SoA / our sequential"),
-            soa,
-            seq,
-            3.0,
-        ));
-        ratios.push(ratio(
-            format!("{name}: colored SoA, ours / C colored"),
-            soa,
-            c,
-            0.8,
-        ));
-        ratios.push(ratio(
-            format!("{name}: colored AoS, ours / C colored SoA"),
-            aos,
-            c,
-            0.0,
-        ));
-        let scene32 = rope_scene::<f32>(n)?;
-        let name32 = format!("rope {n} links f32");
-        let (seq32, cseq32) = seq_case(&s, &scene32, &mut figs, &name32)?;
-        let (soa32, aos32, c32) = colored_case(&s, &scene32, &mut figs, &name32)?;
-        ratios.push(ratio(
-            format!("{name32}: sequential, ours / C"),
-            seq32,
-            cseq32,
-            0.0,
-        ));
-        ratios.push(ratio(
-            format!("{name32}: colored SoA, ours / C colored"),
-            soa32,
-            c32,
-            0.0,
-        ));
-        ratios.push(ratio(
-            format!("{name32}: colored AoS, ours / C colored SoA"),
-            aos32,
-            c32,
-            0.0,
-        ));
-        ratios.push(ratio(
-            format!("rope {n}: colored SoA f32 / colored SoA f64"),
-            soa32,
-            soa,
-            2.0,
-        ));
+    let sections: [(&str, Section); 4] = [
+        ("1d", seed_section),
+        ("rope", rope_section),
+        ("cloth", cloth_section),
+        ("threads", thread_section),
+    ];
+    for (name, section) in sections {
+        if want(name) {
+            section(&s, &mut figs, &mut ratios)?;
+        }
     }
-
-    let (rows, cols) = if s.quick { (100, 100) } else { (1000, 1000) };
-    let scene = cloth_scene::<f64>(rows, cols)?;
-    let name = format!("cloth {rows}x{cols} ({} links) f64", scene.links.len());
-    let (seq, cseq) = seq_case(&s, &scene, &mut figs, &name)?;
-    let (soa, aos, c) = colored_case(&s, &scene, &mut figs, &name)?;
-    drop(scene);
-    ratios.push(ratio(
-        format!("{name}: sequential, ours / C"),
-        seq,
-        cseq,
-        0.0,
-    ));
-    ratios.push(ratio(
-        format!("{name}: colored SoA / our sequential"),
-        soa,
-        seq,
-        0.0,
-    ));
-    ratios.push(ratio(
-        format!("{name}: colored SoA, ours / C colored"),
-        soa,
-        c,
-        0.0,
-    ));
-    ratios.push(ratio(
-        format!("{name}: colored AoS, ours / C colored SoA"),
-        aos,
-        c,
-        0.0,
-    ));
-    let scene32 = cloth_scene::<f32>(rows, cols)?;
-    let name32 = format!("cloth {rows}x{cols} f32");
-    let (seq32, cseq32) = seq_case(&s, &scene32, &mut figs, &name32)?;
-    let (soa32, _, c32) = colored_case(&s, &scene32, &mut figs, &name32)?;
-    drop(scene32);
-    ratios.push(ratio(
-        format!("{name32}: sequential, ours / C"),
-        seq32,
-        cseq32,
-        0.0,
-    ));
-    ratios.push(ratio(
-        format!("{name32}: colored SoA, ours / C colored"),
-        soa32,
-        c32,
-        0.0,
-    ));
-    ratios.push(ratio(
-        "cloth: colored SoA f32 / colored SoA f64".to_string(),
-        soa32,
-        soa,
-        0.0,
-    ));
-
-    // Threads: the ~1M-link cloth (500 x 500 with shear: 997,002 links).
-    let side = std::env::var("XPBD_BENCH_THREAD_CLOTH")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .unwrap_or(if s.quick { 60 } else { 500 });
-    let (tr, tc) = (side, side);
-    let scene = cloth_scene::<f64>(tr, tc)?;
-    let tname = format!(
-        "cloth {tr}x{tc} ({} links) f64 colored SoA",
-        scene.links.len()
-    );
-    let (one, b1) = threaded_case(&s, &scene, 1)?;
-    let (two, b2) = threaded_case(&s, &scene, 2)?;
-    let (pone, p1) = pooled_case(&s, &scene, 1)?;
-    let (ptwo, p2) = pooled_case(&s, &scene, 2)?;
-    if b1 != b2 || p1 != b1 || p2 != b1 {
-        return Err("1 and 2 threads (spawned or pooled) give different bits".into());
-    }
-    for (what, v) in [
-        ("1 thread, persistent workers", pone),
-        ("2 threads, persistent workers", ptwo),
-        ("1 thread, thread::scope per color", one),
-        ("2 threads, thread::scope per color", two),
-    ] {
-        figs.push(Figure {
-            case: format!("{tname}, {what}"),
-            per_second: v,
-            ns: 1e9 / v,
-        });
-    }
-    // The claim compares two threads with the fastest single-thread path
-    // (the Rust API, which validated its links once at construction): the C
-    // job path re-checks its range's indices on every call (links are
-    // caller memory), which costs one thread more than two.
-    ratios.push(ratio(
-        format!("{tname}: 2 threads, persistent workers (C ABI jobs) / 1 thread (Rust API)"),
-        ptwo,
-        one,
-        1.6,
-    ));
-    ratios.push(ratio(
-        format!("{tname}: 2 threads / 1 thread, persistent workers (C ABI jobs)"),
-        ptwo,
-        pone,
-        0.0,
-    ));
-    ratios.push(ratio(
-        format!("{tname}: 2 threads / 1 thread, thread::scope per color (Rust jobs)"),
-        two,
-        one,
-        0.0,
-    ));
 
     println!("load average after: {}", load_average());
     println!();
@@ -1206,4 +1171,244 @@ pub fn run() -> Result<(Vec<Figure>, Vec<Ratio>), String> {
     );
     let _ = SweepStats::<f64>::default();
     Ok((figs, ratios))
+}
+
+/// One part of the run: figures and ratios it adds.
+type Section = fn(&Settings, &mut Vec<Figure>, &mut Vec<Ratio>) -> Result<(), String>;
+
+/// The 1D seed solve: Rust API and C ABI against the formula inline in C.
+fn seed_section(
+    s: &Settings,
+    figs: &mut Vec<Figure>,
+    ratios: &mut Vec<Ratio>,
+) -> Result<(), String> {
+    let [sweep, rust_sweep, cabi, rust1d, chained] = seed_case(s, figs)?;
+    let target_1d = 1.0 / 1.2;
+    ratios.push(ratio(
+        "1D solve, 10 sweeps over 100k constraints: C ABI from C / inline C".into(),
+        sweep.0,
+        sweep.1,
+        0.0,
+    ));
+    ratios.push(ratio(
+        "1D solve, 10 sweeps over 100k constraints: Rust API / inline C".into(),
+        rust_sweep.0,
+        rust_sweep.1,
+        0.0,
+    ));
+    ratios.push(ratio(
+        "1D solve, 100k constraints x 10 iterations: C ABI from C / inline C".into(),
+        cabi.0,
+        cabi.1,
+        target_1d,
+    ));
+    ratios.push(ratio(
+        "1D solve, 100k constraints x 10 iterations: Rust API / inline C".into(),
+        rust1d.0,
+        rust1d.1,
+        0.0,
+    ));
+    ratios.push(ratio(
+        "1D solve, one constraint chained: C ABI from C / inline C".into(),
+        chained.0,
+        chained.1,
+        target_1d,
+    ));
+    Ok(())
+}
+
+/// 3D ropes of 1k, 100k and 1M links, f64 and f32: sequential and colored.
+fn rope_section(
+    s: &Settings,
+    figs: &mut Vec<Figure>,
+    ratios: &mut Vec<Ratio>,
+) -> Result<(), String> {
+    let sizes: &[usize] = if s.quick {
+        &[1_000, 10_000]
+    } else {
+        &[1_000, 100_000, 1_000_000]
+    };
+    for &n in sizes {
+        let scene = rope_scene::<f64>(n)?;
+        let name = format!("rope {n} links f64");
+        let (seq, cseq) = seq_case(s, &scene, figs, &name)?;
+        let (soa, aos, c) = colored_case(s, &scene, figs, &name)?;
+        drop(scene);
+        ratios.push(ratio(
+            format!("{name}: sequential, ours / C"),
+            seq,
+            cseq,
+            0.9,
+        ));
+        ratios.push(ratio(
+            format!("{name}: colored SoA / our sequential"),
+            soa,
+            seq,
+            3.0,
+        ));
+        ratios.push(ratio(
+            format!("{name}: colored SoA, ours / C colored"),
+            soa,
+            c,
+            0.8,
+        ));
+        ratios.push(ratio(
+            format!("{name}: colored AoS, ours / C colored SoA"),
+            aos,
+            c,
+            0.0,
+        ));
+        let scene32 = rope_scene::<f32>(n)?;
+        let name32 = format!("rope {n} links f32");
+        let (seq32, cseq32) = seq_case(s, &scene32, figs, &name32)?;
+        let (soa32, aos32, c32) = colored_case(s, &scene32, figs, &name32)?;
+        ratios.push(ratio(
+            format!("{name32}: sequential, ours / C"),
+            seq32,
+            cseq32,
+            0.0,
+        ));
+        ratios.push(ratio(
+            format!("{name32}: colored SoA, ours / C colored"),
+            soa32,
+            c32,
+            0.0,
+        ));
+        ratios.push(ratio(
+            format!("{name32}: colored AoS, ours / C colored SoA"),
+            aos32,
+            c32,
+            0.0,
+        ));
+        ratios.push(ratio(
+            format!("rope {n}: colored SoA f32 / colored SoA f64"),
+            soa32,
+            soa,
+            2.0,
+        ));
+    }
+    Ok(())
+}
+
+/// The 1000 x 1000 cloth, f64 and f32: sequential and colored.
+fn cloth_section(
+    s: &Settings,
+    figs: &mut Vec<Figure>,
+    ratios: &mut Vec<Ratio>,
+) -> Result<(), String> {
+    let (rows, cols) = if s.quick { (100, 100) } else { (1000, 1000) };
+    let scene = cloth_scene::<f64>(rows, cols)?;
+    let name = format!("cloth {rows}x{cols} ({} links) f64", scene.links.len());
+    let (seq, cseq) = seq_case(s, &scene, figs, &name)?;
+    let (soa, aos, c) = colored_case(s, &scene, figs, &name)?;
+    drop(scene);
+    ratios.push(ratio(
+        format!("{name}: sequential, ours / C"),
+        seq,
+        cseq,
+        0.0,
+    ));
+    ratios.push(ratio(
+        format!("{name}: colored SoA / our sequential"),
+        soa,
+        seq,
+        0.0,
+    ));
+    ratios.push(ratio(
+        format!("{name}: colored SoA, ours / C colored"),
+        soa,
+        c,
+        0.0,
+    ));
+    ratios.push(ratio(
+        format!("{name}: colored AoS, ours / C colored SoA"),
+        aos,
+        c,
+        0.0,
+    ));
+    let scene32 = cloth_scene::<f32>(rows, cols)?;
+    let name32 = format!("cloth {rows}x{cols} f32");
+    let (seq32, cseq32) = seq_case(s, &scene32, figs, &name32)?;
+    let (soa32, _, c32) = colored_case(s, &scene32, figs, &name32)?;
+    drop(scene32);
+    ratios.push(ratio(
+        format!("{name32}: sequential, ours / C"),
+        seq32,
+        cseq32,
+        0.0,
+    ));
+    ratios.push(ratio(
+        format!("{name32}: colored SoA, ours / C colored"),
+        soa32,
+        c32,
+        0.0,
+    ));
+    ratios.push(ratio(
+        "cloth: colored SoA f32 / colored SoA f64".to_string(),
+        soa32,
+        soa,
+        0.0,
+    ));
+    Ok(())
+}
+
+/// One and two threads on the ~1M-link cloth.
+fn thread_section(
+    s: &Settings,
+    figs: &mut Vec<Figure>,
+    ratios: &mut Vec<Ratio>,
+) -> Result<(), String> {
+    // Threads: the ~1M-link cloth (500 x 500 with shear: 997,002 links).
+    let side = std::env::var("XPBD_BENCH_THREAD_CLOTH")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(if s.quick { 60 } else { 500 });
+    let (tr, tc) = (side, side);
+    let scene = cloth_scene::<f64>(tr, tc)?;
+    let tname = format!(
+        "cloth {tr}x{tc} ({} links) f64 colored SoA",
+        scene.links.len()
+    );
+    let (one, b1) = threaded_case(s, &scene, 1)?;
+    let (two, b2) = threaded_case(s, &scene, 2)?;
+    let (pone, p1) = pooled_case(s, &scene, 1)?;
+    let (ptwo, p2) = pooled_case(s, &scene, 2)?;
+    if b1 != b2 || p1 != b1 || p2 != b1 {
+        return Err("1 and 2 threads (spawned or pooled) give different bits".into());
+    }
+    for (what, v) in [
+        ("1 thread, persistent workers", pone),
+        ("2 threads, persistent workers", ptwo),
+        ("1 thread, thread::scope per color", one),
+        ("2 threads, thread::scope per color", two),
+    ] {
+        figs.push(Figure {
+            case: format!("{tname}, {what}"),
+            per_second: v,
+            ns: 1e9 / v,
+        });
+    }
+    // The claim compares two threads with the fastest single-thread path
+    // (the Rust API, which validated its links once at construction): the C
+    // job path re-checks its range's indices on every call (links are
+    // caller memory), which costs one thread more than two.
+    ratios.push(ratio(
+        format!("{tname}: 2 threads, persistent workers (C ABI jobs) / 1 thread (Rust API)"),
+        ptwo,
+        one,
+        1.6,
+    ));
+    ratios.push(ratio(
+        format!("{tname}: 2 threads / 1 thread, persistent workers (C ABI jobs)"),
+        ptwo,
+        pone,
+        0.0,
+    ));
+    ratios.push(ratio(
+        format!("{tname}: 2 threads / 1 thread, thread::scope per color (Rust jobs)"),
+        two,
+        one,
+        0.0,
+    ));
+    Ok(())
 }
