@@ -901,11 +901,30 @@ pub(crate) mod sse {
             .eq(zero)
     }
 
+    /// All ones in the lanes where the sum of the seven values is finite:
+    /// then each is (a sum with a ±∞ or NaN term is ±∞ or NaN). A lane
+    /// whose finite values overflow in the sum gets zero although it might
+    /// apply: a conservative test, for callers that leave such groups to
+    /// the exact one ([`all_finite`]). Fewer instructions than the exact
+    /// test (six additions instead of seven products and six ORs).
+    #[inline(always)]
+    fn sum_finite<T: Real, V: Lanes<T>>(v: [V; 7]) -> V {
+        let zero = V::splat(T::ZERO);
+        let [a, b, c, d, e, f, g] = v;
+        (a.add(b).add(c.add(d)))
+            .add(e.add(f).add(g))
+            .mul(zero)
+            .eq(zero)
+    }
+
     /// The colored equations for `LANES` links at once: per lane the same
     /// IEEE operations in the same order as [`super::candidate`], and the
     /// same decision (apply or not). With `keep_old`, lanes not applied get
     /// their old values back; without, the outputs are the candidates in
-    /// every lane (for a caller that writes only when all lanes apply).
+    /// every lane (for a caller that writes only when all lanes apply), and
+    /// the finiteness test is the conservative [`sum_finite`]: a lane it
+    /// rejects may still apply, so that caller must leave the group to one
+    /// with `keep_old`.
     #[inline(always)]
     fn solve<T: Real, V: Lanes<T>>(x: &Group<'_, V>, keep_old: bool) -> Solved<V> {
         let zero = V::splat(T::ZERO);
@@ -942,7 +961,11 @@ pub(crate) mod sse {
         let mut nby = by.add(sj.mul(ny));
         let mut nbz = bz.add(sj.mul(nz));
         let mut nl = lambda.add(delta);
-        let finite = all_finite::<T, V>([nax, nay, naz, nbx, nby, nbz, nl]);
+        let finite = if keep_old {
+            all_finite::<T, V>([nax, nay, naz, nbx, nby, nbz, nl])
+        } else {
+            sum_finite::<T, V>([nax, nay, naz, nbx, nby, nbz, nl])
+        };
         let moving = wi.add(wj).ne(zero);
         let long = len2.ge(min_pos);
         let apply = moving.and(long).and(finite);
@@ -979,14 +1002,22 @@ pub(crate) mod sse {
     /// links and the group's λ; they return `Some` only when every lane was
     /// applied (and written), and `None` having written nothing.
     unsafe trait FastPath<T: Real, V: Lanes<T>>: Copy {
-        /// Solves the group `k .. k + LANES` and writes its results when
-        /// every lane applies; otherwise returns `None` and leaves the group
-        /// to the general path.
+        /// Solves the groups `k .. k + LANES`, `k + LANES .. k + 2 LANES`,
+        /// … (all within `.. end`) while each takes the fast path, writes
+        /// their results, adds their statistics to `acc`, and returns the
+        /// first group position it did not write (`k` itself when none).
         ///
         /// # Safety
-        /// As [`super::solve_range`], for the links `k .. k + LANES` (all
-        /// within the range).
-        unsafe fn group(self, k: usize, link: &LinkLanes<V>) -> Option<Solved<V>>;
+        /// As [`super::solve_range`], for the links `k .. end`.
+        unsafe fn run(self, k: usize, end: usize, acc: &mut Acc<V>) -> usize;
+    }
+
+    /// The statistics of groups where every lane applied: their count and
+    /// the lane-wise maxima of `|C|` and `|C + α̃λ|`.
+    struct Acc<V> {
+        applied: u32,
+        max_c: V,
+        max_r: V,
     }
 
     /// No fast path: every group is gathered and scattered.
@@ -996,8 +1027,8 @@ pub(crate) mod sse {
     // SAFETY: writes nothing.
     unsafe impl<T: Real, V: Lanes<T>> FastPath<T, V> for Gather {
         #[inline(always)]
-        unsafe fn group(self, _: usize, _: &LinkLanes<V>) -> Option<Solved<V>> {
-            None
+        unsafe fn run(self, k: usize, _: usize, _: &mut Acc<V>) -> usize {
+            k
         }
     }
 
@@ -1087,52 +1118,146 @@ pub(crate) mod sse {
     // particles i0 .. i0 + 8 (those links' particles) and the group's λ;
     // otherwise it returns `None` having written nothing.
     unsafe impl FastPath<f32, __m128> for Neighbours {
+        /// Two groups per step where it can (two independent dependency
+        /// chains side by side, so the core overlaps their square roots and
+        /// divisions), one group otherwise.
         #[inline(always)]
-        unsafe fn group(self, k: usize, link: &LinkLanes<__m128>) -> Option<Solved<__m128>> {
+        unsafe fn run(self, k: usize, end: usize, acc: &mut Acc<__m128>) -> usize {
             let (s, l) = (self.soa, self.l);
-            // SAFETY: `k .. k + 4` are link positions of the range (caller
-            // contract), so both index arrays hold 4 entries from `k`.
-            let i0 = unsafe { neighbours(l.i.add(k), l.j.add(k))? };
-            // The group's links join particles i0 + 2t and i0 + 2t + 1
-            // (t < 4), each below the particle count (caller contract): the
-            // particles i0 .. i0 + 8, the last of them i0 + 7 = j[k + 3],
-            // are exactly this group's.
-            // SAFETY: hence the 8 entries from i0 of each particle array are
-            // in bounds and belong to no other link of the color (proper
-            // coloring), so no other thread touches them.
-            let ((ax, bx), (ay, by), (az, bz), (wi, wj)) = unsafe {
-                (
-                    load_pairs(s.x.add(i0)),
-                    load_pairs(s.y.add(i0)),
-                    load_pairs(s.z.add(i0)),
-                    load_pairs(l.w.add(i0)),
-                )
-            };
-            let o = solve::<f32, __m128>(
-                &Group {
-                    a: [ax, ay, az],
-                    b: [bx, by, bz],
-                    wi,
-                    wj,
-                    link,
-                },
-                false,
-            );
-            if o.applied != 15 {
-                // Rare: leave the group (nothing written) to the general
-                // path, which keeps the old values in the lanes not
-                // applied. The old values need not stay in registers here.
-                return None;
+            let mut k = k;
+            loop {
+                while k + 8 <= end {
+                    // SAFETY: `k .. k + 8` are link positions of the range.
+                    let (Some(ia), Some(ib)) = (unsafe {
+                        (
+                            neighbours(l.i.add(k), l.j.add(k)),
+                            neighbours(l.i.add(k + 4), l.j.add(k + 4)),
+                        )
+                    }) else {
+                        break;
+                    };
+                    // SAFETY: as in `one`, for both groups (they share no
+                    // particle: proper coloring).
+                    let (oa, ob) = unsafe {
+                        (
+                            solve_group(load_group(s, l, ia), load_link(l, k)),
+                            solve_group(load_group(s, l, ib), load_link(l, k + 4)),
+                        )
+                    };
+                    if oa.applied != 15 || ob.applied != 15 {
+                        break;
+                    }
+                    // SAFETY: as in `one`.
+                    unsafe {
+                        store_group(s, l, ia, k, &oa, acc);
+                        store_group(s, l, ib, k + 4, &ob, acc);
+                    }
+                    k += 8;
+                }
+                if k + 4 > end {
+                    return k;
+                }
+                // SAFETY: `k .. k + 4` are link positions of the range.
+                let Some(i0) = (unsafe { neighbours(l.i.add(k), l.j.add(k)) }) else {
+                    return k;
+                };
+                // SAFETY: the group's links join particles i0 + 2t and
+                // i0 + 2t + 1 (t < 4), each below the particle count
+                // (caller contract): the 8 entries from i0 of each particle
+                // array are in bounds and belong to no other link of the
+                // color (proper coloring), so no other thread touches them.
+                let o = unsafe { solve_group(load_group(s, l, i0), load_link(l, k)) };
+                if o.applied != 15 {
+                    // Rare: leave the group (nothing written) to the general
+                    // path, which keeps the old values in the lanes not
+                    // applied.
+                    return k;
+                }
+                // SAFETY: as for the loads; λ of the links `k .. k + 4`.
+                unsafe { store_group(s, l, i0, k, &o, acc) };
+                k += 4;
             }
-            let ([nax, nay, naz], [nbx, nby, nbz]) = (o.a, o.b);
-            // SAFETY: as for the loads; λ of the links `k .. k + 4`.
-            unsafe {
-                store_pairs(s.x.add(i0), nax, nbx);
-                store_pairs(s.y.add(i0), nay, nby);
-                store_pairs(s.z.add(i0), naz, nbz);
-                o.lambda.store(l.lambda.add(k));
-            }
-            Some(o)
+        }
+    }
+
+    /// The particles of one neighbour group and its links' values, solved.
+    #[inline(always)]
+    #[allow(clippy::type_complexity)]
+    fn solve_group(
+        p: (
+            (__m128, __m128),
+            (__m128, __m128),
+            (__m128, __m128),
+            (__m128, __m128),
+        ),
+        link: LinkLanes<__m128>,
+    ) -> Solved<__m128> {
+        let ((ax, bx), (ay, by), (az, bz), (wi, wj)) = p;
+        solve::<f32, __m128>(
+            &Group {
+                a: [ax, ay, az],
+                b: [bx, by, bz],
+                wi,
+                wj,
+                link: &link,
+            },
+            false,
+        )
+    }
+
+    /// Writes a solved neighbour group (particles from `i0`, λ of the links
+    /// `k .. k + 4`) and adds it to the statistics.
+    ///
+    /// # Safety
+    /// As for [`load_group`]; `k .. k + 4` are link positions of the range.
+    #[inline(always)]
+    unsafe fn store_group(
+        s: RawSoa<f32>,
+        l: RawLinks<f32>,
+        i0: usize,
+        k: usize,
+        o: &Solved<__m128>,
+        acc: &mut Acc<__m128>,
+    ) {
+        let sign = <__m128 as Lanes<f32>>::splat(-0.0);
+        let ([nax, nay, naz], [nbx, nby, nbz]) = (o.a, o.b);
+        // SAFETY: caller contract.
+        unsafe {
+            store_pairs(s.x.add(i0), nax, nbx);
+            store_pairs(s.y.add(i0), nay, nby);
+            store_pairs(s.z.add(i0), naz, nbz);
+            o.lambda.store(l.lambda.add(k));
+        }
+        acc.applied += 4;
+        acc.max_c = acc.max_c.max(sign.andnot(o.c));
+        acc.max_r = acc.max_r.max(sign.andnot(o.numerator));
+    }
+
+    /// The particles of a neighbour group from `i0`: (x, y, z, w), each as
+    /// (first, second) particles of the four links.
+    ///
+    /// # Safety
+    /// `i0 .. i0 + 8` are particle indices, as in [`Neighbours`].
+    #[inline(always)]
+    #[allow(clippy::type_complexity)]
+    unsafe fn load_group(
+        s: RawSoa<f32>,
+        l: RawLinks<f32>,
+        i0: usize,
+    ) -> (
+        (__m128, __m128),
+        (__m128, __m128),
+        (__m128, __m128),
+        (__m128, __m128),
+    ) {
+        // SAFETY: `i0 .. i0 + 8` readable in each array (caller contract).
+        unsafe {
+            (
+                load_pairs(s.x.add(i0)),
+                load_pairs(s.y.add(i0)),
+                load_pairs(s.z.add(i0)),
+                load_pairs(l.w.add(i0)),
+            )
         }
     }
 
@@ -1218,8 +1343,11 @@ pub(crate) mod sse {
         let (mut applied, mut skipped_static, mut skipped_zero) = (0u32, 0u32, 0u32);
         let zero = V::splat(T::ZERO);
         let sign = V::splat(-T::ZERO);
-        let mut max_c = zero;
-        let mut max_r = zero;
+        let mut acc = Acc {
+            applied: 0,
+            max_c: zero,
+            max_r: zero,
+        };
         let mut k = begin;
         let z4 = [T::ZERO; 4];
         loop {
@@ -1227,26 +1355,13 @@ pub(crate) mod sse {
             // statistics are a count and the maxima), in a tight loop of
             // their own. It stops at the end of the range or at the first
             // group left to the general path.
-            let other = loop {
-                if k + n > end {
-                    break None;
-                }
-                // SAFETY: `k .. k + n` are link positions of the range.
-                let link = unsafe { load_link::<T, V>(l, k) };
-                // SAFETY: as above (caller contract).
-                match unsafe { fast.group(k, &link) } {
-                    Some(o) => {
-                        applied += all.count_ones();
-                        max_c = max_c.max(sign.andnot(o.c));
-                        max_r = max_r.max(sign.andnot(o.numerator));
-                        k += n;
-                    }
-                    None => break Some(link),
-                }
-            };
-            let Some(link) = other else {
+            // SAFETY: forwarded caller contract, for the links `k .. end`.
+            k = unsafe { fast.run(k, end, &mut acc) };
+            if k + n > end {
                 break;
-            };
+            }
+            // SAFETY: `k .. k + n` are link positions of the range.
+            let link = unsafe { load_link::<T, V>(l, k) };
             // The general path: gather, solve, scatter.
             let mut pi = [0usize; 4];
             let mut pj = [0usize; 4];
@@ -1322,13 +1437,14 @@ pub(crate) mod sse {
                     });
                 }
             }
-            max_c = max_c.max(o.apply.and(sign.andnot(o.c)));
-            max_r = max_r.max(o.apply.and(sign.andnot(o.numerator)));
+            acc.max_c = acc.max_c.max(o.apply.and(sign.andnot(o.c)));
+            acc.max_r = acc.max_r.max(o.apply.and(sign.andnot(o.numerator)));
             k += n;
         }
+        applied += acc.applied;
         let (mut mc, mut mr) = (z4, z4);
-        max_c.get(&mut mc);
-        max_r.get(&mut mr);
+        acc.max_c.get(&mut mc);
+        acc.max_r.get(&mut mr);
         let mut stats = SweepStats {
             applied: ix(applied),
             skipped_static: ix(skipped_static),

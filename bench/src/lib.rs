@@ -13,6 +13,7 @@
 //! Environment: `XPBD_BENCH_QUICK=1` runs small sizes with few repetitions
 //! (a smoke test that every figure is produced). `XPBD_BENCH_ONLY=1d,rope,cloth,threads`
 //! (any subset, comma-separated) runs only those parts; the default is all.
+//! `XPBD_BENCH_ROPE_SIZES=250,1000,4000` sets the rope sizes (links).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -1223,12 +1224,24 @@ fn rope_section(
     figs: &mut Vec<Figure>,
     ratios: &mut Vec<Ratio>,
 ) -> Result<(), String> {
-    let sizes: &[usize] = if s.quick {
+    let default: &[usize] = if s.quick {
         &[1_000, 10_000]
     } else {
         &[1_000, 100_000, 1_000_000]
     };
-    for &n in sizes {
+    // `XPBD_BENCH_ROPE_SIZES=250,1000,4000` explores other sizes.
+    let sizes: Vec<usize> = match std::env::var("XPBD_BENCH_ROPE_SIZES") {
+        Ok(v) => v
+            .split(',')
+            .map(|x| {
+                x.trim()
+                    .parse::<usize>()
+                    .map_err(|e| format!("XPBD_BENCH_ROPE_SIZES: {e}"))
+            })
+            .collect::<Result<_, _>>()?,
+        Err(_) => default.to_vec(),
+    };
+    for &n in &sizes {
         let scene = rope_scene::<f64>(n)?;
         let name = format!("rope {n} links f64");
         let (seq, cseq) = seq_case(s, &scene, figs, &name)?;
