@@ -371,11 +371,21 @@ unsafe fn check_range<T>(f: &Fields<T>, begin: usize, end: usize) -> Result<(), 
         return Err(SystemError::InvalidShape);
     };
     let n = f.n;
-    // Branch-free over the range; the precise culprit only on failure.
-    let bad = i.iter().zip(j).fold(false, |b, (&a, &c)| {
-        b | (a == c) | (colored_ix(a) >= n) | (colored_ix(c) >= n)
-    });
-    if bad {
+    // Branch-free over the range, in 32-bit lanes so that it vectorizes
+    // (an index is a u32: with more than u32::MAX particles every index is
+    // in range, and only `a == c` is tested); the precise culprit only on
+    // failure.
+    let limit = u32::try_from(n).ok();
+    let bad = match limit {
+        Some(lim) => i.iter().zip(j).fold(0u32, |b, (&a, &c)| {
+            b | u32::from(a == c) | u32::from(a >= lim) | u32::from(c >= lim)
+        }),
+        None => i
+            .iter()
+            .zip(j)
+            .fold(0u32, |b, (&a, &c)| b | u32::from(a == c)),
+    };
+    if bad != 0 {
         for (k, (&a, &c)) in i.iter().zip(j).enumerate() {
             let constraint = begin.saturating_add(k);
             if colored_ix(a) >= n || colored_ix(c) >= n {

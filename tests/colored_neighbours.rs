@@ -9,6 +9,7 @@
 mod colored_plan;
 
 use colored_plan::*;
+use xpbd::ffi::XpbdStatus;
 use xpbd::ffi_colored::{
     xpbd_colored3_begin_substep_f32, xpbd_colored3_iterate_f32, xpbd_colored3_solve_job_f32,
     XpbdColoredSystem3F32,
@@ -563,4 +564,72 @@ fn neighbour_groups_at_the_ends_of_the_particle_arrays() {
         assert_eq!(bits(&back), bits(&xr));
         assert_eq!(bits1(&plan.lambda), bits1(&lam));
     }
+}
+
+#[test]
+fn indices_changed_after_begin_substep_are_caught_and_nothing_is_written() {
+    let links = if cfg!(miri) { 13 } else { 77 };
+    let (x, w, l) = rope_f32(links);
+    let (colors, count) = rope_colors(links);
+    let mut plan = Plan::new(&l, &colors, count);
+    let [mut xs, mut ys, mut zs] = soa(&x);
+    let mut stamp = vec![0u32; x.len()];
+    let n = u32::try_from(x.len()).unwrap();
+    let mut sys = c_system(&mut xs, &mut ys, &mut zs, &w, &mut plan, &mut stamp, 0);
+    // The caller's index arrays, written behind the library's back.
+    let (ip, jp) = (plan.i.as_mut_ptr(), plan.j.as_mut_ptr());
+    sys.i = ip;
+    sys.j = jp;
+    let k = 5; // a link of color 0, in the first group of four
+    let color_end = plan.starts[1];
+    // SAFETY: every buffer is valid for its count and unaliased; `ip` and
+    // `jp` point to `links` entries, `k < links`.
+    unsafe {
+        assert_eq!(xpbd_colored3_begin_substep_f32(&mut sys, H).code(), 0);
+        let (i0, j0) = (*ip.add(k), *jp.add(k));
+        let before = (bits(&soa_back(&sys)), bits1(&plan_lambda(&sys, links)));
+        for (i, j, want) in [
+            (n, j0, XpbdStatus::IndexOutOfRange),
+            (i0, u32::MAX, XpbdStatus::IndexOutOfRange),
+            (i0, i0, XpbdStatus::SameParticle),
+        ] {
+            *ip.add(k) = i;
+            *jp.add(k) = j;
+            let mut at = usize::MAX;
+            let job = xpbd_colored3_solve_job_f32(&sys, 0, 0, 1, std::ptr::null_mut(), &mut at);
+            assert_eq!(job, want, "job, ({i}, {j})");
+            assert_eq!(at, k);
+            let it = xpbd_colored3_iterate_f32(&mut sys, std::ptr::null_mut());
+            assert_eq!(it, want, "iterate, ({i}, {j})");
+            assert_eq!(sys.error_index, k);
+            let after = (bits(&soa_back(&sys)), bits1(&plan_lambda(&sys, links)));
+            assert!(after == before, "({i}, {j}): something was written");
+        }
+        *ip.add(k) = i0;
+        *jp.add(k) = j0;
+        assert!(k < color_end);
+        let job =
+            xpbd_colored3_solve_job_f32(&sys, 0, 0, 1, std::ptr::null_mut(), std::ptr::null_mut());
+        assert_eq!(job.code(), 0);
+    }
+}
+
+/// The positions of a C system, particle by particle.
+///
+/// # Safety
+/// The system's SoA buffers hold `particle_count` values.
+unsafe fn soa_back(sys: &XpbdColoredSystem3F32) -> Vec<[f32; 3]> {
+    (0..sys.particle_count)
+        // SAFETY: caller contract.
+        .map(|k| unsafe { [*sys.x.add(k), *sys.y.add(k), *sys.z.add(k)] })
+        .collect()
+}
+
+/// The λ of a C system.
+///
+/// # Safety
+/// `lambda` holds `links` values.
+unsafe fn plan_lambda(sys: &XpbdColoredSystem3F32, links: usize) -> Vec<f32> {
+    // SAFETY: caller contract.
+    (0..links).map(|k| unsafe { *sys.lambda.add(k) }).collect()
 }

@@ -1382,12 +1382,24 @@ fn thread_section(
         "cloth {tr}x{tc} ({} links) f64 colored SoA",
         scene.links.len()
     );
-    let (one, b1) = threaded_case(s, &scene, 1)?;
-    let (two, b2) = threaded_case(s, &scene, 2)?;
-    let (pone, p1) = pooled_case(s, &scene, 1)?;
-    let (ptwo, p2) = pooled_case(s, &scene, 2)?;
-    if b1 != b2 || p1 != b1 || p2 != b1 {
-        return Err("1 and 2 threads (spawned or pooled) give different bits".into());
+    // Two vCPUs of a shared machine see bursts of outside load that last
+    // longer than one case's repetitions. The four cases therefore run in
+    // interleaved rounds, each keeping its best: a burst during one round
+    // costs that round only, and one and two threads see the same spells.
+    let rounds = if s.quick { 1 } else { 3 };
+    let (mut one, mut two, mut pone, mut ptwo) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    for _ in 0..rounds {
+        let (o, b1) = threaded_case(s, &scene, 1)?;
+        let (t, b2) = threaded_case(s, &scene, 2)?;
+        let (po, p1) = pooled_case(s, &scene, 1)?;
+        let (pt, p2) = pooled_case(s, &scene, 2)?;
+        if b1 != b2 || p1 != b1 || p2 != b1 {
+            return Err("1 and 2 threads (spawned or pooled) give different bits".into());
+        }
+        one = one.max(o);
+        two = two.max(t);
+        pone = pone.max(po);
+        ptwo = ptwo.max(pt);
     }
     for (what, v) in [
         ("1 thread, persistent workers", pone),
@@ -1404,7 +1416,7 @@ fn thread_section(
     // The claim compares two threads with the fastest single-thread path
     // (the Rust API, which validated its links once at construction): the C
     // job path re-checks its range's indices on every call (links are
-    // caller memory), which costs one thread more than two.
+    // caller memory; a vectorized pass, a few per cent of a sweep).
     ratios.push(ratio(
         format!("{tname}: 2 threads, persistent workers (C ABI jobs) / 1 thread (Rust API)"),
         ptwo,
