@@ -19,6 +19,11 @@
 //!    [`crate::rope::FRAMES`] frames by the library's full stepping,
 //!    [`xpbd::step::step`]; after each frame every position, velocity, link
 //!    λ and contact (particle, collider, λ) is hashed.
+//! 4. [`cloth_3d`](crate::cloth::cloth_3d): the fixed colored
+//!    [`crate::cloth`] (structural and shear links, 8 colors) through the
+//!    colored kernel, [`crate::cloth::FRAMES`] frames; after each substep
+//!    every position, velocity and λ is hashed. Its C-ABI twin (jobs per
+//!    color, array-of-structures particles) must match it bit for bit.
 //!
 //! To add a part: write a function `fn part<T: Scalar>(h: &mut Fnv64)`, add
 //! a field to [`Hashes`], call it in [`run`], and pin its constants in
@@ -29,6 +34,7 @@
 use core::ptr;
 
 use crate::chain::{Chain, LINKS, PARTICLES};
+use crate::cloth::cloth_3d;
 use crate::rope::{Rope, FRAMES};
 use crate::{Fnv64, Scalar, SplitMix64};
 
@@ -57,6 +63,8 @@ pub struct Hashes {
     pub chain_1d: u64,
     /// Part 3: the 3D rope under full stepping.
     pub rope_3d: u64,
+    /// Part 4: the colored 3D cloth.
+    pub cloth_3d: u64,
 }
 
 /// The expected hashes in f64: the same constant on x86-64 and Cortex-M4F.
@@ -64,6 +72,7 @@ pub const HASH_F64: Hashes = Hashes {
     random_1d: 0xef34_1f88_3417_17a2,
     chain_1d: 0xe941_c4cb_c51e_023f,
     rope_3d: 0xa2dc_ad8b_8f06_2481,
+    cloth_3d: 0xf17f_3b66_797f_dcaf,
 };
 
 /// The expected hashes in f32: the same constant on x86-64 and Cortex-M4F.
@@ -71,6 +80,7 @@ pub const HASH_F32: Hashes = Hashes {
     random_1d: 0xe75b_cb9e_b13a_dd87,
     chain_1d: 0xdb00_d813_da62_b714,
     rope_3d: 0x6824_ec9a_3aff_b24e,
+    cloth_3d: 0x5108_3e55_4236_664f,
 };
 
 /// How many times each status came back, indexed like
@@ -109,6 +119,13 @@ pub struct Outcome {
     pub rope_max_contacts: usize,
     /// The 3D rope's lowest final height (m), as bits.
     pub rope_lowest_bits: u64,
+    /// Failed calls of the colored cloth (expected 0).
+    pub cloth_errors: u32,
+    /// Substeps after which the cloth's C copy differed from its Rust copy
+    /// (expected 0).
+    pub cloth_mismatches: u32,
+    /// The cloth's lowest final height (m), as bits.
+    pub cloth_lowest_bits: u64,
 }
 
 /// Runs every part for `T` and returns the hashes and counts.
@@ -126,10 +143,16 @@ pub fn run<T: Scalar>() -> Outcome {
     out.rope_errors = rope.errors;
     out.rope_max_contacts = rope.max_contacts;
     out.rope_lowest_bits = rope.lowest().bits();
+    let mut h = Fnv64::new();
+    let cloth = cloth_3d::<T>(&mut h);
+    out.hashes.cloth_3d = h.finish();
+    out.cloth_errors = cloth.errors;
+    out.cloth_mismatches = cloth.mismatches;
+    out.cloth_lowest_bits = cloth.lowest_bits;
     out
 }
 
-/// Runs part 1 only (`hashes.chain_1d` and `hashes.rope_3d` stay 0): what Miri runs, since the
+/// Runs part 1 only (the other hashes stay 0): what Miri runs, since the
 /// unsafe pointer patterns are all there and the interpreter is slow.
 #[must_use]
 pub fn run_random_1d<T: Scalar>() -> Outcome {
@@ -139,6 +162,7 @@ pub fn run_random_1d<T: Scalar>() -> Outcome {
             random_1d: 0,
             chain_1d: 0,
             rope_3d: 0,
+            cloth_3d: 0,
         },
         statuses: [0; 11],
         unknown_status: false,
@@ -148,6 +172,9 @@ pub fn run_random_1d<T: Scalar>() -> Outcome {
         rope_errors: 0,
         rope_max_contacts: 0,
         rope_lowest_bits: 0,
+        cloth_errors: 0,
+        cloth_mismatches: 0,
+        cloth_lowest_bits: 0,
     };
     random_1d::<T>(&mut h, &mut out);
     out.hashes.random_1d = h.finish();

@@ -9,9 +9,12 @@
 //!   iterations.
 //! - [`rope`]: a fixed 3D rope (tension-only links, ground plane, sphere,
 //!   friction) advanced by the library's full stepping, `xpbd::step::step`.
+//! - [`cloth`]: a fixed colored 3D cloth, solved through the colored
+//!   kernel by the Rust API and by the C job entry points in lock-step.
 //! - [`hash`]: the bit-identity scenario: a random sequence of 1D C-ABI
-//!   solves, the chain and the 3D rope, hashed over every position, velocity and λ, and
-//!   the constants [`hash::HASH_F64`] and [`hash::HASH_F32`].
+//!   solves, the chain, the 3D rope and the colored cloth, hashed over every
+//!   position, velocity and λ, and the constants [`hash::HASH_F64`] and
+//!   [`hash::HASH_F32`].
 //!
 //! The crate is `#![no_std]`, allocation-free and uses only IEEE-754 basic
 //! operations (`+ − × ÷`, comparisons, f64→f32 rounding): see the README
@@ -22,11 +25,12 @@
 
 pub mod chain;
 pub mod checks;
+pub mod cloth;
 pub mod hash;
 pub mod rope;
 mod scalar;
 
-pub use scalar::Scalar;
+pub use scalar::{ColoredBuffers, Scalar};
 
 /// A tiny, fully specified, platform-independent hash of 64-bit words:
 /// FNV-1a's offset basis and prime, applied per word instead of per byte

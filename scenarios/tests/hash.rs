@@ -13,15 +13,17 @@ fn check<T: Scalar>() -> Outcome {
         hash::run::<T>()
     };
     println!(
-        "{}: random_1d {:#018x}, chain_1d {:#018x}, rope_3d {:#018x}, statuses {:?}, chain stretch bits {:#x}, rope max contacts {}, rope lowest bits {:#x}",
+        "{}: random_1d {:#018x}, chain_1d {:#018x}, rope_3d {:#018x}, cloth_3d {:#018x}, statuses {:?}, chain stretch bits {:#x}, rope max contacts {}, rope lowest bits {:#x}, cloth lowest bits {:#x}",
         T::NAME,
         out.hashes.random_1d,
         out.hashes.chain_1d,
         out.hashes.rope_3d,
+        out.hashes.cloth_3d,
         out.statuses,
         out.chain_stretch_bits,
         out.rope_max_contacts,
-        out.rope_lowest_bits
+        out.rope_lowest_bits,
+        out.cloth_lowest_bits
     );
     assert!(!out.unknown_status, "a status outside the documented set");
     assert!(!out.written_on_error, "a rejected call wrote memory");
@@ -55,6 +57,20 @@ fn check<T: Scalar>() -> Outcome {
             out.hashes.rope_3d,
             want.rope_3d,
             "{} rope_3d hash changed",
+            T::NAME
+        );
+        assert_eq!(
+            out.cloth_errors, 0,
+            "the colored cloth must solve without errors"
+        );
+        assert_eq!(
+            out.cloth_mismatches, 0,
+            "the cloth's C-ABI copy must equal its Rust copy after every substep"
+        );
+        assert_eq!(
+            out.hashes.cloth_3d,
+            want.cloth_3d,
+            "{} cloth_3d hash changed",
             T::NAME
         );
     }

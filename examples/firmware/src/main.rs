@@ -40,10 +40,12 @@ fn hash_check<T: Scalar>() -> bool {
     let clean = !out.unknown_status
         && !out.written_on_error
         && out.chain_errors == 0
-        && out.rope_errors == 0;
+        && out.rope_errors == 0
+        && out.cloth_errors == 0
+        && out.cloth_mismatches == 0;
     let ok = out.hashes == want && clean;
     hprintln!(
-        "hash {}: random_1d {:#018x} (want {:#018x}), chain_1d {:#018x} (want {:#018x}), rope_3d {:#018x} (want {:#018x}), statuses {:?}, chain errors {}, chain stretch bits {:#x}, rope errors {}, rope max contacts {}, rope lowest bits {:#x}: {}",
+        "hash {}: random_1d {:#018x} (want {:#018x}), chain_1d {:#018x} (want {:#018x}), rope_3d {:#018x} (want {:#018x}), cloth_3d {:#018x} (want {:#018x}), statuses {:?}, chain errors {}, chain stretch bits {:#x}, rope errors {}, rope max contacts {}, rope lowest bits {:#x}, cloth errors {}, cloth C/Rust mismatches {}, cloth lowest bits {:#x}: {}",
         T::NAME,
         out.hashes.random_1d,
         want.random_1d,
@@ -51,12 +53,17 @@ fn hash_check<T: Scalar>() -> bool {
         want.chain_1d,
         out.hashes.rope_3d,
         want.rope_3d,
+        out.hashes.cloth_3d,
+        want.cloth_3d,
         out.statuses,
         out.chain_errors,
         out.chain_stretch_bits,
         out.rope_errors,
         out.rope_max_contacts,
         out.rope_lowest_bits,
+        out.cloth_errors,
+        out.cloth_mismatches,
+        out.cloth_lowest_bits,
         if ok { "ok" } else { "FAILED" }
     );
     ok

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The same bits on a third ISA, AArch64 (under qemu-user), where the colored
+# kernel is the portable chunked one (x86-64 runs SSE2 lanes, Cortex-M4F a
+# plain per-link loop): the scenario hashes of step 55 (every part, the
+# colored cloth included) and the crate's kernel, golden-figure and C-ABI
+# tests. Also compiles the library for wasm32, with and without simd128
+# (the other target of the portable kernel); nothing runs there.
+set -euo pipefail
+need=""
+command -v aarch64-linux-gnu-gcc >/dev/null || need="$need gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
+command -v qemu-aarch64 >/dev/null || need="$need qemu-user"
+if [ -n "$need" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need >/dev/null; fi
+rustup target add aarch64-unknown-linux-gnu wasm32-unknown-unknown
+export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
+export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L /usr/aarch64-linux-gnu"
+t=aarch64-unknown-linux-gnu
+cargo test --locked --release --target "$t" -p xpbd-scenarios -- --nocapture
+cargo test --locked --release --target "$t" -p xpbd --lib --test colored --test colored_neighbours \
+    --test seed_figures --test lifecycle --test ffi_rust --test ffi_system_rust
+cargo build --locked --release --lib --target wasm32-unknown-unknown
+RUSTFLAGS="-C target-feature=+simd128" cargo build --locked --release --lib --target wasm32-unknown-unknown \
+    --target-dir target/wasm-simd128
+echo "aarch64: scenario hashes and kernel tests pass; wasm32 (with and without simd128) builds"
