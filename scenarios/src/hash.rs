@@ -19,7 +19,7 @@
 //!    [`crate::rope::FRAMES`] frames by the library's full stepping,
 //!    [`xpbd::step::step`]; after each frame every position, velocity, link
 //!    λ and contact (particle, collider, λ) is hashed.
-//! 4. [`cloth_3d`](crate::cloth::cloth_3d): the fixed colored
+//! 4. [`cloth_3d`]: the fixed colored
 //!    [`crate::cloth`] (structural and shear links, 8 colors) through the
 //!    colored kernel, [`crate::cloth::FRAMES`] frames; after each substep
 //!    every position, velocity and λ is hashed. Its C-ABI twin (jobs per
