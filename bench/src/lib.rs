@@ -471,30 +471,74 @@ fn colored_case<T: Real + CRef>(
     Ok((sps, aps, cps))
 }
 
+/// The buffers of the threaded cases: allocated once, so that one and two
+/// threads run over the very same memory. (Arrays this large are mapped
+/// page-aligned at addresses that change from run to run; which of them
+/// then share cache sets changes the speed of a run by up to ~20 %. With
+/// one allocation for every case, that placement is the same for the
+/// numerator and the denominator of a ratio.)
+struct Bufs {
+    plan: Plan<f64>,
+    stamp: Vec<u32>,
+    x: Vec<f64>,
+    y: Vec<f64>,
+    z: Vec<f64>,
+}
+
+impl Bufs {
+    fn new(scene: &Scene<f64>) -> Result<Self, String> {
+        let [x, y, z] = soa_of(&scene.x);
+        Ok(Bufs {
+            plan: Plan::new(scene)?,
+            stamp: vec![0; scene.x.len()],
+            x,
+            y,
+            z,
+        })
+    }
+
+    /// Back to the scene's positions (λ and the scratch are reset by
+    /// `begin_substep`).
+    fn reset(&mut self, scene: &Scene<f64>) {
+        for (k, p) in scene.x.iter().enumerate() {
+            if let (Some(x), Some(y), Some(z)) =
+                (self.x.get_mut(k), self.y.get_mut(k), self.z.get_mut(k))
+            {
+                (*x, *y, *z) = (p[0], p[1], p[2]);
+            }
+        }
+    }
+}
+
 /// Colored SoA on `threads` threads (std::thread::scope per color; the
 /// calling thread runs job 0).
 fn threaded_case(
     s: &Settings,
     scene: &Scene<f64>,
     threads: usize,
+    b: &mut Bufs,
 ) -> Result<(f64, Vec<u64>), String> {
     let m = scene.links.len();
     let sweeps = sweeps_for(s, m);
-    let mut plan = Plan::new(scene)?;
-    let n = scene.x.len();
-    let mut stamp = vec![0u32; n];
-    let [mut x, mut y, mut z] = soa_of(&scene.x);
+    b.reset(scene);
+    let Bufs {
+        plan,
+        stamp,
+        x,
+        y,
+        z,
+    } = b;
     let mut failed = false;
     let (ps, _) = {
         let mut sys = ColoredSystem::new(
             Soa {
-                x: &mut x,
-                y: &mut y,
-                z: &mut z,
+                x: &mut *x,
+                y: &mut *y,
+                z: &mut *z,
                 w: &scene.w,
             },
             plan.links(),
-            &mut stamp,
+            &mut *stamp,
         )
         .map_err(|e| e.to_string())?;
         let mut sub = sys.begin_substep(H).map_err(|e| e.to_string())?;
@@ -523,7 +567,7 @@ fn threaded_case(
     if failed {
         return Err(format!("threaded sweep on {threads} threads failed"));
     }
-    Ok((ps, soa_bits(&x, &y, &z)))
+    Ok((ps, soa_bits(x, y, z)))
 }
 
 /// The same sweeps as [`threaded_case`] through the C ABI as an engine's
@@ -535,6 +579,7 @@ fn pooled_case(
     s: &Settings,
     scene: &Scene<f64>,
     threads: usize,
+    b: &mut Bufs,
 ) -> Result<(f64, Vec<u64>), String> {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use xpbd::ffi::XpbdStatus;
@@ -556,10 +601,15 @@ fn pooled_case(
 
     let m = scene.links.len();
     let sweeps = sweeps_for(s, m);
-    let mut plan = Plan::new(scene)?;
     let n = scene.x.len();
-    let mut stamp = vec![0u32; n];
-    let [mut x, mut y, mut z] = soa_of(&scene.x);
+    b.reset(scene);
+    let Bufs {
+        plan,
+        stamp,
+        x,
+        y,
+        z,
+    } = b;
     let mut sys = XpbdColoredSystem3 {
         positions: std::ptr::null_mut(),
         x: x.as_mut_ptr(),
@@ -668,7 +718,7 @@ fn pooled_case(
     if failed.load(Ordering::Relaxed) {
         return Err(format!("pooled sweep on {threads} threads failed"));
     }
-    Ok((ps, soa_bits(&x, &y, &z)))
+    Ok((ps, soa_bits(x, y, z)))
 }
 
 /// The C reference kernels for one precision.
@@ -1384,15 +1434,17 @@ fn thread_section(
     );
     // Two vCPUs of a shared machine see bursts of outside load that last
     // longer than one case's repetitions. The four cases therefore run in
-    // interleaved rounds, each keeping its best: a burst during one round
-    // costs that round only, and one and two threads see the same spells.
-    let rounds = if s.quick { 1 } else { 3 };
+    // five interleaved rounds over the same buffers, each keeping its best:
+    // a burst during one round costs that round only, and one and two
+    // threads see the same spells and the same memory placement.
+    let rounds = if s.quick { 1 } else { 5 };
     let (mut one, mut two, mut pone, mut ptwo) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    let mut bufs = Bufs::new(&scene)?;
     for _ in 0..rounds {
-        let (o, b1) = threaded_case(s, &scene, 1)?;
-        let (t, b2) = threaded_case(s, &scene, 2)?;
-        let (po, p1) = pooled_case(s, &scene, 1)?;
-        let (pt, p2) = pooled_case(s, &scene, 2)?;
+        let (o, b1) = threaded_case(s, &scene, 1, &mut bufs)?;
+        let (t, b2) = threaded_case(s, &scene, 2, &mut bufs)?;
+        let (po, p1) = pooled_case(s, &scene, 1, &mut bufs)?;
+        let (pt, p2) = pooled_case(s, &scene, 2, &mut bufs)?;
         if b1 != b2 || p1 != b1 || p2 != b1 {
             return Err("1 and 2 threads (spawned or pooled) give different bits".into());
         }
