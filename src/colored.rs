@@ -1020,14 +1020,161 @@ pub(crate) mod sse {
         max_r: V,
     }
 
-    /// No fast path: every group is gathered and scattered.
-    #[derive(Clone, Copy)]
-    struct Gather;
+    /// A gathered group: first and second particles' coordinates, inverse
+    /// masses.
+    type Gathered<V> = ([V; 3], [V; 3], V, V);
 
-    // SAFETY: writes nothing.
-    unsafe impl<T: Real, V: Lanes<T>> FastPath<T, V> for Gather {
+    /// Gathers the group `k .. k + LANES`: particle indices and values.
+    ///
+    /// # Safety
+    /// `k .. k + LANES` are link positions of a range of
+    /// [`super::solve_range`], whose indices are below the particle count.
+    #[inline(always)]
+    #[allow(clippy::indexing_slicing)] // fixed [_; 4] arrays indexed by lane < LANES ≤ 4
+    unsafe fn gather<T: Real, V: Lanes<T>, P: RawParticles<T>>(
+        p: P,
+        l: RawLinks<T>,
+        k: usize,
+    ) -> ([usize; 4], [usize; 4], Gathered<V>) {
+        let z4 = [T::ZERO; 4];
+        let mut pi = [0usize; 4];
+        let mut pj = [0usize; 4];
+        let (mut ax, mut ay, mut az, mut bx, mut by, mut bz, mut wi, mut wj) =
+            (z4, z4, z4, z4, z4, z4, z4, z4);
+        for t in 0..V::LANES {
+            // SAFETY: `k + t` is a link position of the range, its indices
+            // are below the particle count (caller contract).
+            unsafe {
+                let i = ix(*l.i.add(k + t));
+                let j = ix(*l.j.add(k + t));
+                pi[t] = i;
+                pj[t] = j;
+                let a = p.get(i);
+                let b = p.get(j);
+                ax[t] = a[0];
+                ay[t] = a[1];
+                az[t] = a[2];
+                bx[t] = b[0];
+                by[t] = b[1];
+                bz[t] = b[2];
+                wi[t] = *l.w.add(i);
+                wj[t] = *l.w.add(j);
+            }
+        }
+        (
+            pi,
+            pj,
+            (
+                [V::set(&ax), V::set(&ay), V::set(&az)],
+                [V::set(&bx), V::set(&by), V::set(&bz)],
+                V::set(&wi),
+                V::set(&wj),
+            ),
+        )
+    }
+
+    /// Writes a solved group's positions (particles `pi`, `pj`) and λ.
+    ///
+    /// # Safety
+    /// As [`gather`], for the same group; no other lane or thread writes
+    /// these particles (proper coloring).
+    #[inline(always)]
+    #[allow(clippy::indexing_slicing)] // fixed [_; 4] arrays indexed by lane < LANES ≤ 4
+    unsafe fn scatter<T: Real, V: Lanes<T>, P: RawParticles<T>>(
+        p: P,
+        l: RawLinks<T>,
+        k: usize,
+        pi: &[usize; 4],
+        pj: &[usize; 4],
+        o: &Solved<V>,
+    ) {
+        let z4 = [T::ZERO; 4];
+        let (mut oax, mut oay, mut oaz, mut obx, mut oby, mut obz) = (z4, z4, z4, z4, z4, z4);
+        o.a[0].get(&mut oax);
+        o.a[1].get(&mut oay);
+        o.a[2].get(&mut oaz);
+        o.b[0].get(&mut obx);
+        o.b[1].get(&mut oby);
+        o.b[2].get(&mut obz);
+        // SAFETY: caller contract.
+        unsafe {
+            o.lambda.store(l.lambda.add(k));
+            for t in 0..V::LANES {
+                p.set(pi[t], [oax[t], oay[t], oaz[t]]);
+                p.set(pj[t], [obx[t], oby[t], obz[t]]);
+            }
+        }
+    }
+
+    /// Gathered groups two at a time (two independent dependency chains
+    /// side by side, so the core overlaps their square roots and
+    /// divisions), while both apply in every lane.
+    #[derive(Clone, Copy)]
+    struct GatherPairs<T, P> {
+        p: P,
+        l: RawLinks<T>,
+    }
+
+    // SAFETY: writes only the particles and λ of the groups it returns past,
+    // and only after both groups of a pair applied in every lane.
+    unsafe impl<T: Real, V: Lanes<T>, P: RawParticles<T>> FastPath<T, V> for GatherPairs<T, P> {
         #[inline(always)]
-        unsafe fn run(self, k: usize, _: usize, _: &mut Acc<V>) -> usize {
+        unsafe fn run(self, k: usize, end: usize, acc: &mut Acc<V>) -> usize {
+            let (p, l) = (self.p, self.l);
+            let n = V::LANES;
+            let all = all_lanes::<T, V>();
+            let sign = V::splat(-T::ZERO);
+            let mut k = k;
+            while k + 2 * n <= end {
+                // SAFETY: `k .. k + 2n` are link positions of the range
+                // (caller contract for the indices); the two groups share
+                // no particle (proper coloring), so gathering the second
+                // before writing the first reads the same values.
+                let ((pa, qa, ga), (pb, qb, gb), la, lb) = unsafe {
+                    (
+                        gather::<T, V, P>(p, l, k),
+                        gather::<T, V, P>(p, l, k + n),
+                        load_link::<T, V>(l, k),
+                        load_link::<T, V>(l, k + n),
+                    )
+                };
+                let oa = solve::<T, V>(
+                    &Group {
+                        a: ga.0,
+                        b: ga.1,
+                        wi: ga.2,
+                        wj: ga.3,
+                        link: &la,
+                    },
+                    false,
+                );
+                let ob = solve::<T, V>(
+                    &Group {
+                        a: gb.0,
+                        b: gb.1,
+                        wi: gb.2,
+                        wj: gb.3,
+                        link: &lb,
+                    },
+                    false,
+                );
+                if oa.applied != all || ob.applied != all {
+                    // Nothing written: the general path takes group `k`.
+                    return k;
+                }
+                // SAFETY: as for the gathers.
+                unsafe {
+                    scatter::<T, V, P>(p, l, k, &pa, &qa, &oa);
+                    scatter::<T, V, P>(p, l, k + n, &pb, &qb, &ob);
+                }
+                acc.applied += 2 * all.count_ones();
+                acc.max_c = acc.max_c.max(sign.andnot(oa.c)).max(sign.andnot(ob.c));
+                acc.max_r = acc
+                    .max_r
+                    .max(sign.andnot(oa.numerator))
+                    .max(sign.andnot(ob.numerator));
+                k += 2 * n;
+            }
             k
         }
     }
@@ -1136,7 +1283,7 @@ pub(crate) mod sse {
                     }) else {
                         break;
                     };
-                    // SAFETY: as in `one`, for both groups (they share no
+                    // SAFETY: as for the single group below, for both groups (they share no
                     // particle: proper coloring).
                     let (oa, ob) = unsafe {
                         (
@@ -1147,7 +1294,7 @@ pub(crate) mod sse {
                     if oa.applied != 15 || ob.applied != 15 {
                         break;
                     }
-                    // SAFETY: as in `one`.
+                    // SAFETY: as for the single group below.
                     unsafe {
                         store_group(s, l, ia, k, &oa, acc);
                         store_group(s, l, ib, k + 4, &ob, acc);
@@ -1272,7 +1419,9 @@ pub(crate) mod sse {
         policy: ZeroLength,
     ) -> (SweepStats<T>, Option<SystemError>) {
         // SAFETY: forwarded caller contract.
-        unsafe { range_with::<T, V, P, Gather>(p, l, begin, end, policy, Gather) }
+        unsafe {
+            range_with::<T, V, P, GatherPairs<T, P>>(p, l, begin, end, policy, GatherPairs { p, l })
+        }
     }
 
     /// [`range`] for f32, with the fast path for links joining neighbours
@@ -1300,7 +1449,14 @@ pub(crate) mod sse {
                     policy,
                     Neighbours { soa, l },
                 ),
-                None => range_with::<f32, __m128, P, Gather>(p, l, begin, end, policy, Gather),
+                None => range_with::<f32, __m128, P, GatherPairs<f32, P>>(
+                    p,
+                    l,
+                    begin,
+                    end,
+                    policy,
+                    GatherPairs { p, l },
+                ),
             }
         }
     }
@@ -1363,57 +1519,22 @@ pub(crate) mod sse {
             // SAFETY: `k .. k + n` are link positions of the range.
             let link = unsafe { load_link::<T, V>(l, k) };
             // The general path: gather, solve, scatter.
-            let mut pi = [0usize; 4];
-            let mut pj = [0usize; 4];
-            let (mut ax, mut ay, mut az, mut bx, mut by, mut bz, mut wi, mut wj) =
-                (z4, z4, z4, z4, z4, z4, z4, z4);
-            for t in 0..n {
-                // SAFETY: `k + t < end` is a link position of the range,
-                // its indices are below the particle count (caller
-                // contract).
-                unsafe {
-                    let i = ix(*l.i.add(k + t));
-                    let j = ix(*l.j.add(k + t));
-                    pi[t] = i;
-                    pj[t] = j;
-                    let a = p.get(i);
-                    let b = p.get(j);
-                    ax[t] = a[0];
-                    ay[t] = a[1];
-                    az[t] = a[2];
-                    bx[t] = b[0];
-                    by[t] = b[1];
-                    bz[t] = b[2];
-                    wi[t] = *l.w.add(i);
-                    wj[t] = *l.w.add(j);
-                }
-            }
+            // SAFETY: `k .. k + n` are link positions of the range (caller
+            // contract for the indices).
+            let (pi, pj, g) = unsafe { gather::<T, V, P>(p, l, k) };
             let o = solve::<T, V>(
                 &Group {
-                    a: [V::set(&ax), V::set(&ay), V::set(&az)],
-                    b: [V::set(&bx), V::set(&by), V::set(&bz)],
-                    wi: V::set(&wi),
-                    wj: V::set(&wj),
+                    a: g.0,
+                    b: g.1,
+                    wi: g.2,
+                    wj: g.3,
                     link: &link,
                 },
                 true,
             );
-            let (mut oax, mut oay, mut oaz, mut obx, mut oby, mut obz) = (z4, z4, z4, z4, z4, z4);
-            o.a[0].get(&mut oax);
-            o.a[1].get(&mut oay);
-            o.a[2].get(&mut oaz);
-            o.b[0].get(&mut obx);
-            o.b[1].get(&mut oby);
-            o.b[2].get(&mut obz);
             // SAFETY: as for the loads; the links of the range share no
             // particle, so no two lanes write the same particle.
-            unsafe {
-                o.lambda.store(l.lambda.add(k));
-                for t in 0..n {
-                    p.set(pi[t], [oax[t], oay[t], oaz[t]]);
-                    p.set(pj[t], [obx[t], oby[t], obz[t]]);
-                }
-            }
+            unsafe { scatter::<T, V, P>(p, l, k, &pi, &pj, &o) };
             if o.applied == all {
                 // Every lane applied: nothing skipped, nothing failed.
                 applied += all.count_ones();

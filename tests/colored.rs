@@ -48,6 +48,41 @@ fn f32_rope_and_cloth_match_the_reference() {
 }
 
 #[test]
+fn huge_finite_coordinates_are_applied_in_both_precisions() {
+    // y = z = 0.3 × MAX everywhere: every result is finite (the links lie
+    // along x), but the seven outputs of a lane sum past MAX. The kernels'
+    // fast paths test finiteness on such a sum and must leave these groups
+    // to the exact test, which applies them.
+    fn run<T: xpbd::Real>(links: usize) {
+        let big = T::from_f64(if T::from_f64(0.1).to_f64() == 0.1 {
+            0.3 * f64::MAX
+        } else {
+            0.3 * f64::from(f32::MAX)
+        });
+        let n = links + 1;
+        let x0: Vec<[T; 3]> = (0..n)
+            .map(|k| [T::from_f64(k as f64 * 0.01), big, big])
+            .collect();
+        let w: Vec<T> = (0..n)
+            .map(|k| T::from_f64(if k == 0 { 0.0 } else { 1.0 }))
+            .collect();
+        let mut l = vec![Link::default(); links];
+        rope(&x0, T::from_f64(1e-6), &mut l).unwrap();
+        // Stretched by 5 %: every link moves its particles.
+        let x: Vec<[T; 3]> = x0
+            .iter()
+            .map(|p| [p[0] * T::from_f64(1.05), p[1], p[2]])
+            .collect();
+        let mut colors = vec![0; links];
+        let count = rope_coloring(links, false, &mut colors).unwrap();
+        compare(&x, &w, &l, &colors, count, 3);
+    }
+    let links = if cfg!(miri) { 21 } else { 67 };
+    run::<f64>(links);
+    run::<f32>(links);
+}
+
+#[test]
 fn a_link_that_would_overflow_is_untouched_and_named_the_rest_applied() {
     // Link 2 of a 4-link rope: C ≈ −1e308 and g = 1/(w_2 + w_3) = 500 give
     // Δλ = +inf.
