@@ -424,12 +424,6 @@ fn colored_case<T: Real + CRef>(
         }
         rust.push(r);
     }
-    if std::env::var("XPBD_BENCH_DEBUG").is_ok() {
-        eprintln!(
-            "{name} rust {:?}",
-            rust.iter().map(|r| r.1).collect::<Vec<_>>()
-        );
-    }
     let (sps, sns) = median(&mut rust);
     let soa_result = soa_result.unwrap_or_default();
     // Rust AoS.
@@ -1133,6 +1127,33 @@ fn seed_case(s: &Settings, out: &mut Vec<Figure>) -> Result<[(f64, f64); 5], Str
 
 /// The machine's load average (Linux), to judge how disturbed a run was:
 /// with other processes running, the two-thread figure especially suffers.
+/// CPU time counters from `/proc/stat` (all CPUs): `(steal, total)` in
+/// clock ticks; `None` where there is no such file.
+fn cpu_ticks() -> Option<(u64, u64)> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let line = stat.lines().next()?.strip_prefix("cpu ")?;
+    let v: Vec<u64> = line
+        .split_whitespace()
+        .map(|x| x.parse().unwrap_or(0))
+        .collect();
+    // user nice system idle iowait irq softirq steal [guest guest_nice]:
+    // guest time is already counted in user and nice.
+    let total = v.iter().take(8).sum();
+    Some((*v.get(7)?, total))
+}
+
+/// The share of CPU time the hypervisor took from this machine between two
+/// `cpu_ticks` readings (steal time): on a shared VM, a figure of more than a
+/// few percent means the run competed with other guests.
+fn steal_share(before: Option<(u64, u64)>) -> String {
+    match (before, cpu_ticks()) {
+        (Some((s0, t0)), Some((s1, t1))) if t1 > t0 => {
+            format!("{:.1} %", 100.0 * (s1 - s0) as f64 / (t1 - t0) as f64)
+        }
+        _ => "unknown".into(),
+    }
+}
+
 fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
@@ -1201,6 +1222,7 @@ pub fn run() -> Result<(Vec<Figure>, Vec<Ratio>), String> {
         std::thread::available_parallelism().map(|n| n.get()),
         load_average()
     );
+    let ticks = cpu_ticks();
 
     let only = std::env::var("XPBD_BENCH_ONLY").ok();
     let want = |section: &str| match only.as_deref() {
@@ -1219,7 +1241,11 @@ pub fn run() -> Result<(Vec<Figure>, Vec<Ratio>), String> {
         }
     }
 
-    println!("load average after: {}", load_average());
+    println!(
+        "load average after: {}; hypervisor steal time during the run: {}",
+        load_average(),
+        steal_share(ticks)
+    );
     println!();
     println!("{:<58} {:>14} {:>10}", "case", "solves/s", "ns/solve");
     for f in &figs {
