@@ -393,7 +393,8 @@ mod tests {
 
     #[test]
     fn fast_path_equals_checked_path() {
-        let cases = if cfg!(miri) { 2_000 } else { 1_000_000 };
+        // Safe Rust only: under Miri a few hundred cases (2,000 took 46 s).
+        let cases = if cfg!(miri) { 300 } else { 1_000_000 };
         for seed in [1, 0x9e37_79b9_7f4a_7c15] {
             // The fast path must really be taken, or the test shows nothing.
             assert!(compare::<f64>(seed, cases) > cases / 100);
