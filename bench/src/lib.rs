@@ -1125,17 +1125,15 @@ fn seed_case(s: &Settings, out: &mut Vec<Figure>) -> Result<[(f64, f64); 5], Str
     ])
 }
 
-/// The machine's load average (Linux), to judge how disturbed a run was:
-/// with other processes running, the two-thread figure especially suffers.
 /// CPU time counters from `/proc/stat` (all CPUs): `(steal, total)` in
-/// clock ticks; `None` where there is no such file.
+/// clock ticks; `None` where there is no such file or it does not parse.
 fn cpu_ticks() -> Option<(u64, u64)> {
     let stat = std::fs::read_to_string("/proc/stat").ok()?;
     let line = stat.lines().next()?.strip_prefix("cpu ")?;
-    let v: Vec<u64> = line
+    let v = line
         .split_whitespace()
-        .map(|x| x.parse().unwrap_or(0))
-        .collect();
+        .map(|x| x.parse().ok())
+        .collect::<Option<Vec<u64>>>()?;
     // user nice system idle iowait irq softirq steal [guest guest_nice]:
     // guest time is already counted in user and nice.
     let total = v.iter().take(8).sum();
@@ -1148,12 +1146,17 @@ fn cpu_ticks() -> Option<(u64, u64)> {
 fn steal_share(before: Option<(u64, u64)>) -> String {
     match (before, cpu_ticks()) {
         (Some((s0, t0)), Some((s1, t1))) if t1 > t0 => {
-            format!("{:.1} %", 100.0 * (s1 - s0) as f64 / (t1 - t0) as f64)
+            format!(
+                "{:.1} %",
+                100.0 * s1.saturating_sub(s0) as f64 / (t1 - t0) as f64
+            )
         }
         _ => "unknown".into(),
     }
 }
 
+/// The machine's load average (Linux), to judge how disturbed a run was:
+/// with other processes running, the two-thread figure especially suffers.
 fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
