@@ -22,17 +22,6 @@
 #define XPBD_VERSION_NUMBER (XPBD_VERSION_MAJOR * 10000 + XPBD_VERSION_MINOR * 100 + XPBD_VERSION_PATCH)
 
 /**
- * Links per job chunk: `xpbd_job_range` splits a color on multiples of
- * this many links.
- */
-#define XPBD_JOB_CHUNK 64
-
-/**
- * The most colors `xpbd_color_greedy` uses.
- */
-#define XPBD_MAX_GREEDY_COLORS 64
-
-/**
  * Zero-length policy: stop with `XPBD_STATUS_ZERO_LENGTH` naming the link.
  */
 #define XPBD_ZERO_LENGTH_REJECT 0
@@ -47,6 +36,17 @@
  * clamped to λ ≤ 0, so the link never pushes).
  */
 #define XPBD_LINK_TENSION_ONLY 1
+
+/**
+ * Links per job chunk: `xpbd_job_range` splits a color on multiples of
+ * this many links.
+ */
+#define XPBD_JOB_CHUNK 64
+
+/**
+ * The most colors `xpbd_color_greedy` uses.
+ */
+#define XPBD_MAX_GREEDY_COLORS 64
 
 /**
  * Status of a C call: 0 or 1 on success, a negative code on error.
@@ -155,8 +155,9 @@ typedef int32_t XpbdStatus;
 #endif // __cplusplus
 
 /**
- * One 1D distance constraint in f64: the accumulated multiplier λ (kg·m) of
- * one link for the current substep.
+ * One 1D distance constraint: the accumulated multiplier λ (kg·m) of one
+ * link for the current substep (`XpbdDistanceConstraint`: double,
+ * `XpbdDistanceConstraintF32`: float).
  *
  * Zero-initialise it or call `xpbd_distance_begin_substep`; keep one per
  * link and pass the same one to every iteration of a substep.
@@ -170,19 +171,815 @@ typedef struct XpbdDistanceConstraint {
 } XpbdDistanceConstraint;
 
 /**
- * One 1D distance constraint in f32: the accumulated multiplier λ (kg·m).
+ * One 1D distance constraint: the accumulated multiplier λ (kg·m) of one
+ * link for the current substep (`XpbdDistanceConstraint`: double,
+ * `XpbdDistanceConstraintF32`: float).
+ *
+ * Zero-initialise it or call `xpbd_distance_begin_substep`; keep one per
+ * link and pass the same one to every iteration of a substep.
  */
 typedef struct XpbdDistanceConstraintF32 {
   /**
    * Accumulated multiplier λ (kg·m). Reset only by
-   * `xpbd_distance_begin_substep_f32`.
+   * `xpbd_distance_begin_substep`.
    */
   float lambda;
 } XpbdDistanceConstraintF32;
 
 /**
- * A colored 3D f64 system over caller-owned buffers (see the module
- * documentation of `ffi_colored` for the rules).
+ * One distance constraint of a [`System`]: particle indices, rest length,
+ * compliance and its own accumulated multiplier λ.
+ *
+ * `#[repr(C)]`: this struct *is* the C type `XpbdLink` (`Link<f64>`) and
+ * `XpbdLinkF32` (`Link<f32>`) of `include/xpbd.h`.
+ */
+typedef struct XpbdLink {
+  /**
+   * Index of the first particle.
+   */
+  uint32_t i;
+  /**
+   * Index of the second particle (≠ `i`).
+   */
+  uint32_t j;
+  /**
+   * Rest length (m), finite and > 0.
+   */
+  double rest;
+  /**
+   * Compliance α (m/N = s²/kg), finite and ≥ 0; 0 is a rigid link.
+   */
+  double compliance;
+  /**
+   * Accumulated multiplier λ (kg·m) of the current substep. Reset only by
+   * [`System::begin_substep`](crate::System::begin_substep).
+   */
+  double lambda;
+  /**
+   * Flag bits: 0, or [`Link::TENSION_ONLY`]. Other bits are rejected.
+   */
+  uint32_t flags;
+} XpbdLink;
+
+/**
+ * A constraint system over caller-owned buffers, `D` = 2 or 3
+ * coordinates per particle (`XpbdSystem2`, `XpbdSystem3`: double;
+ * `XpbdSystem2F32`, `XpbdSystem3F32`: float).
+ *
+ * Zero-initialise, set the buffer fields and `zero_length_policy`, then
+ * begin a substep. The library writes only `substep_active`, `h` and
+ * `error_index`, and the buffers' contents.
+ */
+typedef struct XpbdSystem2 {
+  /**
+   * Particle positions (m), `particle_count` entries; read and written.
+   */
+  double (*positions)[2];
+  /**
+   * Inverse masses (1/kg), `particle_count` entries; 0 = static.
+   */
+  const double *inverse_masses;
+  /**
+   * Number of particles (at most 2^32 − 1).
+   */
+  size_t particle_count;
+  /**
+   * Links, `link_count` entries, solved in array order; λ written.
+   */
+  struct XpbdLink *links;
+  /**
+   * Number of links.
+   */
+  size_t link_count;
+  /**
+   * `XPBD_ZERO_LENGTH_REJECT` (0) or `XPBD_ZERO_LENGTH_SKIP` (1).
+   */
+  int32_t zero_length_policy;
+  /**
+   * Written by the library: 1 after a successful begin_substep, else 0.
+   */
+  uint32_t substep_active;
+  /**
+   * Written by the library: the substep length h (s) of the substep.
+   */
+  double h;
+  /**
+   * Written by the library on error: the particle or link index the
+   * error names (0 when it names none).
+   */
+  size_t error_index;
+} XpbdSystem2;
+
+/**
+ * Diagnostics of one Gauss-Seidel sweep (or of [`Substep::measure`](crate::Substep::measure)).
+ *
+ * `max_abs_c` and `max_residual` are taken when each link is visited,
+ * before its correction: they describe the state the sweep started from as
+ * Gauss-Seidel sees it. `max_residual = max |C + α̃λ|` is the XPBD
+ * convergence measure (zero at a soft equilibrium even when `C ≠ 0`).
+ * Links with two static particles or skipped for zero length are not
+ * included in the maxima.
+ *
+ * `#[repr(C)]`: `SweepStats<f64>` is the C type `XpbdSweepStats`,
+ * `SweepStats<f32>` is `XpbdSweepStatsF32`.
+ */
+typedef struct XpbdSweepStats {
+  /**
+   * Links corrected.
+   */
+  size_t applied;
+  /**
+   * Links skipped because both particles are static (`w_i = w_j = 0`).
+   */
+  size_t skipped_static;
+  /**
+   * Links skipped for zero length under [`ZeroLength::Skip`](crate::ZeroLength::Skip).
+   */
+  size_t skipped_zero_length;
+  /**
+   * Largest |C| (m).
+   */
+  double max_abs_c;
+  /**
+   * Largest compliance residual |C + α̃λ| (m).
+   */
+  double max_residual;
+} XpbdSweepStats;
+
+/**
+ * The result of [`Substep::iterate_until`](crate::Substep::iterate_until).
+ *
+ * `#[repr(C)]`: `Convergence<f64>` is the C type `XpbdConvergence`,
+ * `Convergence<f32>` is `XpbdConvergenceF32`.
+ */
+typedef struct XpbdConvergence {
+  /**
+   * Sweeps run.
+   */
+  uint32_t iterations;
+  /**
+   * 1 when the last sweep's `max_residual` was ≤ the tolerance, else 0.
+   */
+  uint32_t converged;
+  /**
+   * The last sweep's diagnostics (all zero when no sweep ran).
+   */
+  struct XpbdSweepStats last;
+} XpbdConvergence;
+
+/**
+ * One distance constraint of a [`System`]: particle indices, rest length,
+ * compliance and its own accumulated multiplier λ.
+ *
+ * `#[repr(C)]`: this struct *is* the C type `XpbdLink` (`Link<f64>`) and
+ * `XpbdLinkF32` (`Link<f32>`) of `include/xpbd.h`.
+ */
+typedef struct XpbdLinkF32 {
+  /**
+   * Index of the first particle.
+   */
+  uint32_t i;
+  /**
+   * Index of the second particle (≠ `i`).
+   */
+  uint32_t j;
+  /**
+   * Rest length (m), finite and > 0.
+   */
+  float rest;
+  /**
+   * Compliance α (m/N = s²/kg), finite and ≥ 0; 0 is a rigid link.
+   */
+  float compliance;
+  /**
+   * Accumulated multiplier λ (kg·m) of the current substep. Reset only by
+   * [`System::begin_substep`](crate::System::begin_substep).
+   */
+  float lambda;
+  /**
+   * Flag bits: 0, or [`Link::TENSION_ONLY`]. Other bits are rejected.
+   */
+  uint32_t flags;
+} XpbdLinkF32;
+
+/**
+ * A constraint system over caller-owned buffers, `D` = 2 or 3
+ * coordinates per particle (`XpbdSystem2`, `XpbdSystem3`: double;
+ * `XpbdSystem2F32`, `XpbdSystem3F32`: float).
+ *
+ * Zero-initialise, set the buffer fields and `zero_length_policy`, then
+ * begin a substep. The library writes only `substep_active`, `h` and
+ * `error_index`, and the buffers' contents.
+ */
+typedef struct XpbdSystem2F32 {
+  /**
+   * Particle positions (m), `particle_count` entries; read and written.
+   */
+  float (*positions)[2];
+  /**
+   * Inverse masses (1/kg), `particle_count` entries; 0 = static.
+   */
+  const float *inverse_masses;
+  /**
+   * Number of particles (at most 2^32 − 1).
+   */
+  size_t particle_count;
+  /**
+   * Links, `link_count` entries, solved in array order; λ written.
+   */
+  struct XpbdLinkF32 *links;
+  /**
+   * Number of links.
+   */
+  size_t link_count;
+  /**
+   * `XPBD_ZERO_LENGTH_REJECT` (0) or `XPBD_ZERO_LENGTH_SKIP` (1).
+   */
+  int32_t zero_length_policy;
+  /**
+   * Written by the library: 1 after a successful begin_substep, else 0.
+   */
+  uint32_t substep_active;
+  /**
+   * Written by the library: the substep length h (s) of the substep.
+   */
+  float h;
+  /**
+   * Written by the library on error: the particle or link index the
+   * error names (0 when it names none).
+   */
+  size_t error_index;
+} XpbdSystem2F32;
+
+/**
+ * Diagnostics of one Gauss-Seidel sweep (or of [`Substep::measure`](crate::Substep::measure)).
+ *
+ * `max_abs_c` and `max_residual` are taken when each link is visited,
+ * before its correction: they describe the state the sweep started from as
+ * Gauss-Seidel sees it. `max_residual = max |C + α̃λ|` is the XPBD
+ * convergence measure (zero at a soft equilibrium even when `C ≠ 0`).
+ * Links with two static particles or skipped for zero length are not
+ * included in the maxima.
+ *
+ * `#[repr(C)]`: `SweepStats<f64>` is the C type `XpbdSweepStats`,
+ * `SweepStats<f32>` is `XpbdSweepStatsF32`.
+ */
+typedef struct XpbdSweepStatsF32 {
+  /**
+   * Links corrected.
+   */
+  size_t applied;
+  /**
+   * Links skipped because both particles are static (`w_i = w_j = 0`).
+   */
+  size_t skipped_static;
+  /**
+   * Links skipped for zero length under [`ZeroLength::Skip`](crate::ZeroLength::Skip).
+   */
+  size_t skipped_zero_length;
+  /**
+   * Largest |C| (m).
+   */
+  float max_abs_c;
+  /**
+   * Largest compliance residual |C + α̃λ| (m).
+   */
+  float max_residual;
+} XpbdSweepStatsF32;
+
+/**
+ * The result of [`Substep::iterate_until`](crate::Substep::iterate_until).
+ *
+ * `#[repr(C)]`: `Convergence<f64>` is the C type `XpbdConvergence`,
+ * `Convergence<f32>` is `XpbdConvergenceF32`.
+ */
+typedef struct XpbdConvergenceF32 {
+  /**
+   * Sweeps run.
+   */
+  uint32_t iterations;
+  /**
+   * 1 when the last sweep's `max_residual` was ≤ the tolerance, else 0.
+   */
+  uint32_t converged;
+  /**
+   * The last sweep's diagnostics (all zero when no sweep ran).
+   */
+  struct XpbdSweepStatsF32 last;
+} XpbdConvergenceF32;
+
+/**
+ * A constraint system over caller-owned buffers, `D` = 2 or 3
+ * coordinates per particle (`XpbdSystem2`, `XpbdSystem3`: double;
+ * `XpbdSystem2F32`, `XpbdSystem3F32`: float).
+ *
+ * Zero-initialise, set the buffer fields and `zero_length_policy`, then
+ * begin a substep. The library writes only `substep_active`, `h` and
+ * `error_index`, and the buffers' contents.
+ */
+typedef struct XpbdSystem3 {
+  /**
+   * Particle positions (m), `particle_count` entries; read and written.
+   */
+  double (*positions)[3];
+  /**
+   * Inverse masses (1/kg), `particle_count` entries; 0 = static.
+   */
+  const double *inverse_masses;
+  /**
+   * Number of particles (at most 2^32 − 1).
+   */
+  size_t particle_count;
+  /**
+   * Links, `link_count` entries, solved in array order; λ written.
+   */
+  struct XpbdLink *links;
+  /**
+   * Number of links.
+   */
+  size_t link_count;
+  /**
+   * `XPBD_ZERO_LENGTH_REJECT` (0) or `XPBD_ZERO_LENGTH_SKIP` (1).
+   */
+  int32_t zero_length_policy;
+  /**
+   * Written by the library: 1 after a successful begin_substep, else 0.
+   */
+  uint32_t substep_active;
+  /**
+   * Written by the library: the substep length h (s) of the substep.
+   */
+  double h;
+  /**
+   * Written by the library on error: the particle or link index the
+   * error names (0 when it names none).
+   */
+  size_t error_index;
+} XpbdSystem3;
+
+/**
+ * A constraint system over caller-owned buffers, `D` = 2 or 3
+ * coordinates per particle (`XpbdSystem2`, `XpbdSystem3`: double;
+ * `XpbdSystem2F32`, `XpbdSystem3F32`: float).
+ *
+ * Zero-initialise, set the buffer fields and `zero_length_policy`, then
+ * begin a substep. The library writes only `substep_active`, `h` and
+ * `error_index`, and the buffers' contents.
+ */
+typedef struct XpbdSystem3F32 {
+  /**
+   * Particle positions (m), `particle_count` entries; read and written.
+   */
+  float (*positions)[3];
+  /**
+   * Inverse masses (1/kg), `particle_count` entries; 0 = static.
+   */
+  const float *inverse_masses;
+  /**
+   * Number of particles (at most 2^32 − 1).
+   */
+  size_t particle_count;
+  /**
+   * Links, `link_count` entries, solved in array order; λ written.
+   */
+  struct XpbdLinkF32 *links;
+  /**
+   * Number of links.
+   */
+  size_t link_count;
+  /**
+   * `XPBD_ZERO_LENGTH_REJECT` (0) or `XPBD_ZERO_LENGTH_SKIP` (1).
+   */
+  int32_t zero_length_policy;
+  /**
+   * Written by the library: 1 after a successful begin_substep, else 0.
+   */
+  uint32_t substep_active;
+  /**
+   * Written by the library: the substep length h (s) of the substep.
+   */
+  float h;
+  /**
+   * Written by the library on error: the particle or link index the
+   * error names (0 when it names none).
+   */
+  size_t error_index;
+} XpbdSystem3F32;
+
+/**
+ * How to advance one frame (`XpbdStepConfig3`: double,
+ * `XpbdStepConfig3F32`: float). Start from `xpbd_step_config3_default()`.
+ */
+typedef struct XpbdStepConfig3 {
+  /**
+   * Gravity as an acceleration (m/s²).
+   */
+  double gravity[3];
+  /**
+   * Substeps per frame (≥ 1): h = dt / substeps.
+   */
+  uint32_t substeps;
+  /**
+   * Solver iterations per substep (≥ 1; the budget when tolerance > 0).
+   */
+  uint32_t iterations;
+  /**
+   * 0: exactly `iterations` sweeps; > 0: stop a substep when max |C + α̃λ| ≤ tolerance (m).
+   */
+  double tolerance;
+  /**
+   * Velocity damping c (1/s): v ← v·max(0, 1 − c h) per substep. Not
+   * physical. In float, short substeps defeat it: v = Δx/h comes in
+   * quanta of ulp(x)/h, and below about 0.5/(c h) quanta the damping's
+   * change to x + h v is lost to rounding. Prefer fewer, longer substeps.
+   */
+  double damping;
+  /**
+   * Particle radius for contacts (m).
+   */
+  double particle_radius;
+  /**
+   * Contact compliance (m/N); 0 = rigid.
+   */
+  double contact_compliance;
+  /**
+   * Static friction coefficient μ_s.
+   */
+  double static_friction;
+  /**
+   * Dynamic friction coefficient μ_k.
+   */
+  double dynamic_friction;
+  /**
+   * `XPBD_ZERO_LENGTH_REJECT` or `XPBD_ZERO_LENGTH_SKIP`.
+   */
+  int32_t zero_length_policy;
+} XpbdStepConfig3;
+
+/**
+ * A static half-space: points with `n̂·x ≥ offset` are free (`n̂` is
+ * `normal` normalised; `normal` need not be unit length but must not be 0).
+ * `#[repr(C)]`: `Plane<f64, 3>` is the C type `XpbdPlane3`, `Plane<f32, 3>`
+ * is `XpbdPlane3F32`.
+ */
+typedef struct XpbdPlane3 {
+  /**
+   * Outward normal (any finite non-zero length).
+   */
+  double normal[3];
+  /**
+   * Offset along the unit normal (m).
+   */
+  double offset;
+} XpbdPlane3;
+
+/**
+ * A static sphere (a circle in 2D): points with `|x − center| ≥ radius`
+ * are free.
+ * `#[repr(C)]`: `Sphere<f64, 3>` is the C type `XpbdSphere3`,
+ * `Sphere<f32, 3>` is `XpbdSphere3F32`.
+ */
+typedef struct XpbdSphere3 {
+  /**
+   * Centre (m).
+   */
+  double center[3];
+  /**
+   * Radius (m), finite and ≥ 0.
+   */
+  double radius;
+} XpbdSphere3;
+
+/**
+ * One contact of the current substep: a particle against a collider, with
+ * its accumulated λ (kg·m, ≥ 0). Colliders are numbered planes first, then
+ * spheres (`planes.len() + k`).
+ * `#[repr(C)]`: `Contact<f64>` is the C type `XpbdContact`, `Contact<f32>`
+ * is `XpbdContactF32`.
+ */
+typedef struct XpbdContact {
+  /**
+   * Index of the particle.
+   */
+  uint32_t particle;
+  /**
+   * Index of the collider (planes, then spheres).
+   */
+  uint32_t collider;
+  /**
+   * Accumulated multiplier λ (kg·m), ≥ 0; reset each substep.
+   */
+  double lambda;
+} XpbdContact;
+
+/**
+ * A 3D world over caller-owned buffers (`XpbdWorld3`: double,
+ * `XpbdWorld3F32`: float). Zero-initialise and fill in every buffer field
+ * (NULL only with a zero count); `scratch` needs
+ * `xpbd_step_scratch_len(particle_count)` entries. The library writes only
+ * the buffers' contents and `error_index`.
+ */
+typedef struct XpbdWorld3 {
+  /**
+   * Positions (m), `particle_count` entries.
+   */
+  double (*positions)[3];
+  /**
+   * Velocities (m/s), `particle_count` entries.
+   */
+  double (*velocities)[3];
+  /**
+   * Inverse masses (1/kg), `particle_count` entries; 0 = never moves.
+   */
+  const double *inverse_masses;
+  /**
+   * Number of particles.
+   */
+  size_t particle_count;
+  /**
+   * Links, `link_count` entries (λ written).
+   */
+  struct XpbdLink *links;
+  /**
+   * Number of links.
+   */
+  size_t link_count;
+  /**
+   * Static planes, `plane_count` entries.
+   */
+  const struct XpbdPlane3 *planes;
+  /**
+   * Number of planes.
+   */
+  size_t plane_count;
+  /**
+   * Static spheres, `sphere_count` entries.
+   */
+  const struct XpbdSphere3 *spheres;
+  /**
+   * Number of spheres.
+   */
+  size_t sphere_count;
+  /**
+   * Contact storage for one substep, `contact_capacity` entries.
+   */
+  struct XpbdContact *contacts;
+  /**
+   * Capacity of `contacts`.
+   */
+  size_t contact_capacity;
+  /**
+   * Scratch, `scratch_count` entries (≥ 3 · particle_count).
+   */
+  double (*scratch)[3];
+  /**
+   * Number of scratch entries.
+   */
+  size_t scratch_count;
+  /**
+   * Written by the library on error: the index the error names (else 0).
+   */
+  size_t error_index;
+} XpbdWorld3;
+
+/**
+ * What a [`step`] did.
+ *
+ * `#[repr(C)]`: `StepStats<f64>` is the C type `XpbdStepStats`,
+ * `StepStats<f32>` is `XpbdStepStatsF32`.
+ */
+typedef struct XpbdStepStats {
+  /**
+   * Substeps run.
+   */
+  uint32_t substeps;
+  /**
+   * Link sweeps run in all substeps.
+   */
+  uint32_t iterations;
+  /**
+   * Substeps whose last sweep met the tolerance (when tolerance > 0).
+   */
+  uint32_t converged_substeps;
+  /**
+   * Most contacts found in one substep.
+   */
+  size_t max_contacts;
+  /**
+   * Diagnostics of the last link sweep.
+   */
+  struct XpbdSweepStats last;
+} XpbdStepStats;
+
+/**
+ * How to advance one frame (`XpbdStepConfig3`: double,
+ * `XpbdStepConfig3F32`: float). Start from `xpbd_step_config3_default()`.
+ */
+typedef struct XpbdStepConfig3F32 {
+  /**
+   * Gravity as an acceleration (m/s²).
+   */
+  float gravity[3];
+  /**
+   * Substeps per frame (≥ 1): h = dt / substeps.
+   */
+  uint32_t substeps;
+  /**
+   * Solver iterations per substep (≥ 1; the budget when tolerance > 0).
+   */
+  uint32_t iterations;
+  /**
+   * 0: exactly `iterations` sweeps; > 0: stop a substep when max |C + α̃λ| ≤ tolerance (m).
+   */
+  float tolerance;
+  /**
+   * Velocity damping c (1/s): v ← v·max(0, 1 − c h) per substep. Not
+   * physical. In float, short substeps defeat it: v = Δx/h comes in
+   * quanta of ulp(x)/h, and below about 0.5/(c h) quanta the damping's
+   * change to x + h v is lost to rounding. Prefer fewer, longer substeps.
+   */
+  float damping;
+  /**
+   * Particle radius for contacts (m).
+   */
+  float particle_radius;
+  /**
+   * Contact compliance (m/N); 0 = rigid.
+   */
+  float contact_compliance;
+  /**
+   * Static friction coefficient μ_s.
+   */
+  float static_friction;
+  /**
+   * Dynamic friction coefficient μ_k.
+   */
+  float dynamic_friction;
+  /**
+   * `XPBD_ZERO_LENGTH_REJECT` or `XPBD_ZERO_LENGTH_SKIP`.
+   */
+  int32_t zero_length_policy;
+} XpbdStepConfig3F32;
+
+/**
+ * A static half-space: points with `n̂·x ≥ offset` are free (`n̂` is
+ * `normal` normalised; `normal` need not be unit length but must not be 0).
+ * `#[repr(C)]`: `Plane<f64, 3>` is the C type `XpbdPlane3`, `Plane<f32, 3>`
+ * is `XpbdPlane3F32`.
+ */
+typedef struct XpbdPlane3F32 {
+  /**
+   * Outward normal (any finite non-zero length).
+   */
+  float normal[3];
+  /**
+   * Offset along the unit normal (m).
+   */
+  float offset;
+} XpbdPlane3F32;
+
+/**
+ * A static sphere (a circle in 2D): points with `|x − center| ≥ radius`
+ * are free.
+ * `#[repr(C)]`: `Sphere<f64, 3>` is the C type `XpbdSphere3`,
+ * `Sphere<f32, 3>` is `XpbdSphere3F32`.
+ */
+typedef struct XpbdSphere3F32 {
+  /**
+   * Centre (m).
+   */
+  float center[3];
+  /**
+   * Radius (m), finite and ≥ 0.
+   */
+  float radius;
+} XpbdSphere3F32;
+
+/**
+ * One contact of the current substep: a particle against a collider, with
+ * its accumulated λ (kg·m, ≥ 0). Colliders are numbered planes first, then
+ * spheres (`planes.len() + k`).
+ * `#[repr(C)]`: `Contact<f64>` is the C type `XpbdContact`, `Contact<f32>`
+ * is `XpbdContactF32`.
+ */
+typedef struct XpbdContactF32 {
+  /**
+   * Index of the particle.
+   */
+  uint32_t particle;
+  /**
+   * Index of the collider (planes, then spheres).
+   */
+  uint32_t collider;
+  /**
+   * Accumulated multiplier λ (kg·m), ≥ 0; reset each substep.
+   */
+  float lambda;
+} XpbdContactF32;
+
+/**
+ * A 3D world over caller-owned buffers (`XpbdWorld3`: double,
+ * `XpbdWorld3F32`: float). Zero-initialise and fill in every buffer field
+ * (NULL only with a zero count); `scratch` needs
+ * `xpbd_step_scratch_len(particle_count)` entries. The library writes only
+ * the buffers' contents and `error_index`.
+ */
+typedef struct XpbdWorld3F32 {
+  /**
+   * Positions (m), `particle_count` entries.
+   */
+  float (*positions)[3];
+  /**
+   * Velocities (m/s), `particle_count` entries.
+   */
+  float (*velocities)[3];
+  /**
+   * Inverse masses (1/kg), `particle_count` entries; 0 = never moves.
+   */
+  const float *inverse_masses;
+  /**
+   * Number of particles.
+   */
+  size_t particle_count;
+  /**
+   * Links, `link_count` entries (λ written).
+   */
+  struct XpbdLinkF32 *links;
+  /**
+   * Number of links.
+   */
+  size_t link_count;
+  /**
+   * Static planes, `plane_count` entries.
+   */
+  const struct XpbdPlane3F32 *planes;
+  /**
+   * Number of planes.
+   */
+  size_t plane_count;
+  /**
+   * Static spheres, `sphere_count` entries.
+   */
+  const struct XpbdSphere3F32 *spheres;
+  /**
+   * Number of spheres.
+   */
+  size_t sphere_count;
+  /**
+   * Contact storage for one substep, `contact_capacity` entries.
+   */
+  struct XpbdContactF32 *contacts;
+  /**
+   * Capacity of `contacts`.
+   */
+  size_t contact_capacity;
+  /**
+   * Scratch, `scratch_count` entries (≥ 3 · particle_count).
+   */
+  float (*scratch)[3];
+  /**
+   * Number of scratch entries.
+   */
+  size_t scratch_count;
+  /**
+   * Written by the library on error: the index the error names (else 0).
+   */
+  size_t error_index;
+} XpbdWorld3F32;
+
+/**
+ * What a [`step`] did.
+ *
+ * `#[repr(C)]`: `StepStats<f64>` is the C type `XpbdStepStats`,
+ * `StepStats<f32>` is `XpbdStepStatsF32`.
+ */
+typedef struct XpbdStepStatsF32 {
+  /**
+   * Substeps run.
+   */
+  uint32_t substeps;
+  /**
+   * Link sweeps run in all substeps.
+   */
+  uint32_t iterations;
+  /**
+   * Substeps whose last sweep met the tolerance (when tolerance > 0).
+   */
+  uint32_t converged_substeps;
+  /**
+   * Most contacts found in one substep.
+   */
+  size_t max_contacts;
+  /**
+   * Diagnostics of the last link sweep.
+   */
+  struct XpbdSweepStatsF32 last;
+} XpbdStepStatsF32;
+
+/**
+ * A colored 3D system over caller-owned buffers (`XpbdColoredSystem3`:
+ * double, `XpbdColoredSystem3F32`: float; see `docs/c-api.md` for the
+ * rules).
  *
  * Zero-initialise, fill in the buffer fields, counts and
  * `zero_length_policy`; the library writes only `substep_active`, `h` and
@@ -279,11 +1076,18 @@ typedef struct XpbdColoredSystem3 {
 } XpbdColoredSystem3;
 
 /**
- * A colored 3D f32 system: see `XpbdColoredSystem3`.
+ * A colored 3D system over caller-owned buffers (`XpbdColoredSystem3`:
+ * double, `XpbdColoredSystem3F32`: float; see `docs/c-api.md` for the
+ * rules).
+ *
+ * Zero-initialise, fill in the buffer fields, counts and
+ * `zero_length_policy`; the library writes only `substep_active`, `h` and
+ * `error_index`, and the buffers' contents.
  */
 typedef struct XpbdColoredSystem3F32 {
   /**
-   * AoS particle positions (m), or NULL when `x`, `y`, `z` are used.
+   * AoS particle positions (m), `particle_count` entries, or NULL when
+   * `x`, `y`, `z` are used.
    */
   float (*positions)[3];
   /**
@@ -299,7 +1103,7 @@ typedef struct XpbdColoredSystem3F32 {
    */
   float *z;
   /**
-   * Inverse masses (1/kg); 0 = static.
+   * Inverse masses (1/kg), `particle_count` entries; 0 = static.
    */
   const float *inverse_masses;
   /**
@@ -307,7 +1111,7 @@ typedef struct XpbdColoredSystem3F32 {
    */
   size_t particle_count;
   /**
-   * First particle of each link, in colored order.
+   * First particle of each link, `link_count` entries, in colored order.
    */
   const uint32_t *i;
   /**
@@ -323,15 +1127,15 @@ typedef struct XpbdColoredSystem3F32 {
    */
   const float *compliance;
   /**
-   * Multipliers λ (kg·m).
+   * Multipliers λ (kg·m); reset by begin_substep.
    */
   float *lambda;
   /**
-   * Scratch: α̃ = α/h² (1/kg).
+   * Scratch, `link_count` entries: α̃ = α/h² (1/kg), written by begin_substep.
    */
   float *alpha;
   /**
-   * Scratch: 1/(w_i + w_j + α̃) (kg).
+   * Scratch, `link_count` entries: 1/(w_i + w_j + α̃) (kg), written by begin_substep.
    */
   float *inv_denominator;
   /**
@@ -339,7 +1143,8 @@ typedef struct XpbdColoredSystem3F32 {
    */
   size_t link_count;
   /**
-   * Color boundaries, `color_count + 1` entries.
+   * Color boundaries, `color_count + 1` entries: color c is links
+   * `color_starts[c] .. color_starts[c + 1]`.
    */
   const size_t *color_starts;
   /**
@@ -347,7 +1152,7 @@ typedef struct XpbdColoredSystem3F32 {
    */
   size_t color_count;
   /**
-   * Scratch, `particle_count` entries.
+   * Scratch, `particle_count` entries, for the proper-coloring check.
    */
   uint32_t *stamp;
   /**
@@ -363,895 +1168,15 @@ typedef struct XpbdColoredSystem3F32 {
    */
   float h;
   /**
-   * Written by the library on error: the index the error names.
+   * Written by the library on error: the particle or link (colored
+   * position) the error names, 0 when none.
    */
   size_t error_index;
 } XpbdColoredSystem3F32;
 
-/**
- * Diagnostics of one sweep (f64). `max_abs_c` and `max_residual` are taken
- * as each link is visited, before its correction.
- */
-typedef struct XpbdSweepStats {
-  /**
-   * Links corrected.
-   */
-  size_t applied;
-  /**
-   * Links skipped because both particles are static.
-   */
-  size_t skipped_static;
-  /**
-   * Links skipped for zero length (policy `XPBD_ZERO_LENGTH_SKIP`).
-   */
-  size_t skipped_zero_length;
-  /**
-   * Largest |C| (m).
-   */
-  double max_abs_c;
-  /**
-   * Largest compliance residual |C + α̃λ| (m): the convergence measure.
-   */
-  double max_residual;
-} XpbdSweepStats;
-
-/**
- * Diagnostics of one sweep (f32): see `XpbdSweepStats`.
- */
-typedef struct XpbdSweepStatsF32 {
-  /**
-   * Links corrected.
-   */
-  size_t applied;
-  /**
-   * Links skipped because both particles are static.
-   */
-  size_t skipped_static;
-  /**
-   * Links skipped for zero length (policy `XPBD_ZERO_LENGTH_SKIP`).
-   */
-  size_t skipped_zero_length;
-  /**
-   * Largest |C| (m).
-   */
-  float max_abs_c;
-  /**
-   * Largest compliance residual |C + α̃λ| (m).
-   */
-  float max_residual;
-} XpbdSweepStatsF32;
-
-/**
- * A distance link between two particles (f64): `C = |x_j − x_i| − rest`.
- */
-typedef struct XpbdLink {
-  /**
-   * Index of the first particle.
-   */
-  uint32_t i;
-  /**
-   * Index of the second particle (≠ `i`).
-   */
-  uint32_t j;
-  /**
-   * Rest length (m), finite and > 0.
-   */
-  double rest;
-  /**
-   * Compliance α (m/N = s²/kg), finite and ≥ 0; 0 is rigid.
-   */
-  double compliance;
-  /**
-   * Accumulated multiplier λ (kg·m); reset only by begin_substep.
-   */
-  double lambda;
-  /**
-   * 0, or `XPBD_LINK_TENSION_ONLY` (resists stretching only: λ ≤ 0).
-   */
-  uint32_t flags;
-} XpbdLink;
-
-/**
- * A distance link between two particles (f32): see `XpbdLink`.
- */
-typedef struct XpbdLinkF32 {
-  /**
-   * Index of the first particle.
-   */
-  uint32_t i;
-  /**
-   * Index of the second particle (≠ `i`).
-   */
-  uint32_t j;
-  /**
-   * Rest length (m), finite and > 0.
-   */
-  float rest;
-  /**
-   * Compliance α (m/N = s²/kg), finite and ≥ 0; 0 is rigid.
-   */
-  float compliance;
-  /**
-   * Accumulated multiplier λ (kg·m); reset only by begin_substep.
-   */
-  float lambda;
-  /**
-   * 0, or `XPBD_LINK_TENSION_ONLY` (resists stretching only: λ ≤ 0).
-   */
-  uint32_t flags;
-} XpbdLinkF32;
-
-/**
- * How to advance one frame (f64). Start from `xpbd_step_config3_default()`.
- */
-typedef struct XpbdStepConfig3 {
-  /**
-   * Gravity as an acceleration (m/s²).
-   */
-  double gravity[3];
-  /**
-   * Substeps per frame (≥ 1): h = dt / substeps.
-   */
-  uint32_t substeps;
-  /**
-   * Solver iterations per substep (≥ 1; the budget when tolerance > 0).
-   */
-  uint32_t iterations;
-  /**
-   * 0: exactly `iterations` sweeps; > 0: stop a substep when max |C + α̃λ| ≤ tolerance (m).
-   */
-  double tolerance;
-  /**
-   * Velocity damping c (1/s): v ← v·max(0, 1 − c h) per substep. Not physical.
-   */
-  double damping;
-  /**
-   * Particle radius for contacts (m).
-   */
-  double particle_radius;
-  /**
-   * Contact compliance (m/N); 0 = rigid.
-   */
-  double contact_compliance;
-  /**
-   * Static friction coefficient μ_s.
-   */
-  double static_friction;
-  /**
-   * Dynamic friction coefficient μ_k.
-   */
-  double dynamic_friction;
-  /**
-   * `XPBD_ZERO_LENGTH_REJECT` or `XPBD_ZERO_LENGTH_SKIP`.
-   */
-  int32_t zero_length_policy;
-} XpbdStepConfig3;
-
-/**
- * How to advance one frame (f32): see `XpbdStepConfig3`.
- */
-typedef struct XpbdStepConfig3F32 {
-  /**
-   * Gravity as an acceleration (m/s²).
-   */
-  float gravity[3];
-  /**
-   * Substeps per frame (≥ 1).
-   */
-  uint32_t substeps;
-  /**
-   * Solver iterations per substep (≥ 1).
-   */
-  uint32_t iterations;
-  /**
-   * 0: exactly `iterations` sweeps; > 0: early stop tolerance (m).
-   */
-  float tolerance;
-  /**
-   * Velocity damping c (1/s): v ← v·max(0, 1 − c h) per substep. In
-   * float, short substeps defeat it: v = Δx/h comes in quanta of
-   * ulp(x)/h, and below about 0.5/(c h) quanta the damping's change to
-   * x + h v is lost to rounding. Prefer fewer, longer substeps.
-   */
-  float damping;
-  /**
-   * Particle radius for contacts (m).
-   */
-  float particle_radius;
-  /**
-   * Contact compliance (m/N).
-   */
-  float contact_compliance;
-  /**
-   * Static friction coefficient μ_s.
-   */
-  float static_friction;
-  /**
-   * Dynamic friction coefficient μ_k.
-   */
-  float dynamic_friction;
-  /**
-   * `XPBD_ZERO_LENGTH_REJECT` or `XPBD_ZERO_LENGTH_SKIP`.
-   */
-  int32_t zero_length_policy;
-} XpbdStepConfig3F32;
-
-/**
- * A static half-space (f64): points with `n̂·x ≥ offset` are free.
- */
-typedef struct XpbdPlane3 {
-  /**
-   * Outward normal (any finite non-zero length; normalised internally).
-   */
-  double normal[3];
-  /**
-   * Offset along the unit normal (m).
-   */
-  double offset;
-} XpbdPlane3;
-
-/**
- * A static sphere (f64): points with `|x − center| ≥ radius` are free.
- */
-typedef struct XpbdSphere3 {
-  /**
-   * Centre (m).
-   */
-  double center[3];
-  /**
-   * Radius (m), ≥ 0.
-   */
-  double radius;
-} XpbdSphere3;
-
-/**
- * A contact of the current substep (f64): particle, collider (planes
- * first, then spheres) and its accumulated λ ≥ 0 (kg·m).
- */
-typedef struct XpbdContact {
-  /**
-   * Index of the particle.
-   */
-  uint32_t particle;
-  /**
-   * Index of the collider (planes, then spheres).
-   */
-  uint32_t collider;
-  /**
-   * Accumulated multiplier λ (kg·m), ≥ 0.
-   */
-  double lambda;
-} XpbdContact;
-
-/**
- * A 3D world over caller-owned buffers (f64). Zero-initialise and fill in
- * every buffer field (NULL only with a zero count); `scratch` needs
- * `xpbd_step_scratch_len(particle_count)` entries. The library writes only
- * the buffers' contents and `error_index`.
- */
-typedef struct XpbdWorld3 {
-  /**
-   * Positions (m), `particle_count` entries.
-   */
-  double (*positions)[3];
-  /**
-   * Velocities (m/s), `particle_count` entries.
-   */
-  double (*velocities)[3];
-  /**
-   * Inverse masses (1/kg), `particle_count` entries; 0 = never moves.
-   */
-  const double *inverse_masses;
-  /**
-   * Number of particles.
-   */
-  size_t particle_count;
-  /**
-   * Links, `link_count` entries (λ written).
-   */
-  struct XpbdLink *links;
-  /**
-   * Number of links.
-   */
-  size_t link_count;
-  /**
-   * Static planes, `plane_count` entries.
-   */
-  const struct XpbdPlane3 *planes;
-  /**
-   * Number of planes.
-   */
-  size_t plane_count;
-  /**
-   * Static spheres, `sphere_count` entries.
-   */
-  const struct XpbdSphere3 *spheres;
-  /**
-   * Number of spheres.
-   */
-  size_t sphere_count;
-  /**
-   * Contact storage for one substep, `contact_capacity` entries.
-   */
-  struct XpbdContact *contacts;
-  /**
-   * Capacity of `contacts`.
-   */
-  size_t contact_capacity;
-  /**
-   * Scratch, `scratch_count` entries (≥ 3 · particle_count).
-   */
-  double (*scratch)[3];
-  /**
-   * Number of scratch entries.
-   */
-  size_t scratch_count;
-  /**
-   * Written by the library on error: the index the error names (else 0).
-   */
-  size_t error_index;
-} XpbdWorld3;
-
-/**
- * What a step did (f64).
- */
-typedef struct XpbdStepStats {
-  /**
-   * Substeps run.
-   */
-  uint32_t substeps;
-  /**
-   * Link sweeps run in all substeps.
-   */
-  uint32_t iterations;
-  /**
-   * Substeps that met the tolerance early.
-   */
-  uint32_t converged_substeps;
-  /**
-   * Most contacts found in one substep.
-   */
-  size_t max_contacts;
-  /**
-   * Diagnostics of the last link sweep.
-   */
-  struct XpbdSweepStats last;
-} XpbdStepStats;
-
-/**
- * A static half-space (f32): see `XpbdPlane3`.
- */
-typedef struct XpbdPlane3F32 {
-  /**
-   * Outward normal (any finite non-zero length; normalised internally).
-   */
-  float normal[3];
-  /**
-   * Offset along the unit normal (m).
-   */
-  float offset;
-} XpbdPlane3F32;
-
-/**
- * A static sphere (f32): see `XpbdSphere3`.
- */
-typedef struct XpbdSphere3F32 {
-  /**
-   * Centre (m).
-   */
-  float center[3];
-  /**
-   * Radius (m), ≥ 0.
-   */
-  float radius;
-} XpbdSphere3F32;
-
-/**
- * A contact of the current substep (f32): see `XpbdContact`.
- */
-typedef struct XpbdContactF32 {
-  /**
-   * Index of the particle.
-   */
-  uint32_t particle;
-  /**
-   * Index of the collider (planes, then spheres).
-   */
-  uint32_t collider;
-  /**
-   * Accumulated multiplier λ (kg·m), ≥ 0.
-   */
-  float lambda;
-} XpbdContactF32;
-
-/**
- * A 3D world over caller-owned buffers (f32): see `XpbdWorld3`.
- */
-typedef struct XpbdWorld3F32 {
-  /**
-   * Positions (m), `particle_count` entries.
-   */
-  float (*positions)[3];
-  /**
-   * Velocities (m/s), `particle_count` entries.
-   */
-  float (*velocities)[3];
-  /**
-   * Inverse masses (1/kg), `particle_count` entries; 0 = never moves.
-   */
-  const float *inverse_masses;
-  /**
-   * Number of particles.
-   */
-  size_t particle_count;
-  /**
-   * Links, `link_count` entries (λ written).
-   */
-  struct XpbdLinkF32 *links;
-  /**
-   * Number of links.
-   */
-  size_t link_count;
-  /**
-   * Static planes, `plane_count` entries.
-   */
-  const struct XpbdPlane3F32 *planes;
-  /**
-   * Number of planes.
-   */
-  size_t plane_count;
-  /**
-   * Static spheres, `sphere_count` entries.
-   */
-  const struct XpbdSphere3F32 *spheres;
-  /**
-   * Number of spheres.
-   */
-  size_t sphere_count;
-  /**
-   * Contact storage for one substep, `contact_capacity` entries.
-   */
-  struct XpbdContactF32 *contacts;
-  /**
-   * Capacity of `contacts`.
-   */
-  size_t contact_capacity;
-  /**
-   * Scratch, `scratch_count` entries (≥ 3 · particle_count).
-   */
-  float (*scratch)[3];
-  /**
-   * Number of scratch entries.
-   */
-  size_t scratch_count;
-  /**
-   * Written by the library on error: the index the error names (else 0).
-   */
-  size_t error_index;
-} XpbdWorld3F32;
-
-/**
- * What a step did (f32): see `XpbdStepStats`.
- */
-typedef struct XpbdStepStatsF32 {
-  /**
-   * Substeps run.
-   */
-  uint32_t substeps;
-  /**
-   * Link sweeps run in all substeps.
-   */
-  uint32_t iterations;
-  /**
-   * Substeps that met the tolerance early.
-   */
-  uint32_t converged_substeps;
-  /**
-   * Most contacts found in one substep.
-   */
-  size_t max_contacts;
-  /**
-   * Diagnostics of the last link sweep.
-   */
-  struct XpbdSweepStatsF32 last;
-} XpbdStepStatsF32;
-
-/**
- * A 2D f64 constraint system over caller-owned buffers.
- *
- * Zero-initialise, set the buffer fields and `zero_length_policy`, then
- * begin a substep. The library writes only `substep_active`, `h` and
- * `error_index`, and the buffers' contents.
- */
-typedef struct XpbdSystem2 {
-  /**
-   * Particle positions (m), `particle_count` entries; read and written.
-   */
-  double (*positions)[2];
-  /**
-   * Inverse masses (1/kg), `particle_count` entries; 0 = static.
-   */
-  const double *inverse_masses;
-  /**
-   * Number of particles (at most 2^32).
-   */
-  size_t particle_count;
-  /**
-   * Links, `link_count` entries, solved in array order; λ written.
-   */
-  struct XpbdLink *links;
-  /**
-   * Number of links.
-   */
-  size_t link_count;
-  /**
-   * `XPBD_ZERO_LENGTH_REJECT` (0) or `XPBD_ZERO_LENGTH_SKIP` (1).
-   */
-  int32_t zero_length_policy;
-  /**
-   * Written by the library: 1 after a successful begin_substep, else 0.
-   */
-  uint32_t substep_active;
-  /**
-   * Written by the library: the substep length h (s) of the substep.
-   */
-  double h;
-  /**
-   * Written by the library on error: the particle or link index the
-   * error names (0 when it names none).
-   */
-  size_t error_index;
-} XpbdSystem2;
-
-/**
- * Result of `xpbd_system*_iterate_until` (f64).
- */
-typedef struct XpbdConvergence {
-  /**
-   * Sweeps run.
-   */
-  uint32_t iterations;
-  /**
-   * 1 when the last sweep's `max_residual` ≤ tolerance, else 0.
-   */
-  uint32_t converged;
-  /**
-   * The last sweep's diagnostics (zero when no sweep ran).
-   */
-  struct XpbdSweepStats last;
-} XpbdConvergence;
-
-/**
- * A 3D f64 constraint system over caller-owned buffers.
- *
- * Zero-initialise, set the buffer fields and `zero_length_policy`, then
- * begin a substep. The library writes only `substep_active`, `h` and
- * `error_index`, and the buffers' contents.
- */
-typedef struct XpbdSystem3 {
-  /**
-   * Particle positions (m), `particle_count` entries; read and written.
-   */
-  double (*positions)[3];
-  /**
-   * Inverse masses (1/kg), `particle_count` entries; 0 = static.
-   */
-  const double *inverse_masses;
-  /**
-   * Number of particles (at most 2^32).
-   */
-  size_t particle_count;
-  /**
-   * Links, `link_count` entries, solved in array order; λ written.
-   */
-  struct XpbdLink *links;
-  /**
-   * Number of links.
-   */
-  size_t link_count;
-  /**
-   * `XPBD_ZERO_LENGTH_REJECT` (0) or `XPBD_ZERO_LENGTH_SKIP` (1).
-   */
-  int32_t zero_length_policy;
-  /**
-   * Written by the library: 1 after a successful begin_substep, else 0.
-   */
-  uint32_t substep_active;
-  /**
-   * Written by the library: the substep length h (s) of the substep.
-   */
-  double h;
-  /**
-   * Written by the library on error: the particle or link index the
-   * error names (0 when it names none).
-   */
-  size_t error_index;
-} XpbdSystem3;
-
-/**
- * A 2D f32 constraint system over caller-owned buffers.
- *
- * Zero-initialise, set the buffer fields and `zero_length_policy`, then
- * begin a substep. The library writes only `substep_active`, `h` and
- * `error_index`, and the buffers' contents.
- */
-typedef struct XpbdSystem2F32 {
-  /**
-   * Particle positions (m), `particle_count` entries; read and written.
-   */
-  float (*positions)[2];
-  /**
-   * Inverse masses (1/kg), `particle_count` entries; 0 = static.
-   */
-  const float *inverse_masses;
-  /**
-   * Number of particles (at most 2^32).
-   */
-  size_t particle_count;
-  /**
-   * Links, `link_count` entries, solved in array order; λ written.
-   */
-  struct XpbdLinkF32 *links;
-  /**
-   * Number of links.
-   */
-  size_t link_count;
-  /**
-   * `XPBD_ZERO_LENGTH_REJECT` (0) or `XPBD_ZERO_LENGTH_SKIP` (1).
-   */
-  int32_t zero_length_policy;
-  /**
-   * Written by the library: 1 after a successful begin_substep, else 0.
-   */
-  uint32_t substep_active;
-  /**
-   * Written by the library: the substep length h (s) of the substep.
-   */
-  float h;
-  /**
-   * Written by the library on error: the particle or link index the
-   * error names (0 when it names none).
-   */
-  size_t error_index;
-} XpbdSystem2F32;
-
-/**
- * Result of `xpbd_system*_iterate_until_f32` (f32): see `XpbdConvergence`.
- */
-typedef struct XpbdConvergenceF32 {
-  /**
-   * Sweeps run.
-   */
-  uint32_t iterations;
-  /**
-   * 1 when the last sweep's `max_residual` ≤ tolerance, else 0.
-   */
-  uint32_t converged;
-  /**
-   * The last sweep's diagnostics (zero when no sweep ran).
-   */
-  struct XpbdSweepStatsF32 last;
-} XpbdConvergenceF32;
-
-/**
- * A 3D f32 constraint system over caller-owned buffers.
- *
- * Zero-initialise, set the buffer fields and `zero_length_policy`, then
- * begin a substep. The library writes only `substep_active`, `h` and
- * `error_index`, and the buffers' contents.
- */
-typedef struct XpbdSystem3F32 {
-  /**
-   * Particle positions (m), `particle_count` entries; read and written.
-   */
-  float (*positions)[3];
-  /**
-   * Inverse masses (1/kg), `particle_count` entries; 0 = static.
-   */
-  const float *inverse_masses;
-  /**
-   * Number of particles (at most 2^32).
-   */
-  size_t particle_count;
-  /**
-   * Links, `link_count` entries, solved in array order; λ written.
-   */
-  struct XpbdLinkF32 *links;
-  /**
-   * Number of links.
-   */
-  size_t link_count;
-  /**
-   * `XPBD_ZERO_LENGTH_REJECT` (0) or `XPBD_ZERO_LENGTH_SKIP` (1).
-   */
-  int32_t zero_length_policy;
-  /**
-   * Written by the library: 1 after a successful begin_substep, else 0.
-   */
-  uint32_t substep_active;
-  /**
-   * Written by the library: the substep length h (s) of the substep.
-   */
-  float h;
-  /**
-   * Written by the library on error: the particle or link index the
-   * error names (0 when it names none).
-   */
-  size_t error_index;
-} XpbdSystem3F32;
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
-
-/**
- * Starts a substep for one f64 constraint: `c->lambda = 0`.
- *
- * Call it at each substep entry, and nowhere else: λ must survive every
- * solver iteration of the substep.
- *
- * Returns `XPBD_STATUS_OK`, or `XPBD_STATUS_NULL_POINTER` if `c` is NULL.
- *
- * # Safety
- * `c` is NULL or points to a valid, aligned `XpbdDistanceConstraint`.
- */
-XpbdStatus xpbd_distance_begin_substep(struct XpbdDistanceConstraint *c);
-
-/**
- * One XPBD iteration of a 1D distance constraint in f64.
- *
- * With `C = *b - *a - rest` and `α̃ = compliance / (dt * dt)`:
- * `Δλ = (-C - α̃ λ) / (wa + wb + α̃)`, then `*a -= wa Δλ`, `*b += wb Δλ`,
- * `λ += Δλ`.
- *
- * Units: positions and `rest` in m, `wa`/`wb` in 1/kg, `compliance` in m/N
- * (s²/kg), `dt` the real substep length in s (never the frame time).
- *
- * Returns `XPBD_STATUS_OK` (applied), `XPBD_STATUS_SKIPPED` (`wa = wb = 0`,
- * nothing changed) or a negative code, checked in this order:
- * `NULL_POINTER`, `NON_FINITE_POSITION`, `INVALID_INVERSE_MASS`,
- * `INVALID_REST_LENGTH`, `INVALID_COMPLIANCE`, `INVALID_TIME_STEP`,
- * `ENDPOINTS_NOT_ORDERED` (also when `a == b`), `UNREPRESENTABLE_SCALE`,
- * `INVALID_RESULT`. On any error `*c`, `*a` and `*b` are unchanged.
- *
- * # Safety
- * Each pointer is NULL or points to a valid, aligned value; they may alias.
- */
-XpbdStatus xpbd_distance_solve(struct XpbdDistanceConstraint *c,
-                               double *a,
-                               double *b,
-                               double wa,
-                               double wb,
-                               double rest,
-                               double compliance,
-                               double dt);
-
-/**
- * Starts a substep for one f32 constraint: `c->lambda = 0`.
- *
- * Returns `XPBD_STATUS_OK`, or `XPBD_STATUS_NULL_POINTER` if `c` is NULL.
- *
- * # Safety
- * `c` is NULL or points to a valid, aligned `XpbdDistanceConstraintF32`.
- */
-XpbdStatus xpbd_distance_begin_substep_f32(struct XpbdDistanceConstraintF32 *c);
-
-/**
- * One XPBD iteration of a 1D distance constraint in f32: the same equation,
- * units, checks and status codes as `xpbd_distance_solve`.
- *
- * With `C = *b - *a - rest` and `α̃ = compliance / (dt * dt)`:
- * `Δλ = (-C - α̃ λ) / (wa + wb + α̃)`, then `*a -= wa Δλ`, `*b += wb Δλ`,
- * `λ += Δλ` (m, 1/kg, m/N, s; λ in kg·m).
- *
- * # Safety
- * Each pointer is NULL or points to a valid, aligned value; they may alias.
- */
-XpbdStatus xpbd_distance_solve_f32(struct XpbdDistanceConstraintF32 *c,
-                                   float *a,
-                                   float *b,
-                                   float wa,
-                                   float wb,
-                                   float rest,
-                                   float compliance,
-                                   float dt);
-
-/**
- * A static, NUL-terminated English description of a status code.
- *
- * Takes any integer: codes this library does not define give
- * `"unknown xpbd status code"`. The returned pointer is never NULL and must
- * not be freed.
- */
-const char *xpbd_status_str(int32_t status);
-
-/**
- * Starts a substep of length `h` (s) for a colored 3D f64 system: checks
- * the buffers and the coloring (proper, indices in range, boundaries),
- * validates every particle and link as `xpbd_system3_begin_substep` does,
- * then writes α̃ = α/h² and 1/(w_i + w_j + α̃) per link, sets every λ to 0
- * and records `h`.
- *
- * Returns `XPBD_STATUS_OK`, or an error naming the particle or link in
- * `system->error_index` (`INVALID_ARGUMENT` for an improper coloring or
- * bad boundaries); on error no position, λ or scratch is written and
- * `substep_active` is cleared.
- *
- * # Safety
- * `system` is NULL or valid; its buffers are NULL (with count 0) or valid
- * for their counts.
- */
-XpbdStatus xpbd_colored3_begin_substep(struct XpbdColoredSystem3 *system, double h);
-
-/**
- * `xpbd_colored3_begin_substep` for an f32 system.
- *
- * # Safety
- * As `xpbd_colored3_begin_substep`.
- */
-XpbdStatus xpbd_colored3_begin_substep_f32(struct XpbdColoredSystem3F32 *system, float h);
-
-/**
- * One colored sweep of a 3D f64 system on the calling thread: colors in
- * order, each link `Δλ = (−C − α̃λ)·g`, `x_i −= w_i Δλ n`, `x_j += w_j Δλ n`,
- * `λ += Δλ` with `n = d/|d|` computed as `d · (1/|d|)`.
- *
- * `out_stats` may be NULL; written on success only. Errors:
- * `NO_SUBSTEP`, `ZERO_LENGTH` / `INVALID_RESULT` (the link, in
- * `error_index`, is untouched, the rest of its color applied, later colors
- * not run), `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` if the links were
- * changed since begin_substep.
- *
- * # Safety
- * As `xpbd_colored3_begin_substep`; `out_stats` is NULL or valid.
- */
-XpbdStatus xpbd_colored3_iterate(struct XpbdColoredSystem3 *system,
-                                 struct XpbdSweepStats *out_stats);
-
-/**
- * `xpbd_colored3_iterate` for an f32 system.
- *
- * # Safety
- * As `xpbd_colored3_iterate`.
- */
-XpbdStatus xpbd_colored3_iterate_f32(struct XpbdColoredSystem3F32 *system,
-                                     struct XpbdSweepStatsF32 *out_stats);
-
-/**
- * Solves job `job` of `job_count` of color `color` of an active colored
- * f64 system: the color's links split into `job_count` disjoint ranges on
- * 64-link boundaries (`xpbd_job_range`). Thread-safe between jobs of one
- * color: reads `*system` only, writes this range's particles and λ,
- * `*out_stats` (may be NULL) on success, `*out_error_index` (may be NULL)
- * on a link error. Run every job of a color, wait for all, then the next
- * color: bit-identical to `xpbd_colored3_iterate` for any job count. Merge
- * the stats with `xpbd_sweep_stats_merge`.
- *
- * Errors: `NO_SUBSTEP`, `INVALID_ARGUMENT` (color or job out of range),
- * and the link errors of `xpbd_colored3_iterate` for this range.
- *
- * # Safety
- * As `xpbd_colored3_iterate`; jobs of different colors never run at once.
- */
-XpbdStatus xpbd_colored3_solve_job(const struct XpbdColoredSystem3 *system,
-                                   size_t color,
-                                   size_t job,
-                                   size_t job_count,
-                                   struct XpbdSweepStats *out_stats,
-                                   size_t *out_error_index);
-
-/**
- * `xpbd_colored3_solve_job` for an f32 system.
- *
- * # Safety
- * As `xpbd_colored3_solve_job`.
- */
-XpbdStatus xpbd_colored3_solve_job_f32(const struct XpbdColoredSystem3F32 *system,
-                                       size_t color,
-                                       size_t job,
-                                       size_t job_count,
-                                       struct XpbdSweepStatsF32 *out_stats,
-                                       size_t *out_error_index);
 
 /**
  * The link range `[*out_begin, *out_end)` of job `job` of `job_count` for
@@ -1268,25 +1193,6 @@ XpbdStatus xpbd_job_range(size_t begin,
                           size_t job_count,
                           size_t *out_begin,
                           size_t *out_end);
-
-/**
- * `*acc` ← the merge of `*acc` and `*part` (counts add, maxima take the
- * larger): combines the stats of the jobs of one sweep, independent of
- * how it was split.
- *
- * # Safety
- * Each pointer is NULL or valid.
- */
-XpbdStatus xpbd_sweep_stats_merge(struct XpbdSweepStats *acc, const struct XpbdSweepStats *part);
-
-/**
- * `xpbd_sweep_stats_merge` for f32 stats.
- *
- * # Safety
- * Each pointer is NULL or valid.
- */
-XpbdStatus xpbd_sweep_stats_merge_f32(struct XpbdSweepStatsF32 *acc,
-                                      const struct XpbdSweepStatsF32 *part);
 
 /**
  * Writes the even/odd coloring of a rope (`closed = 0`, links (k, k+1)) or
@@ -1318,36 +1224,6 @@ XpbdStatus xpbd_color_cloth(size_t rows,
                             uint32_t *out_color_count);
 
 /**
- * Greedy coloring of any f64 link list (each link takes the smallest color
- * neither particle has; at most 64 colors). `scratch`: `particle_count`
- * `uint64_t`; `colors`: `link_count` entries. On error nothing but the
- * scratch is written.
- *
- * # Safety
- * `links` valid for `link_count` reads, `scratch` for `particle_count`
- * writes, `colors` for `link_count` writes, `out_color_count` valid.
- */
-XpbdStatus xpbd_color_greedy(const struct XpbdLink *links,
-                             size_t link_count,
-                             size_t particle_count,
-                             uint64_t *scratch,
-                             uint32_t *colors,
-                             uint32_t *out_color_count);
-
-/**
- * `xpbd_color_greedy` for f32 links.
- *
- * # Safety
- * As `xpbd_color_greedy`.
- */
-XpbdStatus xpbd_color_greedy_f32(const struct XpbdLinkF32 *links,
-                                 size_t link_count,
-                                 size_t particle_count,
-                                 uint64_t *scratch,
-                                 uint32_t *colors,
-                                 uint32_t *out_color_count);
-
-/**
  * Stable counting sort by color: `order[k]` (`link_count` entries) is the
  * original link at colored position k, `color_starts` (`color_count + 1`
  * entries) the boundaries. Nothing is written on error.
@@ -1363,96 +1239,88 @@ XpbdStatus xpbd_color_order(const uint32_t *colors,
                             uint32_t *order);
 
 /**
- * Copies f64 links into colored SoA arrays: position k receives link
- * `order[k]` (i, j, rest, compliance; λ = 0). All outputs have
- * `link_count` entries. Nothing is written on error.
+ * Starts a substep for one double 1D constraint: `c->lambda = 0`.
+ *
+ * Call it at each substep entry, and nowhere else: λ must survive every
+ * solver iteration of the substep.
+ *
+ * Returns `XPBD_STATUS_OK`, or `XPBD_STATUS_NULL_POINTER` if `c` is NULL.
  *
  * # Safety
- * `links` valid for `source_count` reads, the others for `link_count`.
+ * `c` is NULL or points to a valid, aligned constraint.
  */
-XpbdStatus xpbd_colored_links_fill(const struct XpbdLink *links,
-                                   size_t source_count,
-                                   const uint32_t *order,
-                                   size_t link_count,
-                                   uint32_t *i,
-                                   uint32_t *j,
-                                   double *rest,
-                                   double *compliance,
-                                   double *lambda);
+XpbdStatus xpbd_distance_begin_substep(struct XpbdDistanceConstraint *c);
 
 /**
- * `xpbd_colored_links_fill` for f32 links.
+ * One XPBD iteration of a 1D distance constraint in double.
+ *
+ * With `C = *b - *a - rest` and `α̃ = compliance / (dt * dt)`:
+ * `Δλ = (-C - α̃ λ) / (wa + wb + α̃)`, then `*a -= wa Δλ`, `*b += wb Δλ`,
+ * `λ += Δλ`.
+ *
+ * Units: positions and `rest` in m, `wa`/`wb` in 1/kg, `compliance` in m/N
+ * (s²/kg), `dt` the real substep length in s (never the frame time).
+ *
+ * Returns `XPBD_STATUS_OK` (applied), `XPBD_STATUS_SKIPPED` (`wa = wb = 0`,
+ * nothing changed) or a negative code, checked in this order:
+ * `NULL_POINTER`, `NON_FINITE_POSITION`, `INVALID_INVERSE_MASS`,
+ * `INVALID_REST_LENGTH`, `INVALID_COMPLIANCE`, `INVALID_TIME_STEP`,
+ * `ENDPOINTS_NOT_ORDERED` (also when `a == b`), `UNREPRESENTABLE_SCALE`,
+ * `INVALID_RESULT`. On any error `*c`, `*a` and `*b` are unchanged.
  *
  * # Safety
- * As `xpbd_colored_links_fill`.
+ * Each pointer is NULL or points to a valid, aligned value; they may alias.
  */
-XpbdStatus xpbd_colored_links_fill_f32(const struct XpbdLinkF32 *links,
-                                       size_t source_count,
-                                       const uint32_t *order,
-                                       size_t link_count,
-                                       uint32_t *i,
-                                       uint32_t *j,
-                                       float *rest,
-                                       float *compliance,
-                                       float *lambda);
+XpbdStatus xpbd_distance_solve(struct XpbdDistanceConstraint *c,
+                               double *a,
+                               double *b,
+                               double wa,
+                               double wb,
+                               double rest,
+                               double compliance,
+                               double dt);
 
 /**
- * The default step configuration (f64): gravity (0, −9.81, 0) m/s²,
- * 1 substep, 1 iteration, no tolerance, no damping, radius 0, rigid
- * frictionless contacts, `XPBD_ZERO_LENGTH_REJECT`.
- */
-struct XpbdStepConfig3 xpbd_step_config3_default(void);
-
-/**
- * The default step configuration (f32): see `xpbd_step_config3_default`.
- */
-struct XpbdStepConfig3F32 xpbd_step_config3_default_f32(void);
-
-/**
- * Scratch entries `xpbd_world3_step` needs for `particle_count` particles
- * (3 · particle_count, saturating).
- */
-size_t xpbd_step_scratch_len(size_t particle_count);
-
-/**
- * Advances a 3D f64 world by one frame of `dt` seconds: `config->substeps`
- * substeps of h = dt / substeps, each predicting x ← x + h v + h² g,
- * finding contacts, resetting every λ, running `config->iterations` sweeps
- * (links, then contacts), and updating v = (x − x_prev)/h with friction and
- * damping. `out_stats` may be NULL (written on success only).
+ * Starts a substep for one float 1D constraint: `c->lambda = 0`.
  *
- * Errors: `NULL_POINTER`, `INVALID_TIME_STEP` (dt), `INVALID_ARGUMENT`
- * (config), `NON_FINITE_VELOCITY`, `INVALID_COLLIDER`, `CAPACITY_TOO_SMALL`
- * (scratch or contacts), `ALIASED_BUFFERS`, every system error, and
- * `INVALID_RESULT`. On every error positions and velocities are as before
- * the call, and `world->error_index` names the item concerned.
+ * Call it at each substep entry, and nowhere else: λ must survive every
+ * solver iteration of the substep.
+ *
+ * Returns `XPBD_STATUS_OK`, or `XPBD_STATUS_NULL_POINTER` if `c` is NULL.
  *
  * # Safety
- * `world` and `config` are NULL or valid; the world's buffers are NULL (with
- * count 0) or valid for their counts; `out_stats` is NULL or valid.
+ * `c` is NULL or points to a valid, aligned constraint.
  */
-XpbdStatus xpbd_world3_step(struct XpbdWorld3 *world,
-                            double dt,
-                            const struct XpbdStepConfig3 *config,
-                            struct XpbdStepStats *out_stats);
+XpbdStatus xpbd_distance_begin_substep_f32(struct XpbdDistanceConstraintF32 *c);
 
 /**
- * Advances a 3D f32 world by one frame: see `xpbd_world3_step`.
+ * One XPBD iteration of a 1D distance constraint in float.
+ *
+ * With `C = *b - *a - rest` and `α̃ = compliance / (dt * dt)`:
+ * `Δλ = (-C - α̃ λ) / (wa + wb + α̃)`, then `*a -= wa Δλ`, `*b += wb Δλ`,
+ * `λ += Δλ`.
+ *
+ * Units: positions and `rest` in m, `wa`/`wb` in 1/kg, `compliance` in m/N
+ * (s²/kg), `dt` the real substep length in s (never the frame time).
+ *
+ * Returns `XPBD_STATUS_OK` (applied), `XPBD_STATUS_SKIPPED` (`wa = wb = 0`,
+ * nothing changed) or a negative code, checked in this order:
+ * `NULL_POINTER`, `NON_FINITE_POSITION`, `INVALID_INVERSE_MASS`,
+ * `INVALID_REST_LENGTH`, `INVALID_COMPLIANCE`, `INVALID_TIME_STEP`,
+ * `ENDPOINTS_NOT_ORDERED` (also when `a == b`), `UNREPRESENTABLE_SCALE`,
+ * `INVALID_RESULT`. On any error `*c`, `*a` and `*b` are unchanged.
  *
  * # Safety
- * As `xpbd_world3_step`.
+ * Each pointer is NULL or points to a valid, aligned value; they may alias.
  */
-XpbdStatus xpbd_world3_step_f32(struct XpbdWorld3F32 *world,
-                                float dt,
-                                const struct XpbdStepConfig3F32 *config,
-                                struct XpbdStepStatsF32 *out_stats);
-
-/**
- * The number of links `xpbd_build_cloth*` writes for a `rows × cols` grid
- * (with both diagonals of every cell when `shear != 0`); 0 when the grid is
- * smaller than 2 × 2 or the count overflows.
- */
-size_t xpbd_cloth_link_count(size_t rows, size_t cols, int32_t shear);
+XpbdStatus xpbd_distance_solve_f32(struct XpbdDistanceConstraintF32 *c,
+                                   float *a,
+                                   float *b,
+                                   float wa,
+                                   float wb,
+                                   float rest,
+                                   float compliance,
+                                   float dt);
 
 /**
  * Starts a substep of length `h` (s) for a 2D double system: validates
@@ -1472,10 +1340,13 @@ XpbdStatus xpbd_system2_begin_substep(struct XpbdSystem2 *system, double h);
  * One solver iteration of a 2D double system: a Gauss-Seidel sweep over
  * the links in array order with the substep's `h`, keeping every λ.
  *
- * `out_stats` may be NULL; it is written only on success. Errors:
- * `XPBD_STATUS_NO_SUBSTEP` (no successful begin_substep), `ZERO_LENGTH`,
- * `INVALID_RESULT` (naming the link in `system->error_index`; the links
- * before it in this sweep were applied, it and the later ones were not).
+ * `out_stats` may be NULL; it is written only on success and must not
+ * overlap the system or its buffers (`ALIASED_BUFFERS`). Errors:
+ * `XPBD_STATUS_NO_SUBSTEP` (no successful begin_substep),
+ * `INVALID_TIME_STEP` (the struct's `h` is not a positive number),
+ * `ZERO_LENGTH`, `INVALID_RESULT` (naming the link in
+ * `system->error_index`; the links before it in this sweep were applied,
+ * it and the later ones were not).
  *
  * # Safety
  * As `xpbd_system2_begin_substep`; `out_stats` is NULL or valid.
@@ -1485,8 +1356,9 @@ XpbdStatus xpbd_system2_iterate(struct XpbdSystem2 *system, struct XpbdSweepStat
 /**
  * Iterates a 2D double system until a sweep's `max_residual`
  * (max |C + α̃λ|, m) is at most `tolerance` or `max_iterations` sweeps ran;
- * `out` (may be NULL) receives the iterations used and the last sweep's
- * diagnostics, on success only.
+ * `out` (may be NULL; must not overlap the system or its buffers)
+ * receives the iterations used and the last sweep's diagnostics, on
+ * success only.
  *
  * # Safety
  * As `xpbd_system2_iterate`.
@@ -1498,7 +1370,8 @@ XpbdStatus xpbd_system2_iterate_until(struct XpbdSystem2 *system,
 
 /**
  * The diagnostics a sweep of a 2D double system would report now, with
- * nothing changed; `out_stats` is required and written on success only.
+ * nothing changed; `out_stats` is required, must not overlap the system
+ * or its buffers, and is written on success only.
  *
  * # Safety
  * As `xpbd_system2_iterate`.
@@ -1508,10 +1381,11 @@ XpbdStatus xpbd_system2_measure(struct XpbdSystem2 *system, struct XpbdSweepStat
 /**
  * Writes an open rope over `particle_count` 2D double particles into
  * `links`. `positions` holds 2·particle_count coordinates (x0, y0, …; pass
- * `&x[0][0]` for a `double x[n][2]` array) and is only read. Links: links (k, k+1), rest lengths from the positions, the given
- * compliance (m/N), λ = 0. `*out_link_count` = particle_count − 1.
- * Nothing is written on error (`CAPACITY_TOO_SMALL`, `INVALID_REST_LENGTH`
- * for coincident neighbours, `INVALID_ARGUMENT` for < 2 particles, …).
+ * `&x[0][0]` for a `double x[n][2]` array) and is only read. Links (k, k+1),
+ * rest lengths from the positions, the given compliance (m/N), λ = 0.
+ * `*out_link_count` = particle_count − 1. Nothing is written on error
+ * (`CAPACITY_TOO_SMALL`, `INVALID_REST_LENGTH` for coincident neighbours,
+ * `INVALID_ARGUMENT` for < 2 particles, …).
  *
  * # Safety
  * `positions` valid for `particle_count` entries, `links` for
@@ -1540,116 +1414,14 @@ XpbdStatus xpbd_build_loop2(const double *positions,
 
 /**
  * Writes a `rows × cols` cloth over row-major 2D double particles
- * (`rows·cols` of them, 2 coordinates each, only read): horizontal, then vertical links, then with
- * `shear != 0` both diagonals of each cell. `xpbd_cloth_link_count` gives
- * the count.
+ * (`rows·cols` of them, 2 coordinates each, only read): horizontal, then
+ * vertical links, then with `shear != 0` both diagonals of each cell.
+ * `xpbd_cloth_link_count` gives the count.
  *
  * # Safety
  * `positions` valid for `rows·cols` entries; otherwise as `xpbd_build_rope2`.
  */
 XpbdStatus xpbd_build_cloth2(const double *positions,
-                             size_t rows,
-                             size_t cols,
-                             int32_t shear,
-                             double compliance,
-                             struct XpbdLink *links,
-                             size_t link_capacity,
-                             size_t *out_link_count);
-
-/**
- * Starts a substep of length `h` (s) for a 3D double system: validates
- * every particle and link, then sets every λ to 0 and records `h`.
- *
- * Returns `XPBD_STATUS_OK` or an error naming the bad particle or link in
- * `system->error_index`; on error no position or λ is written and
- * `system->substep_active` is cleared.
- *
- * # Safety
- * `system` is NULL or valid; its buffers are NULL (with count 0) or valid
- * for their counts, and do not overlap each other or `*system`.
- */
-XpbdStatus xpbd_system3_begin_substep(struct XpbdSystem3 *system, double h);
-
-/**
- * One solver iteration of a 3D double system: a Gauss-Seidel sweep over
- * the links in array order with the substep's `h`, keeping every λ.
- *
- * `out_stats` may be NULL; it is written only on success. Errors:
- * `XPBD_STATUS_NO_SUBSTEP` (no successful begin_substep), `ZERO_LENGTH`,
- * `INVALID_RESULT` (naming the link in `system->error_index`; the links
- * before it in this sweep were applied, it and the later ones were not).
- *
- * # Safety
- * As `xpbd_system3_begin_substep`; `out_stats` is NULL or valid.
- */
-XpbdStatus xpbd_system3_iterate(struct XpbdSystem3 *system, struct XpbdSweepStats *out_stats);
-
-/**
- * Iterates a 3D double system until a sweep's `max_residual`
- * (max |C + α̃λ|, m) is at most `tolerance` or `max_iterations` sweeps ran;
- * `out` (may be NULL) receives the iterations used and the last sweep's
- * diagnostics, on success only.
- *
- * # Safety
- * As `xpbd_system3_iterate`.
- */
-XpbdStatus xpbd_system3_iterate_until(struct XpbdSystem3 *system,
-                                      double tolerance,
-                                      uint32_t max_iterations,
-                                      struct XpbdConvergence *out);
-
-/**
- * The diagnostics a sweep of a 3D double system would report now, with
- * nothing changed; `out_stats` is required and written on success only.
- *
- * # Safety
- * As `xpbd_system3_iterate`.
- */
-XpbdStatus xpbd_system3_measure(struct XpbdSystem3 *system, struct XpbdSweepStats *out_stats);
-
-/**
- * Writes an open rope over `particle_count` 3D double particles into
- * `links`. `positions` holds 3·particle_count coordinates (x0, y0, …; pass
- * `&x[0][0]` for a `double x[n][3]` array) and is only read. Links: links (k, k+1), rest lengths from the positions, the given
- * compliance (m/N), λ = 0. `*out_link_count` = particle_count − 1.
- * Nothing is written on error (`CAPACITY_TOO_SMALL`, `INVALID_REST_LENGTH`
- * for coincident neighbours, `INVALID_ARGUMENT` for < 2 particles, …).
- *
- * # Safety
- * `positions` valid for `particle_count` entries, `links` for
- * `link_capacity`, `out_link_count` for one `size_t`; no overlaps.
- */
-XpbdStatus xpbd_build_rope3(const double *positions,
-                            size_t particle_count,
-                            double compliance,
-                            struct XpbdLink *links,
-                            size_t link_capacity,
-                            size_t *out_link_count);
-
-/**
- * Writes a closed loop over `particle_count` 3D double particles: the
- * rope's links plus (n−1, 0). `*out_link_count` = particle_count (≥ 3).
- *
- * # Safety
- * As `xpbd_build_rope3`.
- */
-XpbdStatus xpbd_build_loop3(const double *positions,
-                            size_t particle_count,
-                            double compliance,
-                            struct XpbdLink *links,
-                            size_t link_capacity,
-                            size_t *out_link_count);
-
-/**
- * Writes a `rows × cols` cloth over row-major 3D double particles
- * (`rows·cols` of them, 3 coordinates each, only read): horizontal, then vertical links, then with
- * `shear != 0` both diagonals of each cell. `xpbd_cloth_link_count` gives
- * the count.
- *
- * # Safety
- * `positions` valid for `rows·cols` entries; otherwise as `xpbd_build_rope3`.
- */
-XpbdStatus xpbd_build_cloth3(const double *positions,
                              size_t rows,
                              size_t cols,
                              int32_t shear,
@@ -1676,10 +1448,13 @@ XpbdStatus xpbd_system2_begin_substep_f32(struct XpbdSystem2F32 *system, float h
  * One solver iteration of a 2D float system: a Gauss-Seidel sweep over
  * the links in array order with the substep's `h`, keeping every λ.
  *
- * `out_stats` may be NULL; it is written only on success. Errors:
- * `XPBD_STATUS_NO_SUBSTEP` (no successful begin_substep), `ZERO_LENGTH`,
- * `INVALID_RESULT` (naming the link in `system->error_index`; the links
- * before it in this sweep were applied, it and the later ones were not).
+ * `out_stats` may be NULL; it is written only on success and must not
+ * overlap the system or its buffers (`ALIASED_BUFFERS`). Errors:
+ * `XPBD_STATUS_NO_SUBSTEP` (no successful begin_substep),
+ * `INVALID_TIME_STEP` (the struct's `h` is not a positive number),
+ * `ZERO_LENGTH`, `INVALID_RESULT` (naming the link in
+ * `system->error_index`; the links before it in this sweep were applied,
+ * it and the later ones were not).
  *
  * # Safety
  * As `xpbd_system2_begin_substep_f32`; `out_stats` is NULL or valid.
@@ -1690,8 +1465,9 @@ XpbdStatus xpbd_system2_iterate_f32(struct XpbdSystem2F32 *system,
 /**
  * Iterates a 2D float system until a sweep's `max_residual`
  * (max |C + α̃λ|, m) is at most `tolerance` or `max_iterations` sweeps ran;
- * `out` (may be NULL) receives the iterations used and the last sweep's
- * diagnostics, on success only.
+ * `out` (may be NULL; must not overlap the system or its buffers)
+ * receives the iterations used and the last sweep's diagnostics, on
+ * success only.
  *
  * # Safety
  * As `xpbd_system2_iterate_f32`.
@@ -1703,7 +1479,8 @@ XpbdStatus xpbd_system2_iterate_until_f32(struct XpbdSystem2F32 *system,
 
 /**
  * The diagnostics a sweep of a 2D float system would report now, with
- * nothing changed; `out_stats` is required and written on success only.
+ * nothing changed; `out_stats` is required, must not overlap the system
+ * or its buffers, and is written on success only.
  *
  * # Safety
  * As `xpbd_system2_iterate_f32`.
@@ -1714,10 +1491,11 @@ XpbdStatus xpbd_system2_measure_f32(struct XpbdSystem2F32 *system,
 /**
  * Writes an open rope over `particle_count` 2D float particles into
  * `links`. `positions` holds 2·particle_count coordinates (x0, y0, …; pass
- * `&x[0][0]` for a `float x[n][2]` array) and is only read. Links: links (k, k+1), rest lengths from the positions, the given
- * compliance (m/N), λ = 0. `*out_link_count` = particle_count − 1.
- * Nothing is written on error (`CAPACITY_TOO_SMALL`, `INVALID_REST_LENGTH`
- * for coincident neighbours, `INVALID_ARGUMENT` for < 2 particles, …).
+ * `&x[0][0]` for a `float x[n][2]` array) and is only read. Links (k, k+1),
+ * rest lengths from the positions, the given compliance (m/N), λ = 0.
+ * `*out_link_count` = particle_count − 1. Nothing is written on error
+ * (`CAPACITY_TOO_SMALL`, `INVALID_REST_LENGTH` for coincident neighbours,
+ * `INVALID_ARGUMENT` for < 2 particles, …).
  *
  * # Safety
  * `positions` valid for `particle_count` entries, `links` for
@@ -1746,9 +1524,9 @@ XpbdStatus xpbd_build_loop2_f32(const float *positions,
 
 /**
  * Writes a `rows × cols` cloth over row-major 2D float particles
- * (`rows·cols` of them, 2 coordinates each, only read): horizontal, then vertical links, then with
- * `shear != 0` both diagonals of each cell. `xpbd_cloth_link_count` gives
- * the count.
+ * (`rows·cols` of them, 2 coordinates each, only read): horizontal, then
+ * vertical links, then with `shear != 0` both diagonals of each cell.
+ * `xpbd_cloth_link_count` gives the count.
  *
  * # Safety
  * `positions` valid for `rows·cols` entries; otherwise as `xpbd_build_rope2_f32`.
@@ -1761,6 +1539,114 @@ XpbdStatus xpbd_build_cloth2_f32(const float *positions,
                                  struct XpbdLinkF32 *links,
                                  size_t link_capacity,
                                  size_t *out_link_count);
+
+/**
+ * Starts a substep of length `h` (s) for a 3D double system: validates
+ * every particle and link, then sets every λ to 0 and records `h`.
+ *
+ * Returns `XPBD_STATUS_OK` or an error naming the bad particle or link in
+ * `system->error_index`; on error no position or λ is written and
+ * `system->substep_active` is cleared.
+ *
+ * # Safety
+ * `system` is NULL or valid; its buffers are NULL (with count 0) or valid
+ * for their counts, and do not overlap each other or `*system`.
+ */
+XpbdStatus xpbd_system3_begin_substep(struct XpbdSystem3 *system, double h);
+
+/**
+ * One solver iteration of a 3D double system: a Gauss-Seidel sweep over
+ * the links in array order with the substep's `h`, keeping every λ.
+ *
+ * `out_stats` may be NULL; it is written only on success and must not
+ * overlap the system or its buffers (`ALIASED_BUFFERS`). Errors:
+ * `XPBD_STATUS_NO_SUBSTEP` (no successful begin_substep),
+ * `INVALID_TIME_STEP` (the struct's `h` is not a positive number),
+ * `ZERO_LENGTH`, `INVALID_RESULT` (naming the link in
+ * `system->error_index`; the links before it in this sweep were applied,
+ * it and the later ones were not).
+ *
+ * # Safety
+ * As `xpbd_system3_begin_substep`; `out_stats` is NULL or valid.
+ */
+XpbdStatus xpbd_system3_iterate(struct XpbdSystem3 *system, struct XpbdSweepStats *out_stats);
+
+/**
+ * Iterates a 3D double system until a sweep's `max_residual`
+ * (max |C + α̃λ|, m) is at most `tolerance` or `max_iterations` sweeps ran;
+ * `out` (may be NULL; must not overlap the system or its buffers)
+ * receives the iterations used and the last sweep's diagnostics, on
+ * success only.
+ *
+ * # Safety
+ * As `xpbd_system3_iterate`.
+ */
+XpbdStatus xpbd_system3_iterate_until(struct XpbdSystem3 *system,
+                                      double tolerance,
+                                      uint32_t max_iterations,
+                                      struct XpbdConvergence *out);
+
+/**
+ * The diagnostics a sweep of a 3D double system would report now, with
+ * nothing changed; `out_stats` is required, must not overlap the system
+ * or its buffers, and is written on success only.
+ *
+ * # Safety
+ * As `xpbd_system3_iterate`.
+ */
+XpbdStatus xpbd_system3_measure(struct XpbdSystem3 *system, struct XpbdSweepStats *out_stats);
+
+/**
+ * Writes an open rope over `particle_count` 3D double particles into
+ * `links`. `positions` holds 3·particle_count coordinates (x0, y0, …; pass
+ * `&x[0][0]` for a `double x[n][3]` array) and is only read. Links (k, k+1),
+ * rest lengths from the positions, the given compliance (m/N), λ = 0.
+ * `*out_link_count` = particle_count − 1. Nothing is written on error
+ * (`CAPACITY_TOO_SMALL`, `INVALID_REST_LENGTH` for coincident neighbours,
+ * `INVALID_ARGUMENT` for < 2 particles, …).
+ *
+ * # Safety
+ * `positions` valid for `particle_count` entries, `links` for
+ * `link_capacity`, `out_link_count` for one `size_t`; no overlaps.
+ */
+XpbdStatus xpbd_build_rope3(const double *positions,
+                            size_t particle_count,
+                            double compliance,
+                            struct XpbdLink *links,
+                            size_t link_capacity,
+                            size_t *out_link_count);
+
+/**
+ * Writes a closed loop over `particle_count` 3D double particles: the
+ * rope's links plus (n−1, 0). `*out_link_count` = particle_count (≥ 3).
+ *
+ * # Safety
+ * As `xpbd_build_rope3`.
+ */
+XpbdStatus xpbd_build_loop3(const double *positions,
+                            size_t particle_count,
+                            double compliance,
+                            struct XpbdLink *links,
+                            size_t link_capacity,
+                            size_t *out_link_count);
+
+/**
+ * Writes a `rows × cols` cloth over row-major 3D double particles
+ * (`rows·cols` of them, 3 coordinates each, only read): horizontal, then
+ * vertical links, then with `shear != 0` both diagonals of each cell.
+ * `xpbd_cloth_link_count` gives the count.
+ *
+ * # Safety
+ * `positions` valid for `rows·cols` entries; otherwise as `xpbd_build_rope3`.
+ */
+XpbdStatus xpbd_build_cloth3(const double *positions,
+                             size_t rows,
+                             size_t cols,
+                             int32_t shear,
+                             double compliance,
+                             struct XpbdLink *links,
+                             size_t link_capacity,
+                             size_t *out_link_count);
 
 /**
  * Starts a substep of length `h` (s) for a 3D float system: validates
@@ -1780,10 +1666,13 @@ XpbdStatus xpbd_system3_begin_substep_f32(struct XpbdSystem3F32 *system, float h
  * One solver iteration of a 3D float system: a Gauss-Seidel sweep over
  * the links in array order with the substep's `h`, keeping every λ.
  *
- * `out_stats` may be NULL; it is written only on success. Errors:
- * `XPBD_STATUS_NO_SUBSTEP` (no successful begin_substep), `ZERO_LENGTH`,
- * `INVALID_RESULT` (naming the link in `system->error_index`; the links
- * before it in this sweep were applied, it and the later ones were not).
+ * `out_stats` may be NULL; it is written only on success and must not
+ * overlap the system or its buffers (`ALIASED_BUFFERS`). Errors:
+ * `XPBD_STATUS_NO_SUBSTEP` (no successful begin_substep),
+ * `INVALID_TIME_STEP` (the struct's `h` is not a positive number),
+ * `ZERO_LENGTH`, `INVALID_RESULT` (naming the link in
+ * `system->error_index`; the links before it in this sweep were applied,
+ * it and the later ones were not).
  *
  * # Safety
  * As `xpbd_system3_begin_substep_f32`; `out_stats` is NULL or valid.
@@ -1794,8 +1683,9 @@ XpbdStatus xpbd_system3_iterate_f32(struct XpbdSystem3F32 *system,
 /**
  * Iterates a 3D float system until a sweep's `max_residual`
  * (max |C + α̃λ|, m) is at most `tolerance` or `max_iterations` sweeps ran;
- * `out` (may be NULL) receives the iterations used and the last sweep's
- * diagnostics, on success only.
+ * `out` (may be NULL; must not overlap the system or its buffers)
+ * receives the iterations used and the last sweep's diagnostics, on
+ * success only.
  *
  * # Safety
  * As `xpbd_system3_iterate_f32`.
@@ -1807,7 +1697,8 @@ XpbdStatus xpbd_system3_iterate_until_f32(struct XpbdSystem3F32 *system,
 
 /**
  * The diagnostics a sweep of a 3D float system would report now, with
- * nothing changed; `out_stats` is required and written on success only.
+ * nothing changed; `out_stats` is required, must not overlap the system
+ * or its buffers, and is written on success only.
  *
  * # Safety
  * As `xpbd_system3_iterate_f32`.
@@ -1818,10 +1709,11 @@ XpbdStatus xpbd_system3_measure_f32(struct XpbdSystem3F32 *system,
 /**
  * Writes an open rope over `particle_count` 3D float particles into
  * `links`. `positions` holds 3·particle_count coordinates (x0, y0, …; pass
- * `&x[0][0]` for a `float x[n][3]` array) and is only read. Links: links (k, k+1), rest lengths from the positions, the given
- * compliance (m/N), λ = 0. `*out_link_count` = particle_count − 1.
- * Nothing is written on error (`CAPACITY_TOO_SMALL`, `INVALID_REST_LENGTH`
- * for coincident neighbours, `INVALID_ARGUMENT` for < 2 particles, …).
+ * `&x[0][0]` for a `float x[n][3]` array) and is only read. Links (k, k+1),
+ * rest lengths from the positions, the given compliance (m/N), λ = 0.
+ * `*out_link_count` = particle_count − 1. Nothing is written on error
+ * (`CAPACITY_TOO_SMALL`, `INVALID_REST_LENGTH` for coincident neighbours,
+ * `INVALID_ARGUMENT` for < 2 particles, …).
  *
  * # Safety
  * `positions` valid for `particle_count` entries, `links` for
@@ -1850,9 +1742,9 @@ XpbdStatus xpbd_build_loop3_f32(const float *positions,
 
 /**
  * Writes a `rows × cols` cloth over row-major 3D float particles
- * (`rows·cols` of them, 3 coordinates each, only read): horizontal, then vertical links, then with
- * `shear != 0` both diagonals of each cell. `xpbd_cloth_link_count` gives
- * the count.
+ * (`rows·cols` of them, 3 coordinates each, only read): horizontal, then
+ * vertical links, then with `shear != 0` both diagonals of each cell.
+ * `xpbd_cloth_link_count` gives the count.
  *
  * # Safety
  * `positions` valid for `rows·cols` entries; otherwise as `xpbd_build_rope3_f32`.
@@ -1867,6 +1759,282 @@ XpbdStatus xpbd_build_cloth3_f32(const float *positions,
                                  size_t *out_link_count);
 
 /**
+ * The default step configuration (double): gravity (0, −9.81, 0) m/s²,
+ * 1 substep, 1 iteration, no tolerance, no damping, radius 0, rigid
+ * frictionless contacts, `XPBD_ZERO_LENGTH_REJECT`.
+ */
+struct XpbdStepConfig3 xpbd_step_config3_default(void);
+
+/**
+ * Advances a 3D double world by one frame of `dt` seconds: `config->substeps`
+ * substeps of h = dt / substeps, each predicting x ← x + h v + h² g,
+ * finding contacts, resetting every λ, running `config->iterations` sweeps
+ * (links, then contacts), and updating v = (x − x_prev)/h with friction and
+ * damping. `out_stats` may be NULL (written on success only).
+ *
+ * Errors: `NULL_POINTER`, `INVALID_TIME_STEP` (dt), `INVALID_ARGUMENT`
+ * (config), `NON_FINITE_VELOCITY`, `INVALID_COLLIDER`, `CAPACITY_TOO_SMALL`
+ * (scratch or contacts), `ALIASED_BUFFERS`, every system error, and
+ * `INVALID_RESULT`. On every error positions and velocities are as before
+ * the call, and `world->error_index` names the item concerned.
+ *
+ * # Safety
+ * `world` and `config` are NULL or valid; the world's buffers are NULL (with
+ * count 0) or valid for their counts; `out_stats` is NULL or valid.
+ */
+XpbdStatus xpbd_world3_step(struct XpbdWorld3 *world,
+                            double dt,
+                            const struct XpbdStepConfig3 *config,
+                            struct XpbdStepStats *out_stats);
+
+/**
+ * The default step configuration (float): gravity (0, −9.81, 0) m/s²,
+ * 1 substep, 1 iteration, no tolerance, no damping, radius 0, rigid
+ * frictionless contacts, `XPBD_ZERO_LENGTH_REJECT`.
+ */
+struct XpbdStepConfig3F32 xpbd_step_config3_default_f32(void);
+
+/**
+ * Advances a 3D float world by one frame of `dt` seconds: `config->substeps`
+ * substeps of h = dt / substeps, each predicting x ← x + h v + h² g,
+ * finding contacts, resetting every λ, running `config->iterations` sweeps
+ * (links, then contacts), and updating v = (x − x_prev)/h with friction and
+ * damping. `out_stats` may be NULL (written on success only).
+ *
+ * Errors: `NULL_POINTER`, `INVALID_TIME_STEP` (dt), `INVALID_ARGUMENT`
+ * (config), `NON_FINITE_VELOCITY`, `INVALID_COLLIDER`, `CAPACITY_TOO_SMALL`
+ * (scratch or contacts), `ALIASED_BUFFERS`, every system error, and
+ * `INVALID_RESULT`. On every error positions and velocities are as before
+ * the call, and `world->error_index` names the item concerned.
+ *
+ * # Safety
+ * `world` and `config` are NULL or valid; the world's buffers are NULL (with
+ * count 0) or valid for their counts; `out_stats` is NULL or valid.
+ */
+XpbdStatus xpbd_world3_step_f32(struct XpbdWorld3F32 *world,
+                                float dt,
+                                const struct XpbdStepConfig3F32 *config,
+                                struct XpbdStepStatsF32 *out_stats);
+
+/**
+ * Starts a substep of length `h` (s) for a colored 3D double system: checks
+ * the buffers and the coloring (proper, indices in range, boundaries),
+ * validates every particle and link as `xpbd_system3_begin_substep`
+ * does, then writes α̃ = α/h² and 1/(w_i + w_j + α̃) per link, sets every λ
+ * to 0 and records `h`.
+ *
+ * Returns `XPBD_STATUS_OK`, or an error naming the particle or link in
+ * `system->error_index` (`INVALID_ARGUMENT` for an improper coloring or
+ * bad boundaries); on error no position, λ or α̃ is written and
+ * `substep_active` is cleared.
+ *
+ * # Safety
+ * `system` is NULL or valid; its buffers are NULL (with count 0) or valid
+ * for their counts.
+ */
+XpbdStatus xpbd_colored3_begin_substep(struct XpbdColoredSystem3 *system, double h);
+
+/**
+ * One colored sweep of a 3D double system on the calling thread: colors in
+ * order, each link `Δλ = (−C − α̃λ)·g`, `x_i −= w_i Δλ n`, `x_j += w_j Δλ n`,
+ * `λ += Δλ` with `n = d/|d|` computed as `d · (1/|d|)`.
+ *
+ * `out_stats` may be NULL; written on success only; it must not overlap
+ * the system or its buffers. Errors: `NO_SUBSTEP`, `ZERO_LENGTH` /
+ * `INVALID_RESULT` (the link, in `error_index`, is untouched, the rest of
+ * its color applied, later colors not run), `INDEX_OUT_OF_RANGE` /
+ * `SAME_PARTICLE` if the links were changed since begin_substep.
+ *
+ * # Safety
+ * As `xpbd_colored3_begin_substep`; `out_stats` is NULL or valid.
+ */
+XpbdStatus xpbd_colored3_iterate(struct XpbdColoredSystem3 *system,
+                                 struct XpbdSweepStats *out_stats);
+
+/**
+ * Solves job `job` of `job_count` of color `color` of an active colored
+ * double system: the color's links split into `job_count` disjoint ranges on
+ * 64-link boundaries (`xpbd_job_range`). Thread-safe between jobs of one
+ * color: reads `*system` only, writes this range's particles and λ,
+ * `*out_stats` (may be NULL) on success, `*out_error_index` (may be NULL)
+ * on a link error; neither output may overlap the system, its buffers or
+ * each other. Run every job of a color, wait for all, then the next
+ * color: bit-identical to `xpbd_colored3_iterate` for any job count.
+ * Merge the stats with `xpbd_sweep_stats_merge`.
+ *
+ * Errors: `NO_SUBSTEP`, `INVALID_ARGUMENT` (color or job out of range),
+ * and the link errors of `xpbd_colored3_iterate` for this range.
+ *
+ * # Safety
+ * As `xpbd_colored3_iterate`; jobs of different colors never run at once.
+ */
+XpbdStatus xpbd_colored3_solve_job(const struct XpbdColoredSystem3 *system,
+                                   size_t color,
+                                   size_t job,
+                                   size_t job_count,
+                                   struct XpbdSweepStats *out_stats,
+                                   size_t *out_error_index);
+
+/**
+ * `*acc` ← the merge of `*acc` and `*part` (double stats; counts add, maxima
+ * take the larger): combines the stats of the jobs of one sweep,
+ * independent of how it was split. `acc` and `part` may be the same.
+ *
+ * # Safety
+ * Each pointer is NULL or valid.
+ */
+XpbdStatus xpbd_sweep_stats_merge(struct XpbdSweepStats *acc, const struct XpbdSweepStats *part);
+
+/**
+ * Greedy coloring of any double link list (each link takes the smallest color
+ * neither particle has; at most 64 colors). `scratch`: `particle_count`
+ * `uint64_t`; `colors`: `link_count` entries. On error nothing but the
+ * scratch is written.
+ *
+ * # Safety
+ * `links` valid for `link_count` reads, `scratch` for `particle_count`
+ * writes, `colors` for `link_count` writes, `out_color_count` valid.
+ */
+XpbdStatus xpbd_color_greedy(const struct XpbdLink *links,
+                             size_t link_count,
+                             size_t particle_count,
+                             uint64_t *scratch,
+                             uint32_t *colors,
+                             uint32_t *out_color_count);
+
+/**
+ * Copies double links into colored SoA arrays: position k receives link
+ * `order[k]` (i, j, rest, compliance; λ = 0). All outputs have
+ * `link_count` entries. Nothing is written on error.
+ *
+ * # Safety
+ * `links` valid for `source_count` reads, the others for `link_count`.
+ */
+XpbdStatus xpbd_colored_links_fill(const struct XpbdLink *links,
+                                   size_t source_count,
+                                   const uint32_t *order,
+                                   size_t link_count,
+                                   uint32_t *i,
+                                   uint32_t *j,
+                                   double *rest,
+                                   double *compliance,
+                                   double *lambda);
+
+/**
+ * Starts a substep of length `h` (s) for a colored 3D float system: checks
+ * the buffers and the coloring (proper, indices in range, boundaries),
+ * validates every particle and link as `xpbd_system3_begin_substep_f32`
+ * does, then writes α̃ = α/h² and 1/(w_i + w_j + α̃) per link, sets every λ
+ * to 0 and records `h`.
+ *
+ * Returns `XPBD_STATUS_OK`, or an error naming the particle or link in
+ * `system->error_index` (`INVALID_ARGUMENT` for an improper coloring or
+ * bad boundaries); on error no position, λ or α̃ is written and
+ * `substep_active` is cleared.
+ *
+ * # Safety
+ * `system` is NULL or valid; its buffers are NULL (with count 0) or valid
+ * for their counts.
+ */
+XpbdStatus xpbd_colored3_begin_substep_f32(struct XpbdColoredSystem3F32 *system, float h);
+
+/**
+ * One colored sweep of a 3D float system on the calling thread: colors in
+ * order, each link `Δλ = (−C − α̃λ)·g`, `x_i −= w_i Δλ n`, `x_j += w_j Δλ n`,
+ * `λ += Δλ` with `n = d/|d|` computed as `d · (1/|d|)`.
+ *
+ * `out_stats` may be NULL; written on success only; it must not overlap
+ * the system or its buffers. Errors: `NO_SUBSTEP`, `ZERO_LENGTH` /
+ * `INVALID_RESULT` (the link, in `error_index`, is untouched, the rest of
+ * its color applied, later colors not run), `INDEX_OUT_OF_RANGE` /
+ * `SAME_PARTICLE` if the links were changed since begin_substep.
+ *
+ * # Safety
+ * As `xpbd_colored3_begin_substep_f32`; `out_stats` is NULL or valid.
+ */
+XpbdStatus xpbd_colored3_iterate_f32(struct XpbdColoredSystem3F32 *system,
+                                     struct XpbdSweepStatsF32 *out_stats);
+
+/**
+ * Solves job `job` of `job_count` of color `color` of an active colored
+ * float system: the color's links split into `job_count` disjoint ranges on
+ * 64-link boundaries (`xpbd_job_range`). Thread-safe between jobs of one
+ * color: reads `*system` only, writes this range's particles and λ,
+ * `*out_stats` (may be NULL) on success, `*out_error_index` (may be NULL)
+ * on a link error; neither output may overlap the system, its buffers or
+ * each other. Run every job of a color, wait for all, then the next
+ * color: bit-identical to `xpbd_colored3_iterate_f32` for any job count.
+ * Merge the stats with `xpbd_sweep_stats_merge_f32`.
+ *
+ * Errors: `NO_SUBSTEP`, `INVALID_ARGUMENT` (color or job out of range),
+ * and the link errors of `xpbd_colored3_iterate_f32` for this range.
+ *
+ * # Safety
+ * As `xpbd_colored3_iterate_f32`; jobs of different colors never run at once.
+ */
+XpbdStatus xpbd_colored3_solve_job_f32(const struct XpbdColoredSystem3F32 *system,
+                                       size_t color,
+                                       size_t job,
+                                       size_t job_count,
+                                       struct XpbdSweepStatsF32 *out_stats,
+                                       size_t *out_error_index);
+
+/**
+ * `*acc` ← the merge of `*acc` and `*part` (float stats; counts add, maxima
+ * take the larger): combines the stats of the jobs of one sweep,
+ * independent of how it was split. `acc` and `part` may be the same.
+ *
+ * # Safety
+ * Each pointer is NULL or valid.
+ */
+XpbdStatus xpbd_sweep_stats_merge_f32(struct XpbdSweepStatsF32 *acc,
+                                      const struct XpbdSweepStatsF32 *part);
+
+/**
+ * Greedy coloring of any float link list (each link takes the smallest color
+ * neither particle has; at most 64 colors). `scratch`: `particle_count`
+ * `uint64_t`; `colors`: `link_count` entries. On error nothing but the
+ * scratch is written.
+ *
+ * # Safety
+ * `links` valid for `link_count` reads, `scratch` for `particle_count`
+ * writes, `colors` for `link_count` writes, `out_color_count` valid.
+ */
+XpbdStatus xpbd_color_greedy_f32(const struct XpbdLinkF32 *links,
+                                 size_t link_count,
+                                 size_t particle_count,
+                                 uint64_t *scratch,
+                                 uint32_t *colors,
+                                 uint32_t *out_color_count);
+
+/**
+ * Copies float links into colored SoA arrays: position k receives link
+ * `order[k]` (i, j, rest, compliance; λ = 0). All outputs have
+ * `link_count` entries. Nothing is written on error.
+ *
+ * # Safety
+ * `links` valid for `source_count` reads, the others for `link_count`.
+ */
+XpbdStatus xpbd_colored_links_fill_f32(const struct XpbdLinkF32 *links,
+                                       size_t source_count,
+                                       const uint32_t *order,
+                                       size_t link_count,
+                                       uint32_t *i,
+                                       uint32_t *j,
+                                       float *rest,
+                                       float *compliance,
+                                       float *lambda);
+
+/**
+ * A static, NUL-terminated English description of a status code.
+ *
+ * Takes any integer: codes this library does not define give
+ * `"unknown xpbd status code"`. The returned pointer is never NULL and must
+ * not be freed.
+ */
+const char *xpbd_status_str(int32_t status);
+
+/**
  * The version of the linked library as `major * 10000 + minor * 100 + patch`
  * (0.1.0 is `100`).
  *
@@ -1875,6 +2043,19 @@ XpbdStatus xpbd_build_cloth3_f32(const float *positions,
  * the major version. Never fails, takes no pointer.
  */
 uint32_t xpbd_version(void);
+
+/**
+ * Scratch entries `xpbd_world3_step` needs for `particle_count` particles
+ * (3 · particle_count, saturating).
+ */
+size_t xpbd_step_scratch_len(size_t particle_count);
+
+/**
+ * The number of links `xpbd_build_cloth*` writes for a `rows × cols` grid
+ * (with both diagonals of every cell when `shear != 0`); 0 when the grid is
+ * smaller than 2 × 2 or the count overflows.
+ */
+size_t xpbd_cloth_link_count(size_t rows, size_t cols, int32_t shear);
 
 #ifdef __cplusplus
 }  // extern "C"

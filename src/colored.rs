@@ -456,24 +456,6 @@ pub fn job_range(begin: usize, end: usize, job: usize, jobs: usize) -> Option<(u
     Some((lo, hi))
 }
 
-impl<T: Real> SweepStats<T> {
-    /// Combines the diagnostics of two parts of one sweep (counts add,
-    /// maxima take the larger): the result does not depend on how a sweep
-    /// was split into jobs.
-    #[must_use]
-    pub fn merge(self, other: Self) -> Self {
-        Self {
-            applied: self.applied.saturating_add(other.applied),
-            skipped_static: self.skipped_static.saturating_add(other.skipped_static),
-            skipped_zero_length: self
-                .skipped_zero_length
-                .saturating_add(other.skipped_zero_length),
-            max_abs_c: max(self.max_abs_c, other.max_abs_c),
-            max_residual: max(self.max_residual, other.max_residual),
-        }
-    }
-}
-
 #[inline(always)]
 fn max<T: Real>(a: T, b: T) -> T {
     if b > a {
@@ -2105,7 +2087,7 @@ impl<'a, T: Real, P: Particles<T>> ColoredSystem<'a, T, P> {
                 T::ONE / (ws + *a)
             };
         }
-        links.lambda.fill(T::ZERO);
+        crate::solver::reset_lambdas(links.lambda);
         Ok(ColoredSubstep { system: self, h })
     }
 }

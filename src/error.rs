@@ -1,4 +1,6 @@
-//! The error type of the 1D distance solve: one variant per failed check.
+//! The error types: [`Error`] for the 1D seed solve, [`SystemError`] for
+//! systems (naming the particle or link), [`StepError`] for stepping.
+//! Every error leaves the caller's state bit-identical (see each function).
 
 use core::fmt;
 
@@ -71,3 +73,254 @@ impl fmt::Display for Error {
 }
 
 impl core::error::Error for Error {}
+
+/// Why a system call was rejected. Every variant that concerns one particle
+/// or link names its index (position in the caller's slice).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SystemError {
+    /// The substep length h is NaN, infinite, zero or negative.
+    InvalidTimeStep,
+    /// `positions` and `inverse_masses` have different lengths.
+    ParticleCountMismatch,
+    /// More particles than `u32` indices can address.
+    TooManyParticles,
+    /// This particle's position has a NaN or infinite coordinate.
+    NonFinitePosition {
+        /// Index of the particle.
+        particle: usize,
+    },
+    /// This particle's inverse mass is NaN, infinite or negative.
+    InvalidInverseMass {
+        /// Index of the particle.
+        particle: usize,
+    },
+    /// This link names a particle index ≥ the particle count.
+    IndexOutOfRange {
+        /// Index of the link.
+        constraint: usize,
+    },
+    /// This link joins a particle to itself (`i == j`).
+    SameParticle {
+        /// Index of the link.
+        constraint: usize,
+    },
+    /// This link's rest length is NaN, infinite, negative or zero.
+    InvalidRestLength {
+        /// Index of the link.
+        constraint: usize,
+    },
+    /// This link's compliance is NaN, infinite or negative.
+    InvalidCompliance {
+        /// Index of the link.
+        constraint: usize,
+    },
+    /// `α/h²` or `w_i + w_j + α/h²` is not a finite positive number for this link.
+    UnrepresentableScale {
+        /// Index of the link.
+        constraint: usize,
+    },
+    /// This link's particles coincide and the policy is [`ZeroLength::Reject`](crate::ZeroLength::Reject).
+    ZeroLength {
+        /// Index of the link.
+        constraint: usize,
+    },
+    /// This link has flag bits other than [`Link::TENSION_ONLY`](crate::Link::TENSION_ONLY).
+    InvalidFlags {
+        /// Index of the link.
+        constraint: usize,
+    },
+    /// Correcting this link would give a non-finite position or λ.
+    InvalidResult {
+        /// Index of the link.
+        constraint: usize,
+    },
+    /// The convergence tolerance is NaN, infinite or negative.
+    InvalidTolerance,
+    /// A grid or rope has too few particles or a particle count that does not
+    /// match its dimensions.
+    InvalidShape,
+    /// The link slice given to a builder is too short.
+    CapacityTooSmall {
+        /// How many links the builder needs.
+        needed: usize,
+    },
+}
+
+impl SystemError {
+    /// The particle or link index this error names, if any.
+    #[must_use]
+    pub fn index(&self) -> Option<usize> {
+        match *self {
+            SystemError::NonFinitePosition { particle }
+            | SystemError::InvalidInverseMass { particle } => Some(particle),
+            SystemError::IndexOutOfRange { constraint }
+            | SystemError::SameParticle { constraint }
+            | SystemError::InvalidRestLength { constraint }
+            | SystemError::InvalidCompliance { constraint }
+            | SystemError::UnrepresentableScale { constraint }
+            | SystemError::ZeroLength { constraint }
+            | SystemError::InvalidFlags { constraint }
+            | SystemError::InvalidResult { constraint } => Some(constraint),
+            SystemError::CapacityTooSmall { needed } => Some(needed),
+            SystemError::InvalidTimeStep
+            | SystemError::ParticleCountMismatch
+            | SystemError::TooManyParticles
+            | SystemError::InvalidTolerance
+            | SystemError::InvalidShape => None,
+        }
+    }
+}
+
+impl fmt::Display for SystemError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            SystemError::InvalidTimeStep => {
+                f.write_str("the substep length is NaN, infinite, zero or negative")
+            }
+            SystemError::ParticleCountMismatch => {
+                f.write_str("positions and inverse masses have different lengths")
+            }
+            SystemError::TooManyParticles => {
+                f.write_str("more particles than u32 indices can address")
+            }
+            SystemError::NonFinitePosition { particle } => {
+                write!(f, "particle {particle}: position is NaN or infinite")
+            }
+            SystemError::InvalidInverseMass { particle } => {
+                write!(
+                    f,
+                    "particle {particle}: inverse mass is NaN, infinite or negative"
+                )
+            }
+            SystemError::IndexOutOfRange { constraint } => {
+                write!(f, "link {constraint}: particle index out of range")
+            }
+            SystemError::SameParticle { constraint } => write!(f, "link {constraint}: i == j"),
+            SystemError::InvalidRestLength { constraint } => {
+                write!(
+                    f,
+                    "link {constraint}: rest length is NaN, infinite, negative or zero"
+                )
+            }
+            SystemError::InvalidCompliance { constraint } => {
+                write!(
+                    f,
+                    "link {constraint}: compliance is NaN, infinite or negative"
+                )
+            }
+            SystemError::UnrepresentableScale { constraint } => {
+                write!(f, "link {constraint}: scaled compliance or denominator is not finite and positive")
+            }
+            SystemError::ZeroLength { constraint } => {
+                write!(f, "link {constraint}: particles coincide (zero length)")
+            }
+            SystemError::InvalidFlags { constraint } => {
+                write!(f, "link {constraint}: unknown flag bits")
+            }
+            SystemError::InvalidResult { constraint } => {
+                write!(f, "link {constraint}: correction would not be finite")
+            }
+            SystemError::InvalidTolerance => f.write_str("tolerance is NaN, infinite or negative"),
+            SystemError::InvalidShape => {
+                f.write_str("particle count does not fit the requested shape")
+            }
+            SystemError::CapacityTooSmall { needed } => {
+                write!(f, "link slice too short: {needed} links needed")
+            }
+        }
+    }
+}
+
+impl core::error::Error for SystemError {}
+
+/// Why a step was rejected. On every error positions and velocities are as
+/// they were before the step (λ and contacts may hold the failed substep's
+/// values: they are per-substep state).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum StepError {
+    /// The frame time is NaN, infinite, zero or negative.
+    InvalidFrameTime,
+    /// `substeps` or `iterations` is 0.
+    InvalidBudget,
+    /// A configuration value (gravity, tolerance, damping, radius, contact
+    /// compliance, friction) is NaN, infinite or out of its domain.
+    InvalidConfig,
+    /// `velocities` has a different length from `positions`.
+    VelocityCountMismatch,
+    /// This particle's velocity is NaN or infinite.
+    NonFiniteVelocity {
+        /// Index of the particle.
+        particle: usize,
+    },
+    /// This collider (planes, then spheres) has a non-finite value, a zero
+    /// normal or a negative radius.
+    InvalidCollider {
+        /// Index of the collider.
+        collider: usize,
+    },
+    /// `scratch` is shorter than [`scratch_len`](crate::step::scratch_len).
+    ScratchTooSmall {
+        /// Entries needed.
+        needed: usize,
+    },
+    /// A substep found more contacts than `contacts` can hold.
+    ContactCapacity,
+    /// Correcting this contact (index in `contacts`) would not be finite.
+    InvalidContactResult {
+        /// Index of the contact.
+        contact: usize,
+    },
+    /// A position or velocity would not be finite at the end of a substep.
+    InvalidResult {
+        /// Index of the particle.
+        particle: usize,
+    },
+    /// The constraint system rejected the substep or a sweep.
+    System(SystemError),
+}
+
+impl From<SystemError> for StepError {
+    fn from(e: SystemError) -> Self {
+        StepError::System(e)
+    }
+}
+
+impl fmt::Display for StepError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            StepError::InvalidFrameTime => {
+                f.write_str("frame time is NaN, infinite, zero or negative")
+            }
+            StepError::InvalidBudget => f.write_str("substeps and iterations must be at least 1"),
+            StepError::InvalidConfig => {
+                f.write_str("a step configuration value is out of its domain")
+            }
+            StepError::VelocityCountMismatch => {
+                f.write_str("velocities and positions have different lengths")
+            }
+            StepError::NonFiniteVelocity { particle } => {
+                write!(f, "particle {particle}: velocity is NaN or infinite")
+            }
+            StepError::InvalidCollider { collider } => {
+                write!(f, "collider {collider}: invalid shape")
+            }
+            StepError::ScratchTooSmall { needed } => {
+                write!(f, "scratch too short: {needed} entries needed")
+            }
+            StepError::ContactCapacity => {
+                f.write_str("more contacts than the contact buffer holds")
+            }
+            StepError::InvalidContactResult { contact } => {
+                write!(f, "contact {contact}: correction would not be finite")
+            }
+            StepError::InvalidResult { particle } => {
+                write!(f, "particle {particle}: state would not be finite")
+            }
+            StepError::System(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl core::error::Error for StepError {}

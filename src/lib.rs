@@ -76,31 +76,47 @@
     clippy::as_conversions
 )]
 
+// The floors, bottom up: `real` and `error` import nothing above them;
+// `constraint` (kinds and the one update) imports only those; `solver`
+// (systems, substeps, sweeps) builds on `constraint`; `step` (the frame
+// loop) and `colored` (colored order, kernels) on `solver`; `ffi` (the C
+// ABI) on everything, and nothing imports `ffi`.
 pub mod colored;
 pub mod coloring;
-mod distance;
+pub mod constraint;
 mod error;
 pub mod ffi;
-pub mod ffi_colored;
-pub mod ffi_step;
-pub mod ffi_system;
-pub mod ffi_system_fns;
 mod real;
+pub mod solver;
 pub mod step;
-pub mod system;
 mod version;
+
+/// Systems, substeps and builders: the path of [`solver`] before the
+/// renovation (`xpbd::system::…` keeps working).
+pub use solver as system;
+
+/// The C ABI of systems: the same items as [`ffi`] (compatibility path).
+pub use ffi as ffi_system;
+/// The C ABI of systems' entry points: the same items as [`ffi`]
+/// (compatibility path).
+pub use ffi as ffi_system_fns;
+/// The C ABI of stepping: the same items as [`ffi`] (compatibility path).
+pub use ffi as ffi_step;
+/// The C ABI of colored solving: the same items as [`ffi`] (compatibility
+/// path).
+pub use ffi as ffi_colored;
 
 pub use colored::{
     fill_colored_links, job_range, Aos, ColorJob, ColorJobs, ColoredLinks, ColoredSubstep,
     ColoredSystem, Particles, Soa,
 };
 pub use coloring::{check_coloring, cloth_coloring, color_order, greedy_coloring, rope_coloring};
-pub use distance::DistanceConstraint;
-pub use error::Error;
+pub use constraint::seed::DistanceConstraint;
+pub use error::{Error, StepError, SystemError};
 pub use real::Real;
-pub use system::{
+pub use solver::{
     closed_loop, cloth, cloth_link_count, rope, Convergence, Link, Substep, SweepStats, System,
-    SystemError, ZeroLength,
+    ZeroLength,
 };
 pub use version::{VERSION, VERSION_MAJOR, VERSION_MINOR, VERSION_NUMBER, VERSION_PATCH};
 

@@ -80,17 +80,6 @@ const fn digit_value(digit: u8) -> u32 {
     digit.wrapping_sub(b'0') as u32
 }
 
-/// The version of the linked library as `major * 10000 + minor * 100 + patch`
-/// (0.1.0 is `100`).
-///
-/// Compare it with the header's `XPBD_VERSION_NUMBER` at start-up to catch a
-/// header and a library from different releases; `xpbd_version() / 10000` is
-/// the major version. Never fails, takes no pointer.
-#[no_mangle]
-pub extern "C" fn xpbd_version() -> u32 {
-    VERSION_NUMBER
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,6 +100,5 @@ mod tests {
         let expected = format!("{VERSION_MAJOR}.{VERSION_MINOR}.{VERSION_PATCH}");
         // A pre-release or build suffix (`0.2.0-rc.1`) is not encoded.
         assert!(VERSION.starts_with(&expected), "{VERSION} vs {expected}");
-        assert_eq!(xpbd_version(), VERSION_NUMBER);
     }
 }

@@ -52,45 +52,15 @@
 //! `v ← v · max(0, 1 − c·h)` per substep with `c` in 1/s. It drains energy
 //! so that a rope comes to rest; it is not air drag and not material damping.
 
+mod colliders;
+
+use crate::constraint::contact::Colliders;
+pub use crate::constraint::contact::{Contact, Plane, Sphere};
+use crate::constraint::distance::Link;
+pub use crate::error::StepError;
 use crate::real::{finite_non_negative, Real};
-use crate::system::{self, Link, SweepStats, SystemError, ZeroLength};
-use core::fmt;
-
-/// A static half-space: points with `n̂·x ≥ offset` are free (`n̂` is
-/// `normal` normalised; `normal` need not be unit length but must not be 0).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Plane<T, const D: usize> {
-    /// Outward normal (any finite non-zero length).
-    pub normal: [T; D],
-    /// Offset along the unit normal (m).
-    pub offset: T,
-}
-
-/// A static sphere (a circle in 2D): points with `|x − center| ≥ radius`
-/// are free.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Sphere<T, const D: usize> {
-    /// Centre (m).
-    pub center: [T; D],
-    /// Radius (m), finite and ≥ 0.
-    pub radius: T,
-}
-
-/// One contact of the current substep: a particle against a collider, with
-/// its accumulated λ (kg·m, ≥ 0). Colliders are numbered planes first, then
-/// spheres (`planes.len() + k`).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Contact<T> {
-    /// Index of the particle.
-    pub particle: u32,
-    /// Index of the collider (planes, then spheres).
-    pub collider: u32,
-    /// Accumulated multiplier λ (kg·m), ≥ 0; reset each substep.
-    pub lambda: T,
-}
+use crate::solver::{self, ContactGroup, SweepStats, System, ZeroLength};
+use colliders::{detect, dynamic_friction, validate_colliders};
 
 /// How to advance one frame.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -174,98 +144,10 @@ pub const fn scratch_len(particles: usize) -> usize {
     particles.saturating_mul(3)
 }
 
-/// Why a step was rejected. On every error positions and velocities are as
-/// they were before the step (λ and contacts may hold the failed substep's
-/// values: they are per-substep state).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum StepError {
-    /// The frame time is NaN, infinite, zero or negative.
-    InvalidFrameTime,
-    /// `substeps` or `iterations` is 0.
-    InvalidBudget,
-    /// A configuration value (gravity, tolerance, damping, radius, contact
-    /// compliance, friction) is NaN, infinite or out of its domain.
-    InvalidConfig,
-    /// `velocities` has a different length from `positions`.
-    VelocityCountMismatch,
-    /// This particle's velocity is NaN or infinite.
-    NonFiniteVelocity {
-        /// Index of the particle.
-        particle: usize,
-    },
-    /// This collider (planes, then spheres) has a non-finite value, a zero
-    /// normal or a negative radius.
-    InvalidCollider {
-        /// Index of the collider.
-        collider: usize,
-    },
-    /// `scratch` is shorter than [`scratch_len`].
-    ScratchTooSmall {
-        /// Entries needed.
-        needed: usize,
-    },
-    /// A substep found more contacts than `contacts` can hold.
-    ContactCapacity,
-    /// Correcting this contact (index in `contacts`) would not be finite.
-    InvalidContactResult {
-        /// Index of the contact.
-        contact: usize,
-    },
-    /// A position or velocity would not be finite at the end of a substep.
-    InvalidResult {
-        /// Index of the particle.
-        particle: usize,
-    },
-    /// The constraint system rejected the substep or a sweep.
-    System(SystemError),
-}
-
-impl From<SystemError> for StepError {
-    fn from(e: SystemError) -> Self {
-        StepError::System(e)
-    }
-}
-
-impl fmt::Display for StepError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            StepError::InvalidFrameTime => {
-                f.write_str("frame time is NaN, infinite, zero or negative")
-            }
-            StepError::InvalidBudget => f.write_str("substeps and iterations must be at least 1"),
-            StepError::InvalidConfig => {
-                f.write_str("a step configuration value is out of its domain")
-            }
-            StepError::VelocityCountMismatch => {
-                f.write_str("velocities and positions have different lengths")
-            }
-            StepError::NonFiniteVelocity { particle } => {
-                write!(f, "particle {particle}: velocity is NaN or infinite")
-            }
-            StepError::InvalidCollider { collider } => {
-                write!(f, "collider {collider}: invalid shape")
-            }
-            StepError::ScratchTooSmall { needed } => {
-                write!(f, "scratch too short: {needed} entries needed")
-            }
-            StepError::ContactCapacity => {
-                f.write_str("more contacts than the contact buffer holds")
-            }
-            StepError::InvalidContactResult { contact } => {
-                write!(f, "contact {contact}: correction would not be finite")
-            }
-            StepError::InvalidResult { particle } => {
-                write!(f, "particle {particle}: state would not be finite")
-            }
-            StepError::System(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl core::error::Error for StepError {}
-
 /// What a [`step`] did.
+///
+/// `#[repr(C)]`: `StepStats<f64>` is the C type `XpbdStepStats`,
+/// `StepStats<f32>` is `XpbdStepStatsF32`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct StepStats<T> {
@@ -279,24 +161,6 @@ pub struct StepStats<T> {
     pub max_contacts: usize,
     /// Diagnostics of the last link sweep.
     pub last: SweepStats<T>,
-}
-
-/// Dot product in coordinate order.
-#[inline]
-fn dot<T: Real, const D: usize>(a: &[T; D], b: &[T; D]) -> T {
-    a.iter().zip(b).fold(T::ZERO, |acc, (x, y)| acc + *x * *y)
-}
-
-/// `normal / |normal|`, or `None` when the normal is not finite or too
-/// short to normalise.
-#[inline]
-fn unit<T: Real, const D: usize>(normal: &[T; D]) -> Option<[T; D]> {
-    let len2 = dot(normal, normal);
-    if !len2.is_finite() || len2 < T::MIN_POSITIVE {
-        return None;
-    }
-    let len = len2.sqrt();
-    Some(normal.map(|v| v / len))
 }
 
 fn validate_config<T: Real, const D: usize>(c: &StepConfig<T, D>) -> Result<(), StepError> {
@@ -315,160 +179,6 @@ fn validate_config<T: Real, const D: usize>(c: &StepConfig<T, D>) -> Result<(), 
     } else {
         Err(StepError::InvalidConfig)
     }
-}
-
-fn validate_colliders<T: Real, const D: usize>(
-    planes: &[Plane<T, D>],
-    spheres: &[Sphere<T, D>],
-) -> Result<(), StepError> {
-    for (collider, p) in planes.iter().enumerate() {
-        if unit(&p.normal).is_none() || !p.offset.is_finite() {
-            return Err(StepError::InvalidCollider { collider });
-        }
-    }
-    for (k, s) in spheres.iter().enumerate() {
-        if !s.center.iter().all(|v| v.is_finite()) || !finite_non_negative(s.radius) {
-            return Err(StepError::InvalidCollider {
-                collider: planes.len().saturating_add(k),
-            });
-        }
-    }
-    Ok(())
-}
-
-/// The signed gap C (m) and unit normal of particle position `x` against a
-/// collider, or `None` when the direction is undefined (a particle at a
-/// sphere's centre) or the collider index is out of range.
-#[inline]
-fn gap<T: Real, const D: usize>(
-    x: &[T; D],
-    collider: usize,
-    planes: &[Plane<T, D>],
-    spheres: &[Sphere<T, D>],
-    radius: T,
-) -> Option<(T, [T; D])> {
-    if let Some(p) = planes.get(collider) {
-        let n = unit(&p.normal)?;
-        return Some((dot(&n, x) - p.offset - radius, n));
-    }
-    let s = spheres.get(collider.checked_sub(planes.len())?)?;
-    let mut d = *x;
-    for (v, c) in d.iter_mut().zip(&s.center) {
-        *v = *v - *c;
-    }
-    let n = unit(&d)?;
-    let len = dot(&d, &d).sqrt();
-    Some((len - (s.radius + radius), n))
-}
-
-/// Finds the contacts of the predicted positions; returns how many.
-fn detect<T: Real, const D: usize>(
-    positions: &[[T; D]],
-    inverse_masses: &[T],
-    planes: &[Plane<T, D>],
-    spheres: &[Sphere<T, D>],
-    radius: T,
-    contacts: &mut [Contact<T>],
-) -> Result<usize, StepError> {
-    let colliders = planes.len().saturating_add(spheres.len());
-    let mut count = 0usize;
-    for (particle, (x, w)) in positions.iter().zip(inverse_masses).enumerate() {
-        if *w == T::ZERO {
-            continue;
-        }
-        for collider in 0..colliders {
-            let Some((c, _)) = gap(x, collider, planes, spheres, radius) else {
-                continue;
-            };
-            if c < T::ZERO {
-                let (Ok(particle), Ok(collider)) =
-                    (u32::try_from(particle), u32::try_from(collider))
-                else {
-                    return Err(StepError::ContactCapacity);
-                };
-                let slot = contacts.get_mut(count).ok_or(StepError::ContactCapacity)?;
-                *slot = Contact {
-                    particle,
-                    collider,
-                    lambda: T::ZERO,
-                };
-                count = count.saturating_add(1);
-            }
-        }
-    }
-    Ok(count)
-}
-
-/// Parameters shared by every contact visit of a substep.
-struct ContactParams<'c, T, const D: usize> {
-    planes: &'c [Plane<T, D>],
-    spheres: &'c [Sphere<T, D>],
-    previous: &'c [[T; D]],
-    radius: T,
-    alpha: T,
-    static_friction: T,
-}
-
-/// One sweep over the substep's contacts (Gauss-Seidel, in contact order).
-fn sweep_contacts<T: Real, const D: usize>(
-    positions: &mut [[T; D]],
-    inverse_masses: &[T],
-    contacts: &mut [Contact<T>],
-    p: &ContactParams<'_, T, D>,
-) -> Result<(), StepError> {
-    for (index, contact) in contacts.iter_mut().enumerate() {
-        let k = usize::try_from(contact.particle)
-            .map_err(|_| StepError::InvalidContactResult { contact: index })?;
-        let collider = usize::try_from(contact.collider)
-            .map_err(|_| StepError::InvalidContactResult { contact: index })?;
-        let (Some(x), Some(&w), Some(prev)) =
-            (positions.get(k), inverse_masses.get(k), p.previous.get(k))
-        else {
-            return Err(StepError::InvalidContactResult { contact: index });
-        };
-        let Some((c, n)) = gap(x, collider, p.planes, p.spheres, p.radius) else {
-            continue;
-        };
-        let delta = (-c - p.alpha * contact.lambda) / (w + p.alpha);
-        let mut lambda = contact.lambda + delta;
-        if lambda < T::ZERO {
-            lambda = T::ZERO;
-        }
-        let applied = lambda - contact.lambda;
-        let s = w * applied;
-        let mut next = *x;
-        for (v, ni) in next.iter_mut().zip(&n) {
-            *v = *v + s * *ni;
-        }
-        // Static friction: undo the tangential motion of this substep when it
-        // is within the cone μ_s · (normal correction w λ).
-        if p.static_friction > T::ZERO && lambda > T::ZERO {
-            let mut moved = next;
-            for (m, q) in moved.iter_mut().zip(prev) {
-                *m = *m - *q;
-            }
-            let along = dot(&moved, &n);
-            let mut tangential = moved;
-            for (t, ni) in tangential.iter_mut().zip(&n) {
-                *t = *t - along * *ni;
-            }
-            let t2 = dot(&tangential, &tangential);
-            let limit = p.static_friction * w * lambda;
-            if t2 < limit * limit {
-                for (v, t) in next.iter_mut().zip(&tangential) {
-                    *v = *v - *t;
-                }
-            }
-        }
-        if !lambda.is_finite() || !next.iter().all(|v| v.is_finite()) {
-            return Err(StepError::InvalidContactResult { contact: index });
-        }
-        if let Some(slot) = positions.get_mut(k) {
-            *slot = next;
-        }
-        contact.lambda = lambda;
-    }
-    Ok(())
 }
 
 /// Advances the world by one frame of `frame_dt` seconds (see the module
@@ -535,7 +245,7 @@ pub fn step<T: Real, const D: usize>(
     validate_colliders(world.planes, world.spheres)?;
     let substeps = T::from_f64(f64::from(config.substeps));
     let h = frame_dt / substeps;
-    system::validate(
+    solver::validate(
         world.positions,
         world.inverse_masses,
         world.links,
@@ -585,6 +295,8 @@ fn copy<E: Copy>(dst: &mut [E], src: &[E]) {
     }
 }
 
+/// The substeps of one frame over the world's slices (validated by
+/// [`step`]); any error is returned at once (the caller rolls back).
 #[allow(clippy::too_many_arguments)]
 fn run_substeps<T: Real, const D: usize>(
     positions: &mut [[T; D]],
@@ -609,10 +321,13 @@ fn run_substeps<T: Real, const D: usize>(
         }
     };
     let damped = config.damping > T::ZERO;
+    let mut system =
+        System::new(positions, inverse_masses, links)?.with_zero_length(config.zero_length);
     for _ in 0..config.substeps {
-        copy(previous, positions);
+        copy(previous, system.positions());
         // Predict: x ← x + h v + h² g for moving particles.
-        for ((x, v), w) in positions
+        for ((x, v), w) in system
+            .positions_mut()
             .iter_mut()
             .zip(velocities.iter())
             .zip(inverse_masses)
@@ -625,7 +340,7 @@ fn run_substeps<T: Real, const D: usize>(
             }
         }
         let count = detect(
-            positions,
+            system.positions(),
             inverse_masses,
             planes,
             spheres,
@@ -633,35 +348,38 @@ fn run_substeps<T: Real, const D: usize>(
             contacts,
         )?;
         stats.max_contacts = stats.max_contacts.max(count);
-        let contacts = contacts
+        let found = contacts
             .get_mut(..count)
             .ok_or(StepError::ContactCapacity)?;
-        // begin_substep: validate at the predicted positions, every λ ← 0.
-        system::validate(positions, inverse_masses, links, h, config.zero_length)?;
-        for link in links.iter_mut() {
-            link.lambda = T::ZERO;
-        }
-        let params = ContactParams {
+        let colliders = Colliders {
             planes,
             spheres,
-            previous,
+            previous: &*previous,
             radius: config.particle_radius,
             alpha: config.contact_compliance / h2,
             static_friction: config.static_friction,
         };
-        for _ in 0..config.iterations {
-            stats.last = system::sweep(positions, inverse_masses, links, h, config.zero_length)?;
-            stats.iterations = stats.iterations.saturating_add(1);
-            sweep_contacts(positions, inverse_masses, contacts, &params)?;
-            if config.tolerance > T::ZERO && stats.last.max_residual <= config.tolerance {
-                stats.converged_substeps = stats.converged_substeps.saturating_add(1);
-                break;
+        {
+            // begin_substep: validate at the predicted positions, then the
+            // one λ reset for links and contacts.
+            let group = ContactGroup {
+                items: &mut *found,
+                colliders,
+            };
+            let mut substep = system.begin_substep_with(h, group)?;
+            for _ in 0..config.iterations {
+                stats.last = substep.iterate_with_contacts()?;
+                stats.iterations = stats.iterations.saturating_add(1);
+                if config.tolerance > T::ZERO && stats.last.max_residual <= config.tolerance {
+                    stats.converged_substeps = stats.converged_substeps.saturating_add(1);
+                    break;
+                }
             }
         }
         // Velocity update, dynamic friction, damping.
         for (particle, ((v, x), prev)) in velocities
             .iter_mut()
-            .zip(positions.iter())
+            .zip(system.positions().iter())
             .zip(previous.iter())
             .enumerate()
         {
@@ -680,10 +398,10 @@ fn run_substeps<T: Real, const D: usize>(
         if config.dynamic_friction > T::ZERO {
             dynamic_friction(
                 velocities,
-                positions,
+                system.positions(),
                 inverse_masses,
-                contacts,
-                &params,
+                found,
+                &colliders,
                 h,
                 config.dynamic_friction,
             );
@@ -691,54 +409,4 @@ fn run_substeps<T: Real, const D: usize>(
         stats.substeps = stats.substeps.saturating_add(1);
     }
     Ok(stats)
-}
-
-/// Dynamic friction: each contact with λ > 0 slows its particle's tangential
-/// velocity by `min(h μ_k w λ/h², |v_t|)`.
-fn dynamic_friction<T: Real, const D: usize>(
-    velocities: &mut [[T; D]],
-    positions: &[[T; D]],
-    inverse_masses: &[T],
-    contacts: &[Contact<T>],
-    p: &ContactParams<'_, T, D>,
-    h: T,
-    mu: T,
-) {
-    for contact in contacts {
-        if contact.lambda <= T::ZERO {
-            continue;
-        }
-        let (Ok(k), Ok(collider)) = (
-            usize::try_from(contact.particle),
-            usize::try_from(contact.collider),
-        ) else {
-            continue;
-        };
-        let (Some(x), Some(&w), Some(v)) = (
-            positions.get(k),
-            inverse_masses.get(k),
-            velocities.get_mut(k),
-        ) else {
-            continue;
-        };
-        let Some((_, n)) = gap(x, collider, p.planes, p.spheres, p.radius) else {
-            continue;
-        };
-        let along = dot(v, &n);
-        let mut tangential = *v;
-        for (t, ni) in tangential.iter_mut().zip(&n) {
-            *t = *t - along * *ni;
-        }
-        let speed2 = dot(&tangential, &tangential);
-        if speed2 < T::MIN_POSITIVE {
-            continue;
-        }
-        let speed = speed2.sqrt();
-        // h · μ_k · w · f_n with f_n = λ / h²: a speed (m/s).
-        let drop = mu * w * contact.lambda / h;
-        let scale = if drop >= speed { T::ONE } else { drop / speed };
-        for (vi, t) in v.iter_mut().zip(&tangential) {
-            *vi = *vi - scale * *t;
-        }
-    }
 }

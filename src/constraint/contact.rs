@@ -1,0 +1,207 @@
+//! Contacts: a particle against a static plane or sphere, `C ≥ 0`, push
+//! only, with static friction at the position level.
+//!
+//! # The constraint
+//!
+//! Particle `x ∈ ℝ^D` (m) with inverse mass `w` (1/kg) and radius `r` (m);
+//! contact compliance `α` (m/N) shared by every contact of a step:
+//!
+//! - plane `n̂·x ≥ offset + r`: `C = n̂·x − offset − r`, `∇C = n̂`;
+//! - sphere `|x − c| ≥ radius + r`: `C = |x − c| − (radius + r)`,
+//!   `∇C = (x − c)/|x − c|`;
+//! - `α̃ = α / h²` (1/kg); `W = w` (unit gradient);
+//! - `λ ≥ 0` (kg·m): `λ' = max(λ + Δλ, 0)`, the applied step `λ' − λ`.
+//!
+//! Static friction (Müller, Macklin, Chentanez, Jeschke, Kim 2020,
+//! *Detailed Rigid Body Simulation with Extended Position Based Dynamics*,
+//! §3.5): after the normal correction, the tangential motion since the
+//! substep's start `x_prev` is removed when it is shorter than
+//! `μ_s · w λ'`. Dynamic friction acts on velocities (in `step`).
+//!
+//! Contacts are found once per substep after prediction (in `step`) and
+//! live for that substep: their λ starts at 0 with the substep's reset.
+
+use super::{dot, unit, Bound, Constraint, Evaluated, Evaluation};
+use crate::real::Real;
+
+/// A static half-space: points with `n̂·x ≥ offset` are free (`n̂` is
+/// `normal` normalised; `normal` need not be unit length but must not be 0).
+/// `#[repr(C)]`: `Plane<f64, 3>` is the C type `XpbdPlane3`, `Plane<f32, 3>`
+/// is `XpbdPlane3F32`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Plane<T, const D: usize> {
+    /// Outward normal (any finite non-zero length).
+    pub normal: [T; D],
+    /// Offset along the unit normal (m).
+    pub offset: T,
+}
+
+/// A static sphere (a circle in 2D): points with `|x − center| ≥ radius`
+/// are free.
+/// `#[repr(C)]`: `Sphere<f64, 3>` is the C type `XpbdSphere3`,
+/// `Sphere<f32, 3>` is `XpbdSphere3F32`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sphere<T, const D: usize> {
+    /// Centre (m).
+    pub center: [T; D],
+    /// Radius (m), finite and ≥ 0.
+    pub radius: T,
+}
+
+/// One contact of the current substep: a particle against a collider, with
+/// its accumulated λ (kg·m, ≥ 0). Colliders are numbered planes first, then
+/// spheres (`planes.len() + k`).
+/// `#[repr(C)]`: `Contact<f64>` is the C type `XpbdContact`, `Contact<f32>`
+/// is `XpbdContactF32`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Contact<T> {
+    /// Index of the particle.
+    pub particle: u32,
+    /// Index of the collider (planes, then spheres).
+    pub collider: u32,
+    /// Accumulated multiplier λ (kg·m), ≥ 0; reset each substep.
+    pub lambda: T,
+}
+
+impl<T: Real> Contact<T> {
+    /// A contact of `particle` against `collider` (planes first, then
+    /// spheres) with λ = 0.
+    #[must_use]
+    pub fn new(particle: u32, collider: u32) -> Self {
+        Self {
+            particle,
+            collider,
+            lambda: T::ZERO,
+        }
+    }
+}
+
+/// The signed gap C (m) and unit normal of particle position `x` against a
+/// collider, or `None` when the direction is undefined (a particle at a
+/// sphere's centre) or the collider index is out of range.
+#[inline]
+pub(crate) fn gap<T: Real, const D: usize>(
+    x: &[T; D],
+    collider: usize,
+    planes: &[Plane<T, D>],
+    spheres: &[Sphere<T, D>],
+    radius: T,
+) -> Option<(T, [T; D])> {
+    if let Some(p) = planes.get(collider) {
+        let n = unit(&p.normal)?;
+        return Some((dot(&n, x) - p.offset - radius, n));
+    }
+    let s = spheres.get(collider.checked_sub(planes.len())?)?;
+    let mut d = *x;
+    for (v, c) in d.iter_mut().zip(&s.center) {
+        *v = *v - *c;
+    }
+    let n = unit(&d)?;
+    let len = dot(&d, &d).sqrt();
+    Some((len - (s.radius + radius), n))
+}
+
+/// What every contact of a substep shares: the colliders, the particles'
+/// positions at the substep's start (for static friction), the particle
+/// radius, `α̃` and `μ_s`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Colliders<'c, T, const D: usize> {
+    /// Static half-spaces (collider indices `0 .. planes.len()`).
+    pub(crate) planes: &'c [Plane<T, D>],
+    /// Static spheres (collider indices `planes.len() ..`).
+    pub(crate) spheres: &'c [Sphere<T, D>],
+    /// Positions at the substep's start (m).
+    pub(crate) previous: &'c [[T; D]],
+    /// Particle radius r (m).
+    pub(crate) radius: T,
+    /// `α̃ = α / h²` (1/kg) of every contact.
+    pub(crate) alpha: T,
+    /// Static friction coefficient μ_s.
+    pub(crate) static_friction: T,
+}
+
+impl<T: Real, const D: usize> Constraint<T, D, 1> for Contact<T> {
+    type Shared<'s> = Colliders<'s, T, D>;
+
+    #[inline(always)]
+    fn lambda(&self) -> T {
+        self.lambda
+    }
+
+    #[inline(always)]
+    fn set_lambda(&mut self, lambda: T) {
+        self.lambda = lambda;
+    }
+
+    #[inline(always)]
+    fn bound(&self) -> Bound {
+        Bound::NonNegative
+    }
+
+    #[inline(always)]
+    fn alpha(&self, shared: &Colliders<'_, T, D>, _h2: T) -> T {
+        shared.alpha
+    }
+
+    #[inline(always)]
+    fn evaluate(&self, x: &[[T; D]], w: &[T], shared: &Colliders<'_, T, D>) -> Evaluation<T, D, 1> {
+        let (Ok(k), Ok(collider)) = (
+            usize::try_from(self.particle),
+            usize::try_from(self.collider),
+        ) else {
+            return Evaluation::OutOfRange;
+        };
+        let (Some(&xk), Some(&wk), Some(_)) = (x.get(k), w.get(k), shared.previous.get(k)) else {
+            return Evaluation::OutOfRange;
+        };
+        let Some((c, n)) = gap(&xk, collider, shared.planes, shared.spheres, shared.radius) else {
+            return Evaluation::Degenerate;
+        };
+        Evaluation::Active(Evaluated {
+            particles: [k],
+            x: [xk],
+            w: [wk],
+            gradient: [n],
+            c,
+            weight: wk,
+        })
+    }
+
+    /// Static friction: undo the tangential motion of this substep when it
+    /// is within the cone `μ_s · (normal correction w λ)`.
+    #[inline(always)]
+    fn finish(
+        &self,
+        e: &Evaluated<T, D, 1>,
+        lambda: T,
+        next: &mut [[T; D]; 1],
+        shared: &Colliders<'_, T, D>,
+    ) {
+        let [x] = next;
+        let ([n], [w], [k]) = (&e.gradient, e.w, e.particles);
+        let Some(prev) = shared.previous.get(k) else {
+            return;
+        };
+        if shared.static_friction > T::ZERO && lambda > T::ZERO {
+            let mut moved = *x;
+            for (m, q) in moved.iter_mut().zip(prev) {
+                *m = *m - *q;
+            }
+            let along = dot(&moved, n);
+            let mut tangential = moved;
+            for (t, ni) in tangential.iter_mut().zip(n) {
+                *t = *t - along * *ni;
+            }
+            let t2 = dot(&tangential, &tangential);
+            let limit = shared.static_friction * w * lambda;
+            if t2 < limit * limit {
+                for (v, t) in x.iter_mut().zip(&tangential) {
+                    *v = *v - *t;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! Distance links: `C = |x_j − x_i| − rest`, bilateral or tension only.
+//!
+//! # The constraint
+//!
+//! Particles `x_i, x_j ∈ ℝ^D` (m), inverse masses `w_i, w_j` (1/kg), rest
+//! length `rest` (m), compliance `α` (m/N = s²/kg), substep `h` (s):
+//!
+//! - `C = |x_j − x_i| − rest` (m); `C > 0` is stretched.
+//! - `∇_{x_j} C = n`, `∇_{x_i} C = −n`, `n = (x_j − x_i)/|x_j − x_i|` (unit).
+//! - `α̃ = α / h²` (1/kg); `W = w_i + w_j` (the gradient has unit length).
+//! - λ (kg·m) free, or `λ ≤ 0` with [`Link::TENSION_ONLY`] (the link only
+//!   pulls; a slack link is left alone).
+//! - Macklin, Müller, Chentanez 2016, *XPBD: Position-Based Simulation of
+//!   Compliant Constrained Dynamics*, eq. 18; tension-only as a unilateral
+//!   constraint with the accumulated λ clamped (Müller et al. 2020, §3.5).
+//!
+//! For a link along the x axis the arithmetic is the 1D seed solver's, bit
+//! for bit: `|x_j − x_i| = sqrt((b − a)²) = b − a` exactly, `n = (1, 0, 0)`.
+//!
+//! # Zero length
+//!
+//! When `|x_j − x_i|²` is below the smallest positive normal number of `T`
+//! (f64: lengths under about 1.5e-154 m; f32: under about 1.1e-19 m) the
+//! direction is undefined: the instance evaluates as degenerate and the
+//! sweep's [`ZeroLength`](crate::ZeroLength) policy rejects or skips it.
+
+use super::{length_squared, Bound, Constraint, Evaluated, Evaluation};
+use crate::real::{finite_non_negative, Real};
+use crate::SystemError;
+
+/// One distance constraint of a [`System`]: particle indices, rest length,
+/// compliance and its own accumulated multiplier λ.
+///
+/// `#[repr(C)]`: this struct *is* the C type `XpbdLink` (`Link<f64>`) and
+/// `XpbdLinkF32` (`Link<f32>`) of `include/xpbd.h`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Link<T> {
+    /// Index of the first particle.
+    pub i: u32,
+    /// Index of the second particle (≠ `i`).
+    pub j: u32,
+    /// Rest length (m), finite and > 0.
+    pub rest: T,
+    /// Compliance α (m/N = s²/kg), finite and ≥ 0; 0 is a rigid link.
+    pub compliance: T,
+    /// Accumulated multiplier λ (kg·m) of the current substep. Reset only by
+    /// [`System::begin_substep`](crate::System::begin_substep).
+    pub lambda: T,
+    /// Flag bits: 0, or [`Link::TENSION_ONLY`]. Other bits are rejected.
+    pub flags: u32,
+}
+
+impl<T: Real> Link<T> {
+    /// Flag: the link is unilateral, resisting only stretching, as a real
+    /// rope does. Its accumulated λ is clamped to `λ ≤ 0` (λ < 0 pulls the
+    /// particles together), so it never pushes: a slack link (C < 0) is left
+    /// alone. Clamping the *accumulated* value, not each Δλ, keeps the
+    /// lifecycle rule intact.
+    pub const TENSION_ONLY: u32 = 1;
+
+    /// The same link made tension-only ([`Link::TENSION_ONLY`]).
+    #[must_use]
+    pub fn tension_only(mut self) -> Self {
+        self.flags |= Self::TENSION_ONLY;
+        self
+    }
+
+    /// A link between particles `i` and `j` with λ = 0.
+    #[must_use]
+    pub fn new(i: u32, j: u32, rest: T, compliance: T) -> Self {
+        Self {
+            i,
+            j,
+            rest,
+            compliance,
+            lambda: T::ZERO,
+            flags: 0,
+        }
+    }
+}
+
+/// A `u32` index as `usize` (`usize::MAX` where it does not fit, which no
+/// slice reaches).
+#[inline]
+pub(crate) fn index(i: u32) -> usize {
+    usize::try_from(i).unwrap_or(usize::MAX)
+}
+
+impl<T: Real, const D: usize> Constraint<T, D, 2> for Link<T> {
+    type Shared<'s> = ();
+
+    #[inline(always)]
+    fn lambda(&self) -> T {
+        self.lambda
+    }
+
+    #[inline(always)]
+    fn set_lambda(&mut self, lambda: T) {
+        self.lambda = lambda;
+    }
+
+    #[inline(always)]
+    fn bound(&self) -> Bound {
+        if self.flags & Link::<T>::TENSION_ONLY != 0 {
+            Bound::NonPositive
+        } else {
+            Bound::Free
+        }
+    }
+
+    #[inline(always)]
+    fn alpha(&self, _: &(), h2: T) -> T {
+        self.compliance / h2
+    }
+
+    #[inline(always)]
+    fn evaluate(&self, x: &[[T; D]], w: &[T], _: &()) -> Evaluation<T, D, 2> {
+        let (i, j) = (index(self.i), index(self.j));
+        let (Some(&xi), Some(&xj), Some(&wi), Some(&wj)) = (x.get(i), x.get(j), w.get(i), w.get(j))
+        else {
+            return Evaluation::OutOfRange;
+        };
+        let weight = wi + wj;
+        if weight == T::ZERO {
+            return Evaluation::Static;
+        }
+        let len2 = length_squared(&xi, &xj);
+        // `!(len2 >= MIN_POSITIVE)`: also true for NaN, which must never
+        // produce a direction.
+        match len2.partial_cmp(&T::MIN_POSITIVE) {
+            Some(core::cmp::Ordering::Greater | core::cmp::Ordering::Equal) => {}
+            Some(core::cmp::Ordering::Less) | None => return Evaluation::Degenerate,
+        }
+        let len = len2.sqrt();
+        let mut n = xj;
+        for (v, a) in n.iter_mut().zip(&xi) {
+            *v = (*v - *a) / len;
+        }
+        Evaluation::Active(Evaluated {
+            particles: [i, j],
+            x: [xi, xj],
+            w: [wi, wj],
+            gradient: [n.map(|v| -v), n],
+            c: len - self.rest,
+            weight,
+        })
+    }
+}
+
+/// Checks one link's own parameters as a substep relies on them, in this
+/// order: rest length, compliance, flag bits, then (when a particle moves)
+/// the scale `α/h²` and `W + α/h²`, and under `reject_zero_length` that the
+/// particles do not coincide (`len2 = |x_j − x_i|²`, computed lazily). The
+/// one link check for sequential and colored systems; `constraint` names
+/// the link in the error.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn validate_link<T: Real>(
+    constraint: usize,
+    rest: T,
+    compliance: T,
+    flags: u32,
+    weight: T,
+    h2: T,
+    reject_zero_length: bool,
+    len2: impl FnOnce() -> T,
+) -> Result<(), SystemError> {
+    if !finite_non_negative(rest) || rest == T::ZERO {
+        return Err(SystemError::InvalidRestLength { constraint });
+    }
+    if !finite_non_negative(compliance) {
+        return Err(SystemError::InvalidCompliance { constraint });
+    }
+    if flags & !Link::<T>::TENSION_ONLY != 0 {
+        return Err(SystemError::InvalidFlags { constraint });
+    }
+    if weight != T::ZERO {
+        let alpha = compliance / h2;
+        let denominator = weight + alpha;
+        if !alpha.is_finite() || !denominator.is_finite() || denominator <= T::ZERO {
+            return Err(SystemError::UnrepresentableScale { constraint });
+        }
+        if reject_zero_length && len2() < T::MIN_POSITIVE {
+            return Err(SystemError::ZeroLength { constraint });
+        }
+    }
+    Ok(())
+}

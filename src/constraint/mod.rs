@@ -1,0 +1,344 @@
+//! The constraint abstraction and the one XPBD update every kind shares.
+//!
+//! # One update for every kind
+//!
+//! A constraint kind (a distance link, a contact, …) describes one
+//! instance: which particles it joins, its constraint function `C(x)` and
+//! gradient `∇C`, its compliance α and the set its accumulated multiplier λ
+//! is confined to ([`Bound`]). Everything else is shared, in this order
+//! (Macklin, Müller, Chentanez 2016, *XPBD*, eq. 18):
+//!
+//! ```text
+//! α̃   = α / h²                               (1/kg; h the real substep)
+//! W   = Σ_k w_k |∇_k C|²                     (1/kg; the kind's exact sum)
+//! Δλ  = (−C − α̃ λ) / (W + α̃)                 (kg·m)
+//! λ'  = clamp of λ + Δλ to the bound          (see `update`)
+//! x_k ← x_k + (w_k Δλ) ∇_k C                  (every particle with w_k ≠ 0)
+//! ```
+//!
+//! [`update`] is the only place the multiplier step is computed;
+//! [`solve`] evaluates an instance, calls [`update`], forms every corrected
+//! position, checks every result finite and commits all or nothing. The
+//! substep that resets λ is `solver::reset_lambdas`, the only λ reset for
+//! systems. The 1D seed solver of `docs/spec.md` keeps its own SPEC-exact
+//! path ([`seed`]); the colored SIMD kernels keep their own per-kind
+//! arithmetic (documented in `colored`).
+//!
+//! # Kinds
+//!
+//! | kind | file | particles | bound |
+//! |---|---|---|---|
+//! | distance link | [`distance`] | 2 | free, or `λ ≤ 0` (tension only) |
+//! | contact (plane, sphere) | [`contact`] | 1 | `λ ≥ 0` |
+//!
+//! Adding a kind: one file here implementing [`Constraint`], one line in
+//! the table above, its C item type, its tests (`docs/constraints.md`).
+
+pub mod contact;
+pub mod distance;
+pub mod seed;
+
+use crate::real::Real;
+
+/// The set the accumulated multiplier λ of a constraint is confined to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Bound {
+    /// Any λ: an equality constraint `C = 0` (a bilateral link).
+    Free,
+    /// `λ ≤ 0`: the constraint may only pull (a tension-only link, `C ≤ 0`).
+    NonPositive,
+    /// `λ ≥ 0`: the constraint may only push (a contact, `C ≥ 0`).
+    NonNegative,
+}
+
+/// The outcome of [`update`]: the step to apply and the new multiplier.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Update<T> {
+    /// The multiplier step applied to the positions, Δλ (kg·m).
+    pub(crate) delta: T,
+    /// The new accumulated multiplier λ' (kg·m).
+    pub(crate) lambda: T,
+    /// `|C|` (m) as the statistics report it (0 when the bound is active).
+    pub(crate) c_abs: T,
+    /// `|C + α̃λ|` (m), the XPBD residual (0 when the bound is active).
+    pub(crate) residual: T,
+    /// The bound clamped λ and the step is zero: nothing to write.
+    pub(crate) idle: bool,
+}
+
+/// The XPBD update, the one computation of Δλ for every kind:
+/// `Δλ = (−C − α̃λ)/(W + α̃)` with `W = Σ w_k|∇_k C|²` (`weight`), then the
+/// accumulated λ confined to `bound`:
+///
+/// - [`Bound::Free`]: `λ' = λ + Δλ`.
+/// - [`Bound::NonPositive`]: when `λ + Δλ > 0` the step becomes `Δλ = −λ`
+///   (so `λ' = 0`: the constraint is slack and has no residual); the
+///   accumulated value is clamped, never each step, which keeps the
+///   lifecycle rule.
+/// - [`Bound::NonNegative`]: `λ' = max(λ + Δλ, 0)` and the step applied is
+///   `λ' − λ`.
+///
+/// The operations and their order are fixed (no fused multiply-add); they
+/// are the arithmetic the golden figures and pinned hashes were made with.
+#[inline(always)]
+pub(crate) fn update<T: Real>(c: T, lambda: T, weight: T, alpha: T, bound: Bound) -> Update<T> {
+    let numerator = -c - alpha * lambda;
+    let delta = numerator / (weight + alpha);
+    match bound {
+        Bound::Free => Update {
+            delta,
+            lambda: lambda + delta,
+            c_abs: c.abs(),
+            residual: numerator.abs(),
+            idle: false,
+        },
+        Bound::NonPositive => {
+            if lambda + delta > T::ZERO {
+                let delta = -lambda;
+                Update {
+                    delta,
+                    lambda: lambda + delta,
+                    c_abs: T::ZERO,
+                    residual: T::ZERO,
+                    idle: delta == T::ZERO,
+                }
+            } else {
+                Update {
+                    delta,
+                    lambda: lambda + delta,
+                    c_abs: c.abs(),
+                    residual: numerator.abs(),
+                    idle: false,
+                }
+            }
+        }
+        Bound::NonNegative => {
+            let mut next = lambda + delta;
+            if next < T::ZERO {
+                next = T::ZERO;
+            }
+            Update {
+                delta: next - lambda,
+                lambda: next,
+                c_abs: c.abs(),
+                residual: numerator.abs(),
+                idle: false,
+            }
+        }
+    }
+}
+
+/// One instance evaluated at the current positions, ready for [`update`]:
+/// `N` particles with their positions, inverse masses and gradients.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Evaluated<T, const D: usize, const N: usize> {
+    /// Particle indices (into the positions slice).
+    pub(crate) particles: [usize; N],
+    /// Their positions before the correction (m).
+    pub(crate) x: [[T; D]; N],
+    /// Their inverse masses (1/kg).
+    pub(crate) w: [T; N],
+    /// `∇_k C` per particle (unitless for a length constraint).
+    pub(crate) gradient: [[T; D]; N],
+    /// The constraint value C (m).
+    pub(crate) c: T,
+    /// `W = Σ w_k |∇_k C|²` (1/kg), computed the kind's own exact way.
+    pub(crate) weight: T,
+}
+
+/// What evaluating an instance found.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Evaluation<T, const D: usize, const N: usize> {
+    /// Every particle is static (`w = 0`): nothing to solve.
+    Static,
+    /// The gradient is undefined (coincident particles, a particle at a
+    /// sphere's centre): the caller's policy decides.
+    Degenerate,
+    /// An index names no particle (or no collider for a contact).
+    OutOfRange,
+    /// Ready for the update.
+    Active(Evaluated<T, D, N>),
+}
+
+/// A constraint kind: what the one update needs to know about an instance.
+/// `D` is the dimension, `N` the number of particles an instance joins.
+pub(crate) trait Constraint<T: Real, const D: usize, const N: usize> {
+    /// Read-only data shared by every instance of a sweep (colliders,
+    /// friction, the substep's start positions); `()` for links.
+    type Shared<'s>;
+
+    /// The accumulated multiplier λ (kg·m) of the current substep.
+    fn lambda(&self) -> T;
+
+    /// Stores the accumulated multiplier (only [`solve`] and the substep's
+    /// reset call it).
+    fn set_lambda(&mut self, lambda: T);
+
+    /// The set λ is confined to.
+    fn bound(&self) -> Bound;
+
+    /// `α̃ = α / h²` (1/kg) for this instance, `h2` the substep length
+    /// squared (s²).
+    fn alpha(&self, shared: &Self::Shared<'_>, h2: T) -> T;
+
+    /// C, ∇C and W at the positions `x` (m) with inverse masses `w`.
+    fn evaluate(&self, x: &[[T; D]], w: &[T], shared: &Self::Shared<'_>) -> Evaluation<T, D, N>;
+
+    /// A last position-level rule after the correction (static friction for
+    /// contacts): `next` are the corrected positions, `lambda` the new λ.
+    #[inline(always)]
+    fn finish(
+        &self,
+        _e: &Evaluated<T, D, N>,
+        _lambda: T,
+        _next: &mut [[T; D]; N],
+        _shared: &Self::Shared<'_>,
+    ) {
+    }
+}
+
+/// What visiting one instance does, computed without writing.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Visit<T, const D: usize, const N: usize> {
+    /// Every particle static: nothing to do.
+    Static,
+    /// The gradient is undefined: nothing to do (the caller's policy).
+    Degenerate,
+    /// The bound keeps λ where it is: nothing to write, counted as applied.
+    Idle,
+    /// The correction to commit.
+    Apply {
+        /// The particles written.
+        particles: [usize; N],
+        /// Their corrected positions (m).
+        x: [[T; D]; N],
+        /// The new accumulated multiplier λ' (kg·m).
+        lambda: T,
+        /// `|C|` (m) before the correction (0 when the bound is active).
+        c_abs: T,
+        /// `|C + α̃λ|` (m) before the correction (0 when the bound is active).
+        residual: T,
+    },
+}
+
+/// Why an instance cannot be applied (nothing is written).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fault {
+    /// An index names no particle.
+    OutOfRange,
+    /// A corrected position or λ would not be finite.
+    NonFinite,
+}
+
+/// Evaluates one instance at `positions`, computes the [`update`], forms
+/// every corrected position (`x_k + (w_k Δλ) ∇_k C`; static particles are
+/// not touched, so they keep their bits), applies the kind's
+/// [`Constraint::finish`], and checks every result finite. Writes nothing.
+#[inline(always)]
+pub(crate) fn visit<T: Real, const D: usize, const N: usize, K: Constraint<T, D, N>>(
+    item: &K,
+    positions: &[[T; D]],
+    inverse_masses: &[T],
+    shared: &K::Shared<'_>,
+    h2: T,
+) -> Result<Visit<T, D, N>, Fault> {
+    let e = match item.evaluate(positions, inverse_masses, shared) {
+        Evaluation::Static => return Ok(Visit::Static),
+        Evaluation::Degenerate => return Ok(Visit::Degenerate),
+        Evaluation::OutOfRange => return Err(Fault::OutOfRange),
+        Evaluation::Active(e) => e,
+    };
+    let alpha = item.alpha(shared, h2);
+    let u = update(e.c, item.lambda(), e.weight, alpha, item.bound());
+    if u.idle {
+        return Ok(Visit::Idle);
+    }
+    let mut next = e.x;
+    for ((xk, &wk), gk) in next.iter_mut().zip(&e.w).zip(&e.gradient) {
+        if wk == T::ZERO {
+            continue;
+        }
+        let s = wk * u.delta;
+        for (v, g) in xk.iter_mut().zip(gk) {
+            *v = *v + s * *g;
+        }
+    }
+    item.finish(&e, u.lambda, &mut next, shared);
+    if !u.lambda.is_finite() || !next.iter().flatten().all(|v| v.is_finite()) {
+        return Err(Fault::NonFinite);
+    }
+    Ok(Visit::Apply {
+        particles: e.particles,
+        x: next,
+        lambda: u.lambda,
+        c_abs: u.c_abs,
+        residual: u.residual,
+    })
+}
+
+/// [`visit`], then commits the correction: the positions and λ written
+/// together, or (on a fault) nothing. The one place an instance's
+/// correction is applied, for every kind.
+#[inline(always)]
+pub(crate) fn solve<T: Real, const D: usize, const N: usize, K: Constraint<T, D, N>>(
+    item: &mut K,
+    positions: &mut [[T; D]],
+    inverse_masses: &[T],
+    shared: &K::Shared<'_>,
+    h2: T,
+) -> Result<Visit<T, D, N>, Fault> {
+    let v = visit(item, positions, inverse_masses, shared, h2)?;
+    if let Visit::Apply {
+        particles,
+        x,
+        lambda,
+        ..
+    } = &v
+    {
+        for (p, x) in particles.iter().zip(x) {
+            if let Some(slot) = positions.get_mut(*p) {
+                *slot = *x;
+            }
+        }
+        item.set_lambda(*lambda);
+    }
+    Ok(v)
+}
+
+/// Dot product in coordinate order (any dimension).
+#[inline]
+pub(crate) fn dot<T: Real>(a: &[T], b: &[T]) -> T {
+    a.iter().zip(b).fold(T::ZERO, |acc, (x, y)| acc + *x * *y)
+}
+
+/// `|x_j − x_i|²`, summed in coordinate order (any dimension: the sweeps
+/// pass `[T; D]` arrays, the builders and the flat validation slices).
+#[inline]
+pub(crate) fn length_squared<T: Real>(xi: &[T], xj: &[T]) -> T {
+    xi.iter().zip(xj).fold(T::ZERO, |acc, (a, b)| {
+        let d = *b - *a;
+        acc + d * d
+    })
+}
+
+/// `v / |v|`, or `None` when `v` is not finite or too short to normalise
+/// (`|v|²` below the smallest positive normal number).
+#[inline]
+pub(crate) fn unit<T: Real, const D: usize>(v: &[T; D]) -> Option<[T; D]> {
+    let len2 = dot(v, v);
+    if !len2.is_finite() || len2 < T::MIN_POSITIVE {
+        return None;
+    }
+    let len = len2.sqrt();
+    Some(v.map(|c| c / len))
+}
+
+/// The larger of two values (the first when equal or unordered).
+#[inline(always)]
+pub(crate) fn max<T: Real>(a: T, b: T) -> T {
+    if b > a {
+        b
+    } else {
+        a
+    }
+}

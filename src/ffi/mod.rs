@@ -1,0 +1,65 @@
+//! The C ABI: `extern "C"` functions over caller-owned storage, declared in
+//! the generated header `include/xpbd.h`. This layer only converts and
+//! checks; the physics is in the Rust API it calls.
+//!
+//! Conventions (the same for every C function in this crate; the full page
+//! is `docs/c-api.md`):
+//!
+//! - Every function returns an [`XpbdStatus`]: `XPBD_STATUS_OK` (0) when the
+//!   work was done, `XPBD_STATUS_SKIPPED` (1) when there was nothing to do,
+//!   a negative code on error. [`xpbd_status_str`] describes any code.
+//! - Every pointer of every entry point — inputs, outputs and the caller's
+//!   struct itself — is checked by one helper family (`check.rs`): NULL
+//!   (allowed only with a zero count, or for an optional output), alignment,
+//!   size, and that no two overlap (`XPBD_STATUS_ALIASED_BUFFERS`). The 1D
+//!   `xpbd_distance_*` functions are the exception by design: their three
+//!   pointers may alias (values are copied in and out).
+//! - Inputs are read by value, validated, and the outputs are written only
+//!   on success: on any error the caller's memory is unchanged (apart from
+//!   the documented `error_index` and `substep_active` fields).
+//! - A C struct that mirrors a Rust struct *is* that struct (`XpbdLink` is
+//!   [`Link<f64>`](crate::Link)); the structs only C has are generic once
+//!   and aliased per precision (`types.rs`).
+//! - Every f32/f64 (and 2D/3D) twin is generated (`generated.rs`, from
+//!   `tools/ffi-gen`) as one call of a generic function of its area:
+//!   `distance.rs` (1D seed), `system.rs`, `step.rs`, `colored.rs`.
+//! - Codes coming from C are plain integers (`int32_t`), never Rust enums.
+//!
+//! # Rooms
+//!
+//! | file | holds |
+//! |---|---|
+//! | `status.rs` | [`XpbdStatus`], its texts, the conversions from Rust errors, `xpbd_version` |
+//! | `check.rs` | the one check family (NULL, alignment, size, overlap) and slice helpers |
+//! | `types.rs` | C types: aliases of the Rust structs, the C-only structs, constants |
+//! | `distance.rs`, `system.rs`, `step.rs`, `colored.rs` | the generic body of each area's functions |
+//! | `generated.rs` | every precision/dimension twin (generated, drift-checked) |
+
+mod check;
+mod colored;
+mod distance;
+#[rustfmt::skip]
+mod generated;
+mod status;
+mod step;
+mod system;
+mod types;
+
+pub use colored::{xpbd_color_cloth, xpbd_color_order, xpbd_color_rope, xpbd_job_range};
+pub use generated::*;
+pub use status::{xpbd_status_str, xpbd_version, XpbdStatus};
+pub use step::xpbd_step_scratch_len;
+pub use system::xpbd_cloth_link_count;
+pub use types::*;
+
+#[cfg(all(feature = "c-lib-panic-handler", not(test)))]
+#[panic_handler]
+fn panic(_info: &core::panic::PanicInfo<'_>) -> ! {
+    // Only the C archive built by `cargo c-lib` has this handler. No exported
+    // function can reach a panic (clippy restriction lints deny every panic
+    // source in the library); should one ever happen, spin rather than unwind
+    // across the C boundary.
+    loop {
+        core::hint::spin_loop();
+    }
+}

@@ -1,0 +1,235 @@
+//! Statuses: the one result type of every C function, its codes, texts and
+//! the conversions from the Rust errors.
+
+use core::ffi::c_char;
+
+use crate::version::VERSION_NUMBER;
+use crate::{Error, StepError, SystemError};
+
+/// Status of a C call: 0 or 1 on success, a negative code on error.
+///
+/// In C the type is `int32_t`, and the values are `XPBD_STATUS_*` constants.
+/// Pass any of them to `xpbd_status_str` for an English description.
+#[repr(i32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum XpbdStatus {
+    /// The correction was applied.
+    Ok = 0,
+    /// Nothing to do (both endpoints static, `wa = wb = 0`); nothing changed.
+    Skipped = 1,
+    /// A required pointer argument was NULL; nothing changed.
+    NullPointer = -1,
+    /// An endpoint position is NaN or infinite; nothing changed.
+    NonFinitePosition = -2,
+    /// An inverse mass is NaN, infinite or negative; nothing changed.
+    InvalidInverseMass = -3,
+    /// The rest length is NaN, infinite, negative or zero; nothing changed.
+    InvalidRestLength = -4,
+    /// The compliance is NaN, infinite or negative; nothing changed.
+    InvalidCompliance = -5,
+    /// The substep length is NaN, infinite, zero or negative; nothing changed.
+    InvalidTimeStep = -6,
+    /// `*b > *a` does not hold (also when `a` and `b` point at the same
+    /// value); nothing changed.
+    EndpointsNotOrdered = -7,
+    /// `compliance / (dt * dt)` or `wa + wb + compliance / (dt * dt)` is not a
+    /// finite positive number; nothing changed.
+    UnrepresentableScale = -8,
+    /// The corrected positions or multiplier would not be finite or ordered;
+    /// nothing changed.
+    InvalidResult = -9,
+    /// A link names a particle index ≥ the particle count; nothing changed.
+    IndexOutOfRange = -10,
+    /// A link joins a particle to itself (`i == j`); nothing changed.
+    SameParticle = -11,
+    /// A link's particles coincide under `XPBD_ZERO_LENGTH_REJECT`.
+    ZeroLength = -12,
+    /// Buffers passed to one call overlap each other or the system struct;
+    /// nothing changed.
+    AliasedBuffers = -13,
+    /// `iterate` was called without a successful `begin_substep`.
+    NoSubstep = -14,
+    /// An argument is out of its domain (unknown policy code, bad
+    /// tolerance, grid shape, misaligned or oversized buffer); nothing changed.
+    InvalidArgument = -15,
+    /// The output buffer is too small; nothing changed.
+    CapacityTooSmall = -16,
+    /// A particle velocity is NaN or infinite; nothing changed.
+    NonFiniteVelocity = -17,
+    /// A collider has a non-finite value, a zero normal or a negative
+    /// radius; nothing changed.
+    InvalidCollider = -18,
+}
+
+/// Every status, in code order (0, 1, then −1, −2, …).
+const ALL_STATUSES: [XpbdStatus; 20] = [
+    XpbdStatus::Ok,
+    XpbdStatus::Skipped,
+    XpbdStatus::NullPointer,
+    XpbdStatus::NonFinitePosition,
+    XpbdStatus::InvalidInverseMass,
+    XpbdStatus::InvalidRestLength,
+    XpbdStatus::InvalidCompliance,
+    XpbdStatus::InvalidTimeStep,
+    XpbdStatus::EndpointsNotOrdered,
+    XpbdStatus::UnrepresentableScale,
+    XpbdStatus::InvalidResult,
+    XpbdStatus::IndexOutOfRange,
+    XpbdStatus::SameParticle,
+    XpbdStatus::ZeroLength,
+    XpbdStatus::AliasedBuffers,
+    XpbdStatus::NoSubstep,
+    XpbdStatus::InvalidArgument,
+    XpbdStatus::CapacityTooSmall,
+    XpbdStatus::NonFiniteVelocity,
+    XpbdStatus::InvalidCollider,
+];
+
+impl XpbdStatus {
+    /// The status with this integer code, if there is one.
+    #[must_use]
+    pub fn from_code(code: i32) -> Option<XpbdStatus> {
+        ALL_STATUSES.into_iter().find(|s| s.code() == code)
+    }
+
+    /// The integer code C sees (`XPBD_STATUS_*`).
+    #[must_use]
+    #[allow(clippy::as_conversions)] // a fieldless `repr(i32)` enum to its own repr: exact
+    pub const fn code(self) -> i32 {
+        self as i32
+    }
+
+    /// A static English description (what `xpbd_status_str` returns).
+    #[must_use]
+    pub const fn description(self) -> &'static core::ffi::CStr {
+        match self {
+            XpbdStatus::Ok => c"ok: the work was done",
+            XpbdStatus::Skipped => c"skipped: nothing to do (both endpoints static), nothing changed",
+            XpbdStatus::NullPointer => c"null pointer: a required pointer argument was NULL",
+            XpbdStatus::NonFinitePosition => c"non-finite position: an endpoint position is NaN or infinite",
+            XpbdStatus::InvalidInverseMass => c"invalid inverse mass: an inverse mass is NaN, infinite or negative",
+            XpbdStatus::InvalidRestLength => {
+                c"invalid rest length: the rest length is NaN, infinite, negative or zero"
+            }
+            XpbdStatus::InvalidCompliance => c"invalid compliance: the compliance is NaN, infinite or negative",
+            XpbdStatus::InvalidTimeStep => {
+                c"invalid time step: the substep length is NaN, infinite, zero or negative"
+            }
+            XpbdStatus::EndpointsNotOrdered => c"endpoints not ordered: b > a does not hold",
+            XpbdStatus::UnrepresentableScale => {
+                c"unrepresentable scale: compliance/(dt*dt) or the denominator is not finite and positive"
+            }
+            XpbdStatus::InvalidResult => {
+                c"invalid result: the corrected values would not be finite or ordered"
+            }
+            XpbdStatus::IndexOutOfRange => c"index out of range: a link names a particle that does not exist",
+            XpbdStatus::SameParticle => c"same particle: a link joins a particle to itself",
+            XpbdStatus::ZeroLength => c"zero length: a link's particles coincide, its direction is undefined",
+            XpbdStatus::AliasedBuffers => c"aliased buffers: buffers of one call overlap",
+            XpbdStatus::NoSubstep => c"no substep: iterate was called without a successful begin_substep",
+            XpbdStatus::InvalidArgument => c"invalid argument: an argument is outside its domain",
+            XpbdStatus::CapacityTooSmall => c"capacity too small: the output buffer cannot hold the result",
+            XpbdStatus::NonFiniteVelocity => c"non-finite velocity: a particle velocity is NaN or infinite",
+            XpbdStatus::InvalidCollider => c"invalid collider: a plane or sphere is not finite or degenerate",
+        }
+    }
+}
+
+impl From<Error> for XpbdStatus {
+    fn from(e: Error) -> Self {
+        match e {
+            Error::NonFinitePosition => XpbdStatus::NonFinitePosition,
+            Error::InvalidInverseMass => XpbdStatus::InvalidInverseMass,
+            Error::InvalidRestLength => XpbdStatus::InvalidRestLength,
+            Error::InvalidCompliance => XpbdStatus::InvalidCompliance,
+            Error::InvalidTimeStep => XpbdStatus::InvalidTimeStep,
+            Error::EndpointsNotOrdered => XpbdStatus::EndpointsNotOrdered,
+            Error::UnrepresentableScale => XpbdStatus::UnrepresentableScale,
+            Error::InvalidResult => XpbdStatus::InvalidResult,
+        }
+    }
+}
+
+impl From<SystemError> for XpbdStatus {
+    fn from(e: SystemError) -> Self {
+        match e {
+            SystemError::InvalidTimeStep => XpbdStatus::InvalidTimeStep,
+            SystemError::NonFinitePosition { .. } => XpbdStatus::NonFinitePosition,
+            SystemError::InvalidInverseMass { .. } => XpbdStatus::InvalidInverseMass,
+            SystemError::IndexOutOfRange { .. } => XpbdStatus::IndexOutOfRange,
+            SystemError::SameParticle { .. } => XpbdStatus::SameParticle,
+            SystemError::InvalidRestLength { .. } => XpbdStatus::InvalidRestLength,
+            SystemError::InvalidCompliance { .. } => XpbdStatus::InvalidCompliance,
+            SystemError::UnrepresentableScale { .. } => XpbdStatus::UnrepresentableScale,
+            SystemError::ZeroLength { .. } => XpbdStatus::ZeroLength,
+            SystemError::InvalidResult { .. } => XpbdStatus::InvalidResult,
+            SystemError::CapacityTooSmall { .. } => XpbdStatus::CapacityTooSmall,
+            SystemError::InvalidFlags { .. } => XpbdStatus::InvalidArgument,
+            SystemError::ParticleCountMismatch
+            | SystemError::TooManyParticles
+            | SystemError::InvalidTolerance
+            | SystemError::InvalidShape => XpbdStatus::InvalidArgument,
+        }
+    }
+}
+
+/// The status and the index (particle, link, collider or contact; 0 when
+/// none) of a step error.
+pub(crate) fn status_of(e: StepError) -> (XpbdStatus, usize) {
+    match e {
+        StepError::InvalidFrameTime => (XpbdStatus::InvalidTimeStep, 0),
+        StepError::InvalidBudget | StepError::InvalidConfig | StepError::VelocityCountMismatch => {
+            (XpbdStatus::InvalidArgument, 0)
+        }
+        StepError::NonFiniteVelocity { particle } => (XpbdStatus::NonFiniteVelocity, particle),
+        StepError::InvalidCollider { collider } => (XpbdStatus::InvalidCollider, collider),
+        StepError::ScratchTooSmall { needed } => (XpbdStatus::CapacityTooSmall, needed),
+        StepError::ContactCapacity => (XpbdStatus::CapacityTooSmall, 0),
+        StepError::InvalidContactResult { contact } => (XpbdStatus::InvalidResult, contact),
+        StepError::InvalidResult { particle } => (XpbdStatus::InvalidResult, particle),
+        StepError::System(s) => (XpbdStatus::from(s), s.index().unwrap_or(0)),
+    }
+}
+
+/// A static, NUL-terminated English description of a status code.
+///
+/// Takes any integer: codes this library does not define give
+/// `"unknown xpbd status code"`. The returned pointer is never NULL and must
+/// not be freed.
+#[no_mangle]
+pub extern "C" fn xpbd_status_str(status: i32) -> *const c_char {
+    match XpbdStatus::from_code(status) {
+        Some(s) => s.description().as_ptr(),
+        None => c"unknown xpbd status code".as_ptr(),
+    }
+}
+
+/// The version of the linked library as `major * 10000 + minor * 100 + patch`
+/// (0.1.0 is `100`).
+///
+/// Compare it with the header's `XPBD_VERSION_NUMBER` at start-up to catch a
+/// header and a library from different releases; `xpbd_version() / 10000` is
+/// the major version. Never fails, takes no pointer.
+#[no_mangle]
+pub extern "C" fn xpbd_version() -> u32 {
+    VERSION_NUMBER
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn version_function_returns_the_version_number() {
+        assert_eq!(xpbd_version(), VERSION_NUMBER);
+    }
+
+    #[test]
+    fn every_status_round_trips_and_has_a_text() {
+        for s in ALL_STATUSES {
+            assert_eq!(XpbdStatus::from_code(s.code()), Some(s));
+            assert!(!s.description().to_bytes().is_empty());
+        }
+        assert_eq!(XpbdStatus::from_code(12345), None);
+    }
+}

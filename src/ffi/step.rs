@@ -1,0 +1,121 @@
+//! The C ABI of stepping (3D, f64 and f32): the generic functions behind
+//! `xpbd_world3_step[_f32]` and `xpbd_step_config3_default[_f32]` (the
+//! wrappers are in `generated.rs`). A caller-owned world struct names the
+//! caller's buffers; buffers must not overlap each other, the world, the
+//! configuration or the output (`XPBD_STATUS_ALIASED_BUFFERS`); on any
+//! error the positions and velocities are unchanged and `error_index`
+//! names the particle, link, collider or contact concerned.
+
+use core::ptr;
+
+use super::check::{check_buffers, read, slice, slice_mut, write_opt, Buf};
+use super::status::{status_of, XpbdStatus};
+use super::types::{policy_of, StepConfigC, WorldC, XPBD_ZERO_LENGTH_REJECT};
+use crate::real::Real;
+use crate::step::{self, StepConfig, StepStats, World};
+
+/// The Rust configuration of a C one (`None` for an unknown policy code).
+fn config_of<T: Real>(c: &StepConfigC<T>) -> Option<StepConfig<T, 3>> {
+    Some(StepConfig {
+        gravity: c.gravity,
+        substeps: c.substeps,
+        iterations: c.iterations,
+        tolerance: c.tolerance,
+        damping: c.damping,
+        particle_radius: c.particle_radius,
+        contact_compliance: c.contact_compliance,
+        static_friction: c.static_friction,
+        dynamic_friction: c.dynamic_friction,
+        zero_length: policy_of(c.zero_length_policy)?,
+    })
+}
+
+/// `xpbd_step_config3_default[_f32]`: gravity (0, −9.81, 0) m/s², 1
+/// substep, 1 iteration, no tolerance, no damping, radius 0, rigid
+/// frictionless contacts, `XPBD_ZERO_LENGTH_REJECT`.
+pub(crate) fn default_config<T: Real>() -> StepConfigC<T> {
+    StepConfigC {
+        gravity: [T::ZERO, T::from_f64(-9.81), T::ZERO],
+        substeps: 1,
+        iterations: 1,
+        tolerance: T::ZERO,
+        damping: T::ZERO,
+        particle_radius: T::ZERO,
+        contact_compliance: T::ZERO,
+        static_friction: T::ZERO,
+        dynamic_friction: T::ZERO,
+        zero_length_policy: XPBD_ZERO_LENGTH_REJECT,
+    }
+}
+
+/// `xpbd_world3_step[_f32]`.
+///
+/// # Safety
+/// See `xpbd_world3_step`.
+pub(crate) unsafe fn step_raw<T: Real>(
+    world: *mut WorldC<T>,
+    dt: T,
+    config: *const StepConfigC<T>,
+    out: *mut StepStats<T>,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (NULL-checked by the helper).
+    let (w, c) = match unsafe { (read(world), read(config)) } {
+        (Ok(w), Ok(c)) => (w, c),
+        _ => return XpbdStatus::NullPointer,
+    };
+    let Some(step_config) = config_of(&c) else {
+        return XpbdStatus::InvalidArgument;
+    };
+    let n = w.particle_count;
+    if let Err(e) = check_buffers(&[
+        Buf::of(w.positions, n),
+        Buf::of(w.velocities, n),
+        Buf::of(w.inverse_masses, n),
+        Buf::of(w.links, w.link_count),
+        Buf::of(w.planes, w.plane_count),
+        Buf::of(w.spheres, w.sphere_count),
+        Buf::of(w.contacts, w.contact_capacity),
+        Buf::of(w.scratch, w.scratch_count),
+        Buf::of(world, 1),
+        Buf::of(config, 1),
+        Buf::out(out),
+    ]) {
+        return e;
+    }
+    // SAFETY: every buffer is non-null (or empty), aligned, bounded, valid
+    // for its count by the caller's contract, and no two overlap each other,
+    // the world struct, the config or the output (checked above).
+    let mut world_view = unsafe {
+        World {
+            positions: slice_mut(w.positions, n),
+            velocities: slice_mut(w.velocities, n),
+            inverse_masses: slice(w.inverse_masses, n),
+            links: slice_mut(w.links, w.link_count),
+            planes: slice(w.planes, w.plane_count),
+            spheres: slice(w.spheres, w.sphere_count),
+            contacts: slice_mut(w.contacts, w.contact_capacity),
+            scratch: slice_mut(w.scratch, w.scratch_count),
+        }
+    };
+    match step::step(&mut world_view, dt, &step_config) {
+        Ok(stats) => {
+            // SAFETY: `out` is NULL or valid and disjoint from every buffer.
+            unsafe { write_opt(out, stats) };
+            XpbdStatus::Ok
+        }
+        Err(e) => {
+            let (status, index) = status_of(e);
+            // SAFETY: `world` is non-null (read above) and valid; the field
+            // is disjoint from every buffer.
+            unsafe { ptr::write(ptr::addr_of_mut!((*world).error_index), index) };
+            status
+        }
+    }
+}
+
+/// Scratch entries `xpbd_world3_step` needs for `particle_count` particles
+/// (3 · particle_count, saturating).
+#[no_mangle]
+pub extern "C" fn xpbd_step_scratch_len(particle_count: usize) -> usize {
+    step::scratch_len(particle_count)
+}

@@ -1,0 +1,266 @@
+//! The C types. A C struct that mirrors a Rust struct *is* that struct:
+//! `XpbdLink` is `Link<f64>`, `XpbdSweepStats` is `SweepStats<f64>`, and so
+//! on (type aliases; cbindgen writes each monomorph under its C name, see
+//! `cbindgen.toml`). The structs only C has — the caller-owned system,
+//! world, configuration and colored-system structs naming the caller's
+//! buffers — are defined once, generic over the float type `T` (and the
+//! dimension `D`), and aliased per precision.
+
+use crate::constraint::contact::{Contact, Plane, Sphere};
+use crate::solver::{Convergence, Link, SweepStats, ZeroLength};
+use crate::step::StepStats;
+
+/// Zero-length policy: stop with `XPBD_STATUS_ZERO_LENGTH` naming the link.
+pub const XPBD_ZERO_LENGTH_REJECT: i32 = 0;
+/// Zero-length policy: skip the link and count it in `skipped_zero_length`.
+pub const XPBD_ZERO_LENGTH_SKIP: i32 = 1;
+
+/// Link flag: unilateral, resists only stretching (the accumulated λ is
+/// clamped to λ ≤ 0, so the link never pushes).
+pub const XPBD_LINK_TENSION_ONLY: u32 = 1;
+
+/// Links per job chunk: `xpbd_job_range` splits a color on multiples of
+/// this many links.
+pub const XPBD_JOB_CHUNK: usize = 64;
+
+/// The most colors `xpbd_color_greedy` uses.
+pub const XPBD_MAX_GREEDY_COLORS: u32 = 64;
+
+// Literal values so that cbindgen can export them; they must match Rust's.
+const _: () = assert!(Link::<f64>::TENSION_ONLY == XPBD_LINK_TENSION_ONLY);
+const _: () = assert!(XPBD_JOB_CHUNK == crate::colored::CHUNK);
+const _: () = assert!(XPBD_MAX_GREEDY_COLORS == crate::coloring::MAX_GREEDY_COLORS);
+
+/// The zero-length policy of a C code, `None` for an unknown code.
+pub(crate) fn policy_of(code: i32) -> Option<ZeroLength> {
+    match code {
+        XPBD_ZERO_LENGTH_REJECT => Some(ZeroLength::Reject),
+        XPBD_ZERO_LENGTH_SKIP => Some(ZeroLength::Skip),
+        _ => None,
+    }
+}
+
+/// One 1D distance constraint: the accumulated multiplier λ (kg·m) of one
+/// link for the current substep (`XpbdDistanceConstraint`: double,
+/// `XpbdDistanceConstraintF32`: float).
+///
+/// Zero-initialise it or call `xpbd_distance_begin_substep`; keep one per
+/// link and pass the same one to every iteration of a substep.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct DistanceConstraintC<T> {
+    /// Accumulated multiplier λ (kg·m). Reset only by
+    /// `xpbd_distance_begin_substep`.
+    pub lambda: T,
+}
+
+/// A constraint system over caller-owned buffers, `D` = 2 or 3
+/// coordinates per particle (`XpbdSystem2`, `XpbdSystem3`: double;
+/// `XpbdSystem2F32`, `XpbdSystem3F32`: float).
+///
+/// Zero-initialise, set the buffer fields and `zero_length_policy`, then
+/// begin a substep. The library writes only `substep_active`, `h` and
+/// `error_index`, and the buffers' contents.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SystemC<T, const D: usize> {
+    /// Particle positions (m), `particle_count` entries; read and written.
+    pub positions: *mut [T; D],
+    /// Inverse masses (1/kg), `particle_count` entries; 0 = static.
+    pub inverse_masses: *const T,
+    /// Number of particles (at most 2^32 − 1).
+    pub particle_count: usize,
+    /// Links, `link_count` entries, solved in array order; λ written.
+    pub links: *mut Link<T>,
+    /// Number of links.
+    pub link_count: usize,
+    /// `XPBD_ZERO_LENGTH_REJECT` (0) or `XPBD_ZERO_LENGTH_SKIP` (1).
+    pub zero_length_policy: i32,
+    /// Written by the library: 1 after a successful begin_substep, else 0.
+    pub substep_active: u32,
+    /// Written by the library: the substep length h (s) of the substep.
+    pub h: T,
+    /// Written by the library on error: the particle or link index the
+    /// error names (0 when it names none).
+    pub error_index: usize,
+}
+
+/// How to advance one frame (`XpbdStepConfig3`: double,
+/// `XpbdStepConfig3F32`: float). Start from `xpbd_step_config3_default()`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StepConfigC<T> {
+    /// Gravity as an acceleration (m/s²).
+    pub gravity: [T; 3],
+    /// Substeps per frame (≥ 1): h = dt / substeps.
+    pub substeps: u32,
+    /// Solver iterations per substep (≥ 1; the budget when tolerance > 0).
+    pub iterations: u32,
+    /// 0: exactly `iterations` sweeps; > 0: stop a substep when max |C + α̃λ| ≤ tolerance (m).
+    pub tolerance: T,
+    /// Velocity damping c (1/s): v ← v·max(0, 1 − c h) per substep. Not
+    /// physical. In float, short substeps defeat it: v = Δx/h comes in
+    /// quanta of ulp(x)/h, and below about 0.5/(c h) quanta the damping's
+    /// change to x + h v is lost to rounding. Prefer fewer, longer substeps.
+    pub damping: T,
+    /// Particle radius for contacts (m).
+    pub particle_radius: T,
+    /// Contact compliance (m/N); 0 = rigid.
+    pub contact_compliance: T,
+    /// Static friction coefficient μ_s.
+    pub static_friction: T,
+    /// Dynamic friction coefficient μ_k.
+    pub dynamic_friction: T,
+    /// `XPBD_ZERO_LENGTH_REJECT` or `XPBD_ZERO_LENGTH_SKIP`.
+    pub zero_length_policy: i32,
+}
+
+/// A 3D world over caller-owned buffers (`XpbdWorld3`: double,
+/// `XpbdWorld3F32`: float). Zero-initialise and fill in every buffer field
+/// (NULL only with a zero count); `scratch` needs
+/// `xpbd_step_scratch_len(particle_count)` entries. The library writes only
+/// the buffers' contents and `error_index`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct WorldC<T> {
+    /// Positions (m), `particle_count` entries.
+    pub positions: *mut [T; 3],
+    /// Velocities (m/s), `particle_count` entries.
+    pub velocities: *mut [T; 3],
+    /// Inverse masses (1/kg), `particle_count` entries; 0 = never moves.
+    pub inverse_masses: *const T,
+    /// Number of particles.
+    pub particle_count: usize,
+    /// Links, `link_count` entries (λ written).
+    pub links: *mut Link<T>,
+    /// Number of links.
+    pub link_count: usize,
+    /// Static planes, `plane_count` entries.
+    pub planes: *const Plane<T, 3>,
+    /// Number of planes.
+    pub plane_count: usize,
+    /// Static spheres, `sphere_count` entries.
+    pub spheres: *const Sphere<T, 3>,
+    /// Number of spheres.
+    pub sphere_count: usize,
+    /// Contact storage for one substep, `contact_capacity` entries.
+    pub contacts: *mut Contact<T>,
+    /// Capacity of `contacts`.
+    pub contact_capacity: usize,
+    /// Scratch, `scratch_count` entries (≥ 3 · particle_count).
+    pub scratch: *mut [T; 3],
+    /// Number of scratch entries.
+    pub scratch_count: usize,
+    /// Written by the library on error: the index the error names (else 0).
+    pub error_index: usize,
+}
+
+/// A colored 3D system over caller-owned buffers (`XpbdColoredSystem3`:
+/// double, `XpbdColoredSystem3F32`: float; see `docs/c-api.md` for the
+/// rules).
+///
+/// Zero-initialise, fill in the buffer fields, counts and
+/// `zero_length_policy`; the library writes only `substep_active`, `h` and
+/// `error_index`, and the buffers' contents.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ColoredSystemC<T> {
+    /// AoS particle positions (m), `particle_count` entries, or NULL when
+    /// `x`, `y`, `z` are used.
+    pub positions: *mut [T; 3],
+    /// SoA x coordinates (m), or NULL with `positions`.
+    pub x: *mut T,
+    /// SoA y coordinates (m), or NULL with `positions`.
+    pub y: *mut T,
+    /// SoA z coordinates (m), or NULL with `positions`.
+    pub z: *mut T,
+    /// Inverse masses (1/kg), `particle_count` entries; 0 = static.
+    pub inverse_masses: *const T,
+    /// Number of particles.
+    pub particle_count: usize,
+    /// First particle of each link, `link_count` entries, in colored order.
+    pub i: *const u32,
+    /// Second particle of each link.
+    pub j: *const u32,
+    /// Rest lengths (m), > 0.
+    pub rest: *const T,
+    /// Compliances α (m/N), ≥ 0.
+    pub compliance: *const T,
+    /// Multipliers λ (kg·m); reset by begin_substep.
+    pub lambda: *mut T,
+    /// Scratch, `link_count` entries: α̃ = α/h² (1/kg), written by begin_substep.
+    pub alpha: *mut T,
+    /// Scratch, `link_count` entries: 1/(w_i + w_j + α̃) (kg), written by begin_substep.
+    pub inv_denominator: *mut T,
+    /// Number of links.
+    pub link_count: usize,
+    /// Color boundaries, `color_count + 1` entries: color c is links
+    /// `color_starts[c] .. color_starts[c + 1]`.
+    pub color_starts: *const usize,
+    /// Number of colors.
+    pub color_count: usize,
+    /// Scratch, `particle_count` entries, for the proper-coloring check.
+    pub stamp: *mut u32,
+    /// `XPBD_ZERO_LENGTH_REJECT` (0) or `XPBD_ZERO_LENGTH_SKIP` (1).
+    pub zero_length_policy: i32,
+    /// Written by the library: 1 after a successful begin_substep, else 0.
+    pub substep_active: u32,
+    /// Written by the library: the substep length h (s).
+    pub h: T,
+    /// Written by the library on error: the particle or link (colored
+    /// position) the error names, 0 when none.
+    pub error_index: usize,
+}
+
+/// `XpbdDistanceConstraint` (C): a 1D constraint's λ, double.
+pub type XpbdDistanceConstraint = DistanceConstraintC<f64>;
+/// `XpbdDistanceConstraintF32` (C): a 1D constraint's λ, float.
+pub type XpbdDistanceConstraintF32 = DistanceConstraintC<f32>;
+/// `XpbdLink` (C): a distance link, double.
+pub type XpbdLink = Link<f64>;
+/// `XpbdLinkF32` (C): a distance link, float.
+pub type XpbdLinkF32 = Link<f32>;
+/// `XpbdSweepStats` (C): diagnostics of one sweep, double.
+pub type XpbdSweepStats = SweepStats<f64>;
+/// `XpbdSweepStatsF32` (C): diagnostics of one sweep, float.
+pub type XpbdSweepStatsF32 = SweepStats<f32>;
+/// `XpbdConvergence` (C): result of `xpbd_system*_iterate_until`, double.
+pub type XpbdConvergence = Convergence<f64>;
+/// `XpbdConvergenceF32` (C): result of `xpbd_system*_iterate_until_f32`.
+pub type XpbdConvergenceF32 = Convergence<f32>;
+/// `XpbdSystem2` (C): a 2D double system.
+pub type XpbdSystem2 = SystemC<f64, 2>;
+/// `XpbdSystem3` (C): a 3D double system.
+pub type XpbdSystem3 = SystemC<f64, 3>;
+/// `XpbdSystem2F32` (C): a 2D float system.
+pub type XpbdSystem2F32 = SystemC<f32, 2>;
+/// `XpbdSystem3F32` (C): a 3D float system.
+pub type XpbdSystem3F32 = SystemC<f32, 3>;
+/// `XpbdPlane3` (C): a static half-space, double.
+pub type XpbdPlane3 = Plane<f64, 3>;
+/// `XpbdPlane3F32` (C): a static half-space, float.
+pub type XpbdPlane3F32 = Plane<f32, 3>;
+/// `XpbdSphere3` (C): a static sphere, double.
+pub type XpbdSphere3 = Sphere<f64, 3>;
+/// `XpbdSphere3F32` (C): a static sphere, float.
+pub type XpbdSphere3F32 = Sphere<f32, 3>;
+/// `XpbdContact` (C): a contact of the current substep, double.
+pub type XpbdContact = Contact<f64>;
+/// `XpbdContactF32` (C): a contact of the current substep, float.
+pub type XpbdContactF32 = Contact<f32>;
+/// `XpbdStepConfig3` (C): how to advance one frame, double.
+pub type XpbdStepConfig3 = StepConfigC<f64>;
+/// `XpbdStepConfig3F32` (C): how to advance one frame, float.
+pub type XpbdStepConfig3F32 = StepConfigC<f32>;
+/// `XpbdStepStats` (C): what a step did, double.
+pub type XpbdStepStats = StepStats<f64>;
+/// `XpbdStepStatsF32` (C): what a step did, float.
+pub type XpbdStepStatsF32 = StepStats<f32>;
+/// `XpbdWorld3` (C): a 3D double world.
+pub type XpbdWorld3 = WorldC<f64>;
+/// `XpbdWorld3F32` (C): a 3D float world.
+pub type XpbdWorld3F32 = WorldC<f32>;
+/// `XpbdColoredSystem3` (C): a colored 3D double system.
+pub type XpbdColoredSystem3 = ColoredSystemC<f64>;
+/// `XpbdColoredSystem3F32` (C): a colored 3D float system.
+pub type XpbdColoredSystem3F32 = ColoredSystemC<f32>;

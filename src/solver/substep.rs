@@ -1,0 +1,194 @@
+//! The substep: h fixed, every λ reset once at its start (the one reset
+//! function, [`reset_lambdas`]), the system borrowed until it ends.
+
+use super::sweep::Stop;
+use super::{
+    iterate_until, measure, sweep, sweep_links, Convergence, SweepStats, System, ZeroLength,
+};
+use crate::constraint::contact::{Colliders, Contact};
+use crate::constraint::distance::Link;
+use crate::real::Real;
+use crate::{StepError, SystemError};
+
+/// One substep in progress: h is fixed, every λ started at zero, and the
+/// system is borrowed so that nothing else can change it until the substep
+/// ends (when this value is dropped).
+#[derive(Debug)]
+pub struct Substep<'s, 'a, T: Real, const D: usize> {
+    system: &'s mut System<'a, T, D>,
+    h: T,
+    contacts: Option<ContactGroup<'s, T, D>>,
+}
+
+/// The contacts of one stepped substep, with what they share.
+#[derive(Debug)]
+pub(crate) struct ContactGroup<'s, T, const D: usize> {
+    /// The contacts found for this substep.
+    pub(crate) items: &'s mut [Contact<T>],
+    /// Colliders, start positions, radius, α̃, μ_s.
+    pub(crate) colliders: Colliders<'s, T, D>,
+}
+
+/// A constraint instance's accumulated multiplier, for [`reset_lambdas`].
+pub(crate) trait Multiplier<T> {
+    /// The multiplier λ (kg·m).
+    fn multiplier(&mut self) -> &mut T;
+}
+
+impl<T> Multiplier<T> for Link<T> {
+    #[inline(always)]
+    fn multiplier(&mut self) -> &mut T {
+        &mut self.lambda
+    }
+}
+
+impl<T> Multiplier<T> for Contact<T> {
+    #[inline(always)]
+    fn multiplier(&mut self) -> &mut T {
+        &mut self.lambda
+    }
+}
+
+/// A bare multiplier (the colored links' structure-of-arrays λ).
+impl<T: Real> Multiplier<T> for T {
+    #[inline(always)]
+    fn multiplier(&mut self) -> &mut T {
+        self
+    }
+}
+
+/// λ ← 0 for every instance of a group: **the only λ reset of every
+/// system** (sequential, stepped, colored, and the C ABI's, which go
+/// through these types). Called at substep entry and nowhere else.
+#[inline]
+pub(crate) fn reset_lambdas<T: Real, M: Multiplier<T>>(group: &mut [M]) {
+    for item in group.iter_mut() {
+        *item.multiplier() = T::ZERO;
+    }
+}
+
+impl<'s, 'a, T: Real, const D: usize> Substep<'s, 'a, T, D> {
+    /// A substep of length `h` over a system whose λ were reset.
+    pub(crate) fn new(system: &'s mut System<'a, T, D>, h: T) -> Self {
+        Self {
+            system,
+            h,
+            contacts: None,
+        }
+    }
+
+    /// The same substep holding a group of contacts too: their λ are reset
+    /// here, with the links' (in [`System::begin_substep_with`]).
+    pub(crate) fn with_contacts(mut self, group: ContactGroup<'s, T, D>) -> Self {
+        reset_lambdas(group.items);
+        self.contacts = Some(group);
+        self
+    }
+
+    /// One iteration of a stepped substep: a sweep over the links, then one
+    /// over the contacts (Gauss-Seidel in that order). Returns the links'
+    /// statistics.
+    pub(crate) fn iterate_with_contacts(&mut self) -> Result<SweepStats<T>, StepError> {
+        let stats = self.iterate()?;
+        if let Some(group) = self.contacts.as_mut() {
+            let s = &mut *self.system;
+            let h2 = self.h * self.h;
+            sweep(
+                s.positions,
+                s.inverse_masses,
+                group.items,
+                &group.colliders,
+                h2,
+                ZeroLength::Skip,
+            )
+            .map_err(|stop| StepError::InvalidContactResult {
+                contact: match stop {
+                    Stop::OutOfRange(k) | Stop::NonFinite(k) | Stop::Degenerate(k) => k,
+                },
+            })?;
+        }
+        Ok(stats)
+    }
+}
+
+impl<T: Real, const D: usize> Substep<'_, '_, T, D> {
+    /// The substep length h (s) fixed by `begin_substep`.
+    #[must_use]
+    pub fn h(&self) -> T {
+        self.h
+    }
+
+    /// One solver iteration: a Gauss-Seidel sweep over the links in slice
+    /// order, keeping every λ (see the module documentation for the update).
+    ///
+    /// # Errors
+    ///
+    /// [`SystemError::ZeroLength`] (under [`ZeroLength::Reject`]) or
+    /// [`SystemError::InvalidResult`], naming the link. Each link is applied
+    /// all-or-nothing: the failing link and the ones after it are untouched,
+    /// the ones before it in this sweep have been applied.
+    pub fn iterate(&mut self) -> Result<SweepStats<T>, SystemError> {
+        let s = &mut *self.system;
+        sweep_links(
+            s.positions,
+            s.inverse_masses,
+            s.links,
+            self.h,
+            s.zero_length,
+        )
+    }
+
+    /// Iterates until the compliance residual `max |C + α̃λ|` of a sweep is at
+    /// most `tolerance` (m) or `max_iterations` sweeps have run: the
+    /// iteration budget is a convergence resource, not a stiffness knob.
+    ///
+    /// # Errors
+    ///
+    /// [`SystemError::InvalidTolerance`] (nothing written), or the errors of
+    /// [`iterate`](Self::iterate).
+    pub fn iterate_until(
+        &mut self,
+        tolerance: T,
+        max_iterations: u32,
+    ) -> Result<Convergence<T>, SystemError> {
+        let s = &mut *self.system;
+        iterate_until(
+            s.positions,
+            s.inverse_masses,
+            s.links,
+            self.h,
+            s.zero_length,
+            tolerance,
+            max_iterations,
+        )
+    }
+
+    /// The diagnostics a sweep would report for the current state, without
+    /// changing anything (`applied` counts the links a sweep would correct).
+    ///
+    /// # Errors
+    ///
+    /// As [`iterate`](Self::iterate); nothing is written in any case.
+    pub fn measure(&self) -> Result<SweepStats<T>, SystemError> {
+        let s = &*self.system;
+        measure(
+            s.positions,
+            s.inverse_masses,
+            s.links,
+            self.h,
+            s.zero_length,
+        )
+    }
+
+    /// Particle positions (m).
+    #[must_use]
+    pub fn positions(&self) -> &[[T; D]] {
+        self.system.positions
+    }
+
+    /// The links with their current λ.
+    #[must_use]
+    pub fn links(&self) -> &[Link<T>] {
+        self.system.links
+    }
+}

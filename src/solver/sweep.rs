@@ -1,0 +1,136 @@
+//! The Gauss-Seidel sweep: every instance of a constraint group visited in
+//! slice order, each solved by `constraint::solve` (the one update) and
+//! committed before the next is visited.
+
+use super::{Convergence, SweepStats, ZeroLength};
+use crate::constraint::distance::Link;
+use crate::constraint::{max, solve, visit, Constraint, Fault, Visit};
+use crate::real::{finite_non_negative, Real};
+use crate::SystemError;
+
+/// Why a sweep stopped, naming the instance (its index in the group).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// An index names no particle (or collider).
+    OutOfRange(usize),
+    /// The correction would not be finite.
+    NonFinite(usize),
+    /// The gradient is undefined and the policy is [`ZeroLength::Reject`].
+    Degenerate(usize),
+}
+
+impl Stop {
+    /// The system error of a link group's stop.
+    pub(crate) fn for_links(self) -> SystemError {
+        match self {
+            Stop::OutOfRange(constraint) => SystemError::IndexOutOfRange { constraint },
+            Stop::NonFinite(constraint) => SystemError::InvalidResult { constraint },
+            Stop::Degenerate(constraint) => SystemError::ZeroLength { constraint },
+        }
+    }
+}
+
+/// Adds one visit's outcome to the statistics, or names the stop.
+#[inline(always)]
+fn count<T: Real, const D: usize, const N: usize>(
+    stats: &mut SweepStats<T>,
+    visit: Result<Visit<T, D, N>, Fault>,
+    index: usize,
+    policy: ZeroLength,
+) -> Result<(), Stop> {
+    match visit {
+        Ok(Visit::Static) => stats.skipped_static = stats.skipped_static.saturating_add(1),
+        Ok(Visit::Idle) => stats.applied = stats.applied.saturating_add(1),
+        Ok(Visit::Degenerate) => match policy {
+            ZeroLength::Reject => return Err(Stop::Degenerate(index)),
+            ZeroLength::Skip => {
+                stats.skipped_zero_length = stats.skipped_zero_length.saturating_add(1)
+            }
+        },
+        Ok(Visit::Apply {
+            c_abs, residual, ..
+        }) => {
+            stats.applied = stats.applied.saturating_add(1);
+            stats.max_abs_c = max(stats.max_abs_c, c_abs);
+            stats.max_residual = max(stats.max_residual, residual);
+        }
+        Err(Fault::OutOfRange) => return Err(Stop::OutOfRange(index)),
+        Err(Fault::NonFinite) => return Err(Stop::NonFinite(index)),
+    }
+    Ok(())
+}
+
+/// One Gauss-Seidel sweep over a group of any constraint kind, in slice
+/// order. Each instance is all-or-nothing; on a stop the instances before
+/// it in this sweep have been applied, it and the later ones have not.
+#[inline]
+pub(crate) fn sweep<T: Real, const D: usize, const N: usize, K: Constraint<T, D, N>>(
+    positions: &mut [[T; D]],
+    inverse_masses: &[T],
+    items: &mut [K],
+    shared: &K::Shared<'_>,
+    h2: T,
+    policy: ZeroLength,
+) -> Result<SweepStats<T>, Stop> {
+    let mut stats = SweepStats::default();
+    for (index, item) in items.iter_mut().enumerate() {
+        let v = solve(item, positions, inverse_masses, shared, h2);
+        count(&mut stats, v, index, policy)?;
+    }
+    Ok(stats)
+}
+
+/// One sweep over links with substep length `h` (s).
+pub(crate) fn sweep_links<T: Real, const D: usize>(
+    positions: &mut [[T; D]],
+    inverse_masses: &[T],
+    links: &mut [Link<T>],
+    h: T,
+    policy: ZeroLength,
+) -> Result<SweepStats<T>, SystemError> {
+    sweep(positions, inverse_masses, links, &(), h * h, policy).map_err(Stop::for_links)
+}
+
+/// The statistics a sweep over links would report for the current state,
+/// without changing anything.
+pub(crate) fn measure<T: Real, const D: usize>(
+    positions: &[[T; D]],
+    inverse_masses: &[T],
+    links: &[Link<T>],
+    h: T,
+    policy: ZeroLength,
+) -> Result<SweepStats<T>, SystemError> {
+    let h2 = h * h;
+    let mut stats = SweepStats::default();
+    for (index, link) in links.iter().enumerate() {
+        let v = visit(link, positions, inverse_masses, &(), h2);
+        count(&mut stats, v, index, policy).map_err(Stop::for_links)?;
+    }
+    Ok(stats)
+}
+
+/// Sweeps the links until `max_residual ≤ tolerance` or `max_iterations`
+/// sweeps ran.
+pub(crate) fn iterate_until<T: Real, const D: usize>(
+    positions: &mut [[T; D]],
+    inverse_masses: &[T],
+    links: &mut [Link<T>],
+    h: T,
+    policy: ZeroLength,
+    tolerance: T,
+    max_iterations: u32,
+) -> Result<Convergence<T>, SystemError> {
+    if !finite_non_negative(tolerance) {
+        return Err(SystemError::InvalidTolerance);
+    }
+    let mut result = Convergence::default();
+    while result.iterations < max_iterations {
+        result.last = sweep_links(positions, inverse_masses, links, h, policy)?;
+        result.iterations = result.iterations.saturating_add(1);
+        if result.last.max_residual <= tolerance {
+            result.converged = 1;
+            break;
+        }
+    }
+    Ok(result)
+}

@@ -1,0 +1,268 @@
+//! The system: particles and links over caller-owned memory, between
+//! substeps, and the validation a substep starts with.
+
+use super::substep::ContactGroup;
+use super::{reset_lambdas, Substep, ZeroLength};
+use crate::constraint::distance::{index, validate_link, Link};
+use crate::constraint::length_squared;
+use crate::real::{finite_non_negative, Real};
+use crate::SystemError;
+
+/// Checks everything a substep relies on, in this order: h; the particle
+/// counts; each particle (position, then inverse mass); each link (indices,
+/// `i ≠ j`, rest length, compliance, scale, and zero length under
+/// [`ZeroLength::Reject`]). Writes nothing.
+pub(crate) fn validate<T: Real, const D: usize>(
+    positions: &[[T; D]],
+    inverse_masses: &[T],
+    links: &[Link<T>],
+    h: T,
+    policy: ZeroLength,
+) -> Result<(), SystemError> {
+    validate_flat(
+        positions.as_flattened(),
+        positions.len(),
+        inverse_masses,
+        links,
+        h,
+        policy,
+    )
+}
+
+/// [`validate`] over flattened positions (`count` particles of
+/// `x.len() / count` coordinates): one copy per float type, whatever the
+/// dimension (a cold path: once per substep).
+#[inline(never)]
+fn validate_flat<T: Real>(
+    x: &[T],
+    count: usize,
+    inverse_masses: &[T],
+    links: &[Link<T>],
+    h: T,
+    policy: ZeroLength,
+) -> Result<(), SystemError> {
+    if !h.is_finite() || h <= T::ZERO {
+        return Err(SystemError::InvalidTimeStep);
+    }
+    if count != inverse_masses.len() {
+        return Err(SystemError::ParticleCountMismatch);
+    }
+    if u32::try_from(count).is_err() {
+        return Err(SystemError::TooManyParticles);
+    }
+    let d = x.len().checked_div(count).unwrap_or(0);
+    for (particle, w) in inverse_masses.iter().enumerate() {
+        if !coords(x, d, particle)
+            .unwrap_or(&[])
+            .iter()
+            .all(|c| c.is_finite())
+        {
+            return Err(SystemError::NonFinitePosition { particle });
+        }
+        if !finite_non_negative(*w) {
+            return Err(SystemError::InvalidInverseMass { particle });
+        }
+    }
+    let h2 = h * h;
+    for (constraint, link) in links.iter().enumerate() {
+        // `inverse_masses` has `count` entries: its bounds are the particles'.
+        let (Some(&wi), Some(&wj)) = (
+            inverse_masses.get(index(link.i)),
+            inverse_masses.get(index(link.j)),
+        ) else {
+            return Err(SystemError::IndexOutOfRange { constraint });
+        };
+        if link.i == link.j {
+            return Err(SystemError::SameParticle { constraint });
+        }
+        validate_link(
+            constraint,
+            link.rest,
+            link.compliance,
+            link.flags,
+            wi + wj,
+            h2,
+            policy == ZeroLength::Reject,
+            || {
+                length_squared(
+                    coords(x, d, index(link.i)).unwrap_or(&[]),
+                    coords(x, d, index(link.j)).unwrap_or(&[]),
+                )
+            },
+        )?;
+    }
+    Ok(())
+}
+
+/// The coordinates of particle `k` in a flat array of `d` per particle
+/// (`None` when out of range).
+#[inline]
+pub(crate) fn coords<T>(positions: &[T], d: usize, k: usize) -> Option<&[T]> {
+    positions.get(k.checked_mul(d)?..k.checked_add(1)?.checked_mul(d)?)
+}
+
+/// Particles and links over caller-owned memory, between substeps.
+///
+/// The system borrows the caller's slices: positions (`[T; D]` per particle,
+/// m), inverse masses (1/kg) and links. It never allocates; the slices can
+/// live on the stack, in a static, or in a fixed-capacity container such as
+/// `heapless::Vec` (which dereferences to a slice).
+///
+/// Between substeps the caller may move particles ([`positions_mut`]) and
+/// edit links ([`links_mut`]). [`begin_substep`] validates everything, resets
+/// every λ and returns a [`Substep`] that mutably borrows the system: while
+/// it lives, nothing can change rest lengths, compliances, inverse masses or
+/// h, so the lifecycle rule holds by construction.
+///
+/// [`positions_mut`]: Self::positions_mut
+/// [`links_mut`]: Self::links_mut
+/// [`begin_substep`]: Self::begin_substep
+///
+/// # Examples
+///
+/// A 3D rope of three particles, stretched, solved for one substep:
+///
+/// ```
+/// use xpbd::{rope, Link, System};
+///
+/// let mut x = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0]];
+/// let w = [0.0, 1.0, 1.0]; // particle 0 pinned
+/// let mut links = [Link::default(); 2];
+/// let n = rope(&x, 1e-8, &mut links).unwrap(); // rest lengths 1 m, α = 1e-8 m/N
+/// assert_eq!(n, 2);
+/// x[2] = [3.0, 0.0, 0.0]; // stretch the last link by 1 m
+///
+/// let mut system = System::new(&mut x, &w, &mut links).unwrap();
+/// let mut substep = system.begin_substep(1.0 / 240.0).unwrap();
+/// let result = substep.iterate_until(1e-12, 100).unwrap();
+/// assert_eq!(result.converged, 1);
+/// // Nearly rigid links (α̃ = 1e-8 · 240² ≈ 5.8e-4 /kg): the stretch is gone.
+/// let end = substep.positions()[2][0];
+/// assert!(end > 2.0 && end < 2.01, "{end}");
+/// ```
+#[derive(Debug)]
+pub struct System<'a, T: Real, const D: usize> {
+    pub(crate) positions: &'a mut [[T; D]],
+    pub(crate) inverse_masses: &'a [T],
+    pub(crate) links: &'a mut [Link<T>],
+    pub(crate) zero_length: ZeroLength,
+}
+
+impl<'a, T: Real, const D: usize> System<'a, T, D> {
+    /// A system over the caller's slices, with [`ZeroLength::Reject`].
+    ///
+    /// # Errors
+    ///
+    /// [`SystemError::ParticleCountMismatch`] when the two particle slices
+    /// differ in length, [`SystemError::TooManyParticles`] when `u32` indices
+    /// cannot address them. Everything else is checked by
+    /// [`begin_substep`](Self::begin_substep).
+    pub fn new(
+        positions: &'a mut [[T; D]],
+        inverse_masses: &'a [T],
+        links: &'a mut [Link<T>],
+    ) -> Result<Self, SystemError> {
+        if positions.len() != inverse_masses.len() {
+            return Err(SystemError::ParticleCountMismatch);
+        }
+        if u32::try_from(positions.len()).is_err() {
+            return Err(SystemError::TooManyParticles);
+        }
+        Ok(Self {
+            positions,
+            inverse_masses,
+            links,
+            zero_length: ZeroLength::Reject,
+        })
+    }
+
+    /// The same system with another zero-length policy.
+    #[must_use]
+    pub fn with_zero_length(mut self, policy: ZeroLength) -> Self {
+        self.zero_length = policy;
+        self
+    }
+
+    /// The zero-length policy.
+    #[must_use]
+    pub fn zero_length(&self) -> ZeroLength {
+        self.zero_length
+    }
+
+    /// Particle positions (m).
+    #[must_use]
+    pub fn positions(&self) -> &[[T; D]] {
+        self.positions
+    }
+
+    /// Particle positions (m), mutable between substeps (for prediction).
+    pub fn positions_mut(&mut self) -> &mut [[T; D]] {
+        self.positions
+    }
+
+    /// Inverse masses (1/kg).
+    #[must_use]
+    pub fn inverse_masses(&self) -> &[T] {
+        self.inverse_masses
+    }
+
+    /// The links, with their λ from the last substep.
+    #[must_use]
+    pub fn links(&self) -> &[Link<T>] {
+        self.links
+    }
+
+    /// The links, mutable between substeps (rest lengths, compliances).
+    pub fn links_mut(&mut self) -> &mut [Link<T>] {
+        self.links
+    }
+
+    /// Starts a substep of length `h` (s): validates every particle and link,
+    /// then sets every λ to zero. `h` is the real substep length, never the
+    /// render frame time (with n substeps per frame, `h = frame / n`).
+    ///
+    /// # Errors
+    ///
+    /// In the order checked: [`SystemError::InvalidTimeStep`],
+    /// [`SystemError::NonFinitePosition`], [`SystemError::InvalidInverseMass`]
+    /// (naming the particle), [`SystemError::IndexOutOfRange`],
+    /// [`SystemError::SameParticle`], [`SystemError::InvalidRestLength`],
+    /// [`SystemError::InvalidCompliance`], [`SystemError::UnrepresentableScale`],
+    /// and [`SystemError::ZeroLength`] under [`ZeroLength::Reject`] (naming
+    /// the link). On error nothing is written: positions and every λ stay
+    /// bit-identical.
+    pub fn begin_substep(&mut self, h: T) -> Result<Substep<'_, 'a, T, D>, SystemError> {
+        validate(
+            self.positions,
+            self.inverse_masses,
+            self.links,
+            h,
+            self.zero_length,
+        )?;
+        reset_lambdas(self.links);
+        Ok(Substep::new(self, h))
+    }
+
+    /// [`begin_substep`](Self::begin_substep) for a stepped substep that
+    /// also holds the contacts found after prediction: their λ are reset
+    /// with the links'.
+    pub(crate) fn begin_substep_with<'s>(
+        &'s mut self,
+        h: T,
+        contacts: ContactGroup<'s, T, D>,
+    ) -> Result<Substep<'s, 'a, T, D>, SystemError> {
+        Ok(self.begin_substep(h)?.with_contacts(contacts))
+    }
+
+    /// Continues a substep that was begun earlier with this `h` (s): no
+    /// validation beyond h and no λ reset. For the C ABI, whose
+    /// `begin_substep` and `iterate` are separate calls over a caller-owned
+    /// struct: h is re-checked on every call, because the struct may have
+    /// been copied or forged.
+    pub(crate) fn resume_substep(&mut self, h: T) -> Result<Substep<'_, 'a, T, D>, SystemError> {
+        if !h.is_finite() || h <= T::ZERO {
+            return Err(SystemError::InvalidTimeStep);
+        }
+        Ok(Substep::new(self, h))
+    }
+}

@@ -1,0 +1,441 @@
+//! The generator of `src/ffi/generated.rs`: every `extern "C"` entry point
+//! of the xpbd C ABI that exists once per precision (f64, f32) — and, for
+//! systems, per dimension (2D, 3D) — written from one template per
+//! function. Each wrapper is one call of a generic function in its area's
+//! file (`src/ffi/{distance,system,step,colored}.rs`), where the checks
+//! live.
+//!
+//! Why generated and committed rather than `macro_rules!`: cbindgen reads
+//! the source text and does not expand macros, so the header needs the
+//! literal functions. `cargo run -p xpbd-ffi-gen` rewrites the file; the
+//! test `tests/drift.rs` (part of `cargo test --workspace`) fails when the
+//! committed file differs from what this generator writes.
+
+use std::fmt::Write as _;
+
+/// One precision: the Rust type, its C name, the suffix of C functions.
+#[derive(Clone, Copy)]
+struct Precision {
+    t: &'static str,
+    c: &'static str,
+    suffix: &'static str,
+}
+
+const F64: Precision = Precision {
+    t: "f64",
+    c: "double",
+    suffix: "",
+};
+const F32: Precision = Precision {
+    t: "f32",
+    c: "float",
+    suffix: "_f32",
+};
+const PRECISIONS: [Precision; 2] = [F64, F32];
+
+/// Replaces every `{KEY}` of `template` by its value.
+fn fill(template: &str, vars: &[(&str, String)]) -> String {
+    let mut out = template.to_string();
+    for (key, value) in vars {
+        out = out.replace(&format!("{{{key}}}"), value);
+    }
+    assert!(
+        !out.contains("{T}") && !out.contains("{S}") && !out.contains("{D}"),
+        "unfilled placeholder in template"
+    );
+    out
+}
+
+/// The 1D seed solver's C entry points.
+const DISTANCE: &str = r#"
+/// Starts a substep for one {C} 1D constraint: `c->lambda = 0`.
+///
+/// Call it at each substep entry, and nowhere else: λ must survive every
+/// solver iteration of the substep.
+///
+/// Returns `XPBD_STATUS_OK`, or `XPBD_STATUS_NULL_POINTER` if `c` is NULL.
+///
+/// # Safety
+/// `c` is NULL or points to a valid, aligned constraint.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_distance_begin_substep{S}(c: *mut DistanceConstraintC<{T}>) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { distance_begin(c) }
+}
+
+/// One XPBD iteration of a 1D distance constraint in {C}.
+///
+/// With `C = *b - *a - rest` and `α̃ = compliance / (dt * dt)`:
+/// `Δλ = (-C - α̃ λ) / (wa + wb + α̃)`, then `*a -= wa Δλ`, `*b += wb Δλ`,
+/// `λ += Δλ`.
+///
+/// Units: positions and `rest` in m, `wa`/`wb` in 1/kg, `compliance` in m/N
+/// (s²/kg), `dt` the real substep length in s (never the frame time).
+///
+/// Returns `XPBD_STATUS_OK` (applied), `XPBD_STATUS_SKIPPED` (`wa = wb = 0`,
+/// nothing changed) or a negative code, checked in this order:
+/// `NULL_POINTER`, `NON_FINITE_POSITION`, `INVALID_INVERSE_MASS`,
+/// `INVALID_REST_LENGTH`, `INVALID_COMPLIANCE`, `INVALID_TIME_STEP`,
+/// `ENDPOINTS_NOT_ORDERED` (also when `a == b`), `UNREPRESENTABLE_SCALE`,
+/// `INVALID_RESULT`. On any error `*c`, `*a` and `*b` are unchanged.
+///
+/// # Safety
+/// Each pointer is NULL or points to a valid, aligned value; they may alias.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_distance_solve{S}(
+    c: *mut DistanceConstraintC<{T}>,
+    a: *mut {T},
+    b: *mut {T},
+    wa: {T},
+    wb: {T},
+    rest: {T},
+    compliance: {T},
+    dt: {T},
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { distance_solve(c, a, b, wa, wb, rest, compliance, dt) }
+}
+"#;
+
+/// The system entry points, per dimension and precision.
+const SYSTEM: &str = r#"
+/// Starts a substep of length `h` (s) for a {D}D {C} system: validates
+/// every particle and link, then sets every λ to 0 and records `h`.
+///
+/// Returns `XPBD_STATUS_OK` or an error naming the bad particle or link in
+/// `system->error_index`; on error no position or λ is written and
+/// `system->substep_active` is cleared.
+///
+/// # Safety
+/// `system` is NULL or valid; its buffers are NULL (with count 0) or valid
+/// for their counts, and do not overlap each other or `*system`.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_system{D}_begin_substep{S}(system: *mut SystemC<{T}, {D}>, h: {T}) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { begin_substep_raw(system, h) }
+}
+
+/// One solver iteration of a {D}D {C} system: a Gauss-Seidel sweep over
+/// the links in array order with the substep's `h`, keeping every λ.
+///
+/// `out_stats` may be NULL; it is written only on success and must not
+/// overlap the system or its buffers (`ALIASED_BUFFERS`). Errors:
+/// `XPBD_STATUS_NO_SUBSTEP` (no successful begin_substep),
+/// `INVALID_TIME_STEP` (the struct's `h` is not a positive number),
+/// `ZERO_LENGTH`, `INVALID_RESULT` (naming the link in
+/// `system->error_index`; the links before it in this sweep were applied,
+/// it and the later ones were not).
+///
+/// # Safety
+/// As `xpbd_system{D}_begin_substep{S}`; `out_stats` is NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_system{D}_iterate{S}(system: *mut SystemC<{T}, {D}>, out_stats: *mut SweepStats<{T}>) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { iterate_raw(system, out_stats) }
+}
+
+/// Iterates a {D}D {C} system until a sweep's `max_residual`
+/// (max |C + α̃λ|, m) is at most `tolerance` or `max_iterations` sweeps ran;
+/// `out` (may be NULL; must not overlap the system or its buffers)
+/// receives the iterations used and the last sweep's diagnostics, on
+/// success only.
+///
+/// # Safety
+/// As `xpbd_system{D}_iterate{S}`.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_system{D}_iterate_until{S}(
+    system: *mut SystemC<{T}, {D}>,
+    tolerance: {T},
+    max_iterations: u32,
+    out: *mut Convergence<{T}>,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { iterate_until_raw(system, tolerance, max_iterations, out) }
+}
+
+/// The diagnostics a sweep of a {D}D {C} system would report now, with
+/// nothing changed; `out_stats` is required, must not overlap the system
+/// or its buffers, and is written on success only.
+///
+/// # Safety
+/// As `xpbd_system{D}_iterate{S}`.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_system{D}_measure{S}(system: *mut SystemC<{T}, {D}>, out_stats: *mut SweepStats<{T}>) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { measure_raw(system, out_stats) }
+}
+
+/// Writes an open rope over `particle_count` {D}D {C} particles into
+/// `links`. `positions` holds {D}·particle_count coordinates (x0, y0, …; pass
+/// `&x[0][0]` for a `{C} x[n][{D}]` array) and is only read. Links (k, k+1),
+/// rest lengths from the positions, the given compliance (m/N), λ = 0.
+/// `*out_link_count` = particle_count − 1. Nothing is written on error
+/// (`CAPACITY_TOO_SMALL`, `INVALID_REST_LENGTH` for coincident neighbours,
+/// `INVALID_ARGUMENT` for < 2 particles, …).
+///
+/// # Safety
+/// `positions` valid for `particle_count` entries, `links` for
+/// `link_capacity`, `out_link_count` for one `size_t`; no overlaps.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_build_rope{D}{S}(
+    positions: *const {T},
+    particle_count: usize,
+    compliance: {T},
+    links: *mut Link<{T}>,
+    link_capacity: usize,
+    out_link_count: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { build_raw(positions, particle_count, {D}, Shape::Rope, compliance, links, link_capacity, out_link_count) }
+}
+
+/// Writes a closed loop over `particle_count` {D}D {C} particles: the
+/// rope's links plus (n−1, 0). `*out_link_count` = particle_count (≥ 3).
+///
+/// # Safety
+/// As `xpbd_build_rope{D}{S}`.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_build_loop{D}{S}(
+    positions: *const {T},
+    particle_count: usize,
+    compliance: {T},
+    links: *mut Link<{T}>,
+    link_capacity: usize,
+    out_link_count: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { build_raw(positions, particle_count, {D}, Shape::Loop, compliance, links, link_capacity, out_link_count) }
+}
+
+/// Writes a `rows × cols` cloth over row-major {D}D {C} particles
+/// (`rows·cols` of them, {D} coordinates each, only read): horizontal, then
+/// vertical links, then with `shear != 0` both diagonals of each cell.
+/// `xpbd_cloth_link_count` gives the count.
+///
+/// # Safety
+/// `positions` valid for `rows·cols` entries; otherwise as `xpbd_build_rope{D}{S}`.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_build_cloth{D}{S}(
+    positions: *const {T},
+    rows: usize,
+    cols: usize,
+    shear: i32,
+    compliance: {T},
+    links: *mut Link<{T}>,
+    link_capacity: usize,
+    out_link_count: *mut usize,
+) -> XpbdStatus {
+    let Some(count) = rows.checked_mul(cols) else {
+        return XpbdStatus::InvalidArgument;
+    };
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { build_raw(positions, count, {D}, Shape::Cloth { rows, cols, shear: shear != 0 }, compliance, links, link_capacity, out_link_count) }
+}
+"#;
+
+/// The stepping entry points, per precision.
+const STEP: &str = r#"
+/// The default step configuration ({C}): gravity (0, −9.81, 0) m/s²,
+/// 1 substep, 1 iteration, no tolerance, no damping, radius 0, rigid
+/// frictionless contacts, `XPBD_ZERO_LENGTH_REJECT`.
+#[no_mangle]
+pub extern "C" fn xpbd_step_config3_default{S}() -> StepConfigC<{T}> {
+    default_config()
+}
+
+/// Advances a 3D {C} world by one frame of `dt` seconds: `config->substeps`
+/// substeps of h = dt / substeps, each predicting x ← x + h v + h² g,
+/// finding contacts, resetting every λ, running `config->iterations` sweeps
+/// (links, then contacts), and updating v = (x − x_prev)/h with friction and
+/// damping. `out_stats` may be NULL (written on success only).
+///
+/// Errors: `NULL_POINTER`, `INVALID_TIME_STEP` (dt), `INVALID_ARGUMENT`
+/// (config), `NON_FINITE_VELOCITY`, `INVALID_COLLIDER`, `CAPACITY_TOO_SMALL`
+/// (scratch or contacts), `ALIASED_BUFFERS`, every system error, and
+/// `INVALID_RESULT`. On every error positions and velocities are as before
+/// the call, and `world->error_index` names the item concerned.
+///
+/// # Safety
+/// `world` and `config` are NULL or valid; the world's buffers are NULL (with
+/// count 0) or valid for their counts; `out_stats` is NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_world3_step{S}(
+    world: *mut WorldC<{T}>,
+    dt: {T},
+    config: *const StepConfigC<{T}>,
+    out_stats: *mut StepStats<{T}>,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { step_raw(world, dt, config, out_stats) }
+}
+"#;
+
+/// The colored entry points, per precision.
+const COLORED: &str = r#"
+/// Starts a substep of length `h` (s) for a colored 3D {C} system: checks
+/// the buffers and the coloring (proper, indices in range, boundaries),
+/// validates every particle and link as `xpbd_system3_begin_substep{S}`
+/// does, then writes α̃ = α/h² and 1/(w_i + w_j + α̃) per link, sets every λ
+/// to 0 and records `h`.
+///
+/// Returns `XPBD_STATUS_OK`, or an error naming the particle or link in
+/// `system->error_index` (`INVALID_ARGUMENT` for an improper coloring or
+/// bad boundaries); on error no position, λ or α̃ is written and
+/// `substep_active` is cleared.
+///
+/// # Safety
+/// `system` is NULL or valid; its buffers are NULL (with count 0) or valid
+/// for their counts.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_colored3_begin_substep{S}(system: *mut ColoredSystemC<{T}>, h: {T}) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { colored_begin_raw(system, h) }
+}
+
+/// One colored sweep of a 3D {C} system on the calling thread: colors in
+/// order, each link `Δλ = (−C − α̃λ)·g`, `x_i −= w_i Δλ n`, `x_j += w_j Δλ n`,
+/// `λ += Δλ` with `n = d/|d|` computed as `d · (1/|d|)`.
+///
+/// `out_stats` may be NULL; written on success only; it must not overlap
+/// the system or its buffers. Errors: `NO_SUBSTEP`, `ZERO_LENGTH` /
+/// `INVALID_RESULT` (the link, in `error_index`, is untouched, the rest of
+/// its color applied, later colors not run), `INDEX_OUT_OF_RANGE` /
+/// `SAME_PARTICLE` if the links were changed since begin_substep.
+///
+/// # Safety
+/// As `xpbd_colored3_begin_substep{S}`; `out_stats` is NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_colored3_iterate{S}(system: *mut ColoredSystemC<{T}>, out_stats: *mut SweepStats<{T}>) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { colored_iterate_raw(system, out_stats) }
+}
+
+/// Solves job `job` of `job_count` of color `color` of an active colored
+/// {C} system: the color's links split into `job_count` disjoint ranges on
+/// 64-link boundaries (`xpbd_job_range`). Thread-safe between jobs of one
+/// color: reads `*system` only, writes this range's particles and λ,
+/// `*out_stats` (may be NULL) on success, `*out_error_index` (may be NULL)
+/// on a link error; neither output may overlap the system, its buffers or
+/// each other. Run every job of a color, wait for all, then the next
+/// color: bit-identical to `xpbd_colored3_iterate{S}` for any job count.
+/// Merge the stats with `xpbd_sweep_stats_merge{S}`.
+///
+/// Errors: `NO_SUBSTEP`, `INVALID_ARGUMENT` (color or job out of range),
+/// and the link errors of `xpbd_colored3_iterate{S}` for this range.
+///
+/// # Safety
+/// As `xpbd_colored3_iterate{S}`; jobs of different colors never run at once.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_colored3_solve_job{S}(
+    system: *const ColoredSystemC<{T}>,
+    color: usize,
+    job: usize,
+    job_count: usize,
+    out_stats: *mut SweepStats<{T}>,
+    out_error_index: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { colored_job_raw(system, color, job, job_count, out_stats, out_error_index) }
+}
+
+/// `*acc` ← the merge of `*acc` and `*part` ({C} stats; counts add, maxima
+/// take the larger): combines the stats of the jobs of one sweep,
+/// independent of how it was split. `acc` and `part` may be the same.
+///
+/// # Safety
+/// Each pointer is NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_sweep_stats_merge{S}(acc: *mut SweepStats<{T}>, part: *const SweepStats<{T}>) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { merge_raw(acc, part) }
+}
+
+/// Greedy coloring of any {C} link list (each link takes the smallest color
+/// neither particle has; at most 64 colors). `scratch`: `particle_count`
+/// `uint64_t`; `colors`: `link_count` entries. On error nothing but the
+/// scratch is written.
+///
+/// # Safety
+/// `links` valid for `link_count` reads, `scratch` for `particle_count`
+/// writes, `colors` for `link_count` writes, `out_color_count` valid.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_color_greedy{S}(
+    links: *const Link<{T}>,
+    link_count: usize,
+    particle_count: usize,
+    scratch: *mut u64,
+    colors: *mut u32,
+    out_color_count: *mut u32,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { greedy_raw(links, link_count, particle_count, scratch, colors, out_color_count) }
+}
+
+/// Copies {C} links into colored SoA arrays: position k receives link
+/// `order[k]` (i, j, rest, compliance; λ = 0). All outputs have
+/// `link_count` entries. Nothing is written on error.
+///
+/// # Safety
+/// `links` valid for `source_count` reads, the others for `link_count`.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_colored_links_fill{S}(
+    links: *const Link<{T}>,
+    source_count: usize,
+    order: *const u32,
+    link_count: usize,
+    i: *mut u32,
+    j: *mut u32,
+    rest: *mut {T},
+    compliance: *mut {T},
+    lambda: *mut {T},
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { fill_raw(links, source_count, order, link_count, i, j, rest, compliance, lambda) }
+}
+"#;
+
+/// The path of the generated file, relative to the workspace root.
+pub const OUTPUT: &str = "src/ffi/generated.rs";
+
+/// The whole text of `src/ffi/generated.rs`.
+#[must_use]
+pub fn generate() -> String {
+    let mut out = String::from(
+        r#"//! Generated by `tools/ffi-gen` (`cargo run -p xpbd-ffi-gen`); do not edit.
+//! The `extern "C"` entry points that exist once per precision (and per
+//! dimension for systems): each is one call of a generic function of its
+//! area's file, where the checks are. `tools/ffi-gen/tests/drift.rs` fails
+//! when this file differs from what the generator writes.
+
+use super::colored::{colored_begin_raw, colored_iterate_raw, colored_job_raw, fill_raw, greedy_raw, merge_raw};
+use super::distance::{distance_begin, distance_solve};
+use super::status::XpbdStatus;
+use super::step::{default_config, step_raw};
+use super::system::{begin_substep_raw, build_raw, iterate_raw, iterate_until_raw, measure_raw};
+use super::types::{ColoredSystemC, DistanceConstraintC, StepConfigC, SystemC, WorldC};
+use crate::solver::{Convergence, Link, Shape, SweepStats};
+use crate::step::StepStats;
+"#,
+    );
+    let sections: [(&str, &str, &[usize]); 4] = [
+        ("1D seed solver", DISTANCE, &[0]),
+        ("systems", SYSTEM, &[2, 3]),
+        ("stepping", STEP, &[0]),
+        ("colored solving", COLORED, &[0]),
+    ];
+    for (title, template, dims) in sections {
+        let _ = write!(out, "\n// ---- {title} ----\n");
+        for &d in dims {
+            for p in PRECISIONS {
+                let vars = [
+                    ("T", p.t.to_string()),
+                    ("C", p.c.to_string()),
+                    ("S", p.suffix.to_string()),
+                    ("D", d.to_string()),
+                ];
+                out.push_str(&fill(template, &vars));
+            }
+        }
+    }
+    out
+}
