@@ -2,11 +2,11 @@
 # The speed benchmark in quick mode (small sizes, 2 repetitions): proves that
 # every figure and ratio is produced and that every Rust kernel's result
 # equals its hand-written C reference bit for bit. It never judges timing:
-# the full run (`cargo bench`) and its figures are in README.md, "Speed".
+# the full run (`cargo bench -p xpbd-bench`) and its figures are in README.md, "Speed".
 set -euo pipefail
 log=target/bench-smoke.txt
 mkdir -p target
-if ! XPBD_BENCH_QUICK=1 cargo bench >"$log" 2>&1; then
+if ! XPBD_BENCH_QUICK=1 cargo bench -p xpbd-bench --bench speed >"$log" 2>&1; then
     cat "$log"
     echo "bench smoke: the benchmark failed (see above)"
     exit 1

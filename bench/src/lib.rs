@@ -1,4 +1,4 @@
-//! The xpbd speed benchmark (run by `cargo bench` at the workspace root).
+//! The xpbd speed benchmark (run by `cargo bench -p xpbd-bench`).
 //!
 //! Every case is timed in this one process against a hand-written C
 //! reference compiled by `build.rs` (`-O3 -fno-math-errno -ffp-contract=off`,
