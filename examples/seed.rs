@@ -1,4 +1,4 @@
-//! The seed demonstration: prints SPEC.md's table for the 1D XPBD distance
+//! The seed demonstration: prints docs/spec.md's table for the 1D XPBD distance
 //! constraint.
 //!
 //! Run with `cargo run --release --example seed`.
@@ -61,7 +61,7 @@ fn main() {
     );
 }
 
-/// Shortest round-trip digits in SPEC.md's scientific form (`1.69e-05`).
+/// Shortest round-trip digits in docs/spec.md's scientific form (`1.69e-05`).
 fn spec_exp(x: f64) -> String {
     let s = format!("{x:e}");
     match s.split_once('e') {

@@ -21,7 +21,7 @@
 
 #include "xpbd.h"
 
-/* ---- What libxpbd.a needs from a C library (README, "C"). ---- */
+/* ---- What libxpbd.a needs from a C library (docs/c-api.md, "Building and linking"). ---- */
 void *memcpy(void *d, const void *s, size_t n) {
     unsigned char *dp = d;
     const unsigned char *sp = s;

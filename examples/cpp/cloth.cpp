@@ -110,7 +110,7 @@ struct Cloth {
         // cloth jittering at about 2 cm/s; 16 x 8 rests below 1 mm/s. Float
         // positions near 1 m move in ulps of 1.2e-7 m, so with short
         // substeps v = dx/h is coarse and damping is lost to rounding:
-        // fewer, longer substeps in float (see the README).
+        // fewer, longer substeps in float (see docs/c-api.md, "Examples").
         config.substeps = 16;
         config.iterations = 8;
         config.damping = 2.0f;         // 1/s, so the cloth comes to rest

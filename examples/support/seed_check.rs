@@ -56,7 +56,7 @@ pub fn fixed_residual(n: usize, reset_each_iteration: bool, dt: f64) -> f64 {
     b - a - rest
 }
 
-/// The four golden figures of SPEC.md, computed.
+/// The four golden figures of docs/spec.md, computed.
 pub struct Figures {
     /// C after one solve.
     pub first_residual: f64,

@@ -1,4 +1,4 @@
-//! Code-size image `stepping`: see `src/areas.rs` and the README's "Code size".
+//! Code-size image `stepping`: see `src/areas.rs` and docs/code-size.md.
 #![no_std]
 #![no_main]
 
