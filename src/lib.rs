@@ -95,16 +95,9 @@ mod version;
 /// renovation (`xpbd::system::…` keeps working).
 pub use solver as system;
 
-/// The C ABI of systems: the same items as [`ffi`] (compatibility path).
-pub use ffi as ffi_system;
-/// The C ABI of systems' entry points: the same items as [`ffi`]
-/// (compatibility path).
-pub use ffi as ffi_system_fns;
-/// The C ABI of stepping: the same items as [`ffi`] (compatibility path).
-pub use ffi as ffi_step;
-/// The C ABI of colored solving: the same items as [`ffi`] (compatibility
-/// path).
-pub use ffi as ffi_colored;
+/// The C ABI by area, the paths before the renovation (the items are
+/// [`ffi`]'s).
+pub use ffi::paths::{ffi_colored, ffi_step, ffi_system, ffi_system_fns};
 
 pub use colored::{
     fill_colored_links, job_range, Aos, ColorJob, ColorJobs, ColoredLinks, ColoredSubstep,

@@ -34,12 +34,14 @@
 //! | `types.rs` | C types: aliases of the Rust structs, the C-only structs, constants |
 //! | `distance.rs`, `system.rs`, `step.rs`, `colored.rs` | the generic body of each area's functions |
 //! | `generated.rs` | every precision/dimension twin (generated, drift-checked) |
+//! | `paths.rs` | the module paths before the renovation (`xpbd::ffi_system`, …) |
 
 mod check;
 mod colored;
 mod distance;
 #[rustfmt::skip]
 mod generated;
+pub mod paths;
 mod status;
 mod step;
 mod system;

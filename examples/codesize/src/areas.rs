@@ -7,10 +7,6 @@ use core::ptr::addr_of_mut;
 
 use crate::common::{opaque, sink};
 use xpbd::ffi::*;
-use xpbd::ffi_colored::*;
-use xpbd::ffi_step::*;
-use xpbd::ffi_system::*;
-use xpbd::ffi_system_fns::*;
 
 /// One link's state and parameters, in RAM.
 #[repr(C)]
