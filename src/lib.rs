@@ -82,7 +82,6 @@
 // loop) and `colored` (colored order, kernels) on `solver`; `ffi` (the C
 // ABI) on everything, and nothing imports `ffi`.
 pub mod colored;
-pub mod coloring;
 pub mod constraint;
 mod error;
 pub mod ffi;
@@ -98,6 +97,9 @@ pub use solver as system;
 /// The C ABI by area, the paths before the renovation (the items are
 /// [`ffi`]'s).
 pub use ffi::paths::{ffi_colored, ffi_step, ffi_system, ffi_system_fns};
+
+/// Colorings: the path of [`colored::coloring`] before the renovation.
+pub use colored::coloring;
 
 pub use colored::{
     fill_colored_links, job_range, Aos, ColorJob, ColorJobs, ColoredLinks, ColoredSubstep,

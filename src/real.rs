@@ -10,12 +10,33 @@ use core::fmt::{Debug, Display};
 use core::ops::{Add, Div, Mul, Neg, Sub};
 
 mod sealed {
-    use crate::colored::{RawLinks, RawParticles};
-    use crate::system::{SweepStats, SystemError, ZeroLength};
+    /// A computation written once per IEEE format, reached from code
+    /// generic over [`Real`](super::Real) through [`Sealed::per_format`]:
+    /// `In<T>` and `Out<T>` are its argument and result at format `T`, so
+    /// the `f32` arm sees `In<f32>` (and the `f64` arm `In<f64>`) with no
+    /// cast. Only types of this module appear here, so the module imports
+    /// nothing from the rest of the crate; the crate's per-type kernels
+    /// (`colored::kernel`) implement it.
+    pub trait PerFormat {
+        /// The argument at format `T`.
+        type In<T: super::Real>;
+        /// The result at format `T`.
+        type Out<T: super::Real>;
+        /// The computation for binary32.
+        ///
+        /// # Safety
+        /// As the implementor documents.
+        unsafe fn f32(x: Self::In<f32>) -> Self::Out<f32>;
+        /// The computation for binary64.
+        ///
+        /// # Safety
+        /// As the implementor documents.
+        unsafe fn f64(x: Self::In<f64>) -> Self::Out<f64>;
+    }
 
     /// Seals [`Real`](super::Real): the IEEE-754 encoding for the crate's
-    /// bit-level input checks, and the colored kernel per type (not nameable
-    /// outside the crate).
+    /// bit-level input checks, and the hook that runs a per-format
+    /// computation for this type (not nameable outside the crate).
     pub trait Sealed: Copy + Sized {
         /// The sign bit of the format.
         const SIGN: u64;
@@ -23,19 +44,14 @@ mod sealed {
         const INF: u64;
         /// The IEEE-754 bit pattern, zero-extended to 64 bits.
         fn raw(self) -> u64;
-        /// Solves links `begin .. end` of one color (see
-        /// `colored::solve_range`); returns the statistics and the first
-        /// link not applied.
+        /// Runs `F`'s computation for this format: [`PerFormat::f32`] for
+        /// `f32`, [`PerFormat::f64`] for `f64`.
         ///
         /// # Safety
-        /// As `colored::solve_range`.
-        unsafe fn colored_range<P: RawParticles<Self>>(
-            p: P,
-            l: RawLinks<Self>,
-            begin: usize,
-            end: usize,
-            policy: ZeroLength,
-        ) -> (SweepStats<Self>, Option<SystemError>);
+        /// As `F::f32` or `F::f64`.
+        unsafe fn per_format<F: PerFormat>(x: F::In<Self>) -> F::Out<Self>
+        where
+            Self: super::Real;
     }
 
     impl Sealed for f32 {
@@ -46,35 +62,9 @@ mod sealed {
             u64::from(self.to_bits())
         }
         #[inline(always)]
-        unsafe fn colored_range<P: RawParticles<f32>>(
-            p: P,
-            l: RawLinks<f32>,
-            begin: usize,
-            end: usize,
-            policy: ZeroLength,
-        ) -> (SweepStats<f32>, Option<SystemError>) {
-            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        unsafe fn per_format<F: PerFormat>(x: F::In<f32>) -> F::Out<f32> {
             // SAFETY: forwarded caller contract.
-            unsafe {
-                crate::colored::sse::range_f32::<P>(p, l, begin, end, policy)
-            }
-            #[cfg(any(
-                target_arch = "aarch64",
-                all(target_arch = "wasm32", target_feature = "simd128")
-            ))]
-            // SAFETY: forwarded caller contract.
-            unsafe {
-                crate::colored::generic_range(p, l, begin, end, policy)
-            }
-            #[cfg(not(any(
-                all(target_arch = "x86_64", target_feature = "sse2"),
-                target_arch = "aarch64",
-                all(target_arch = "wasm32", target_feature = "simd128")
-            )))]
-            // SAFETY: forwarded caller contract.
-            unsafe {
-                crate::colored::scalar_range(p, l, begin, end, policy)
-            }
+            unsafe { F::f32(x) }
         }
     }
 
@@ -86,40 +76,14 @@ mod sealed {
             self.to_bits()
         }
         #[inline(always)]
-        unsafe fn colored_range<P: RawParticles<f64>>(
-            p: P,
-            l: RawLinks<f64>,
-            begin: usize,
-            end: usize,
-            policy: ZeroLength,
-        ) -> (SweepStats<f64>, Option<SystemError>) {
-            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        unsafe fn per_format<F: PerFormat>(x: F::In<f64>) -> F::Out<f64> {
             // SAFETY: forwarded caller contract.
-            unsafe {
-                crate::colored::sse::range::<f64, core::arch::x86_64::__m128d, P>(
-                    p, l, begin, end, policy,
-                )
-            }
-            #[cfg(any(
-                target_arch = "aarch64",
-                all(target_arch = "wasm32", target_feature = "simd128")
-            ))]
-            // SAFETY: forwarded caller contract.
-            unsafe {
-                crate::colored::generic_range(p, l, begin, end, policy)
-            }
-            #[cfg(not(any(
-                all(target_arch = "x86_64", target_feature = "sse2"),
-                target_arch = "aarch64",
-                all(target_arch = "wasm32", target_feature = "simd128")
-            )))]
-            // SAFETY: forwarded caller contract.
-            unsafe {
-                crate::colored::scalar_range(p, l, begin, end, policy)
-            }
+            unsafe { F::f64(x) }
         }
     }
 }
+
+pub(crate) use sealed::PerFormat;
 
 /// An IEEE-754 floating-point scalar: implemented for [`f32`] and [`f64`] only.
 ///

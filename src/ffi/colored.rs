@@ -433,7 +433,7 @@ pub unsafe extern "C" fn xpbd_color_rope(
     // SAFETY: forwarded caller contract.
     unsafe {
         coloring_raw(colors, capacity, out_color_count, |c| {
-            crate::coloring::rope_coloring(link_count, closed != 0, c)
+            crate::colored::coloring::rope_coloring(link_count, closed != 0, c)
         })
     }
 }
@@ -455,7 +455,7 @@ pub unsafe extern "C" fn xpbd_color_cloth(
     // SAFETY: forwarded caller contract.
     unsafe {
         coloring_raw(colors, capacity, out_color_count, |c| {
-            crate::coloring::cloth_coloring(rows, cols, shear != 0, c)
+            crate::colored::coloring::cloth_coloring(rows, cols, shear != 0, c)
         })
     }
 }
@@ -487,7 +487,7 @@ pub unsafe extern "C" fn xpbd_color_order(
     }
     // SAFETY: checked non-null (or empty), aligned, bounded, disjoint.
     let r = unsafe {
-        crate::coloring::color_order(
+        crate::colored::coloring::color_order(
             slice(colors, link_count),
             color_count,
             slice_mut(color_starts, cc.saturating_add(1)),
@@ -548,7 +548,7 @@ pub(crate) unsafe fn greedy_raw<T: Real>(
     }
     // SAFETY: checked non-null (or empty), aligned, bounded, disjoint.
     let r = unsafe {
-        crate::coloring::greedy_coloring(
+        crate::colored::coloring::greedy_coloring(
             slice(links, m),
             n,
             slice_mut(scratch, n),

@@ -29,7 +29,7 @@ pub const XPBD_MAX_GREEDY_COLORS: u32 = 64;
 // Literal values so that cbindgen can export them; they must match Rust's.
 const _: () = assert!(Link::<f64>::TENSION_ONLY == XPBD_LINK_TENSION_ONLY);
 const _: () = assert!(XPBD_JOB_CHUNK == crate::colored::CHUNK);
-const _: () = assert!(XPBD_MAX_GREEDY_COLORS == crate::coloring::MAX_GREEDY_COLORS);
+const _: () = assert!(XPBD_MAX_GREEDY_COLORS == crate::colored::coloring::MAX_GREEDY_COLORS);
 
 /// The zero-length policy of a C code, `None` for an unknown code.
 pub(crate) fn policy_of(code: i32) -> Option<ZeroLength> {

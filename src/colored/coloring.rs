@@ -23,7 +23,7 @@
 //! - [`check_coloring`]: verifies that a coloring is proper.
 
 use crate::real::Real;
-use crate::system::{Link, SystemError};
+use crate::solver::{Link, SystemError};
 
 /// The most colors [`greedy_coloring`] uses (one bit per color in a `u64`).
 pub const MAX_GREEDY_COLORS: u32 = 64;

@@ -1,0 +1,566 @@
+//! The kernels on x86-64: two f64 or four f32 links per SSE register
+//! (`sqrtpd`/`divpd`, `sqrtps`/`divps`), particles gathered and scattered
+//! directly (or, for f32 groups of links joining neighbours in SoA
+//! particles, loaded and stored contiguously: `Neighbours`), the same IEEE
+//! operations per lane as [`candidate`](super::chunk::candidate) (so the same bits as the portable
+//! kernel). LLVM does not vectorize the portable fused loop on the baseline
+//! ISA (its cost model rejects the emulated gathers), hence the explicit
+//! code, written once over [`Lanes`].
+
+use crate::colored::{ix, max, RawLinks, RawParticles};
+use crate::real::Real;
+use crate::solver::{SweepStats, SystemError, ZeroLength};
+
+mod lanes;
+mod neighbours;
+
+pub(super) use lanes::Lanes;
+pub(super) use neighbours::range_f32;
+
+/// The per-link inputs of one group of `LANES` links (colored positions
+/// `k .. k + LANES`).
+struct LinkLanes<V> {
+    rest: V,
+    alpha: V,
+    g: V,
+    lambda: V,
+}
+
+/// The inputs of one group: the particles of each lane's link and the
+/// link's values.
+struct Group<'a, V> {
+    a: [V; 3],
+    b: [V; 3],
+    wi: V,
+    wj: V,
+    link: &'a LinkLanes<V>,
+}
+
+/// One group's outputs: positions and λ to write (the old values in
+/// lanes not applied), and what the statistics need.
+struct Solved<V> {
+    a: [V; 3],
+    b: [V; 3],
+    lambda: V,
+    /// `apply.mask()`.
+    applied: u32,
+    apply: V,
+    moving: V,
+    long: V,
+    finite: V,
+    c: V,
+    numerator: V,
+}
+
+/// The mask with every lane set.
+#[inline(always)]
+fn all_lanes<T: Real, V: Lanes<T>>() -> u32 {
+    if V::LANES == 2 {
+        3
+    } else {
+        15
+    }
+}
+
+/// All ones in the lanes where all seven values are finite, zero
+/// elsewhere. The portable kernel's test sums `v − v` (+0 for a finite
+/// v, NaN otherwise). Here each `v · 0` is ±0 for a finite v and NaN
+/// otherwise, and the bitwise OR of such values is ±0 exactly when all
+/// are ±0 (a NaN keeps its all-ones exponent and non-zero mantissa in
+/// the OR): the same decision, with multiplications and bitwise ORs
+/// instead of subtractions and additions (measured a few per cent
+/// faster in f32) and a shallower tree.
+#[inline(always)]
+fn all_finite<T: Real, V: Lanes<T>>(v: [V; 7]) -> V {
+    let zero = V::splat(T::ZERO);
+    let z = |x: V| x.mul(zero);
+    let [a, b, c, d, e, f, g] = v;
+    (z(a).or(z(b)))
+        .or(z(c).or(z(d)))
+        .or(z(e).or(z(f)).or(z(g)))
+        .eq(zero)
+}
+
+/// All ones in the lanes where the sum of the seven values is finite:
+/// then each is (a sum with a ±∞ or NaN term is ±∞ or NaN). A lane
+/// whose finite values overflow in the sum gets zero although it might
+/// apply: a conservative test, for callers that leave such groups to
+/// the exact one ([`all_finite`]). Fewer instructions than the exact
+/// test (six additions instead of seven products and six ORs).
+#[inline(always)]
+fn sum_finite<T: Real, V: Lanes<T>>(v: [V; 7]) -> V {
+    let zero = V::splat(T::ZERO);
+    let [a, b, c, d, e, f, g] = v;
+    (a.add(b).add(c.add(d)))
+        .add(e.add(f).add(g))
+        .mul(zero)
+        .eq(zero)
+}
+
+/// The colored equations for `LANES` links at once: per lane the same
+/// IEEE operations in the same order as [`candidate`](super::chunk::candidate), and the
+/// same decision (apply or not). With `keep_old`, lanes not applied get
+/// their old values back; without, the outputs are the candidates in
+/// every lane (for a caller that writes only when all lanes apply), and
+/// the finiteness test is the conservative [`sum_finite`]: a lane it
+/// rejects may still apply, so that caller must leave the group to one
+/// with `keep_old`.
+#[inline(always)]
+fn solve<T: Real, V: Lanes<T>>(x: &Group<'_, V>, keep_old: bool) -> Solved<V> {
+    let zero = V::splat(T::ZERO);
+    let one = V::splat(T::ONE);
+    let min_pos = V::splat(T::MIN_POSITIVE);
+    let sign = V::splat(-T::ZERO);
+    let [ax, ay, az] = x.a;
+    let [bx, by, bz] = x.b;
+    let (wi, wj) = (x.wi, x.wj);
+    let LinkLanes {
+        rest,
+        alpha,
+        g,
+        lambda,
+    } = *x.link;
+    let dx = bx.sub(ax);
+    let dy = by.sub(ay);
+    let dz = bz.sub(az);
+    let len2 = zero.add(dx.mul(dx)).add(dy.mul(dy)).add(dz.mul(dz));
+    let len = len2.sqrt();
+    let r = one.div(len);
+    let c = len.sub(rest);
+    let numerator = c.xor(sign).sub(alpha.mul(lambda));
+    let delta = numerator.mul(g);
+    let si = wi.mul(delta);
+    let sj = wj.mul(delta);
+    let nx = dx.mul(r);
+    let ny = dy.mul(r);
+    let nz = dz.mul(r);
+    let mut nax = ax.sub(si.mul(nx));
+    let mut nay = ay.sub(si.mul(ny));
+    let mut naz = az.sub(si.mul(nz));
+    let mut nbx = bx.add(sj.mul(nx));
+    let mut nby = by.add(sj.mul(ny));
+    let mut nbz = bz.add(sj.mul(nz));
+    let mut nl = lambda.add(delta);
+    let finite = if keep_old {
+        all_finite::<T, V>([nax, nay, naz, nbx, nby, nbz, nl])
+    } else {
+        sum_finite::<T, V>([nax, nay, naz, nbx, nby, nbz, nl])
+    };
+    let moving = wi.add(wj).ne(zero);
+    let long = len2.ge(min_pos);
+    let apply = moving.and(long).and(finite);
+    let applied = apply.mask();
+    if keep_old && applied != all_lanes::<T, V>() {
+        let sel = |new: V, old: V| apply.and(new).or(apply.andnot(old));
+        nax = sel(nax, ax);
+        nay = sel(nay, ay);
+        naz = sel(naz, az);
+        nbx = sel(nbx, bx);
+        nby = sel(nby, by);
+        nbz = sel(nbz, bz);
+        nl = sel(nl, lambda);
+    }
+    Solved {
+        a: [nax, nay, naz],
+        b: [nbx, nby, nbz],
+        lambda: nl,
+        applied,
+        apply,
+        moving,
+        long,
+        finite,
+        c,
+        numerator,
+    }
+}
+
+/// A way to load, solve and store some groups without the general
+/// gather and scatter.
+///
+/// # Safety
+/// Implementations read and write only the particles of the group's
+/// links and the group's λ; they return `Some` only when every lane was
+/// applied (and written), and `None` having written nothing.
+unsafe trait FastPath<T: Real, V: Lanes<T>>: Copy {
+    /// Solves the groups `k .. k + LANES`, `k + LANES .. k + 2 LANES`,
+    /// … (all within `.. end`) while each takes the fast path, writes
+    /// their results, adds their statistics to `acc`, and returns the
+    /// first group position it did not write (`k` itself when none).
+    ///
+    /// # Safety
+    /// As [`super::solve_range`], for the links `k .. end`.
+    unsafe fn run(self, k: usize, end: usize, acc: &mut Acc<V>) -> usize;
+}
+
+/// The statistics of groups where every lane applied: their count and
+/// the lane-wise maxima of `|C|` and `|C + α̃λ|`.
+struct Acc<V> {
+    applied: u32,
+    max_c: V,
+    max_r: V,
+}
+
+/// A gathered group: first and second particles' coordinates, inverse
+/// masses.
+type Gathered<V> = ([V; 3], [V; 3], V, V);
+
+/// Gathers the group `k .. k + LANES`: particle indices and values.
+///
+/// # Safety
+/// `k .. k + LANES` are link positions of a range of
+/// [`super::solve_range`], whose indices are below the particle count.
+#[inline(always)]
+#[allow(clippy::indexing_slicing)] // fixed [_; 4] arrays indexed by lane < LANES ≤ 4
+unsafe fn gather<T: Real, V: Lanes<T>, P: RawParticles<T>>(
+    p: P,
+    l: RawLinks<T>,
+    k: usize,
+) -> ([usize; 4], [usize; 4], Gathered<V>) {
+    let z4 = [T::ZERO; 4];
+    let mut pi = [0usize; 4];
+    let mut pj = [0usize; 4];
+    let (mut ax, mut ay, mut az, mut bx, mut by, mut bz, mut wi, mut wj) =
+        (z4, z4, z4, z4, z4, z4, z4, z4);
+    for t in 0..V::LANES {
+        // SAFETY: `k + t` is a link position of the range, its indices
+        // are below the particle count (caller contract).
+        unsafe {
+            let i = ix(*l.i.add(k + t));
+            let j = ix(*l.j.add(k + t));
+            pi[t] = i;
+            pj[t] = j;
+            let a = p.get(i);
+            let b = p.get(j);
+            ax[t] = a[0];
+            ay[t] = a[1];
+            az[t] = a[2];
+            bx[t] = b[0];
+            by[t] = b[1];
+            bz[t] = b[2];
+            wi[t] = *l.w.add(i);
+            wj[t] = *l.w.add(j);
+        }
+    }
+    (
+        pi,
+        pj,
+        (
+            [V::set(&ax), V::set(&ay), V::set(&az)],
+            [V::set(&bx), V::set(&by), V::set(&bz)],
+            V::set(&wi),
+            V::set(&wj),
+        ),
+    )
+}
+
+/// Writes a solved group's positions (particles `pi`, `pj`) and λ.
+///
+/// # Safety
+/// As [`gather`], for the same group; no other lane or thread writes
+/// these particles (proper coloring).
+#[inline(always)]
+#[allow(clippy::indexing_slicing)] // fixed [_; 4] arrays indexed by lane < LANES ≤ 4
+unsafe fn scatter<T: Real, V: Lanes<T>, P: RawParticles<T>>(
+    p: P,
+    l: RawLinks<T>,
+    k: usize,
+    pi: &[usize; 4],
+    pj: &[usize; 4],
+    o: &Solved<V>,
+) {
+    let z4 = [T::ZERO; 4];
+    let (mut oax, mut oay, mut oaz, mut obx, mut oby, mut obz) = (z4, z4, z4, z4, z4, z4);
+    o.a[0].get(&mut oax);
+    o.a[1].get(&mut oay);
+    o.a[2].get(&mut oaz);
+    o.b[0].get(&mut obx);
+    o.b[1].get(&mut oby);
+    o.b[2].get(&mut obz);
+    // SAFETY: caller contract.
+    unsafe {
+        o.lambda.store(l.lambda.add(k));
+        for t in 0..V::LANES {
+            p.set(pi[t], [oax[t], oay[t], oaz[t]]);
+            p.set(pj[t], [obx[t], oby[t], obz[t]]);
+        }
+    }
+}
+
+/// Gathered groups two at a time (two independent dependency chains
+/// side by side, so the core overlaps their square roots and
+/// divisions), while both apply in every lane.
+#[derive(Clone, Copy)]
+struct GatherPairs<T, P> {
+    p: P,
+    l: RawLinks<T>,
+}
+
+// SAFETY: writes only the particles and λ of the groups it returns past,
+// and only after both groups of a pair applied in every lane.
+unsafe impl<T: Real, V: Lanes<T>, P: RawParticles<T>> FastPath<T, V> for GatherPairs<T, P> {
+    #[inline(always)]
+    unsafe fn run(self, k: usize, end: usize, acc: &mut Acc<V>) -> usize {
+        let (p, l) = (self.p, self.l);
+        let n = V::LANES;
+        let all = all_lanes::<T, V>();
+        let sign = V::splat(-T::ZERO);
+        let mut k = k;
+        while k + 2 * n <= end {
+            // SAFETY: `k .. k + 2n` are link positions of the range
+            // (caller contract for the indices); the two groups share
+            // no particle (proper coloring), so gathering the second
+            // before writing the first reads the same values.
+            let ((pa, qa, ga), (pb, qb, gb), la, lb) = unsafe {
+                (
+                    gather::<T, V, P>(p, l, k),
+                    gather::<T, V, P>(p, l, k + n),
+                    load_link::<T, V>(l, k),
+                    load_link::<T, V>(l, k + n),
+                )
+            };
+            let oa = solve::<T, V>(
+                &Group {
+                    a: ga.0,
+                    b: ga.1,
+                    wi: ga.2,
+                    wj: ga.3,
+                    link: &la,
+                },
+                false,
+            );
+            let ob = solve::<T, V>(
+                &Group {
+                    a: gb.0,
+                    b: gb.1,
+                    wi: gb.2,
+                    wj: gb.3,
+                    link: &lb,
+                },
+                false,
+            );
+            if oa.applied != all || ob.applied != all {
+                // Nothing written: the general path takes group `k`.
+                return k;
+            }
+            // SAFETY: as for the gathers.
+            unsafe {
+                scatter::<T, V, P>(p, l, k, &pa, &qa, &oa);
+                scatter::<T, V, P>(p, l, k + n, &pb, &qb, &ob);
+            }
+            acc.applied += 2 * all.count_ones();
+            acc.max_c = acc.max_c.max(sign.andnot(oa.c)).max(sign.andnot(ob.c));
+            acc.max_r = acc
+                .max_r
+                .max(sign.andnot(oa.numerator))
+                .max(sign.andnot(ob.numerator));
+            k += 2 * n;
+        }
+        k
+    }
+}
+
+/// # Safety
+/// As [`super::solve_range`].
+#[inline(always)]
+pub(crate) unsafe fn range<T: Real, V: Lanes<T>, P: RawParticles<T>>(
+    p: P,
+    l: RawLinks<T>,
+    begin: usize,
+    end: usize,
+    policy: ZeroLength,
+) -> (SweepStats<T>, Option<SystemError>) {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        range_with::<T, V, P, GatherPairs<T, P>>(p, l, begin, end, policy, GatherPairs { p, l })
+    }
+}
+
+/// The link values of the group `k .. k + LANES`.
+///
+/// # Safety
+/// `k .. k + LANES` are positions of the link arrays.
+#[inline(always)]
+unsafe fn load_link<T: Real, V: Lanes<T>>(l: RawLinks<T>, k: usize) -> LinkLanes<V> {
+    // SAFETY: in bounds (caller contract); only λ is ever written, by
+    // the thread that owns these links.
+    unsafe {
+        LinkLanes {
+            rest: V::load(l.rest.add(k)),
+            alpha: V::load(l.alpha.add(k)),
+            g: V::load(l.g.add(k)),
+            lambda: V::load(l.lambda.add(k)),
+        }
+    }
+}
+
+/// # Safety
+/// As [`super::solve_range`]; `fast` accesses the particles of `p` (or
+/// nothing).
+#[inline(always)]
+#[allow(clippy::indexing_slicing)] // fixed [_; 4] arrays indexed by lane < LANES ≤ 4
+unsafe fn range_with<T: Real, V: Lanes<T>, P: RawParticles<T>, F: FastPath<T, V>>(
+    p: P,
+    l: RawLinks<T>,
+    begin: usize,
+    end: usize,
+    policy: ZeroLength,
+    fast: F,
+) -> (SweepStats<T>, Option<SystemError>) {
+    let n = V::LANES;
+    let all = all_lanes::<T, V>();
+    let reject = policy == ZeroLength::Reject;
+    let mut error: Option<SystemError> = None;
+    let (mut applied, mut skipped_static, mut skipped_zero) = (0u32, 0u32, 0u32);
+    let zero = V::splat(T::ZERO);
+    let sign = V::splat(-T::ZERO);
+    let mut acc = Acc {
+        applied: 0,
+        max_c: zero,
+        max_r: zero,
+    };
+    let mut k = begin;
+    let z4 = [T::ZERO; 4];
+    loop {
+        // Groups the fast path takes (every lane applied, so the
+        // statistics are a count and the maxima), in a tight loop of
+        // their own. It stops at the end of the range or at the first
+        // group left to the general path.
+        // SAFETY: forwarded caller contract, for the links `k .. end`.
+        k = unsafe { fast.run(k, end, &mut acc) };
+        if k + n > end {
+            break;
+        }
+        // SAFETY: `k .. k + n` are link positions of the range.
+        let link = unsafe { load_link::<T, V>(l, k) };
+        // The general path: gather, solve, scatter.
+        // SAFETY: `k .. k + n` are link positions of the range (caller
+        // contract for the indices).
+        let (pi, pj, g) = unsafe { gather::<T, V, P>(p, l, k) };
+        let o = solve::<T, V>(
+            &Group {
+                a: g.0,
+                b: g.1,
+                wi: g.2,
+                wj: g.3,
+                link: &link,
+            },
+            true,
+        );
+        // SAFETY: as for the loads; the links of the range share no
+        // particle, so no two lanes write the same particle.
+        unsafe { scatter::<T, V, P>(p, l, k, &pi, &pj, &o) };
+        if o.applied == all {
+            // Every lane applied: nothing skipped, nothing failed.
+            applied += all.count_ones();
+        } else {
+            let am = o.applied;
+            let mm = o.moving.mask();
+            let lm = o.long.mask();
+            let fm = o.finite.mask();
+            applied += am.count_ones();
+            skipped_static += (!mm & all).count_ones();
+            let zm = mm & !lm & all;
+            skipped_zero += zm.count_ones();
+            let failed = (mm & lm & !fm & all) | if reject { zm } else { 0 };
+            if failed != 0 && error.is_none() {
+                let t = failed.trailing_zeros();
+                let at = k + ix(t);
+                error = Some(if zm & (1 << t) != 0 {
+                    SystemError::ZeroLength { constraint: at }
+                } else {
+                    SystemError::InvalidResult { constraint: at }
+                });
+            }
+        }
+        acc.max_c = acc.max_c.max(o.apply.and(sign.andnot(o.c)));
+        acc.max_r = acc.max_r.max(o.apply.and(sign.andnot(o.numerator)));
+        k += n;
+    }
+    applied += acc.applied;
+    let (mut mc, mut mr) = (z4, z4);
+    acc.max_c.get(&mut mc);
+    acc.max_r.get(&mut mr);
+    let mut stats = SweepStats {
+        applied: ix(applied),
+        skipped_static: ix(skipped_static),
+        skipped_zero_length: if reject { 0 } else { ix(skipped_zero) },
+        max_abs_c: mc.iter().fold(T::ZERO, |a, b| max(a, *b)),
+        max_residual: mr.iter().fold(T::ZERO, |a, b| max(a, *b)),
+    };
+    if k < end {
+        // SAFETY: forwarded caller contract, for the remaining links.
+        let (last, e) = unsafe { super::chunk::generic_range(p, l, k, end, policy) };
+        stats = stats.merge(last);
+        if error.is_none() {
+            error = e;
+        }
+    }
+    (stats, error)
+}
+
+#[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::as_conversions)]
+mod tests {
+    use super::*;
+    use core::arch::x86_64::{__m128, __m128d};
+
+    fn specials<T: Real>() -> [T; 12] {
+        let big = T::from_f64(f64::MAX);
+        let inf = T::ONE / T::ZERO;
+        let nan = inf * T::ZERO;
+        [
+            T::ZERO,
+            -T::ZERO,
+            T::ONE,
+            -T::from_f64(2.5),
+            big,
+            -big,
+            T::MIN_POSITIVE,
+            T::MIN_POSITIVE / T::from_f64(1024.0),
+            inf,
+            -inf,
+            nan,
+            -nan,
+        ]
+    }
+
+    /// `all_finite` against the portable kernel's test (`Σ (v − v) == 0`),
+    /// one special value at a time in every one of the seven inputs
+    /// and every lane, and two at once.
+    fn all_finite_matches<T: Real, V: Lanes<T>>() {
+        let values = specials::<T>();
+        let fill = [T::ONE, -T::from_f64(3.0), T::from_f64(0.5), T::ZERO];
+        let mut cases = Vec::new();
+        for (p, &s) in (0..7).flat_map(|p| values.iter().map(move |s| (p, s))) {
+            for lane in 0..V::LANES {
+                let mut v = [fill; 7];
+                v[p][lane] = s;
+                cases.push(v);
+                if cfg!(miri) {
+                    continue; // the pairs below: thousands of cases
+                }
+                for (q, &u) in (0..7).flat_map(|q| values.iter().map(move |u| (q, u))) {
+                    let mut w = v;
+                    w[q][(lane + 1) % V::LANES] = u;
+                    cases.push(w);
+                }
+            }
+        }
+        for v in cases {
+            let got = all_finite::<T, V>(v.map(|x| V::set(&x))).mask();
+            let want = (0..V::LANES).fold(0u32, |m, lane| {
+                let sum = v
+                    .iter()
+                    .fold(T::ZERO, |acc, x| acc + super::super::chunk::probe(x[lane]));
+                m | (u32::from(sum == T::ZERO) << lane)
+            });
+            assert_eq!(got, want, "{v:?}");
+        }
+    }
+
+    #[test]
+    fn all_finite_is_the_portable_finiteness_test() {
+        all_finite_matches::<f32, __m128>();
+        all_finite_matches::<f64, __m128d>();
+    }
+}

@@ -1,0 +1,122 @@
+//! Links in colored order ([`ColoredLinks`]), how they are filled
+//! ([`fill_colored_links`]) and split into jobs ([`job_range`]), and the
+//! raw view the kernels use ([`RawLinks`]).
+
+use super::{ix, CHUNK};
+use crate::real::Real;
+use crate::solver::SystemError;
+
+/// Links in colored order, structure of arrays, all of one length (the
+/// link count): link `k` joins particles `i[k]` and `j[k]`. Memory per link:
+/// 8 bytes of indices and five `T` (48 bytes in f64, 28 in f32).
+///
+/// Fill them with [`crate::greedy_coloring`] (or the rope/cloth colorings),
+/// [`crate::color_order`] and [`fill_colored_links`].
+#[derive(Debug)]
+pub struct ColoredLinks<'a, T> {
+    /// First particle of each link.
+    pub i: &'a [u32],
+    /// Second particle of each link (≠ `i[k]`).
+    pub j: &'a [u32],
+    /// Rest lengths (m), finite and > 0.
+    pub rest: &'a [T],
+    /// Compliances α (m/N = s²/kg), finite and ≥ 0.
+    pub compliance: &'a [T],
+    /// Accumulated multipliers λ (kg·m); reset by `begin_substep` only.
+    pub lambda: &'a mut [T],
+    /// Scratch: `begin_substep` writes `α̃ = α/h²` (1/kg) here.
+    pub alpha: &'a mut [T],
+    /// Scratch: `begin_substep` writes `g = 1/(w_i + w_j + α̃)` (kg) here
+    /// (0 when both particles are static).
+    pub inv_denominator: &'a mut [T],
+    /// Color boundaries: color `c` is links `color_starts[c] ..
+    /// color_starts[c + 1]`; `color_starts[0] = 0`, the last entry is the
+    /// link count.
+    pub color_starts: &'a [usize],
+}
+
+/// Copies links into colored structure-of-arrays storage: colored position
+/// `k` receives link `order[k]` (indices, rest length, compliance; λ = 0).
+/// All output slices must have `order.len()` entries.
+///
+/// # Errors
+///
+/// [`SystemError::InvalidShape`] when lengths differ,
+/// [`SystemError::IndexOutOfRange`] naming the colored position whose
+/// `order` entry names no link. Nothing is written on error.
+#[allow(clippy::too_many_arguments)]
+pub fn fill_colored_links<T: Real>(
+    links: &[crate::Link<T>],
+    order: &[u32],
+    i: &mut [u32],
+    j: &mut [u32],
+    rest: &mut [T],
+    compliance: &mut [T],
+    lambda: &mut [T],
+) -> Result<(), SystemError> {
+    let n = order.len();
+    if [i.len(), j.len(), rest.len(), compliance.len(), lambda.len()]
+        .iter()
+        .any(|&l| l != n)
+    {
+        return Err(SystemError::InvalidShape);
+    }
+    // Check every entry before writing anything.
+    if let Some(constraint) = order.iter().position(|&src| links.get(ix(src)).is_none()) {
+        return Err(SystemError::IndexOutOfRange { constraint });
+    }
+    let outs = i
+        .iter_mut()
+        .zip(j.iter_mut())
+        .zip(rest.iter_mut().zip(compliance.iter_mut()))
+        .zip(lambda.iter_mut());
+    for (k, ((((oi, oj), (orest, oc)), ol), &src)) in outs.zip(order).enumerate() {
+        let link = links
+            .get(ix(src))
+            .ok_or(SystemError::IndexOutOfRange { constraint: k })?;
+        *oi = link.i;
+        *oj = link.j;
+        *orest = link.rest;
+        *oc = link.compliance;
+        *ol = T::ZERO;
+    }
+    Ok(())
+}
+
+/// The link range of job `job` of `jobs` for a color spanning links
+/// `begin .. end`: the color's chunks ([`CHUNK`] links each, counted from
+/// `begin`) are split as evenly as possible, so every job range starts on a
+/// chunk boundary and different jobs never overlap. `None` when `jobs` is 0
+/// or `job ≥ jobs`.
+#[must_use]
+pub fn job_range(begin: usize, end: usize, job: usize, jobs: usize) -> Option<(usize, usize)> {
+    if jobs == 0 || job >= jobs || end < begin {
+        return None;
+    }
+    let len = end.saturating_sub(begin);
+    let chunks = len.div_ceil(CHUNK);
+    let first = chunks.checked_mul(job)?.checked_div(jobs)?;
+    let last = chunks.checked_mul(job.checked_add(1)?)?.checked_div(jobs)?;
+    let lo = begin.saturating_add(first.saturating_mul(CHUNK)).min(end);
+    let hi = begin.saturating_add(last.saturating_mul(CHUNK)).min(end);
+    Some((lo, hi))
+}
+
+/// Raw pointers to the link arrays, for the kernel.
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct RawLinks<T> {
+    pub(crate) i: *const u32,
+    pub(crate) j: *const u32,
+    pub(crate) rest: *const T,
+    pub(crate) alpha: *const T,
+    pub(crate) g: *const T,
+    pub(crate) lambda: *mut T,
+    pub(crate) w: *const T,
+}
+
+// SAFETY: read-only arrays except `lambda`, whose entries are written only
+// for the link range a job owns (disjoint between concurrent jobs).
+unsafe impl<T: Send> Send for RawLinks<T> {}
+// SAFETY: as for `Send`.
+unsafe impl<T: Sync> Sync for RawLinks<T> {}
