@@ -8,7 +8,7 @@ use core::fmt;
 /// rejected. On every error the positions and λ are left bit-identical.
 ///
 /// The variants are listed in the order the checks run (the order of
-/// `SPEC.md`); when several inputs are bad at once, the first failing check
+/// `docs/spec.md`); when several inputs are bad at once, the first failing check
 /// is the one reported.
 ///
 /// # Examples

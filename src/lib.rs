@@ -8,7 +8,7 @@
 //! stiffness of a link depends on its compliance α and the real substep
 //! length h (through α̃ = α/h²), not on how many iterations were run.
 //!
-//! - [`DistanceConstraint`]: the 1D seed solver of `SPEC.md`, generic over
+//! - [`DistanceConstraint`]: the 1D seed solver of `docs/spec.md`, generic over
 //!   [`f32`] and [`f64`] ([`Real`]), with [`Error`] for every rejected input.
 //! - [`System`]: distance constraints in 2D and 3D over shared particles
 //!   (ropes, loops, cloth; see [`system`]), solved by Gauss-Seidel sweeps

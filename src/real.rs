@@ -196,7 +196,7 @@ impl Real for f32 {
 // exactly what the float expressions in their docs mean, but on a core
 // without a double-precision FPU (Cortex-M4F) they need no soft-float
 // comparison helper and far less code than the compiler's lowering of the
-// float forms (see the README's "Code size").
+// float forms (see `docs/code-size.md`).
 
 /// `x.is_finite()`: the exponent bits are not all set.
 #[inline]

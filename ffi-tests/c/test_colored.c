@@ -50,7 +50,7 @@ static void make_rope(Rope *r) {
     }
 }
 
-/* The colored equations of xpbd (src/colored.rs), link by link. */
+/* The colored equations of xpbd (src/colored/kernel/), link by link. */
 static void reference(const Rope *r, double x[N][3], double lambda[M], double h) {
     double h2 = h * h, alpha[M], g[M];
     int k, s;

@@ -68,9 +68,8 @@ pub fn fill_colored_links<T: Real>(
     let outs = i
         .iter_mut()
         .zip(j.iter_mut())
-        .zip(rest.iter_mut().zip(compliance.iter_mut()))
-        .zip(lambda.iter_mut());
-    for (k, ((((oi, oj), (orest, oc)), ol), &src)) in outs.zip(order).enumerate() {
+        .zip(rest.iter_mut().zip(compliance.iter_mut()));
+    for (k, (((oi, oj), (orest, oc)), &src)) in outs.zip(order).enumerate() {
         let link = links
             .get(ix(src))
             .ok_or(SystemError::IndexOutOfRange { constraint: k })?;
@@ -78,8 +77,8 @@ pub fn fill_colored_links<T: Real>(
         *oj = link.j;
         *orest = link.rest;
         *oc = link.compliance;
-        *ol = T::ZERO;
     }
+    crate::solver::reset_lambdas(lambda);
     Ok(())
 }
 

@@ -1,5 +1,5 @@
 //! The 1D XPBD distance constraint between two particles on a line: the seed
-//! solver, exactly as `SPEC.md` fixes it.
+//! solver, exactly as `docs/spec.md` fixes it.
 //!
 //! # The equations
 //!
@@ -149,7 +149,7 @@ impl<T: Real> DistanceConstraint<T> {
 /// Validates every input and computes the candidate without writing anything.
 ///
 /// `Ok(None)`: both endpoints static. The arithmetic is spelled exactly as in
-/// `SPEC.md` (left to right, no fused multiply-add) so the golden figures are
+/// `docs/spec.md` (left to right, no fused multiply-add) so the golden figures are
 /// reproduced bit for bit.
 ///
 /// Two paths, one result. The fast path computes the candidate first and
@@ -202,7 +202,7 @@ pub(crate) fn candidate<T: Real>(
 }
 
 /// Whether [`candidate`] and the C solve try [`accept`] first. On hosted
-/// targets it makes the 1D solve about 15 % faster (README, "Speed"); on
+/// targets it makes the 1D solve about 15 % faster (`docs/performance.md`); on
 /// bare metal (`target_os = "none"`, e.g. Cortex-M) it is left out, because
 /// there it would duplicate the soft-float arithmetic in every image
 /// (issue 6's 1D size targets). The results are the same bits either way.

@@ -80,7 +80,7 @@ pub struct StepConfig<T, const D: usize> {
     /// of 1.2e-7 m, so `v = Δx/h` comes in quanta of ulp/h, and the
     /// damping's change to the next `x + h v` is lost to rounding below
     /// about 0.5/(c h) quanta (0.5 m/s at c = 2/s, h = 1/3840 s). Use fewer,
-    /// longer substeps, small coordinates, or f64 (README, the C++ cloth).
+    /// longer substeps, small coordinates, or f64 (`docs/c-api.md`, the C++ cloth).
     pub damping: T,
     /// Particle radius r (m), ≥ 0, used by contacts.
     pub particle_radius: T,
