@@ -65,12 +65,7 @@ fn module_of(rel: &str) -> Option<&str> {
     if rel == "lib.rs" {
         return None;
     }
-    Some(
-        rel.split('/')
-            .next()
-            .unwrap_or(rel)
-            .trim_end_matches(".rs"),
-    )
+    Some(rel.split('/').next().unwrap_or(rel).trim_end_matches(".rs"))
 }
 
 /// Every `crate::name` a line of code refers to (lower-case names only:
