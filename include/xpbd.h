@@ -187,7 +187,7 @@ typedef struct XpbdDistanceConstraintF32 {
 } XpbdDistanceConstraintF32;
 
 /**
- * One distance constraint of a [`System`]: particle indices, rest length,
+ * One distance constraint of a [`System`](crate::System): particle indices, rest length,
  * compliance and its own accumulated multiplier λ.
  *
  * `#[repr(C)]`: this struct *is* the C type `XpbdLink` (`Link<f64>`) and
@@ -328,7 +328,7 @@ typedef struct XpbdConvergence {
 } XpbdConvergence;
 
 /**
- * One distance constraint of a [`System`]: particle indices, rest length,
+ * One distance constraint of a [`System`](crate::System): particle indices, rest length,
  * compliance and its own accumulated multiplier λ.
  *
  * `#[repr(C)]`: this struct *is* the C type `XpbdLink` (`Link<f64>`) and

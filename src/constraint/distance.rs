@@ -28,7 +28,7 @@ use super::{length_squared, Bound, Constraint, Evaluated, Evaluation};
 use crate::real::{finite_non_negative, Real};
 use crate::SystemError;
 
-/// One distance constraint of a [`System`]: particle indices, rest length,
+/// One distance constraint of a [`System`](crate::System): particle indices, rest length,
 /// compliance and its own accumulated multiplier λ.
 ///
 /// `#[repr(C)]`: this struct *is* the C type `XpbdLink` (`Link<f64>`) and
@@ -126,11 +126,23 @@ impl<T: Real, const D: usize> Constraint<T, D, 2> for Link<T> {
             return Evaluation::Static;
         }
         let len2 = length_squared(&xi, &xj);
-        // `!(len2 >= MIN_POSITIVE)`: also true for NaN, which must never
-        // produce a direction.
-        match len2.partial_cmp(&T::MIN_POSITIVE) {
-            Some(core::cmp::Ordering::Greater | core::cmp::Ordering::Equal) => {}
-            Some(core::cmp::Ordering::Less) | None => return Evaluation::Degenerate,
+        // The rare path: a length below the normal range, NaN or infinite.
+        // A non-finite coordinate (set by a C caller after the substep's
+        // validation) is named; a NaN never produces a direction.
+        let normal = matches!(
+            len2.partial_cmp(&T::MIN_POSITIVE),
+            Some(core::cmp::Ordering::Greater | core::cmp::Ordering::Equal)
+        );
+        if !normal || !len2.is_finite() {
+            if !xi.iter().all(|v| v.is_finite()) {
+                return Evaluation::NonFinitePosition(i);
+            }
+            if !xj.iter().all(|v| v.is_finite()) {
+                return Evaluation::NonFinitePosition(j);
+            }
+            if !normal {
+                return Evaluation::Degenerate;
+            }
         }
         let len = len2.sqrt();
         let mut n = xj;

@@ -16,8 +16,8 @@
 //! x_k ← x_k + (w_k Δλ) ∇_k C                  (every particle with w_k ≠ 0)
 //! ```
 //!
-//! [`update`] is the only place the multiplier step is computed;
-//! [`solve`] evaluates an instance, calls [`update`], forms every corrected
+//! `update` is the only place the multiplier step is computed;
+//! `solve` evaluates an instance, calls `update`, forms every corrected
 //! position, checks every result finite and commits all or nothing. The
 //! substep that resets λ is `solver::reset_lambdas`, the only λ reset for
 //! systems. The 1D seed solver of `docs/spec.md` keeps its own SPEC-exact
@@ -31,7 +31,7 @@
 //! | distance link | [`distance`] | 2 | free, or `λ ≤ 0` (tension only) |
 //! | contact (plane, sphere) | [`contact`] | 1 | `λ ≥ 0` |
 //!
-//! Adding a kind: one file here implementing [`Constraint`], one line in
+//! Adding a kind: one file here implementing `Constraint`, one line in
 //! the table above, its C item type, its tests (`docs/constraints.md`).
 
 pub mod contact;
@@ -156,6 +156,9 @@ pub(crate) enum Evaluation<T, const D: usize, const N: usize> {
     Degenerate,
     /// An index names no particle (or no collider for a contact).
     OutOfRange,
+    /// This particle's position is NaN or infinite (the caller changed it
+    /// after the substep's validation).
+    NonFinitePosition(usize),
     /// Ready for the update.
     Active(Evaluated<T, D, N>),
 }
@@ -226,6 +229,8 @@ pub(crate) enum Visit<T, const D: usize, const N: usize> {
 pub(crate) enum Fault {
     /// An index names no particle.
     OutOfRange,
+    /// This particle's position is NaN or infinite.
+    NonFinitePosition(usize),
     /// A corrected position or λ would not be finite.
     NonFinite,
 }
@@ -246,6 +251,7 @@ pub(crate) fn visit<T: Real, const D: usize, const N: usize, K: Constraint<T, D,
         Evaluation::Static => return Ok(Visit::Static),
         Evaluation::Degenerate => return Ok(Visit::Degenerate),
         Evaluation::OutOfRange => return Err(Fault::OutOfRange),
+        Evaluation::NonFinitePosition(p) => return Err(Fault::NonFinitePosition(p)),
         Evaluation::Active(e) => e,
     };
     let alpha = item.alpha(shared, h2);

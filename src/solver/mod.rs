@@ -6,7 +6,7 @@
 //! A [`System`] borrows the caller's positions (m), inverse masses (1/kg)
 //! and links. [`System::begin_substep`] fixes the substep length h (s),
 //! validates everything and resets every λ to zero — in
-//! [`reset_lambdas`], the one λ reset of every system, sequential, stepped
+//! `reset_lambdas`, the one λ reset of every system, sequential, stepped
 //! and colored — then returns a [`Substep`]: one iteration is one sweep over
 //! the links in slice order (Gauss-Seidel), each link seeing the
 //! corrections of the links before it, λ kept from iteration to iteration.
@@ -35,7 +35,7 @@
 //! | file | holds |
 //! |---|---|
 //! | `system.rs` | [`System`] and the validation of a substep's inputs |
-//! | `substep.rs` | [`Substep`] and [`reset_lambdas`], the only λ reset |
+//! | `substep.rs` | [`Substep`] and `reset_lambdas`, the only λ reset |
 //! | `sweep.rs` | the Gauss-Seidel sweep over any constraint kind, measure, iterate-until |
 //! | `stats.rs` | [`SweepStats`], [`Convergence`] |
 //! | `build.rs` | [`rope`], [`closed_loop`], [`cloth`] builders |

@@ -103,7 +103,10 @@ impl<'s, 'a, T: Real, const D: usize> Substep<'s, 'a, T, D> {
             )
             .map_err(|stop| StepError::InvalidContactResult {
                 contact: match stop {
-                    Stop::OutOfRange(k) | Stop::NonFinite(k) | Stop::Degenerate(k) => k,
+                    Stop::OutOfRange(k)
+                    | Stop::NonFinite(k)
+                    | Stop::Degenerate(k)
+                    | Stop::NonFinitePosition(k, _) => k,
                 },
             })?;
         }

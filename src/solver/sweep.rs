@@ -17,6 +17,8 @@ pub(crate) enum Stop {
     NonFinite(usize),
     /// The gradient is undefined and the policy is [`ZeroLength::Reject`].
     Degenerate(usize),
+    /// A particle's position is NaN or infinite: `(instance, particle)`.
+    NonFinitePosition(usize, usize),
 }
 
 impl Stop {
@@ -26,6 +28,7 @@ impl Stop {
             Stop::OutOfRange(constraint) => SystemError::IndexOutOfRange { constraint },
             Stop::NonFinite(constraint) => SystemError::InvalidResult { constraint },
             Stop::Degenerate(constraint) => SystemError::ZeroLength { constraint },
+            Stop::NonFinitePosition(_, particle) => SystemError::NonFinitePosition { particle },
         }
     }
 }
@@ -55,6 +58,7 @@ fn count<T: Real, const D: usize, const N: usize>(
             stats.max_residual = max(stats.max_residual, residual);
         }
         Err(Fault::OutOfRange) => return Err(Stop::OutOfRange(index)),
+        Err(Fault::NonFinitePosition(p)) => return Err(Stop::NonFinitePosition(index, p)),
         Err(Fault::NonFinite) => return Err(Stop::NonFinite(index)),
     }
     Ok(())

@@ -94,6 +94,14 @@ fn validate_flat<T: Real>(
     Ok(())
 }
 
+/// The first particle with a NaN or infinite coordinate, if any.
+#[inline(never)]
+pub(crate) fn first_non_finite<T: Real, const D: usize>(positions: &[[T; D]]) -> Option<usize> {
+    positions
+        .iter()
+        .position(|x| !x.iter().all(|c| c.is_finite()))
+}
+
 /// The coordinates of particle `k` in a flat array of `d` per particle
 /// (`None` when out of range).
 #[inline]
@@ -259,9 +267,15 @@ impl<'a, T: Real, const D: usize> System<'a, T, D> {
     /// `begin_substep` and `iterate` are separate calls over a caller-owned
     /// struct: h is re-checked on every call, because the struct may have
     /// been copied or forged.
+    /// The positions are re-checked too: a C caller may move particles
+    /// inside a substep, and a non-finite one is reported naming it before
+    /// anything is written (O(particles), a fraction of a sweep).
     pub(crate) fn resume_substep(&mut self, h: T) -> Result<Substep<'_, 'a, T, D>, SystemError> {
         if !h.is_finite() || h <= T::ZERO {
             return Err(SystemError::InvalidTimeStep);
+        }
+        if let Some(particle) = first_non_finite(self.positions) {
+            return Err(SystemError::NonFinitePosition { particle });
         }
         Ok(Substep::new(self, h))
     }

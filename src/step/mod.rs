@@ -190,7 +190,7 @@ fn validate_config<T: Real, const D: usize>(c: &StepConfig<T, D>) -> Result<(), 
 /// [`StepError::InvalidBudget`], [`StepError::InvalidConfig`],
 /// [`StepError::VelocityCountMismatch`], [`StepError::ScratchTooSmall`],
 /// [`StepError::NonFiniteVelocity`], [`StepError::InvalidCollider`], and the
-/// system's [`SystemError`]s) are found before anything is written. Errors
+/// system's [`SystemError`](crate::SystemError)s) are found before anything is written. Errors
 /// during the substeps ([`StepError::ContactCapacity`],
 /// [`StepError::InvalidContactResult`], [`StepError::InvalidResult`], a
 /// system sweep error) roll positions and velocities back to the start of

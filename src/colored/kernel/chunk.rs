@@ -1,6 +1,7 @@
 //! The portable chunked kernel ([`generic_range`]) and the one-link
 //! equations every kernel follows ([`candidate`]).
 
+use super::link_error;
 use crate::colored::{ix, max, RawLinks, RawParticles, CHUNK};
 use crate::real::Real;
 use crate::solver::{SweepStats, SystemError, ZeroLength};
@@ -54,6 +55,8 @@ pub(super) struct Candidate<T> {
     pub(super) residual: T,
     pub(super) moving: bool,
     pub(super) long: bool,
+    /// `len2` is not NaN (a NaN input coordinate makes it NaN).
+    pub(super) ordered: bool,
     pub(super) finite: bool,
 }
 
@@ -100,8 +103,16 @@ pub(super) fn candidate<T: Real>(
         residual: numerator.abs(),
         moving: wi + wj != T::ZERO,
         long: len2 >= T::MIN_POSITIVE,
+        ordered: ordered(len2),
         finite: f == T::ZERO,
     }
+}
+
+/// `x == x`: false exactly for NaN.
+#[inline(always)]
+#[allow(clippy::eq_op)] // x == x is the point: it is false exactly when x is NaN
+fn ordered<T: Real>(x: T) -> bool {
+    x == x
 }
 
 /// `x − x`: 0 for finite `x`, NaN for infinite or NaN `x`.
@@ -193,7 +204,8 @@ impl<T: Real> Chunk<T> {
             applied += u32::from(apply);
             skipped_static += u32::from(!x.moving);
             skipped_zero += u32::from(is_zero);
-            failed += u32::from((solvable & !x.finite) | (is_zero & reject));
+            // A NaN length (a NaN input position) fails under either policy.
+            failed += u32::from((solvable & !x.finite) | (is_zero & (reject | !x.ordered)));
             max_c = max(max_c, pick(apply, x.c, T::ZERO));
             max_r = max(max_r, pick(apply, x.residual, T::ZERO));
         }
@@ -218,12 +230,14 @@ impl<T: Real> Chunk<T> {
                         *l.lambda.add(k),
                     )
                 };
-                if x.moving && !x.long && reject {
-                    error = Some(SystemError::ZeroLength { constraint: k });
+                if x.moving && !x.long && (reject || !x.ordered) {
+                    // SAFETY: as above (reads link `k`'s particles only).
+                    error = Some(unsafe { link_error(p, l, k, true) });
                     break;
                 }
                 if x.moving && x.long && !x.finite {
-                    error = Some(SystemError::InvalidResult { constraint: k });
+                    // SAFETY: as above.
+                    error = Some(unsafe { link_error(p, l, k, false) });
                     break;
                 }
             }

@@ -69,6 +69,56 @@ pub(crate) unsafe fn solve_range<T: Real, P: RawParticles<T>>(
     }
 }
 
+/// The particle of link `k` whose position has a NaN or infinite
+/// coordinate (first `i`, then `j`), if any: a C caller may change
+/// positions inside a substep. Only called on the rare path of a link that
+/// was not applied.
+///
+/// # Safety
+/// As [`solve_range`], for link `k`.
+#[cold]
+#[inline(never)]
+pub(super) unsafe fn non_finite_particle<T: Real, P: RawParticles<T>>(
+    p: P,
+    l: RawLinks<T>,
+    k: usize,
+) -> Option<usize> {
+    // SAFETY: `k` is a link of the range and its indices are below the
+    // particle count (caller contract); reads only.
+    let (i, j) = unsafe { (super::ix(*l.i.add(k)), super::ix(*l.j.add(k))) };
+    // SAFETY: as above.
+    let (a, b) = unsafe { (p.get(i), p.get(j)) };
+    if !a.iter().all(|v| v.is_finite()) {
+        Some(i)
+    } else if !b.iter().all(|v| v.is_finite()) {
+        Some(j)
+    } else {
+        None
+    }
+}
+
+/// The error of link `k`, which was not applied: a non-finite input
+/// position names its particle; otherwise zero length (`zero_length`) or an
+/// invalid result.
+///
+/// # Safety
+/// As [`solve_range`], for link `k`.
+#[cold]
+#[inline(never)]
+pub(super) unsafe fn link_error<T: Real, P: RawParticles<T>>(
+    p: P,
+    l: RawLinks<T>,
+    k: usize,
+    zero_length: bool,
+) -> SystemError {
+    // SAFETY: forwarded.
+    match unsafe { non_finite_particle(p, l, k) } {
+        Some(particle) => SystemError::NonFinitePosition { particle },
+        None if zero_length => SystemError::ZeroLength { constraint: k },
+        None => SystemError::InvalidResult { constraint: k },
+    }
+}
+
 /// The target's kernel for `T` (see the module documentation): returns the
 /// statistics and the first link not applied.
 ///

@@ -1,6 +1,7 @@
 //! The plain one-link-at-a-time kernel.
 
 use super::chunk::candidate;
+use super::{link_error, non_finite_particle};
 use crate::colored::{ix, max, RawLinks, RawParticles};
 use crate::real::Real;
 use crate::solver::{SweepStats, SystemError, ZeroLength};
@@ -59,10 +60,17 @@ pub(super) unsafe fn scalar_range<T: Real, P: RawParticles<T>>(
             stats.skipped_static += 1;
             None
         } else if !x.long {
-            stats.skipped_zero_length += usize::from(!reject);
-            reject.then_some(SystemError::ZeroLength { constraint: k })
+            // SAFETY: as above (reads link `k`'s particles only).
+            match unsafe { non_finite_particle(p, l, k) } {
+                Some(particle) => Some(SystemError::NonFinitePosition { particle }),
+                None => {
+                    stats.skipped_zero_length += usize::from(!reject);
+                    reject.then_some(SystemError::ZeroLength { constraint: k })
+                }
+            }
         } else if !x.finite {
-            Some(SystemError::InvalidResult { constraint: k })
+            // SAFETY: as above.
+            Some(unsafe { link_error(p, l, k, false) })
         } else {
             // SAFETY: as above; within one color no other link of this or
             // a concurrent job touches these particles or this λ.

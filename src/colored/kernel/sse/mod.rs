@@ -7,6 +7,7 @@
 //! ISA (its cost model rejects the emulated gathers), hence the explicit
 //! code, written once over [`Lanes`].
 
+use super::link_error;
 use crate::colored::{ix, max, RawLinks, RawParticles};
 use crate::real::Real;
 use crate::solver::{SweepStats, SystemError, ZeroLength};
@@ -47,6 +48,7 @@ struct Solved<V> {
     apply: V,
     moving: V,
     long: V,
+    ordered: V,
     finite: V,
     c: V,
     numerator: V,
@@ -148,6 +150,7 @@ fn solve<T: Real, V: Lanes<T>>(x: &Group<'_, V>, keep_old: bool) -> Solved<V> {
     };
     let moving = wi.add(wj).ne(zero);
     let long = len2.ge(min_pos);
+    let ordered = len2.eq(len2);
     let apply = moving.and(long).and(finite);
     let applied = apply.mask();
     if keep_old && applied != all_lanes::<T, V>() {
@@ -168,6 +171,7 @@ fn solve<T: Real, V: Lanes<T>>(x: &Group<'_, V>, keep_old: bool) -> Solved<V> {
         apply,
         moving,
         long,
+        ordered,
         finite,
         c,
         numerator,
@@ -461,15 +465,15 @@ unsafe fn range_with<T: Real, V: Lanes<T>, P: RawParticles<T>, F: FastPath<T, V>
             skipped_static += (!mm & all).count_ones();
             let zm = mm & !lm & all;
             skipped_zero += zm.count_ones();
-            let failed = (mm & lm & !fm & all) | if reject { zm } else { 0 };
+            // A NaN length (a NaN input position) fails under either policy.
+            let nan = zm & !o.ordered.mask();
+            let failed = (mm & lm & !fm & all) | if reject { zm } else { nan };
             if failed != 0 && error.is_none() {
                 let t = failed.trailing_zeros();
                 let at = k + ix(t);
-                error = Some(if zm & (1 << t) != 0 {
-                    SystemError::ZeroLength { constraint: at }
-                } else {
-                    SystemError::InvalidResult { constraint: at }
-                });
+                // SAFETY: `at` is a link of the range (caller contract);
+                // reads its particles only.
+                error = Some(unsafe { link_error(p, l, at, zm & (1 << t) != 0) });
             }
         }
         acc.max_c = acc.max_c.max(o.apply.and(sign.andnot(o.c)));
