@@ -49,6 +49,26 @@
 #define XPBD_MAX_GREEDY_COLORS 64
 
 /**
+ * The most substeps one `xpbd_world3_step` may run
+ * (`XPBD_STATUS_WORK_LIMIT` above it).
+ */
+#define XPBD_MAX_SUBSTEPS 4096
+
+/**
+ * The most sweeps per substep (`iterations`) and per
+ * `xpbd_system*_iterate_until` call (`max_iterations`).
+ */
+#define XPBD_MAX_ITERATIONS 65536
+
+/**
+ * The most constraint visits one call may make: sweeps × (links +
+ * contact capacity) for a step, `max_iterations` × links for
+ * `iterate_until`. Over it the call fails at once with
+ * `XPBD_STATUS_WORK_LIMIT`, writing nothing.
+ */
+#define XPBD_MAX_WORK 1073741824
+
+/**
  * Status of a C call: 0 or 1 on success, a negative code on error.
  *
  * In C the type is `int32_t`, and the values are `XPBD_STATUS_*` constants.
@@ -145,6 +165,23 @@ enum XpbdStatus
    * radius; nothing changed.
    */
   XPBD_STATUS_INVALID_COLLIDER = -18,
+  /**
+   * A link flag the called path does not solve (the colored path solves
+   * bilateral links only: `XPBD_LINK_TENSION_ONLY` links go to a
+   * sequential system); nothing changed.
+   */
+  XPBD_STATUS_UNSUPPORTED_FLAG = -19,
+  /**
+   * The call would do more work than one call may (`XPBD_MAX_SUBSTEPS`,
+   * `XPBD_MAX_ITERATIONS`, `XPBD_MAX_WORK`); nothing changed.
+   */
+  XPBD_STATUS_WORK_LIMIT = -20,
+  /**
+   * A colored job broke the job contract: its job count differs from
+   * the one the color was started with (detected when cheap; see
+   * `docs/c-api.md`); this job did nothing.
+   */
+  XPBD_STATUS_JOB_CONTRACT = -21,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1053,7 +1090,10 @@ typedef struct XpbdColoredSystem3 {
    */
   size_t color_count;
   /**
-   * Scratch, `particle_count` entries, for the proper-coloring check.
+   * Scratch, `particle_count` entries, the library's for the whole
+   * substep: `begin_substep` clobbers it on every call (a rejected one
+   * included) for the proper-coloring check, and the jobs keep their
+   * contract word in `stamp[0]`. Never read or write it yourself.
    */
   uint32_t *stamp;
   /**
@@ -1152,7 +1192,10 @@ typedef struct XpbdColoredSystem3F32 {
    */
   size_t color_count;
   /**
-   * Scratch, `particle_count` entries, for the proper-coloring check.
+   * Scratch, `particle_count` entries, the library's for the whole
+   * substep: `begin_substep` clobbers it on every call (a rejected one
+   * included) for the proper-coloring check, and the jobs keep their
+   * contract word in `stamp[0]`. Never read or write it yourself.
    */
   uint32_t *stamp;
   /**

@@ -145,6 +145,17 @@ pub enum SystemError {
         /// How many links the builder needs.
         needed: usize,
     },
+    /// This link has a flag the called path does not solve (the colored
+    /// path solves bilateral links only, not
+    /// [`Link::TENSION_ONLY`](crate::Link::TENSION_ONLY)).
+    UnsupportedFlags {
+        /// Index of the link.
+        constraint: usize,
+    },
+    /// The call would do more work than one call may (see
+    /// [`MAX_ITERATIONS`](crate::MAX_ITERATIONS) and
+    /// [`MAX_WORK`](crate::MAX_WORK)).
+    WorkLimit,
 }
 
 impl SystemError {
@@ -161,13 +172,15 @@ impl SystemError {
             | SystemError::UnrepresentableScale { constraint }
             | SystemError::ZeroLength { constraint }
             | SystemError::InvalidFlags { constraint }
+            | SystemError::UnsupportedFlags { constraint }
             | SystemError::InvalidResult { constraint } => Some(constraint),
             SystemError::CapacityTooSmall { needed } => Some(needed),
             SystemError::InvalidTimeStep
             | SystemError::ParticleCountMismatch
             | SystemError::TooManyParticles
             | SystemError::InvalidTolerance
-            | SystemError::InvalidShape => None,
+            | SystemError::InvalidShape
+            | SystemError::WorkLimit => None,
         }
     }
 }
@@ -228,6 +241,10 @@ impl fmt::Display for SystemError {
             SystemError::CapacityTooSmall { needed } => {
                 write!(f, "link slice too short: {needed} links needed")
             }
+            SystemError::UnsupportedFlags { constraint } => {
+                write!(f, "link {constraint}: flag not solved by this path (colored: bilateral links only)")
+            }
+            SystemError::WorkLimit => f.write_str("more work than one call may do"),
         }
     }
 }
@@ -279,6 +296,11 @@ pub enum StepError {
     },
     /// The constraint system rejected the substep or a sweep.
     System(SystemError),
+    /// `substeps` is over [`MAX_SUBSTEPS`](crate::MAX_SUBSTEPS),
+    /// `iterations` over [`MAX_ITERATIONS`](crate::MAX_ITERATIONS), or the
+    /// frame's visits of links and contacts over
+    /// [`MAX_WORK`](crate::MAX_WORK).
+    WorkLimit,
 }
 
 impl From<SystemError> for StepError {
@@ -319,6 +341,7 @@ impl fmt::Display for StepError {
                 write!(f, "particle {particle}: state would not be finite")
             }
             StepError::System(e) => write!(f, "{e}"),
+            StepError::WorkLimit => f.write_str("more work than one step may do"),
         }
     }
 }

@@ -111,7 +111,7 @@ pub use error::{Error, StepError, SystemError};
 pub use real::Real;
 pub use solver::{
     closed_loop, cloth, cloth_link_count, rope, Convergence, Link, Substep, SweepStats, System,
-    ZeroLength,
+    ZeroLength, MAX_ITERATIONS, MAX_SUBSTEPS, MAX_WORK,
 };
 pub use version::{VERSION, VERSION_MAJOR, VERSION_MINOR, VERSION_NUMBER, VERSION_PATCH};
 

@@ -90,7 +90,9 @@ void test_status(void) {
                                   XPBD_STATUS_SAME_PARTICLE, XPBD_STATUS_ZERO_LENGTH,
                                   XPBD_STATUS_ALIASED_BUFFERS, XPBD_STATUS_NO_SUBSTEP,
                                   XPBD_STATUS_INVALID_ARGUMENT, XPBD_STATUS_CAPACITY_TOO_SMALL,
-                                  XPBD_STATUS_NON_FINITE_VELOCITY, XPBD_STATUS_INVALID_COLLIDER};
+                                  XPBD_STATUS_NON_FINITE_VELOCITY, XPBD_STATUS_INVALID_COLLIDER,
+                                  XPBD_STATUS_UNSUPPORTED_FLAG, XPBD_STATUS_WORK_LIMIT,
+                                  XPBD_STATUS_JOB_CONTRACT};
         const size_t n = sizeof errors / sizeof errors[0];
         size_t i, j;
         ENSURE(XPBD_STATUS_OK == 0);
@@ -116,8 +118,9 @@ void test_status(void) {
                                  XPBD_STATUS_ZERO_LENGTH, XPBD_STATUS_ALIASED_BUFFERS,
                                  XPBD_STATUS_NO_SUBSTEP, XPBD_STATUS_INVALID_ARGUMENT,
                                  XPBD_STATUS_CAPACITY_TOO_SMALL, XPBD_STATUS_NON_FINITE_VELOCITY,
-                                 XPBD_STATUS_INVALID_COLLIDER};
-        const int32_t unknown[] = {2, 3, -19, -100, 1000, INT32_MAX, INT32_MIN};
+                                 XPBD_STATUS_INVALID_COLLIDER, XPBD_STATUS_UNSUPPORTED_FLAG,
+                                 XPBD_STATUS_WORK_LIMIT, XPBD_STATUS_JOB_CONTRACT};
+        const int32_t unknown[] = {2, 3, -22, -100, 1000, INT32_MAX, INT32_MIN};
         const char *generic = xpbd_status_str(INT32_MIN);
         const size_t n = sizeof codes / sizeof codes[0];
         size_t i, j;

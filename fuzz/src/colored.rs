@@ -89,7 +89,7 @@ fn count(inp: &mut Input<'_>, natural: usize, cap: usize) -> usize {
 }
 
 fn documented(s: XpbdStatus) -> bool {
-    (-18..=1).contains(&s.code())
+    (-21..=1).contains(&s.code())
 }
 
 /// No region.

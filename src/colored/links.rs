@@ -4,7 +4,7 @@
 
 use super::{ix, CHUNK};
 use crate::real::Real;
-use crate::solver::SystemError;
+use crate::solver::{Link, SystemError};
 
 /// Links in colored order, structure of arrays, all of one length (the
 /// link count): link `k` joins particles `i[k]` and `j[k]`. Memory per link:
@@ -41,12 +41,15 @@ pub struct ColoredLinks<'a, T> {
 ///
 /// # Errors
 ///
-/// [`SystemError::InvalidShape`] when lengths differ,
-/// [`SystemError::IndexOutOfRange`] naming the colored position whose
-/// `order` entry names no link. Nothing is written on error.
+/// [`SystemError::InvalidShape`] when lengths differ; naming the colored
+/// position: [`SystemError::IndexOutOfRange`] when its `order` entry names
+/// no link, [`SystemError::InvalidFlags`] for flag bits no path knows,
+/// [`SystemError::UnsupportedFlags`] for a tension-only link (the colored
+/// path solves bilateral links only; solve tension-only links in a
+/// sequential [`System`](crate::System)). Nothing is written on error.
 #[allow(clippy::too_many_arguments)]
 pub fn fill_colored_links<T: Real>(
-    links: &[crate::Link<T>],
+    links: &[Link<T>],
     order: &[u32],
     i: &mut [u32],
     j: &mut [u32],
@@ -61,9 +64,21 @@ pub fn fill_colored_links<T: Real>(
     {
         return Err(SystemError::InvalidShape);
     }
-    // Check every entry before writing anything.
-    if let Some(constraint) = order.iter().position(|&src| links.get(ix(src)).is_none()) {
-        return Err(SystemError::IndexOutOfRange { constraint });
+    // Check every entry before writing anything: the source exists, and
+    // its flags are ones the colored path solves. It solves bilateral
+    // links only: a tension-only link is refused rather than silently
+    // solved as bilateral (it would push), and unknown bits are refused as
+    // the sequential system refuses them.
+    for (constraint, &src) in order.iter().enumerate() {
+        let Some(link) = links.get(ix(src)) else {
+            return Err(SystemError::IndexOutOfRange { constraint });
+        };
+        if link.flags & !Link::<T>::TENSION_ONLY != 0 {
+            return Err(SystemError::InvalidFlags { constraint });
+        }
+        if link.flags != 0 {
+            return Err(SystemError::UnsupportedFlags { constraint });
+        }
     }
     let outs = i
         .iter_mut()
@@ -94,8 +109,16 @@ pub fn job_range(begin: usize, end: usize, job: usize, jobs: usize) -> Option<(u
     }
     let len = end.saturating_sub(begin);
     let chunks = len.div_ceil(CHUNK);
-    let first = chunks.checked_mul(job)?.checked_div(jobs)?;
-    let last = chunks.checked_mul(job.checked_add(1)?)?.checked_div(jobs)?;
+    // `chunks · job / jobs` in 128 bits: exact for every usize job count
+    // (the quotient is at most `chunks`, so it fits back).
+    let share = |k: usize| -> Option<usize> {
+        let wide = u128::try_from(chunks)
+            .ok()?
+            .checked_mul(u128::try_from(k).ok()?)?;
+        usize::try_from(wide.checked_div(u128::try_from(jobs).ok()?)?).ok()
+    };
+    let first = share(job)?;
+    let last = share(job.checked_add(1)?)?;
     let lo = begin.saturating_add(first.saturating_mul(CHUNK)).min(end);
     let hi = begin.saturating_add(last.saturating_mul(CHUNK)).min(end);
     Some((lo, hi))

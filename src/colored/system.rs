@@ -7,6 +7,8 @@ use core::marker::PhantomData;
 use super::{ix, job_range, solve_range, ColoredLinks, Particles, RawLinks, RawParticles};
 #[cfg(doc)]
 use super::{Aos, Soa};
+use crate::constraint::distance::validate_link;
+use crate::constraint::length_squared;
 use crate::real::{finite_non_negative, Real};
 use crate::solver::{Convergence, SweepStats, SystemError, ZeroLength};
 
@@ -166,12 +168,6 @@ impl<'a, T: Real, P: Particles<T>> ColoredSystem<'a, T, P> {
                 .zip(l.compliance)
                 .enumerate()
         {
-            if !finite_non_negative(rest) || rest == T::ZERO {
-                return Err(SystemError::InvalidRestLength { constraint });
-            }
-            if !finite_non_negative(compliance) {
-                return Err(SystemError::InvalidCompliance { constraint });
-            }
             let (Some(&wi), Some(&wj), Some(xi), Some(xj)) = (
                 w.get(ix(i)),
                 w.get(ix(j)),
@@ -180,21 +176,18 @@ impl<'a, T: Real, P: Particles<T>> ColoredSystem<'a, T, P> {
             ) else {
                 return Err(SystemError::IndexOutOfRange { constraint });
             };
-            let ws = wi + wj;
-            if ws != T::ZERO {
-                let alpha = compliance / h2;
-                let denominator = ws + alpha;
-                if !alpha.is_finite() || !denominator.is_finite() || denominator <= T::ZERO {
-                    return Err(SystemError::UnrepresentableScale { constraint });
-                }
-                let len2 = xi
-                    .iter()
-                    .zip(&xj)
-                    .fold(T::ZERO, |acc, (a, b)| acc + (*b - *a) * (*b - *a));
-                if self.zero_length == ZeroLength::Reject && len2 < T::MIN_POSITIVE {
-                    return Err(SystemError::ZeroLength { constraint });
-                }
-            }
+            // The one link check of every system (the colored links carry
+            // no flags: `fill_colored_links` refuses the ones it cannot solve).
+            validate_link(
+                constraint,
+                rest,
+                compliance,
+                0,
+                wi + wj,
+                h2,
+                self.zero_length == ZeroLength::Reject,
+                || length_squared(&xi, &xj),
+            )?;
         }
         let links = &mut self.links;
         for (((a, g), &c), (&i, &j)) in links

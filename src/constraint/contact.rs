@@ -21,7 +21,7 @@
 //! Contacts are found once per substep after prediction (in `step`) and
 //! live for that substep: their λ starts at 0 with the substep's reset.
 
-use super::{dot, unit, Bound, Constraint, Evaluated, Evaluation};
+use super::{dot, unit, unit_any, Bound, Constraint, Evaluated, Evaluation};
 use crate::real::Real;
 
 /// A static half-space: points with `n̂·x ≥ offset` are free (`n̂` is
@@ -91,7 +91,7 @@ pub(crate) fn gap<T: Real, const D: usize>(
     radius: T,
 ) -> Option<(T, [T; D])> {
     if let Some(p) = planes.get(collider) {
-        let n = unit(&p.normal)?;
+        let n = unit_any(&p.normal)?;
         return Some((dot(&n, x) - p.offset - radius, n));
     }
     let s = spheres.get(collider.checked_sub(planes.len())?)?;

@@ -190,7 +190,14 @@ pub(crate) fn validate_link<T: Real>(
     if weight != T::ZERO {
         let alpha = compliance / h2;
         let denominator = weight + alpha;
-        if !alpha.is_finite() || !denominator.is_finite() || denominator <= T::ZERO {
+        // The reciprocal must be finite too: the colored path multiplies by
+        // `1/(W + α̃)`, and one rule holds for every path (a subnormal
+        // inverse-mass sum with α = 0 is refused by both).
+        if !alpha.is_finite()
+            || !denominator.is_finite()
+            || denominator <= T::ZERO
+            || !(T::ONE / denominator).is_finite()
+        {
             return Err(SystemError::UnrepresentableScale { constraint });
         }
         if reject_zero_length && len2() < T::MIN_POSITIVE {

@@ -339,6 +339,25 @@ pub(crate) fn unit<T: Real, const D: usize>(v: &[T; D]) -> Option<[T; D]> {
     Some(v.map(|c| c / len))
 }
 
+/// [`unit`] for a direction of any finite non-zero length (a plane's
+/// normal): when `|v|²` underflows or overflows, `v` is first divided by
+/// its largest absolute coordinate. Normal-range inputs take [`unit`]'s
+/// path unchanged (the same bits); `None` for a zero or non-finite `v`.
+#[inline]
+pub(crate) fn unit_any<T: Real, const D: usize>(v: &[T; D]) -> Option<[T; D]> {
+    if let Some(n) = unit(v) {
+        return Some(n);
+    }
+    if !v.iter().all(|c| c.is_finite()) {
+        return None;
+    }
+    let m = v.iter().fold(T::ZERO, |m, c| max(m, c.abs()));
+    if m == T::ZERO {
+        return None;
+    }
+    unit(&v.map(|c| c / m))
+}
+
 /// The larger of two values (the first when equal or unordered).
 #[inline(always)]
 pub(crate) fn max<T: Real>(a: T, b: T) -> T {

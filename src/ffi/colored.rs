@@ -143,6 +143,10 @@ pub(crate) unsafe fn colored_begin_raw<T: Real>(
         // SAFETY: `system` is non-null and valid; the fields are in the
         // struct, disjoint from every buffer (checked).
         Ok(()) => unsafe {
+            // The job-contract word starts fresh with every substep.
+            if f.particle_count != 0 {
+                ptr::write(f.stamp, 0);
+            }
             ptr::write(ptr::addr_of_mut!((*system).h), h);
             ptr::write(ptr::addr_of_mut!((*system).substep_active), 1);
             XpbdStatus::Ok
@@ -344,6 +348,12 @@ pub(crate) unsafe fn colored_job_raw<T: Real>(
     let Some((lo, hi)) = colored::job_range(b, e, job, job_count) else {
         return XpbdStatus::InvalidArgument;
     };
+    // SAFETY: `stamp` was checked (aligned, `particle_count` entries, not
+    // overlapping any other buffer); during a substep it is the library's
+    // job-contract word, accessed only atomically.
+    if !unsafe { job_contract(f.stamp, f.particle_count, color, job_count) } {
+        return XpbdStatus::JobContract;
+    }
     // SAFETY: buffers checked; indices of the range checked just before;
     // the range is this job's share of one color of a proper coloring
     // (checked by begin_substep), so concurrent jobs of the color touch
@@ -359,6 +369,48 @@ pub(crate) unsafe fn colored_job_raw<T: Real>(
             // SAFETY: NULL or valid and disjoint from every buffer (checked).
             unsafe { write_opt(out_error_index, e.index().unwrap_or(0)) };
             XpbdStatus::from(e)
+        }
+    }
+}
+
+/// The cheap part of the job contract (`docs/c-api.md`), kept in
+/// `stamp[0]` during a substep: bit 31 set while a color is in flight,
+/// bits 20–30 its color, 10–19 its job count, 0–9 the jobs still to come.
+/// The first job of a color starts it; each job of it counts down; a job
+/// whose job count differs from the one its color started with, or a job
+/// of another color while one is in flight, is refused (`false`). Colors
+/// above 2047 and job counts above 1023 are not tracked (always `true`).
+/// Best effort: it catches every mismatch a job can see when it starts.
+///
+/// # Safety
+/// `stamp` is valid and aligned for `particles` u32 (any pointer when
+/// `particles == 0`), accessed only atomically by concurrent callers.
+unsafe fn job_contract(stamp: *mut u32, particles: usize, color: usize, jobs: usize) -> bool {
+    use core::sync::atomic::{AtomicU32, Ordering};
+    const ACTIVE: u32 = 1 << 31;
+    let (Ok(c), Ok(j)) = (u32::try_from(color), u32::try_from(jobs)) else {
+        return true;
+    };
+    if particles == 0 || c > 0x7ff || j == 0 || j > 0x3ff {
+        return true;
+    }
+    // SAFETY: valid, aligned for u32 (= AtomicU32's alignment), and only
+    // accessed atomically while jobs run (caller contract).
+    let word = unsafe { AtomicU32::from_ptr(stamp) };
+    let mut current = word.load(Ordering::Acquire);
+    loop {
+        let in_flight = current & ACTIVE != 0 && current & 0x3ff != 0;
+        let next = if !in_flight {
+            // A new color (the previous one, if any, ran all its jobs).
+            ACTIVE | (c << 20) | (j << 10) | (j - 1)
+        } else if (current >> 20) & 0x7ff == c && (current >> 10) & 0x3ff == j {
+            current - 1
+        } else {
+            return false;
+        };
+        match word.compare_exchange_weak(current, next, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => return true,
+            Err(seen) => current = seen,
         }
     }
 }

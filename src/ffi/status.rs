@@ -59,10 +59,21 @@ pub enum XpbdStatus {
     /// A collider has a non-finite value, a zero normal or a negative
     /// radius; nothing changed.
     InvalidCollider = -18,
+    /// A link flag the called path does not solve (the colored path solves
+    /// bilateral links only: `XPBD_LINK_TENSION_ONLY` links go to a
+    /// sequential system); nothing changed.
+    UnsupportedFlag = -19,
+    /// The call would do more work than one call may (`XPBD_MAX_SUBSTEPS`,
+    /// `XPBD_MAX_ITERATIONS`, `XPBD_MAX_WORK`); nothing changed.
+    WorkLimit = -20,
+    /// A colored job broke the job contract: its job count differs from
+    /// the one the color was started with (detected when cheap; see
+    /// `docs/c-api.md`); this job did nothing.
+    JobContract = -21,
 }
 
 /// Every status, in code order (0, 1, then −1, −2, …).
-const ALL_STATUSES: [XpbdStatus; 20] = [
+const ALL_STATUSES: [XpbdStatus; 23] = [
     XpbdStatus::Ok,
     XpbdStatus::Skipped,
     XpbdStatus::NullPointer,
@@ -83,6 +94,9 @@ const ALL_STATUSES: [XpbdStatus; 20] = [
     XpbdStatus::CapacityTooSmall,
     XpbdStatus::NonFiniteVelocity,
     XpbdStatus::InvalidCollider,
+    XpbdStatus::UnsupportedFlag,
+    XpbdStatus::WorkLimit,
+    XpbdStatus::JobContract,
 ];
 
 impl XpbdStatus {
@@ -131,6 +145,13 @@ impl XpbdStatus {
             XpbdStatus::CapacityTooSmall => c"capacity too small: the output buffer cannot hold the result",
             XpbdStatus::NonFiniteVelocity => c"non-finite velocity: a particle velocity is NaN or infinite",
             XpbdStatus::InvalidCollider => c"invalid collider: a plane or sphere is not finite or degenerate",
+            XpbdStatus::UnsupportedFlag => {
+                c"unsupported flag: this path does not solve that link flag (colored: bilateral links only)"
+            }
+            XpbdStatus::WorkLimit => c"work limit: the call would do more work than one call may",
+            XpbdStatus::JobContract => {
+                c"job contract: a colored job's job count differs from the one its color started with"
+            }
         }
     }
 }
@@ -165,6 +186,8 @@ impl From<SystemError> for XpbdStatus {
             SystemError::InvalidResult { .. } => XpbdStatus::InvalidResult,
             SystemError::CapacityTooSmall { .. } => XpbdStatus::CapacityTooSmall,
             SystemError::InvalidFlags { .. } => XpbdStatus::InvalidArgument,
+            SystemError::UnsupportedFlags { .. } => XpbdStatus::UnsupportedFlag,
+            SystemError::WorkLimit => XpbdStatus::WorkLimit,
             SystemError::ParticleCountMismatch
             | SystemError::TooManyParticles
             | SystemError::InvalidTolerance
@@ -178,6 +201,7 @@ impl From<SystemError> for XpbdStatus {
 pub(crate) fn status_of(e: StepError) -> (XpbdStatus, usize) {
     match e {
         StepError::InvalidFrameTime => (XpbdStatus::InvalidTimeStep, 0),
+        StepError::WorkLimit => (XpbdStatus::WorkLimit, 0),
         StepError::InvalidBudget | StepError::InvalidConfig | StepError::VelocityCountMismatch => {
             (XpbdStatus::InvalidArgument, 0)
         }

@@ -26,7 +26,24 @@ pub const XPBD_JOB_CHUNK: usize = 64;
 /// The most colors `xpbd_color_greedy` uses.
 pub const XPBD_MAX_GREEDY_COLORS: u32 = 64;
 
+/// The most substeps one `xpbd_world3_step` may run
+/// (`XPBD_STATUS_WORK_LIMIT` above it).
+pub const XPBD_MAX_SUBSTEPS: u32 = 4096;
+
+/// The most sweeps per substep (`iterations`) and per
+/// `xpbd_system*_iterate_until` call (`max_iterations`).
+pub const XPBD_MAX_ITERATIONS: u32 = 65_536;
+
+/// The most constraint visits one call may make: sweeps × (links +
+/// contact capacity) for a step, `max_iterations` × links for
+/// `iterate_until`. Over it the call fails at once with
+/// `XPBD_STATUS_WORK_LIMIT`, writing nothing.
+pub const XPBD_MAX_WORK: u64 = 1_073_741_824;
+
 // Literal values so that cbindgen can export them; they must match Rust's.
+const _: () = assert!(XPBD_MAX_SUBSTEPS == crate::solver::MAX_SUBSTEPS);
+const _: () = assert!(XPBD_MAX_ITERATIONS == crate::solver::MAX_ITERATIONS);
+const _: () = assert!(XPBD_MAX_WORK == crate::solver::MAX_WORK);
 const _: () = assert!(Link::<f64>::TENSION_ONLY == XPBD_LINK_TENSION_ONLY);
 const _: () = assert!(XPBD_JOB_CHUNK == crate::colored::CHUNK);
 const _: () = assert!(XPBD_MAX_GREEDY_COLORS == crate::colored::coloring::MAX_GREEDY_COLORS);
@@ -199,7 +216,10 @@ pub struct ColoredSystemC<T> {
     pub color_starts: *const usize,
     /// Number of colors.
     pub color_count: usize,
-    /// Scratch, `particle_count` entries, for the proper-coloring check.
+    /// Scratch, `particle_count` entries, the library's for the whole
+    /// substep: `begin_substep` clobbers it on every call (a rejected one
+    /// included) for the proper-coloring check, and the jobs keep their
+    /// contract word in `stamp[0]`. Never read or write it yourself.
     pub stamp: *mut u32,
     /// `XPBD_ZERO_LENGTH_REJECT` (0) or `XPBD_ZERO_LENGTH_SKIP` (1).
     pub zero_length_policy: i32,

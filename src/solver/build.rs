@@ -28,8 +28,11 @@ fn rest_between<T: Real>(
             },
         });
     }
-    let rest = length_squared(xi, xj).sqrt();
-    if !rest.is_finite() || rest <= T::ZERO {
+    let len2 = length_squared(xi, xj);
+    let rest = len2.sqrt();
+    // A length whose square is not a normal number is one `begin_substep`
+    // rejects as zero length: refused here too (one rule for every path).
+    if !rest.is_finite() || rest <= T::ZERO || len2 < T::MIN_POSITIVE {
         return Err(SystemError::InvalidRestLength { constraint });
     }
     Ok(rest)

@@ -40,6 +40,27 @@
 //! | `stats.rs` | [`SweepStats`], [`Convergence`] |
 //! | `build.rs` | [`rope`], [`closed_loop`], [`cloth`] builders |
 
+/// The most substeps one step may run (`StepConfig::substeps`).
+pub const MAX_SUBSTEPS: u32 = 4096;
+
+/// The most sweeps one substep may run (`StepConfig::iterations`,
+/// `max_iterations` of `iterate_until`).
+pub const MAX_ITERATIONS: u32 = 65_536;
+
+/// The most constraint visits one call may make: sweeps × (links +
+/// contacts), 2^30 (about 10 s at today's sweep speeds). A call over
+/// it fails at once with `WorkLimit`, before anything is written, so a bad
+/// configuration (`substeps = UINT32_MAX`) cannot run for hours.
+pub const MAX_WORK: u64 = 1 << 30;
+
+/// Whether `sweeps` sweeps over `per_sweep` instances stay within
+/// [`MAX_WORK`].
+#[inline]
+pub(crate) fn within_work(sweeps: u64, per_sweep: usize) -> bool {
+    let per = u64::try_from(per_sweep).unwrap_or(u64::MAX);
+    sweeps.saturating_mul(per) <= MAX_WORK
+}
+
 mod build;
 mod stats;
 mod substep;

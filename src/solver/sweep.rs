@@ -2,7 +2,7 @@
 //! slice order, each solved by `constraint::solve` (the one update) and
 //! committed before the next is visited.
 
-use super::{Convergence, SweepStats, ZeroLength};
+use super::{within_work, Convergence, SweepStats, ZeroLength, MAX_ITERATIONS};
 use crate::constraint::distance::Link;
 use crate::constraint::{max, solve, visit, Constraint, Fault, Visit};
 use crate::real::{finite_non_negative, Real};
@@ -126,6 +126,9 @@ pub(crate) fn iterate_until<T: Real, const D: usize>(
 ) -> Result<Convergence<T>, SystemError> {
     if !finite_non_negative(tolerance) {
         return Err(SystemError::InvalidTolerance);
+    }
+    if max_iterations > MAX_ITERATIONS || !within_work(u64::from(max_iterations), links.len()) {
+        return Err(SystemError::WorkLimit);
     }
     let mut result = Convergence::default();
     while result.iterations < max_iterations {

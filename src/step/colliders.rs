@@ -4,7 +4,7 @@
 //! [`crate::constraint::contact`].
 
 use crate::constraint::contact::{gap, Colliders, Contact, Plane, Sphere};
-use crate::constraint::{dot, unit};
+use crate::constraint::{dot, unit_any};
 use crate::real::{finite_non_negative, Real};
 use crate::StepError;
 
@@ -16,7 +16,7 @@ pub(crate) fn validate_colliders<T: Real, const D: usize>(
     spheres: &[Sphere<T, D>],
 ) -> Result<(), StepError> {
     for (collider, p) in planes.iter().enumerate() {
-        if unit(&p.normal).is_none() || !p.offset.is_finite() {
+        if unit_any(&p.normal).is_none() || !p.offset.is_finite() {
             return Err(StepError::InvalidCollider { collider });
         }
     }

@@ -58,6 +58,7 @@ use crate::constraint::contact::Colliders;
 pub use crate::constraint::contact::{Contact, Plane, Sphere};
 use crate::constraint::distance::Link;
 pub use crate::error::StepError;
+use crate::error::SystemError;
 use crate::real::{finite_non_negative, Real};
 use crate::solver::{self, ContactGroup, SweepStats, System, ZeroLength};
 use colliders::{detect, dynamic_friction, validate_colliders};
@@ -167,6 +168,9 @@ fn validate_config<T: Real, const D: usize>(c: &StepConfig<T, D>) -> Result<(), 
     if c.substeps == 0 || c.iterations == 0 {
         return Err(StepError::InvalidBudget);
     }
+    if c.substeps > solver::MAX_SUBSTEPS || c.iterations > solver::MAX_ITERATIONS {
+        return Err(StepError::WorkLimit);
+    }
     let ok = c.gravity.iter().all(|g| g.is_finite())
         && finite_non_negative(c.tolerance)
         && finite_non_negative(c.damping)
@@ -233,9 +237,17 @@ pub fn step<T: Real, const D: usize>(
     if world.velocities.len() != n {
         return Err(StepError::VelocityCountMismatch);
     }
+    if u32::try_from(n).is_err() {
+        return Err(StepError::System(SystemError::TooManyParticles));
+    }
     let needed = scratch_len(n);
-    if world.scratch.len() < needed || u32::try_from(n).is_err() {
+    if world.scratch.len() < needed {
         return Err(StepError::ScratchTooSmall { needed });
+    }
+    let sweeps = u64::from(config.substeps).saturating_mul(u64::from(config.iterations));
+    let per_sweep = world.links.len().saturating_add(world.contacts.len());
+    if !solver::within_work(sweeps, per_sweep) {
+        return Err(StepError::WorkLimit);
     }
     for (particle, v) in world.velocities.iter().enumerate() {
         if !v.iter().all(|c| c.is_finite()) {

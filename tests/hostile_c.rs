@@ -1,0 +1,574 @@
+//! Hostile C callers, round two (issue 14): each class of break found by the
+//! campaign, through the C ABI called from Rust (so Miri checks it too).
+//! Every test here failed before its fix.
+
+use core::ptr;
+use xpbd::ffi::*;
+use xpbd::{color_order, rope, rope_coloring, Link};
+
+/// A 4-particle 3D rope along x, particle 0 pinned, the last link stretched.
+fn rope_parts() -> (Vec<[f64; 3]>, Vec<f64>, Vec<XpbdLink>) {
+    let mut x = vec![
+        [0.0, 0.0, 0.0],
+        [0.5, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [1.5, 0.0, 0.0],
+    ];
+    let w = vec![0.0, 1.0, 1.0, 1.0];
+    let mut links = vec![Link::default(); 3];
+    rope(&x, 1e-6, &mut links).unwrap();
+    x[3][0] = 1.8;
+    (x, w, links)
+}
+
+fn system(x: &mut [[f64; 3]], w: &[f64], links: &mut [XpbdLink]) -> XpbdSystem3 {
+    XpbdSystem3 {
+        positions: x.as_mut_ptr(),
+        inverse_masses: w.as_ptr(),
+        particle_count: x.len(),
+        links: links.as_mut_ptr(),
+        link_count: links.len(),
+        zero_length_policy: XPBD_ZERO_LENGTH_REJECT,
+        substep_active: 0,
+        h: 0.0,
+        error_index: 0,
+    }
+}
+
+fn bytes<T>(v: &[T]) -> Vec<u8> {
+    // SAFETY: reading the initialised bytes of a slice of plain data.
+    unsafe { core::slice::from_raw_parts(v.as_ptr().cast::<u8>(), core::mem::size_of_val(v)) }
+        .to_vec()
+}
+
+/// The colored arrays of a rope (even/odd colors), f64, SoA-free (AoS).
+struct Colored {
+    x: Vec<[f64; 3]>,
+    w: Vec<f64>,
+    i: Vec<u32>,
+    j: Vec<u32>,
+    rest: Vec<f64>,
+    compliance: Vec<f64>,
+    lambda: Vec<f64>,
+    alpha: Vec<f64>,
+    g: Vec<f64>,
+    starts: Vec<usize>,
+    stamp: Vec<u32>,
+}
+
+impl Colored {
+    /// A rope of `n` particles, 0.5 m apart, the last one pulled 0.3 m.
+    fn rope(n: usize) -> Self {
+        let mut x: Vec<[f64; 3]> = (0..n).map(|k| [0.5 * k as f64, 0.0, 0.0]).collect();
+        let mut w = vec![1.0; n];
+        w[0] = 0.0;
+        let m = n - 1;
+        let mut links = vec![Link::default(); m];
+        rope(&x, 1e-6, &mut links).unwrap();
+        x[n - 1][0] += 0.3;
+        let mut colors = vec![0u32; m];
+        let count = rope_coloring(m, false, &mut colors).unwrap();
+        let mut order = vec![0u32; m];
+        let mut starts = vec![0usize; count as usize + 1];
+        color_order(&colors, count, &mut starts, &mut order).unwrap();
+        let mut c = Colored {
+            x,
+            w,
+            i: vec![0; m],
+            j: vec![0; m],
+            rest: vec![0.0; m],
+            compliance: vec![0.0; m],
+            lambda: vec![0.0; m],
+            alpha: vec![0.0; m],
+            g: vec![0.0; m],
+            starts,
+            stamp: vec![0; n],
+        };
+        xpbd::fill_colored_links(
+            &links,
+            &order,
+            &mut c.i,
+            &mut c.j,
+            &mut c.rest,
+            &mut c.compliance,
+            &mut c.lambda,
+        )
+        .unwrap();
+        c
+    }
+
+    fn system(&mut self) -> XpbdColoredSystem3 {
+        XpbdColoredSystem3 {
+            positions: self.x.as_mut_ptr(),
+            x: ptr::null_mut(),
+            y: ptr::null_mut(),
+            z: ptr::null_mut(),
+            inverse_masses: self.w.as_ptr(),
+            particle_count: self.x.len(),
+            i: self.i.as_ptr(),
+            j: self.j.as_ptr(),
+            rest: self.rest.as_ptr(),
+            compliance: self.compliance.as_ptr(),
+            lambda: self.lambda.as_mut_ptr(),
+            alpha: self.alpha.as_mut_ptr(),
+            inv_denominator: self.g.as_mut_ptr(),
+            link_count: self.i.len(),
+            color_starts: self.starts.as_ptr(),
+            color_count: self.starts.len() - 1,
+            stamp: self.stamp.as_mut_ptr(),
+            zero_length_policy: XPBD_ZERO_LENGTH_REJECT,
+            substep_active: 0,
+            h: 0.0,
+            error_index: 0,
+        }
+    }
+}
+
+// ---- 1. Outputs are checked against the other buffers ----
+
+#[test]
+fn outputs_overlapping_inputs_are_refused_and_nothing_is_written() {
+    let (mut x, w, mut links) = rope_parts();
+    let mut sys = system(&mut x, &w, &mut links);
+    // SAFETY: valid buffers; the outputs deliberately alias them.
+    unsafe {
+        assert_eq!(
+            xpbd_system3_begin_substep(&mut sys, 1.0 / 60.0),
+            XpbdStatus::Ok
+        );
+        let before = (bytes(&x), bytes(&links));
+        // out_stats over the links, over the positions, over the struct.
+        let over_links = links.as_mut_ptr().cast::<XpbdSweepStats>();
+        assert_eq!(
+            xpbd_system3_iterate(&mut sys, over_links),
+            XpbdStatus::AliasedBuffers
+        );
+        assert_eq!(
+            xpbd_system3_measure(&mut sys, x.as_mut_ptr().cast()),
+            XpbdStatus::AliasedBuffers
+        );
+        let over_sys = ptr::addr_of_mut!(sys).cast::<XpbdConvergence>();
+        assert_eq!(
+            xpbd_system3_iterate_until(&mut sys, 1e-9, 10, over_sys),
+            XpbdStatus::AliasedBuffers
+        );
+        assert_eq!((bytes(&x), bytes(&links)), before);
+    }
+}
+
+#[test]
+fn colored_outputs_overlapping_inputs_are_refused() {
+    let mut c = Colored::rope(9);
+    let mut sys = c.system();
+    // SAFETY: valid buffers; the outputs deliberately alias them.
+    unsafe {
+        assert_eq!(
+            xpbd_colored3_begin_substep(&mut sys, 1.0 / 60.0),
+            XpbdStatus::Ok
+        );
+        let before = (bytes(&c.x), bytes(&c.lambda));
+        assert_eq!(
+            xpbd_colored3_iterate(&mut sys, c.lambda.as_mut_ptr().cast()),
+            XpbdStatus::AliasedBuffers
+        );
+        assert_eq!(
+            xpbd_colored3_solve_job(
+                &sys,
+                0,
+                0,
+                1,
+                ptr::null_mut(),
+                c.i.as_ptr().cast_mut().cast()
+            ),
+            XpbdStatus::AliasedBuffers
+        );
+        let mut stats = XpbdSweepStats::default();
+        let at = ptr::addr_of_mut!(stats.applied);
+        assert_eq!(
+            xpbd_colored3_solve_job(&sys, 0, 0, 1, &mut stats, at),
+            XpbdStatus::AliasedBuffers
+        );
+        assert_eq!((bytes(&c.x), bytes(&c.lambda)), before);
+        let mut both = 7usize;
+        assert_eq!(
+            xpbd_job_range(0, 100, 0, 2, &mut both, &mut both),
+            XpbdStatus::AliasedBuffers
+        );
+        assert_eq!(both, 7);
+    }
+}
+
+// ---- 2. A position made non-finite between iterations ----
+
+#[test]
+fn nan_between_iterations_is_named_and_nothing_is_written() {
+    for policy in [XPBD_ZERO_LENGTH_REJECT, XPBD_ZERO_LENGTH_SKIP] {
+        for bad in [f64::NAN, f64::INFINITY] {
+            let (mut x, w, mut links) = rope_parts();
+            let mut sys = system(&mut x, &w, &mut links);
+            sys.zero_length_policy = policy;
+            // SAFETY: valid, disjoint buffers; the caller edits a position
+            // between iterations, which the contract allows.
+            unsafe {
+                assert_eq!(
+                    xpbd_system3_begin_substep(&mut sys, 1.0 / 60.0),
+                    XpbdStatus::Ok
+                );
+                (*sys.positions.add(2))[1] = bad;
+                let before = (bytes(&x), bytes(&links));
+                let mut stats = XpbdSweepStats::default();
+                assert_eq!(
+                    xpbd_system3_iterate(&mut sys, &mut stats),
+                    XpbdStatus::NonFinitePosition
+                );
+                assert_eq!(sys.error_index, 2);
+                assert_eq!((bytes(&x), bytes(&links)), before);
+                assert_eq!(stats, XpbdSweepStats::default());
+            }
+        }
+    }
+}
+
+#[test]
+fn nan_between_colored_iterations_is_named() {
+    for policy in [XPBD_ZERO_LENGTH_REJECT, XPBD_ZERO_LENGTH_SKIP] {
+        let mut c = Colored::rope(9);
+        let mut sys = c.system();
+        sys.zero_length_policy = policy;
+        // SAFETY: valid, disjoint buffers.
+        unsafe {
+            assert_eq!(
+                xpbd_colored3_begin_substep(&mut sys, 1.0 / 60.0),
+                XpbdStatus::Ok
+            );
+            (*sys.positions.add(5))[2] = f64::NAN;
+            let mut index = usize::MAX;
+            // Particle 5 is in links 4 (color 0) and 5 (color 1).
+            let status = xpbd_colored3_solve_job(&sys, 0, 0, 1, ptr::null_mut(), &mut index);
+            assert_eq!(status, XpbdStatus::NonFinitePosition);
+            assert_eq!(index, 5);
+            assert!(c.x[5][2].is_nan() && c.x[4] == [2.0, 0.0, 0.0]);
+            let status = xpbd_colored3_iterate(&mut sys, ptr::null_mut());
+            assert_eq!(status, XpbdStatus::NonFinitePosition);
+            assert_eq!(sys.error_index, 5);
+        }
+    }
+}
+
+// ---- 3. Colored link flags ----
+
+#[test]
+fn colored_fill_refuses_flags_it_cannot_solve() {
+    let x = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0]];
+    let mut links = [Link::default(); 2];
+    rope(&x, 0.0, &mut links).unwrap();
+    let order = [0u32, 1];
+    for (flags, status) in [
+        (XPBD_LINK_TENSION_ONLY, XpbdStatus::UnsupportedFlag),
+        (0xFFFF_FFFF, XpbdStatus::InvalidArgument),
+        (2, XpbdStatus::InvalidArgument),
+    ] {
+        let mut l = links;
+        l[1].flags = flags;
+        let (mut i, mut j) = ([9u32; 2], [9u32; 2]);
+        let (mut rest, mut comp, mut lambda) = ([9.0; 2], [9.0; 2], [9.0; 2]);
+        // SAFETY: every buffer valid for its count, disjoint.
+        let s = unsafe {
+            xpbd_colored_links_fill(
+                l.as_ptr(),
+                2,
+                order.as_ptr(),
+                2,
+                i.as_mut_ptr(),
+                j.as_mut_ptr(),
+                rest.as_mut_ptr(),
+                comp.as_mut_ptr(),
+                lambda.as_mut_ptr(),
+            )
+        };
+        assert_eq!(s, status, "flags {flags:#x}");
+        assert_eq!(
+            (i, j, rest, comp, lambda),
+            ([9; 2], [9; 2], [9.0; 2], [9.0; 2], [9.0; 2])
+        );
+    }
+}
+
+// ---- 4. The job contract ----
+
+#[test]
+fn a_job_count_other_than_the_colors_is_refused() {
+    let mut c = Colored::rope(300);
+    let mut sys = c.system();
+    // SAFETY: valid, disjoint buffers; one thread.
+    unsafe {
+        assert_eq!(
+            xpbd_colored3_begin_substep(&mut sys, 1.0 / 60.0),
+            XpbdStatus::Ok
+        );
+        let (n, e) = (ptr::null_mut(), ptr::null_mut());
+        assert_eq!(xpbd_colored3_solve_job(&sys, 0, 0, 2, n, e), XpbdStatus::Ok);
+        let before = bytes(&c.x);
+        // Job 0 of 3 while color 0 runs as 2 jobs: refused, nothing written.
+        assert_eq!(
+            xpbd_colored3_solve_job(&sys, 0, 0, 3, n, e),
+            XpbdStatus::JobContract
+        );
+        // A job of color 1 while color 0 still has a job to run: refused.
+        assert_eq!(
+            xpbd_colored3_solve_job(&sys, 1, 0, 2, n, e),
+            XpbdStatus::JobContract
+        );
+        assert_eq!(bytes(&c.x), before);
+        // The contract kept: the rest of color 0, then color 1 with 3 jobs.
+        assert_eq!(xpbd_colored3_solve_job(&sys, 0, 1, 2, n, e), XpbdStatus::Ok);
+        for job in 0..3 {
+            assert_eq!(
+                xpbd_colored3_solve_job(&sys, 1, job, 3, n, e),
+                XpbdStatus::Ok
+            );
+        }
+        // Job index out of range.
+        assert_eq!(
+            xpbd_colored3_solve_job(&sys, 0, 2, 2, n, e),
+            XpbdStatus::InvalidArgument
+        );
+    }
+}
+
+// ---- 5. The stamp scratch ----
+
+#[test]
+fn a_rejected_colored_begin_changes_nothing_but_the_stamp() {
+    let mut c = Colored::rope(9);
+    let mut sys = c.system();
+    // SAFETY: valid, disjoint buffers.
+    unsafe {
+        assert_eq!(
+            xpbd_colored3_begin_substep(&mut sys, 1.0 / 60.0),
+            XpbdStatus::Ok
+        );
+        assert_eq!(
+            xpbd_colored3_iterate(&mut sys, ptr::null_mut()),
+            XpbdStatus::Ok
+        );
+        c.rest[3] = -1.0;
+        let before = (
+            bytes(&c.x),
+            bytes(&c.lambda),
+            bytes(&c.alpha),
+            bytes(&c.g),
+            sys.h,
+        );
+        assert_eq!(
+            xpbd_colored3_begin_substep(&mut sys, 1.0 / 60.0),
+            XpbdStatus::InvalidRestLength
+        );
+        let after = (
+            bytes(&c.x),
+            bytes(&c.lambda),
+            bytes(&c.alpha),
+            bytes(&c.g),
+            sys.h,
+        );
+        assert_eq!(after, before);
+        assert_eq!((sys.substep_active, sys.error_index), (0, 3));
+    }
+}
+
+// ---- 6. Forged state ----
+
+#[test]
+fn a_forged_active_struct_has_its_h_checked() {
+    let (mut x, w, mut links) = rope_parts();
+    let mut sys = system(&mut x, &w, &mut links);
+    sys.substep_active = 1;
+    sys.h = -0.01;
+    let before = (bytes(&x), bytes(&links));
+    // SAFETY: valid, disjoint buffers; the struct is forged on purpose.
+    unsafe {
+        assert_eq!(
+            xpbd_system3_iterate(&mut sys, ptr::null_mut()),
+            XpbdStatus::InvalidTimeStep
+        );
+    }
+    assert_eq!((bytes(&x), bytes(&links)), before);
+    let mut c = Colored::rope(9);
+    let mut cs = c.system();
+    cs.substep_active = 1;
+    cs.h = f64::NAN;
+    // SAFETY: as above.
+    unsafe {
+        assert_eq!(
+            xpbd_colored3_iterate(&mut cs, ptr::null_mut()),
+            XpbdStatus::InvalidTimeStep
+        );
+    }
+}
+
+// ---- 7. One rule for every path ----
+
+#[test]
+fn a_subnormal_inverse_mass_is_refused_by_both_paths() {
+    let (mut x, mut w, mut links) = rope_parts();
+    w[3] = 1e-310;
+    w[2] = 0.0;
+    links[2].compliance = 0.0;
+    let mut sys = system(&mut x, &w, &mut links);
+    // SAFETY: valid, disjoint buffers.
+    unsafe {
+        assert_eq!(
+            xpbd_system3_begin_substep(&mut sys, 1.0 / 60.0),
+            XpbdStatus::UnrepresentableScale
+        );
+        assert_eq!(sys.error_index, 2);
+    }
+    let mut c = Colored::rope(9);
+    c.w[8] = 1e-310;
+    c.w[7] = 0.0;
+    c.compliance.iter_mut().for_each(|a| *a = 0.0);
+    let mut cs = c.system();
+    // SAFETY: valid, disjoint buffers.
+    unsafe {
+        assert_eq!(
+            xpbd_colored3_begin_substep(&mut cs, 1.0 / 60.0),
+            XpbdStatus::UnrepresentableScale
+        );
+    }
+}
+
+#[test]
+fn builders_refuse_what_begin_substep_refuses() {
+    let x = [0.0, 0.0, 0.0, 1e-160, 0.0, 0.0];
+    let mut links = [XpbdLink::default(); 1];
+    let mut count = 9usize;
+    // SAFETY: valid buffers.
+    let s = unsafe { xpbd_build_rope3(x.as_ptr(), 2, 0.0, links.as_mut_ptr(), 1, &mut count) };
+    assert_eq!((s, count), (XpbdStatus::InvalidRestLength, 9));
+}
+
+// ---- 8. Unbounded calls ----
+
+#[test]
+fn unbounded_work_fails_at_once() {
+    let (mut x, w, mut links) = rope_parts();
+    let mut v = vec![[0.0; 3]; x.len()];
+    let mut scratch = vec![[0.0; 3]; xpbd_step_scratch_len(x.len())];
+    let mut contacts = vec![XpbdContact::default(); 10];
+    let mut world = XpbdWorld3 {
+        positions: x.as_mut_ptr(),
+        velocities: v.as_mut_ptr(),
+        inverse_masses: w.as_ptr(),
+        particle_count: x.len(),
+        links: links.as_mut_ptr(),
+        link_count: links.len(),
+        planes: ptr::null(),
+        plane_count: 0,
+        spheres: ptr::null(),
+        sphere_count: 0,
+        contacts: contacts.as_mut_ptr(),
+        contact_capacity: contacts.len(),
+        scratch: scratch.as_mut_ptr(),
+        scratch_count: scratch.len(),
+        error_index: 0,
+    };
+    // Over the substep or iteration limit, then within both but over
+    // MAX_WORK: 2^28 sweeps × (3 links + 10 contact slots) > 2^30 visits.
+    for (substeps, iterations) in [(u32::MAX, 1), (1, u32::MAX), (4096, 65_536)] {
+        let mut config = xpbd_step_config3_default();
+        config.substeps = substeps;
+        config.iterations = iterations;
+        // SAFETY: valid, disjoint buffers.
+        let s = unsafe { xpbd_world3_step(&mut world, 1.0 / 60.0, &config, ptr::null_mut()) };
+        assert_eq!(s, XpbdStatus::WorkLimit, "{substeps} × {iterations}");
+    }
+    let mut sys = system(&mut x, &w, &mut links);
+    // SAFETY: valid, disjoint buffers.
+    unsafe {
+        assert_eq!(
+            xpbd_system3_begin_substep(&mut sys, 1.0 / 60.0),
+            XpbdStatus::Ok
+        );
+        let mut r = XpbdConvergence::default();
+        assert_eq!(
+            xpbd_system3_iterate_until(&mut sys, 0.0, u32::MAX, &mut r),
+            XpbdStatus::WorkLimit
+        );
+        assert_eq!(r, XpbdConvergence::default());
+    }
+    assert_eq!(XPBD_MAX_WORK, xpbd::MAX_WORK);
+}
+
+// ---- 10. Smaller ones ----
+
+#[test]
+fn job_range_takes_huge_job_counts() {
+    let (mut b, mut e) = (0usize, 0usize);
+    // SAFETY: valid outputs.
+    unsafe {
+        assert_eq!(
+            xpbd_job_range(0, 1000, 5, usize::MAX, &mut b, &mut e),
+            XpbdStatus::Ok
+        );
+        assert_eq!((b, e), (0, 0));
+        assert_eq!(
+            xpbd_job_range(0, 1000, usize::MAX - 1, usize::MAX, &mut b, &mut e),
+            XpbdStatus::Ok
+        );
+        assert_eq!(e, 1000);
+    }
+}
+
+#[test]
+fn plane_normals_of_any_finite_nonzero_length_are_accepted() {
+    for scale in [1e-200, 1e-30, 1.0, 1e30, 1e200] {
+        let mut x = [[0.0, -0.5, 0.0]];
+        let mut v = [[0.0; 3]];
+        let w = [1.0];
+        let mut contacts = [XpbdContact::default(); 2];
+        let mut scratch = [[0.0; 3]; 3];
+        let plane = [XpbdPlane3 {
+            normal: [0.0, scale, 0.0],
+            offset: 0.0,
+        }];
+        let mut world = XpbdWorld3 {
+            positions: x.as_mut_ptr(),
+            velocities: v.as_mut_ptr(),
+            inverse_masses: w.as_ptr(),
+            particle_count: 1,
+            links: ptr::null_mut(),
+            link_count: 0,
+            planes: plane.as_ptr(),
+            plane_count: 1,
+            spheres: ptr::null(),
+            sphere_count: 0,
+            contacts: contacts.as_mut_ptr(),
+            contact_capacity: 2,
+            scratch: scratch.as_mut_ptr(),
+            scratch_count: 3,
+            error_index: 0,
+        };
+        let config = xpbd_step_config3_default();
+        // SAFETY: valid, disjoint buffers.
+        let s = unsafe { xpbd_world3_step(&mut world, 1.0 / 60.0, &config, ptr::null_mut()) };
+        assert_eq!(s, XpbdStatus::Ok, "normal length {scale}");
+        assert!(x[0][1] >= 0.0, "pushed out of the plane: {:?}", x[0]);
+    }
+}
+
+#[test]
+fn every_status_has_a_distinct_code_and_a_text() {
+    let codes = [
+        XpbdStatus::UnsupportedFlag,
+        XpbdStatus::WorkLimit,
+        XpbdStatus::JobContract,
+    ];
+    for s in codes {
+        assert!(s.code() < -18, "{s:?} reuses an old code");
+        assert_eq!(XpbdStatus::from_code(s.code()), Some(s));
+        let text = xpbd_status_str(s.code());
+        // SAFETY: a static NUL-terminated string.
+        let text = unsafe { core::ffi::CStr::from_ptr(text) };
+        assert!(!text.to_bytes().starts_with(b"unknown"));
+    }
+}
