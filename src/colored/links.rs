@@ -109,19 +109,28 @@ pub fn job_range(begin: usize, end: usize, job: usize, jobs: usize) -> Option<(u
     }
     let len = end.saturating_sub(begin);
     let chunks = len.div_ceil(CHUNK);
-    // `chunks · job / jobs` in 128 bits: exact for every usize job count
-    // (the quotient is at most `chunks`, so it fits back).
-    let share = |k: usize| -> Option<usize> {
-        let wide = u128::try_from(chunks)
-            .ok()?
-            .checked_mul(u128::try_from(k).ok()?)?;
-        usize::try_from(wide.checked_div(u128::try_from(jobs).ok()?)?).ok()
-    };
-    let first = share(job)?;
-    let last = share(job.checked_add(1)?)?;
+    let first = mul_div(chunks, job, jobs)?;
+    let last = mul_div(chunks, job.checked_add(1)?, jobs)?;
     let lo = begin.saturating_add(first.saturating_mul(CHUNK)).min(end);
     let hi = begin.saturating_add(last.saturating_mul(CHUNK)).min(end);
     Some((lo, hi))
+}
+
+/// `⌊a · b / c⌋` for `b ≤ c`, exact for every `usize` (the quotient is at
+/// most `a`): the plain product when it fits, else a double-width one
+/// (`u64` on 32-bit targets, so no 128-bit division lands in firmware).
+#[inline]
+fn mul_div(a: usize, b: usize, c: usize) -> Option<usize> {
+    if let Some(p) = a.checked_mul(b) {
+        return p.checked_div(c);
+    }
+    #[cfg(target_pointer_width = "32")]
+    type Wide = u64;
+    #[cfg(not(target_pointer_width = "32"))]
+    type Wide = u128;
+    let wide = |x: usize| Wide::try_from(x).ok();
+    let q = wide(a)?.checked_mul(wide(b)?)?.checked_div(wide(c)?)?;
+    usize::try_from(q).ok()
 }
 
 /// Raw pointers to the link arrays, for the kernel.

@@ -224,6 +224,39 @@ pub(crate) enum Visit<T, const D: usize, const N: usize> {
     },
 }
 
+/// What a sweep counts of one visit (a [`Visit`] without its positions).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Outcome<T> {
+    /// Every particle static.
+    Static,
+    /// The gradient is undefined.
+    Degenerate,
+    /// The bound kept λ: nothing written, counted as applied.
+    Idle,
+    /// Applied (or would be): `|C|` and `|C + α̃λ|` (m) before it.
+    Applied {
+        /// `|C|` (m).
+        c_abs: T,
+        /// `|C + α̃λ|` (m).
+        residual: T,
+    },
+}
+
+impl<T: Copy, const D: usize, const N: usize> Visit<T, D, N> {
+    /// What a sweep counts of this visit.
+    #[inline(always)]
+    pub(crate) fn outcome(&self) -> Outcome<T> {
+        match *self {
+            Visit::Static => Outcome::Static,
+            Visit::Degenerate => Outcome::Degenerate,
+            Visit::Idle => Outcome::Idle,
+            Visit::Apply {
+                c_abs, residual, ..
+            } => Outcome::Applied { c_abs, residual },
+        }
+    }
+}
+
 /// Why an instance cannot be applied (nothing is written).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Fault {
@@ -239,7 +272,7 @@ pub(crate) enum Fault {
 /// every corrected position (`x_k + (w_k Δλ) ∇_k C`; static particles are
 /// not touched, so they keep their bits), applies the kind's
 /// [`Constraint::finish`], and checks every result finite. Writes nothing.
-#[inline(always)]
+#[inline]
 pub(crate) fn visit<T: Real, const D: usize, const N: usize, K: Constraint<T, D, N>>(
     item: &K,
     positions: &[[T; D]],
@@ -292,7 +325,7 @@ pub(crate) fn solve<T: Real, const D: usize, const N: usize, K: Constraint<T, D,
     inverse_masses: &[T],
     shared: &K::Shared<'_>,
     h2: T,
-) -> Result<Visit<T, D, N>, Fault> {
+) -> Result<Outcome<T>, Fault> {
     let v = visit(item, positions, inverse_masses, shared, h2)?;
     if let Visit::Apply {
         particles,
@@ -308,7 +341,7 @@ pub(crate) fn solve<T: Real, const D: usize, const N: usize, K: Constraint<T, D,
         }
         item.set_lambda(*lambda);
     }
-    Ok(v)
+    Ok(v.outcome())
 }
 
 /// Dot product in coordinate order (any dimension).
@@ -345,9 +378,16 @@ pub(crate) fn unit<T: Real, const D: usize>(v: &[T; D]) -> Option<[T; D]> {
 /// path unchanged (the same bits); `None` for a zero or non-finite `v`.
 #[inline]
 pub(crate) fn unit_any<T: Real, const D: usize>(v: &[T; D]) -> Option<[T; D]> {
-    if let Some(n) = unit(v) {
-        return Some(n);
+    match unit(v) {
+        Some(n) => Some(n),
+        None => unit_rescaled(v),
     }
+}
+
+/// The rare path of [`unit_any`].
+#[cold]
+#[inline(never)]
+fn unit_rescaled<T: Real, const D: usize>(v: &[T; D]) -> Option<[T; D]> {
     if !v.iter().all(|c| c.is_finite()) {
         return None;
     }

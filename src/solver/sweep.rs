@@ -4,7 +4,7 @@
 
 use super::{within_work, Convergence, SweepStats, ZeroLength, MAX_ITERATIONS};
 use crate::constraint::distance::Link;
-use crate::constraint::{max, solve, visit, Constraint, Fault, Visit};
+use crate::constraint::{max, solve, visit, Constraint, Fault, Outcome};
 use crate::real::{finite_non_negative, Real};
 use crate::SystemError;
 
@@ -35,24 +35,22 @@ impl Stop {
 
 /// Adds one visit's outcome to the statistics, or names the stop.
 #[inline(always)]
-fn count<T: Real, const D: usize, const N: usize>(
+fn count<T: Real>(
     stats: &mut SweepStats<T>,
-    visit: Result<Visit<T, D, N>, Fault>,
+    visit: Result<Outcome<T>, Fault>,
     index: usize,
     policy: ZeroLength,
 ) -> Result<(), Stop> {
     match visit {
-        Ok(Visit::Static) => stats.skipped_static = stats.skipped_static.saturating_add(1),
-        Ok(Visit::Idle) => stats.applied = stats.applied.saturating_add(1),
-        Ok(Visit::Degenerate) => match policy {
+        Ok(Outcome::Static) => stats.skipped_static = stats.skipped_static.saturating_add(1),
+        Ok(Outcome::Idle) => stats.applied = stats.applied.saturating_add(1),
+        Ok(Outcome::Degenerate) => match policy {
             ZeroLength::Reject => return Err(Stop::Degenerate(index)),
             ZeroLength::Skip => {
                 stats.skipped_zero_length = stats.skipped_zero_length.saturating_add(1)
             }
         },
-        Ok(Visit::Apply {
-            c_abs, residual, ..
-        }) => {
+        Ok(Outcome::Applied { c_abs, residual }) => {
             stats.applied = stats.applied.saturating_add(1);
             stats.max_abs_c = max(stats.max_abs_c, c_abs);
             stats.max_residual = max(stats.max_residual, residual);
@@ -107,7 +105,7 @@ pub(crate) fn measure<T: Real, const D: usize>(
     let h2 = h * h;
     let mut stats = SweepStats::default();
     for (index, link) in links.iter().enumerate() {
-        let v = visit(link, positions, inverse_masses, &(), h2);
+        let v = visit(link, positions, inverse_masses, &(), h2).map(|v| v.outcome());
         count(&mut stats, v, index, policy).map_err(Stop::for_links)?;
     }
     Ok(stats)
