@@ -22,6 +22,43 @@
 #define XPBD_VERSION_NUMBER (XPBD_VERSION_MAJOR * 10000 + XPBD_VERSION_MINOR * 100 + XPBD_VERSION_PATCH)
 
 /**
+ * Bit of `xpbd_fp_environment()`: subnormal results are flushed to ±0
+ * (flush-to-zero: x86 MXCSR.FZ, Arm FPCR/FPSCR.FZ). A result below
+ * 2.2250738585072014e-308 (double) or 1.17549435e-38 (float) in
+ * magnitude becomes zero: statuses change for tiny gaps and masses.
+ */
+#define XPBD_FP_FLUSH_TO_ZERO 1
+
+/**
+ * Bit of `xpbd_fp_environment()`: subnormal inputs are read as ±0
+ * (denormals-are-zero: x86 MXCSR.DAZ; on Arm FZ flushes inputs too):
+ * statuses change for subnormal positions, masses and lengths.
+ */
+#define XPBD_FP_DENORMALS_ARE_ZERO 2
+
+/**
+ * Bit of `xpbd_fp_environment()`: the rounding mode is toward −∞, +∞ or
+ * zero, not to nearest (x86 MXCSR.RC, Arm RMode): every inexact result,
+ * and so every published figure, changes.
+ */
+#define XPBD_FP_ROUNDING_NOT_NEAREST 4
+
+/**
+ * Bit of `xpbd_fp_environment()`: a floating-point exception traps
+ * (x86: an exception mask bit of MXCSR clear; AArch64: a trap enable bit
+ * of FPCR set). The library then traps where it would return a status:
+ * every solve rounds (inexact), and some rejected inputs overflow first.
+ */
+#define XPBD_FP_TRAPS_ENABLED 8
+
+/**
+ * Value of `xpbd_fp_environment()`, alone: this target's environment cannot
+ * be read (wasm32, soft-float Arm, RISC-V, any target but x86-64, x86 with
+ * SSE2, AArch64 and hard-float 32-bit Arm). Not an error: nothing is known.
+ */
+#define XPBD_FP_UNKNOWN 2147483648
+
+/**
  * Zero-length policy: stop with `XPBD_STATUS_ZERO_LENGTH` naming the link.
  */
 #define XPBD_ZERO_LENGTH_REJECT 0
@@ -1280,6 +1317,24 @@ XpbdStatus xpbd_color_order(const uint32_t *colors,
                             uint32_t color_count,
                             size_t *color_starts,
                             uint32_t *order);
+
+/**
+ * The floating-point environment of the calling thread: 0 when it is the
+ * IEEE-754 default the library's results are defined for (round to
+ * nearest, subnormals kept, no trap), else an OR of `XPBD_FP_FLUSH_TO_ZERO`,
+ * `XPBD_FP_DENORMALS_ARE_ZERO`, `XPBD_FP_ROUNDING_NOT_NEAREST` and
+ * `XPBD_FP_TRAPS_ENABLED`, or `XPBD_FP_UNKNOWN` alone where the target's
+ * control register cannot be read.
+ *
+ * Read from MXCSR (x86-64; x86 with SSE2), FPCR (AArch64) or FPSCR (32-bit
+ * Arm, hard-float ABI, e.g. Cortex-M4F). The solver never checks or
+ * changes the environment itself: call this once at start-up, after the
+ * engine has set its own, on each thread that will solve (the state is per
+ * thread): `if (xpbd_fp_environment() != 0)` the results are not the
+ * published ones (`XPBD_FP_UNKNOWN`: they may or may not be). Never fails,
+ * takes no pointer; on a Cortex-M the FPU must be enabled, as for any call.
+ */
+uint32_t xpbd_fp_environment(void);
 
 /**
  * Starts a substep for one double 1D constraint: `c->lambda = 0`.

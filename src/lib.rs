@@ -21,6 +21,8 @@
 //!   vectorizable structure-of-arrays kernel, with job ranges an engine's
 //!   thread pool can run concurrently (see [`colored`]).
 //! - [`ffi`]: the C ABI declared in `include/xpbd.h`.
+//! - [`fp_environment`]: whether the thread's floating-point environment is
+//!   the IEEE default the results are defined for (C: `xpbd_fp_environment`).
 //! - [`VERSION`] and friends: the version from `Cargo.toml`, the same as the
 //!   C header's `XPBD_VERSION_*` macros and the C function
 //!   [`xpbd_version()`](ffi::xpbd_version).
@@ -76,7 +78,7 @@
     clippy::as_conversions
 )]
 
-// The floors, bottom up: `real` and `error` import nothing above them;
+// The floors, bottom up: `real`, `fenv` and `error` import nothing above them;
 // `constraint` (kinds and the one update) imports only those; `solver`
 // (systems, substeps, sweeps) builds on `constraint`; `step` (the frame
 // loop) and `colored` (colored order, kernels) on `solver`; `ffi` (the C
@@ -84,6 +86,7 @@
 pub mod colored;
 pub mod constraint;
 mod error;
+mod fenv;
 pub mod ffi;
 mod real;
 pub mod solver;
@@ -108,6 +111,7 @@ pub use colored::{
 pub use coloring::{check_coloring, cloth_coloring, color_order, greedy_coloring, rope_coloring};
 pub use constraint::seed::DistanceConstraint;
 pub use error::{Error, StepError, SystemError};
+pub use fenv::{fp_environment, FpEnvironment, Rounding};
 pub use real::Real;
 pub use solver::{
     closed_loop, cloth, cloth_link_count, rope, Convergence, Link, Substep, SweepStats, System,

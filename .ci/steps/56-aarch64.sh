@@ -16,7 +16,7 @@ export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L /usr/aarch
 t=aarch64-unknown-linux-gnu
 cargo test --locked --release --target "$t" -p xpbd-scenarios -- --nocapture
 cargo test --locked --release --target "$t" -p xpbd --lib --test colored --test colored_neighbours \
-    --test seed_figures --test lifecycle --test ffi_rust --test ffi_system_rust
+    --test seed_figures --test lifecycle --test ffi_rust --test ffi_system_rust --test fp_environment
 cargo build --locked --release --lib --target wasm32-unknown-unknown
 RUSTFLAGS="-C target-feature=+simd128" cargo build --locked --release --lib --target wasm32-unknown-unknown \
     --target-dir target/wasm-simd128

@@ -72,5 +72,6 @@ void test_system_null(void);
 void test_step(void);
 void test_version(void);
 void test_colored(void);
+void test_fenv(void);
 
 #endif

@@ -34,11 +34,13 @@
 //! | `types.rs` | C types: aliases of the Rust structs, the C-only structs, constants |
 //! | `distance.rs`, `system.rs`, `step.rs`, `colored.rs` | the generic body of each area's functions |
 //! | `generated.rs` | every precision/dimension twin (generated, drift-checked) |
+//! | `fenv.rs` | `xpbd_fp_environment` and its `XPBD_FP_*` bits |
 //! | `paths.rs` | the module paths before the renovation (`xpbd::ffi_system`, …) |
 
 mod check;
 mod colored;
 mod distance;
+mod fenv;
 #[rustfmt::skip]
 mod generated;
 pub mod paths;
@@ -48,6 +50,10 @@ mod system;
 mod types;
 
 pub use colored::{xpbd_color_cloth, xpbd_color_order, xpbd_color_rope, xpbd_job_range};
+pub use fenv::{
+    xpbd_fp_environment, XPBD_FP_DENORMALS_ARE_ZERO, XPBD_FP_FLUSH_TO_ZERO,
+    XPBD_FP_ROUNDING_NOT_NEAREST, XPBD_FP_TRAPS_ENABLED, XPBD_FP_UNKNOWN,
+};
 pub use generated::*;
 pub use status::{xpbd_status_str, xpbd_version, XpbdStatus};
 pub use step::xpbd_step_scratch_len;

@@ -117,10 +117,10 @@ pub struct Table<const N: usize>(pub [*const (); N]);
 // SAFETY: the table is immutable and its pointers are never dereferenced.
 unsafe impl<const N: usize> Sync for Table<N> {}
 
-/// `xpbd_version`.
+/// The start-up checks: `xpbd_version`, `xpbd_fp_environment`.
 #[inline(always)]
 pub fn version() {
-    keep!(xpbd_version);
+    keep!(xpbd_version, xpbd_fp_environment);
 }
 
 /// Systems: 2D/3D begin_substep, iterate, iterate_until, measure (f64 and

@@ -13,7 +13,10 @@
 //!   fixed 1D chain and a fixed 3D rope stepped by `xpbd::step::step` with
 //!   gravity, a ground plane, a sphere, tension-only links and friction) in
 //!   f64 and f32, asserting the very constants the
-//!   x86-64 test asserts.
+//!   x86-64 test asserts;
+//! - the floating-point environment: `xpbd::fp_environment()` reads FPSCR
+//!   and finds the IEEE default (FZ off, round to nearest), then FZ and
+//!   round toward zero once they are set.
 //!
 //! It prints every result over semihosting and exits with status 0 only if
 //! everything passed (1 otherwise; a panic also exits 1 through
@@ -69,13 +72,43 @@ fn hash_check<T: Scalar>() -> bool {
     ok
 }
 
+/// `xpbd_fp_environment()` with FPSCR |= `set` (FPSCR restored before the
+/// return; nothing but the register read runs in between).
+fn fp_environment_under(set: u32) -> u32 {
+    let saved: u32;
+    // SAFETY: FPSCR is read into a register and written back with extra
+    // mode bits; no floating-point operation runs until it is restored.
+    unsafe { core::arch::asm!("vmrs {}, fpscr", out(reg) saved, options(nomem, nostack)) };
+    // SAFETY: as above.
+    unsafe { core::arch::asm!("vmsr fpscr, {}", in(reg) saved | set, options(nomem, nostack)) };
+    let env = xpbd::ffi::xpbd_fp_environment();
+    // SAFETY: as above: the saved value back.
+    unsafe { core::arch::asm!("vmsr fpscr, {}", in(reg) saved, options(nomem, nostack)) };
+    env
+}
+
 #[entry]
 fn main() -> ! {
     hprintln!("xpbd bare-metal tests on Cortex-M4F (thumbv7em-none-eabihf)");
     let (mut passed, mut failed) = checks::run_all(&mut |group, name, ok| {
         hprintln!("{} {}: {}", group, name, if ok { "ok" } else { "FAILED" });
     });
-    for ok in [hash_check::<f64>(), hash_check::<f32>()] {
+    // FPSCR after reset: FZ off, round to nearest (issue 14, class 9).
+    let env = xpbd::fp_environment();
+    let env_ok = env.is_ieee_default()
+        && xpbd::ffi::xpbd_fp_environment() == 0
+        // FZ (bit 24) flushes inputs and results; RMode 3 (bits 22-23) is
+        // round toward zero.
+        && fp_environment_under(1 << 24)
+            == xpbd::ffi::XPBD_FP_FLUSH_TO_ZERO | xpbd::ffi::XPBD_FP_DENORMALS_ARE_ZERO
+        && fp_environment_under(3 << 22) == xpbd::ffi::XPBD_FP_ROUNDING_NOT_NEAREST
+        && xpbd::ffi::xpbd_fp_environment() == 0;
+    hprintln!(
+        "fp environment (FPSCR): {:?}: {}",
+        env,
+        if env_ok { "ok" } else { "FAILED" }
+    );
+    for ok in [env_ok, hash_check::<f64>(), hash_check::<f32>()] {
         if ok {
             passed += 1;
         } else {
