@@ -124,13 +124,68 @@ fn mul_div(a: usize, b: usize, c: usize) -> Option<usize> {
     if let Some(p) = a.checked_mul(b) {
         return p.checked_div(c);
     }
-    #[cfg(target_pointer_width = "32")]
-    type Wide = u64;
     #[cfg(not(target_pointer_width = "32"))]
-    type Wide = u128;
-    let wide = |x: usize| Wide::try_from(x).ok();
-    let q = wide(a)?.checked_mul(wide(b)?)?.checked_div(wide(c)?)?;
-    usize::try_from(q).ok()
+    {
+        let wide = |x: usize| u128::try_from(x).ok();
+        let q = wide(a)?.checked_mul(wide(b)?)?.checked_div(wide(c)?)?;
+        usize::try_from(q).ok()
+    }
+    #[cfg(target_pointer_width = "32")]
+    {
+        let wide = |x: usize| u64::try_from(x).ok();
+        usize::try_from(div_u64(wide(a)?.checked_mul(wide(b)?)?, wide(c)?)?).ok()
+    }
+}
+
+/// `⌊n / d⌋` by shift and subtract (`None` for `d = 0`): 64 steps of inline
+/// shifts on 32-bit targets, where `u64 / u64` would link a 0.9 KiB runtime
+/// division into every firmware image.
+#[cfg_attr(not(target_pointer_width = "32"), allow(dead_code))]
+#[inline(never)]
+fn div_u64(n: u64, d: u64) -> Option<u64> {
+    if d == 0 {
+        return None;
+    }
+    let (mut q, mut r) = (0u64, 0u64);
+    for bit in (0..64u32).rev() {
+        // `r < d` before the shift, so `r << 1 | 1 < 2d` cannot lose a bit
+        // unless `d > 2^63`: then compare before shifting.
+        let top = r >> 63;
+        r = (r << 1) | ((n >> bit) & 1);
+        if top != 0 || r >= d {
+            r = r.wrapping_sub(d);
+            q |= 1 << bit;
+        }
+    }
+    Some(q)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::div_u64;
+
+    #[test]
+    fn shift_subtract_division_is_exact() {
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for k in 0..10_000 {
+            let n = next();
+            let d = match k % 4 {
+                0 => next(),
+                1 => next() >> 32,
+                2 => (next() >> 60) + 1,
+                _ => u64::MAX - (next() >> 62),
+            };
+            assert_eq!(div_u64(n, d), n.checked_div(d), "{n} / {d}");
+        }
+        assert_eq!(div_u64(u64::MAX, 1), Some(u64::MAX));
+        assert_eq!(div_u64(5, 0), None);
+    }
 }
 
 /// Raw pointers to the link arrays, for the kernel.

@@ -124,21 +124,39 @@ pub(crate) unsafe fn begin_substep_raw<T: Real, const D: usize>(
 ///
 /// # Safety
 /// As `begin_substep_raw`; `outs` are the call's output buffers.
+#[inline(always)]
 unsafe fn with_substep<T: Real, const D: usize, R>(
     sys: *mut SystemC<T, D>,
     outs: &[Buf],
     f: impl FnOnce(&mut Substep<'_, '_, T, D>) -> Result<R, SystemError>,
 ) -> Result<R, XpbdStatus> {
     // SAFETY: forwarded caller contract.
+    let (mut system, h) = unsafe { resumed(sys, outs) }?;
+    let result = system.resume_substep(h).and_then(|mut sub| f(&mut sub));
+    // SAFETY: `sys` is non-null (read by `resumed`) and valid.
+    result.map_err(|e| unsafe { fail(sys, e) })
+}
+
+/// The common start of every call on an active system: read the struct,
+/// require `substep_active`, check the buffers and outputs, view them as a
+/// [`System`]; returns it with the struct's `h`. One copy per precision and
+/// dimension, shared by `iterate`, `iterate_until` and `measure`.
+///
+/// # Safety
+/// As `begin_substep_raw`.
+#[inline(never)]
+unsafe fn resumed<'a, T: Real, const D: usize>(
+    sys: *mut SystemC<T, D>,
+    outs: &[Buf],
+) -> Result<(System<'a, T, D>, T), XpbdStatus> {
+    // SAFETY: forwarded caller contract.
     let s = unsafe { read(sys) }?;
     if s.substep_active != 1 {
         return Err(XpbdStatus::NoSubstep);
     }
     // SAFETY: forwarded caller contract.
-    let mut system = unsafe { system(&s, sys, outs) }?;
-    let result = system.resume_substep(s.h).and_then(|mut sub| f(&mut sub));
-    // SAFETY: `sys` is non-null (read above) and valid.
-    result.map_err(|e| unsafe { fail(sys, e) })
+    let system = unsafe { system(&s, sys, outs) }?;
+    Ok((system, s.h))
 }
 
 /// `xpbd_system{2,3}_iterate[_f32]`.
