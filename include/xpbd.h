@@ -106,6 +106,12 @@
 #define XPBD_MAX_WORK 1073741824
 
 /**
+ * The spacing ratio above which `xpbd_world3_precision` reports a world
+ * too far from its origin for the lengths it simulates.
+ */
+#define XPBD_PRECISION_LIMIT 1e-3
+
+/**
  * Status of a C call: 0 or 1 on success, a negative code on error.
  *
  * In C the type is `int32_t`, and the values are `XPBD_STATUS_*` constants.
@@ -1886,6 +1892,29 @@ XpbdStatus xpbd_world3_step(struct XpbdWorld3 *world,
                             struct XpbdStepStats *out_stats);
 
 /**
+ * The precision diagnostic of a 3D double world: `*out_ratio` receives the
+ * float spacing (one ulp, m) at the particle farthest from the origin
+ * divided by the world's shortest length (the positive
+ * `config->particle_radius`, or the shortest rest length of its links if
+ * shorter), `*out_particle` that particle. Above `XPBD_PRECISION_LIMIT` (1e-3) the positions are too
+ * coarse for the lengths simulated: a rope far from the origin jitters or
+ * freezes. Simulate in local coordinates (or in double). Reads only.
+ *
+ * Returns `XPBD_STATUS_OK`, `XPBD_STATUS_SKIPPED` (no particles, or no
+ * length: radius 0 and no links; nothing written), `NULL_POINTER`,
+ * `NON_FINITE_POSITION`, `ALIASED_BUFFERS` (the outputs overlap a buffer,
+ * the world, the configuration or each other), `INVALID_ARGUMENT`.
+ *
+ * # Safety
+ * `world` and `config` NULL or valid; the world's positions and links
+ * valid for their counts; the outputs NULL or valid.
+ */
+XpbdStatus xpbd_world3_precision(const struct XpbdWorld3 *world,
+                                 const struct XpbdStepConfig3 *config,
+                                 double *out_ratio,
+                                 size_t *out_particle);
+
+/**
  * The default step configuration (float): gravity (0, −9.81, 0) m/s²,
  * 1 substep, 1 iteration, no tolerance, no damping, radius 0, rigid
  * frictionless contacts, `XPBD_ZERO_LENGTH_REJECT`.
@@ -1913,6 +1942,29 @@ XpbdStatus xpbd_world3_step_f32(struct XpbdWorld3F32 *world,
                                 float dt,
                                 const struct XpbdStepConfig3F32 *config,
                                 struct XpbdStepStatsF32 *out_stats);
+
+/**
+ * The precision diagnostic of a 3D float world: `*out_ratio` receives the
+ * float spacing (one ulp, m) at the particle farthest from the origin
+ * divided by the world's shortest length (the positive
+ * `config->particle_radius`, or the shortest rest length of its links if
+ * shorter), `*out_particle` that particle. Above `XPBD_PRECISION_LIMIT` (1e-3) the positions are too
+ * coarse for the lengths simulated: a rope far from the origin jitters or
+ * freezes. Simulate in local coordinates (or in double). Reads only.
+ *
+ * Returns `XPBD_STATUS_OK`, `XPBD_STATUS_SKIPPED` (no particles, or no
+ * length: radius 0 and no links; nothing written), `NULL_POINTER`,
+ * `NON_FINITE_POSITION`, `ALIASED_BUFFERS` (the outputs overlap a buffer,
+ * the world, the configuration or each other), `INVALID_ARGUMENT`.
+ *
+ * # Safety
+ * `world` and `config` NULL or valid; the world's positions and links
+ * valid for their counts; the outputs NULL or valid.
+ */
+XpbdStatus xpbd_world3_precision_f32(const struct XpbdWorld3F32 *world,
+                                     const struct XpbdStepConfig3F32 *config,
+                                     float *out_ratio,
+                                     size_t *out_particle);
 
 /**
  * Starts a substep of length `h` (s) for a colored 3D double system: checks

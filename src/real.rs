@@ -44,6 +44,9 @@ mod sealed {
         const INF: u64;
         /// The IEEE-754 bit pattern, zero-extended to 64 bits.
         fn raw(self) -> u64;
+        /// The gap from `|self|` to the next larger value of the format
+        /// (its ulp; +∞ past the largest finite value, NaN for NaN).
+        fn spacing(self) -> Self;
         /// Runs `F`'s computation for this format: [`PerFormat::f32`] for
         /// `f32`, [`PerFormat::f64`] for `f64`.
         ///
@@ -61,6 +64,11 @@ mod sealed {
         fn raw(self) -> u64 {
             u64::from(self.to_bits())
         }
+        #[inline]
+        fn spacing(self) -> Self {
+            let a = f32::from_bits(self.to_bits() & 0x7fff_ffff);
+            f32::from_bits(a.to_bits().wrapping_add(1)) - a
+        }
         #[inline(always)]
         unsafe fn per_format<F: PerFormat>(x: F::In<f32>) -> F::Out<f32> {
             // SAFETY: forwarded caller contract.
@@ -75,6 +83,11 @@ mod sealed {
         fn raw(self) -> u64 {
             self.to_bits()
         }
+        #[inline]
+        fn spacing(self) -> Self {
+            let a = f64::from_bits(self.to_bits() & 0x7fff_ffff_ffff_ffff);
+            f64::from_bits(a.to_bits().wrapping_add(1)) - a
+        }
         #[inline(always)]
         unsafe fn per_format<F: PerFormat>(x: F::In<f64>) -> F::Out<f64> {
             // SAFETY: forwarded caller contract.
@@ -84,6 +97,13 @@ mod sealed {
 }
 
 pub(crate) use sealed::PerFormat;
+
+/// The spacing of the values of `T` at `x`: the gap from `|x|` to the next
+/// larger value (one ulp; +∞ at the largest finite value, NaN for NaN).
+#[inline]
+pub(crate) fn spacing<T: Real>(x: T) -> T {
+    sealed::Sealed::spacing(x)
+}
 
 /// An IEEE-754 floating-point scalar: implemented for [`f32`] and [`f64`] only.
 ///

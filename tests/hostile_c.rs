@@ -572,3 +572,57 @@ fn every_status_has_a_distinct_code_and_a_text() {
         assert!(!text.to_bytes().starts_with(b"unknown"));
     }
 }
+
+#[test]
+fn far_from_the_origin_f32_is_reported_by_the_precision_query() {
+    let mk = |offset: f32| -> (Vec<[f32; 3]>, Vec<XpbdLinkF32>) {
+        let x: Vec<[f32; 3]> = (0..4)
+            .map(|k| [offset + 0.1 * k as f32, 0.0, 0.0])
+            .collect();
+        let mut links = vec![Link::<f32>::default(); 3];
+        rope(&x, 0.0, &mut links).unwrap();
+        (x, links)
+    };
+    let config = xpbd_step_config3_default_f32();
+    for (offset, coarse) in [(0.0_f32, false), (1.0e4, true), (1.0e6, true)] {
+        let (mut x, mut links) = mk(offset);
+        let w = [1.0_f32; 4];
+        let world = XpbdWorld3F32 {
+            positions: x.as_mut_ptr(),
+            velocities: ptr::null_mut(),
+            inverse_masses: w.as_ptr(),
+            particle_count: 4,
+            links: links.as_mut_ptr(),
+            link_count: 3,
+            planes: ptr::null(),
+            plane_count: 0,
+            spheres: ptr::null(),
+            sphere_count: 0,
+            contacts: ptr::null_mut(),
+            contact_capacity: 0,
+            scratch: ptr::null_mut(),
+            scratch_count: 0,
+            error_index: 0,
+        };
+        let (mut ratio, mut particle) = (-1.0_f32, usize::MAX);
+        // SAFETY: valid buffers and outputs.
+        let s = unsafe { xpbd_world3_precision_f32(&world, &config, &mut ratio, &mut particle) };
+        assert_eq!(s, XpbdStatus::Ok);
+        assert_eq!(
+            f64::from(ratio) > XPBD_PRECISION_LIMIT,
+            coarse,
+            "{offset}: {ratio}"
+        );
+        assert_eq!(particle, 3);
+        // The outputs may not overlap the positions.
+        // SAFETY: as above; the output deliberately aliases the positions.
+        let s = unsafe {
+            xpbd_world3_precision_f32(&world, &config, x.as_mut_ptr().cast(), &mut particle)
+        };
+        assert_eq!(s, XpbdStatus::AliasedBuffers);
+    }
+    // Rust: the same figure, from the same function.
+    let (x, _) = mk(1.0e4);
+    let p = xpbd::step::precision(&x, 0.1).unwrap();
+    assert!(p.is_coarse() && p.spacing == f32::from_bits(1.0e4_f32.to_bits() + 1) - 1.0e4);
+}

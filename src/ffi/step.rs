@@ -113,6 +113,57 @@ pub(crate) unsafe fn step_raw<T: Real>(
     }
 }
 
+/// `xpbd_world3_precision[_f32]`.
+///
+/// # Safety
+/// See `xpbd_world3_precision`.
+pub(crate) unsafe fn precision_raw<T: Real>(
+    world: *const WorldC<T>,
+    config: *const StepConfigC<T>,
+    out_ratio: *mut T,
+    out_particle: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (NULL-checked by the helper).
+    let (w, c) = match unsafe { (read(world), read(config)) } {
+        (Ok(w), Ok(c)) => (w, c),
+        _ => return XpbdStatus::NullPointer,
+    };
+    if out_ratio.is_null() || out_particle.is_null() {
+        return XpbdStatus::NullPointer;
+    }
+    let n = w.particle_count;
+    if let Err(e) = check_buffers(&[
+        Buf::of(w.positions, n),
+        Buf::of(w.links, w.link_count),
+        Buf::of(world, 1),
+        Buf::of(config, 1),
+        Buf::of(out_ratio, 1),
+        Buf::of(out_particle, 1),
+    ]) {
+        return e;
+    }
+    // SAFETY: checked non-null (or empty), aligned, bounded, disjoint;
+    // valid for their counts by the caller's contract; only read.
+    let (x, links) = unsafe { (slice(w.positions, n), slice(w.links, w.link_count)) };
+    if x.iter().any(|p| !p.iter().all(|v| v.is_finite())) {
+        return XpbdStatus::NonFinitePosition;
+    }
+    let Some(length) = step::shortest_length(links, c.particle_radius) else {
+        return XpbdStatus::Skipped;
+    };
+    match step::precision(x, length) {
+        Some(p) => {
+            // SAFETY: non-null, valid, disjoint from every buffer (checked).
+            unsafe {
+                ptr::write(out_ratio, p.ratio);
+                ptr::write(out_particle, p.particle);
+            }
+            XpbdStatus::Ok
+        }
+        None => XpbdStatus::Skipped,
+    }
+}
+
 /// Scratch entries `xpbd_world3_step` needs for `particle_count` particles
 /// (3 · particle_count, saturating).
 #[no_mangle]

@@ -40,6 +40,10 @@ pub const XPBD_MAX_ITERATIONS: u32 = 65_536;
 /// `XPBD_STATUS_WORK_LIMIT`, writing nothing.
 pub const XPBD_MAX_WORK: u64 = 1_073_741_824;
 
+/// The spacing ratio above which `xpbd_world3_precision` reports a world
+/// too far from its origin for the lengths it simulates.
+pub const XPBD_PRECISION_LIMIT: f64 = 1e-3;
+
 // Literal values so that cbindgen can export them; they must match Rust's.
 const _: () = assert!(XPBD_MAX_SUBSTEPS == crate::solver::MAX_SUBSTEPS);
 const _: () = assert!(XPBD_MAX_ITERATIONS == crate::solver::MAX_ITERATIONS);
@@ -284,3 +288,14 @@ pub type XpbdWorld3F32 = WorldC<f32>;
 pub type XpbdColoredSystem3 = ColoredSystemC<f64>;
 /// `XpbdColoredSystem3F32` (C): a colored 3D float system.
 pub type XpbdColoredSystem3F32 = ColoredSystemC<f32>;
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_precision_limit_is_the_rust_one() {
+        assert_eq!(
+            super::XPBD_PRECISION_LIMIT.to_bits(),
+            crate::step::PRECISION_LIMIT.to_bits()
+        );
+    }
+}

@@ -53,6 +53,10 @@
 //! so that a rope comes to rest; it is not air drag and not material damping.
 
 mod colliders;
+mod precision;
+
+pub(crate) use precision::shortest_length;
+pub use precision::{precision, world_precision, Precision, PRECISION_LIMIT};
 
 use crate::constraint::contact::Colliders;
 pub use crate::constraint::contact::{Contact, Plane, Sphere};
@@ -194,7 +198,7 @@ fn validate_config<T: Real, const D: usize>(c: &StepConfig<T, D>) -> Result<(), 
 /// [`StepError::InvalidBudget`], [`StepError::InvalidConfig`],
 /// [`StepError::VelocityCountMismatch`], [`StepError::ScratchTooSmall`],
 /// [`StepError::NonFiniteVelocity`], [`StepError::InvalidCollider`], and the
-/// system's [`SystemError`](crate::SystemError)s) are found before anything is written. Errors
+/// system's [`SystemError`]s) are found before anything is written. Errors
 /// during the substeps ([`StepError::ContactCapacity`],
 /// [`StepError::InvalidContactResult`], [`StepError::InvalidResult`], a
 /// system sweep error) roll positions and velocities back to the start of

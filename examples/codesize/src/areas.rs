@@ -170,6 +170,8 @@ pub fn stepping() {
         xpbd_step_config3_default,
         xpbd_step_config3_default_f32,
         xpbd_step_scratch_len,
+        xpbd_world3_precision,
+        xpbd_world3_precision_f32,
     );
 }
 

@@ -268,6 +268,33 @@ pub unsafe extern "C" fn xpbd_world3_step{S}(
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe { step_raw(world, dt, config, out_stats) }
 }
+
+/// The precision diagnostic of a 3D {C} world: `*out_ratio` receives the
+/// float spacing (one ulp, m) at the particle farthest from the origin
+/// divided by the world's shortest length (the positive
+/// `config->particle_radius`, or the shortest rest length of its links if
+/// shorter), `*out_particle` that particle. Above `XPBD_PRECISION_LIMIT` (1e-3) the positions are too
+/// coarse for the lengths simulated: a rope far from the origin jitters or
+/// freezes. Simulate in local coordinates (or in double). Reads only.
+///
+/// Returns `XPBD_STATUS_OK`, `XPBD_STATUS_SKIPPED` (no particles, or no
+/// length: radius 0 and no links; nothing written), `NULL_POINTER`,
+/// `NON_FINITE_POSITION`, `ALIASED_BUFFERS` (the outputs overlap a buffer,
+/// the world, the configuration or each other), `INVALID_ARGUMENT`.
+///
+/// # Safety
+/// `world` and `config` NULL or valid; the world's positions and links
+/// valid for their counts; the outputs NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_world3_precision{S}(
+    world: *const WorldC<{T}>,
+    config: *const StepConfigC<{T}>,
+    out_ratio: *mut {T},
+    out_particle: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { precision_raw(world, config, out_ratio, out_particle) }
+}
 "#;
 
 /// The colored entry points, per precision.
@@ -410,7 +437,7 @@ pub fn generate() -> String {
 use super::colored::{colored_begin_raw, colored_iterate_raw, colored_job_raw, fill_raw, greedy_raw, merge_raw};
 use super::distance::{distance_begin, distance_solve};
 use super::status::XpbdStatus;
-use super::step::{default_config, step_raw};
+use super::step::{default_config, precision_raw, step_raw};
 use super::system::{begin_substep_raw, build_raw, iterate_raw, iterate_until_raw, measure_raw};
 use super::types::{ColoredSystemC, DistanceConstraintC, StepConfigC, SystemC, WorldC};
 use crate::solver::{Convergence, Link, Shape, SweepStats};
