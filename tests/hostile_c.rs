@@ -252,6 +252,20 @@ fn nan_between_colored_iterations_is_named() {
             assert_eq!(status, XpbdStatus::NonFinitePosition);
             assert_eq!(sys.error_index, 5);
         }
+        // `iterate` re-checks every position before it writes anything, even
+        // a particle only the last color (or no link) touches.
+        let mut c = Colored::rope(9);
+        let mut sys = c.system();
+        sys.zero_length_policy = policy;
+        // SAFETY: valid, disjoint buffers.
+        unsafe {
+            assert_eq!(xpbd_colored3_begin_substep(&mut sys, 1.0 / 60.0), XpbdStatus::Ok);
+            (*sys.positions.add(8))[0] = f64::INFINITY;
+            let before = (bytes(&c.x), bytes(&c.lambda));
+            let status = xpbd_colored3_iterate(&mut sys, ptr::null_mut());
+            assert_eq!((status, sys.error_index), (XpbdStatus::NonFinitePosition, 8));
+            assert_eq!((bytes(&c.x), bytes(&c.lambda)), before);
+        }
     }
 }
 

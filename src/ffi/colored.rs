@@ -272,6 +272,28 @@ fn strided<T>(f: &ColoredSystemC<T>, layout: Layout) -> RawStrided<T> {
     }
 }
 
+/// The first particle with a NaN or infinite coordinate, in either layout.
+///
+/// # Safety
+/// The position buffers of `layout` passed the checks (valid for
+/// `particle_count` reads) and are not written meanwhile.
+#[inline(never)]
+unsafe fn first_non_finite<T: Real>(f: &ColoredSystemC<T>, layout: Layout) -> Option<usize> {
+    let n = f.particle_count;
+    match layout {
+        // SAFETY: forwarded.
+        Layout::Aos => crate::solver::first_non_finite(unsafe { slice(f.positions, n) }),
+        Layout::Soa => {
+            // SAFETY: forwarded.
+            let (x, y, z) = unsafe { (slice(f.x, n), slice(f.y, n), slice(f.z, n)) };
+            x.iter()
+                .zip(y)
+                .zip(z)
+                .position(|((a, b), c)| !(a.is_finite() && b.is_finite() && c.is_finite()))
+        }
+    }
+}
+
 /// The boundaries of color `c`, checked ascending and within the links.
 ///
 /// # Safety
@@ -299,6 +321,13 @@ pub(crate) unsafe fn colored_iterate_raw<T: Real>(
         Ok(x) => x,
         Err(status) => return status,
     };
+    // A C caller may move particles inside a substep: a non-finite one is
+    // named before anything is written (O(particles), a fraction of a sweep).
+    // SAFETY: buffers checked by `active`; read only, this thread only.
+    if let Some(particle) = unsafe { first_non_finite(&f, layout) } {
+        // SAFETY: `system` non-null and valid.
+        return unsafe { fail(system, SystemError::NonFinitePosition { particle }) };
+    }
     let mut total = SweepStats::default();
     for c in 0..f.color_count {
         // SAFETY: buffers checked by `active`.
