@@ -295,3 +295,178 @@ pub fn status_str(data: &[u8]) {
         "code {code}"
     );
 }
+
+/// A caller buffer as the documented buffer rules see it (docs/c-api.md,
+/// "Aliasing"): address, element count, element size and alignment.
+#[derive(Clone, Copy)]
+pub struct Span {
+    addr: usize,
+    count: usize,
+    size: usize,
+    align: usize,
+}
+
+impl Span {
+    /// `count` elements of `E` at `p`.
+    pub fn of<E>(p: *const E, count: usize) -> Self {
+        Self {
+            addr: p as usize,
+            count,
+            size: core::mem::size_of::<E>(),
+            align: core::mem::align_of::<E>(),
+        }
+    }
+    /// An optional output of one `E` (nothing when NULL).
+    pub fn out<E>(p: *const E) -> Self {
+        Self::of(p, usize::from(!p.is_null()))
+    }
+    /// The byte range, when the buffer is non-empty and non-null.
+    pub fn range(self) -> Option<(usize, usize)> {
+        (self.count != 0 && self.addr != 0).then(|| (self.addr, self.addr + self.count * self.size))
+    }
+}
+
+/// A set of statuses: those a call may answer when the model sees some
+/// precondition fail (the docs do not order the checks between buffers).
+#[derive(Clone, Copy, Default)]
+pub struct Pre(u32);
+
+impl Pre {
+    /// Adds a status.
+    pub fn add(&mut self, s: XpbdStatus) {
+        self.0 |= 1 << (1 - s.code());
+    }
+    /// Whether the model sees no failing precondition.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    /// Whether `s` is one of the set.
+    pub fn contains(self, s: XpbdStatus) -> bool {
+        (1 - s.code()) < 32 && self.0 & (1 << (1 - s.code())) != 0
+    }
+    /// The documented buffer rules over every buffer of one call (the
+    /// struct and the outputs included): NULL with a non-zero count,
+    /// misaligned, and any two non-empty buffers sharing a byte.
+    pub fn buffers(&mut self, bufs: &[Span]) {
+        let mut overlap = false;
+        for (k, b) in bufs.iter().enumerate() {
+            if b.count == 0 {
+                continue;
+            }
+            if b.addr == 0 {
+                self.add(XpbdStatus::NullPointer);
+            } else if b.addr % b.align != 0 {
+                self.add(XpbdStatus::InvalidArgument);
+            }
+            let Some((lo, hi)) = b.range() else { continue };
+            for c in &bufs[k + 1..] {
+                if let Some((l2, h2)) = c.range() {
+                    overlap |= lo < h2 && l2 < hi;
+                }
+            }
+        }
+        if overlap {
+            self.add(XpbdStatus::AliasedBuffers);
+        }
+    }
+}
+
+/// Bytes per region of the `system`, `step` and `colored` arenas.
+pub const REGION: usize = 768;
+
+/// A caller struct (system, world, configuration) followed by slack, so
+/// that an output placed over its end stays inside the allocation.
+#[repr(C)]
+pub struct Held<S> {
+    /// The struct.
+    pub s: S,
+    /// Bytes after it (must never change).
+    pub slack: [u64; 8],
+}
+
+impl<S> Held<S> {
+    /// Wraps `s`.
+    pub fn new(s: S) -> Self {
+        Self { s, slack: [0; 8] }
+    }
+}
+
+/// Where an output pointer goes: NULL, a byte offset in the arena, or a
+/// byte offset in the call's struct.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Place {
+    /// NULL.
+    Null,
+    /// Arena byte offset.
+    At(usize),
+    /// Byte offset into the call's struct (may run into its slack).
+    Struct(usize),
+}
+
+impl Place {
+    /// A placement for an output of `size` bytes: usually `own` (an output
+    /// region of its own), sometimes NULL, anywhere in the arena (inside
+    /// another buffer or not), over the call's struct (when `structs` is
+    /// its size, 0 for none), over `other` (another output of the call), or
+    /// misaligned.
+    pub fn pick(
+        inp: &mut Input<'_>,
+        regions: usize,
+        own: usize,
+        size: usize,
+        structs: usize,
+        other: Option<Place>,
+    ) -> Place {
+        let last = (regions * REGION - size) & !7;
+        match inp.byte() % 16 {
+            0 => Place::Null,
+            1 | 2 => {
+                let r = usize::from(inp.byte()) % regions;
+                let k = usize::from(inp.byte()) % (REGION / 8);
+                Place::At((r * REGION + 8 * k).min(last))
+            }
+            3 if structs >= 8 => Place::Struct(8 * (usize::from(inp.byte()) % (structs / 8))),
+            4 => match other {
+                Some(Place::At(o)) => Place::At((o + 8 * usize::from(inp.byte() % 2)).min(last)),
+                Some(Place::Struct(o)) => Place::Struct(o),
+                _ => Place::At(own),
+            },
+            5 => Place::At(own + 1 + usize::from(inp.byte() % 7)),
+            _ => Place::At(own),
+        }
+    }
+    /// The pointer: `arena` is the arena's first byte, `held` the struct's.
+    pub fn ptr<E>(self, arena: *mut u8, held: *mut u8) -> *mut E {
+        match self {
+            Place::Null => core::ptr::null_mut(),
+            Place::At(o) => arena.wrapping_add(o).cast(),
+            Place::Struct(o) => held.wrapping_add(o).cast(),
+        }
+    }
+}
+
+/// Bytes of `a` and `b` (two snapshots of one arena at `base`) are equal
+/// outside the byte ranges `spans` (absolute addresses; parts outside the
+/// arena are ignored).
+pub fn same_outside(a: &[u8], b: &[u8], base: usize, spans: &[Option<(usize, usize)>]) -> bool {
+    let mut cut = [(0usize, 0usize); 8];
+    let mut n = 0;
+    for (lo, hi) in spans.iter().flatten() {
+        let lo = lo.saturating_sub(base).min(a.len());
+        let hi = hi.saturating_sub(base).min(a.len());
+        if lo < hi && n < cut.len() {
+            cut[n] = (lo, hi);
+            n += 1;
+        }
+    }
+    let cut = &mut cut[..n];
+    cut.sort_unstable();
+    let mut at = 0;
+    for &(lo, hi) in cut.iter() {
+        if lo > at && a[at..lo] != b[at..lo] {
+            return false;
+        }
+        at = at.max(hi);
+    }
+    a[at..] == b[at..]
+}

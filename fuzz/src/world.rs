@@ -10,8 +10,24 @@
 //! fits the region (so null with a non-zero count, too-small capacities and
 //! zero counts are reached). Contents are arbitrary floats and indices.
 //!
+//! Output pointers (`out_stats`, `out`, `out_count`, the step's
+//! `out_stats`) go to their own output region, NULL, anywhere in the arena
+//! (inside a buffer of the call or not), over the call's struct (or the
+//! step's configuration), or misaligned; between calls the system target
+//! edits positions (NaN, ±∞ or any float).
+//!
 //! Checks after every call, besides no crash and no sanitizer report:
-//! - the status is a documented code (`XPBD_STATUS_*`, −18 … 1);
+//! - the status is a documented code (`XPBD_STATUS_*`, −21 … 1);
+//! - the documented refusals, modelled ([`Pre`]): when a buffer, the struct
+//!   or an output is NULL with a count, misaligned or overlapping another,
+//!   the policy unknown or no substep begun, the status is one the model
+//!   allows and no caller byte changed (arena, struct and its slack); when
+//!   the model accepts, none of ALIASED_BUFFERS, NULL_POINTER, NO_SUBSTEP;
+//! - a non-finite position at `iterate` / `iterate_until`:
+//!   NON_FINITE_POSITION, `error_index` naming a non-finite particle,
+//!   nothing else written;
+//! - on success nothing outside the call's writable buffers and its output
+//!   changed; on an error not the output either;
 //! - `begin_substep`, `measure` and the builders on error: no byte of the
 //!   arena changed (the system struct may change only in `substep_active`,
 //!   `h` and `error_index`); `measure` never writes the arena;
@@ -32,12 +48,11 @@ use xpbd::ffi_step::*;
 use xpbd::ffi_system::*;
 use xpbd::ffi_system_fns::*;
 
-use crate::Input;
+use crate::{same_outside, Held, Input, Place, Pre, Span};
 
-/// Bytes per region.
-pub const REGION: usize = 768;
+pub use crate::REGION;
 /// Regions in the arena.
-pub const REGIONS: usize = 8;
+pub const REGIONS: usize = 10;
 const POS: usize = 0;
 const MASS: usize = 1;
 const LINKS: usize = 2;
@@ -46,6 +61,8 @@ const SCRATCH: usize = 4;
 const CONTACTS: usize = 5;
 const PLANES: usize = 6;
 const SPHERES: usize = 7;
+/// The outputs' own regions (`out_stats`, `out`, `out_count`).
+const OUT: usize = 8;
 
 #[repr(C, align(8))]
 #[derive(Clone, Copy)]
@@ -54,6 +71,12 @@ pub(crate) struct Arena([[u8; REGION]; REGIONS]);
 impl Arena {
     fn region(&mut self, r: usize) -> *mut u8 {
         self.0[r].as_mut_ptr()
+    }
+    fn base(&mut self) -> *mut u8 {
+        self.0.as_mut_ptr().cast()
+    }
+    fn bytes(&self) -> &[u8] {
+        self.0.as_flattened()
     }
     fn put<E: Copy>(&mut self, r: usize, k: usize, e: E) {
         let size = core::mem::size_of::<E>();
@@ -130,7 +153,54 @@ macro_rules! system_abi {
                 }
             }
 
-            /// The system target: up to 16 calls of the system ABI and builders.
+            /// Every field of two system structs is the same (h by bits).
+            fn same_struct(x: &$Sys, y: &$Sys) -> bool {
+                x.positions == y.positions
+                    && x.inverse_masses == y.inverse_masses
+                    && x.particle_count == y.particle_count
+                    && x.links == y.links
+                    && x.link_count == y.link_count
+                    && x.zero_length_policy == y.zero_length_policy
+                    && x.substep_active == y.substep_active
+                    && x.h.to_bits() == y.h.to_bits()
+                    && x.error_index == y.error_index
+            }
+
+            /// Position `k` of the positions region `p` (None past the region).
+            fn pos_at(a: &Arena, p: usize, k: usize) -> Option<[$T; $D]> {
+                let size = core::mem::size_of::<[$T; $D]>();
+                let lo = k * size;
+                // SAFETY: in bounds (checked); an unaligned read of plain data.
+                (lo + size <= REGION)
+                    .then(|| unsafe { a.0[p].as_ptr().add(lo).cast::<[$T; $D]>().read_unaligned() })
+            }
+
+            /// Whether particle `k` of region `p` has a NaN or infinite coordinate.
+            fn non_finite(a: &Arena, p: usize, k: usize) -> bool {
+                pos_at(a, p, k).is_some_and(|x| !x.iter().all(|c| c.is_finite()))
+            }
+
+            /// An edit between iterations (the C contract allows moving
+            /// particles inside a substep): one coordinate of one particle
+            /// becomes NaN, ±infinity or any float (a legal move when finite).
+            fn edit(inp: &mut Input<'_>, a: &mut Arena, s: &$Sys, pr: Option<usize>) {
+                let Some(p) = pr else { return };
+                if s.particle_count == 0 {
+                    return;
+                }
+                let k = usize::from(inp.byte()) % s.particle_count;
+                let d = usize::from(inp.byte()) % $D;
+                let v: $T = match inp.byte() % 4 {
+                    0 => <$T>::NAN,
+                    1 => <$T>::INFINITY,
+                    2 => <$T>::NEG_INFINITY,
+                    _ => inp.real(),
+                };
+                a.put(p, k * $D + d, v);
+            }
+
+            /// The system target: up to 16 calls of the system ABI and builders,
+            /// and edits of positions between them.
             pub fn system(data: &[u8]) {
                 let mut inp = Input::new(data);
                 let mut a = Arena([[0; REGION]; REGIONS]);
@@ -140,7 +210,7 @@ macro_rules! system_abi {
                 let (pr, pc) = buffer::<[$T; $D]>(&mut inp, POS, n);
                 let (mr, mc) = buffer::<$T>(&mut inp, MASS, n);
                 let (lr, lc) = buffer::<$Link>(&mut inp, LINKS, m);
-                let mut sys = $Sys {
+                let mut h = Held::new($Sys {
                     positions: ptr_of(&mut a, pr),
                     inverse_masses: ptr_of::<$T>(&mut a, mr),
                     particle_count: pc.min(mc),
@@ -150,67 +220,200 @@ macro_rules! system_abi {
                     substep_active: 0,
                     h: 0.0,
                     error_index: 0,
-                };
+                });
                 if inp.byte() % 8 == 0 {
-                    sys.particle_count = pc; // a count that may not match the masses' region
+                    h.s.particle_count = pc; // a count that may not match the masses' region
                 }
+                let base = a.base();
+                let own = OUT * REGION;
+                let size_sys = core::mem::size_of::<$Sys>();
                 let mut calls = 0;
                 while !inp.is_empty() && calls < 16 {
                     calls += 1;
                     let before = a;
-                    let sys_before = sys;
-                    let op = inp.byte() % 8;
-                    // SAFETY: every pointer is NULL or into the arena with a count that
-                    // fits its region; the arena outlives the calls.
+                    let sb = h.s;
+                    let op = inp.byte() % 9;
+                    if op == 8 {
+                        edit(&mut inp, &mut a, &sb, pr);
+                        continue;
+                    }
+                    let held = core::ptr::addr_of_mut!(h).cast::<u8>();
+                    let sysp = core::ptr::addr_of_mut!(h.s);
+                    let bufs = [
+                        Span::of(sb.positions, sb.particle_count),
+                        Span::of(sb.inverse_masses, sb.particle_count),
+                        Span::of(sb.links, sb.link_count),
+                        Span::of(sysp, 1),
+                    ];
+                    let (pos_span, link_span) = (bufs[0].range(), bufs[2].range());
+                    // What the documented checks refuse before any work.
+                    let mut pre = Pre::default();
+                    if matches!(op, 2..=5) && sb.substep_active != 1 {
+                        pre.add(XpbdStatus::NoSubstep);
+                    }
+                    if op <= 5 && !matches!(sb.zero_length_policy, 0 | 1) {
+                        pre.add(XpbdStatus::InvalidArgument); // an unknown policy code
+                    }
+                    // The spans a success may write (buffers, then the output).
+                    let mut ok_spans = [pos_span, link_span, None];
+                    // SAFETY: every pointer is NULL, into the arena with a count that
+                    // fits its region, or into `h` (struct and slack); the arena and
+                    // `h` outlive the calls.
                     let status = unsafe {
                         match op {
-                            0 | 1 => $begin(&mut sys, inp.real()),
-                            2 | 3 => {
-                                let mut st = core::mem::zeroed();
-                                let out = if inp.byte() % 4 == 0 {
-                                    core::ptr::null_mut()
-                                } else {
-                                    &mut st
-                                };
-                                $iterate(&mut sys, out)
+                            0 | 1 => {
+                                pre.buffers(&bufs);
+                                ok_spans[0] = None;
+                                $begin(sysp, inp.real())
                             }
-                            4 => {
-                                let mut c = core::mem::zeroed();
-                                $until(&mut sys, inp.real(), u32::from(inp.byte() % 8), &mut c)
-                            }
-                            5 => {
-                                let mut st = core::mem::zeroed();
-                                let out = if inp.byte() % 8 == 0 {
-                                    core::ptr::null_mut()
+                            2..=5 => {
+                                let size = if op == 4 {
+                                    core::mem::size_of::<xpbd::Convergence<$T>>()
                                 } else {
-                                    &mut st
+                                    core::mem::size_of::<xpbd::SweepStats<$T>>()
                                 };
-                                let s = $measure(&mut sys, out);
-                                assert!(same_all(&a, &before), "measure wrote the arena");
+                                let place =
+                                    Place::pick(&mut inp, REGIONS, own, size, size_sys, None);
+                                let out = place.ptr::<u8>(base, held);
+                                let o = if op == 4 {
+                                    Span::out(out.cast::<xpbd::Convergence<$T>>())
+                                } else {
+                                    Span::out(out.cast::<xpbd::SweepStats<$T>>())
+                                };
+                                let out_span = o.range();
+                                ok_spans[2] = out_span;
+                                if op == 5 {
+                                    // measure: the output is required; it writes nothing else.
+                                    ok_spans = [None, None, out_span];
+                                    if out.is_null() {
+                                        pre = Pre::default();
+                                        pre.add(XpbdStatus::NullPointer);
+                                    }
+                                }
+                                pre.buffers(&[bufs[0], bufs[1], bufs[2], bufs[3], o]);
+                                match op {
+                                    4 => $until(
+                                        sysp,
+                                        inp.real(),
+                                        u32::from(inp.byte() % 8),
+                                        out.cast(),
+                                    ),
+                                    5 => $measure(sysp, out.cast()),
+                                    _ => $iterate(sysp, out.cast()),
+                                }
+                            }
+                            _ => {
+                                let (s, p, spans) = build(&mut inp, &mut a, op);
+                                pre = p;
+                                ok_spans = spans;
                                 s
                             }
-                            _ => build(&mut inp, &mut a, op),
                         }
                     };
                     assert!(documented(status), "undocumented status {}", status.code());
-                    if status.code() < 0 {
+                    assert!(h.slack == [0; 8], "op {op} wrote past the struct");
+                    if !pre.is_empty() {
+                        // A call the documented checks refuse: that status, no
+                        // byte of the arena changed, and on ALIASED_BUFFERS (or
+                        // NO_SUBSTEP, NULL_POINTER) not the struct either (a
+                        // begin_substep clears substep_active first).
+                        assert!(
+                            pre.contains(status),
+                            "op {op}: status {} where the model refuses ({:#x})",
+                            status.code(),
+                            pre.0
+                        );
+                        assert!(
+                            same_all(&a, &before),
+                            "op {op}: wrote on refused {}",
+                            status.code()
+                        );
+                        let mut want = sb;
+                        if op <= 1 {
+                            want.substep_active = 0;
+                        }
+                        if matches!(
+                            status,
+                            XpbdStatus::AliasedBuffers
+                                | XpbdStatus::NoSubstep
+                                | XpbdStatus::NullPointer
+                        ) {
+                            assert!(
+                                same_struct(&h.s, &want),
+                                "op {op}: refused call wrote the struct"
+                            );
+                        }
+                        continue;
+                    }
+                    assert!(
+                        !matches!(
+                            status,
+                            XpbdStatus::AliasedBuffers
+                                | XpbdStatus::NoSubstep
+                                | XpbdStatus::NullPointer
+                        ),
+                        "op {op}: {} though every buffer is valid and disjoint",
+                        status.code()
+                    );
+                    // A non-finite position (an edit between iterations): iterate
+                    // and iterate_until answer NON_FINITE_POSITION naming it and
+                    // write nothing but error_index.
+                    let bad = match pr {
+                        Some(p) if matches!(op, 2..=4) => {
+                            (0..sb.particle_count).find(|k| non_finite(&before, p, *k))
+                        }
+                        _ => None,
+                    };
+                    if let (Some(bad), Some(p)) = (bad, pr) {
+                        assert_eq!(
+                            status,
+                            XpbdStatus::NonFinitePosition,
+                            "op {op}: particle {bad} is not finite"
+                        );
+                        assert!(
+                            non_finite(&before, p, h.s.error_index),
+                            "op {op}: error_index {} names a finite particle ({bad} is not)",
+                            h.s.error_index
+                        );
+                        assert!(
+                            same_all(&a, &before),
+                            "op {op}: wrote with a non-finite position"
+                        );
+                        let mut want = sb;
+                        want.error_index = h.s.error_index;
+                        assert!(same_struct(&h.s, &want), "op {op}: wrote the struct");
+                        continue;
+                    }
+                    if status.code() == 0 {
+                        assert!(
+                            same_outside(a.bytes(), before.bytes(), base as usize, &ok_spans),
+                            "op {op}: success wrote outside its buffers and output"
+                        );
+                    } else if status.code() < 0 {
                         // The system struct: only the library's diagnostic fields.
                         assert!(
-                            sys.positions == sys_before.positions
-                                && sys.inverse_masses == sys_before.inverse_masses
-                                && sys.particle_count == sys_before.particle_count
-                                && sys.links == sys_before.links
-                                && sys.link_count == sys_before.link_count
-                                && sys.zero_length_policy == sys_before.zero_length_policy
+                            h.s.positions == sb.positions
+                                && h.s.inverse_masses == sb.inverse_masses
+                                && h.s.particle_count == sb.particle_count
+                                && h.s.links == sb.links
+                                && h.s.link_count == sb.link_count
+                                && h.s.zero_length_policy == sb.zero_length_policy
+                        );
+                        // Outputs are written only on success.
+                        ok_spans[2] = None;
+                        assert!(
+                            same_outside(a.bytes(), before.bytes(), base as usize, &ok_spans),
+                            "op {op}: error {} wrote outside its buffers",
+                            status.code()
                         );
                         match op {
-                            2 | 3 => iterate_error(&a, &before, &sys, pr, lr),
+                            2 | 3 => iterate_error(&a, &before, &h.s, pr, lr),
                             // Earlier sweeps of iterate_until may have succeeded: only
                             // the per-link rule of the failed sweep's own changes holds,
                             // which this harness cannot see; the other regions must not
                             // change, and nothing must change over NULL or aliased
                             // buffers.
-                            _ if op == 4 => {
+                            4 => {
                                 if pr.is_none() || lr.is_none() || pr == lr {
                                     assert!(same_all(&a, &before), "iterate_until wrote on error");
                                 }
@@ -232,7 +435,6 @@ macro_rules! system_abi {
                     }
                 }
             }
-
             fn same_all(a: &Arena, b: &Arena) -> bool {
                 a.0 == b.0
             }
@@ -287,12 +489,18 @@ macro_rules! system_abi {
                 }
             }
 
-            /// One builder call (rope, loop or cloth, 3D f64), positions from the
-            /// arena, links into the arena.
+            /// One builder call (rope, loop or cloth), positions from the arena,
+            /// links into the arena, `out_count` anywhere (its own region,
+            /// NULL, over the positions or links, misaligned): the status, what
+            /// the documented checks refuse, and the spans a success may write.
             ///
             /// # Safety
             /// As the builders.
-            unsafe fn build(inp: &mut Input<'_>, a: &mut Arena, op: u8) -> XpbdStatus {
+            unsafe fn build(
+                inp: &mut Input<'_>,
+                a: &mut Arena,
+                op: u8,
+            ) -> (XpbdStatus, Pre, [Option<(usize, usize)>; 3]) {
                 let (pr, pc) = buffer::<[$T; $D]>(inp, POS, 8);
                 let (lr, lc) = buffer::<$Link>(inp, LINKS, 16);
                 // Builders take disjoint buffers by contract: keep them apart.
@@ -305,24 +513,32 @@ macro_rules! system_abi {
                 let pos = ptr_of::<$T>(a, pr);
                 let links = ptr_of::<$Link>(a, lr);
                 let compliance = inp.real();
-                let mut count = usize::MAX;
-                let out = if inp.byte() % 16 == 0 {
-                    core::ptr::null_mut()
+                let place = Place::pick(inp, REGIONS, OUT * REGION, 8, 0, None);
+                let out = place.ptr::<usize>(a.base(), core::ptr::null_mut());
+                let (rope, rows) = if op == 6 {
+                    (inp.byte() % 2, 0)
                 } else {
-                    &mut count as *mut usize
+                    (2, usize::from(inp.byte() % 5))
                 };
+                let cols = if rows == 0 { 0 } else { pc / rows };
+                let particles = if op == 6 { pc } else { rows * cols };
+                let mut pre = Pre::default();
+                let bufs = [
+                    Span::of(pos.cast_const(), particles * $D),
+                    Span::of(links, lc),
+                    Span::of(out, 1),
+                ];
+                if out.is_null() {
+                    pre.add(XpbdStatus::NullPointer);
+                } else {
+                    pre.buffers(&bufs);
+                }
                 // SAFETY: forwarded.
-                unsafe {
-                    if op == 6 {
-                        if inp.byte() % 2 == 0 {
-                            $rope(pos, pc, compliance, links, lc, out)
-                        } else {
-                            $loop_(pos, pc, compliance, links, lc, out)
-                        }
-                    } else {
-                        let rows = usize::from(inp.byte() % 5);
-                        let cols = if rows == 0 { 0 } else { pc / rows };
-                        $cloth(
+                let s = unsafe {
+                    match rope {
+                        0 => $rope(pos, pc, compliance, links, lc, out),
+                        1 => $loop_(pos, pc, compliance, links, lc, out),
+                        _ => $cloth(
                             pos,
                             rows,
                             cols,
@@ -331,9 +547,10 @@ macro_rules! system_abi {
                             links,
                             lc,
                             out,
-                        )
+                        ),
                     }
-                }
+                };
+                (s, pre, [None, bufs[1].range(), bufs[2].range()])
             }
         }
     };
@@ -410,7 +627,7 @@ pub fn system(data: &[u8]) {
 /// The step harness for one precision.
 macro_rules! step_abi {
     ($m:ident, $sysm:ident, $T:ty, $Link:ident, $World:ident, $Plane:ident, $Sphere:ident,
-     $Contact:ident, $default:ident, $step:ident) => {
+     $Contact:ident, $StepStats:ident, $default:ident, $step:ident) => {
         /// The step harness for one precision.
         pub mod $m {
             #[allow(unused_imports)]
@@ -450,7 +667,7 @@ macro_rules! step_abi {
                 let (cr, cc) = buffer::<$Contact>(&mut inp, CONTACTS, 2 * n);
                 let (scr, scc) = buffer::<[$T; 3]>(&mut inp, SCRATCH, 3 * n);
                 let pc = pc.min(24);
-                let mut world = $World {
+                let mut world = Held::new($World {
                     positions: ptr_of(&mut a, pr),
                     velocities: ptr_of(&mut a, vr),
                     inverse_masses: ptr_of::<$T>(&mut a, mr),
@@ -466,7 +683,7 @@ macro_rules! step_abi {
                     scratch: ptr_of(&mut a, scr),
                     scratch_count: scc,
                     error_index: 0,
-                };
+                });
                 let mut config = $default();
                 if inp.byte() % 2 == 0 {
                     config.gravity = [inp.real(), inp.real(), inp.real()];
@@ -484,26 +701,126 @@ macro_rules! step_abi {
                     config.substeps = 2;
                     config.iterations = 2;
                 }
+                let config = Held::new(config);
                 let protected = [pr, vr, mr, plr, spr];
                 let writable = [lr, cr, scr];
+                let base = a.base();
+                let size_world = core::mem::size_of::<$World>();
+                let size_config = core::mem::size_of_val(&config.s);
                 for _ in 0..4 {
                     let before = a;
+                    let wb = world.s;
                     let dt = inp.real();
-                    let mut stats = unsafe { core::mem::zeroed() };
-                    let out = if inp.byte() % 4 == 0 {
-                        core::ptr::null_mut()
-                    } else {
-                        &mut stats
-                    };
+                    // The output: its own region, NULL, inside a buffer, over the
+                    // world struct or the configuration, misaligned.
+                    let size = core::mem::size_of::<$StepStats>();
+                    let mut place =
+                        Place::pick(&mut inp, REGIONS, OUT * REGION, size, size_world, None);
+                    let wp = core::ptr::addr_of_mut!(world.s);
+                    let cp = core::ptr::addr_of!(config.s);
+                    let mut held = core::ptr::addr_of_mut!(world).cast::<u8>();
+                    if let Place::Struct(o) = place {
+                        if inp.byte() % 2 == 0 {
+                            place = Place::Struct(o % size_config);
+                            held = core::ptr::addr_of!(config).cast::<u8>().cast_mut();
+                        }
+                    }
+                    let out = place.ptr::<$StepStats>(base, held);
                     let cfg = if inp.byte() % 32 == 0 {
                         core::ptr::null()
                     } else {
-                        &config as *const _
+                        cp
                     };
-                    // SAFETY: every pointer is NULL or into the arena with a count that
-                    // fits its region.
-                    let status = unsafe { $step(&mut world, dt, cfg, out) };
+                    let w = &wb;
+                    let n = w.particle_count;
+                    let bufs = [
+                        Span::of(w.positions, n),
+                        Span::of(w.velocities, n),
+                        Span::of(w.inverse_masses, n),
+                        Span::of(w.links, w.link_count),
+                        Span::of(w.planes, w.plane_count),
+                        Span::of(w.spheres, w.sphere_count),
+                        Span::of(w.contacts, w.contact_capacity),
+                        Span::of(w.scratch, w.scratch_count),
+                        Span::of(wp, 1),
+                        Span::of(cp, 1),
+                        Span::out(out),
+                    ];
+                    let mut pre = Pre::default();
+                    if cfg.is_null() {
+                        pre.add(XpbdStatus::NullPointer);
+                    } else {
+                        pre.buffers(&bufs);
+                        if !matches!(config.s.zero_length_policy, 0 | 1) {
+                            pre.add(XpbdStatus::InvalidArgument);
+                        }
+                    }
+                    // SAFETY: every pointer is NULL, into the arena with a count that
+                    // fits its region, or into `world` / `config` (struct and slack).
+                    let status = unsafe { $step(wp, dt, cfg, out) };
                     assert!(documented(status), "undocumented status {}", status.code());
+                    assert!(
+                        world.slack == [0; 8] && config.slack == [0; 8],
+                        "step wrote past a struct"
+                    );
+                    let ws = world.s;
+                    let same_world = ws.positions == wb.positions
+                        && ws.velocities == wb.velocities
+                        && ws.inverse_masses == wb.inverse_masses
+                        && ws.particle_count == wb.particle_count
+                        && ws.links == wb.links
+                        && ws.link_count == wb.link_count
+                        && ws.planes == wb.planes
+                        && ws.plane_count == wb.plane_count
+                        && ws.spheres == wb.spheres
+                        && ws.sphere_count == wb.sphere_count
+                        && ws.contacts == wb.contacts
+                        && ws.contact_capacity == wb.contact_capacity
+                        && ws.scratch == wb.scratch
+                        && ws.scratch_count == wb.scratch_count;
+                    assert!(same_world, "step changed a buffer field of the world");
+                    if !pre.is_empty() {
+                        // Refused by the documented checks (an output over a
+                        // buffer, the world, the configuration): that status and
+                        // no caller byte changed.
+                        assert!(
+                            pre.contains(status),
+                            "step: status {} where the model refuses ({:#x})",
+                            status.code(),
+                            pre.0
+                        );
+                        assert!(a.0 == before.0, "step wrote on refused {}", status.code());
+                        assert!(
+                            ws.error_index == wb.error_index,
+                            "refused step wrote error_index"
+                        );
+                        continue;
+                    }
+                    assert!(
+                        !matches!(status, XpbdStatus::AliasedBuffers | XpbdStatus::NullPointer),
+                        "step: {} though every buffer is valid and disjoint",
+                        status.code()
+                    );
+                    // Per-substep state (λ, contacts, scratch) may be left written;
+                    // the output only on success, positions and velocities too.
+                    let mut spans = [
+                        bufs[3].range(),
+                        bufs[6].range(),
+                        bufs[7].range(),
+                        None,
+                        None,
+                        None,
+                    ];
+                    if status.code() >= 0 {
+                        spans[3] = bufs[0].range();
+                        spans[4] = bufs[1].range();
+                        spans[5] = bufs[10].range();
+                    }
+                    assert!(
+                        same_outside(a.bytes(), before.bytes(), base as usize, &spans),
+                        "step {} wrote outside its writable buffers",
+                        status.code()
+                    );
                     if status.code() < 0 {
                         for r in protected.iter().flatten() {
                             if !writable.contains(&Some(*r)) {
@@ -533,6 +850,7 @@ step_abi!(
     XpbdPlane3,
     XpbdSphere3,
     XpbdContact,
+    XpbdStepStats,
     xpbd_step_config3_default,
     xpbd_world3_step
 );
@@ -545,6 +863,7 @@ step_abi!(
     XpbdPlane3F32,
     XpbdSphere3F32,
     XpbdContactF32,
+    XpbdStepStatsF32,
     xpbd_step_config3_default_f32,
     xpbd_world3_step_f32
 );
