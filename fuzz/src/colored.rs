@@ -64,14 +64,13 @@ const OUT2: usize = 19;
 
 /// docs/c-api.md ("Edits inside a substep"): `xpbd_colored3_iterate`
 /// re-checks every position first and writes nothing when one is NaN or
-/// infinite. Off while the library does not: it solves color by color and
-/// names a non-finite particle only from a failing link, so a NaN particle
-/// of a later color leaves the earlier colors applied, and one in no link
-/// (or only on static links) gives `XPBD_STATUS_OK` (found by this target;
-/// reported with issue 14). Turn on with the fix. Off, the target still
-/// checks that a NON_FINITE_POSITION names a non-finite particle and that
-/// no link of a non-finite particle is applied.
-const STRICT_COLORED_NAN: bool = false;
+/// infinite. This target found that the library once solved color by color
+/// and named a non-finite particle only from a failing link (a NaN particle
+/// of a later color left the earlier colors applied, one in no link gave
+/// `XPBD_STATUS_OK`); fixed, and asserted. Off, the target would still
+/// check that a NON_FINITE_POSITION names a non-finite particle and that no
+/// link of a non-finite particle is applied.
+const STRICT_COLORED_NAN: bool = true;
 
 #[repr(C, align(8))]
 #[derive(Clone, Copy)]
