@@ -34,6 +34,7 @@ target=""
 target_dir=""
 while [ $# -gt 0 ]; do
     case "$1" in
+        "") ;;  # an empty argument (a CMake generator expression that was false)
         --shared) shared=1 ;;
         --debug) profile=dev ;;
         --target) target="$2"; shift ;;
@@ -77,8 +78,10 @@ if [ "$shared" = 1 ]; then
     # cdylib only: building it together with the rlib leaves an undefined
     # rust_eh_personality in the .so (docs/install.md, "cargo-c").
     soname="libxpbd.so.$major"
+    # --defsym: see rust_eh_personality below (needed by --debug only).
     cargo rustc -p xpbd --lib --crate-type cdylib --features c-lib-panic-handler \
-        --target-dir "$target_dir" "$@" -- -C link-arg=-Wl,-soname,"$soname" -C link-arg=-lc
+        --target-dir "$target_dir" "$@" -- -C link-arg=-Wl,-soname,"$soname" -C link-arg=-lc \
+        -C link-arg=-Wl,--defsym=rust_eh_personality=0
     cp "$cargo_out/libxpbd.so" "$out/libxpbd.so.$version"
     ln -sf "libxpbd.so.$version" "$out/$soname"
     ln -sf "$soname" "$out/libxpbd.so"
@@ -118,8 +121,14 @@ case "$triple" in *-none*) pattern='^(xpbd_|__)' ;; esac
 [ -s "$work/keep.txt" ] || { echo "tools/c-lib.sh: no xpbd_* symbol in $raw" >&2; exit 1; }
 roots=""
 if [ -n "$gc" ]; then roots=$(sed 's/^/-u /' "$work/keep.txt" | tr '\n' ' '); fi
+# rust_eh_personality: Rust's precompiled core carries unwind tables that
+# name it; optimised code never reaches them (the release link drops them),
+# unoptimised code (--debug) does. xpbd is built with panic = "abort" and
+# calls no code that could unwind through it, so no unwinder ever asks for a
+# personality routine here: the name is bound to 0 inside the object and
+# made local below, like every other Rust symbol.
 # shellcheck disable=SC2086
-$ld -r $gc $roots --whole-archive "$raw" -o "$work/xpbd_all.o"
+$ld -r $gc $roots --defsym=rust_eh_personality=0 --whole-archive "$raw" -o "$work/xpbd_all.o"
 strip=""
 [ "$profile" = release ] && strip="--strip-debug"
 # .llvmbc / .llvmcmd: rustc's embedded bitcode, unreadable by a system LTO
