@@ -58,6 +58,19 @@ else
     echo "the raw archive of cargo c-lib does not link beside it: $(grep -m1 -o 'multiple definition of `[^'"'"']*' "$dir/raw.log" || head -1 "$dir/raw.log")"
 fi
 
+# 2b. The rlib route (docs/install.md): an engine's own Rust staticlib that
+#     depends on xpbd exports xpbd's C functions itself; the C test program
+#     runs against it.
+engine=$dir/engine
+mkdir -p "$engine/src"
+printf '[package]\nname = "engine_rust"\nversion = "0.0.0"\nedition = "2021"\n\n[lib]\ncrate-type = ["staticlib"]\n\n[dependencies]\nxpbd = { path = "%s" }\n\n[workspace]\n' "$(pwd)" > "$engine/Cargo.toml"
+printf '//! The engine'"'"'s Rust component; depending on xpbd brings its C ABI along.\nuse xpbd as _;\n\n#[no_mangle]\npub extern "C" fn engine_rust_hello() -> usize {\n    String::from("hello").len()\n}\n' > "$engine/src/lib.rs"
+cp Cargo.lock "$engine/Cargo.lock"
+cargo build -q --release --offline --manifest-path "$engine/Cargo.toml" --target-dir "$engine/target"
+cc -std=c99 -Wall -Wextra -Wpedantic -Werror -ffp-contract=off -DXPBD_TEST_STANDALONE \
+    -Iinclude ffi-tests/c/*.c "$engine/target/release/libengine_rust.a" $std_libs -o "$dir/rlib_c_tests"
+echo "rlib route: $("$dir/rlib_c_tests" | tail -1)"
+
 # 3. The C test program on the localised archive (no --gc-sections needed),
 #    and the C firmware on the localised Cortex-M4F archive.
 cc -std=c99 -Wall -Wextra -Wpedantic -Werror -ffp-contract=off -DXPBD_TEST_STANDALONE \
