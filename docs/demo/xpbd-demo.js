@@ -33,7 +33,10 @@
     const ROPE_N = 20, ROPE_SPACING = 0.05, ROPE_MASS = 0.05, ROPE_X = 0.95, ROPE_TOP = 0.6;
     const ROPE_DAMPING = 0.5;  // 1/s
 
-    const DEFAULTS = { compliance: 3e-3, substeps: 8, iterations: 4, resetEveryIteration: false };
+    // cloth: false and fixedAttachment: true give the rope alone, hanging
+    // still (make-svg.js); ropeDamping is in 1/s.
+    const DEFAULTS = { compliance: 3e-3, substeps: 8, iterations: 4, resetEveryIteration: false,
+                       cloth: true, fixedAttachment: false, ropeDamping: ROPE_DAMPING };
 
     function align(n, a) { return Math.ceil(n / a) * a; }
 
@@ -45,6 +48,9 @@
             this.substeps = o.substeps;
             this.iterations = o.iterations;
             this.resetEveryIteration = o.resetEveryIteration;
+            this.withCloth = o.cloth;
+            this.fixedAttachment = o.fixedAttachment;
+            this.ropeDamping = o.ropeDamping;
             this.frame = 0;
             this.lastStatus = 0;
             this.allocate();
@@ -149,12 +155,12 @@
         step() {
             const x = this.x, p = this.p;
             this.writeConfig();
-            this.check(x.xpbd_world3_step(p.world, DT, p.config, 0), 'xpbd_world3_step');
+            if (this.withCloth) this.check(x.xpbd_world3_step(p.world, DT, p.config, 0), 'xpbd_world3_step');
 
             const S = this.substeps, h = DT / S, X = this.ropeX, V = this.ropeV, P = this.ropePrev;
-            const damp = 1 - ROPE_DAMPING * h;
+            const damp = 1 - this.ropeDamping * h;
             for (let s = 0; s < S; ++s) {
-                X[0] = Demo.attachmentX((this.frame + (s + 1) / S) / 60);  // moved by the driver
+                if (!this.fixedAttachment) X[0] = Demo.attachmentX((this.frame + (s + 1) / S) / 60);  // moved by the driver
                 for (let i = 1; i < ROPE_N; ++i) {
                     V[3 * i + 1] += h * GRAVITY;
                     for (let c = 0; c < 3; ++c) {
