@@ -100,7 +100,7 @@ if [ "$triple" = "$host" ]; then
     # GNU ld garbage-collects a partial link when given roots (-u).
     gc="--gc-sections"
 else
-    [ -x "$llvm_bin/rust-lld" ] || {
+    [ -x "$llvm_bin/rust-lld" ] && [ -x "$llvm_bin/llvm-objcopy" ] && [ -x "$llvm_bin/llvm-ar" ] || {
         echo "tools/c-lib.sh: needs rust-lld and llvm-objcopy: rustup component add llvm-tools" >&2; exit 2; }
     ld="$llvm_bin/rust-lld -flavor gnu"; objcopy="$llvm_bin/llvm-objcopy"; ar="$llvm_bin/llvm-ar"
     nm="$llvm_bin/llvm-nm"
