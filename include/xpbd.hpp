@@ -9,14 +9,15 @@
 //   xpbd_status_str) or `xpbd::Result<T>` (a status and, when ok, a value).
 //   The header compiles with -fno-exceptions. Mark them [[nodiscard]].
 // - No heap, no hidden state: every buffer is the caller's; the wrappers
-//   hold the C structs (XpbdWorld3, XpbdSystem3, ...) and nothing else, and
-//   `c()` hands out the C struct for the functions not wrapped here.
+//   hold the C structs (XpbdWorld3, XpbdSystem3, ...) and whether the views'
+//   particle counts agreed, nothing else; `c()` hands out the C struct for
+//   the functions not wrapped here (the colored solver, 2D systems).
 // - One template per concept for double and float: `World3<double>` calls
 //   xpbd_world3_step, `World3<float>` xpbd_world3_step_f32, and so on.
 //
 // The λ rule is the C API's: `System3::begin_substep(h)` resets every λ and
 // is called once per substep, `iterate()` as often as the budget allows.
-// See docs/c-api.md ("C++") and examples/cpp/world.cpp.
+// See docs/install.md ("C++") and examples/cpp/world.cpp.
 #ifndef XPBD_HPP
 #define XPBD_HPP
 
