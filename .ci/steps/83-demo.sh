@@ -43,7 +43,7 @@ tools/c-lib.sh > "$dir/c-lib.log" 2>&1 || { cat "$dir/c-lib.log"; exit 1; }
 cc -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror -ffp-contract=off -Iinclude docs/demo/native.c \
     target/release/c/libxpbd.a -lm -o "$dir/native"
 page=$(pwd)/target/demo/index.html
-chrome=(chromium --headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage --hide-scrollbars
+chrome=(timeout 120 chromium --headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage --hide-scrollbars
         --virtual-time-budget=60000)
 for case in "|" "&reset=1&iterations=16|-reset -iterations 16"; do
     query=${case%%|*}; args=${case#*|}
