@@ -9,12 +9,15 @@
 #     the SameMajorVersion rule (asking for 0.1 works, for 1.0 does not);
 #  4. C and C++ through pkg-config from the prefix (absolute prefix, no
 #     link flag the consumer does not need; a moved tree with --define-prefix);
-#  5. the documented cross-compiling option, XPBD_RUST_TARGET=thumbv7em-none-eabihf.
+#  5. the documented cross-compiling option, XPBD_RUST_TARGET=thumbv7em-none-eabihf;
+#  6. a multi-config generator (Ninja Multi-Config): Debug and Release of one
+#     build tree map to cargo's dev and release profiles.
 set -euo pipefail
 need=""
 command -v cmake >/dev/null || need="$need cmake"
 command -v pkg-config >/dev/null || need="$need pkg-config"
 if [ -n "$need" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need >/dev/null; fi
+bash .ci/apt-install.sh ninja-build >/dev/null
 
 root=$(pwd)
 dir=$root/target/ci-cmake
@@ -93,4 +96,11 @@ cmake --build "$dir/m4" >> "$dir/m4.log"
 cmake --install "$dir/m4" >> "$dir/m4.log"
 test -f "$dir/prefix-m4/lib/libxpbd.a"
 grep -q 'xpbd_RUST_TARGET "thumbv7em-none-eabihf"' "$dir/prefix-m4/lib/cmake/xpbd/xpbdConfig.cmake"
-echo "CMake (add_subdirectory Debug from a vendored copy, find_package, cross) and pkg-config: ok"
+# 6. One multi-config tree, both configurations.
+cmake -G "Ninja Multi-Config" -S examples/cpp -B "$dir/multi" -DXPBD_SOURCE_DIR="$root" > "$dir/multi.log"
+for config in Debug Release; do
+    cmake --build "$dir/multi" --config "$config" >> "$dir/multi.log"
+    "$dir/multi/$config/rope" | tail -1
+done
+test -f "$dir/multi/xpbd/cargo/debug/c/libxpbd.a" && test -f "$dir/multi/xpbd/cargo/release/c/libxpbd.a"
+echo "CMake (add_subdirectory Debug from a vendored copy, find_package, cross, multi-config) and pkg-config: ok"
