@@ -20,7 +20,7 @@ awk '
     !skip { print }
 ' Cargo.toml > "$dir/crate/Cargo.toml"
 printf '\n[workspace]\n' >> "$dir/crate/Cargo.toml"
-(cd "$dir/crate" && cargo vendor --offline -q vendor > /dev/null)
+(cd "$dir/crate" && cargo vendor -q vendor > /dev/null)
 cfg=(--config 'source.crates-io.replace-with="vendored"' --config "source.vendored.directory=\"$dir/crate/vendor\"")
 # Until the library defines rust_eh_personality itself, a .so that cargo-c
 # builds (rlib and cdylib in one rustc call) names it: bind it as
