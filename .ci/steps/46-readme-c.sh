@@ -2,7 +2,7 @@
 # The README's C quick start, as a user would copy it: the first ```c block
 # after the heading "## C quick start" is extracted, must be at most 25
 # lines, is compiled with the README's line (warnings as errors) against the
-# archive of `cargo c-lib`, and must run with exit status 0 (the program
+# archive of `tools/c-lib.sh`, and must run with exit status 0 (the program
 # returns non-zero on a bad status or a wrong rope end).
 # Then every relative link of README.md and docs/*.md must point at a file
 # that exists (anchors and web addresses are not checked).
@@ -26,9 +26,9 @@ fi
 grep -q 'xpbd_world3_step' "$src" || { echo "the C quick start does not call xpbd_world3_step"; exit 1; }
 echo "C quick start: $lines lines"
 
-cargo c-lib
+tools/c-lib.sh
 cc -std=c99 -Wall -Wextra -Wpedantic -Werror -ffp-contract=off -Iinclude "$src" \
-    target/release/libxpbd.a -Wl,--gc-sections -lm -o target/readme-c/quick_start
+    target/release/c/libxpbd.a -lm -o target/readme-c/quick_start
 ./target/readme-c/quick_start | tee target/readme-c/output.txt
 grep -q '^rope end at (' target/readme-c/output.txt
 

@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
 # The CMake and pkg-config paths of the README, each from this checkout:
-#  1. the top-level CMake build (cargo c-lib through CMake) with the examples
-#     registered in CTest, then `cmake --install` to a prefix;
-#  2. a C++ consumer (examples/cpp: rope and cloth) with add_subdirectory(xpbd);
+#  1. the top-level CMake build (tools/c-lib.sh through CMake, Release) with
+#     the examples registered in CTest, then `cmake --install` to a prefix;
+#  2. a C++ consumer (examples/cpp: rope and cloth) with add_subdirectory(xpbd)
+#     of a vendored copy of the sources, as Debug: cargo's profile dev, built
+#     inside the consumer's build tree, nothing written to the copy;
 #  3. the same consumer with find_package(xpbd CONFIG) from the prefix, and
 #     the SameMajorVersion rule (asking for 0.1 works, for 1.0 does not);
-#  4. C and C++ through pkg-config from the prefix;
-#  5. the documented cross-compiling option, XPBD_RUST_TARGET=thumbv7em-none-eabihf.
+#  4. C and C++ through pkg-config from the prefix (absolute prefix, no
+#     link flag the consumer does not need; a moved tree with --define-prefix);
+#  5. the documented cross-compiling option, XPBD_RUST_TARGET=thumbv7em-none-eabihf;
+#  6. a multi-config generator (Ninja Multi-Config): Debug and Release of one
+#     build tree map to cargo's dev and release profiles.
 set -euo pipefail
 need=""
 command -v cmake >/dev/null || need="$need cmake"
 command -v pkg-config >/dev/null || need="$need pkg-config"
 if [ -n "$need" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need >/dev/null; fi
+bash .ci/apt-install.sh ninja-build >/dev/null
 
 root=$(pwd)
 dir=$root/target/ci-cmake
@@ -23,16 +29,27 @@ cmake -S . -B "$dir/top" -DXPBD_BUILD_EXAMPLES=ON -DCMAKE_INSTALL_PREFIX="$prefi
 cmake --build "$dir/top" -j2 >> "$dir/top.log"
 (cd "$dir/top" && ctest --output-on-failure)
 cmake --install "$dir/top"
-for f in lib/libxpbd.a include/xpbd.h lib/cmake/xpbd/xpbdConfig.cmake \
+for f in lib/libxpbd.a include/xpbd.h include/xpbd.hpp lib/cmake/xpbd/xpbdConfig.cmake \
          lib/cmake/xpbd/xpbdConfigVersion.cmake lib/pkgconfig/xpbd.pc; do
     test -f "$prefix/$f" || { echo "not installed: $f"; exit 1; }
 done
 
-# 2. add_subdirectory(xpbd) inside the consumer's build.
-cmake -S examples/cpp -B "$dir/sub" -DXPBD_SOURCE_DIR="$root" > "$dir/sub.log"
+test -f "$dir/top/cargo/release/c/libxpbd.a"
+# The localised archive exports only xpbd_*, and the package asks nothing of
+# the consumer's link.
+nm -g --defined-only "$prefix/lib/libxpbd.a" | awk 'NF == 3 && $3 !~ /^xpbd_/ { bad = 1 } END { exit bad }'
+grep -q 'INTERFACE_LINK_OPTIONS ""' "$prefix/lib/cmake/xpbd/xpbdConfig.cmake"
+
+# 2. add_subdirectory(xpbd) of a vendored copy, Debug.
+vendored=$dir/vendored/xpbd
+mkdir -p "$vendored"
+git ls-files -z | xargs -0 cp --parents -t "$vendored"
+cmake -S examples/cpp -B "$dir/sub" -DXPBD_SOURCE_DIR="$vendored" -DCMAKE_BUILD_TYPE=Debug > "$dir/sub.log"
 cmake --build "$dir/sub" >> "$dir/sub.log"
 "$dir/sub/rope" | tail -1
 "$dir/sub/cloth" | tail -1
+test -f "$dir/sub/xpbd/cargo/debug/c/libxpbd.a" || { echo "Debug did not build cargo's dev profile"; exit 1; }
+[ ! -e "$vendored/target" ] || { echo "add_subdirectory wrote target/ into the vendored sources"; exit 1; }
 
 # 3. find_package(xpbd 0.1 CONFIG) from the installed prefix, nothing else.
 cmake -S examples/cpp -B "$dir/find" -DCMAKE_PREFIX_PATH="$prefix" > "$dir/find.log"
@@ -47,22 +64,30 @@ cmake -S "$dir/major" -B "$dir/major/build" -DCMAKE_PREFIX_PATH="$prefix" | grep
 # 4. pkg-config: a plain C and a plain C++ line.
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 echo "pkg-config xpbd $(pkg-config --modversion xpbd): $(pkg-config --cflags --libs xpbd)"
-cc -std=c99 examples/c/rope.c $(pkg-config --cflags --libs xpbd) -o "$dir/pc_rope_c"
+[ "$(pkg-config --variable=prefix xpbd)" = "$prefix" ] || { echo "xpbd.pc: prefix is not $prefix"; exit 1; }
+case "$(pkg-config --libs xpbd)" in *gc-sections*) echo "xpbd.pc pushes --gc-sections"; exit 1;; esac
+cc -std=c99 examples/c/rope.c $(pkg-config --cflags --libs xpbd) -lm -o "$dir/pc_rope_c"
 "$dir/pc_rope_c" | tail -1
 c++ -std=c++11 examples/cpp/rope.cpp $(pkg-config --cflags --libs xpbd) -o "$dir/pc_rope_cpp"
 "$dir/pc_rope_cpp" | tail -1
-cc -std=c99 examples/c/cloth.c $(pkg-config --cflags --libs xpbd) -o "$dir/pc_cloth_c"
+cc -std=c99 examples/c/cloth.c $(pkg-config --cflags --libs xpbd) -lm -o "$dir/pc_cloth_c"
 "$dir/pc_cloth_c" | tail -1
 c++ -std=c++11 examples/cpp/cloth.cpp $(pkg-config --cflags --libs xpbd) -o "$dir/pc_cloth_cpp"
 "$dir/pc_cloth_cpp" | tail -1
-# The installed tree is relocatable: a copy elsewhere resolves to itself.
+c++ -std=c++17 examples/cpp/world.cpp $(pkg-config --cflags --libs xpbd) -o "$dir/pc_world_cpp"
+"$dir/pc_world_cpp" | tail -1
+# A moved install tree: pkg-config --define-prefix takes the prefix from the
+# .pc file's location.
 cp -r "$prefix" "$dir/moved"
 export PKG_CONFIG_PATH="$dir/moved/lib/pkgconfig"
-flags=$(pkg-config --cflags --libs xpbd)
-case "$flags" in *"$dir/moved/"*) ;; *) echo "xpbd.pc is not relocatable: $flags"; exit 1;; esac
+flags=$(pkg-config --define-prefix --cflags --libs xpbd)
+case "$flags" in *"$dir/moved/"*) ;; *) echo "--define-prefix did not relocate xpbd.pc: $flags"; exit 1;; esac
 case "$flags" in *"$prefix/"*) echo "xpbd.pc names the old prefix: $flags"; exit 1;; esac
-cc -std=c99 examples/c/rope.c $flags -o "$dir/pc_moved_rope_c"
+cc -std=c99 examples/c/rope.c $flags -lm -o "$dir/pc_moved_rope_c"
 "$dir/pc_moved_rope_c" | tail -1
+# XPBD_PKGCONFIG_RELOCATABLE=ON: the .pc finds its prefix by itself.
+cmake -S . -B "$dir/reloc" -DXPBD_PKGCONFIG_RELOCATABLE=ON -DCMAKE_INSTALL_PREFIX="$dir/reloc-prefix" > "$dir/reloc.log"
+grep -q '^prefix=${pcfiledir}/../..$' "$dir/reloc/xpbd.pc"
 
 # 5. Cross: the Cortex-M4F archive through CMake (no ARM C toolchain needed
 #    to build the library itself).
@@ -71,4 +96,11 @@ cmake --build "$dir/m4" >> "$dir/m4.log"
 cmake --install "$dir/m4" >> "$dir/m4.log"
 test -f "$dir/prefix-m4/lib/libxpbd.a"
 grep -q 'xpbd_RUST_TARGET "thumbv7em-none-eabihf"' "$dir/prefix-m4/lib/cmake/xpbd/xpbdConfig.cmake"
-echo "CMake (add_subdirectory, find_package, cross) and pkg-config: ok"
+# 6. One multi-config tree, both configurations.
+cmake -G "Ninja Multi-Config" -S examples/cpp -B "$dir/multi" -DXPBD_SOURCE_DIR="$root" > "$dir/multi.log"
+for config in Debug Release; do
+    cmake --build "$dir/multi" --config "$config" >> "$dir/multi.log"
+    "$dir/multi/$config/rope" | tail -1
+done
+test -f "$dir/multi/xpbd/cargo/debug/c/libxpbd.a" && test -f "$dir/multi/xpbd/cargo/release/c/libxpbd.a"
+echo "CMake (add_subdirectory Debug from a vendored copy, find_package, cross, multi-config) and pkg-config: ok"

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The browser demo (docs/demo, docs/install.md) and the README's picture:
+#  1. the wasm32 build of the C ABI, the page and its driver into target/demo
+#     (docs/demo/build.sh); the driver's struct offsets checked against
+#     include/xpbd.h by clang --target=wasm32;
+#  2. headless Chromium (Debian's chromium) runs the page for 240 frames, with
+#     λ kept and with λ reset every iteration: its state hash must equal the
+#     native build's (docs/demo/native.c on libxpbd.a), bit for bit;
+#  3. a screenshot of the canvas must not be blank;
+#  4. docs/rope-lambda.svg, regenerated from the wasm build by
+#     docs/demo/make-svg.js, must equal the committed file.
+set -euo pipefail
+need="chromium clang"
+command -v node >/dev/null || need="$need nodejs"
+bash .ci/apt-install.sh $need >/dev/null
+dir=target/ci-demo
+rm -rf "$dir" && mkdir -p "$dir"
+bash docs/demo/build.sh > "$dir/build.log" 2>&1 || { cat "$dir/build.log"; exit 1; }
+tail -1 "$dir/build.log"
+
+# 1. The wasm32 layout the driver writes.
+cat > "$dir/layout.c" <<'C'
+#include <stddef.h>
+#include "xpbd.h"
+#define AT(T, f, n) _Static_assert(offsetof(T, f) == n, #T "." #f);
+#define SIZE(T, n) _Static_assert(sizeof(T) == n, "sizeof " #T);
+SIZE(XpbdLink, 40) AT(XpbdLink, compliance, 16)
+SIZE(XpbdSystem3, 48) AT(XpbdSystem3, positions, 0) AT(XpbdSystem3, inverse_masses, 4)
+AT(XpbdSystem3, particle_count, 8) AT(XpbdSystem3, links, 12) AT(XpbdSystem3, link_count, 16)
+AT(XpbdSystem3, zero_length_policy, 20) AT(XpbdSystem3, substep_active, 24)
+SIZE(XpbdWorld3, 60) AT(XpbdWorld3, planes, 24) AT(XpbdWorld3, spheres, 32) AT(XpbdWorld3, contacts, 40)
+AT(XpbdWorld3, scratch, 48) AT(XpbdWorld3, scratch_count, 52) AT(XpbdWorld3, error_index, 56)
+SIZE(XpbdStepConfig3, 88) AT(XpbdStepConfig3, substeps, 24) AT(XpbdStepConfig3, iterations, 28)
+AT(XpbdStepConfig3, tolerance, 32) AT(XpbdStepConfig3, damping, 40) AT(XpbdStepConfig3, particle_radius, 48)
+AT(XpbdStepConfig3, contact_compliance, 56) AT(XpbdStepConfig3, static_friction, 64)
+AT(XpbdStepConfig3, dynamic_friction, 72) AT(XpbdStepConfig3, zero_length_policy, 80)
+SIZE(XpbdSphere3, 32) SIZE(XpbdPlane3, 32) SIZE(XpbdContact, 16)
+C
+clang --target=wasm32 -std=c11 -ffreestanding -Iinclude -fsyntax-only "$dir/layout.c"
+
+# 2. Page hash = native hash, λ kept and λ reset.
+tools/c-lib.sh > "$dir/c-lib.log" 2>&1 || { cat "$dir/c-lib.log"; exit 1; }
+cc -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror -ffp-contract=off -Iinclude docs/demo/native.c \
+    target/release/c/libxpbd.a -lm -o "$dir/native"
+page=$(pwd)/target/demo/index.html
+chrome=(timeout 120 chromium --headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage --hide-scrollbars
+        --virtual-time-budget=60000)
+for case in "|" "&reset=1&iterations=16|-reset -iterations 16"; do
+    query=${case%%|*}; args=${case#*|}
+    native=$("$dir/native" 240 $args)
+    "${chrome[@]}" --dump-dom "file://$page?frames=240$query" > "$dir/dom.html" 2> "$dir/chromium.log" || true
+    hash=$(grep -o 'data-state-hash="[0-9a-f]*"' "$dir/dom.html" | sed 's/.*="\(.*\)"/\1/' || true)
+    if [ "$hash" != "$native" ]; then
+        echo "demo (frames=240$query): page hash '$hash', native '$native'"
+        grep -o 'data-error="[^"]*"' "$dir/dom.html" || tail -5 "$dir/chromium.log"; exit 1
+    fi
+    echo "demo, 240 frames${query:+ ($query)}: page hash = native hash = $hash"
+done
+
+# 3. The canvas, rendered, is not blank.
+"${chrome[@]}" --window-size=920,460 --screenshot="$(pwd)/$dir/demo.png" \
+    "file://$page?frames=240&canvas-only=1" > /dev/null 2>> "$dir/chromium.log"
+node .ci/fixtures/png-nonblank.js "$dir/demo.png" 50 0.03
+
+# 4. The README's picture is what the wasm build draws.
+node docs/demo/make-svg.js target/demo/xpbd.wasm "$dir/rope-lambda.svg"
+cmp "$dir/rope-lambda.svg" docs/rope-lambda.svg || {
+    echo "docs/rope-lambda.svg is stale: node docs/demo/make-svg.js target/demo/xpbd.wasm docs/rope-lambda.svg"; exit 1; }
+echo "browser demo: hashes, screenshot and README picture: ok"
