@@ -259,11 +259,17 @@ fn nan_between_colored_iterations_is_named() {
         sys.zero_length_policy = policy;
         // SAFETY: valid, disjoint buffers.
         unsafe {
-            assert_eq!(xpbd_colored3_begin_substep(&mut sys, 1.0 / 60.0), XpbdStatus::Ok);
+            assert_eq!(
+                xpbd_colored3_begin_substep(&mut sys, 1.0 / 60.0),
+                XpbdStatus::Ok
+            );
             (*sys.positions.add(8))[0] = f64::INFINITY;
             let before = (bytes(&c.x), bytes(&c.lambda));
             let status = xpbd_colored3_iterate(&mut sys, ptr::null_mut());
-            assert_eq!((status, sys.error_index), (XpbdStatus::NonFinitePosition, 8));
+            assert_eq!(
+                (status, sys.error_index),
+                (XpbdStatus::NonFinitePosition, 8)
+            );
             assert_eq!((bytes(&c.x), bytes(&c.lambda)), before);
         }
     }

@@ -75,8 +75,8 @@ pub use stats::{Convergence, SweepStats};
 pub use substep::Substep;
 pub(crate) use substep::{reset_lambdas, ContactGroup};
 pub(crate) use sweep::{iterate_until, measure, sweep, sweep_links};
-pub(crate) use system::{first_non_finite, validate};
 pub use system::System;
+pub(crate) use system::{first_non_finite, validate};
 
 /// What a sweep does with a link whose particles coincide (see the module
 /// documentation for the exact threshold).
