@@ -196,7 +196,7 @@ fn colored_outputs_overlapping_inputs_are_refused() {
                 0,
                 1,
                 ptr::null_mut(),
-                c.i.as_ptr().cast_mut().cast()
+                c.rest.as_ptr().cast_mut().cast() // f64: aligned for usize
             ),
             XpbdStatus::AliasedBuffers
         );
