@@ -3,6 +3,8 @@
  * once set, and shows why it matters: under FTZ/DAZ a subnormal gap changes
  * a status, under round toward zero the seed's golden figure changes.
  * MXCSR is per thread and is restored before each check is evaluated. */
+#include <stdlib.h>
+
 #include "ensure.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
@@ -72,7 +74,9 @@ void test_fenv(void) {
             XPBD_FP_TRAPS_ENABLED) == 15u);
     ENSURE(XPBD_FP_UNKNOWN == 0x80000000u);
 #ifdef XPBD_TEST_MXCSR
-    {
+    /* valgrind does not emulate MXCSR's FTZ, DAZ and rounding modes: its
+     * run of this program (.ci/steps/65-sanitizers.sh) skips this block. */
+    if (getenv("XPBD_TEST_NO_MXCSR") == NULL) {
         const unsigned ftz = 1u << 15, daz = 1u << 6, rc = 3u << 13, toward_zero = 3u << 13;
         uint32_t seed_env = 0;
         double stretch;
