@@ -209,9 +209,9 @@ enum XpbdStatus
    */
   XPBD_STATUS_INVALID_COLLIDER = -18,
   /**
-   * A link flag the called path does not solve (the colored path solves
-   * bilateral links only: `XPBD_LINK_TENSION_ONLY` links go to a
-   * sequential system); nothing changed.
+   * Reserved: a link flag the called path does not solve. No function
+   * of this version returns it (the colored path honours
+   * `XPBD_LINK_TENSION_ONLY` since 0.1); the value stays assigned.
    */
   XPBD_STATUS_UNSUPPORTED_FLAG = -19,
   /**
@@ -1100,7 +1100,10 @@ typedef struct XpbdColoredSystem3 {
    */
   const uint32_t *j;
   /**
-   * Rest lengths (m), > 0.
+   * Rest lengths (m), non-zero: `rest[k] > 0` is a bilateral link,
+   * `rest[k] < 0` a tension-only link (`XPBD_LINK_TENSION_ONLY`: it only
+   * pulls) of rest length `-rest[k]`; `xpbd_colored_links_fill` writes
+   * both.
    */
   const double *rest;
   /**
@@ -1202,7 +1205,10 @@ typedef struct XpbdColoredSystem3F32 {
    */
   const uint32_t *j;
   /**
-   * Rest lengths (m), > 0.
+   * Rest lengths (m), non-zero: `rest[k] > 0` is a bilateral link,
+   * `rest[k] < 0` a tension-only link (`XPBD_LINK_TENSION_ONLY`: it only
+   * pulls) of rest length `-rest[k]`; `xpbd_colored_links_fill` writes
+   * both.
    */
   const float *rest;
   /**
@@ -2054,8 +2060,10 @@ XpbdStatus xpbd_color_greedy(const struct XpbdLink *links,
 
 /**
  * Copies double links into colored SoA arrays: position k receives link
- * `order[k]` (i, j, rest, compliance; λ = 0). All outputs have
- * `link_count` entries. Nothing is written on error.
+ * `order[k]` (i, j, rest, compliance; λ = 0); a tension-only link's rest
+ * length is stored negated (`XpbdColoredSystem3::rest`). All outputs have
+ * `link_count` entries. Flag bits other than `XPBD_LINK_TENSION_ONLY` are
+ * `XPBD_STATUS_INVALID_ARGUMENT`. Nothing is written on error.
  *
  * # Safety
  * `links` valid for `source_count` reads, the others for `link_count`.
@@ -2159,8 +2167,10 @@ XpbdStatus xpbd_color_greedy_f32(const struct XpbdLinkF32 *links,
 
 /**
  * Copies float links into colored SoA arrays: position k receives link
- * `order[k]` (i, j, rest, compliance; λ = 0). All outputs have
- * `link_count` entries. Nothing is written on error.
+ * `order[k]` (i, j, rest, compliance; λ = 0); a tension-only link's rest
+ * length is stored negated (`XpbdColoredSystem3::rest`). All outputs have
+ * `link_count` entries. Flag bits other than `XPBD_LINK_TENSION_ONLY` are
+ * `XPBD_STATUS_INVALID_ARGUMENT`. Nothing is written on error.
  *
  * # Safety
  * `links` valid for `source_count` reads, the others for `link_count`.

@@ -145,13 +145,6 @@ pub enum SystemError {
         /// How many links the builder needs.
         needed: usize,
     },
-    /// This link has a flag the called path does not solve (the colored
-    /// path solves bilateral links only, not
-    /// [`Link::TENSION_ONLY`](crate::Link::TENSION_ONLY)).
-    UnsupportedFlags {
-        /// Index of the link.
-        constraint: usize,
-    },
     /// The call would do more work than one call may (see
     /// [`MAX_ITERATIONS`](crate::MAX_ITERATIONS) and
     /// [`MAX_WORK`](crate::MAX_WORK)).
@@ -172,7 +165,6 @@ impl SystemError {
             | SystemError::UnrepresentableScale { constraint }
             | SystemError::ZeroLength { constraint }
             | SystemError::InvalidFlags { constraint }
-            | SystemError::UnsupportedFlags { constraint }
             | SystemError::InvalidResult { constraint } => Some(constraint),
             SystemError::CapacityTooSmall { needed } => Some(needed),
             SystemError::InvalidTimeStep
@@ -240,9 +232,6 @@ impl fmt::Display for SystemError {
             }
             SystemError::CapacityTooSmall { needed } => {
                 write!(f, "link slice too short: {needed} links needed")
-            }
-            SystemError::UnsupportedFlags { constraint } => {
-                write!(f, "link {constraint}: flag not solved by this path (colored: bilateral links only)")
             }
             SystemError::WorkLimit => f.write_str("more work than one call may do"),
         }

@@ -296,16 +296,12 @@ fn nan_between_colored_iterations_is_named() {
 // ---- 3. Colored link flags ----
 
 #[test]
-fn colored_fill_refuses_flags_it_cannot_solve() {
+fn colored_fill_refuses_unknown_flags_and_writes_nothing() {
     let x = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0]];
     let mut links = [Link::default(); 2];
     rope(&x, 0.0, &mut links).unwrap();
     let order = [0u32, 1];
-    for (flags, status) in [
-        (XPBD_LINK_TENSION_ONLY, XpbdStatus::UnsupportedFlag),
-        (0xFFFF_FFFF, XpbdStatus::InvalidArgument),
-        (2, XpbdStatus::InvalidArgument),
-    ] {
+    for flags in [0xFFFF_FFFF, 2, XPBD_LINK_TENSION_ONLY | 4] {
         let mut l = links;
         l[1].flags = flags;
         let (mut i, mut j) = ([9u32; 2], [9u32; 2]);
@@ -324,11 +320,105 @@ fn colored_fill_refuses_flags_it_cannot_solve() {
                 lambda.as_mut_ptr(),
             )
         };
-        assert_eq!(s, status, "flags {flags:#x}");
+        assert_eq!(s, XpbdStatus::InvalidArgument, "flags {flags:#x}");
         assert_eq!(
             (i, j, rest, comp, lambda),
             ([9; 2], [9; 2], [9.0; 2], [9.0; 2], [9.0; 2])
         );
+    }
+}
+
+/// One link from a static particle at (−0.0, 0, −0.0) to a free one at
+/// `x1`, rest 1 m, rigid, with `flags`; `iterations` sweeps of one substep
+/// through the sequential C system and through the colored C path (links
+/// filled by `xpbd_colored_links_fill`). Returns both particles' bits.
+fn one_link_both_paths(x1: f64, flags: u32, iterations: usize) -> [[[u64; 3]; 2]; 2] {
+    let start = [[-0.0, 0.0, -0.0], [x1, 0.0, 0.0]];
+    let w = [0.0, 1.0];
+    let link = XpbdLink {
+        flags,
+        ..Link::new(0, 1, 1.0, 0.0)
+    };
+    let bits = |x: &[[f64; 3]]| [x[0].map(f64::to_bits), x[1].map(f64::to_bits)];
+
+    let mut xs = start;
+    let mut links = [link];
+    let mut sys = system(&mut xs, &w, &mut links);
+    // SAFETY: valid, disjoint buffers; one thread.
+    unsafe {
+        assert_eq!(xpbd_system3_begin_substep(&mut sys, 0.01), XpbdStatus::Ok);
+        for _ in 0..iterations {
+            assert_eq!(
+                xpbd_system3_iterate(&mut sys, ptr::null_mut()),
+                XpbdStatus::Ok
+            );
+        }
+    }
+    let sequential = bits(&xs);
+
+    let mut c = Colored::rope(2);
+    c.x = start.to_vec();
+    c.w = w.to_vec();
+    // SAFETY: every buffer valid for its count, disjoint.
+    let s = unsafe {
+        xpbd_colored_links_fill(
+            [link].as_ptr(),
+            1,
+            [0u32].as_ptr(),
+            1,
+            c.i.as_mut_ptr(),
+            c.j.as_mut_ptr(),
+            c.rest.as_mut_ptr(),
+            c.compliance.as_mut_ptr(),
+            c.lambda.as_mut_ptr(),
+        )
+    };
+    assert_eq!(s, XpbdStatus::Ok);
+    let mut sys = c.system();
+    // SAFETY: valid, disjoint buffers; one thread.
+    unsafe {
+        assert_eq!(xpbd_colored3_begin_substep(&mut sys, 0.01), XpbdStatus::Ok);
+        for _ in 0..iterations {
+            assert_eq!(
+                xpbd_colored3_iterate(&mut sys, ptr::null_mut()),
+                XpbdStatus::Ok
+            );
+        }
+    }
+    [sequential, bits(&c.x)]
+}
+
+#[test]
+fn colored_path_honours_tension_only_as_the_sequential_path_does() {
+    let bits = |x: [[f64; 3]; 2]| [x[0].map(f64::to_bits), x[1].map(f64::to_bits)];
+    let signed_zero = [-0.0, 0.0, -0.0];
+    // Compressed tension-only: left at 0.5 m by both paths (before: the
+    // colored sweep pushed it to 1.0 m).
+    for iterations in [1, 5] {
+        let [seq, col] = one_link_both_paths(0.5, XPBD_LINK_TENSION_ONLY, iterations);
+        assert_eq!(seq, bits([signed_zero, [0.5, 0.0, 0.0]]));
+        assert_eq!(col, seq, "{iterations} iterations");
+    }
+    // Stretched tension-only: pulled to 1.0 m by both.
+    let [seq, col] = one_link_both_paths(1.5, XPBD_LINK_TENSION_ONLY, 3);
+    assert_eq!(seq, bits([signed_zero, [1.0, 0.0, 0.0]]));
+    assert_eq!(col, seq);
+    // Bilateral: the compressed link is pushed to 1.0 m by both.
+    let [seq, col] = one_link_both_paths(0.5, 0, 3);
+    assert_eq!(seq, bits([signed_zero, [1.0, 0.0, 0.0]]));
+    assert_eq!(col, seq);
+}
+
+// ---- 7. One rule for every path ----
+
+#[test]
+fn a_static_particle_keeps_its_signed_zeros_on_every_path() {
+    // The static particle sits at (−0.0, 0, −0.0); the colored sweep used
+    // to write it back as +0.0 (x − 0·n).
+    for (x1, flags) in [(1.5, 0), (0.5, 0), (1.5, XPBD_LINK_TENSION_ONLY)] {
+        let [seq, col] = one_link_both_paths(x1, flags, 2);
+        assert_eq!(seq[0], [(-0.0f64).to_bits(), 0, (-0.0f64).to_bits()]);
+        assert_eq!(col[0], seq[0], "x1 {x1}, flags {flags}");
     }
 }
 
@@ -390,7 +480,7 @@ fn a_rejected_colored_begin_changes_nothing_but_the_stamp() {
             xpbd_colored3_iterate(&mut sys, ptr::null_mut()),
             XpbdStatus::Ok
         );
-        c.rest[3] = -1.0;
+        c.rest[3] = 0.0; // (a negative one is a tension-only link)
         let before = (
             bytes(&c.x),
             bytes(&c.lambda),

@@ -18,7 +18,10 @@ pub struct ColoredLinks<'a, T> {
     pub i: &'a [u32],
     /// Second particle of each link (≠ `i[k]`).
     pub j: &'a [u32],
-    /// Rest lengths (m), finite and > 0.
+    /// Rest lengths (m), finite and non-zero: `rest[k] > 0` is a
+    /// bilateral link of rest length `rest[k]`, `rest[k] < 0` a
+    /// tension-only link ([`Link::TENSION_ONLY`]: λ ≤ 0, it only pulls) of
+    /// rest length `−rest[k]`. [`fill_colored_links`] writes both.
     pub rest: &'a [T],
     /// Compliances α (m/N = s²/kg), finite and ≥ 0.
     pub compliance: &'a [T],
@@ -37,16 +40,17 @@ pub struct ColoredLinks<'a, T> {
 
 /// Copies links into colored structure-of-arrays storage: colored position
 /// `k` receives link `order[k]` (indices, rest length, compliance; λ = 0).
-/// All output slices must have `order.len()` entries.
+/// A [`Link::TENSION_ONLY`] link is stored with its rest length negated
+/// (see [`ColoredLinks::rest`]), so the colored path solves it as the
+/// sequential one does. All output slices must have `order.len()` entries.
 ///
 /// # Errors
 ///
 /// [`SystemError::InvalidShape`] when lengths differ; naming the colored
 /// position: [`SystemError::IndexOutOfRange`] when its `order` entry names
-/// no link, [`SystemError::InvalidFlags`] for flag bits no path knows,
-/// [`SystemError::UnsupportedFlags`] for a tension-only link (the colored
-/// path solves bilateral links only; solve tension-only links in a
-/// sequential [`System`](crate::System)). Nothing is written on error.
+/// no link, [`SystemError::InvalidFlags`] for flag bits other than
+/// [`Link::TENSION_ONLY`] (as the sequential system refuses them). Nothing
+/// is written on error.
 #[allow(clippy::too_many_arguments)]
 pub fn fill_colored_links<T: Real>(
     links: &[Link<T>],
@@ -64,20 +68,14 @@ pub fn fill_colored_links<T: Real>(
     {
         return Err(SystemError::InvalidShape);
     }
-    // Check every entry before writing anything: the source exists, and
-    // its flags are ones the colored path solves. It solves bilateral
-    // links only: a tension-only link is refused rather than silently
-    // solved as bilateral (it would push), and unknown bits are refused as
-    // the sequential system refuses them.
+    // Check every entry before writing anything: the source exists and
+    // its flags are ones the sequential system accepts.
     for (constraint, &src) in order.iter().enumerate() {
         let Some(link) = links.get(ix(src)) else {
             return Err(SystemError::IndexOutOfRange { constraint });
         };
         if link.flags & !Link::<T>::TENSION_ONLY != 0 {
             return Err(SystemError::InvalidFlags { constraint });
-        }
-        if link.flags != 0 {
-            return Err(SystemError::UnsupportedFlags { constraint });
         }
     }
     let outs = i
@@ -90,7 +88,11 @@ pub fn fill_colored_links<T: Real>(
             .ok_or(SystemError::IndexOutOfRange { constraint: k })?;
         *oi = link.i;
         *oj = link.j;
-        *orest = link.rest;
+        *orest = if link.flags & Link::<T>::TENSION_ONLY != 0 {
+            -link.rest
+        } else {
+            link.rest
+        };
         *oc = link.compliance;
     }
     crate::solver::reset_lambdas(lambda);

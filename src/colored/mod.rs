@@ -5,7 +5,9 @@
 //! # What is solved
 //!
 //! The same distance links as [`crate::system`] (`C = |x_j − x_i| − rest`,
-//! the same XPBD update), visited in **colored order**: the links are stored
+//! the same XPBD update; bilateral or tension-only, a tension-only link
+//! stored with a negative `rest`: see [`ColoredLinks::rest`]), visited in
+//! **colored order**: the links are stored
 //! sorted by color (see [`coloring`]) and a sweep solves color 0,
 //! then color 1, … . No two links of one color share a particle, so within
 //! a color the order of visits does not change any bit: the result is
@@ -20,10 +22,13 @@
 //! ```text
 //! len = sqrt(d·d)            (d·d summed in x, y, z order)
 //! r   = 1 / len
-//! C   = len − rest
-//! Δλ  = (−C − α̃ λ) · g
+//! C   = len − |rest|
+//! Δλ  = (−C − α̃ λ) · g           (tension-only with λ + Δλ > 0: Δλ = −λ)
 //! x_i ← x_i − (w_i Δλ)(d r)    x_j ← x_j + (w_j Δλ)(d r)    λ ← λ + Δλ
 //! ```
+//!
+//! A static particle (`w = 0`) keeps its bits, and a slack tension-only
+//! link whose λ is already 0 moves nothing, as in the sequential path.
 //!
 //! Two divisions fewer per visit than the sequential sweep's
 //! `(−C − α̃λ)/(w_i + w_j + α̃)` and `d/len` (divisions are the slowest

@@ -7,7 +7,7 @@ use core::marker::PhantomData;
 use super::{ix, job_range, solve_range, ColoredLinks, Particles, RawLinks, RawParticles};
 #[cfg(doc)]
 use super::{Aos, Soa};
-use crate::constraint::distance::validate_link;
+use crate::constraint::distance::{validate_link, Link};
 use crate::constraint::length_squared;
 use crate::real::{finite_non_negative, Real};
 use crate::solver::{Convergence, SweepStats, SystemError, ZeroLength};
@@ -176,13 +176,18 @@ impl<'a, T: Real, P: Particles<T>> ColoredSystem<'a, T, P> {
             ) else {
                 return Err(SystemError::IndexOutOfRange { constraint });
             };
-            // The one link check of every system (the colored links carry
-            // no flags: `fill_colored_links` refuses the ones it cannot solve).
+            // The one link check of every system; a negative rest length
+            // is a tension-only link (`ColoredLinks::rest`).
+            let flags = if rest < T::ZERO {
+                Link::<T>::TENSION_ONLY
+            } else {
+                0
+            };
             validate_link(
                 constraint,
-                rest,
+                rest.abs(),
                 compliance,
-                0,
+                flags,
                 wi + wj,
                 h2,
                 self.zero_length == ZeroLength::Reject,

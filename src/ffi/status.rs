@@ -59,9 +59,9 @@ pub enum XpbdStatus {
     /// A collider has a non-finite value, a zero normal or a negative
     /// radius; nothing changed.
     InvalidCollider = -18,
-    /// A link flag the called path does not solve (the colored path solves
-    /// bilateral links only: `XPBD_LINK_TENSION_ONLY` links go to a
-    /// sequential system); nothing changed.
+    /// Reserved: a link flag the called path does not solve. No function
+    /// of this version returns it (the colored path honours
+    /// `XPBD_LINK_TENSION_ONLY` since 0.1); the value stays assigned.
     UnsupportedFlag = -19,
     /// The call would do more work than one call may (`XPBD_MAX_SUBSTEPS`,
     /// `XPBD_MAX_ITERATIONS`, `XPBD_MAX_WORK`); nothing changed.
@@ -146,7 +146,7 @@ impl XpbdStatus {
             XpbdStatus::NonFiniteVelocity => c"non-finite velocity: a particle velocity is NaN or infinite",
             XpbdStatus::InvalidCollider => c"invalid collider: a plane or sphere is not finite or degenerate",
             XpbdStatus::UnsupportedFlag => {
-                c"unsupported flag: this path does not solve that link flag (colored: bilateral links only)"
+                c"unsupported flag: reserved, not returned by this version"
             }
             XpbdStatus::WorkLimit => c"work limit: the call would do more work than one call may",
             XpbdStatus::JobContract => {
@@ -186,7 +186,6 @@ impl From<SystemError> for XpbdStatus {
             SystemError::InvalidResult { .. } => XpbdStatus::InvalidResult,
             SystemError::CapacityTooSmall { .. } => XpbdStatus::CapacityTooSmall,
             SystemError::InvalidFlags { .. } => XpbdStatus::InvalidArgument,
-            SystemError::UnsupportedFlags { .. } => XpbdStatus::UnsupportedFlag,
             SystemError::WorkLimit => XpbdStatus::WorkLimit,
             SystemError::ParticleCountMismatch
             | SystemError::TooManyParticles

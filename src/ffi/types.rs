@@ -203,7 +203,10 @@ pub struct ColoredSystemC<T> {
     pub i: *const u32,
     /// Second particle of each link.
     pub j: *const u32,
-    /// Rest lengths (m), > 0.
+    /// Rest lengths (m), non-zero: `rest[k] > 0` is a bilateral link,
+    /// `rest[k] < 0` a tension-only link (`XPBD_LINK_TENSION_ONLY`: it only
+    /// pulls) of rest length `-rest[k]`; `xpbd_colored_links_fill` writes
+    /// both.
     pub rest: *const T,
     /// Compliances α (m/N), ≥ 0.
     pub compliance: *const T,

@@ -60,6 +60,13 @@ pub(super) struct Candidate<T> {
     pub(super) finite: bool,
 }
 
+/// One link's candidate. `rest < 0` marks a tension-only link of rest
+/// length `|rest|` (see [`ColoredLinks::rest`](crate::ColoredLinks::rest)):
+/// when `λ + Δλ > 0` the link is slack, the step becomes `Δλ = −λ` and
+/// its `|C|` and residual count as 0 (the sequential path's
+/// `Bound::NonPositive`); a slack link whose λ is already 0 (idle) moves
+/// nothing. A static particle (`w = 0`) keeps its position's bits, as in
+/// the sequential path (`x − 0·n` would turn a −0.0 coordinate into +0.0).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn candidate<T: Real>(
@@ -78,14 +85,25 @@ pub(super) fn candidate<T: Real>(
     let len2 = T::ZERO + d0 * d0 + d1 * d1 + d2 * d2;
     let len = len2.sqrt();
     let r = T::ONE / len;
-    let c = len - rest;
+    let c = len - rest.abs();
     let numerator = -c - alpha * lambda;
-    let delta = numerator * g;
+    let mut delta = numerator * g;
+    let slack = rest < T::ZERO && lambda + delta > T::ZERO;
+    if slack {
+        delta = -lambda;
+    }
+    let idle = slack && delta == T::ZERO;
     let si = wi * delta;
     let sj = wj * delta;
     let (n0, n1, n2) = (d0 * r, d1 * r, d2 * r);
-    let na = [a0 - si * n0, a1 - si * n1, a2 - si * n2];
-    let nb = [b0 + sj * n0, b1 + sj * n1, b2 + sj * n2];
+    let mut na = [a0 - si * n0, a1 - si * n1, a2 - si * n2];
+    let mut nb = [b0 + sj * n0, b1 + sj * n1, b2 + sj * n2];
+    if wi == T::ZERO || idle {
+        na = a;
+    }
+    if wj == T::ZERO || idle {
+        nb = b;
+    }
     let nl = lambda + delta;
     // x − x is 0 for finite x and NaN otherwise: one sum checks all seven.
     let f = probe(na[0])
@@ -99,8 +117,8 @@ pub(super) fn candidate<T: Real>(
         a: na,
         b: nb,
         lambda: nl,
-        c: c.abs(),
-        residual: numerator.abs(),
+        c: pick(slack, T::ZERO, c.abs()),
+        residual: pick(slack, T::ZERO, numerator.abs()),
         moving: wi + wj != T::ZERO,
         long: len2 >= T::MIN_POSITIVE,
         ordered: ordered(len2),

@@ -204,7 +204,8 @@ impl<F: RawFamily> PerFormat for Kernel<F> {
 }
 
 /// The scalar kernel against the chunked and the target's kernel, bit for
-/// bit, on ranges with static, zero-length and overflowing links.
+/// bit, on ranges with static (−0.0 coordinates), zero-length,
+/// overflowing and tension-only (stretched, slack, idle) links.
 #[cfg(test)]
 #[allow(clippy::indexing_slicing, clippy::as_conversions)]
 mod tests {
@@ -254,6 +255,13 @@ mod tests {
                 _ => T::from_f64(r.unit() * 2.0),
             })
             .collect();
+        // Signed zeros, which a static particle and an idle link keep bit
+        // for bit.
+        for x in pos.iter_mut() {
+            if r.below(3) == 0 {
+                x[r.below(3) as usize] = -T::ZERO;
+            }
+        }
         let (mut i, mut j) = (Vec::new(), Vec::new());
         let (mut rest, mut alpha, mut g, mut lambda) = (vec![], vec![], vec![], vec![]);
         for k in 0..m {
@@ -264,7 +272,12 @@ mod tests {
             if kind == 0 {
                 pos[b as usize] = pos[a as usize]; // zero length
             }
-            rest.push(T::from_f64(0.1 + r.unit()));
+            // Tension-only links (negative rest), some slack (rest longer
+            // than the link), some idle (λ = 0 as well).
+            let tension = matches!(kind, 4..=9);
+            let long_rest = if kind == 5 || kind == 6 { 4.0 } else { 0.0 };
+            let length = T::from_f64(0.1 + r.unit() + long_rest);
+            rest.push(if tension { -length } else { length });
             alpha.push(T::from_f64(r.unit() * 1e-2));
             let wi = w[a as usize] + w[b as usize];
             g.push(if wi == T::ZERO { T::ZERO } else { T::ONE / wi });
@@ -273,6 +286,9 @@ mod tests {
                 2 => T::from_f64(-1e308),
                 _ => T::from_f64(r.unit() - 0.5),
             });
+            if kind == 6 || kind == 10 {
+                lambda[k] = T::ZERO;
+            }
             if kind == 3 {
                 alpha[k] = T::from_f64(1e308);
                 lambda[k] = T::from_f64(1e10);

@@ -399,8 +399,10 @@ pub unsafe extern "C" fn xpbd_color_greedy{S}(
 }
 
 /// Copies {C} links into colored SoA arrays: position k receives link
-/// `order[k]` (i, j, rest, compliance; λ = 0). All outputs have
-/// `link_count` entries. Nothing is written on error.
+/// `order[k]` (i, j, rest, compliance; λ = 0); a tension-only link's rest
+/// length is stored negated (`XpbdColoredSystem3::rest`). All outputs have
+/// `link_count` entries. Flag bits other than `XPBD_LINK_TENSION_ONLY` are
+/// `XPBD_STATUS_INVALID_ARGUMENT`. Nothing is written on error.
 ///
 /// # Safety
 /// `links` valid for `source_count` reads, the others for `link_count`.

@@ -64,6 +64,12 @@ fn all_lanes<T: Real, V: Lanes<T>>() -> u32 {
     }
 }
 
+/// `yes` in the lanes where `mask` is all ones, `no` elsewhere.
+#[inline(always)]
+fn select<T: Real, V: Lanes<T>>(mask: V, yes: V, no: V) -> V {
+    mask.and(yes).or(mask.andnot(no))
+}
+
 /// All ones in the lanes where all seven values are finite, zero
 /// elsewhere. The portable kernel's test sums `v − v` (+0 for a finite
 /// v, NaN otherwise). Here each `v · 0` is ±0 for a finite v and NaN
@@ -101,7 +107,8 @@ fn sum_finite<T: Real, V: Lanes<T>>(v: [V; 7]) -> V {
 
 /// The colored equations for `LANES` links at once: per lane the same
 /// IEEE operations in the same order as [`candidate`](super::chunk::candidate), and the
-/// same decision (apply or not). With `keep_old`, lanes not applied get
+/// same decision (apply or not), including its tension-only and
+/// static-particle rules (taken only when a lane needs them). With `keep_old`, lanes not applied get
 /// their old values back; without, the outputs are the candidates in
 /// every lane (for a caller that writes only when all lanes apply), and
 /// the finiteness test is the conservative [`sum_finite`]: a lane it
@@ -128,9 +135,28 @@ fn solve<T: Real, V: Lanes<T>>(x: &Group<'_, V>, keep_old: bool) -> Solved<V> {
     let len2 = zero.add(dx.mul(dx)).add(dy.mul(dy)).add(dz.mul(dz));
     let len = len2.sqrt();
     let r = one.div(len);
-    let c = len.sub(rest);
-    let numerator = c.xor(sign).sub(alpha.mul(lambda));
-    let delta = numerator.mul(g);
+    let mut c = len.sub(sign.andnot(rest));
+    let mut numerator = c.xor(sign).sub(alpha.mul(lambda));
+    let mut delta = numerator.mul(g);
+    // Lanes that need the exact rules of `candidate`: a tension-only link
+    // (`rest < 0`) or a static particle. The sign bits and the `w == 0`
+    // masks together; rare in a color, so one test skips the selects.
+    let static_i = wi.eq(zero);
+    let static_j = wj.eq(zero);
+    let special = rest.or(static_i).or(static_j).mask() != 0;
+    let (mut keep_a, mut keep_b) = (static_i, static_j);
+    if special {
+        let next = lambda.add(delta);
+        // rest < 0 and λ + Δλ > 0, each as `≥` and `≠` (false for NaN).
+        let tension = zero.ge(rest).and(rest.ne(zero));
+        let slack = tension.and(next.ge(zero)).and(next.ne(zero));
+        delta = select::<T, V>(slack, lambda.xor(sign), delta);
+        c = slack.andnot(c);
+        numerator = slack.andnot(numerator);
+        let idle = slack.and(delta.eq(zero));
+        keep_a = keep_a.or(idle);
+        keep_b = keep_b.or(idle);
+    }
     let si = wi.mul(delta);
     let sj = wj.mul(delta);
     let nx = dx.mul(r);
@@ -142,6 +168,14 @@ fn solve<T: Real, V: Lanes<T>>(x: &Group<'_, V>, keep_old: bool) -> Solved<V> {
     let mut nbx = bx.add(sj.mul(nx));
     let mut nby = by.add(sj.mul(ny));
     let mut nbz = bz.add(sj.mul(nz));
+    if special {
+        nax = select::<T, V>(keep_a, ax, nax);
+        nay = select::<T, V>(keep_a, ay, nay);
+        naz = select::<T, V>(keep_a, az, naz);
+        nbx = select::<T, V>(keep_b, bx, nbx);
+        nby = select::<T, V>(keep_b, by, nby);
+        nbz = select::<T, V>(keep_b, bz, nbz);
+    }
     let mut nl = lambda.add(delta);
     let finite = if keep_old {
         all_finite::<T, V>([nax, nay, naz, nbx, nby, nbz, nl])
@@ -154,14 +188,13 @@ fn solve<T: Real, V: Lanes<T>>(x: &Group<'_, V>, keep_old: bool) -> Solved<V> {
     let apply = moving.and(long).and(finite);
     let applied = apply.mask();
     if keep_old && applied != all_lanes::<T, V>() {
-        let sel = |new: V, old: V| apply.and(new).or(apply.andnot(old));
-        nax = sel(nax, ax);
-        nay = sel(nay, ay);
-        naz = sel(naz, az);
-        nbx = sel(nbx, bx);
-        nby = sel(nby, by);
-        nbz = sel(nbz, bz);
-        nl = sel(nl, lambda);
+        nax = select::<T, V>(apply, nax, ax);
+        nay = select::<T, V>(apply, nay, ay);
+        naz = select::<T, V>(apply, naz, az);
+        nbx = select::<T, V>(apply, nbx, bx);
+        nby = select::<T, V>(apply, nby, by);
+        nbz = select::<T, V>(apply, nbz, bz);
+        nl = select::<T, V>(apply, nl, lambda);
     }
     Solved {
         a: [nax, nay, naz],
