@@ -145,6 +145,22 @@ pub enum SystemError {
         /// How many links the builder needs.
         needed: usize,
     },
+    /// This constraint's rest value is out of range: a bend's rest angle
+    /// (finite, `|φ₀| ≤ π`), a tet's rest volume (finite, ≠ 0), a tether's
+    /// maximum distance (finite, ≥ 0), a mesh's rest volume or pressure
+    /// factor (finite, > 0) or its triangle range.
+    InvalidRestValue {
+        /// Index of the constraint (groups counted after the links: see
+        /// [`Constraints`](crate::Constraints)).
+        constraint: usize,
+    },
+    /// This constraint's geometry is degenerate (a bend's triangle or a
+    /// tet with no area or volume, a mesh with no volume gradient) and the
+    /// policy is [`ZeroLength::Reject`](crate::ZeroLength::Reject).
+    Degenerate {
+        /// Index of the constraint (as for `InvalidRestValue`).
+        constraint: usize,
+    },
     /// The call would do more work than one call may (see
     /// [`MAX_ITERATIONS`](crate::MAX_ITERATIONS) and
     /// [`MAX_WORK`](crate::MAX_WORK)).
@@ -165,6 +181,8 @@ impl SystemError {
             | SystemError::UnrepresentableScale { constraint }
             | SystemError::ZeroLength { constraint }
             | SystemError::InvalidFlags { constraint }
+            | SystemError::InvalidRestValue { constraint }
+            | SystemError::Degenerate { constraint }
             | SystemError::InvalidResult { constraint } => Some(constraint),
             SystemError::CapacityTooSmall { needed } => Some(needed),
             SystemError::InvalidTimeStep
@@ -225,6 +243,15 @@ impl fmt::Display for SystemError {
             }
             SystemError::InvalidResult { constraint } => {
                 write!(f, "link {constraint}: correction would not be finite")
+            }
+            SystemError::InvalidRestValue { constraint } => {
+                write!(f, "constraint {constraint}: rest value out of range")
+            }
+            SystemError::Degenerate { constraint } => {
+                write!(
+                    f,
+                    "constraint {constraint}: degenerate geometry (no area or volume)"
+                )
             }
             SystemError::InvalidTolerance => f.write_str("tolerance is NaN, infinite or negative"),
             SystemError::InvalidShape => {

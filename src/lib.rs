@@ -109,13 +109,17 @@ pub use colored::{
     ColoredSystem, Particles, Soa,
 };
 pub use coloring::{check_coloring, cloth_coloring, color_order, greedy_coloring, rope_coloring};
+pub use constraint::bend::Bend;
+pub use constraint::pressure::{MeshVolume, MeshVolumes};
 pub use constraint::seed::DistanceConstraint;
+pub use constraint::tether::{tethers, Tether};
+pub use constraint::volume::Tet;
 pub use error::{Error, StepError, SystemError};
 pub use fenv::{fp_environment, FpEnvironment, Rounding};
 pub use real::Real;
 pub use solver::{
-    closed_loop, cloth, cloth_link_count, rope, Convergence, Link, Substep, SweepStats, System,
-    ZeroLength, MAX_ITERATIONS, MAX_SUBSTEPS, MAX_WORK,
+    closed_loop, cloth, cloth_link_count, rope, Constraints, Convergence, Group, Link, Substep,
+    SweepStats, System, ZeroLength, MAX_ITERATIONS, MAX_SUBSTEPS, MAX_WORK,
 };
 pub use version::{VERSION, VERSION_MAJOR, VERSION_MINOR, VERSION_NUMBER, VERSION_PATCH};
 

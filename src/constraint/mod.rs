@@ -34,9 +34,18 @@
 //! Adding a kind: one file here implementing `Constraint`, one line in
 //! the table above, its C item type, its tests (`docs/constraints.md`).
 
+pub mod bend;
 pub mod contact;
 pub mod distance;
+pub mod pressure;
 pub mod seed;
+pub mod tether;
+pub mod volume;
+
+pub(crate) use bend::Bend;
+pub(crate) use pressure::MeshVolume;
+pub(crate) use tether::Tether;
+pub(crate) use volume::Tet;
 
 use crate::real::Real;
 
@@ -49,6 +58,50 @@ pub enum Bound {
     NonPositive,
     /// `λ ≥ 0`: the constraint may only push (a contact, `C ≥ 0`).
     NonNegative,
+}
+
+/// Why an instance's own parameters are refused at substep entry (the
+/// system adds the constraint index: see `solver::groups`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Invalid {
+    /// A particle index ≥ the particle count.
+    IndexOutOfRange,
+    /// Two of its particle indices are equal.
+    SameParticle,
+    /// Its rest value (angle, volume, distance, pressure factor) is out of
+    /// range.
+    RestValue,
+    /// Its compliance is NaN, infinite or negative.
+    Compliance,
+    /// `α/h²` is not finite.
+    Scale,
+}
+
+/// The particle indices of an instance: each below the particle count
+/// (`w.len()`), all distinct.
+#[inline]
+pub(crate) fn check_particles<T, const N: usize>(p: &[u32; N], w: &[T]) -> Result<(), Invalid> {
+    if p.iter().any(|&k| w.get(distance::index(k)).is_none()) {
+        return Err(Invalid::IndexOutOfRange);
+    }
+    for (a, pa) in p.iter().enumerate() {
+        if p.iter().skip(a.saturating_add(1)).any(|pb| pb == pa) {
+            return Err(Invalid::SameParticle);
+        }
+    }
+    Ok(())
+}
+
+/// A compliance: finite, ≥ 0, and `α/h²` finite.
+#[inline]
+pub(crate) fn check_compliance<T: Real>(compliance: T, h2: T) -> Result<(), Invalid> {
+    if !crate::real::finite_non_negative(compliance) {
+        return Err(Invalid::Compliance);
+    }
+    if !(compliance / h2).is_finite() {
+        return Err(Invalid::Scale);
+    }
+    Ok(())
 }
 
 /// The outcome of [`update`]: the step to apply and the new multiplier.

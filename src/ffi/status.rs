@@ -70,10 +70,18 @@ pub enum XpbdStatus {
     /// the one the color was started with (detected when cheap; see
     /// `docs/c-api.md`); this job did nothing.
     JobContract = -21,
+    /// A constraint's rest value is out of range (a bend's rest angle, a
+    /// tet's rest volume, a tether's maximum distance, a mesh's rest
+    /// volume, pressure factor or triangle range); nothing changed.
+    InvalidRestValue = -22,
+    /// A constraint's geometry is degenerate (a bend's triangle or a tet
+    /// without area or volume, a mesh without volume gradient) under
+    /// `XPBD_ZERO_LENGTH_REJECT`; nothing changed for it.
+    Degenerate = -23,
 }
 
 /// Every status, in code order (0, 1, then −1, −2, …).
-const ALL_STATUSES: [XpbdStatus; 23] = [
+const ALL_STATUSES: [XpbdStatus; 25] = [
     XpbdStatus::Ok,
     XpbdStatus::Skipped,
     XpbdStatus::NullPointer,
@@ -97,6 +105,8 @@ const ALL_STATUSES: [XpbdStatus; 23] = [
     XpbdStatus::UnsupportedFlag,
     XpbdStatus::WorkLimit,
     XpbdStatus::JobContract,
+    XpbdStatus::InvalidRestValue,
+    XpbdStatus::Degenerate,
 ];
 
 impl XpbdStatus {
@@ -152,6 +162,12 @@ impl XpbdStatus {
             XpbdStatus::JobContract => {
                 c"job contract: a colored job's job count differs from the one its color started with"
             }
+            XpbdStatus::InvalidRestValue => {
+                c"invalid rest value: a rest angle, rest volume, maximum distance or pressure factor is out of range"
+            }
+            XpbdStatus::Degenerate => {
+                c"degenerate: a constraint's triangle, tet or mesh has no area or volume"
+            }
         }
     }
 }
@@ -187,6 +203,8 @@ impl From<SystemError> for XpbdStatus {
             SystemError::CapacityTooSmall { .. } => XpbdStatus::CapacityTooSmall,
             SystemError::InvalidFlags { .. } => XpbdStatus::InvalidArgument,
             SystemError::WorkLimit => XpbdStatus::WorkLimit,
+            SystemError::InvalidRestValue { .. } => XpbdStatus::InvalidRestValue,
+            SystemError::Degenerate { .. } => XpbdStatus::Degenerate,
             SystemError::ParticleCountMismatch
             | SystemError::TooManyParticles
             | SystemError::InvalidTolerance

@@ -62,6 +62,7 @@ pub(crate) fn within_work(sweeps: u64, per_sweep: usize) -> bool {
 }
 
 mod build;
+mod groups;
 mod stats;
 mod substep;
 mod sweep;
@@ -71,10 +72,12 @@ pub use crate::constraint::distance::Link;
 pub use crate::error::SystemError;
 pub(crate) use build::{build, Shape};
 pub use build::{closed_loop, cloth, cloth_link_count, rope};
+pub use groups::{Constraints, Group};
 pub use stats::{Convergence, SweepStats};
 pub use substep::Substep;
 pub(crate) use substep::{reset_lambdas, ContactGroup};
-pub(crate) use sweep::{iterate_until, measure, sweep, sweep_links};
+pub(crate) use sweep::Stop;
+pub(crate) use sweep::{count_visit, iterate_until, measure, sweep, sweep_links};
 pub use system::System;
 pub(crate) use system::{first_non_finite, validate};
 

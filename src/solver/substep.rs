@@ -3,7 +3,8 @@
 
 use super::sweep::Stop;
 use super::{
-    iterate_until, measure, sweep, sweep_links, Convergence, SweepStats, System, ZeroLength,
+    iterate_until, measure, sweep, sweep_links, within_work, Convergence, SweepStats, System,
+    ZeroLength, MAX_ITERATIONS,
 };
 use crate::constraint::contact::{Colliders, Contact};
 use crate::constraint::distance::Link;
@@ -48,6 +49,18 @@ impl<T> Multiplier<T> for Contact<T> {
         &mut self.lambda
     }
 }
+
+macro_rules! multiplier {
+    ($($t:ident),*) => {$(
+        impl<T> Multiplier<T> for crate::constraint::$t<T> {
+            #[inline(always)]
+            fn multiplier(&mut self) -> &mut T {
+                &mut self.lambda
+            }
+        }
+    )*};
+}
+multiplier!(Bend, Tet, Tether, MeshVolume);
 
 /// A bare multiplier (the colored links' structure-of-arrays λ).
 impl<T: Real> Multiplier<T> for T {
@@ -132,13 +145,24 @@ impl<T: Real, const D: usize> Substep<'_, '_, T, D> {
     /// the ones before it in this sweep have been applied.
     pub fn iterate(&mut self) -> Result<SweepStats<T>, SystemError> {
         let s = &mut *self.system;
-        sweep_links(
+        let stats = sweep_links(
             s.positions,
             s.inverse_masses,
             s.links,
             self.h,
             s.zero_length,
-        )
+        )?;
+        if s.constraints.is_empty() {
+            return Ok(stats);
+        }
+        let groups = s.constraints.sweep(
+            s.links.len(),
+            s.positions,
+            s.inverse_masses,
+            self.h * self.h,
+            s.zero_length,
+        )?;
+        Ok(stats.merge(groups))
     }
 
     /// Iterates until the compliance residual `max |C + α̃λ|` of a sweep is at
@@ -155,15 +179,34 @@ impl<T: Real, const D: usize> Substep<'_, '_, T, D> {
         max_iterations: u32,
     ) -> Result<Convergence<T>, SystemError> {
         let s = &mut *self.system;
-        iterate_until(
-            s.positions,
-            s.inverse_masses,
-            s.links,
-            self.h,
-            s.zero_length,
-            tolerance,
-            max_iterations,
-        )
+        if s.constraints.is_empty() {
+            return iterate_until(
+                s.positions,
+                s.inverse_masses,
+                s.links,
+                self.h,
+                s.zero_length,
+                tolerance,
+                max_iterations,
+            );
+        }
+        if !crate::real::finite_non_negative(tolerance) {
+            return Err(SystemError::InvalidTolerance);
+        }
+        let per_sweep = s.links.len().saturating_add(s.constraints.len());
+        if max_iterations > MAX_ITERATIONS || !within_work(u64::from(max_iterations), per_sweep) {
+            return Err(SystemError::WorkLimit);
+        }
+        let mut result = Convergence::default();
+        while result.iterations < max_iterations {
+            result.last = self.iterate()?;
+            result.iterations = result.iterations.saturating_add(1);
+            if result.last.max_residual <= tolerance {
+                result.converged = 1;
+                break;
+            }
+        }
+        Ok(result)
     }
 
     /// The diagnostics a sweep would report for the current state, without
@@ -174,13 +217,27 @@ impl<T: Real, const D: usize> Substep<'_, '_, T, D> {
     /// As [`iterate`](Self::iterate); nothing is written in any case.
     pub fn measure(&self) -> Result<SweepStats<T>, SystemError> {
         let s = &*self.system;
-        measure(
+        let stats = measure(
             s.positions,
             s.inverse_masses,
             s.links,
             self.h,
             s.zero_length,
-        )
+        )?;
+        let groups = s.constraints.measure(
+            s.links.len(),
+            s.positions,
+            s.inverse_masses,
+            self.h * self.h,
+            s.zero_length,
+        )?;
+        Ok(stats.merge(groups))
+    }
+
+    /// The constraint groups beyond links with their current λ.
+    #[must_use]
+    pub fn constraints(&self) -> &crate::Constraints<'_, T> {
+        &self.system.constraints
     }
 
     /// Particle positions (m).

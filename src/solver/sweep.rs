@@ -35,7 +35,7 @@ impl Stop {
 
 /// Adds one visit's outcome to the statistics, or names the stop.
 #[inline(always)]
-fn count<T: Real>(
+pub(crate) fn count_visit<T: Real>(
     stats: &mut SweepStats<T>,
     visit: Result<Outcome<T>, Fault>,
     index: usize,
@@ -77,7 +77,7 @@ pub(crate) fn sweep<T: Real, const D: usize, const N: usize, K: Constraint<T, D,
     let mut stats = SweepStats::default();
     for (index, item) in items.iter_mut().enumerate() {
         let v = solve(item, positions, inverse_masses, shared, h2);
-        count(&mut stats, v, index, policy)?;
+        count_visit(&mut stats, v, index, policy)?;
     }
     Ok(stats)
 }
@@ -106,7 +106,7 @@ pub(crate) fn measure<T: Real, const D: usize>(
     let mut stats = SweepStats::default();
     for (index, link) in links.iter().enumerate() {
         let v = visit(link, positions, inverse_masses, &(), h2).map(|v| v.outcome());
-        count(&mut stats, v, index, policy).map_err(Stop::for_links)?;
+        count_visit(&mut stats, v, index, policy).map_err(Stop::for_links)?;
     }
     Ok(stats)
 }

@@ -2,7 +2,7 @@
 //! substeps, and the validation a substep starts with.
 
 use super::substep::ContactGroup;
-use super::{reset_lambdas, Substep, ZeroLength};
+use super::{reset_lambdas, Constraints, Substep, ZeroLength};
 use crate::constraint::distance::{index, validate_link, Link};
 use crate::constraint::length_squared;
 use crate::real::{finite_non_negative, Real};
@@ -94,6 +94,17 @@ fn validate_flat<T: Real>(
     Ok(())
 }
 
+impl<'a, T: Real> System<'a, T, 3> {
+    /// The same 3D system holding constraint groups beyond its links
+    /// (bending, volume, tethers, closed meshes), solved after the links in
+    /// every iteration (see [`Constraints`]).
+    #[must_use]
+    pub fn with_constraints(mut self, constraints: Constraints<'a, T>) -> Self {
+        self.constraints = constraints;
+        self
+    }
+}
+
 /// The first particle with a NaN or infinite coordinate, if any.
 #[inline(never)]
 pub(crate) fn first_non_finite<T: Real, const D: usize>(positions: &[[T; D]]) -> Option<usize> {
@@ -154,6 +165,8 @@ pub struct System<'a, T: Real, const D: usize> {
     pub(crate) inverse_masses: &'a [T],
     pub(crate) links: &'a mut [Link<T>],
     pub(crate) zero_length: ZeroLength,
+    /// Groups beyond links (3D only: [`System::with_constraints`]).
+    pub(crate) constraints: Constraints<'a, T>,
 }
 
 impl<'a, T: Real, const D: usize> System<'a, T, D> {
@@ -181,6 +194,7 @@ impl<'a, T: Real, const D: usize> System<'a, T, D> {
             inverse_masses,
             links,
             zero_length: ZeroLength::Reject,
+            constraints: Constraints::default(),
         })
     }
 
@@ -225,8 +239,21 @@ impl<'a, T: Real, const D: usize> System<'a, T, D> {
         self.links
     }
 
-    /// Starts a substep of length `h` (s): validates every particle and link,
-    /// then sets every λ to zero. `h` is the real substep length, never the
+    /// The constraint groups beyond links (empty unless set with
+    /// [`System::with_constraints`]), with their λ from the last substep.
+    #[must_use]
+    pub fn constraints(&self) -> &Constraints<'a, T> {
+        &self.constraints
+    }
+
+    /// The constraint groups, mutable between substeps (rest values,
+    /// compliances).
+    pub fn constraints_mut(&mut self) -> &mut Constraints<'a, T> {
+        &mut self.constraints
+    }
+
+    /// Starts a substep of length `h` (s): validates every particle, link
+    /// and constraint of the groups, then sets every λ to zero. `h` is the real substep length, never the
     /// render frame time (with n substeps per frame, `h = frame / n`).
     ///
     /// # Errors
@@ -237,8 +264,13 @@ impl<'a, T: Real, const D: usize> System<'a, T, D> {
     /// [`SystemError::SameParticle`], [`SystemError::InvalidRestLength`],
     /// [`SystemError::InvalidCompliance`], [`SystemError::UnrepresentableScale`],
     /// and [`SystemError::ZeroLength`] under [`ZeroLength::Reject`] (naming
-    /// the link). On error nothing is written: positions and every λ stay
-    /// bit-identical.
+    /// the link); then, for the groups of [`Constraints`] in their order,
+    /// [`SystemError::IndexOutOfRange`], [`SystemError::SameParticle`],
+    /// [`SystemError::InvalidRestValue`], [`SystemError::InvalidCompliance`],
+    /// [`SystemError::UnrepresentableScale`] (naming the constraint by its
+    /// index after the links) and [`SystemError::CapacityTooSmall`] for a
+    /// mesh scratch shorter than the particles. On error nothing is
+    /// written: positions and every λ stay bit-identical.
     pub fn begin_substep(&mut self, h: T) -> Result<Substep<'_, 'a, T, D>, SystemError> {
         validate(
             self.positions,
@@ -247,7 +279,10 @@ impl<'a, T: Real, const D: usize> System<'a, T, D> {
             h,
             self.zero_length,
         )?;
+        self.constraints
+            .validate(self.links.len(), self.inverse_masses, h * h)?;
         reset_lambdas(self.links);
+        self.constraints.reset();
         Ok(Substep::new(self, h))
     }
 

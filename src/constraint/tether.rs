@@ -1,0 +1,197 @@
+//! Long-range tethers: `C = |x − x_anchor| − d_max ≤ 0`, λ ≤ 0.
+//!
+//! # The constraint
+//!
+//! A free particle `x ∈ ℝ^D` (m) held within `d_max` (m) of an anchor
+//! particle `x_a` (usually pinned, `w_a = 0`), inverse masses `w, w_a`
+//! (1/kg), compliance `α` (m/N = s²/kg), substep `h` (s):
+//!
+//! - `C = |x − x_a| − d_max` (m); only `C > 0` (too far) is corrected.
+//! - `∇_x C = n`, `∇_{x_a} C = −n`, `n = (x − x_a)/|x − x_a|` (unit).
+//! - `α̃ = α / h²` (1/kg); `W = w + w_a`.
+//! - λ (kg·m) confined to `λ ≤ 0` ([`Bound::NonPositive`]): a tether only
+//!   pulls; inside its radius it is slack and changes nothing.
+//! - Kim, Chentanez, Müller 2012, *Long Range Attachments — A Method to
+//!   Simulate Inextensible Clothing in Computer Games* (SCA), with the XPBD
+//!   update (Macklin, Müller, Chentanez 2016, eq. 18).
+//!
+//! `d_max` is the rest-shape distance to the anchor (Euclidean:
+//! [`tethers`]; along links: the caller's own geodesic distance), so the
+//! rest shape is never pulled. A tether is one constraint per free
+//! particle: with few substeps a cloth of rigid links stretches because
+//! the error travels one link per iteration; the tether bounds it at once.
+//!
+//! The particles coinciding (`|x − x_a|²` below the smallest normal `T`)
+//! is the degenerate case: a tether there is inside its radius (`C ≤ 0`),
+//! so it is skipped (counted with the static ones), never a NaN.
+
+use super::{length_squared, Bound, Constraint, Evaluated, Evaluation};
+use crate::constraint::distance::index;
+use crate::real::{finite_non_negative, Real};
+
+/// One tether: particle `particle` kept within `max_distance` of particle
+/// `anchor`, with its own accumulated multiplier λ.
+///
+/// `#[repr(C)]`: this struct *is* the C type `XpbdTether` (`Tether<f64>`)
+/// and `XpbdTetherF32` (`Tether<f32>`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Tether<T> {
+    /// The particle held (index).
+    pub particle: u32,
+    /// The anchor particle (index, ≠ `particle`), usually pinned.
+    pub anchor: u32,
+    /// The largest allowed distance `d_max` (m), finite and ≥ 0.
+    pub max_distance: T,
+    /// Compliance α (m/N = s²/kg), finite and ≥ 0; 0 is inextensible.
+    pub compliance: T,
+    /// Accumulated multiplier λ (kg·m) of the current substep, ≤ 0.
+    pub lambda: T,
+}
+
+impl<T: Real> Tether<T> {
+    /// A tether with λ = 0.
+    #[must_use]
+    pub fn new(particle: u32, anchor: u32, max_distance: T, compliance: T) -> Self {
+        Self {
+            particle,
+            anchor,
+            max_distance,
+            compliance,
+            lambda: T::ZERO,
+        }
+    }
+
+    /// Checks this tether's own parameters: indices below the particle
+    /// count and distinct, `max_distance` finite and ≥ 0, compliance finite
+    /// and ≥ 0, `α/h²` finite. The caller adds the index.
+    pub(crate) fn check(&self, w: &[T], h2: T) -> Result<(), super::Invalid> {
+        super::check_particles(&[self.particle, self.anchor], w)?;
+        if !finite_non_negative(self.max_distance) {
+            return Err(super::Invalid::RestValue);
+        }
+        super::check_compliance(self.compliance, h2)
+    }
+}
+
+/// Builds one tether per particle of `x` that moves (`w ≠ 0`), to the
+/// nearest particle of `anchors` in the rest shape `x` (Euclidean
+/// distance; the first of equals), with `d_max` that distance. Writes
+/// `tethers[..n]` and returns `n` (the number of moving particles).
+///
+/// # Errors
+///
+/// [`SystemError::ParticleCountMismatch`](crate::SystemError::ParticleCountMismatch)
+/// when `x` and `w` differ in length,
+/// [`SystemError::InvalidShape`](crate::SystemError::InvalidShape) when
+/// `anchors` is empty or names no particle,
+/// [`SystemError::NonFinitePosition`](crate::SystemError::NonFinitePosition)
+/// for a non-finite rest position,
+/// [`SystemError::CapacityTooSmall`](crate::SystemError::CapacityTooSmall)
+/// when `tethers` is too short. Nothing is written on error.
+pub fn tethers<T: Real, const D: usize>(
+    x: &[[T; D]],
+    w: &[T],
+    anchors: &[u32],
+    compliance: T,
+    tethers: &mut [Tether<T>],
+) -> Result<usize, crate::SystemError> {
+    use crate::SystemError;
+    if x.len() != w.len() {
+        return Err(SystemError::ParticleCountMismatch);
+    }
+    if anchors.is_empty() || anchors.iter().any(|&a| x.get(index(a)).is_none()) {
+        return Err(SystemError::InvalidShape);
+    }
+    if let Some(particle) = x.iter().position(|p| !p.iter().all(|c| c.is_finite())) {
+        return Err(SystemError::NonFinitePosition { particle });
+    }
+    let needed = w.iter().filter(|&&wk| wk != T::ZERO).count();
+    if tethers.len() < needed {
+        return Err(SystemError::CapacityTooSmall { needed });
+    }
+    let moving = x
+        .iter()
+        .zip(w)
+        .enumerate()
+        .filter(|(_, (_, &wk))| wk != T::ZERO);
+    for ((k, (p, _)), slot) in moving.zip(tethers.iter_mut()) {
+        let mut best: Option<(u32, T)> = None;
+        for &a in anchors {
+            let Some(xa) = x.get(index(a)) else { continue };
+            let d2 = length_squared(xa, p);
+            if best.is_none_or(|(_, b)| d2 < b) {
+                best = Some((a, d2));
+            }
+        }
+        let (anchor, d2) = best.unwrap_or((0, T::ZERO));
+        *slot = Tether::new(
+            u32::try_from(k).unwrap_or(u32::MAX),
+            anchor,
+            d2.sqrt(),
+            compliance,
+        );
+    }
+    Ok(needed)
+}
+
+impl<T: Real, const D: usize> Constraint<T, D, 2> for Tether<T> {
+    type Shared<'s> = ();
+
+    #[inline(always)]
+    fn lambda(&self) -> T {
+        self.lambda
+    }
+
+    #[inline(always)]
+    fn set_lambda(&mut self, lambda: T) {
+        self.lambda = lambda;
+    }
+
+    #[inline(always)]
+    fn bound(&self) -> Bound {
+        Bound::NonPositive
+    }
+
+    #[inline(always)]
+    fn alpha(&self, _: &(), h2: T) -> T {
+        self.compliance / h2
+    }
+
+    #[inline(always)]
+    fn evaluate(&self, x: &[[T; D]], w: &[T], _: &()) -> Evaluation<T, D, 2> {
+        let (a, p) = (index(self.anchor), index(self.particle));
+        let (Some(&xa), Some(&xp), Some(&wa), Some(&wp)) = (x.get(a), x.get(p), w.get(a), w.get(p))
+        else {
+            return Evaluation::OutOfRange;
+        };
+        let weight = wa + wp;
+        if weight == T::ZERO {
+            return Evaluation::Static;
+        }
+        let len2 = length_squared(&xa, &xp);
+        if !len2.is_finite() || len2 < T::MIN_POSITIVE {
+            if !xa.iter().all(|v| v.is_finite()) {
+                return Evaluation::NonFinitePosition(a);
+            }
+            if !xp.iter().all(|v| v.is_finite()) {
+                return Evaluation::NonFinitePosition(p);
+            }
+            // Coincident: inside the radius (d_max ≥ 0), nothing to do.
+            return Evaluation::Static;
+        }
+        let len = len2.sqrt();
+        let mut n = xp;
+        for (v, o) in n.iter_mut().zip(&xa) {
+            *v = (*v - *o) / len;
+        }
+        Evaluation::Active(Evaluated {
+            particles: [a, p],
+            x: [xa, xp],
+            w: [wa, wp],
+            gradient: [n.map(|v| -v), n],
+            c: len - self.max_distance,
+            weight,
+        })
+    }
+}

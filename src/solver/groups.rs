@@ -1,0 +1,238 @@
+//! The constraint groups beyond links a system may hold ([`Constraints`]):
+//! dihedral bending, tetrahedral volume, tethers and closed-mesh volumes,
+//! validated, reset and swept by the same machinery as links.
+//!
+//! # Order and indices
+//!
+//! One iteration sweeps the links, then the bends, the tets, the tethers
+//! and the meshes, each group in slice order (Gauss-Seidel). A
+//! [`SystemError`] naming a constraint counts the groups in that order: a
+//! system with `L` links, `B` bends, `V` tets and `E` tethers names its
+//! first bend `L`, its first tet `L + B`, its first tether `L + B + V` and
+//! its first mesh `L + B + V + E` ([`Constraints::locate`] turns an index
+//! back into a group and a position).
+
+use super::sweep::Stop;
+use super::{count_visit, reset_lambdas, sweep, SweepStats, ZeroLength};
+use crate::constraint::bend::Bend;
+use crate::constraint::pressure::MeshVolumes;
+use crate::constraint::tether::Tether;
+use crate::constraint::volume::Tet;
+use crate::constraint::{visit, Constraint, Invalid};
+use crate::real::Real;
+use crate::SystemError;
+
+/// The constraint groups of a [`System`](crate::System) beyond its links
+/// (3D systems: [`System::with_constraints`](crate::System::with_constraints)).
+/// Every group is caller memory; empty groups cost nothing.
+#[derive(Debug, Default)]
+pub struct Constraints<'a, T> {
+    /// Dihedral bending constraints.
+    pub bends: &'a mut [Bend<T>],
+    /// Tetrahedral volume constraints.
+    pub tets: &'a mut [Tet<T>],
+    /// Long-range tethers.
+    pub tethers: &'a mut [Tether<T>],
+    /// Closed-mesh volume (pressure) constraints.
+    pub meshes: MeshVolumes<'a, T>,
+}
+
+/// A constraint group, as [`Constraints::locate`] names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Group {
+    /// The system's links.
+    Links,
+    /// [`Constraints::bends`].
+    Bends,
+    /// [`Constraints::tets`].
+    Tets,
+    /// [`Constraints::tethers`].
+    Tethers,
+    /// [`Constraints::meshes`].
+    Meshes,
+}
+
+/// The system error for an instance's invalid parameter, naming it.
+fn invalid(e: Invalid, constraint: usize) -> SystemError {
+    match e {
+        Invalid::IndexOutOfRange => SystemError::IndexOutOfRange { constraint },
+        Invalid::SameParticle => SystemError::SameParticle { constraint },
+        Invalid::RestValue => SystemError::InvalidRestValue { constraint },
+        Invalid::Compliance => SystemError::InvalidCompliance { constraint },
+        Invalid::Scale => SystemError::UnrepresentableScale { constraint },
+    }
+}
+
+/// The system error of a group's stop, naming the instance by its global
+/// index (`base` + its position).
+pub(crate) fn stop_error(stop: Stop, base: usize) -> SystemError {
+    let at = |k: usize| base.saturating_add(k);
+    match stop {
+        Stop::OutOfRange(k) => SystemError::IndexOutOfRange { constraint: at(k) },
+        Stop::NonFinite(k) => SystemError::InvalidResult { constraint: at(k) },
+        Stop::Degenerate(k) => SystemError::Degenerate { constraint: at(k) },
+        Stop::NonFinitePosition(_, particle) => SystemError::NonFinitePosition { particle },
+    }
+}
+
+impl<T: Real> Constraints<'_, T> {
+    /// The number of instances over every group.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.bends
+            .len()
+            .saturating_add(self.tets.len())
+            .saturating_add(self.tethers.len())
+            .saturating_add(self.meshes.volumes.len())
+    }
+
+    /// Whether every group is empty.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The group and position of the constraint a [`SystemError`] names by
+    /// `index`, in a system with `links` links (see the module
+    /// documentation); `None` past the last group.
+    #[must_use]
+    pub fn locate(&self, links: usize, index: usize) -> Option<(Group, usize)> {
+        let groups = [
+            (Group::Links, links),
+            (Group::Bends, self.bends.len()),
+            (Group::Tets, self.tets.len()),
+            (Group::Tethers, self.tethers.len()),
+            (Group::Meshes, self.meshes.volumes.len()),
+        ];
+        let mut k = index;
+        for (g, n) in groups {
+            if k < n {
+                return Some((g, k));
+            }
+            k -= n;
+        }
+        None
+    }
+
+    /// Checks every instance's own parameters; `base` is the index of the
+    /// first bend (the link count). Writes nothing.
+    pub(crate) fn validate(&self, base: usize, w: &[T], h2: T) -> Result<(), SystemError> {
+        let mut at = base;
+        for b in self.bends.iter() {
+            b.check(w, h2).map_err(|e| invalid(e, at))?;
+            at = at.saturating_add(1);
+        }
+        for t in self.tets.iter() {
+            t.check(w, h2).map_err(|e| invalid(e, at))?;
+            at = at.saturating_add(1);
+        }
+        for t in self.tethers.iter() {
+            t.check(w, h2).map_err(|e| invalid(e, at))?;
+            at = at.saturating_add(1);
+        }
+        for m in self.meshes.volumes.iter() {
+            m.check(self.meshes.triangles, w, h2)
+                .map_err(|e| invalid(e, at))?;
+            at = at.saturating_add(1);
+        }
+        if !self.meshes.volumes.is_empty() && self.meshes.scratch.len() < w.len() {
+            return Err(SystemError::CapacityTooSmall { needed: w.len() });
+        }
+        Ok(())
+    }
+
+    /// λ ← 0 for every instance (the one reset, per group).
+    pub(crate) fn reset(&mut self) {
+        reset_lambdas(self.bends);
+        reset_lambdas(self.tets);
+        reset_lambdas(self.tethers);
+        reset_lambdas(self.meshes.volumes);
+    }
+
+    /// One Gauss-Seidel sweep over every group in order; `base` is the link
+    /// count (for the indices errors name).
+    pub(crate) fn sweep<const D: usize>(
+        &mut self,
+        base: usize,
+        positions: &mut [[T; D]],
+        inverse_masses: &[T],
+        h2: T,
+        policy: ZeroLength,
+    ) -> Result<SweepStats<T>, SystemError> {
+        let mut base = base;
+        let mut stats = SweepStats::default();
+        let s = sweep(positions, inverse_masses, self.bends, &(), h2, policy)
+            .map_err(|e| stop_error(e, base))?;
+        stats = stats.merge(s);
+        base = base.saturating_add(self.bends.len());
+        let s = sweep(positions, inverse_masses, self.tets, &(), h2, policy)
+            .map_err(|e| stop_error(e, base))?;
+        stats = stats.merge(s);
+        base = base.saturating_add(self.tets.len());
+        let s = sweep(positions, inverse_masses, self.tethers, &(), h2, policy)
+            .map_err(|e| stop_error(e, base))?;
+        stats = stats.merge(s);
+        base = base.saturating_add(self.tethers.len());
+        let s = crate::constraint::pressure::sweep_meshes(
+            &mut self.meshes,
+            positions,
+            inverse_masses,
+            h2,
+            policy,
+        )
+        .map_err(|e| stop_error(e, base))?;
+        Ok(stats.merge(s))
+    }
+
+    /// The statistics [`sweep`](Self::sweep) would report, writing nothing.
+    pub(crate) fn measure<const D: usize>(
+        &self,
+        base: usize,
+        positions: &[[T; D]],
+        inverse_masses: &[T],
+        h2: T,
+        policy: ZeroLength,
+    ) -> Result<SweepStats<T>, SystemError> {
+        let mut base = base;
+        let mut stats = measure_group(positions, inverse_masses, self.bends, h2, policy)
+            .map_err(|e| stop_error(e, base))?;
+        base = base.saturating_add(self.bends.len());
+        let s = measure_group(positions, inverse_masses, self.tets, h2, policy)
+            .map_err(|e| stop_error(e, base))?;
+        stats = stats.merge(s);
+        base = base.saturating_add(self.tets.len());
+        let s = measure_group(positions, inverse_masses, self.tethers, h2, policy)
+            .map_err(|e| stop_error(e, base))?;
+        stats = stats.merge(s);
+        base = base.saturating_add(self.tethers.len());
+        let s = crate::constraint::pressure::measure_meshes(
+            &self.meshes,
+            positions,
+            inverse_masses,
+            h2,
+            policy,
+        )
+        .map_err(|e| stop_error(e, base))?;
+        Ok(stats.merge(s))
+    }
+}
+
+/// The statistics a sweep over one group would report, writing nothing.
+fn measure_group<T, const D: usize, const N: usize, K>(
+    positions: &[[T; D]],
+    inverse_masses: &[T],
+    items: &[K],
+    h2: T,
+    policy: ZeroLength,
+) -> Result<SweepStats<T>, Stop>
+where
+    T: Real,
+    K: for<'s> Constraint<T, D, N, Shared<'s> = ()>,
+{
+    let mut stats = SweepStats::default();
+    for (index, item) in items.iter().enumerate() {
+        let v = visit(item, positions, inverse_masses, &(), h2).map(|v| v.outcome());
+        count_visit(&mut stats, v, index, policy)?;
+    }
+    Ok(stats)
+}
