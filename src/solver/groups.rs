@@ -86,6 +86,21 @@ impl<T: Real> Constraints<'_, T> {
             .saturating_add(self.meshes.volumes.len())
     }
 
+    /// The same groups reborrowed for a shorter lifetime (to lend them to a
+    /// system for one call).
+    pub fn reborrow(&mut self) -> Constraints<'_, T> {
+        Constraints {
+            bends: &mut *self.bends,
+            tets: &mut *self.tets,
+            tethers: &mut *self.tethers,
+            meshes: crate::MeshVolumes {
+                volumes: &mut *self.meshes.volumes,
+                triangles: self.meshes.triangles,
+                scratch: &mut *self.meshes.scratch,
+            },
+        }
+    }
+
     /// Whether every group is empty.
     #[must_use]
     pub fn is_empty(&self) -> bool {

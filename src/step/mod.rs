@@ -64,7 +64,7 @@ use crate::constraint::distance::Link;
 pub use crate::error::StepError;
 use crate::error::SystemError;
 use crate::real::{finite_non_negative, Real};
-use crate::solver::{self, ContactGroup, SweepStats, System, ZeroLength};
+use crate::solver::{self, Constraints, ContactGroup, SweepStats, System, ZeroLength};
 use colliders::{detect, dynamic_friction, validate_colliders};
 
 /// How to advance one frame.
@@ -233,6 +233,38 @@ pub fn step<T: Real, const D: usize>(
     frame_dt: T,
     config: &StepConfig<T, D>,
 ) -> Result<StepStats<T>, StepError> {
+    step_groups(world, &mut Constraints::default(), frame_dt, config)
+}
+
+/// [`step`] for a 3D world whose particles also carry constraint groups
+/// beyond links (bending, volume, tethers, closed meshes: [`Constraints`]).
+/// Each iteration sweeps the links, then the groups in their order, then
+/// the contacts; the groups' λ are reset with the links' at every substep
+/// and kept across its iterations. The groups are validated with the
+/// links before anything is written (errors name a constraint by its index
+/// after the links, as [`Constraints`] explains), and count towards
+/// [`MAX_WORK`](crate::MAX_WORK).
+///
+/// # Errors
+///
+/// As [`step`]; on error positions and velocities are restored.
+pub fn step_with<T: Real>(
+    world: &mut World<'_, T, 3>,
+    constraints: &mut Constraints<'_, T>,
+    frame_dt: T,
+    config: &StepConfig<T, 3>,
+) -> Result<StepStats<T>, StepError> {
+    step_groups(world, constraints, frame_dt, config)
+}
+
+/// [`step`] and [`step_with`]: one implementation for every dimension (the
+/// groups are empty unless the world is 3D).
+fn step_groups<T: Real, const D: usize>(
+    world: &mut World<'_, T, D>,
+    constraints: &mut Constraints<'_, T>,
+    frame_dt: T,
+    config: &StepConfig<T, D>,
+) -> Result<StepStats<T>, StepError> {
     if !frame_dt.is_finite() || frame_dt <= T::ZERO {
         return Err(StepError::InvalidFrameTime);
     }
@@ -249,7 +281,11 @@ pub fn step<T: Real, const D: usize>(
         return Err(StepError::ScratchTooSmall { needed });
     }
     let sweeps = u64::from(config.substeps).saturating_mul(u64::from(config.iterations));
-    let per_sweep = world.links.len().saturating_add(world.contacts.len());
+    let per_sweep = world
+        .links
+        .len()
+        .saturating_add(world.contacts.len())
+        .saturating_add(constraints.len());
     if !solver::within_work(sweeps, per_sweep) {
         return Err(StepError::WorkLimit);
     }
@@ -268,6 +304,7 @@ pub fn step<T: Real, const D: usize>(
         h,
         config.zero_length,
     )?;
+    constraints.validate(world.links.len(), world.inverse_masses, h * h)?;
 
     // Keep the frame's start for an all-or-nothing step.
     // (Checked splits and zip copies: on a 32-bit target the length checks
@@ -291,6 +328,7 @@ pub fn step<T: Real, const D: usize>(
         world.planes,
         world.spheres,
         world.contacts,
+        constraints.reborrow(),
         previous,
         h,
         config,
@@ -322,6 +360,7 @@ fn run_substeps<T: Real, const D: usize>(
     planes: &[Plane<T, D>],
     spheres: &[Sphere<T, D>],
     contacts: &mut [Contact<T>],
+    constraints: Constraints<'_, T>,
     previous: &mut [[T; D]],
     h: T,
     config: &StepConfig<T, D>,
@@ -339,6 +378,7 @@ fn run_substeps<T: Real, const D: usize>(
     let damped = config.damping > T::ZERO;
     let mut system =
         System::new(positions, inverse_masses, links)?.with_zero_length(config.zero_length);
+    system.constraints = constraints;
     for _ in 0..config.substeps {
         copy(previous, system.positions());
         // Predict: x ← x + h v + h² g for moving particles.
