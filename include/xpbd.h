@@ -225,6 +225,18 @@ enum XpbdStatus
    * `docs/c-api.md`); this job did nothing.
    */
   XPBD_STATUS_JOB_CONTRACT = -21,
+  /**
+   * A constraint's rest value is out of range (a bend's rest angle, a
+   * tet's rest volume, a tether's maximum distance, a mesh's rest
+   * volume, pressure factor or triangle range); nothing changed.
+   */
+  XPBD_STATUS_INVALID_REST_VALUE = -22,
+  /**
+   * A constraint's geometry is degenerate (a bend's triangle or a tet
+   * without area or volume, a mesh without volume gradient) under
+   * `XPBD_ZERO_LENGTH_REJECT`; nothing changed for it.
+   */
+  XPBD_STATUS_DEGENERATE = -23,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

@@ -690,6 +690,8 @@ fn every_status_has_a_distinct_code_and_a_text() {
         XpbdStatus::UnsupportedFlag,
         XpbdStatus::WorkLimit,
         XpbdStatus::JobContract,
+        XpbdStatus::InvalidRestValue,
+        XpbdStatus::Degenerate,
     ];
     for s in codes {
         assert!(s.code() < -18, "{s:?} reuses an old code");

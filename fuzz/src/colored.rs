@@ -121,7 +121,7 @@ fn count(inp: &mut Input<'_>, natural: usize, cap: usize) -> usize {
 }
 
 fn documented(s: XpbdStatus) -> bool {
-    (-21..=1).contains(&s.code())
+    (-23..=1).contains(&s.code())
 }
 
 /// No region.

@@ -113,7 +113,7 @@ fn ptr_of<E>(a: &mut Arena, r: Option<usize>) -> *mut E {
 }
 
 fn documented(s: XpbdStatus) -> bool {
-    (-21..=1).contains(&s.code())
+    (-23..=1).contains(&s.code())
 }
 
 /// Bytes `[r·REGION + k·size, + size)` of the two arenas are equal.

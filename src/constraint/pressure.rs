@@ -4,8 +4,8 @@
 //! (Skeleton: the helper implementing issue 15's pressure fills in the
 //! header — C, ∇C, α̃ = α/h², units, λ bound, paper — and the sweep.)
 
+use super::{Fault, Outcome};
 use crate::real::Real;
-use crate::solver::{Stop, SweepStats, ZeroLength};
 
 /// One closed-mesh volume constraint over the triangles
 /// `first_triangle .. first_triangle + triangle_count` of its group's
@@ -65,27 +65,29 @@ impl<T: Real> MeshVolume<T> {
     }
 }
 
-/// One Gauss-Seidel sweep over the meshes (skeleton: issue 15).
-pub(crate) fn sweep_meshes<T: Real, const D: usize>(
-    meshes: &mut MeshVolumes<'_, T>,
+/// Solves one mesh: evaluates `C`, its gradient (into `scratch`), the one
+/// [`update`](super::update), checks every corrected position finite and
+/// commits all or nothing (skeleton: issue 15).
+pub(crate) fn solve_mesh<T: Real, const D: usize>(
+    mesh: &mut MeshVolume<T>,
+    triangles: &[[u32; 3]],
+    scratch: &mut [[T; 3]],
     positions: &mut [[T; D]],
     inverse_masses: &[T],
     h2: T,
-    policy: ZeroLength,
-) -> Result<SweepStats<T>, Stop> {
-    let _ = (meshes, positions, inverse_masses, h2, policy);
-    Ok(SweepStats::default())
+) -> Result<Outcome<T>, Fault> {
+    let _ = (mesh, triangles, scratch, positions, inverse_masses, h2);
+    Ok(Outcome::Static)
 }
 
-/// The statistics [`sweep_meshes`] would report, writing nothing
-/// (skeleton: issue 15).
-pub(crate) fn measure_meshes<T: Real, const D: usize>(
-    meshes: &MeshVolumes<'_, T>,
+/// What [`solve_mesh`] would count, writing nothing (skeleton: issue 15).
+pub(crate) fn visit_mesh<T: Real, const D: usize>(
+    mesh: &MeshVolume<T>,
+    triangles: &[[u32; 3]],
     positions: &[[T; D]],
     inverse_masses: &[T],
     h2: T,
-    policy: ZeroLength,
-) -> Result<SweepStats<T>, Stop> {
-    let _ = (meshes, positions, inverse_masses, h2, policy);
-    Ok(SweepStats::default())
+) -> Result<Outcome<T>, Fault> {
+    let _ = (mesh, triangles, positions, inverse_masses, h2);
+    Ok(Outcome::Static)
 }

@@ -120,7 +120,11 @@ pub fn tethers<T: Real, const D: usize>(
         for &a in anchors {
             let Some(xa) = x.get(index(a)) else { continue };
             let d2 = length_squared(xa, p);
-            if best.is_none_or(|(_, b)| d2 < b) {
+            let closer = match best {
+                Some((_, b)) => d2 < b,
+                None => true,
+            };
+            if closer {
                 best = Some((a, d2));
             }
         }

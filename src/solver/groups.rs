@@ -15,7 +15,7 @@
 use super::sweep::Stop;
 use super::{count_visit, reset_lambdas, sweep, SweepStats, ZeroLength};
 use crate::constraint::bend::Bend;
-use crate::constraint::pressure::MeshVolumes;
+use crate::constraint::pressure::{solve_mesh, visit_mesh, MeshVolumes};
 use crate::constraint::tether::Tether;
 use crate::constraint::volume::Tet;
 use crate::constraint::{visit, Constraint, Invalid};
@@ -188,14 +188,12 @@ impl<T: Real> Constraints<'_, T> {
             .map_err(|e| stop_error(e, base))?;
         stats = stats.merge(s);
         base = base.saturating_add(self.tethers.len());
-        let s = crate::constraint::pressure::sweep_meshes(
-            &mut self.meshes,
-            positions,
-            inverse_masses,
-            h2,
-            policy,
-        )
-        .map_err(|e| stop_error(e, base))?;
+        let mut s = SweepStats::default();
+        let m = &mut self.meshes;
+        for (index, mesh) in m.volumes.iter_mut().enumerate() {
+            let v = solve_mesh(mesh, m.triangles, m.scratch, positions, inverse_masses, h2);
+            count_visit(&mut s, v, index, policy).map_err(|e| stop_error(e, base))?;
+        }
         Ok(stats.merge(s))
     }
 
@@ -220,14 +218,12 @@ impl<T: Real> Constraints<'_, T> {
             .map_err(|e| stop_error(e, base))?;
         stats = stats.merge(s);
         base = base.saturating_add(self.tethers.len());
-        let s = crate::constraint::pressure::measure_meshes(
-            &self.meshes,
-            positions,
-            inverse_masses,
-            h2,
-            policy,
-        )
-        .map_err(|e| stop_error(e, base))?;
+        let mut s = SweepStats::default();
+        let m = &self.meshes;
+        for (index, mesh) in m.volumes.iter().enumerate() {
+            let v = visit_mesh(mesh, m.triangles, positions, inverse_masses, h2);
+            count_visit(&mut s, v, index, policy).map_err(|e| stop_error(e, base))?;
+        }
         Ok(stats.merge(s))
     }
 }
