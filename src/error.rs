@@ -170,6 +170,7 @@ pub enum SystemError {
 impl SystemError {
     /// The particle or link index this error names, if any.
     #[must_use]
+    #[inline(never)] // one copy for the C layer's many error paths
     pub fn index(&self) -> Option<usize> {
         match *self {
             SystemError::NonFinitePosition { particle }

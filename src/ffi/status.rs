@@ -188,6 +188,9 @@ impl From<Error> for XpbdStatus {
 }
 
 impl From<SystemError> for XpbdStatus {
+    // One copy for every C entry point (it is a table lookup's worth of
+    // code, and inlined it was repeated in each of them).
+    #[inline(never)]
     fn from(e: SystemError) -> Self {
         match e {
             SystemError::InvalidTimeStep => XpbdStatus::InvalidTimeStep,

@@ -105,7 +105,7 @@ pub(crate) unsafe fn begin_substep_raw<T: Real, const D: usize>(
         Ok(system) => system,
         Err(status) => return status,
     };
-    if let Err(e) = system.begin_substep(h) {
+    if let Err(e) = system.begin::<false>(h) {
         // SAFETY: `sys` is non-null and valid.
         return unsafe { fail(sys, e) };
     }
@@ -128,11 +128,13 @@ pub(crate) unsafe fn begin_substep_raw<T: Real, const D: usize>(
 unsafe fn with_substep<T: Real, const D: usize, R>(
     sys: *mut SystemC<T, D>,
     outs: &[Buf],
-    f: impl FnOnce(&mut Substep<'_, '_, T, D>) -> Result<R, SystemError>,
+    f: impl FnOnce(&mut Substep<'_, '_, T, D, false>) -> Result<R, SystemError>,
 ) -> Result<R, XpbdStatus> {
     // SAFETY: forwarded caller contract.
     let (mut system, h) = unsafe { resumed(sys, outs) }?;
-    let result = system.resume_substep(h).and_then(|mut sub| f(&mut sub));
+    let result = system
+        .resume_substep::<false>(h)
+        .and_then(|mut sub| f(&mut sub));
     // SAFETY: `sys` is non-null (read by `resumed`) and valid.
     result.map_err(|e| unsafe { fail(sys, e) })
 }

@@ -14,8 +14,14 @@ use crate::{StepError, SystemError};
 /// One substep in progress: h is fixed, every λ started at zero, and the
 /// system is borrowed so that nothing else can change it until the substep
 /// ends (when this value is dropped).
+///
+/// `G` says whether the substep sweeps the system's constraint groups
+/// ([`Constraints`](crate::Constraints)) too: always for the substeps
+/// [`System::begin_substep`] returns; the crate's links-only paths (the C
+/// system functions, [`step`](crate::step::step)) use `false`, so their
+/// code does not carry the groups' sweeps.
 #[derive(Debug)]
-pub struct Substep<'s, 'a, T: Real, const D: usize> {
+pub struct Substep<'s, 'a, T: Real, const D: usize, const G: bool = true> {
     system: &'s mut System<'a, T, D>,
     h: T,
     contacts: Option<ContactGroup<'s, T, D>>,
@@ -80,7 +86,7 @@ pub(crate) fn reset_lambdas<T: Real, M: Multiplier<T>>(group: &mut [M]) {
     }
 }
 
-impl<'s, 'a, T: Real, const D: usize> Substep<'s, 'a, T, D> {
+impl<'s, 'a, T: Real, const D: usize, const G: bool> Substep<'s, 'a, T, D, G> {
     /// A substep of length `h` over a system whose λ were reset.
     pub(crate) fn new(system: &'s mut System<'a, T, D>, h: T) -> Self {
         Self {
@@ -127,7 +133,7 @@ impl<'s, 'a, T: Real, const D: usize> Substep<'s, 'a, T, D> {
     }
 }
 
-impl<T: Real, const D: usize> Substep<'_, '_, T, D> {
+impl<T: Real, const D: usize, const G: bool> Substep<'_, '_, T, D, G> {
     /// The substep length h (s) fixed by `begin_substep`.
     #[must_use]
     pub fn h(&self) -> T {
@@ -143,6 +149,7 @@ impl<T: Real, const D: usize> Substep<'_, '_, T, D> {
     /// [`SystemError::InvalidResult`], naming the link. Each link is applied
     /// all-or-nothing: the failing link and the ones after it are untouched,
     /// the ones before it in this sweep have been applied.
+    #[inline]
     pub fn iterate(&mut self) -> Result<SweepStats<T>, SystemError> {
         let s = &mut *self.system;
         let stats = sweep_links(
@@ -152,7 +159,7 @@ impl<T: Real, const D: usize> Substep<'_, '_, T, D> {
             self.h,
             s.zero_length,
         )?;
-        if s.constraints.is_empty() {
+        if !G || s.constraints.is_empty() {
             return Ok(stats);
         }
         let groups = s.constraints.sweep(
@@ -179,7 +186,7 @@ impl<T: Real, const D: usize> Substep<'_, '_, T, D> {
         max_iterations: u32,
     ) -> Result<Convergence<T>, SystemError> {
         let s = &mut *self.system;
-        if s.constraints.is_empty() {
+        if !G || s.constraints.is_empty() {
             return iterate_until(
                 s.positions,
                 s.inverse_masses,
@@ -215,6 +222,7 @@ impl<T: Real, const D: usize> Substep<'_, '_, T, D> {
     /// # Errors
     ///
     /// As [`iterate`](Self::iterate); nothing is written in any case.
+    #[inline]
     pub fn measure(&self) -> Result<SweepStats<T>, SystemError> {
         let s = &*self.system;
         let stats = measure(
@@ -224,6 +232,9 @@ impl<T: Real, const D: usize> Substep<'_, '_, T, D> {
             self.h,
             s.zero_length,
         )?;
+        if !G || s.constraints.is_empty() {
+            return Ok(stats);
+        }
         let groups = s.constraints.measure(
             s.links.len(),
             s.positions,

@@ -272,6 +272,16 @@ impl<'a, T: Real, const D: usize> System<'a, T, D> {
     /// mesh scratch shorter than the particles. On error nothing is
     /// written: positions and every λ stay bit-identical.
     pub fn begin_substep(&mut self, h: T) -> Result<Substep<'_, 'a, T, D>, SystemError> {
+        self.begin::<true>(h)
+    }
+
+    /// [`begin_substep`](Self::begin_substep), with the groups (`G`) or
+    /// for the links only (the crate's links-only paths: the C system
+    /// functions, which hold no groups).
+    pub(crate) fn begin<const G: bool>(
+        &mut self,
+        h: T,
+    ) -> Result<Substep<'_, 'a, T, D, G>, SystemError> {
         validate(
             self.positions,
             self.inverse_masses,
@@ -279,22 +289,26 @@ impl<'a, T: Real, const D: usize> System<'a, T, D> {
             h,
             self.zero_length,
         )?;
-        self.constraints
-            .validate(self.links.len(), self.inverse_masses, h * h)?;
+        if G {
+            self.constraints
+                .validate(self.links.len(), self.inverse_masses, h * h)?;
+        }
         reset_lambdas(self.links);
-        self.constraints.reset();
+        if G {
+            self.constraints.reset();
+        }
         Ok(Substep::new(self, h))
     }
 
     /// [`begin_substep`](Self::begin_substep) for a stepped substep that
     /// also holds the contacts found after prediction: their λ are reset
     /// with the links'.
-    pub(crate) fn begin_substep_with<'s>(
+    pub(crate) fn begin_substep_with<'s, const G: bool>(
         &'s mut self,
         h: T,
         contacts: ContactGroup<'s, T, D>,
-    ) -> Result<Substep<'s, 'a, T, D>, SystemError> {
-        Ok(self.begin_substep(h)?.with_contacts(contacts))
+    ) -> Result<Substep<'s, 'a, T, D, G>, SystemError> {
+        Ok(self.begin::<G>(h)?.with_contacts(contacts))
     }
 
     /// Continues a substep that was begun earlier with this `h` (s): no
@@ -305,7 +319,10 @@ impl<'a, T: Real, const D: usize> System<'a, T, D> {
     /// The positions are re-checked too: a C caller may move particles
     /// inside a substep, and a non-finite one is reported naming it before
     /// anything is written (O(particles), a fraction of a sweep).
-    pub(crate) fn resume_substep(&mut self, h: T) -> Result<Substep<'_, 'a, T, D>, SystemError> {
+    pub(crate) fn resume_substep<const G: bool>(
+        &mut self,
+        h: T,
+    ) -> Result<Substep<'_, 'a, T, D, G>, SystemError> {
         if !h.is_finite() || h <= T::ZERO {
             return Err(SystemError::InvalidTimeStep);
         }

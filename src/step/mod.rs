@@ -233,7 +233,7 @@ pub fn step<T: Real, const D: usize>(
     frame_dt: T,
     config: &StepConfig<T, D>,
 ) -> Result<StepStats<T>, StepError> {
-    step_groups(world, &mut Constraints::default(), frame_dt, config)
+    step_groups::<T, D, false>(world, &mut Constraints::default(), frame_dt, config)
 }
 
 /// [`step`] for a 3D world whose particles also carry constraint groups
@@ -254,12 +254,12 @@ pub fn step_with<T: Real>(
     frame_dt: T,
     config: &StepConfig<T, 3>,
 ) -> Result<StepStats<T>, StepError> {
-    step_groups(world, constraints, frame_dt, config)
+    step_groups::<T, 3, true>(world, constraints, frame_dt, config)
 }
 
 /// [`step`] and [`step_with`]: one implementation for every dimension (the
 /// groups are empty unless the world is 3D).
-fn step_groups<T: Real, const D: usize>(
+fn step_groups<T: Real, const D: usize, const G: bool>(
     world: &mut World<'_, T, D>,
     constraints: &mut Constraints<'_, T>,
     frame_dt: T,
@@ -304,7 +304,9 @@ fn step_groups<T: Real, const D: usize>(
         h,
         config.zero_length,
     )?;
-    constraints.validate(world.links.len(), world.inverse_masses, h * h)?;
+    if G {
+        constraints.validate(world.links.len(), world.inverse_masses, h * h)?;
+    }
 
     // Keep the frame's start for an all-or-nothing step.
     // (Checked splits and zip copies: on a 32-bit target the length checks
@@ -320,7 +322,7 @@ fn step_groups<T: Real, const D: usize>(
     copy(saved_v, world.velocities);
     let previous = previous.get_mut(..n).ok_or(too_small)?;
 
-    let result = run_substeps(
+    let result = run_substeps::<T, D, G>(
         world.positions,
         world.velocities,
         world.inverse_masses,
@@ -352,7 +354,7 @@ fn copy<E: Copy>(dst: &mut [E], src: &[E]) {
 /// The substeps of one frame over the world's slices (validated by
 /// [`step`]); any error is returned at once (the caller rolls back).
 #[allow(clippy::too_many_arguments)]
-fn run_substeps<T: Real, const D: usize>(
+fn run_substeps<T: Real, const D: usize, const G: bool>(
     positions: &mut [[T; D]],
     velocities: &mut [[T; D]],
     inverse_masses: &[T],
@@ -422,7 +424,7 @@ fn run_substeps<T: Real, const D: usize>(
                 items: &mut *found,
                 colliders,
             };
-            let mut substep = system.begin_substep_with(h, group)?;
+            let mut substep = system.begin_substep_with::<G>(h, group)?;
             for _ in 0..config.iterations {
                 stats.last = substep.iterate_with_contacts()?;
                 stats.iterations = stats.iterations.saturating_add(1);
