@@ -124,7 +124,8 @@ pub fn version() {
 }
 
 /// Systems: 2D/3D begin_substep, iterate, iterate_until, measure (f64 and
-/// f32), the rope, loop and cloth builders, `xpbd_cloth_link_count`.
+/// f32), the rope, loop and cloth builders, `xpbd_cloth_link_count`, the
+/// 3D `_groups` calls and the tether builder.
 #[inline(always)]
 pub fn systems() {
     keep!(
@@ -157,11 +158,21 @@ pub fn systems() {
         xpbd_build_cloth3,
         xpbd_build_cloth3_f32,
         xpbd_cloth_link_count,
+        xpbd_system3_begin_substep_groups,
+        xpbd_system3_begin_substep_groups_f32,
+        xpbd_system3_iterate_groups,
+        xpbd_system3_iterate_groups_f32,
+        xpbd_system3_iterate_until_groups,
+        xpbd_system3_iterate_until_groups_f32,
+        xpbd_system3_measure_groups,
+        xpbd_system3_measure_groups_f32,
+        xpbd_build_tethers3,
+        xpbd_build_tethers3_f32,
     );
 }
 
-/// Stepping: `xpbd_world3_step(_f32)`, `xpbd_step_config3_default(_f32)`,
-/// `xpbd_step_scratch_len`.
+/// Stepping: `xpbd_world3_step(_f32)`, `xpbd_world3_step_groups(_f32)`,
+/// `xpbd_step_config3_default(_f32)`, `xpbd_step_scratch_len`.
 #[inline(always)]
 pub fn stepping() {
     keep!(
@@ -172,6 +183,8 @@ pub fn stepping() {
         xpbd_step_scratch_len,
         xpbd_world3_precision,
         xpbd_world3_precision_f32,
+        xpbd_world3_step_groups,
+        xpbd_world3_step_groups_f32,
     );
 }
 
