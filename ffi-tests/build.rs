@@ -44,6 +44,16 @@ const LAYOUTS: &[Layout] = &[
     word_layout::<xpbd::ffi_step::XpbdWorld3F32>("XpbdWorld3F32"),
     word_layout::<xpbd::ffi_colored::XpbdColoredSystem3>("XpbdColoredSystem3"),
     word_layout::<xpbd::ffi_colored::XpbdColoredSystem3F32>("XpbdColoredSystem3F32"),
+    layout::<ffi::XpbdBend>("XpbdBend"),
+    layout::<ffi::XpbdBendF32>("XpbdBendF32"),
+    layout::<ffi::XpbdTet>("XpbdTet"),
+    layout::<ffi::XpbdTetF32>("XpbdTetF32"),
+    layout::<ffi::XpbdTether>("XpbdTether"),
+    layout::<ffi::XpbdTetherF32>("XpbdTetherF32"),
+    layout::<ffi::XpbdMeshVolume>("XpbdMeshVolume"),
+    layout::<ffi::XpbdMeshVolumeF32>("XpbdMeshVolumeF32"),
+    word_layout::<ffi::XpbdConstraints3>("XpbdConstraints3"),
+    word_layout::<ffi::XpbdConstraints3F32>("XpbdConstraints3F32"),
 ];
 
 /// A C type name with the size and alignment Rust gives it.

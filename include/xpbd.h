@@ -99,8 +99,8 @@
 
 /**
  * The most constraint visits one call may make: sweeps × (links +
- * contact capacity) for a step, `max_iterations` × links for
- * `iterate_until`. Over it the call fails at once with
+ * contact capacity + group instances) for a step, `max_iterations` ×
+ * (links + group instances) for `iterate_until`. Over it the call fails at once with
  * `XPBD_STATUS_WORK_LIMIT`, writing nothing.
  */
 #define XPBD_MAX_WORK 1073741824
@@ -1278,6 +1278,416 @@ typedef struct XpbdColoredSystem3F32 {
   size_t error_index;
 } XpbdColoredSystem3F32;
 
+/**
+ * One dihedral bending constraint: triangles `(p0, p1, p2)` and
+ * `(p1, p0, p3)` share the edge `p0–p1`; `p2` and `p3` are the wing
+ * particles.
+ *
+ * `#[repr(C)]`: this struct *is* the C type `XpbdBend` (`Bend<f64>`) and
+ * `XpbdBendF32` (`Bend<f32>`).
+ */
+typedef struct XpbdBend {
+  /**
+   * `[p0, p1, p2, p3]`: the shared edge, then the two wings (indices,
+   * all distinct).
+   */
+  uint32_t particles[4];
+  /**
+   * Rest dihedral angle φ₀ (rad), finite, in `[−π, π]`.
+   */
+  double rest_angle;
+  /**
+   * Compliance α (rad²/J = 1/(N·m)), finite and ≥ 0; 0 is rigid.
+   */
+  double compliance;
+  /**
+   * Accumulated multiplier λ (N·m·s², i.e. J·s²/rad) of the current
+   * substep.
+   */
+  double lambda;
+} XpbdBend;
+
+/**
+ * One tetrahedral volume constraint over particles `p0..p3`, with
+ * `V = ((x1 − x0) × (x2 − x0)) · (x3 − x0) / 6` (signed, m³).
+ *
+ * `#[repr(C)]`: this struct *is* the C type `XpbdTet` (`Tet<f64>`) and
+ * `XpbdTetF32` (`Tet<f32>`).
+ */
+typedef struct XpbdTet {
+  /**
+   * The four particles (indices, all distinct).
+   */
+  uint32_t particles[4];
+  /**
+   * Rest volume V₀ (m³, signed as `V` above), finite and non-zero.
+   */
+  double rest_volume;
+  /**
+   * Compliance α (m⁶/J = m⁵/N of the constraint `6(V − V₀)`), finite
+   * and ≥ 0; 0 keeps the volume exactly.
+   */
+  double compliance;
+  /**
+   * Accumulated multiplier λ of the current substep.
+   */
+  double lambda;
+} XpbdTet;
+
+/**
+ * One tether: particle `particle` kept within `max_distance` of particle
+ * `anchor`, with its own accumulated multiplier λ.
+ *
+ * `#[repr(C)]`: this struct *is* the C type `XpbdTether` (`Tether<f64>`)
+ * and `XpbdTetherF32` (`Tether<f32>`).
+ */
+typedef struct XpbdTether {
+  /**
+   * The particle held (index).
+   */
+  uint32_t particle;
+  /**
+   * The anchor particle (index, ≠ `particle`), usually pinned.
+   */
+  uint32_t anchor;
+  /**
+   * The largest allowed distance `d_max` (m), finite and ≥ 0.
+   */
+  double max_distance;
+  /**
+   * Compliance α (m/N = s²/kg), finite and ≥ 0; 0 is inextensible.
+   */
+  double compliance;
+  /**
+   * Accumulated multiplier λ (kg·m) of the current substep, ≤ 0.
+   */
+  double lambda;
+} XpbdTether;
+
+/**
+ * One closed-mesh volume constraint over the triangles
+ * `first_triangle .. first_triangle + triangle_count` of its group's
+ * triangle array.
+ *
+ * `#[repr(C)]`: this struct *is* the C type `XpbdMeshVolume`
+ * (`MeshVolume<f64>`) and `XpbdMeshVolumeF32` (`MeshVolume<f32>`).
+ */
+typedef struct XpbdMeshVolume {
+  /**
+   * First triangle of this mesh in the group's triangle array.
+   */
+  uint32_t first_triangle;
+  /**
+   * Number of triangles (≥ 4 for a closed mesh).
+   */
+  uint32_t triangle_count;
+  /**
+   * Rest volume V₀ (m³), finite and > 0.
+   */
+  double rest_volume;
+  /**
+   * Pressure (inflation) factor k: the target volume is `k·V₀`; finite
+   * and > 0 (1 keeps the rest volume).
+   */
+  double pressure;
+  /**
+   * Compliance α (m⁶/J = m³/N·… of `C = V − kV₀`: m³/Pa·… see the
+   * module), finite and ≥ 0.
+   */
+  double compliance;
+  /**
+   * Accumulated multiplier λ of the current substep.
+   */
+  double lambda;
+} XpbdMeshVolume;
+
+/**
+ * The constraint groups of a 3D system or world beyond its links
+ * (`XpbdConstraints3`: double, `XpbdConstraints3F32`: float): bending,
+ * tetrahedral volume, tethers and closed-mesh volumes, each an array the
+ * caller owns (in Rust, `xpbd::Constraints`). The units of each field of
+ * an instance are in its struct (`XpbdBend`, `XpbdTet`, `XpbdTether`,
+ * `XpbdMeshVolume`).
+ *
+ * Zero-initialise it and set the groups you use; a NULL array is allowed
+ * only with a zero count. The library never writes the struct itself: it
+ * writes each instance's λ, and `mesh_scratch` during a sweep. No array
+ * may overlap another, the system's or world's buffers, the system or
+ * world struct, the configuration, this struct or an output
+ * (`XPBD_STATUS_ALIASED_BUFFERS`).
+ *
+ * Each iteration sweeps the links, then the bends, tets, tethers and
+ * meshes, each in array order. An error naming a constraint counts the
+ * links first: with `L` links, `B` bends, `V` tets and `E` tethers,
+ * `error_index` `L + k` is bend `k`, `L + B + k` tet `k`, `L + B + V + k`
+ * tether `k` and `L + B + V + E + k` mesh `k`.
+ */
+typedef struct XpbdConstraints3 {
+  /**
+   * Dihedral bending constraints, `bend_count` entries; λ written.
+   * Rest angle φ₀ in rad.
+   */
+  struct XpbdBend *bends;
+  /**
+   * Number of bends (count, no unit).
+   */
+  size_t bend_count;
+  /**
+   * Tetrahedral volume constraints, `tet_count` entries; λ written.
+   * Rest volume V₀ in m³ (signed).
+   */
+  struct XpbdTet *tets;
+  /**
+   * Number of tets.
+   */
+  size_t tet_count;
+  /**
+   * Long-range tethers, `tether_count` entries; λ (kg·m, ≤ 0) written.
+   * Maximum distance in m, compliance in m/N
+   * (`xpbd_build_tethers3` writes them).
+   */
+  struct XpbdTether *tethers;
+  /**
+   * Number of tethers.
+   */
+  size_t tether_count;
+  /**
+   * Closed-mesh volume constraints, `mesh_volume_count` entries, each
+   * naming a range of `triangles`; λ written. Rest volume in m³,
+   * pressure factor unitless.
+   */
+  struct XpbdMeshVolume *mesh_volumes;
+  /**
+   * Number of mesh volume constraints.
+   */
+  size_t mesh_volume_count;
+  /**
+   * Triangles `{a, b, c}` (particle indices, counter-clockwise seen from
+   * outside), `triangle_count` entries; only read.
+   */
+  const uint32_t (*triangles)[3];
+  /**
+   * Number of triangles.
+   */
+  size_t triangle_count;
+  /**
+   * Scratch for the mesh volumes' gradients (m²), `mesh_scratch_count`
+   * entries, at least `particle_count` when `mesh_volume_count > 0`
+   * (else `XPBD_STATUS_CAPACITY_TOO_SMALL` naming the count needed);
+   * the library's during a sweep: never read it.
+   */
+  double (*mesh_scratch)[3];
+  /**
+   * Number of scratch entries.
+   */
+  size_t mesh_scratch_count;
+} XpbdConstraints3;
+
+/**
+ * One dihedral bending constraint: triangles `(p0, p1, p2)` and
+ * `(p1, p0, p3)` share the edge `p0–p1`; `p2` and `p3` are the wing
+ * particles.
+ *
+ * `#[repr(C)]`: this struct *is* the C type `XpbdBend` (`Bend<f64>`) and
+ * `XpbdBendF32` (`Bend<f32>`).
+ */
+typedef struct XpbdBendF32 {
+  /**
+   * `[p0, p1, p2, p3]`: the shared edge, then the two wings (indices,
+   * all distinct).
+   */
+  uint32_t particles[4];
+  /**
+   * Rest dihedral angle φ₀ (rad), finite, in `[−π, π]`.
+   */
+  float rest_angle;
+  /**
+   * Compliance α (rad²/J = 1/(N·m)), finite and ≥ 0; 0 is rigid.
+   */
+  float compliance;
+  /**
+   * Accumulated multiplier λ (N·m·s², i.e. J·s²/rad) of the current
+   * substep.
+   */
+  float lambda;
+} XpbdBendF32;
+
+/**
+ * One tetrahedral volume constraint over particles `p0..p3`, with
+ * `V = ((x1 − x0) × (x2 − x0)) · (x3 − x0) / 6` (signed, m³).
+ *
+ * `#[repr(C)]`: this struct *is* the C type `XpbdTet` (`Tet<f64>`) and
+ * `XpbdTetF32` (`Tet<f32>`).
+ */
+typedef struct XpbdTetF32 {
+  /**
+   * The four particles (indices, all distinct).
+   */
+  uint32_t particles[4];
+  /**
+   * Rest volume V₀ (m³, signed as `V` above), finite and non-zero.
+   */
+  float rest_volume;
+  /**
+   * Compliance α (m⁶/J = m⁵/N of the constraint `6(V − V₀)`), finite
+   * and ≥ 0; 0 keeps the volume exactly.
+   */
+  float compliance;
+  /**
+   * Accumulated multiplier λ of the current substep.
+   */
+  float lambda;
+} XpbdTetF32;
+
+/**
+ * One tether: particle `particle` kept within `max_distance` of particle
+ * `anchor`, with its own accumulated multiplier λ.
+ *
+ * `#[repr(C)]`: this struct *is* the C type `XpbdTether` (`Tether<f64>`)
+ * and `XpbdTetherF32` (`Tether<f32>`).
+ */
+typedef struct XpbdTetherF32 {
+  /**
+   * The particle held (index).
+   */
+  uint32_t particle;
+  /**
+   * The anchor particle (index, ≠ `particle`), usually pinned.
+   */
+  uint32_t anchor;
+  /**
+   * The largest allowed distance `d_max` (m), finite and ≥ 0.
+   */
+  float max_distance;
+  /**
+   * Compliance α (m/N = s²/kg), finite and ≥ 0; 0 is inextensible.
+   */
+  float compliance;
+  /**
+   * Accumulated multiplier λ (kg·m) of the current substep, ≤ 0.
+   */
+  float lambda;
+} XpbdTetherF32;
+
+/**
+ * One closed-mesh volume constraint over the triangles
+ * `first_triangle .. first_triangle + triangle_count` of its group's
+ * triangle array.
+ *
+ * `#[repr(C)]`: this struct *is* the C type `XpbdMeshVolume`
+ * (`MeshVolume<f64>`) and `XpbdMeshVolumeF32` (`MeshVolume<f32>`).
+ */
+typedef struct XpbdMeshVolumeF32 {
+  /**
+   * First triangle of this mesh in the group's triangle array.
+   */
+  uint32_t first_triangle;
+  /**
+   * Number of triangles (≥ 4 for a closed mesh).
+   */
+  uint32_t triangle_count;
+  /**
+   * Rest volume V₀ (m³), finite and > 0.
+   */
+  float rest_volume;
+  /**
+   * Pressure (inflation) factor k: the target volume is `k·V₀`; finite
+   * and > 0 (1 keeps the rest volume).
+   */
+  float pressure;
+  /**
+   * Compliance α (m⁶/J = m³/N·… of `C = V − kV₀`: m³/Pa·… see the
+   * module), finite and ≥ 0.
+   */
+  float compliance;
+  /**
+   * Accumulated multiplier λ of the current substep.
+   */
+  float lambda;
+} XpbdMeshVolumeF32;
+
+/**
+ * The constraint groups of a 3D system or world beyond its links
+ * (`XpbdConstraints3`: double, `XpbdConstraints3F32`: float): bending,
+ * tetrahedral volume, tethers and closed-mesh volumes, each an array the
+ * caller owns (in Rust, `xpbd::Constraints`). The units of each field of
+ * an instance are in its struct (`XpbdBend`, `XpbdTet`, `XpbdTether`,
+ * `XpbdMeshVolume`).
+ *
+ * Zero-initialise it and set the groups you use; a NULL array is allowed
+ * only with a zero count. The library never writes the struct itself: it
+ * writes each instance's λ, and `mesh_scratch` during a sweep. No array
+ * may overlap another, the system's or world's buffers, the system or
+ * world struct, the configuration, this struct or an output
+ * (`XPBD_STATUS_ALIASED_BUFFERS`).
+ *
+ * Each iteration sweeps the links, then the bends, tets, tethers and
+ * meshes, each in array order. An error naming a constraint counts the
+ * links first: with `L` links, `B` bends, `V` tets and `E` tethers,
+ * `error_index` `L + k` is bend `k`, `L + B + k` tet `k`, `L + B + V + k`
+ * tether `k` and `L + B + V + E + k` mesh `k`.
+ */
+typedef struct XpbdConstraints3F32 {
+  /**
+   * Dihedral bending constraints, `bend_count` entries; λ written.
+   * Rest angle φ₀ in rad.
+   */
+  struct XpbdBendF32 *bends;
+  /**
+   * Number of bends (count, no unit).
+   */
+  size_t bend_count;
+  /**
+   * Tetrahedral volume constraints, `tet_count` entries; λ written.
+   * Rest volume V₀ in m³ (signed).
+   */
+  struct XpbdTetF32 *tets;
+  /**
+   * Number of tets.
+   */
+  size_t tet_count;
+  /**
+   * Long-range tethers, `tether_count` entries; λ (kg·m, ≤ 0) written.
+   * Maximum distance in m, compliance in m/N
+   * (`xpbd_build_tethers3` writes them).
+   */
+  struct XpbdTetherF32 *tethers;
+  /**
+   * Number of tethers.
+   */
+  size_t tether_count;
+  /**
+   * Closed-mesh volume constraints, `mesh_volume_count` entries, each
+   * naming a range of `triangles`; λ written. Rest volume in m³,
+   * pressure factor unitless.
+   */
+  struct XpbdMeshVolumeF32 *mesh_volumes;
+  /**
+   * Number of mesh volume constraints.
+   */
+  size_t mesh_volume_count;
+  /**
+   * Triangles `{a, b, c}` (particle indices, counter-clockwise seen from
+   * outside), `triangle_count` entries; only read.
+   */
+  const uint32_t (*triangles)[3];
+  /**
+   * Number of triangles.
+   */
+  size_t triangle_count;
+  /**
+   * Scratch for the mesh volumes' gradients (m²), `mesh_scratch_count`
+   * entries, at least `particle_count` when `mesh_volume_count > 0`
+   * (else `XPBD_STATUS_CAPACITY_TOO_SMALL` naming the count needed);
+   * the library's during a sweep: never read it.
+   */
+  float (*mesh_scratch)[3];
+  /**
+   * Number of scratch entries.
+   */
+  size_t mesh_scratch_count;
+} XpbdConstraints3F32;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -2198,6 +2608,326 @@ XpbdStatus xpbd_colored_links_fill_f32(const struct XpbdLinkF32 *links,
                                        float *lambda);
 
 /**
+ * Starts a substep of length `h` (s) for a 3D double system with constraint
+ * groups: validates every particle and link as
+ * `xpbd_system3_begin_substep` does, then every bend, tet, tether and
+ * mesh volume of `*groups` (indices, rest value, compliance), then sets
+ * the λ of every link and every group constraint to 0 and records `h`.
+ * This is the only call that resets a group's λ.
+ *
+ * Returns `XPBD_STATUS_OK` or an error: `NULL_POINTER` (`system` or
+ * `groups` NULL, or an array NULL with a non-zero count),
+ * `ALIASED_BUFFERS` (an array of `*groups` overlapping another, `*groups`,
+ * a buffer of the system or `*system`), `INVALID_ARGUMENT` (policy code,
+ * misaligned array), every error of `xpbd_system3_begin_substep`, then
+ * for the groups `INDEX_OUT_OF_RANGE`, `SAME_PARTICLE`,
+ * `INVALID_REST_VALUE`, `INVALID_COMPLIANCE`, `UNREPRESENTABLE_SCALE` and
+ * `CAPACITY_TOO_SMALL` (mesh scratch shorter than the particles).
+ * `system->error_index` names the particle, the link, the group
+ * constraint by its index after the links (with L links and B bends,
+ * bend k is L + k, tet k is L + B + k, and so on: see
+ * `XpbdConstraints3`), or the scratch count needed. On error no position
+ * or λ is written and `system->substep_active` is cleared.
+ *
+ * # Safety
+ * `system` and `groups` are NULL or valid; every array of both is NULL
+ * (with count 0) or valid for its count.
+ */
+XpbdStatus xpbd_system3_begin_substep_groups(struct XpbdSystem3 *system,
+                                             const struct XpbdConstraints3 *groups,
+                                             double h);
+
+/**
+ * One solver iteration of a 3D double system with constraint groups: a
+ * Gauss-Seidel sweep over the links, then the bends, tets, tethers and
+ * mesh volumes of `*groups`, each in array order, with the substep's `h`
+ * (α̃ = α/h²), keeping every λ: nothing is reset here.
+ *
+ * Pass the groups `xpbd_system3_begin_substep_groups` validated.
+ * `out_stats` may be NULL; it is written on success only and must not
+ * overlap the system, the groups or any of their arrays
+ * (`ALIASED_BUFFERS`); its residuals are in each constraint's unit (m for
+ * links and tethers). Errors: `NULL_POINTER`, `NO_SUBSTEP` (no successful
+ * begin_substep), `INVALID_TIME_STEP` (the struct's `h` is not a positive
+ * number), `NON_FINITE_POSITION` (a particle made NaN or infinite since:
+ * named, nothing written), `CAPACITY_TOO_SMALL` (mesh scratch),
+ * `ZERO_LENGTH` (a link), `DEGENERATE` (a group constraint, under
+ * `XPBD_ZERO_LENGTH_REJECT`), `INDEX_OUT_OF_RANGE`, `INVALID_RESULT`,
+ * naming the link or group constraint in `system->error_index` (index
+ * after the links): the constraints before it in this sweep (the links,
+ * then the groups in order) were applied, it and the later ones were not.
+ *
+ * # Safety
+ * As `xpbd_system3_begin_substep_groups`; `out_stats` is NULL or valid.
+ */
+XpbdStatus xpbd_system3_iterate_groups(struct XpbdSystem3 *system,
+                                       const struct XpbdConstraints3 *groups,
+                                       struct XpbdSweepStats *out_stats);
+
+/**
+ * Iterates a 3D double system with constraint groups (each sweep as
+ * `xpbd_system3_iterate_groups`) until a sweep's `max_residual` (max
+ * |C + α̃λ| over the links and group constraints) is at most `tolerance`
+ * or `max_iterations` sweeps ran; `out` (may be NULL; must not overlap the
+ * system, the groups or their arrays) receives the iterations used and
+ * the last sweep's diagnostics, on success only. `INVALID_ARGUMENT` for a
+ * NaN, infinite or negative tolerance and `WORK_LIMIT` when
+ * `max_iterations > XPBD_MAX_ITERATIONS` or `max_iterations` × (links +
+ * group constraints) > `XPBD_MAX_WORK`, both before anything is written;
+ * otherwise the errors of `xpbd_system3_iterate_groups` (earlier
+ * sweeps stay applied). Never resets λ.
+ *
+ * # Safety
+ * As `xpbd_system3_iterate_groups`.
+ */
+XpbdStatus xpbd_system3_iterate_until_groups(struct XpbdSystem3 *system,
+                                             const struct XpbdConstraints3 *groups,
+                                             double tolerance,
+                                             uint32_t max_iterations,
+                                             struct XpbdConvergence *out);
+
+/**
+ * The diagnostics a sweep of a 3D double system with constraint groups would
+ * report now (links, then groups), with nothing changed; `out_stats` is
+ * required, must not overlap the system, the groups or their arrays, and
+ * is written on success only. Errors as
+ * `xpbd_system3_iterate_groups`; nothing is written in any case but
+ * `system->error_index`.
+ *
+ * # Safety
+ * As `xpbd_system3_iterate_groups`.
+ */
+XpbdStatus xpbd_system3_measure_groups(struct XpbdSystem3 *system,
+                                       const struct XpbdConstraints3 *groups,
+                                       struct XpbdSweepStats *out_stats);
+
+/**
+ * Advances a 3D double world with constraint groups by one frame of `dt`
+ * seconds, as `xpbd_world3_step` does, each iteration sweeping the
+ * links, then the bends, tets, tethers and mesh volumes of `*groups`
+ * (array order), then the contacts. Every group's λ is reset at each
+ * substep entry with the links' and kept across that substep's
+ * iterations. The groups are validated with the links (at the first
+ * substeps' h = dt / substeps) before anything is written, and count in
+ * the work limit: sweeps × (links + contact capacity + group
+ * constraints) ≤ `XPBD_MAX_WORK`. `out_stats` may be NULL (written on
+ * success only).
+ *
+ * Errors: those of `xpbd_world3_step`, `NULL_POINTER` for a NULL
+ * `groups` (or an array NULL with a non-zero count), `ALIASED_BUFFERS`
+ * (an array of `*groups` overlapping another, `*groups`, a buffer of the
+ * world, `*world`, `*config` or `*out_stats`), and the group errors of
+ * `xpbd_system3_begin_substep_groups`; `world->error_index` names the
+ * item concerned (a group constraint by its index after the links). On
+ * every error positions and velocities are as before the call.
+ *
+ * # Safety
+ * As `xpbd_world3_step`; `groups` is NULL or valid, its arrays NULL
+ * (with count 0) or valid for their counts.
+ */
+XpbdStatus xpbd_world3_step_groups(struct XpbdWorld3 *world,
+                                   const struct XpbdConstraints3 *groups,
+                                   double dt,
+                                   const struct XpbdStepConfig3 *config,
+                                   struct XpbdStepStats *out_stats);
+
+/**
+ * Writes one long-range tether per moving particle (`inverse_masses[k] !=
+ * 0`) of a 3D double rest shape, in particle order: particle k is kept
+ * within `max_distance` of the nearest particle of `anchors` (Euclidean
+ * distance in `positions`, m; the first of equals), `max_distance` being
+ * that distance, with the given `compliance` (m/N) and λ = 0.
+ * `positions` holds 3·particle_count coordinates (x0, y0, z0, x1, …; pass
+ * `&x[0][0]` for a `double x[n][3]` array, as for `xpbd_build_cloth3`),
+ * `inverse_masses` (1/kg) `particle_count` entries, `anchors`
+ * `anchor_count` particle indices (usually the pinned
+ * particles: a moving anchor would be tied to itself, which
+ * begin_substep refuses as `SAME_PARTICLE`); all are only read.
+ * `*out_count` receives the number written (the moving particles). The
+ * compliance is checked by begin_substep (`INVALID_COMPLIANCE`), not here.
+ *
+ * Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS` (any
+ * two buffers overlap), `INVALID_ARGUMENT` (no anchor, an anchor ≥
+ * `particle_count`, more than 2^32 − 1 particles, a misaligned buffer),
+ * `NON_FINITE_POSITION`, `CAPACITY_TOO_SMALL` (`capacity` below the
+ * moving particles).
+ *
+ * # Safety
+ * `positions` valid for 3·particle_count values, `inverse_masses` for
+ * `particle_count`, `anchors` for `anchor_count`, `out` for `capacity`,
+ * `out_count` for one `size_t`.
+ */
+XpbdStatus xpbd_build_tethers3(const double *positions,
+                               const double *inverse_masses,
+                               size_t particle_count,
+                               const uint32_t *anchors,
+                               size_t anchor_count,
+                               double compliance,
+                               struct XpbdTether *out,
+                               size_t capacity,
+                               size_t *out_count);
+
+/**
+ * Starts a substep of length `h` (s) for a 3D float system with constraint
+ * groups: validates every particle and link as
+ * `xpbd_system3_begin_substep_f32` does, then every bend, tet, tether and
+ * mesh volume of `*groups` (indices, rest value, compliance), then sets
+ * the λ of every link and every group constraint to 0 and records `h`.
+ * This is the only call that resets a group's λ.
+ *
+ * Returns `XPBD_STATUS_OK` or an error: `NULL_POINTER` (`system` or
+ * `groups` NULL, or an array NULL with a non-zero count),
+ * `ALIASED_BUFFERS` (an array of `*groups` overlapping another, `*groups`,
+ * a buffer of the system or `*system`), `INVALID_ARGUMENT` (policy code,
+ * misaligned array), every error of `xpbd_system3_begin_substep_f32`, then
+ * for the groups `INDEX_OUT_OF_RANGE`, `SAME_PARTICLE`,
+ * `INVALID_REST_VALUE`, `INVALID_COMPLIANCE`, `UNREPRESENTABLE_SCALE` and
+ * `CAPACITY_TOO_SMALL` (mesh scratch shorter than the particles).
+ * `system->error_index` names the particle, the link, the group
+ * constraint by its index after the links (with L links and B bends,
+ * bend k is L + k, tet k is L + B + k, and so on: see
+ * `XpbdConstraints3`), or the scratch count needed. On error no position
+ * or λ is written and `system->substep_active` is cleared.
+ *
+ * # Safety
+ * `system` and `groups` are NULL or valid; every array of both is NULL
+ * (with count 0) or valid for its count.
+ */
+XpbdStatus xpbd_system3_begin_substep_groups_f32(struct XpbdSystem3F32 *system,
+                                                 const struct XpbdConstraints3F32 *groups,
+                                                 float h);
+
+/**
+ * One solver iteration of a 3D float system with constraint groups: a
+ * Gauss-Seidel sweep over the links, then the bends, tets, tethers and
+ * mesh volumes of `*groups`, each in array order, with the substep's `h`
+ * (α̃ = α/h²), keeping every λ: nothing is reset here.
+ *
+ * Pass the groups `xpbd_system3_begin_substep_groups_f32` validated.
+ * `out_stats` may be NULL; it is written on success only and must not
+ * overlap the system, the groups or any of their arrays
+ * (`ALIASED_BUFFERS`); its residuals are in each constraint's unit (m for
+ * links and tethers). Errors: `NULL_POINTER`, `NO_SUBSTEP` (no successful
+ * begin_substep), `INVALID_TIME_STEP` (the struct's `h` is not a positive
+ * number), `NON_FINITE_POSITION` (a particle made NaN or infinite since:
+ * named, nothing written), `CAPACITY_TOO_SMALL` (mesh scratch),
+ * `ZERO_LENGTH` (a link), `DEGENERATE` (a group constraint, under
+ * `XPBD_ZERO_LENGTH_REJECT`), `INDEX_OUT_OF_RANGE`, `INVALID_RESULT`,
+ * naming the link or group constraint in `system->error_index` (index
+ * after the links): the constraints before it in this sweep (the links,
+ * then the groups in order) were applied, it and the later ones were not.
+ *
+ * # Safety
+ * As `xpbd_system3_begin_substep_groups_f32`; `out_stats` is NULL or valid.
+ */
+XpbdStatus xpbd_system3_iterate_groups_f32(struct XpbdSystem3F32 *system,
+                                           const struct XpbdConstraints3F32 *groups,
+                                           struct XpbdSweepStatsF32 *out_stats);
+
+/**
+ * Iterates a 3D float system with constraint groups (each sweep as
+ * `xpbd_system3_iterate_groups_f32`) until a sweep's `max_residual` (max
+ * |C + α̃λ| over the links and group constraints) is at most `tolerance`
+ * or `max_iterations` sweeps ran; `out` (may be NULL; must not overlap the
+ * system, the groups or their arrays) receives the iterations used and
+ * the last sweep's diagnostics, on success only. `INVALID_ARGUMENT` for a
+ * NaN, infinite or negative tolerance and `WORK_LIMIT` when
+ * `max_iterations > XPBD_MAX_ITERATIONS` or `max_iterations` × (links +
+ * group constraints) > `XPBD_MAX_WORK`, both before anything is written;
+ * otherwise the errors of `xpbd_system3_iterate_groups_f32` (earlier
+ * sweeps stay applied). Never resets λ.
+ *
+ * # Safety
+ * As `xpbd_system3_iterate_groups_f32`.
+ */
+XpbdStatus xpbd_system3_iterate_until_groups_f32(struct XpbdSystem3F32 *system,
+                                                 const struct XpbdConstraints3F32 *groups,
+                                                 float tolerance,
+                                                 uint32_t max_iterations,
+                                                 struct XpbdConvergenceF32 *out);
+
+/**
+ * The diagnostics a sweep of a 3D float system with constraint groups would
+ * report now (links, then groups), with nothing changed; `out_stats` is
+ * required, must not overlap the system, the groups or their arrays, and
+ * is written on success only. Errors as
+ * `xpbd_system3_iterate_groups_f32`; nothing is written in any case but
+ * `system->error_index`.
+ *
+ * # Safety
+ * As `xpbd_system3_iterate_groups_f32`.
+ */
+XpbdStatus xpbd_system3_measure_groups_f32(struct XpbdSystem3F32 *system,
+                                           const struct XpbdConstraints3F32 *groups,
+                                           struct XpbdSweepStatsF32 *out_stats);
+
+/**
+ * Advances a 3D float world with constraint groups by one frame of `dt`
+ * seconds, as `xpbd_world3_step_f32` does, each iteration sweeping the
+ * links, then the bends, tets, tethers and mesh volumes of `*groups`
+ * (array order), then the contacts. Every group's λ is reset at each
+ * substep entry with the links' and kept across that substep's
+ * iterations. The groups are validated with the links (at the first
+ * substeps' h = dt / substeps) before anything is written, and count in
+ * the work limit: sweeps × (links + contact capacity + group
+ * constraints) ≤ `XPBD_MAX_WORK`. `out_stats` may be NULL (written on
+ * success only).
+ *
+ * Errors: those of `xpbd_world3_step_f32`, `NULL_POINTER` for a NULL
+ * `groups` (or an array NULL with a non-zero count), `ALIASED_BUFFERS`
+ * (an array of `*groups` overlapping another, `*groups`, a buffer of the
+ * world, `*world`, `*config` or `*out_stats`), and the group errors of
+ * `xpbd_system3_begin_substep_groups_f32`; `world->error_index` names the
+ * item concerned (a group constraint by its index after the links). On
+ * every error positions and velocities are as before the call.
+ *
+ * # Safety
+ * As `xpbd_world3_step_f32`; `groups` is NULL or valid, its arrays NULL
+ * (with count 0) or valid for their counts.
+ */
+XpbdStatus xpbd_world3_step_groups_f32(struct XpbdWorld3F32 *world,
+                                       const struct XpbdConstraints3F32 *groups,
+                                       float dt,
+                                       const struct XpbdStepConfig3F32 *config,
+                                       struct XpbdStepStatsF32 *out_stats);
+
+/**
+ * Writes one long-range tether per moving particle (`inverse_masses[k] !=
+ * 0`) of a 3D float rest shape, in particle order: particle k is kept
+ * within `max_distance` of the nearest particle of `anchors` (Euclidean
+ * distance in `positions`, m; the first of equals), `max_distance` being
+ * that distance, with the given `compliance` (m/N) and λ = 0.
+ * `positions` holds 3·particle_count coordinates (x0, y0, z0, x1, …; pass
+ * `&x[0][0]` for a `float x[n][3]` array, as for `xpbd_build_cloth3_f32`),
+ * `inverse_masses` (1/kg) `particle_count` entries, `anchors`
+ * `anchor_count` particle indices (usually the pinned
+ * particles: a moving anchor would be tied to itself, which
+ * begin_substep refuses as `SAME_PARTICLE`); all are only read.
+ * `*out_count` receives the number written (the moving particles). The
+ * compliance is checked by begin_substep (`INVALID_COMPLIANCE`), not here.
+ *
+ * Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS` (any
+ * two buffers overlap), `INVALID_ARGUMENT` (no anchor, an anchor ≥
+ * `particle_count`, more than 2^32 − 1 particles, a misaligned buffer),
+ * `NON_FINITE_POSITION`, `CAPACITY_TOO_SMALL` (`capacity` below the
+ * moving particles).
+ *
+ * # Safety
+ * `positions` valid for 3·particle_count values, `inverse_masses` for
+ * `particle_count`, `anchors` for `anchor_count`, `out` for `capacity`,
+ * `out_count` for one `size_t`.
+ */
+XpbdStatus xpbd_build_tethers3_f32(const float *positions,
+                                   const float *inverse_masses,
+                                   size_t particle_count,
+                                   const uint32_t *anchors,
+                                   size_t anchor_count,
+                                   float compliance,
+                                   struct XpbdTetherF32 *out,
+                                   size_t capacity,
+                                   size_t *out_count);
+
+/**
  * A static, NUL-terminated English description of a status code.
  *
  * Takes any integer: codes this library does not define give
@@ -2310,6 +3040,20 @@ XPBD_CHECK_LAYOUT(XpbdColoredSystem3, 160, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
 XPBD_CHECK_LAYOUT(XpbdColoredSystem3F32, 160, 8);
+#endif
+XPBD_CHECK_LAYOUT(XpbdBend, 40, 8);
+XPBD_CHECK_LAYOUT(XpbdBendF32, 28, 4);
+XPBD_CHECK_LAYOUT(XpbdTet, 40, 8);
+XPBD_CHECK_LAYOUT(XpbdTetF32, 28, 4);
+XPBD_CHECK_LAYOUT(XpbdTether, 32, 8);
+XPBD_CHECK_LAYOUT(XpbdTetherF32, 20, 4);
+XPBD_CHECK_LAYOUT(XpbdMeshVolume, 40, 8);
+XPBD_CHECK_LAYOUT(XpbdMeshVolumeF32, 24, 4);
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdConstraints3, 96, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdConstraints3F32, 96, 8);
 #endif
 #undef XPBD_CHECK_LAYOUT
 #endif

@@ -73,5 +73,6 @@ void test_step(void);
 void test_version(void);
 void test_colored(void);
 void test_fenv(void);
+void test_groups(void);
 
 #endif

@@ -5,11 +5,13 @@
 //! when this file differs from what the generator writes.
 
 use super::colored::{colored_begin_raw, colored_iterate_raw, colored_job_raw, fill_raw, greedy_raw, merge_raw};
+use super::constraints::{build_tethers_raw, Grouped};
 use super::distance::{distance_begin, distance_solve};
 use super::status::XpbdStatus;
-use super::step::{default_config, precision_raw, step_raw};
+use super::step::{default_config, precision_raw, step_groups_raw, step_raw};
 use super::system::{begin_substep_raw, build_raw, iterate_raw, iterate_until_raw, measure_raw};
-use super::types::{ColoredSystemC, DistanceConstraintC, StepConfigC, SystemC, WorldC};
+use super::types::{ColoredSystemC, ConstraintsC, DistanceConstraintC, StepConfigC, SystemC, WorldC};
+use crate::constraint::tether::Tether;
 use crate::solver::{Convergence, Link, Shape, SweepStats};
 use crate::step::StepStats;
 
@@ -1015,4 +1017,374 @@ pub unsafe extern "C" fn xpbd_colored_links_fill_f32(
 ) -> XpbdStatus {
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe { fill_raw(links, source_count, order, link_count, i, j, rest, compliance, lambda) }
+}
+
+// ---- constraint groups ----
+
+/// Starts a substep of length `h` (s) for a 3D double system with constraint
+/// groups: validates every particle and link as
+/// `xpbd_system3_begin_substep` does, then every bend, tet, tether and
+/// mesh volume of `*groups` (indices, rest value, compliance), then sets
+/// the λ of every link and every group constraint to 0 and records `h`.
+/// This is the only call that resets a group's λ.
+///
+/// Returns `XPBD_STATUS_OK` or an error: `NULL_POINTER` (`system` or
+/// `groups` NULL, or an array NULL with a non-zero count),
+/// `ALIASED_BUFFERS` (an array of `*groups` overlapping another, `*groups`,
+/// a buffer of the system or `*system`), `INVALID_ARGUMENT` (policy code,
+/// misaligned array), every error of `xpbd_system3_begin_substep`, then
+/// for the groups `INDEX_OUT_OF_RANGE`, `SAME_PARTICLE`,
+/// `INVALID_REST_VALUE`, `INVALID_COMPLIANCE`, `UNREPRESENTABLE_SCALE` and
+/// `CAPACITY_TOO_SMALL` (mesh scratch shorter than the particles).
+/// `system->error_index` names the particle, the link, the group
+/// constraint by its index after the links (with L links and B bends,
+/// bend k is L + k, tet k is L + B + k, and so on: see
+/// `XpbdConstraints3`), or the scratch count needed. On error no position
+/// or λ is written and `system->substep_active` is cleared.
+///
+/// # Safety
+/// `system` and `groups` are NULL or valid; every array of both is NULL
+/// (with count 0) or valid for its count.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_system3_begin_substep_groups(
+    system: *mut SystemC<f64, 3>,
+    groups: *const ConstraintsC<f64>,
+    h: f64,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { begin_substep_raw(Grouped::new(system, groups), h) }
+}
+
+/// One solver iteration of a 3D double system with constraint groups: a
+/// Gauss-Seidel sweep over the links, then the bends, tets, tethers and
+/// mesh volumes of `*groups`, each in array order, with the substep's `h`
+/// (α̃ = α/h²), keeping every λ: nothing is reset here.
+///
+/// Pass the groups `xpbd_system3_begin_substep_groups` validated.
+/// `out_stats` may be NULL; it is written on success only and must not
+/// overlap the system, the groups or any of their arrays
+/// (`ALIASED_BUFFERS`); its residuals are in each constraint's unit (m for
+/// links and tethers). Errors: `NULL_POINTER`, `NO_SUBSTEP` (no successful
+/// begin_substep), `INVALID_TIME_STEP` (the struct's `h` is not a positive
+/// number), `NON_FINITE_POSITION` (a particle made NaN or infinite since:
+/// named, nothing written), `CAPACITY_TOO_SMALL` (mesh scratch),
+/// `ZERO_LENGTH` (a link), `DEGENERATE` (a group constraint, under
+/// `XPBD_ZERO_LENGTH_REJECT`), `INDEX_OUT_OF_RANGE`, `INVALID_RESULT`,
+/// naming the link or group constraint in `system->error_index` (index
+/// after the links): the constraints before it in this sweep (the links,
+/// then the groups in order) were applied, it and the later ones were not.
+///
+/// # Safety
+/// As `xpbd_system3_begin_substep_groups`; `out_stats` is NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_system3_iterate_groups(
+    system: *mut SystemC<f64, 3>,
+    groups: *const ConstraintsC<f64>,
+    out_stats: *mut SweepStats<f64>,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { iterate_raw(Grouped::new(system, groups), out_stats) }
+}
+
+/// Iterates a 3D double system with constraint groups (each sweep as
+/// `xpbd_system3_iterate_groups`) until a sweep's `max_residual` (max
+/// |C + α̃λ| over the links and group constraints) is at most `tolerance`
+/// or `max_iterations` sweeps ran; `out` (may be NULL; must not overlap the
+/// system, the groups or their arrays) receives the iterations used and
+/// the last sweep's diagnostics, on success only. `INVALID_ARGUMENT` for a
+/// NaN, infinite or negative tolerance and `WORK_LIMIT` when
+/// `max_iterations > XPBD_MAX_ITERATIONS` or `max_iterations` × (links +
+/// group constraints) > `XPBD_MAX_WORK`, both before anything is written;
+/// otherwise the errors of `xpbd_system3_iterate_groups` (earlier
+/// sweeps stay applied). Never resets λ.
+///
+/// # Safety
+/// As `xpbd_system3_iterate_groups`.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_system3_iterate_until_groups(
+    system: *mut SystemC<f64, 3>,
+    groups: *const ConstraintsC<f64>,
+    tolerance: f64,
+    max_iterations: u32,
+    out: *mut Convergence<f64>,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { iterate_until_raw(Grouped::new(system, groups), tolerance, max_iterations, out) }
+}
+
+/// The diagnostics a sweep of a 3D double system with constraint groups would
+/// report now (links, then groups), with nothing changed; `out_stats` is
+/// required, must not overlap the system, the groups or their arrays, and
+/// is written on success only. Errors as
+/// `xpbd_system3_iterate_groups`; nothing is written in any case but
+/// `system->error_index`.
+///
+/// # Safety
+/// As `xpbd_system3_iterate_groups`.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_system3_measure_groups(
+    system: *mut SystemC<f64, 3>,
+    groups: *const ConstraintsC<f64>,
+    out_stats: *mut SweepStats<f64>,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { measure_raw(Grouped::new(system, groups), out_stats) }
+}
+
+/// Advances a 3D double world with constraint groups by one frame of `dt`
+/// seconds, as `xpbd_world3_step` does, each iteration sweeping the
+/// links, then the bends, tets, tethers and mesh volumes of `*groups`
+/// (array order), then the contacts. Every group's λ is reset at each
+/// substep entry with the links' and kept across that substep's
+/// iterations. The groups are validated with the links (at the first
+/// substeps' h = dt / substeps) before anything is written, and count in
+/// the work limit: sweeps × (links + contact capacity + group
+/// constraints) ≤ `XPBD_MAX_WORK`. `out_stats` may be NULL (written on
+/// success only).
+///
+/// Errors: those of `xpbd_world3_step`, `NULL_POINTER` for a NULL
+/// `groups` (or an array NULL with a non-zero count), `ALIASED_BUFFERS`
+/// (an array of `*groups` overlapping another, `*groups`, a buffer of the
+/// world, `*world`, `*config` or `*out_stats`), and the group errors of
+/// `xpbd_system3_begin_substep_groups`; `world->error_index` names the
+/// item concerned (a group constraint by its index after the links). On
+/// every error positions and velocities are as before the call.
+///
+/// # Safety
+/// As `xpbd_world3_step`; `groups` is NULL or valid, its arrays NULL
+/// (with count 0) or valid for their counts.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_world3_step_groups(
+    world: *mut WorldC<f64>,
+    groups: *const ConstraintsC<f64>,
+    dt: f64,
+    config: *const StepConfigC<f64>,
+    out_stats: *mut StepStats<f64>,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { step_groups_raw(world, groups, dt, config, out_stats) }
+}
+
+/// Writes one long-range tether per moving particle (`inverse_masses[k] !=
+/// 0`) of a 3D double rest shape, in particle order: particle k is kept
+/// within `max_distance` of the nearest particle of `anchors` (Euclidean
+/// distance in `positions`, m; the first of equals), `max_distance` being
+/// that distance, with the given `compliance` (m/N) and λ = 0.
+/// `positions` holds 3·particle_count coordinates (x0, y0, z0, x1, …; pass
+/// `&x[0][0]` for a `double x[n][3]` array, as for `xpbd_build_cloth3`),
+/// `inverse_masses` (1/kg) `particle_count` entries, `anchors`
+/// `anchor_count` particle indices (usually the pinned
+/// particles: a moving anchor would be tied to itself, which
+/// begin_substep refuses as `SAME_PARTICLE`); all are only read.
+/// `*out_count` receives the number written (the moving particles). The
+/// compliance is checked by begin_substep (`INVALID_COMPLIANCE`), not here.
+///
+/// Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS` (any
+/// two buffers overlap), `INVALID_ARGUMENT` (no anchor, an anchor ≥
+/// `particle_count`, more than 2^32 − 1 particles, a misaligned buffer),
+/// `NON_FINITE_POSITION`, `CAPACITY_TOO_SMALL` (`capacity` below the
+/// moving particles).
+///
+/// # Safety
+/// `positions` valid for 3·particle_count values, `inverse_masses` for
+/// `particle_count`, `anchors` for `anchor_count`, `out` for `capacity`,
+/// `out_count` for one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_build_tethers3(
+    positions: *const f64,
+    inverse_masses: *const f64,
+    particle_count: usize,
+    anchors: *const u32,
+    anchor_count: usize,
+    compliance: f64,
+    out: *mut Tether<f64>,
+    capacity: usize,
+    out_count: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { build_tethers_raw(positions, inverse_masses, particle_count, anchors, anchor_count, compliance, out, capacity, out_count) }
+}
+
+/// Starts a substep of length `h` (s) for a 3D float system with constraint
+/// groups: validates every particle and link as
+/// `xpbd_system3_begin_substep_f32` does, then every bend, tet, tether and
+/// mesh volume of `*groups` (indices, rest value, compliance), then sets
+/// the λ of every link and every group constraint to 0 and records `h`.
+/// This is the only call that resets a group's λ.
+///
+/// Returns `XPBD_STATUS_OK` or an error: `NULL_POINTER` (`system` or
+/// `groups` NULL, or an array NULL with a non-zero count),
+/// `ALIASED_BUFFERS` (an array of `*groups` overlapping another, `*groups`,
+/// a buffer of the system or `*system`), `INVALID_ARGUMENT` (policy code,
+/// misaligned array), every error of `xpbd_system3_begin_substep_f32`, then
+/// for the groups `INDEX_OUT_OF_RANGE`, `SAME_PARTICLE`,
+/// `INVALID_REST_VALUE`, `INVALID_COMPLIANCE`, `UNREPRESENTABLE_SCALE` and
+/// `CAPACITY_TOO_SMALL` (mesh scratch shorter than the particles).
+/// `system->error_index` names the particle, the link, the group
+/// constraint by its index after the links (with L links and B bends,
+/// bend k is L + k, tet k is L + B + k, and so on: see
+/// `XpbdConstraints3`), or the scratch count needed. On error no position
+/// or λ is written and `system->substep_active` is cleared.
+///
+/// # Safety
+/// `system` and `groups` are NULL or valid; every array of both is NULL
+/// (with count 0) or valid for its count.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_system3_begin_substep_groups_f32(
+    system: *mut SystemC<f32, 3>,
+    groups: *const ConstraintsC<f32>,
+    h: f32,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { begin_substep_raw(Grouped::new(system, groups), h) }
+}
+
+/// One solver iteration of a 3D float system with constraint groups: a
+/// Gauss-Seidel sweep over the links, then the bends, tets, tethers and
+/// mesh volumes of `*groups`, each in array order, with the substep's `h`
+/// (α̃ = α/h²), keeping every λ: nothing is reset here.
+///
+/// Pass the groups `xpbd_system3_begin_substep_groups_f32` validated.
+/// `out_stats` may be NULL; it is written on success only and must not
+/// overlap the system, the groups or any of their arrays
+/// (`ALIASED_BUFFERS`); its residuals are in each constraint's unit (m for
+/// links and tethers). Errors: `NULL_POINTER`, `NO_SUBSTEP` (no successful
+/// begin_substep), `INVALID_TIME_STEP` (the struct's `h` is not a positive
+/// number), `NON_FINITE_POSITION` (a particle made NaN or infinite since:
+/// named, nothing written), `CAPACITY_TOO_SMALL` (mesh scratch),
+/// `ZERO_LENGTH` (a link), `DEGENERATE` (a group constraint, under
+/// `XPBD_ZERO_LENGTH_REJECT`), `INDEX_OUT_OF_RANGE`, `INVALID_RESULT`,
+/// naming the link or group constraint in `system->error_index` (index
+/// after the links): the constraints before it in this sweep (the links,
+/// then the groups in order) were applied, it and the later ones were not.
+///
+/// # Safety
+/// As `xpbd_system3_begin_substep_groups_f32`; `out_stats` is NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_system3_iterate_groups_f32(
+    system: *mut SystemC<f32, 3>,
+    groups: *const ConstraintsC<f32>,
+    out_stats: *mut SweepStats<f32>,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { iterate_raw(Grouped::new(system, groups), out_stats) }
+}
+
+/// Iterates a 3D float system with constraint groups (each sweep as
+/// `xpbd_system3_iterate_groups_f32`) until a sweep's `max_residual` (max
+/// |C + α̃λ| over the links and group constraints) is at most `tolerance`
+/// or `max_iterations` sweeps ran; `out` (may be NULL; must not overlap the
+/// system, the groups or their arrays) receives the iterations used and
+/// the last sweep's diagnostics, on success only. `INVALID_ARGUMENT` for a
+/// NaN, infinite or negative tolerance and `WORK_LIMIT` when
+/// `max_iterations > XPBD_MAX_ITERATIONS` or `max_iterations` × (links +
+/// group constraints) > `XPBD_MAX_WORK`, both before anything is written;
+/// otherwise the errors of `xpbd_system3_iterate_groups_f32` (earlier
+/// sweeps stay applied). Never resets λ.
+///
+/// # Safety
+/// As `xpbd_system3_iterate_groups_f32`.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_system3_iterate_until_groups_f32(
+    system: *mut SystemC<f32, 3>,
+    groups: *const ConstraintsC<f32>,
+    tolerance: f32,
+    max_iterations: u32,
+    out: *mut Convergence<f32>,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { iterate_until_raw(Grouped::new(system, groups), tolerance, max_iterations, out) }
+}
+
+/// The diagnostics a sweep of a 3D float system with constraint groups would
+/// report now (links, then groups), with nothing changed; `out_stats` is
+/// required, must not overlap the system, the groups or their arrays, and
+/// is written on success only. Errors as
+/// `xpbd_system3_iterate_groups_f32`; nothing is written in any case but
+/// `system->error_index`.
+///
+/// # Safety
+/// As `xpbd_system3_iterate_groups_f32`.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_system3_measure_groups_f32(
+    system: *mut SystemC<f32, 3>,
+    groups: *const ConstraintsC<f32>,
+    out_stats: *mut SweepStats<f32>,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { measure_raw(Grouped::new(system, groups), out_stats) }
+}
+
+/// Advances a 3D float world with constraint groups by one frame of `dt`
+/// seconds, as `xpbd_world3_step_f32` does, each iteration sweeping the
+/// links, then the bends, tets, tethers and mesh volumes of `*groups`
+/// (array order), then the contacts. Every group's λ is reset at each
+/// substep entry with the links' and kept across that substep's
+/// iterations. The groups are validated with the links (at the first
+/// substeps' h = dt / substeps) before anything is written, and count in
+/// the work limit: sweeps × (links + contact capacity + group
+/// constraints) ≤ `XPBD_MAX_WORK`. `out_stats` may be NULL (written on
+/// success only).
+///
+/// Errors: those of `xpbd_world3_step_f32`, `NULL_POINTER` for a NULL
+/// `groups` (or an array NULL with a non-zero count), `ALIASED_BUFFERS`
+/// (an array of `*groups` overlapping another, `*groups`, a buffer of the
+/// world, `*world`, `*config` or `*out_stats`), and the group errors of
+/// `xpbd_system3_begin_substep_groups_f32`; `world->error_index` names the
+/// item concerned (a group constraint by its index after the links). On
+/// every error positions and velocities are as before the call.
+///
+/// # Safety
+/// As `xpbd_world3_step_f32`; `groups` is NULL or valid, its arrays NULL
+/// (with count 0) or valid for their counts.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_world3_step_groups_f32(
+    world: *mut WorldC<f32>,
+    groups: *const ConstraintsC<f32>,
+    dt: f32,
+    config: *const StepConfigC<f32>,
+    out_stats: *mut StepStats<f32>,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { step_groups_raw(world, groups, dt, config, out_stats) }
+}
+
+/// Writes one long-range tether per moving particle (`inverse_masses[k] !=
+/// 0`) of a 3D float rest shape, in particle order: particle k is kept
+/// within `max_distance` of the nearest particle of `anchors` (Euclidean
+/// distance in `positions`, m; the first of equals), `max_distance` being
+/// that distance, with the given `compliance` (m/N) and λ = 0.
+/// `positions` holds 3·particle_count coordinates (x0, y0, z0, x1, …; pass
+/// `&x[0][0]` for a `float x[n][3]` array, as for `xpbd_build_cloth3_f32`),
+/// `inverse_masses` (1/kg) `particle_count` entries, `anchors`
+/// `anchor_count` particle indices (usually the pinned
+/// particles: a moving anchor would be tied to itself, which
+/// begin_substep refuses as `SAME_PARTICLE`); all are only read.
+/// `*out_count` receives the number written (the moving particles). The
+/// compliance is checked by begin_substep (`INVALID_COMPLIANCE`), not here.
+///
+/// Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS` (any
+/// two buffers overlap), `INVALID_ARGUMENT` (no anchor, an anchor ≥
+/// `particle_count`, more than 2^32 − 1 particles, a misaligned buffer),
+/// `NON_FINITE_POSITION`, `CAPACITY_TOO_SMALL` (`capacity` below the
+/// moving particles).
+///
+/// # Safety
+/// `positions` valid for 3·particle_count values, `inverse_masses` for
+/// `particle_count`, `anchors` for `anchor_count`, `out` for `capacity`,
+/// `out_count` for one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_build_tethers3_f32(
+    positions: *const f32,
+    inverse_masses: *const f32,
+    particle_count: usize,
+    anchors: *const u32,
+    anchor_count: usize,
+    compliance: f32,
+    out: *mut Tether<f32>,
+    capacity: usize,
+    out_count: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { build_tethers_raw(positions, inverse_masses, particle_count, anchors, anchor_count, compliance, out, capacity, out_count) }
 }

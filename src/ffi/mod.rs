@@ -22,7 +22,8 @@
 //!   and aliased per precision (`types.rs`).
 //! - Every f32/f64 (and 2D/3D) twin is generated (`generated.rs`, from
 //!   `tools/ffi-gen`) as one call of a generic function of its area:
-//!   `distance.rs` (1D seed), `system.rs`, `step.rs`, `colored.rs`.
+//!   `distance.rs` (1D seed), `system.rs`, `step.rs`, `colored.rs`,
+//!   `constraints.rs` (constraint groups).
 //! - Codes coming from C are plain integers (`int32_t`), never Rust enums.
 //!
 //! # Rooms
@@ -33,12 +34,14 @@
 //! | `check.rs` | the one check family (NULL, alignment, size, overlap) and slice helpers |
 //! | `types.rs` | C types: aliases of the Rust structs, the C-only structs, constants |
 //! | `distance.rs`, `system.rs`, `step.rs`, `colored.rs` | the generic body of each area's functions |
+//! | `constraints.rs` | the constraint groups (`XpbdConstraints3`) checked and viewed, the `_groups` source of `system.rs`, the tether builder |
 //! | `generated.rs` | every precision/dimension twin (generated, drift-checked) |
 //! | `fenv.rs` | `xpbd_fp_environment` and its `XPBD_FP_*` bits |
 //! | `paths.rs` | the module paths before the renovation (`xpbd::ffi_system`, …) |
 
 mod check;
 mod colored;
+mod constraints;
 mod distance;
 mod fenv;
 #[rustfmt::skip]

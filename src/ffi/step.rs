@@ -1,17 +1,21 @@
 //! The C ABI of stepping (3D, f64 and f32): the generic functions behind
-//! `xpbd_world3_step[_f32]` and `xpbd_step_config3_default[_f32]` (the
-//! wrappers are in `generated.rs`). A caller-owned world struct names the
-//! caller's buffers; buffers must not overlap each other, the world, the
-//! configuration or the output (`XPBD_STATUS_ALIASED_BUFFERS`); on any
+//! `xpbd_world3_step[_f32]`, `xpbd_world3_step_groups[_f32]` and
+//! `xpbd_step_config3_default[_f32]` (the wrappers are in `generated.rs`).
+//! A caller-owned world struct names the caller's buffers; buffers must not
+//! overlap each other, the world, the configuration, the constraint groups'
+//! arrays and struct, or the output (`XPBD_STATUS_ALIASED_BUFFERS`); on any
 //! error the positions and velocities are unchanged and `error_index`
-//! names the particle, link, collider or contact concerned.
+//! names the particle, link (or group constraint, counted after the links),
+//! collider or contact concerned.
 
 use core::ptr;
 
 use super::check::{check_buffers, read, slice, slice_mut, write_opt, Buf};
+use super::constraints;
 use super::status::{status_of, XpbdStatus};
-use super::types::{policy_of, StepConfigC, WorldC, XPBD_ZERO_LENGTH_REJECT};
+use super::types::{policy_of, ConstraintsC, StepConfigC, WorldC, XPBD_ZERO_LENGTH_REJECT};
 use crate::real::Real;
+use crate::solver::Constraints;
 use crate::step::{self, StepConfig, StepStats, World};
 
 /// The Rust configuration of a C one (`None` for an unknown policy code).
@@ -58,6 +62,42 @@ pub(crate) unsafe fn step_raw<T: Real>(
     config: *const StepConfigC<T>,
     out: *mut StepStats<T>,
 ) -> XpbdStatus {
+    // SAFETY: forwarded caller contract.
+    unsafe { step_any::<T, false>(world, None, dt, config, out) }
+}
+
+/// `xpbd_world3_step_groups[_f32]`.
+///
+/// # Safety
+/// See `xpbd_world3_step_groups`.
+pub(crate) unsafe fn step_groups_raw<T: Real>(
+    world: *mut WorldC<T>,
+    groups: *const ConstraintsC<T>,
+    dt: T,
+    config: *const StepConfigC<T>,
+    out: *mut StepStats<T>,
+) -> XpbdStatus {
+    if groups.is_null() {
+        return XpbdStatus::NullPointer;
+    }
+    // SAFETY: forwarded caller contract.
+    unsafe { step_any::<T, true>(world, Some(groups), dt, config, out) }
+}
+
+/// The one body of both steps: the world (and the groups, when given)
+/// checked against each other, the configuration and the output in one
+/// overlap check, then [`step::step_with`] (`G`) or [`step::step`], so the
+/// plain step carries no group code.
+///
+/// # Safety
+/// See `xpbd_world3_step` and `xpbd_world3_step_groups`.
+unsafe fn step_any<T: Real, const G: bool>(
+    world: *mut WorldC<T>,
+    groups: Option<*const ConstraintsC<T>>,
+    dt: T,
+    config: *const StepConfigC<T>,
+    out: *mut StepStats<T>,
+) -> XpbdStatus {
     // SAFETY: forwarded caller contract (NULL-checked by the helper).
     let (w, c) = match unsafe { (read(world), read(config)) } {
         (Ok(w), Ok(c)) => (w, c),
@@ -67,7 +107,7 @@ pub(crate) unsafe fn step_raw<T: Real>(
         return XpbdStatus::InvalidArgument;
     };
     let n = w.particle_count;
-    if let Err(e) = check_buffers(&[
+    let bufs = [
         Buf::of(w.positions, n),
         Buf::of(w.velocities, n),
         Buf::of(w.inverse_masses, n),
@@ -79,12 +119,19 @@ pub(crate) unsafe fn step_raw<T: Real>(
         Buf::of(world, 1),
         Buf::of(config, 1),
         Buf::out(out),
-    ]) {
-        return e;
-    }
+    ];
+    let constraints = match groups {
+        None => check_buffers(&bufs).map(|()| Constraints::default()),
+        // SAFETY: forwarded caller contract; `bufs` is every other buffer.
+        Some(g) => unsafe { constraints::view(g, [&bufs, &[]]) },
+    };
+    let mut constraints = match constraints {
+        Ok(c) => c,
+        Err(e) => return e,
+    };
     // SAFETY: every buffer is non-null (or empty), aligned, bounded, valid
     // for its count by the caller's contract, and no two overlap each other,
-    // the world struct, the config or the output (checked above).
+    // the world struct, the config, the groups or the output (checked above).
     let mut world_view = unsafe {
         World {
             positions: slice_mut(w.positions, n),
@@ -97,7 +144,12 @@ pub(crate) unsafe fn step_raw<T: Real>(
             scratch: slice_mut(w.scratch, w.scratch_count),
         }
     };
-    match step::step(&mut world_view, dt, &step_config) {
+    let result = if G {
+        step::step_with(&mut world_view, &mut constraints, dt, &step_config)
+    } else {
+        step::step(&mut world_view, dt, &step_config)
+    };
+    match result {
         Ok(stats) => {
             // SAFETY: `out` is NULL or valid and disjoint from every buffer.
             unsafe { write_opt(out, stats) };

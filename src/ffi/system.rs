@@ -25,6 +25,11 @@
 //! - On error, `error_index` names the particle or link (when the error
 //!   concerns one); it is the only field written on a validation error,
 //!   besides `substep_active` being cleared by a failed `begin_substep`.
+//! - The `xpbd_system3_*_groups` calls run the same bodies with the
+//!   system's constraint groups attached: each body takes a [`Source`],
+//!   the system struct alone or with its groups
+//!   ([`Grouped`](super::constraints::Grouped)), so there is one
+//!   implementation of each call for both.
 
 use core::ptr;
 
@@ -45,6 +50,20 @@ unsafe fn fail<T, const D: usize>(p: *mut SystemC<T, D>, e: SystemError) -> Xpbd
     XpbdStatus::from(e)
 }
 
+/// The struct's buffers, then the struct itself, for the overlap check.
+pub(crate) fn system_buffers<T, const D: usize>(
+    s: &SystemC<T, D>,
+    sys: *mut SystemC<T, D>,
+) -> [Buf; 4] {
+    let n = s.particle_count;
+    [
+        Buf::of(s.positions, n),
+        Buf::of(s.inverse_masses, n),
+        Buf::of(s.links, s.link_count),
+        Buf::of(sys, 1),
+    ]
+}
+
 /// Checks the struct's buffers, the struct itself and the outputs
 /// (`outs`), then views the buffers as a [`System`].
 ///
@@ -52,20 +71,14 @@ unsafe fn fail<T, const D: usize>(p: *mut SystemC<T, D>, e: SystemError) -> Xpbd
 /// `s` was read from `sys`; each non-null buffer pointer is valid for its
 /// count (reads, and writes for positions and links) for `'a`, and nothing
 /// else accesses them meanwhile.
-unsafe fn system<'a, T: Real, const D: usize>(
+pub(crate) unsafe fn system<'a, T: Real, const D: usize>(
     s: &SystemC<T, D>,
     sys: *mut SystemC<T, D>,
     outs: &[Buf],
 ) -> Result<System<'a, T, D>, XpbdStatus> {
     let policy = policy_of(s.zero_length_policy).ok_or(XpbdStatus::InvalidArgument)?;
     let n = s.particle_count;
-    let bufs = [
-        Buf::of(s.positions, n),
-        Buf::of(s.inverse_masses, n),
-        Buf::of(s.links, s.link_count),
-        Buf::of(sys, 1),
-    ];
-    check_groups(&[&bufs, outs])?;
+    check_groups(&[&system_buffers(s, sys), outs])?;
     // SAFETY: each pointer is non-null (or its count is 0), aligned, spans
     // at most isize::MAX bytes, is valid for its count by the caller's
     // contract, and the three buffers do not overlap each other, the
@@ -85,14 +98,72 @@ unsafe fn system<'a, T: Real, const D: usize>(
     }
 }
 
-/// `xpbd_system{2,3}_begin_substep[_f32]`.
+/// Where the [`System`] of a system call comes from: the system struct
+/// alone (`*mut SystemC`: the `xpbd_system*` calls) or with its
+/// constraint groups ([`Grouped`](super::constraints::Grouped): the
+/// `xpbd_system3_*_groups` calls). Every call has one body for both
+/// (`begin_substep_raw`, `iterate_raw`, `iterate_until_raw`,
+/// `measure_raw`).
+pub(crate) trait Source<T: Real, const D: usize>: Copy {
+    /// Whether the source holds constraint groups (the substep then sweeps
+    /// them; a constant, so a plain call carries no group code).
+    const GROUPS: bool;
+
+    /// The system struct (the library writes its `substep_active`, `h`
+    /// and `error_index`).
+    fn sys(self) -> *mut SystemC<T, D>;
+
+    /// Whether a required pointer (the system struct, the groups struct)
+    /// is NULL.
+    fn missing(self) -> bool;
+
+    /// Checks every buffer of the call — the struct's, the struct itself,
+    /// the groups' if any, and `outs` — then views them as a [`System`].
+    ///
+    /// # Safety
+    /// As [`system`], for the groups' arrays too; `s` was read from
+    /// [`sys`](Self::sys).
+    unsafe fn view<'a>(
+        self,
+        s: &SystemC<T, D>,
+        outs: &[Buf],
+    ) -> Result<System<'a, T, D>, XpbdStatus>;
+}
+
+impl<T: Real, const D: usize> Source<T, D> for *mut SystemC<T, D> {
+    const GROUPS: bool = false;
+
+    #[inline(always)]
+    fn sys(self) -> *mut SystemC<T, D> {
+        self
+    }
+
+    #[inline(always)]
+    fn missing(self) -> bool {
+        self.is_null()
+    }
+
+    #[inline(always)]
+    unsafe fn view<'a>(
+        self,
+        s: &SystemC<T, D>,
+        outs: &[Buf],
+    ) -> Result<System<'a, T, D>, XpbdStatus> {
+        // SAFETY: forwarded caller contract.
+        unsafe { system(s, self, outs) }
+    }
+}
+
+/// `xpbd_system{2,3}_begin_substep[_f32]` and
+/// `xpbd_system3_begin_substep_groups[_f32]`.
 ///
 /// # Safety
-/// See `xpbd_system3_begin_substep`.
-pub(crate) unsafe fn begin_substep_raw<T: Real, const D: usize>(
-    sys: *mut SystemC<T, D>,
+/// See `xpbd_system3_begin_substep` (and `_groups`).
+pub(crate) unsafe fn begin_substep_raw<T: Real, const D: usize, S: Source<T, D>>(
+    src: S,
     h: T,
 ) -> XpbdStatus {
+    let sys = src.sys();
     // SAFETY: forwarded caller contract.
     let s = match unsafe { read(sys) } {
         Ok(s) => s,
@@ -100,17 +171,27 @@ pub(crate) unsafe fn begin_substep_raw<T: Real, const D: usize>(
     };
     // SAFETY: `sys` is non-null (read above) and valid.
     unsafe { ptr::write(ptr::addr_of_mut!((*sys).substep_active), 0) };
-    // SAFETY: buffers valid by the caller's contract, checked by `system`.
-    let mut system = match unsafe { system(&s, sys, &[]) } {
+    if src.missing() {
+        return XpbdStatus::NullPointer;
+    }
+    // SAFETY: buffers valid by the caller's contract, checked by `view`.
+    let mut system = match unsafe { src.view(&s, &[]) } {
         Ok(system) => system,
         Err(status) => return status,
     };
-    if let Err(e) = system.begin::<false>(h) {
+    // The one λ reset, links (and groups): `System::begin`, with the
+    // groups' code only for a source that has them.
+    let begun = if S::GROUPS {
+        system.begin::<true>(h).map(|_| ())
+    } else {
+        system.begin::<false>(h).map(|_| ())
+    };
+    if let Err(e) = begun {
         // SAFETY: `sys` is non-null and valid.
         return unsafe { fail(sys, e) };
     }
     // SAFETY: `sys` is non-null and valid; the fields are in the struct and
-    // not in any buffer (checked by `system`).
+    // not in any buffer (checked by `view`).
     unsafe {
         ptr::write(ptr::addr_of_mut!((*sys).h), h);
         ptr::write(ptr::addr_of_mut!((*sys).substep_active), 1);
@@ -125,52 +206,117 @@ pub(crate) unsafe fn begin_substep_raw<T: Real, const D: usize>(
 /// # Safety
 /// As `begin_substep_raw`; `outs` are the call's output buffers.
 #[inline(always)]
-unsafe fn with_substep<T: Real, const D: usize, R>(
-    sys: *mut SystemC<T, D>,
+unsafe fn with_substep<T: Real, const D: usize, S: Source<T, D>, O: Op<T, D>>(
+    src: S,
     outs: &[Buf],
-    f: impl FnOnce(&mut Substep<'_, '_, T, D, false>) -> Result<R, SystemError>,
-) -> Result<R, XpbdStatus> {
+    op: O,
+) -> Result<O::Out, XpbdStatus> {
     // SAFETY: forwarded caller contract.
-    let (mut system, h) = unsafe { resumed(sys, outs) }?;
-    let result = system
-        .resume_substep::<false>(h)
-        .and_then(|mut sub| f(&mut sub));
+    let (mut system, h) = unsafe { resumed(src, outs) }?;
+    let result = if S::GROUPS {
+        system
+            .resume_substep::<true>(h)
+            .and_then(|mut sub| op.run(&mut sub))
+    } else {
+        system
+            .resume_substep::<false>(h)
+            .and_then(|mut sub| op.run(&mut sub))
+    };
     // SAFETY: `sys` is non-null (read by `resumed`) and valid.
-    result.map_err(|e| unsafe { fail(sys, e) })
+    result.map_err(|e| unsafe { fail(src.sys(), e) })
 }
 
 /// The common start of every call on an active system: read the struct,
 /// require `substep_active`, check the buffers and outputs, view them as a
-/// [`System`]; returns it with the struct's `h`. One copy per precision and
-/// dimension, shared by `iterate`, `iterate_until` and `measure`.
+/// [`System`]; returns it with the struct's `h`. One copy per precision,
+/// dimension and source, shared by `iterate`, `iterate_until` and
+/// `measure`.
 ///
 /// # Safety
 /// As `begin_substep_raw`.
 #[inline(never)]
-unsafe fn resumed<'a, T: Real, const D: usize>(
-    sys: *mut SystemC<T, D>,
+unsafe fn resumed<'a, T: Real, const D: usize, S: Source<T, D>>(
+    src: S,
     outs: &[Buf],
 ) -> Result<(System<'a, T, D>, T), XpbdStatus> {
     // SAFETY: forwarded caller contract.
-    let s = unsafe { read(sys) }?;
+    let s = unsafe { read(src.sys()) }?;
+    if src.missing() {
+        return Err(XpbdStatus::NullPointer);
+    }
     if s.substep_active != 1 {
         return Err(XpbdStatus::NoSubstep);
     }
     // SAFETY: forwarded caller contract.
-    let system = unsafe { system(&s, sys, outs) }?;
+    let system = unsafe { src.view(&s, outs) }?;
     Ok((system, s.h))
 }
 
-/// `xpbd_system{2,3}_iterate[_f32]`.
+/// What a call on an active substep does with it, for a substep with or
+/// without groups (`G`).
+trait Op<T: Real, const D: usize> {
+    /// The call's result.
+    type Out;
+    /// Runs the operation.
+    fn run<const G: bool>(
+        self,
+        sub: &mut Substep<'_, '_, T, D, G>,
+    ) -> Result<Self::Out, SystemError>;
+}
+
+/// One sweep.
+struct Iterate;
+/// Sweeps until the tolerance or the budget.
+struct IterateUntil<T> {
+    tolerance: T,
+    max_iterations: u32,
+}
+/// The statistics, writing nothing.
+struct Measure;
+
+impl<T: Real, const D: usize> Op<T, D> for Iterate {
+    type Out = SweepStats<T>;
+    #[inline(always)]
+    fn run<const G: bool>(
+        self,
+        sub: &mut Substep<'_, '_, T, D, G>,
+    ) -> Result<Self::Out, SystemError> {
+        sub.iterate()
+    }
+}
+
+impl<T: Real, const D: usize> Op<T, D> for IterateUntil<T> {
+    type Out = Convergence<T>;
+    #[inline(always)]
+    fn run<const G: bool>(
+        self,
+        sub: &mut Substep<'_, '_, T, D, G>,
+    ) -> Result<Self::Out, SystemError> {
+        sub.iterate_until(self.tolerance, self.max_iterations)
+    }
+}
+
+impl<T: Real, const D: usize> Op<T, D> for Measure {
+    type Out = SweepStats<T>;
+    #[inline(always)]
+    fn run<const G: bool>(
+        self,
+        sub: &mut Substep<'_, '_, T, D, G>,
+    ) -> Result<Self::Out, SystemError> {
+        sub.measure()
+    }
+}
+
+/// `xpbd_system{2,3}_iterate[_f32]` and `xpbd_system3_iterate_groups[_f32]`.
 ///
 /// # Safety
 /// See `xpbd_system3_iterate`; `out` is NULL or a valid `SweepStats<T>`.
-pub(crate) unsafe fn iterate_raw<T: Real, const D: usize>(
-    sys: *mut SystemC<T, D>,
+pub(crate) unsafe fn iterate_raw<T: Real, const D: usize, S: Source<T, D>>(
+    src: S,
     out: *mut SweepStats<T>,
 ) -> XpbdStatus {
     // SAFETY: forwarded caller contract.
-    match unsafe { with_substep(sys, &[Buf::out(out)], |sub| sub.iterate()) } {
+    match unsafe { with_substep(src, &[Buf::out(out)], Iterate) } {
         // SAFETY: `out` is NULL or valid and disjoint from every buffer (checked).
         Ok(stats) => unsafe {
             write_opt(out, stats);
@@ -180,21 +326,27 @@ pub(crate) unsafe fn iterate_raw<T: Real, const D: usize>(
     }
 }
 
-/// `xpbd_system{2,3}_iterate_until[_f32]`.
+/// `xpbd_system{2,3}_iterate_until[_f32]` and
+/// `xpbd_system3_iterate_until_groups[_f32]`.
 ///
 /// # Safety
 /// See `xpbd_system3_iterate_until`; `out` is NULL or a valid `Convergence<T>`.
-pub(crate) unsafe fn iterate_until_raw<T: Real, const D: usize>(
-    sys: *mut SystemC<T, D>,
+pub(crate) unsafe fn iterate_until_raw<T: Real, const D: usize, S: Source<T, D>>(
+    src: S,
     tolerance: T,
     max_iterations: u32,
     out: *mut Convergence<T>,
 ) -> XpbdStatus {
     // SAFETY: forwarded caller contract.
     let r = unsafe {
-        with_substep(sys, &[Buf::out(out)], |sub| {
-            sub.iterate_until(tolerance, max_iterations)
-        })
+        with_substep(
+            src,
+            &[Buf::out(out)],
+            IterateUntil {
+                tolerance,
+                max_iterations,
+            },
+        )
     };
     match r {
         // SAFETY: `out` is NULL or valid and disjoint from every buffer (checked).
@@ -206,19 +358,20 @@ pub(crate) unsafe fn iterate_until_raw<T: Real, const D: usize>(
     }
 }
 
-/// `xpbd_system{2,3}_measure[_f32]` (`out` required).
+/// `xpbd_system{2,3}_measure[_f32]` and `xpbd_system3_measure_groups[_f32]`
+/// (`out` required).
 ///
 /// # Safety
 /// See `xpbd_system3_measure`; `out` is NULL or a valid `SweepStats<T>`.
-pub(crate) unsafe fn measure_raw<T: Real, const D: usize>(
-    sys: *mut SystemC<T, D>,
+pub(crate) unsafe fn measure_raw<T: Real, const D: usize, S: Source<T, D>>(
+    src: S,
     out: *mut SweepStats<T>,
 ) -> XpbdStatus {
     if out.is_null() {
         return XpbdStatus::NullPointer;
     }
     // SAFETY: forwarded caller contract.
-    match unsafe { with_substep(sys, &[Buf::of(out, 1)], |sub| sub.measure()) } {
+    match unsafe { with_substep(src, &[Buf::of(out, 1)], Measure) } {
         // SAFETY: `out` is non-null, valid and disjoint from every buffer (checked).
         Ok(stats) => unsafe {
             ptr::write(out, stats);

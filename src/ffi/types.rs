@@ -6,7 +6,11 @@
 //! buffers — are defined once, generic over the float type `T` (and the
 //! dimension `D`), and aliased per precision.
 
+use crate::constraint::bend::Bend;
 use crate::constraint::contact::{Contact, Plane, Sphere};
+use crate::constraint::pressure::MeshVolume;
+use crate::constraint::tether::Tether;
+use crate::constraint::volume::Tet;
 use crate::solver::{Convergence, Link, SweepStats, ZeroLength};
 use crate::step::StepStats;
 
@@ -35,8 +39,8 @@ pub const XPBD_MAX_SUBSTEPS: u32 = 4096;
 pub const XPBD_MAX_ITERATIONS: u32 = 65_536;
 
 /// The most constraint visits one call may make: sweeps × (links +
-/// contact capacity) for a step, `max_iterations` × links for
-/// `iterate_until`. Over it the call fails at once with
+/// contact capacity + group instances) for a step, `max_iterations` ×
+/// (links + group instances) for `iterate_until`. Over it the call fails at once with
 /// `XPBD_STATUS_WORK_LIMIT`, writing nothing.
 pub const XPBD_MAX_WORK: u64 = 1_073_741_824;
 
@@ -176,6 +180,64 @@ pub struct WorldC<T> {
     pub error_index: usize,
 }
 
+/// The constraint groups of a 3D system or world beyond its links
+/// (`XpbdConstraints3`: double, `XpbdConstraints3F32`: float): bending,
+/// tetrahedral volume, tethers and closed-mesh volumes, each an array the
+/// caller owns (in Rust, `xpbd::Constraints`). The units of each field of
+/// an instance are in its struct (`XpbdBend`, `XpbdTet`, `XpbdTether`,
+/// `XpbdMeshVolume`).
+///
+/// Zero-initialise it and set the groups you use; a NULL array is allowed
+/// only with a zero count. The library never writes the struct itself: it
+/// writes each instance's λ, and `mesh_scratch` during a sweep. No array
+/// may overlap another, the system's or world's buffers, the system or
+/// world struct, the configuration, this struct or an output
+/// (`XPBD_STATUS_ALIASED_BUFFERS`).
+///
+/// Each iteration sweeps the links, then the bends, tets, tethers and
+/// meshes, each in array order. An error naming a constraint counts the
+/// links first: with `L` links, `B` bends, `V` tets and `E` tethers,
+/// `error_index` `L + k` is bend `k`, `L + B + k` tet `k`, `L + B + V + k`
+/// tether `k` and `L + B + V + E + k` mesh `k`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ConstraintsC<T> {
+    /// Dihedral bending constraints, `bend_count` entries; λ written.
+    /// Rest angle φ₀ in rad.
+    pub bends: *mut Bend<T>,
+    /// Number of bends (count, no unit).
+    pub bend_count: usize,
+    /// Tetrahedral volume constraints, `tet_count` entries; λ written.
+    /// Rest volume V₀ in m³ (signed).
+    pub tets: *mut Tet<T>,
+    /// Number of tets.
+    pub tet_count: usize,
+    /// Long-range tethers, `tether_count` entries; λ (kg·m, ≤ 0) written.
+    /// Maximum distance in m, compliance in m/N
+    /// (`xpbd_build_tethers3` writes them).
+    pub tethers: *mut Tether<T>,
+    /// Number of tethers.
+    pub tether_count: usize,
+    /// Closed-mesh volume constraints, `mesh_volume_count` entries, each
+    /// naming a range of `triangles`; λ written. Rest volume in m³,
+    /// pressure factor unitless.
+    pub mesh_volumes: *mut MeshVolume<T>,
+    /// Number of mesh volume constraints.
+    pub mesh_volume_count: usize,
+    /// Triangles `{a, b, c}` (particle indices, counter-clockwise seen from
+    /// outside), `triangle_count` entries; only read.
+    pub triangles: *const [u32; 3],
+    /// Number of triangles.
+    pub triangle_count: usize,
+    /// Scratch for the mesh volumes' gradients (m²), `mesh_scratch_count`
+    /// entries, at least `particle_count` when `mesh_volume_count > 0`
+    /// (else `XPBD_STATUS_CAPACITY_TOO_SMALL` naming the count needed);
+    /// the library's during a sweep: never read it.
+    pub mesh_scratch: *mut [T; 3],
+    /// Number of scratch entries.
+    pub mesh_scratch_count: usize,
+}
+
 /// A colored 3D system over caller-owned buffers (`XpbdColoredSystem3`:
 /// double, `XpbdColoredSystem3F32`: float; see `docs/c-api.md` for the
 /// rules).
@@ -287,6 +349,26 @@ pub type XpbdStepStatsF32 = StepStats<f32>;
 pub type XpbdWorld3 = WorldC<f64>;
 /// `XpbdWorld3F32` (C): a 3D float world.
 pub type XpbdWorld3F32 = WorldC<f32>;
+/// `XpbdBend` (C): a dihedral bending constraint, double.
+pub type XpbdBend = Bend<f64>;
+/// `XpbdBendF32` (C): a dihedral bending constraint, float.
+pub type XpbdBendF32 = Bend<f32>;
+/// `XpbdTet` (C): a tetrahedral volume constraint, double.
+pub type XpbdTet = Tet<f64>;
+/// `XpbdTetF32` (C): a tetrahedral volume constraint, float.
+pub type XpbdTetF32 = Tet<f32>;
+/// `XpbdTether` (C): a long-range tether, double.
+pub type XpbdTether = Tether<f64>;
+/// `XpbdTetherF32` (C): a long-range tether, float.
+pub type XpbdTetherF32 = Tether<f32>;
+/// `XpbdMeshVolume` (C): a closed-mesh volume constraint, double.
+pub type XpbdMeshVolume = MeshVolume<f64>;
+/// `XpbdMeshVolumeF32` (C): a closed-mesh volume constraint, float.
+pub type XpbdMeshVolumeF32 = MeshVolume<f32>;
+/// `XpbdConstraints3` (C): the constraint groups of a 3D double system.
+pub type XpbdConstraints3 = ConstraintsC<f64>;
+/// `XpbdConstraints3F32` (C): the constraint groups of a 3D float system.
+pub type XpbdConstraints3F32 = ConstraintsC<f32>;
 /// `XpbdColoredSystem3` (C): a colored 3D double system.
 pub type XpbdColoredSystem3 = ColoredSystemC<f64>;
 /// `XpbdColoredSystem3F32` (C): a colored 3D float system.

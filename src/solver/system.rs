@@ -319,6 +319,10 @@ impl<'a, T: Real, const D: usize> System<'a, T, D> {
     /// The positions are re-checked too: a C caller may move particles
     /// inside a substep, and a non-finite one is reported naming it before
     /// anything is written (O(particles), a fraction of a sweep).
+    /// So is the one relation between counts that `begin_substep`
+    /// validated and a C struct re-states on every call: a mesh scratch of
+    /// at least one entry per particle when meshes are attached (O(1);
+    /// `CapacityTooSmall` as `begin_substep` reports it).
     pub(crate) fn resume_substep<const G: bool>(
         &mut self,
         h: T,
@@ -328,6 +332,12 @@ impl<'a, T: Real, const D: usize> System<'a, T, D> {
         }
         if let Some(particle) = first_non_finite(self.positions) {
             return Err(SystemError::NonFinitePosition { particle });
+        }
+        let meshes = &self.constraints.meshes;
+        if G && !meshes.volumes.is_empty() && meshes.scratch.len() < self.positions.len() {
+            return Err(SystemError::CapacityTooSmall {
+                needed: self.positions.len(),
+            });
         }
         Ok(Substep::new(self, h))
     }

@@ -160,8 +160,36 @@ pub fn systems() {
     );
 }
 
+/// Constraint groups in float (what a Cortex-M4F title links for bending,
+/// volume, tethers and meshes): the 3D `_groups_f32` system calls,
+/// `xpbd_world3_step_groups_f32` and `xpbd_build_tethers3_f32`.
+#[inline(always)]
+pub fn groups_f32() {
+    keep!(
+        xpbd_system3_begin_substep_groups_f32,
+        xpbd_system3_iterate_groups_f32,
+        xpbd_system3_iterate_until_groups_f32,
+        xpbd_system3_measure_groups_f32,
+        xpbd_world3_step_groups_f32,
+        xpbd_build_tethers3_f32,
+    );
+}
+
+/// Constraint groups in double: the `_groups` calls and the tether builder.
+#[inline(always)]
+pub fn groups() {
+    keep!(
+        xpbd_system3_begin_substep_groups,
+        xpbd_system3_iterate_groups,
+        xpbd_system3_iterate_until_groups,
+        xpbd_system3_measure_groups,
+        xpbd_world3_step_groups,
+        xpbd_build_tethers3,
+    );
+}
+
 /// Stepping: `xpbd_world3_step(_f32)`, `xpbd_step_config3_default(_f32)`,
-/// `xpbd_step_scratch_len`.
+/// `xpbd_step_scratch_len`, `xpbd_world3_precision(_f32)`.
 #[inline(always)]
 pub fn stepping() {
     keep!(

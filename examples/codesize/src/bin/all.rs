@@ -19,6 +19,8 @@ fn main() -> ! {
         areas::systems();
         areas::stepping();
         areas::colored();
+        areas::groups_f32();
+        areas::groups();
         common::sink(common::opaque(0));
     }
 }
