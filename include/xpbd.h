@@ -2733,24 +2733,23 @@ XpbdStatus xpbd_world3_step_groups(struct XpbdWorld3 *world,
 
 /**
  * Writes one long-range tether per moving particle (`inverse_masses[k] !=
- * 0`) of a 3D double rest shape, in particle order: particle k is kept
+ * 0`) that is not itself an anchor, of a 3D double rest shape, in particle
+ * order: particle k is kept
  * within `max_distance` of the nearest particle of `anchors` (Euclidean
  * distance in `positions`, m; the first of equals), `max_distance` being
  * that distance, with the given `compliance` (m/N) and λ = 0.
  * `positions` holds 3·particle_count coordinates (x0, y0, z0, x1, …; pass
  * `&x[0][0]` for a `double x[n][3]` array, as for `xpbd_build_cloth3`),
  * `inverse_masses` (1/kg) `particle_count` entries, `anchors`
- * `anchor_count` particle indices (usually the pinned
- * particles: a moving anchor would be tied to itself, which
- * begin_substep refuses as `SAME_PARTICLE`); all are only read.
- * `*out_count` receives the number written (the moving particles). The
- * compliance is checked by begin_substep (`INVALID_COMPLIANCE`), not here.
+ * `anchor_count` particle indices (usually the pinned particles; a
+ * moving anchor gets no tether); all are only read. `*out_count`
+ * receives the number written.
  *
  * Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS` (any
  * two buffers overlap), `INVALID_ARGUMENT` (no anchor, an anchor ≥
  * `particle_count`, more than 2^32 − 1 particles, a misaligned buffer),
- * `NON_FINITE_POSITION`, `CAPACITY_TOO_SMALL` (`capacity` below the
- * moving particles).
+ * `INVALID_COMPLIANCE` (NaN, infinite or negative), `NON_FINITE_POSITION`,
+ * `CAPACITY_TOO_SMALL` (`capacity` below the tethers needed).
  *
  * # Safety
  * `positions` valid for 3·particle_count values, `inverse_masses` for
@@ -2893,24 +2892,23 @@ XpbdStatus xpbd_world3_step_groups_f32(struct XpbdWorld3F32 *world,
 
 /**
  * Writes one long-range tether per moving particle (`inverse_masses[k] !=
- * 0`) of a 3D float rest shape, in particle order: particle k is kept
+ * 0`) that is not itself an anchor, of a 3D float rest shape, in particle
+ * order: particle k is kept
  * within `max_distance` of the nearest particle of `anchors` (Euclidean
  * distance in `positions`, m; the first of equals), `max_distance` being
  * that distance, with the given `compliance` (m/N) and λ = 0.
  * `positions` holds 3·particle_count coordinates (x0, y0, z0, x1, …; pass
  * `&x[0][0]` for a `float x[n][3]` array, as for `xpbd_build_cloth3_f32`),
  * `inverse_masses` (1/kg) `particle_count` entries, `anchors`
- * `anchor_count` particle indices (usually the pinned
- * particles: a moving anchor would be tied to itself, which
- * begin_substep refuses as `SAME_PARTICLE`); all are only read.
- * `*out_count` receives the number written (the moving particles). The
- * compliance is checked by begin_substep (`INVALID_COMPLIANCE`), not here.
+ * `anchor_count` particle indices (usually the pinned particles; a
+ * moving anchor gets no tether); all are only read. `*out_count`
+ * receives the number written.
  *
  * Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS` (any
  * two buffers overlap), `INVALID_ARGUMENT` (no anchor, an anchor ≥
  * `particle_count`, more than 2^32 − 1 particles, a misaligned buffer),
- * `NON_FINITE_POSITION`, `CAPACITY_TOO_SMALL` (`capacity` below the
- * moving particles).
+ * `INVALID_COMPLIANCE` (NaN, infinite or negative), `NON_FINITE_POSITION`,
+ * `CAPACITY_TOO_SMALL` (`capacity` below the tethers needed).
  *
  * # Safety
  * `positions` valid for 3·particle_count values, `inverse_masses` for

@@ -641,3 +641,42 @@ fn the_builder_writes_nothing_on_error() {
         SystemError::NonFinitePosition { particle: 2 },
     );
 }
+
+#[test]
+fn the_builder_refuses_a_bad_compliance_and_skips_moving_anchors() {
+    let x = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0]];
+    let w = [0.0, 1.0, 1.0];
+    let mut out = [Tether::default(); 3];
+    for bad in [-1.0, f64::NAN, f64::INFINITY] {
+        assert_eq!(
+            tethers(&x, &w, &[0], bad, &mut out),
+            Err(SystemError::InvalidCompliance { constraint: 0 })
+        );
+        assert_eq!(out, [Tether::default(); 3]);
+    }
+    // Particle 1 moves and is an anchor: it gets no tether of its own (it
+    // would be tied to itself), particle 2 is tied to it (the nearest).
+    assert_eq!(tethers(&x, &w, &[0, 1], 0.0, &mut out), Ok(1));
+    assert_eq!((out[0].particle, out[0].anchor), (2, 1));
+    assert_eq!(out[0].max_distance, 1.0);
+}
+
+#[test]
+fn a_tether_whose_distance_overflows_is_degenerate_not_slack() {
+    // Finite positions 1e200 m apart: |d|² overflows, no direction.
+    let mut x = [[0.0, 0.0, 0.0], [1e200, 0.0, 0.0]];
+    let w = [0.0, 1.0];
+    let mut links: [Link<f64>; 0] = [];
+    let mut t = [Tether::new(1, 0, 1.0, 0.0)];
+    let mut system = System::new(&mut x, &w, &mut links)
+        .unwrap()
+        .with_constraints(Constraints {
+            tethers: &mut t,
+            ..Default::default()
+        });
+    let mut sub = system.begin_substep(0.01).unwrap();
+    assert_eq!(
+        sub.iterate(),
+        Err(SystemError::Degenerate { constraint: 0 })
+    );
+}

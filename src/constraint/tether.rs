@@ -74,10 +74,10 @@ impl<T: Real> Tether<T> {
     }
 }
 
-/// Builds one tether per particle of `x` that moves (`w ≠ 0`), to the
-/// nearest particle of `anchors` in the rest shape `x` (Euclidean
-/// distance; the first of equals), with `d_max` that distance. Writes
-/// `tethers[..n]` and returns `n` (the number of moving particles).
+/// Builds one tether per particle of `x` that moves (`w ≠ 0`) and is not
+/// itself an anchor, to the nearest particle of `anchors` in the rest
+/// shape `x` (Euclidean distance; the first of equals), with `d_max` that
+/// distance. Writes `tethers[..n]` and returns `n`.
 ///
 /// # Errors
 ///
@@ -85,6 +85,10 @@ impl<T: Real> Tether<T> {
 /// when `x` and `w` differ in length,
 /// [`SystemError::InvalidShape`](crate::SystemError::InvalidShape) when
 /// `anchors` is empty or names no particle,
+/// [`SystemError::TooManyParticles`](crate::SystemError::TooManyParticles)
+/// when `u32` cannot index them,
+/// [`SystemError::InvalidCompliance`](crate::SystemError::InvalidCompliance)
+/// (constraint 0) for a NaN, infinite or negative compliance,
 /// [`SystemError::NonFinitePosition`](crate::SystemError::NonFinitePosition)
 /// for a non-finite rest position,
 /// [`SystemError::CapacityTooSmall`](crate::SystemError::CapacityTooSmall)
@@ -100,13 +104,25 @@ pub fn tethers<T: Real, const D: usize>(
     if x.len() != w.len() {
         return Err(SystemError::ParticleCountMismatch);
     }
+    if u32::try_from(x.len()).is_err() {
+        return Err(SystemError::TooManyParticles);
+    }
     if anchors.is_empty() || anchors.iter().any(|&a| x.get(index(a)).is_none()) {
         return Err(SystemError::InvalidShape);
+    }
+    if !finite_non_negative(compliance) {
+        return Err(SystemError::InvalidCompliance { constraint: 0 });
     }
     if let Some(particle) = x.iter().position(|p| !p.iter().all(|c| c.is_finite())) {
         return Err(SystemError::NonFinitePosition { particle });
     }
-    let needed = w.iter().filter(|&&wk| wk != T::ZERO).count();
+    // The particles tethered: moving ones that are not anchors themselves.
+    let tethered = |k: usize, wk: T| wk != T::ZERO && !anchors.iter().any(|&a| index(a) == k);
+    let needed = w
+        .iter()
+        .enumerate()
+        .filter(|&(k, &wk)| tethered(k, wk))
+        .count();
     if tethers.len() < needed {
         return Err(SystemError::CapacityTooSmall { needed });
     }
@@ -114,7 +130,7 @@ pub fn tethers<T: Real, const D: usize>(
         .iter()
         .zip(w)
         .enumerate()
-        .filter(|(_, (_, &wk))| wk != T::ZERO);
+        .filter(|&(k, (_, &wk))| tethered(k, wk));
     for ((k, (p, _)), slot) in moving.zip(tethers.iter_mut()) {
         let mut best: Option<(u32, T)> = None;
         for &a in anchors {
@@ -129,6 +145,7 @@ pub fn tethers<T: Real, const D: usize>(
             }
         }
         let (anchor, d2) = best.unwrap_or((0, T::ZERO));
+        // `k` < the particle count, which fits `u32` (checked above).
         *slot = Tether::new(
             u32::try_from(k).unwrap_or(u32::MAX),
             anchor,
@@ -181,8 +198,13 @@ impl<T: Real, const D: usize> Constraint<T, D, 2> for Tether<T> {
             if !xp.iter().all(|v| v.is_finite()) {
                 return Evaluation::NonFinitePosition(p);
             }
-            // Coincident: inside the radius (d_max ≥ 0), nothing to do.
-            return Evaluation::Static;
+            // Coincident: inside the radius (d_max ≥ 0), nothing to do; a
+            // distance whose square overflows has no usable direction.
+            return if len2.is_finite() {
+                Evaluation::Static
+            } else {
+                Evaluation::Degenerate
+            };
         }
         let len = len2.sqrt();
         let mut n = xp;
