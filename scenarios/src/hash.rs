@@ -24,6 +24,11 @@
 //!    colored kernel, [`crate::cloth::FRAMES`] frames; after each substep
 //!    every position, velocity and λ is hashed. Its C-ABI twin (jobs per
 //!    color, array-of-structures particles) must match it bit for bit.
+//! 5. [`groups_3d`]: the fixed [`crate::groups`] scene with every
+//!    constraint group (links, bends, tets, tethers, a pressurised closed
+//!    mesh, ground contacts) under [`xpbd::step::step_with`],
+//!    [`crate::groups::FRAMES`] frames; after each frame every position,
+//!    velocity and λ is hashed.
 //!
 //! To add a part: write a function `fn part<T: Scalar>(h: &mut Fnv64)`, add
 //! a field to [`Hashes`], call it in [`run`], and pin its constants in
@@ -35,6 +40,7 @@ use core::ptr;
 
 use crate::chain::{Chain, LINKS, PARTICLES};
 use crate::cloth::cloth_3d;
+use crate::groups::groups_3d;
 use crate::rope::{Rope, FRAMES};
 use crate::{Fnv64, Scalar, SplitMix64};
 
@@ -65,6 +71,8 @@ pub struct Hashes {
     pub rope_3d: u64,
     /// Part 4: the colored 3D cloth.
     pub cloth_3d: u64,
+    /// Part 5: every constraint group under stepping.
+    pub groups_3d: u64,
 }
 
 /// The expected hashes in f64: the same constant on x86-64 and Cortex-M4F.
@@ -73,6 +81,7 @@ pub const HASH_F64: Hashes = Hashes {
     chain_1d: 0xe941_c4cb_c51e_023f,
     rope_3d: 0xa2dc_ad8b_8f06_2481,
     cloth_3d: 0xf17f_3b66_797f_dcaf,
+    groups_3d: 0xc716_62d6_0ef6_1356,
 };
 
 /// The expected hashes in f32: the same constant on x86-64 and Cortex-M4F.
@@ -81,6 +90,7 @@ pub const HASH_F32: Hashes = Hashes {
     chain_1d: 0xdb00_d813_da62_b714,
     rope_3d: 0x6824_ec9a_3aff_b24e,
     cloth_3d: 0x5108_3e55_4236_664f,
+    groups_3d: 0xb20c_f581_7c38_8094,
 };
 
 /// How many times each status came back, indexed like
@@ -126,6 +136,8 @@ pub struct Outcome {
     pub cloth_mismatches: u32,
     /// The cloth's lowest final height (m), as bits.
     pub cloth_lowest_bits: u64,
+    /// Failed steps of the groups scene (expected 0).
+    pub groups_errors: u32,
 }
 
 /// Runs every part for `T` and returns the hashes and counts.
@@ -149,6 +161,10 @@ pub fn run<T: Scalar>() -> Outcome {
     out.cloth_errors = cloth.errors;
     out.cloth_mismatches = cloth.mismatches;
     out.cloth_lowest_bits = cloth.lowest_bits;
+    let mut h = Fnv64::new();
+    let groups = groups_3d::<T>(&mut h);
+    out.hashes.groups_3d = h.finish();
+    out.groups_errors = groups.errors;
     out
 }
 
@@ -163,6 +179,7 @@ pub fn run_random_1d<T: Scalar>() -> Outcome {
             chain_1d: 0,
             rope_3d: 0,
             cloth_3d: 0,
+            groups_3d: 0,
         },
         statuses: [0; 11],
         unknown_status: false,
@@ -174,6 +191,7 @@ pub fn run_random_1d<T: Scalar>() -> Outcome {
         rope_lowest_bits: 0,
         cloth_errors: 0,
         cloth_mismatches: 0,
+        groups_errors: 0,
         cloth_lowest_bits: 0,
     };
     random_1d::<T>(&mut h, &mut out);

@@ -26,6 +26,7 @@
 pub mod chain;
 pub mod checks;
 pub mod cloth;
+pub mod groups;
 pub mod hash;
 pub mod rope;
 mod scalar;

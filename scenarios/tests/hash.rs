@@ -13,12 +13,13 @@ fn check<T: Scalar>() -> Outcome {
         hash::run::<T>()
     };
     println!(
-        "{}: random_1d {:#018x}, chain_1d {:#018x}, rope_3d {:#018x}, cloth_3d {:#018x}, statuses {:?}, chain stretch bits {:#x}, rope max contacts {}, rope lowest bits {:#x}, cloth lowest bits {:#x}",
+        "{}: random_1d {:#018x}, chain_1d {:#018x}, rope_3d {:#018x}, cloth_3d {:#018x}, groups_3d {:#018x}, statuses {:?}, chain stretch bits {:#x}, rope max contacts {}, rope lowest bits {:#x}, cloth lowest bits {:#x}",
         T::NAME,
         out.hashes.random_1d,
         out.hashes.chain_1d,
         out.hashes.rope_3d,
         out.hashes.cloth_3d,
+        out.hashes.groups_3d,
         out.statuses,
         out.chain_stretch_bits,
         out.rope_max_contacts,
@@ -71,6 +72,16 @@ fn check<T: Scalar>() -> Outcome {
             out.hashes.cloth_3d,
             want.cloth_3d,
             "{} cloth_3d hash changed",
+            T::NAME
+        );
+        assert_eq!(
+            out.groups_errors, 0,
+            "the groups scene must step without errors"
+        );
+        assert_eq!(
+            out.hashes.groups_3d,
+            want.groups_3d,
+            "{} groups_3d hash changed",
             T::NAME
         );
     }

@@ -45,10 +45,11 @@ fn hash_check<T: Scalar>() -> bool {
         && out.chain_errors == 0
         && out.rope_errors == 0
         && out.cloth_errors == 0
-        && out.cloth_mismatches == 0;
+        && out.cloth_mismatches == 0
+        && out.groups_errors == 0;
     let ok = out.hashes == want && clean;
     hprintln!(
-        "hash {}: random_1d {:#018x} (want {:#018x}), chain_1d {:#018x} (want {:#018x}), rope_3d {:#018x} (want {:#018x}), cloth_3d {:#018x} (want {:#018x}), statuses {:?}, chain errors {}, chain stretch bits {:#x}, rope errors {}, rope max contacts {}, rope lowest bits {:#x}, cloth errors {}, cloth C/Rust mismatches {}, cloth lowest bits {:#x}: {}",
+        "hash {}: random_1d {:#018x} (want {:#018x}), chain_1d {:#018x} (want {:#018x}), rope_3d {:#018x} (want {:#018x}), cloth_3d {:#018x} (want {:#018x}), groups_3d {:#018x} (want {:#018x}), statuses {:?}, chain errors {}, chain stretch bits {:#x}, rope errors {}, rope max contacts {}, rope lowest bits {:#x}, cloth errors {}, cloth C/Rust mismatches {}, cloth lowest bits {:#x}, groups errors {}: {}",
         T::NAME,
         out.hashes.random_1d,
         want.random_1d,
@@ -58,6 +59,8 @@ fn hash_check<T: Scalar>() -> bool {
         want.rope_3d,
         out.hashes.cloth_3d,
         want.cloth_3d,
+        out.hashes.groups_3d,
+        want.groups_3d,
         out.statuses,
         out.chain_errors,
         out.chain_stretch_bits,
@@ -67,6 +70,7 @@ fn hash_check<T: Scalar>() -> bool {
         out.cloth_errors,
         out.cloth_mismatches,
         out.cloth_lowest_bits,
+        out.groups_errors,
         if ok { "ok" } else { "FAILED" }
     );
     ok
