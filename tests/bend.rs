@@ -455,6 +455,7 @@ fn degenerate_bends_are_rejected_or_skipped_never_nan() {
         ("wing on the edge line", [o, x1, [2.0, 0.0, 0.0], w3]),
         ("zero-length edge", [o, o, w2, w3]),
         ("wing on an edge end", [o, x1, w2, x1]),
+        ("too large", hinge(0.3, 0.4).map(|p| mul(p, 1e70))),
     ];
     for (what, x0) in cases {
         assert!(dihedral(&x0).is_none(), "{what}");

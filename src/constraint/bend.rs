@@ -199,6 +199,9 @@ pub fn dihedral<T: Real>(x: &[[T; 3]; 4]) -> Option<Dihedral<T>> {
     // sin φ and cos φ, both times |n1||n2||e|, which atan2 ignores.
     let sine = dot(&cross(&n2, &n1), &e);
     let cosine = dot(&n1, &n2) * len;
+    if !(sine.is_finite() && cosine.is_finite()) {
+        return None; // |n1||n2||e| beyond T: no reliable angle
+    }
     let angle = atan2(sine, cosine);
     let g2 = scale(&n1, len / nn1);
     let g3 = scale(&n2, len / nn2);
