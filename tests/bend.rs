@@ -890,19 +890,19 @@ fn strip_shape_is_budget_independent_with_lambda_kept_not_with_reset() {
     // Compliant enough (α̃ = α/h² well above W) that 5 sweeps converge a
     // substep: then the shape is the same for every budget with λ kept.
     let alpha = (1e-3, 0.3);
-    let (cols, frames, budgets): (usize, usize, &[usize]) = if cfg!(miri) {
-        (4, 1, &[5, 20])
+    let (cols, steps, budgets): (usize, usize, &[usize]) = if cfg!(miri) {
+        (4, 6, &[5, 40])
     } else {
-        (12, 150, &[5, 20, 100])
+        (12, 150 * SUBSTEPS, &[5, 20, 100])
     };
-    let run = |solve: Solve| simulate(cols, alpha, frames * SUBSTEPS, solve).0;
+    let run = |solve: Solve| simulate(cols, alpha, steps, solve).0;
     let kept: Vec<Vec<V>> = budgets.iter().map(|&k| run(Solve::Kept(k))).collect();
     let reset: Vec<Vec<V>> = budgets.iter().map(|&k| run(Solve::Reset(k))).collect();
     let last = budgets.len() - 1;
     let sag = deflection(&kept[last]);
     println!(
         "tip deflection (m) at {budgets:?} sweeps per substep, after {} s:",
-        frames as f64 / 60.0
+        steps as f64 / 60.0 / SUBSTEPS as f64
     );
     for (k, (a, b)) in budgets.iter().zip(kept.iter().zip(&reset)) {
         let (da, db) = (deflection(a), deflection(b));
@@ -929,28 +929,23 @@ fn strip_shape_is_budget_independent_with_lambda_kept_not_with_reset() {
 
 #[test]
 fn tip_deflection_falls_with_bending_compliance_and_rigid_keeps_rest_angles() {
-    let (cols, frames, compliances): (usize, usize, &[f64]) = if cfg!(miri) {
-        (4, 1, &[1.0, 0.1, 0.01, 0.001])
-    } else {
-        (12, 150, &[1.0, 0.3, 0.1, 0.03, 0.01, 0.001])
-    };
-    // 20 sweeps per substep, λ kept (the stiffest strips are not fully
-    // converged in that budget: monotonicity does not need it).
-    let deflections: Vec<f64> = compliances
-        .iter()
-        .map(|&a| deflection(&simulate(cols, (1e-6, a), frames * SUBSTEPS, Solve::Kept(20)).0))
-        .collect();
-    println!(
-        "tip deflection (m) for bending compliances {compliances:?} (rad²/J): {deflections:.6?}"
-    );
-    assert!(
-        deflections.windows(2).all(|d| d[1] < d[0]),
-        "{deflections:?}"
-    );
-    assert!(
-        deflections[0] > 0.05 || cfg!(miri),
-        "the softest strip must bend visibly"
-    );
+    // The rest shapes need seconds of simulated time (thousands of
+    // substeps): natively only. Under Miri the rigid part below runs.
+    if !cfg!(miri) {
+        let compliances = [1.0, 0.3, 0.1, 0.03, 0.01, 0.001];
+        // 20 sweeps per substep, λ kept (the stiffest strips are not fully
+        // converged in that budget: monotonicity does not need it).
+        let deflections: Vec<f64> = compliances
+            .iter()
+            .map(|&a| deflection(&simulate(12, (1e-6, a), 150 * SUBSTEPS, Solve::Kept(20)).0))
+            .collect();
+        println!("tip deflection (m) for bending compliances {compliances:?} (rad²/J): {deflections:.6?}");
+        assert!(
+            deflections.windows(2).all(|d| d[1] < d[0]),
+            "{deflections:?}"
+        );
+        assert!(deflections[0] > 0.05, "the softest strip must bend visibly");
+    }
     // Rigid bends and rigid links: the converged strip keeps its rest
     // angles (all 0: it was built flat) and does not sag. A shorter strip:
     // Gauss-Seidel on a rigid 12-column strip needs ~10⁵ sweeps per
