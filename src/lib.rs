@@ -118,8 +118,9 @@ pub use error::{Error, StepError, SystemError};
 pub use fenv::{fp_environment, FpEnvironment, Rounding};
 pub use real::Real;
 pub use solver::{
-    closed_loop, cloth, cloth_link_count, rope, Constraints, Convergence, Group, Link, Substep,
-    SweepStats, System, ZeroLength, MAX_ITERATIONS, MAX_SUBSTEPS, MAX_WORK,
+    bends_count_for_cloth, bends_for_cloth, bends_for_triangles, closed_loop, cloth,
+    cloth_link_count, rope, Constraints, Convergence, Group, Link, Substep, SweepStats, System,
+    ZeroLength, MAX_ITERATIONS, MAX_SUBSTEPS, MAX_WORK,
 };
 pub use version::{VERSION, VERSION_MAJOR, VERSION_MINOR, VERSION_NUMBER, VERSION_PATCH};
 

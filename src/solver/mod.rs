@@ -62,6 +62,7 @@ pub(crate) fn within_work(sweeps: u64, per_sweep: usize) -> bool {
 }
 
 mod build;
+mod build_bends;
 mod groups;
 mod stats;
 mod substep;
@@ -72,6 +73,7 @@ pub use crate::constraint::distance::Link;
 pub use crate::error::SystemError;
 pub(crate) use build::{build, Shape};
 pub use build::{closed_loop, cloth, cloth_link_count, rope};
+pub use build_bends::{bends_count_for_cloth, bends_for_cloth, bends_for_triangles};
 pub use groups::{Constraints, Group};
 pub use stats::{Convergence, SweepStats};
 pub use substep::Substep;
