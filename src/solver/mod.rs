@@ -62,6 +62,7 @@ pub(crate) fn within_work(sweeps: u64, per_sweep: usize) -> bool {
 }
 
 mod build;
+mod build_volumes;
 mod groups;
 mod stats;
 mod substep;
@@ -72,6 +73,10 @@ pub use crate::constraint::distance::Link;
 pub use crate::error::SystemError;
 pub(crate) use build::{build, Shape};
 pub use build::{closed_loop, cloth, cloth_link_count, rope};
+pub use build_volumes::{
+    enclosed_volume, icosphere, icosphere_counts, mesh_volume, surface_links, tet_block,
+    tet_block_counts, tet_block_link_count, tet_block_links, tet_rest_volumes, tet_volume,
+};
 pub use groups::{Constraints, Group};
 pub use stats::{Convergence, SweepStats};
 pub use substep::Substep;
