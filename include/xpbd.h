@@ -1281,7 +1281,8 @@ typedef struct XpbdColoredSystem3F32 {
 /**
  * One dihedral bending constraint: triangles `(p0, p1, p2)` and
  * `(p1, p0, p3)` share the edge `p0–p1`; `p2` and `p3` are the wing
- * particles.
+ * particles. `C = φ − φ₀` with φ the signed dihedral angle (see the
+ * module documentation for φ, its sign and ∇C).
  *
  * `#[repr(C)]`: this struct *is* the C type `XpbdBend` (`Bend<f64>`) and
  * `XpbdBendF32` (`Bend<f32>`).
@@ -1293,16 +1294,20 @@ typedef struct XpbdBend {
    */
   uint32_t particles[4];
   /**
-   * Rest dihedral angle φ₀ (rad), finite, in `[−π, π]`.
+   * Rest dihedral angle φ₀ (rad), finite, in `[−π, π]`; 0 is flat,
+   * positive folds the wings towards the normal of `(p0, p1, p2)`.
    */
   double rest_angle;
   /**
-   * Compliance α (rad²/J = 1/(N·m)), finite and ≥ 0; 0 is rigid.
+   * Compliance α (rad²/J = 1/(N·m)), finite and ≥ 0; 0 is rigid. The
+   * inverse of the hinge stiffness `k` (J/rad²) of the energy
+   * `k (φ − φ₀)²/2`.
    */
   double compliance;
   /**
-   * Accumulated multiplier λ (N·m·s², i.e. J·s²/rad) of the current
-   * substep.
+   * Accumulated multiplier λ (kg·m² = J·s²/rad) of the current
+   * substep. Reset only by
+   * [`System::begin_substep`](crate::System::begin_substep).
    */
   double lambda;
 } XpbdBend;
@@ -1320,16 +1325,19 @@ typedef struct XpbdTet {
    */
   uint32_t particles[4];
   /**
-   * Rest volume V₀ (m³, signed as `V` above), finite and non-zero.
+   * Rest volume V₀ (m³, signed as `V` above), finite and non-zero, with
+   * `6·V₀` finite.
    */
   double rest_volume;
   /**
    * Compliance α (m⁶/J = m⁵/N of the constraint `6(V − V₀)`), finite
-   * and ≥ 0; 0 keeps the volume exactly.
+   * and ≥ 0; 0 keeps the volume exactly. For a bulk modulus `K` (Pa),
+   * `α = 36 V₀ / K`.
    */
   double compliance;
   /**
-   * Accumulated multiplier λ of the current substep.
+   * Accumulated multiplier λ (kg/m) of the current substep. Reset only by
+   * [`System::begin_substep`](crate::System::begin_substep).
    */
   double lambda;
 } XpbdTet;
@@ -1387,16 +1395,19 @@ typedef struct XpbdMeshVolume {
   double rest_volume;
   /**
    * Pressure (inflation) factor k: the target volume is `k·V₀`; finite
-   * and > 0 (1 keeps the rest volume).
+   * and > 0 (1 keeps the rest volume), with `k·V₀` finite.
    */
   double pressure;
   /**
-   * Compliance α (m⁶/J = m³/N·… of `C = V − kV₀`: m³/Pa·… see the
-   * module), finite and ≥ 0.
+   * Compliance α (m⁶/J = m³/Pa of `C = V − kV₀`), finite and ≥ 0; 0
+   * keeps the volume exactly. For a gas of bulk modulus `K` (Pa),
+   * `α = kV₀ / K`.
    */
   double compliance;
   /**
-   * Accumulated multiplier λ of the current substep.
+   * Accumulated multiplier λ (kg/m) of the current substep (`λ/h²` is
+   * the gauge pressure, Pa). Reset only by
+   * [`System::begin_substep`](crate::System::begin_substep).
    */
   double lambda;
 } XpbdMeshVolume;
@@ -1486,7 +1497,8 @@ typedef struct XpbdConstraints3 {
 /**
  * One dihedral bending constraint: triangles `(p0, p1, p2)` and
  * `(p1, p0, p3)` share the edge `p0–p1`; `p2` and `p3` are the wing
- * particles.
+ * particles. `C = φ − φ₀` with φ the signed dihedral angle (see the
+ * module documentation for φ, its sign and ∇C).
  *
  * `#[repr(C)]`: this struct *is* the C type `XpbdBend` (`Bend<f64>`) and
  * `XpbdBendF32` (`Bend<f32>`).
@@ -1498,16 +1510,20 @@ typedef struct XpbdBendF32 {
    */
   uint32_t particles[4];
   /**
-   * Rest dihedral angle φ₀ (rad), finite, in `[−π, π]`.
+   * Rest dihedral angle φ₀ (rad), finite, in `[−π, π]`; 0 is flat,
+   * positive folds the wings towards the normal of `(p0, p1, p2)`.
    */
   float rest_angle;
   /**
-   * Compliance α (rad²/J = 1/(N·m)), finite and ≥ 0; 0 is rigid.
+   * Compliance α (rad²/J = 1/(N·m)), finite and ≥ 0; 0 is rigid. The
+   * inverse of the hinge stiffness `k` (J/rad²) of the energy
+   * `k (φ − φ₀)²/2`.
    */
   float compliance;
   /**
-   * Accumulated multiplier λ (N·m·s², i.e. J·s²/rad) of the current
-   * substep.
+   * Accumulated multiplier λ (kg·m² = J·s²/rad) of the current
+   * substep. Reset only by
+   * [`System::begin_substep`](crate::System::begin_substep).
    */
   float lambda;
 } XpbdBendF32;
@@ -1525,16 +1541,19 @@ typedef struct XpbdTetF32 {
    */
   uint32_t particles[4];
   /**
-   * Rest volume V₀ (m³, signed as `V` above), finite and non-zero.
+   * Rest volume V₀ (m³, signed as `V` above), finite and non-zero, with
+   * `6·V₀` finite.
    */
   float rest_volume;
   /**
    * Compliance α (m⁶/J = m⁵/N of the constraint `6(V − V₀)`), finite
-   * and ≥ 0; 0 keeps the volume exactly.
+   * and ≥ 0; 0 keeps the volume exactly. For a bulk modulus `K` (Pa),
+   * `α = 36 V₀ / K`.
    */
   float compliance;
   /**
-   * Accumulated multiplier λ of the current substep.
+   * Accumulated multiplier λ (kg/m) of the current substep. Reset only by
+   * [`System::begin_substep`](crate::System::begin_substep).
    */
   float lambda;
 } XpbdTetF32;
@@ -1592,16 +1611,19 @@ typedef struct XpbdMeshVolumeF32 {
   float rest_volume;
   /**
    * Pressure (inflation) factor k: the target volume is `k·V₀`; finite
-   * and > 0 (1 keeps the rest volume).
+   * and > 0 (1 keeps the rest volume), with `k·V₀` finite.
    */
   float pressure;
   /**
-   * Compliance α (m⁶/J = m³/N·… of `C = V − kV₀`: m³/Pa·… see the
-   * module), finite and ≥ 0.
+   * Compliance α (m⁶/J = m³/Pa of `C = V − kV₀`), finite and ≥ 0; 0
+   * keeps the volume exactly. For a gas of bulk modulus `K` (Pa),
+   * `α = kV₀ / K`.
    */
   float compliance;
   /**
-   * Accumulated multiplier λ of the current substep.
+   * Accumulated multiplier λ (kg/m) of the current substep (`λ/h²` is
+   * the gauge pressure, Pa). Reset only by
+   * [`System::begin_substep`](crate::System::begin_substep).
    */
   float lambda;
 } XpbdMeshVolumeF32;

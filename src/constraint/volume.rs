@@ -1,10 +1,64 @@
-//! Tetrahedral volume: `C = 6(V − V₀)`.
+//! Tetrahedral volume: `C = 6(V − V₀)`, λ free.
 //!
-//! (Skeleton: the helper implementing issue 15's volume fills in the
-//! header — C, ∇C, α̃ = α/h², units, λ bound, paper, inverted tets — and
-//! `evaluate`.)
+//! # The constraint
+//!
+//! Particles `x_0 … x_3 ∈ ℝ³` (m), inverse masses `w_0 … w_3` (1/kg), rest
+//! volume `V₀` (m³, signed), compliance `α` (m⁶/J), substep `h` (s). With
+//! the edges `e_1 = x_1 − x_0`, `e_2 = x_2 − x_0`, `e_3 = x_3 − x_0`:
+//!
+//! - `V = (e_1 × e_2) · e_3 / 6` (m³), signed: positive when `x_3` lies on
+//!   the side of the triangle `(x_0, x_1, x_2)` its counter-clockwise normal
+//!   points to.
+//! - `C = 6V − 6V₀ = (e_1 × e_2) · e_3 − 6 V₀` (m³): the factor 6 spares a
+//!   division and scales α (below).
+//! - `∇_1 C = e_2 × e_3`, `∇_2 C = e_3 × e_1`, `∇_3 C = e_1 × e_2`,
+//!   `∇_0 C = (x_3 − x_1) × (x_2 − x_1)` (m²): each gradient is normal to
+//!   the face opposite the particle, towards the particle (moving it along
+//!   the gradient grows the volume), with twice that face's area as its
+//!   length. They sum to zero; `∇_0` is formed from its own face, not as
+//!   minus the others' sum, so every particle gets the same treatment.
+//! - `W = Σ_k w_k |∇_k C|²` (m⁴/kg), summed `k = 0 … 3`, each squared length
+//!   `x² + y² + z²` in that order; `α̃ = α / h²` (m⁴/kg).
+//! - λ (kg/m) free ([`Bound::Free`]): the volume is held from both sides.
+//!   `6λ/h²` is the pressure (Pa) the constraint exerts on the tet.
+//! - Macklin, Müller, Chentanez 2016, *XPBD: Position-Based Simulation of
+//!   Compliant Constrained Dynamics*, eq. 18; the volume constraint of
+//!   Müller et al. 2007 (*Position Based Dynamics*) and of Ten Minute
+//!   Physics 10, *Soft Bodies* (which uses `C = V − V₀` with the gradients
+//!   divided by 6: the same correction with `α_TMP = α / 36`).
+//!
+//! # Units of α
+//!
+//! The energy is `C² / (2α)` (J), so α is in m⁶/J = m⁵/N = m⁴·s²/kg. A
+//! material of bulk modulus `K` (Pa) stores `K (V − V₀)² / (2 V₀)` in a tet,
+//! which is this constraint with `α = 36 V₀ / K`. `α = 0` keeps the volume
+//! exactly.
+//!
+//! # Inverted tets
+//!
+//! The volume is signed and so is the constraint: a tet turned inside out
+//! (`V < 0` while `V₀ > 0`) has `C < 0` and is pushed back *through* zero
+//! volume towards `V₀` — flipped tets recover. A flat tet (`V = 0`, its
+//! particles coplanar but not collinear) still has a gradient, normal to
+//! its plane, and is corrected like any other. A rest volume of the other
+//! sign (`V₀ < 0`) describes a tet whose particles are listed in the other
+//! order; it is held at its own negative volume.
+//!
+//! # Degenerate tets
+//!
+//! When `W` is below the smallest positive normal number of `T` while a
+//! particle moves (every gradient zero: all four particles coincident or
+//! on one line, or the moving ones have zero gradients) the correction
+//! direction is undefined: the instance evaluates as degenerate and the
+//! sweep's [`ZeroLength`](crate::ZeroLength) policy rejects it
+//! ([`SystemError::Degenerate`](crate::SystemError::Degenerate)) or skips
+//! and counts it. Never a NaN.
+//!
+//! Only 3D systems hold tets; in any other dimension an instance evaluates
+//! as out of range.
 
-use super::{Bound, Constraint, Evaluation};
+use super::{Bound, Constraint, Evaluated, Evaluation};
+use crate::constraint::distance::index;
 use crate::real::Real;
 
 /// One tetrahedral volume constraint over particles `p0..p3`, with
@@ -17,12 +71,15 @@ use crate::real::Real;
 pub struct Tet<T> {
     /// The four particles (indices, all distinct).
     pub particles: [u32; 4],
-    /// Rest volume V₀ (m³, signed as `V` above), finite and non-zero.
+    /// Rest volume V₀ (m³, signed as `V` above), finite and non-zero, with
+    /// `6·V₀` finite.
     pub rest_volume: T,
     /// Compliance α (m⁶/J = m⁵/N of the constraint `6(V − V₀)`), finite
-    /// and ≥ 0; 0 keeps the volume exactly.
+    /// and ≥ 0; 0 keeps the volume exactly. For a bulk modulus `K` (Pa),
+    /// `α = 36 V₀ / K`.
     pub compliance: T,
-    /// Accumulated multiplier λ of the current substep.
+    /// Accumulated multiplier λ (kg/m) of the current substep. Reset only by
+    /// [`System::begin_substep`](crate::System::begin_substep).
     pub lambda: T,
 }
 
@@ -39,15 +96,91 @@ impl<T: Real> Tet<T> {
     }
 
     /// Checks this constraint's own parameters (indices below the particle
-    /// count and distinct, rest volume finite and non-zero, compliance,
-    /// `α/h²` finite).
+    /// count and distinct, rest volume finite and non-zero with `6·V₀`
+    /// finite, compliance finite and ≥ 0, `α/h²` finite).
     pub(crate) fn check(&self, w: &[T], h2: T) -> Result<(), super::Invalid> {
         super::check_particles(&self.particles, w)?;
-        if !self.rest_volume.is_finite() || self.rest_volume == T::ZERO {
+        if !self.rest_volume.is_finite()
+            || self.rest_volume == T::ZERO
+            || !(six::<T>() * self.rest_volume).is_finite()
+        {
             return Err(super::Invalid::RestValue);
         }
         super::check_compliance(self.compliance, h2)
     }
+}
+
+/// 6 in `T` (exact).
+#[inline(always)]
+fn six<T: Real>() -> T {
+    T::from_f64(6.0)
+}
+
+/// `a − b` (3D).
+#[inline(always)]
+pub(crate) fn sub3<T: Real>(a: &[T; 3], b: &[T; 3]) -> [T; 3] {
+    let [ax, ay, az] = *a;
+    let [bx, by, bz] = *b;
+    [ax - bx, ay - by, az - bz]
+}
+
+/// `a × b`, each coordinate `a_i b_j − a_j b_i` in that order.
+#[inline(always)]
+pub(crate) fn cross<T: Real>(a: &[T; 3], b: &[T; 3]) -> [T; 3] {
+    let [ax, ay, az] = *a;
+    let [bx, by, bz] = *b;
+    [ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx]
+}
+
+/// `a · b`, summed `x, y, z`.
+#[inline(always)]
+pub(crate) fn dot3<T: Real>(a: &[T; 3], b: &[T; 3]) -> T {
+    let [ax, ay, az] = *a;
+    let [bx, by, bz] = *b;
+    ax * bx + ay * by + az * bz
+}
+
+/// A `[T; D]` position as `[T; 3]`: `None` unless `D = 3`.
+#[inline(always)]
+pub(crate) fn as3<T: Real, const D: usize>(p: &[T; D]) -> Option<[T; 3]> {
+    match p.as_slice() {
+        [x, y, z] => Some([*x, *y, *z]),
+        _ => None,
+    }
+}
+
+/// A `[T; 3]` vector as `[T; D]` (the first `min(D, 3)` coordinates; only
+/// called with `D = 3`).
+#[inline(always)]
+pub(crate) fn from3<T: Real, const D: usize>(v: [T; 3]) -> [T; D] {
+    let mut out = [T::ZERO; D];
+    for (o, c) in out.iter_mut().zip(v) {
+        *o = c;
+    }
+    out
+}
+
+/// `6V = ((x1 − x0) × (x2 − x0)) · (x3 − x0)` (m³), the operations of
+/// [`Tet`]'s evaluation.
+#[inline(always)]
+pub(crate) fn six_volume<T: Real>(x: &[[T; 3]; 4]) -> T {
+    let [x0, x1, x2, x3] = x;
+    dot3(&cross(&sub3(x1, x0), &sub3(x2, x0)), &sub3(x3, x0))
+}
+
+/// The gradients `∇_k (6V)` (m²) of a tet at `x`, as the module documents.
+#[inline(always)]
+pub(crate) fn six_volume_gradients<T: Real>(x: &[[T; 3]; 4]) -> [[T; 3]; 4] {
+    let [x0, x1, x2, x3] = x;
+    let e1 = sub3(x1, x0);
+    let e2 = sub3(x2, x0);
+    let e3 = sub3(x3, x0);
+    [
+        cross(&sub3(x3, x1), &sub3(x2, x1)),
+        cross(&e2, &e3),
+        cross(&e3, &e1),
+        cross(&e1, &e2),
+    ]
 }
 
 impl<T: Real, const D: usize> Constraint<T, D, 4> for Tet<T> {
@@ -75,8 +208,113 @@ impl<T: Real, const D: usize> Constraint<T, D, 4> for Tet<T> {
 
     #[inline(always)]
     fn evaluate(&self, x: &[[T; D]], w: &[T], _: &()) -> Evaluation<T, D, 4> {
-        // Skeleton: to be implemented (issue 15).
-        let _ = (x, w);
-        Evaluation::Static
+        let particles = self.particles.map(index);
+        let mut p = [[T::ZERO; 3]; 4];
+        let mut wk = [T::ZERO; 4];
+        for ((&k, pk), wk) in particles.iter().zip(p.iter_mut()).zip(wk.iter_mut()) {
+            let (Some(xk), Some(&w)) = (x.get(k), w.get(k)) else {
+                return Evaluation::OutOfRange;
+            };
+            let Some(xk) = as3(xk) else {
+                return Evaluation::OutOfRange;
+            };
+            *pk = xk;
+            *wk = w;
+        }
+        if wk.iter().all(|&v| v == T::ZERO) {
+            return Evaluation::Static;
+        }
+        let gradient = six_volume_gradients(&p);
+        let weight = wk
+            .iter()
+            .zip(&gradient)
+            .fold(T::ZERO, |acc, (&wk, g)| acc + wk * dot3(g, g));
+        let c = six_volume(&p) - six::<T>() * self.rest_volume;
+        // The rare path: no usable gradient, or a non-finite value. A
+        // non-finite coordinate (set by a C caller after the substep's
+        // validation) is named; with finite positions a non-finite W or C
+        // is an overflow, left to the finite check of the result (`visit`).
+        if !weight.is_finite() || !c.is_finite() || weight < T::MIN_POSITIVE {
+            for (&k, pk) in particles.iter().zip(&p) {
+                if !pk.iter().all(|v| v.is_finite()) {
+                    return Evaluation::NonFinitePosition(k);
+                }
+            }
+            if weight < T::MIN_POSITIVE {
+                return Evaluation::Degenerate;
+            }
+        }
+        Evaluation::Active(Evaluated {
+            particles,
+            x: p.map(from3),
+            w: wk,
+            gradient: gradient.map(from3),
+            c,
+            weight,
+        })
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    fn eval<const D: usize>(t: &Tet<f64>, x: &[[f64; D]], w: &[f64]) -> Evaluation<f64, D, 4> {
+        Constraint::<f64, D, 4>::evaluate(t, x, w, &())
+    }
+
+    #[test]
+    fn unit_tet_value_gradients_and_weight() {
+        let x = [
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [0.0, 0.0, 1.0],
+        ];
+        let t = Tet::new([0, 1, 2, 3], 0.5 / 6.0, 0.0);
+        let Evaluation::Active(e) = eval(&t, &x, &[1.0, 2.0, 0.0, 1.0]) else {
+            panic!("active");
+        };
+        // 6V = 1, 6V₀ = 0.5.
+        assert_eq!(e.c, 0.5);
+        assert_eq!(
+            e.gradient,
+            [
+                [-1.0, -1.0, -1.0],
+                [1.0, 0.0, 0.0],
+                [0.0, 1.0, 0.0],
+                [0.0, 0.0, 1.0]
+            ]
+        );
+        assert_eq!(e.weight, 3.0 + 2.0 + 0.0 + 1.0);
+    }
+
+    #[test]
+    fn static_degenerate_non_finite_and_out_of_range() {
+        let t = Tet::new([0, 1, 2, 3], 1.0, 0.0);
+        let x = [[0.5; 3]; 4];
+        assert!(matches!(eval(&t, &x, &[0.0; 4]), Evaluation::Static));
+        assert!(matches!(eval(&t, &x, &[1.0; 4]), Evaluation::Degenerate));
+        let line = [[0.0; 3], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0], [3.0, 0.0, 0.0]];
+        assert!(matches!(eval(&t, &line, &[1.0; 4]), Evaluation::Degenerate));
+        let mut bad = line;
+        bad[2][1] = f64::NAN;
+        assert!(matches!(
+            eval(&t, &bad, &[1.0; 4]),
+            Evaluation::NonFinitePosition(2)
+        ));
+        bad[2][1] = 0.0;
+        bad[3][2] = f64::INFINITY;
+        assert!(matches!(
+            eval(&t, &bad, &[1.0; 4]),
+            Evaluation::NonFinitePosition(3)
+        ));
+        assert!(matches!(
+            eval(&t, &line[..3], &[1.0; 3]),
+            Evaluation::OutOfRange
+        ));
+        let flat = [[0.0; 2]; 4];
+        assert!(matches!(eval(&t, &flat, &[1.0; 4]), Evaluation::OutOfRange));
     }
 }
