@@ -379,10 +379,25 @@ fn atan_unit<T: Real>(t: T) -> T {
         }
         threshold = threshold + T::from_f64(2.0);
     }
-    let (c, hi, lo) = ATAN_TABLE.get(k).copied().unwrap_or((0.0, 0.0, 0.0));
-    let atan_c = T::from_f64(hi);
-    let atan_lo = T::from_f64((hi - atan_c.to_f64()) + lo);
-    let c = T::from_f64(c);
+    // One arm per entry, each with constant arguments: the conversions to
+    // `T` and the f64 sums fold at compile time (a runtime table index
+    // would keep f64 arithmetic, soft-float on an f32-only FPU).
+    let e = |i: usize| {
+        let (c, hi, lo) = ATAN_TABLE.get(i).copied().unwrap_or((0.0, 0.0, 0.0));
+        let atan_c = T::from_f64(hi);
+        (T::from_f64(c), atan_c, T::from_f64((hi - atan_c.to_f64()) + lo))
+    };
+    let (c, atan_c, atan_lo) = match k {
+        0 => e(0),
+        1 => e(1),
+        2 => e(2),
+        3 => e(3),
+        4 => e(4),
+        5 => e(5),
+        6 => e(6),
+        7 => e(7),
+        _ => e(8),
+    };
     let u = (t - c) / (T::ONE + t * c);
     let z = u * u;
     // p(z) = −1/3 + z/5 − z²/7 + z³/9 − z⁴/11 + z⁵/13 in Estrin's order
