@@ -12,3 +12,14 @@ test -s target/plots/hanging_rope.svg
 cargo run --release --example pendulum | tee target/pendulum.txt
 grep -q '^|       20 |                     37.8 % ' target/pendulum.txt
 grep -q '^|       80 |                     11.2 % ' target/pendulum.txt
+# Issue 15's examples: the draped bending cloth (its plot), and the soft
+# bodies, whose λ-kept rows must agree across iteration budgets (the rule)
+# while the λ-reset rows drift with the budget.
+cargo run --release --example cloth_drape | tee target/cloth_drape.txt
+grep -q '^| 100 |' target/cloth_drape.txt
+test -s target/plots/cloth_drape.svg
+cargo run --release --example soft_body | tee target/soft_body.txt
+kept=$(grep -E '^\| [0-9]+ \| kept \|' target/soft_body.txt | cut -d'|' -f4- | sort | uniq | wc -l)
+reset=$(grep -E '^\| [0-9]+ \| reset \|' target/soft_body.txt | cut -d'|' -f4- | sort | uniq | wc -l)
+[ "$kept" -eq 2 ] || { echo "soft_body: λ-kept rows differ between budgets ($kept distinct)"; exit 1; }
+[ "$reset" -eq 6 ] || { echo "soft_body: λ-reset rows should differ per budget ($reset distinct)"; exit 1; }
