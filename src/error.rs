@@ -140,9 +140,10 @@ pub enum SystemError {
     /// A grid or rope has too few particles or a particle count that does not
     /// match its dimensions.
     InvalidShape,
-    /// The link slice given to a builder is too short.
+    /// An output or scratch slice (a builder's links, bends, tets,
+    /// positions or triangles; a mesh group's scratch) is too short.
     CapacityTooSmall {
-        /// How many links the builder needs.
+        /// How many entries are needed.
         needed: usize,
     },
     /// This constraint's rest value is out of range: a bend's rest angle
@@ -259,7 +260,7 @@ impl fmt::Display for SystemError {
                 f.write_str("particle count does not fit the requested shape")
             }
             SystemError::CapacityTooSmall { needed } => {
-                write!(f, "link slice too short: {needed} links needed")
+                write!(f, "output or scratch slice too short: {needed} entries needed")
             }
             SystemError::WorkLimit => f.write_str("more work than one call may do"),
         }

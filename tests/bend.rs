@@ -378,6 +378,7 @@ fn agrees_with_position_based_dynamics_dihedral() {
 // --------------------------------------------------- solver behaviour
 
 #[test]
+#[cfg_attr(miri, ignore)] // safe-Rust simulation: minutes in the interpreter (CI budget)
 fn a_soft_bend_settles_where_alpha_tilde_says() {
     // A tiny displacement (1e-6 rad) so the linearisation is exact to
     // 1e-12: the XPBD equilibrium of one substep is C = C0 α̃/(α̃ + W),
@@ -886,6 +887,7 @@ fn max_difference(a: &[V], b: &[V]) -> f64 {
 }
 
 #[test]
+#[cfg_attr(miri, ignore)] // safe-Rust simulation: minutes in the interpreter (CI budget)
 fn strip_shape_is_budget_independent_with_lambda_kept_not_with_reset() {
     // Compliant enough (α̃ = α/h² well above W) that 5 sweeps converge a
     // substep: then the shape is the same for every budget with λ kept.
@@ -928,6 +930,7 @@ fn strip_shape_is_budget_independent_with_lambda_kept_not_with_reset() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore)] // safe-Rust simulation: minutes in the interpreter (CI budget)
 fn tip_deflection_falls_with_bending_compliance_and_rigid_keeps_rest_angles() {
     // The rest shapes need seconds of simulated time (thousands of
     // substeps): natively only. Under Miri the rigid part below runs.
