@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # cargo-fuzz (libFuzzer + ASan, debug assertions) on every C entry point,
 # grouped by area (distance_f64, distance_f32, status_str, system, step,
-# colored):
+# colored, groups: the constraint-group ABI, bends / tets / tethers / mesh
+# volumes through begin / iterate / iterate_until / measure / step and the
+# tether builder):
 # fuzz/fuzz_targets/*.rs, 60 s each (FUZZ_SECONDS to change it; FUZZ_JOBS
 # targets at a time, default one per core), from an
 # empty corpus. Any crash, sanitizer report or failed invariant (a status

@@ -17,7 +17,10 @@
 //! iterate, iterate_until, measure, the rope / loop / cloth builders) and
 //! for stepping (`xpbd_world3_step`): arbitrary floats, indices, counts,
 //! null-ness and overlapping buffers; [`colored`] for the colored ABI
-//! (colorings, link fill, colored system, job ranges, stats merge).
+//! (colorings, link fill, colored system, job ranges, stats merge);
+//! [`groups`] for the constraint groups (bends, tets, tethers, mesh
+//! volumes: begin / iterate / iterate_until / measure with groups, the
+//! grouped step, the tether builder).
 
 // The model spells the SPEC's conditions literally: `!(x > 0)` is "not
 // greater than zero", NaN included, which is the point.
@@ -26,6 +29,7 @@
 use xpbd::ffi::XpbdStatus;
 
 pub mod colored;
+pub mod groups;
 pub mod world;
 use xpbd_scenarios::Scalar;
 
