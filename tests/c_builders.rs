@@ -534,12 +534,16 @@ fn mesh_volume_refusals_write_nothing() {
     // The output inside the positions, then inside the triangles.
     let (bx, bt) = (bytes(&x), bytes(&t));
     let xm: *mut MeshVolume<f64> = x.as_mut_ptr().cast();
-    let tm: *mut MeshVolume<f64> = t.as_mut_ptr().cast();
+    // Inside the triangles, at an address aligned for the struct (the
+    // triangles are only 4-aligned), so that the overlap is what refuses it.
+    let tb = t.as_mut_ptr().cast::<u8>();
+    let pad = tb.align_offset(core::mem::align_of::<MeshVolume<f64>>());
+    let tm: *mut MeshVolume<f64> = tb.wrapping_add(pad).cast();
     // SAFETY: live buffers passed twice, which must be refused unread.
     let got = unsafe {
         [
             xpbd_build_mesh_volume(tp, nt, 0, n, xm.cast_const().cast(), np, 1.0, 0.0, xm),
-            xpbd_build_mesh_volume(tm.cast_const().cast(), nt, 0, n, xp, np, 1.0, 0.0, tm),
+            xpbd_build_mesh_volume(tp, nt, 0, n, xp, np, 1.0, 0.0, tm),
         ]
     };
     assert_eq!(got, [XpbdStatus::AliasedBuffers; 2]);
