@@ -1775,6 +1775,43 @@ XpbdStatus xpbd_color_order(const uint32_t *colors,
                             uint32_t *order);
 
 /**
+ * The number of bends `xpbd_build_bends_cloth3*` writes for a
+ * `rows × cols` grid: `(rows−2)(cols−1) + (rows−1)(cols−2) +
+ * (rows−1)(cols−1)`, every interior edge; 0 when `rows < 2` or
+ * `cols < 2`, `SIZE_MAX` on overflow.
+ */
+size_t xpbd_bends_cloth_count(size_t rows, size_t cols);
+
+/**
+ * The particle and tet counts of `xpbd_build_tet_block*`:
+ * `*out_particles = (nx+1)(ny+1)(nz+1)`, `*out_tets = 6·nx·ny·nz`.
+ *
+ * Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS` (the
+ * two outputs are one), `INVALID_ARGUMENT` (a zero dimension, a count
+ * overflowing `size_t`, a misaligned output).
+ *
+ * # Safety
+ * Each pointer NULL or valid for one `size_t` write.
+ */
+XpbdStatus xpbd_tet_block_counts(size_t nx,
+                                 size_t ny,
+                                 size_t nz,
+                                 size_t *out_particles,
+                                 size_t *out_tets);
+
+/**
+ * The particle and triangle counts of `xpbd_build_icosphere*`:
+ * `*out_particles = 10f² + 2`, `*out_triangles = 20f²` for frequency `f`.
+ *
+ * Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS`,
+ * `INVALID_ARGUMENT` (`f = 0`, an overflow, a misaligned output).
+ *
+ * # Safety
+ * Each pointer NULL or valid for one `size_t` write.
+ */
+XpbdStatus xpbd_icosphere_counts(size_t frequency, size_t *out_particles, size_t *out_triangles);
+
+/**
  * The floating-point environment of the calling thread: 0 when it is the
  * IEEE-754 default the library's results are defined for (round to
  * nearest, subnormals kept, no trap), else an OR of `XPBD_FP_FLUSH_TO_ZERO`,
@@ -2789,6 +2826,127 @@ XpbdStatus xpbd_build_tethers3(const double *positions,
                                size_t *out_count);
 
 /**
+ * Writes one dihedral bend per interior edge of the triangulated
+ * `rows × cols` cloth grid of `xpbd_build_cloth3` (particle
+ * `r·cols + c`; each cell split along its diagonal (r, c)–(r+1, c+1)), in
+ * the order horizontal edges, vertical edges, diagonals: rest angles (rad)
+ * from `positions` (m; 3·rows·cols values, x0, y0, z0, x1, …, only read),
+ * the given `compliance` (rad²/J) for all, λ = 0. `*out_count` receives
+ * the number written, `xpbd_bends_cloth_count(rows, cols)`.
+ *
+ * Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS` (any
+ * two buffers overlap), `INVALID_ARGUMENT` (`rows < 2`, `cols < 2`,
+ * more than 2^32 − 1 particles, a misaligned buffer),
+ * `INVALID_COMPLIANCE`, `CAPACITY_TOO_SMALL`, `NON_FINITE_POSITION`,
+ * `DEGENERATE` (a triangle with no area).
+ *
+ * # Safety
+ * `positions` valid for 3·rows·cols values, `out` for `capacity`,
+ * `out_count` for one `size_t`.
+ */
+XpbdStatus xpbd_build_bends_cloth3(const double *positions,
+                                   size_t rows,
+                                   size_t cols,
+                                   double compliance,
+                                   struct XpbdBend *out,
+                                   size_t capacity,
+                                   size_t *out_count);
+
+/**
+ * Writes a box of `nx × ny × nz` cubes of side `spacing` (m) from
+ * `origin` (3 values, its minimum corner, m): `(nx+1)(ny+1)(nz+1)`
+ * particles into `out_positions` (3 values each, particle
+ * `i + (nx+1)(j + (ny+1)k)` at `origin + spacing·(i, j, k)`) and 6 tets
+ * per cube into `out_tets`, each with positive volume, its rest volume
+ * (m³) from the positions, the given `compliance` (m⁶/J) and λ = 0. No
+ * inverse masses are written: the caller chooses them.
+ * `*out_particle_count` and `*out_tet_count` receive the counts
+ * (`xpbd_tet_block_counts`).
+ *
+ * Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS`,
+ * `INVALID_ARGUMENT` (a zero dimension, a count overflow, more than
+ * 2^32 − 1 particles, a spacing not finite and positive, a misaligned
+ * buffer), `INVALID_COMPLIANCE`, `CAPACITY_TOO_SMALL` (positions, then
+ * tets), `NON_FINITE_POSITION`, `INVALID_REST_VALUE` (a tet volume that
+ * rounds to 0 or overflows).
+ *
+ * # Safety
+ * `origin` valid for 3 values, `out_positions` for 3·position_capacity,
+ * `out_tets` for `tet_capacity`, each count for one `size_t`.
+ */
+XpbdStatus xpbd_build_tet_block(size_t nx,
+                                size_t ny,
+                                size_t nz,
+                                double spacing,
+                                const double *origin,
+                                double compliance,
+                                double *out_positions,
+                                size_t position_capacity,
+                                struct XpbdTet *out_tets,
+                                size_t tet_capacity,
+                                size_t *out_particle_count,
+                                size_t *out_tet_count);
+
+/**
+ * Writes into `*out` one closed-mesh volume constraint over
+ * `triangles[first .. first + count]` (`triangles` holds
+ * 3·triangle_count particle indices, counter-clockwise seen from outside),
+ * rest volume V₀ (m³) the enclosed volume at `positions` (m;
+ * 3·particle_count values), target volume `pressure`·V₀, the given
+ * `compliance` (m³/Pa), λ = 0. All inputs are only read.
+ *
+ * Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS`,
+ * `INVALID_ARGUMENT` (the range outside `triangles` or below 4 triangles,
+ * a misaligned buffer), `INDEX_OUT_OF_RANGE`, `SAME_PARTICLE`,
+ * `NON_FINITE_POSITION`, `INVALID_REST_VALUE` (a volume or pressure
+ * factor not finite and positive: a clockwise mesh), `INVALID_COMPLIANCE`.
+ *
+ * # Safety
+ * `triangles` valid for 3·triangle_count indices, `positions` for
+ * 3·particle_count values, `out` for one struct.
+ */
+XpbdStatus xpbd_build_mesh_volume(const uint32_t *triangles,
+                                  size_t triangle_count,
+                                  uint32_t first,
+                                  uint32_t count,
+                                  const double *positions,
+                                  size_t particle_count,
+                                  double pressure,
+                                  double compliance,
+                                  struct XpbdMeshVolume *out);
+
+/**
+ * Writes a geodesic sphere: every edge of the regular icosahedron split
+ * into `frequency` segments, every point projected onto the sphere of
+ * `radius` (m) about `center` (3 values, m). `10f² + 2` particles into
+ * `out_positions` (3 values each: the 12 corners, then the edge points,
+ * then the face points) and `20f²` triangles into `out_triangles` (3
+ * indices each, counter-clockwise seen from outside, as
+ * `xpbd_build_mesh_volume` needs). `*out_particle_count` and
+ * `*out_triangle_count` receive the counts (`xpbd_icosphere_counts`).
+ *
+ * Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS`,
+ * `INVALID_ARGUMENT` (frequency 0, an overflow, a radius not finite and
+ * positive, a centre not finite or too large, more than 2^32 − 1
+ * particles, a misaligned buffer), `CAPACITY_TOO_SMALL` (positions, then
+ * triangles).
+ *
+ * # Safety
+ * `center` valid for 3 values, `out_positions` for 3·position_capacity,
+ * `out_triangles` for 3·triangle_capacity indices, each count for one
+ * `size_t`.
+ */
+XpbdStatus xpbd_build_icosphere(size_t frequency,
+                                double radius,
+                                const double *center,
+                                double *out_positions,
+                                size_t position_capacity,
+                                uint32_t *out_triangles,
+                                size_t triangle_capacity,
+                                size_t *out_particle_count,
+                                size_t *out_triangle_count);
+
+/**
  * Starts a substep of length `h` (s) for a 3D float system with constraint
  * groups: validates every particle and link as
  * `xpbd_system3_begin_substep_f32` does, then every bend, tet, tether and
@@ -2946,6 +3104,127 @@ XpbdStatus xpbd_build_tethers3_f32(const float *positions,
                                    struct XpbdTetherF32 *out,
                                    size_t capacity,
                                    size_t *out_count);
+
+/**
+ * Writes one dihedral bend per interior edge of the triangulated
+ * `rows × cols` cloth grid of `xpbd_build_cloth3_f32` (particle
+ * `r·cols + c`; each cell split along its diagonal (r, c)–(r+1, c+1)), in
+ * the order horizontal edges, vertical edges, diagonals: rest angles (rad)
+ * from `positions` (m; 3·rows·cols values, x0, y0, z0, x1, …, only read),
+ * the given `compliance` (rad²/J) for all, λ = 0. `*out_count` receives
+ * the number written, `xpbd_bends_cloth_count(rows, cols)`.
+ *
+ * Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS` (any
+ * two buffers overlap), `INVALID_ARGUMENT` (`rows < 2`, `cols < 2`,
+ * more than 2^32 − 1 particles, a misaligned buffer),
+ * `INVALID_COMPLIANCE`, `CAPACITY_TOO_SMALL`, `NON_FINITE_POSITION`,
+ * `DEGENERATE` (a triangle with no area).
+ *
+ * # Safety
+ * `positions` valid for 3·rows·cols values, `out` for `capacity`,
+ * `out_count` for one `size_t`.
+ */
+XpbdStatus xpbd_build_bends_cloth3_f32(const float *positions,
+                                       size_t rows,
+                                       size_t cols,
+                                       float compliance,
+                                       struct XpbdBendF32 *out,
+                                       size_t capacity,
+                                       size_t *out_count);
+
+/**
+ * Writes a box of `nx × ny × nz` cubes of side `spacing` (m) from
+ * `origin` (3 values, its minimum corner, m): `(nx+1)(ny+1)(nz+1)`
+ * particles into `out_positions` (3 values each, particle
+ * `i + (nx+1)(j + (ny+1)k)` at `origin + spacing·(i, j, k)`) and 6 tets
+ * per cube into `out_tets`, each with positive volume, its rest volume
+ * (m³) from the positions, the given `compliance` (m⁶/J) and λ = 0. No
+ * inverse masses are written: the caller chooses them.
+ * `*out_particle_count` and `*out_tet_count` receive the counts
+ * (`xpbd_tet_block_counts`).
+ *
+ * Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS`,
+ * `INVALID_ARGUMENT` (a zero dimension, a count overflow, more than
+ * 2^32 − 1 particles, a spacing not finite and positive, a misaligned
+ * buffer), `INVALID_COMPLIANCE`, `CAPACITY_TOO_SMALL` (positions, then
+ * tets), `NON_FINITE_POSITION`, `INVALID_REST_VALUE` (a tet volume that
+ * rounds to 0 or overflows).
+ *
+ * # Safety
+ * `origin` valid for 3 values, `out_positions` for 3·position_capacity,
+ * `out_tets` for `tet_capacity`, each count for one `size_t`.
+ */
+XpbdStatus xpbd_build_tet_block_f32(size_t nx,
+                                    size_t ny,
+                                    size_t nz,
+                                    float spacing,
+                                    const float *origin,
+                                    float compliance,
+                                    float *out_positions,
+                                    size_t position_capacity,
+                                    struct XpbdTetF32 *out_tets,
+                                    size_t tet_capacity,
+                                    size_t *out_particle_count,
+                                    size_t *out_tet_count);
+
+/**
+ * Writes into `*out` one closed-mesh volume constraint over
+ * `triangles[first .. first + count]` (`triangles` holds
+ * 3·triangle_count particle indices, counter-clockwise seen from outside),
+ * rest volume V₀ (m³) the enclosed volume at `positions` (m;
+ * 3·particle_count values), target volume `pressure`·V₀, the given
+ * `compliance` (m³/Pa), λ = 0. All inputs are only read.
+ *
+ * Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS`,
+ * `INVALID_ARGUMENT` (the range outside `triangles` or below 4 triangles,
+ * a misaligned buffer), `INDEX_OUT_OF_RANGE`, `SAME_PARTICLE`,
+ * `NON_FINITE_POSITION`, `INVALID_REST_VALUE` (a volume or pressure
+ * factor not finite and positive: a clockwise mesh), `INVALID_COMPLIANCE`.
+ *
+ * # Safety
+ * `triangles` valid for 3·triangle_count indices, `positions` for
+ * 3·particle_count values, `out` for one struct.
+ */
+XpbdStatus xpbd_build_mesh_volume_f32(const uint32_t *triangles,
+                                      size_t triangle_count,
+                                      uint32_t first,
+                                      uint32_t count,
+                                      const float *positions,
+                                      size_t particle_count,
+                                      float pressure,
+                                      float compliance,
+                                      struct XpbdMeshVolumeF32 *out);
+
+/**
+ * Writes a geodesic sphere: every edge of the regular icosahedron split
+ * into `frequency` segments, every point projected onto the sphere of
+ * `radius` (m) about `center` (3 values, m). `10f² + 2` particles into
+ * `out_positions` (3 values each: the 12 corners, then the edge points,
+ * then the face points) and `20f²` triangles into `out_triangles` (3
+ * indices each, counter-clockwise seen from outside, as
+ * `xpbd_build_mesh_volume_f32` needs). `*out_particle_count` and
+ * `*out_triangle_count` receive the counts (`xpbd_icosphere_counts`).
+ *
+ * Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS`,
+ * `INVALID_ARGUMENT` (frequency 0, an overflow, a radius not finite and
+ * positive, a centre not finite or too large, more than 2^32 − 1
+ * particles, a misaligned buffer), `CAPACITY_TOO_SMALL` (positions, then
+ * triangles).
+ *
+ * # Safety
+ * `center` valid for 3 values, `out_positions` for 3·position_capacity,
+ * `out_triangles` for 3·triangle_capacity indices, each count for one
+ * `size_t`.
+ */
+XpbdStatus xpbd_build_icosphere_f32(size_t frequency,
+                                    float radius,
+                                    const float *center,
+                                    float *out_positions,
+                                    size_t position_capacity,
+                                    uint32_t *out_triangles,
+                                    size_t triangle_capacity,
+                                    size_t *out_particle_count,
+                                    size_t *out_triangle_count);
 
 /**
  * A static, NUL-terminated English description of a status code.

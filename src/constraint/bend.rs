@@ -385,7 +385,11 @@ fn atan_unit<T: Real>(t: T) -> T {
     let e = |i: usize| {
         let (c, hi, lo) = ATAN_TABLE.get(i).copied().unwrap_or((0.0, 0.0, 0.0));
         let atan_c = T::from_f64(hi);
-        (T::from_f64(c), atan_c, T::from_f64((hi - atan_c.to_f64()) + lo))
+        (
+            T::from_f64(c),
+            atan_c,
+            T::from_f64((hi - atan_c.to_f64()) + lo),
+        )
     };
     let (c, atan_c, atan_lo) = match k {
         0 => e(0),

@@ -2,8 +2,11 @@
 //! `XpbdConstraints3` ([`ConstraintsC`]) checked and viewed as the Rust
 //! [`Constraints`] a 3D system or world carries, the [`Grouped`] source
 //! through which the `xpbd_system3_*_groups` calls share the bodies of
-//! `system.rs`, and the body of `xpbd_build_tethers3[_f32]`. The entry
-//! points themselves are generated (`generated.rs`).
+//! `system.rs`, and the bodies of the group builders
+//! (`xpbd_build_tethers3`, `xpbd_build_bends_cloth3`, `xpbd_build_tet_block`,
+//! `xpbd_build_mesh_volume`, `xpbd_build_icosphere`, each `[_f32]`). Those
+//! entry points are generated (`generated.rs`); the precision-free count
+//! functions are here.
 //!
 //! Conventions, beyond those of [`crate::ffi`]:
 //!
@@ -27,10 +30,15 @@ use super::check::{check_buffers, check_groups, read, slice, slice_mut, Buf};
 use super::status::XpbdStatus;
 use super::system::{system, system_buffers, Source};
 use super::types::{ConstraintsC, SystemC};
-use crate::constraint::pressure::MeshVolumes;
+use crate::constraint::bend::Bend;
+use crate::constraint::pressure::{MeshVolume, MeshVolumes};
 use crate::constraint::tether::{tethers, Tether};
+use crate::constraint::volume::Tet;
 use crate::real::Real;
-use crate::solver::{Constraints, System};
+use crate::solver::{
+    bends_count_for_cloth, bends_for_cloth, icosphere, icosphere_counts, mesh_volume, tet_block,
+    tet_block_counts, Constraints, System,
+};
 
 /// The arrays of a groups struct, then the struct itself, for the one
 /// overlap check.
@@ -201,4 +209,311 @@ pub(crate) unsafe fn build_tethers_raw<T: Real>(
         }
         Err(e) => XpbdStatus::from(e),
     }
+}
+
+/// Writes `*out = value` after the checks (non-null, aligned, disjoint).
+///
+/// # Safety
+/// `out` passed [`check_buffers`] with count 1.
+#[inline(always)]
+unsafe fn put<U>(out: *mut U, value: U) {
+    // SAFETY: forwarded caller contract.
+    unsafe { ptr::write(out, value) };
+}
+
+/// `xpbd_build_bends_cloth3[_f32]`: one dihedral bend per interior edge of
+/// the triangulated `rows × cols` cloth grid, rest angles from the flat
+/// `positions` (`rows·cols` particles, 3 values each), through
+/// [`bends_for_cloth`]. Writes `out[..n]` and `*out_count = n` on success
+/// only.
+///
+/// # Safety
+/// `positions` valid for `3·rows·cols` reads, `out` for `capacity` writes,
+/// `out_count` NULL or valid for a write.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn build_bends_cloth_raw<T: Real>(
+    positions: *const T,
+    rows: usize,
+    cols: usize,
+    compliance: T,
+    out: *mut Bend<T>,
+    capacity: usize,
+    out_count: *mut usize,
+) -> XpbdStatus {
+    if out_count.is_null() {
+        return XpbdStatus::NullPointer;
+    }
+    let Some(n) = rows.checked_mul(cols) else {
+        return XpbdStatus::InvalidArgument;
+    };
+    let positions = positions.cast::<[T; 3]>();
+    if let Err(e) = check_buffers(&[
+        Buf::of(positions, n),
+        Buf::of(out, capacity),
+        Buf::of(out_count, 1),
+    ]) {
+        return e;
+    }
+    // SAFETY: checked non-null (or empty), aligned, bounded and disjoint;
+    // valid for their counts by the caller's contract.
+    let (x, b) = unsafe { (slice(positions, n), slice_mut(out, capacity)) };
+    match bends_for_cloth(rows, cols, x, compliance, b) {
+        Ok(count) => {
+            // SAFETY: checked, disjoint from every other buffer.
+            unsafe { put(out_count, count) };
+            XpbdStatus::Ok
+        }
+        Err(e) => XpbdStatus::from(e),
+    }
+}
+
+/// `xpbd_build_tet_block[_f32]`: a block of `nx × ny × nz` cubes, 6 tets
+/// each, through [`tet_block`]. `origin` holds 3 values; `out_positions`
+/// `position_capacity` particles (3 values each). Writes the particles,
+/// the tets and both counts on success only.
+///
+/// # Safety
+/// `origin` valid for 3 reads, `out_positions` for `3·position_capacity`
+/// writes, `out_tets` for `tet_capacity`, the counts NULL or valid for a
+/// write each.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn build_tet_block_raw<T: Real>(
+    nx: usize,
+    ny: usize,
+    nz: usize,
+    spacing: T,
+    origin: *const T,
+    compliance: T,
+    out_positions: *mut T,
+    position_capacity: usize,
+    out_tets: *mut Tet<T>,
+    tet_capacity: usize,
+    out_particle_count: *mut usize,
+    out_tet_count: *mut usize,
+) -> XpbdStatus {
+    if out_particle_count.is_null() || out_tet_count.is_null() || origin.is_null() {
+        return XpbdStatus::NullPointer;
+    }
+    let origin = origin.cast::<[T; 3]>();
+    let positions = out_positions.cast::<[T; 3]>();
+    if let Err(e) = check_buffers(&[
+        Buf::of(origin, 1),
+        Buf::of(positions, position_capacity),
+        Buf::of(out_tets, tet_capacity),
+        Buf::of(out_particle_count, 1),
+        Buf::of(out_tet_count, 1),
+    ]) {
+        return e;
+    }
+    // SAFETY: checked non-null, aligned, disjoint; `origin` valid for one
+    // read of 3 values by the caller's contract.
+    let o = unsafe { ptr::read(origin) };
+    // SAFETY: checked non-null (or empty), aligned, bounded and disjoint;
+    // valid for their counts by the caller's contract.
+    let (x, t) = unsafe {
+        (
+            slice_mut(positions, position_capacity),
+            slice_mut(out_tets, tet_capacity),
+        )
+    };
+    match tet_block(nx, ny, nz, spacing, o, x, t, compliance) {
+        Ok((particles, tets)) => {
+            // SAFETY: checked, disjoint from every other buffer.
+            unsafe {
+                put(out_particle_count, particles);
+                put(out_tet_count, tets);
+            }
+            XpbdStatus::Ok
+        }
+        Err(e) => XpbdStatus::from(e),
+    }
+}
+
+/// `xpbd_build_mesh_volume[_f32]`: one closed-mesh volume constraint over
+/// `triangles[first .. first + count]` (flat, 3 indices per triangle),
+/// rest volume from the flat `positions`, through [`mesh_volume`]. Writes
+/// `*out` on success only.
+///
+/// # Safety
+/// `triangles` valid for `3·triangle_count` reads, `positions` for
+/// `3·particle_count`, `out` NULL or valid for a write.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn build_mesh_volume_raw<T: Real>(
+    triangles: *const u32,
+    triangle_count: usize,
+    first: u32,
+    count: u32,
+    positions: *const T,
+    particle_count: usize,
+    pressure: T,
+    compliance: T,
+    out: *mut MeshVolume<T>,
+) -> XpbdStatus {
+    if out.is_null() {
+        return XpbdStatus::NullPointer;
+    }
+    let triangles = triangles.cast::<[u32; 3]>();
+    let positions = positions.cast::<[T; 3]>();
+    if let Err(e) = check_buffers(&[
+        Buf::of(triangles, triangle_count),
+        Buf::of(positions, particle_count),
+        Buf::of(out, 1),
+    ]) {
+        return e;
+    }
+    // SAFETY: checked non-null (or empty), aligned, bounded and disjoint;
+    // valid for their counts by the caller's contract.
+    let (tris, x) = unsafe {
+        (
+            slice(triangles, triangle_count),
+            slice(positions, particle_count),
+        )
+    };
+    match mesh_volume(tris, first, count, x, pressure, compliance) {
+        Ok(m) => {
+            // SAFETY: checked, disjoint from every other buffer.
+            unsafe { put(out, m) };
+            XpbdStatus::Ok
+        }
+        Err(e) => XpbdStatus::from(e),
+    }
+}
+
+/// `xpbd_build_icosphere[_f32]`: a geodesic sphere through [`icosphere`].
+/// `center` holds 3 values, `out_positions` `position_capacity` particles
+/// (3 values each), `out_triangles` `triangle_capacity` triangles (3
+/// indices each). Writes both arrays and both counts on success only.
+///
+/// # Safety
+/// `center` valid for 3 reads, `out_positions` for `3·position_capacity`
+/// writes, `out_triangles` for `3·triangle_capacity`, the counts NULL or
+/// valid for a write each.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn build_icosphere_raw<T: Real>(
+    frequency: usize,
+    radius: T,
+    center: *const T,
+    out_positions: *mut T,
+    position_capacity: usize,
+    out_triangles: *mut u32,
+    triangle_capacity: usize,
+    out_particle_count: *mut usize,
+    out_triangle_count: *mut usize,
+) -> XpbdStatus {
+    if out_particle_count.is_null() || out_triangle_count.is_null() || center.is_null() {
+        return XpbdStatus::NullPointer;
+    }
+    let center = center.cast::<[T; 3]>();
+    let positions = out_positions.cast::<[T; 3]>();
+    let triangles = out_triangles.cast::<[u32; 3]>();
+    if let Err(e) = check_buffers(&[
+        Buf::of(center, 1),
+        Buf::of(positions, position_capacity),
+        Buf::of(triangles, triangle_capacity),
+        Buf::of(out_particle_count, 1),
+        Buf::of(out_triangle_count, 1),
+    ]) {
+        return e;
+    }
+    // SAFETY: checked non-null, aligned, disjoint; valid for one read.
+    let c = unsafe { ptr::read(center) };
+    // SAFETY: checked non-null (or empty), aligned, bounded and disjoint;
+    // valid for their counts by the caller's contract.
+    let (x, t) = unsafe {
+        (
+            slice_mut(positions, position_capacity),
+            slice_mut(triangles, triangle_capacity),
+        )
+    };
+    match icosphere(frequency, radius, c, x, t) {
+        Ok((particles, tris)) => {
+            // SAFETY: checked, disjoint from every other buffer.
+            unsafe {
+                put(out_particle_count, particles);
+                put(out_triangle_count, tris);
+            }
+            XpbdStatus::Ok
+        }
+        Err(e) => XpbdStatus::from(e),
+    }
+}
+
+/// Writes two counts through checked, distinct, non-null pointers, or
+/// reports why not (`NULL_POINTER`, `INVALID_ARGUMENT` for `None`, a
+/// misaligned pointer; `ALIASED_BUFFERS` when they are the same).
+///
+/// # Safety
+/// Each pointer NULL or valid for one write.
+unsafe fn counts_raw(
+    counts: Option<(usize, usize)>,
+    first: *mut usize,
+    second: *mut usize,
+) -> XpbdStatus {
+    if first.is_null() || second.is_null() {
+        return XpbdStatus::NullPointer;
+    }
+    if let Err(e) = check_buffers(&[Buf::of(first, 1), Buf::of(second, 1)]) {
+        return e;
+    }
+    let Some((a, b)) = counts else {
+        return XpbdStatus::InvalidArgument;
+    };
+    // SAFETY: checked non-null, aligned and disjoint.
+    unsafe {
+        put(first, a);
+        put(second, b);
+    }
+    XpbdStatus::Ok
+}
+
+/// The number of bends `xpbd_build_bends_cloth3*` writes for a
+/// `rows × cols` grid: `(rows−2)(cols−1) + (rows−1)(cols−2) +
+/// (rows−1)(cols−1)`, every interior edge; 0 when `rows < 2` or
+/// `cols < 2`, `SIZE_MAX` on overflow.
+#[no_mangle]
+pub extern "C" fn xpbd_bends_cloth_count(rows: usize, cols: usize) -> usize {
+    bends_count_for_cloth(rows, cols)
+}
+
+/// The particle and tet counts of `xpbd_build_tet_block*`:
+/// `*out_particles = (nx+1)(ny+1)(nz+1)`, `*out_tets = 6·nx·ny·nz`.
+///
+/// Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS` (the
+/// two outputs are one), `INVALID_ARGUMENT` (a zero dimension, a count
+/// overflowing `size_t`, a misaligned output).
+///
+/// # Safety
+/// Each pointer NULL or valid for one `size_t` write.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_tet_block_counts(
+    nx: usize,
+    ny: usize,
+    nz: usize,
+    out_particles: *mut usize,
+    out_tets: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract.
+    unsafe { counts_raw(tet_block_counts(nx, ny, nz), out_particles, out_tets) }
+}
+
+/// The particle and triangle counts of `xpbd_build_icosphere*`:
+/// `*out_particles = 10f² + 2`, `*out_triangles = 20f²` for frequency `f`.
+///
+/// Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS`,
+/// `INVALID_ARGUMENT` (`f = 0`, an overflow, a misaligned output).
+///
+/// # Safety
+/// Each pointer NULL or valid for one `size_t` write.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_icosphere_counts(
+    frequency: usize,
+    out_particles: *mut usize,
+    out_triangles: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract.
+    unsafe { counts_raw(icosphere_counts(frequency), out_particles, out_triangles) }
 }

@@ -5,13 +5,18 @@
 //! when this file differs from what the generator writes.
 
 use super::colored::{colored_begin_raw, colored_iterate_raw, colored_job_raw, fill_raw, greedy_raw, merge_raw};
-use super::constraints::{build_tethers_raw, Grouped};
+use super::constraints::{
+    build_bends_cloth_raw, build_icosphere_raw, build_mesh_volume_raw, build_tet_block_raw, build_tethers_raw, Grouped,
+};
 use super::distance::{distance_begin, distance_solve};
 use super::status::XpbdStatus;
 use super::step::{default_config, precision_raw, step_groups_raw, step_raw};
 use super::system::{begin_substep_raw, build_raw, iterate_raw, iterate_until_raw, measure_raw};
 use super::types::{ColoredSystemC, ConstraintsC, DistanceConstraintC, StepConfigC, SystemC, WorldC};
+use crate::constraint::bend::Bend;
+use crate::constraint::pressure::MeshVolume;
 use crate::constraint::tether::Tether;
+use crate::constraint::volume::Tet;
 use crate::solver::{Convergence, Link, Shape, SweepStats};
 use crate::step::StepStats;
 
@@ -1204,6 +1209,147 @@ pub unsafe extern "C" fn xpbd_build_tethers3(
     unsafe { build_tethers_raw(positions, inverse_masses, particle_count, anchors, anchor_count, compliance, out, capacity, out_count) }
 }
 
+/// Writes one dihedral bend per interior edge of the triangulated
+/// `rows × cols` cloth grid of `xpbd_build_cloth3` (particle
+/// `r·cols + c`; each cell split along its diagonal (r, c)–(r+1, c+1)), in
+/// the order horizontal edges, vertical edges, diagonals: rest angles (rad)
+/// from `positions` (m; 3·rows·cols values, x0, y0, z0, x1, …, only read),
+/// the given `compliance` (rad²/J) for all, λ = 0. `*out_count` receives
+/// the number written, `xpbd_bends_cloth_count(rows, cols)`.
+///
+/// Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS` (any
+/// two buffers overlap), `INVALID_ARGUMENT` (`rows < 2`, `cols < 2`,
+/// more than 2^32 − 1 particles, a misaligned buffer),
+/// `INVALID_COMPLIANCE`, `CAPACITY_TOO_SMALL`, `NON_FINITE_POSITION`,
+/// `DEGENERATE` (a triangle with no area).
+///
+/// # Safety
+/// `positions` valid for 3·rows·cols values, `out` for `capacity`,
+/// `out_count` for one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_build_bends_cloth3(
+    positions: *const f64,
+    rows: usize,
+    cols: usize,
+    compliance: f64,
+    out: *mut Bend<f64>,
+    capacity: usize,
+    out_count: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { build_bends_cloth_raw(positions, rows, cols, compliance, out, capacity, out_count) }
+}
+
+/// Writes a box of `nx × ny × nz` cubes of side `spacing` (m) from
+/// `origin` (3 values, its minimum corner, m): `(nx+1)(ny+1)(nz+1)`
+/// particles into `out_positions` (3 values each, particle
+/// `i + (nx+1)(j + (ny+1)k)` at `origin + spacing·(i, j, k)`) and 6 tets
+/// per cube into `out_tets`, each with positive volume, its rest volume
+/// (m³) from the positions, the given `compliance` (m⁶/J) and λ = 0. No
+/// inverse masses are written: the caller chooses them.
+/// `*out_particle_count` and `*out_tet_count` receive the counts
+/// (`xpbd_tet_block_counts`).
+///
+/// Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS`,
+/// `INVALID_ARGUMENT` (a zero dimension, a count overflow, more than
+/// 2^32 − 1 particles, a spacing not finite and positive, a misaligned
+/// buffer), `INVALID_COMPLIANCE`, `CAPACITY_TOO_SMALL` (positions, then
+/// tets), `NON_FINITE_POSITION`, `INVALID_REST_VALUE` (a tet volume that
+/// rounds to 0 or overflows).
+///
+/// # Safety
+/// `origin` valid for 3 values, `out_positions` for 3·position_capacity,
+/// `out_tets` for `tet_capacity`, each count for one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_build_tet_block(
+    nx: usize,
+    ny: usize,
+    nz: usize,
+    spacing: f64,
+    origin: *const f64,
+    compliance: f64,
+    out_positions: *mut f64,
+    position_capacity: usize,
+    out_tets: *mut Tet<f64>,
+    tet_capacity: usize,
+    out_particle_count: *mut usize,
+    out_tet_count: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe {
+        build_tet_block_raw(nx, ny, nz, spacing, origin, compliance, out_positions, position_capacity, out_tets, tet_capacity, out_particle_count, out_tet_count)
+    }
+}
+
+/// Writes into `*out` one closed-mesh volume constraint over
+/// `triangles[first .. first + count]` (`triangles` holds
+/// 3·triangle_count particle indices, counter-clockwise seen from outside),
+/// rest volume V₀ (m³) the enclosed volume at `positions` (m;
+/// 3·particle_count values), target volume `pressure`·V₀, the given
+/// `compliance` (m³/Pa), λ = 0. All inputs are only read.
+///
+/// Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS`,
+/// `INVALID_ARGUMENT` (the range outside `triangles` or below 4 triangles,
+/// a misaligned buffer), `INDEX_OUT_OF_RANGE`, `SAME_PARTICLE`,
+/// `NON_FINITE_POSITION`, `INVALID_REST_VALUE` (a volume or pressure
+/// factor not finite and positive: a clockwise mesh), `INVALID_COMPLIANCE`.
+///
+/// # Safety
+/// `triangles` valid for 3·triangle_count indices, `positions` for
+/// 3·particle_count values, `out` for one struct.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_build_mesh_volume(
+    triangles: *const u32,
+    triangle_count: usize,
+    first: u32,
+    count: u32,
+    positions: *const f64,
+    particle_count: usize,
+    pressure: f64,
+    compliance: f64,
+    out: *mut MeshVolume<f64>,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { build_mesh_volume_raw(triangles, triangle_count, first, count, positions, particle_count, pressure, compliance, out) }
+}
+
+/// Writes a geodesic sphere: every edge of the regular icosahedron split
+/// into `frequency` segments, every point projected onto the sphere of
+/// `radius` (m) about `center` (3 values, m). `10f² + 2` particles into
+/// `out_positions` (3 values each: the 12 corners, then the edge points,
+/// then the face points) and `20f²` triangles into `out_triangles` (3
+/// indices each, counter-clockwise seen from outside, as
+/// `xpbd_build_mesh_volume` needs). `*out_particle_count` and
+/// `*out_triangle_count` receive the counts (`xpbd_icosphere_counts`).
+///
+/// Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS`,
+/// `INVALID_ARGUMENT` (frequency 0, an overflow, a radius not finite and
+/// positive, a centre not finite or too large, more than 2^32 − 1
+/// particles, a misaligned buffer), `CAPACITY_TOO_SMALL` (positions, then
+/// triangles).
+///
+/// # Safety
+/// `center` valid for 3 values, `out_positions` for 3·position_capacity,
+/// `out_triangles` for 3·triangle_capacity indices, each count for one
+/// `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_build_icosphere(
+    frequency: usize,
+    radius: f64,
+    center: *const f64,
+    out_positions: *mut f64,
+    position_capacity: usize,
+    out_triangles: *mut u32,
+    triangle_capacity: usize,
+    out_particle_count: *mut usize,
+    out_triangle_count: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe {
+        build_icosphere_raw(frequency, radius, center, out_positions, position_capacity, out_triangles, triangle_capacity, out_particle_count, out_triangle_count)
+    }
+}
+
 /// Starts a substep of length `h` (s) for a 3D float system with constraint
 /// groups: validates every particle and link as
 /// `xpbd_system3_begin_substep_f32` does, then every bend, tet, tether and
@@ -1385,4 +1531,145 @@ pub unsafe extern "C" fn xpbd_build_tethers3_f32(
 ) -> XpbdStatus {
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe { build_tethers_raw(positions, inverse_masses, particle_count, anchors, anchor_count, compliance, out, capacity, out_count) }
+}
+
+/// Writes one dihedral bend per interior edge of the triangulated
+/// `rows × cols` cloth grid of `xpbd_build_cloth3_f32` (particle
+/// `r·cols + c`; each cell split along its diagonal (r, c)–(r+1, c+1)), in
+/// the order horizontal edges, vertical edges, diagonals: rest angles (rad)
+/// from `positions` (m; 3·rows·cols values, x0, y0, z0, x1, …, only read),
+/// the given `compliance` (rad²/J) for all, λ = 0. `*out_count` receives
+/// the number written, `xpbd_bends_cloth_count(rows, cols)`.
+///
+/// Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS` (any
+/// two buffers overlap), `INVALID_ARGUMENT` (`rows < 2`, `cols < 2`,
+/// more than 2^32 − 1 particles, a misaligned buffer),
+/// `INVALID_COMPLIANCE`, `CAPACITY_TOO_SMALL`, `NON_FINITE_POSITION`,
+/// `DEGENERATE` (a triangle with no area).
+///
+/// # Safety
+/// `positions` valid for 3·rows·cols values, `out` for `capacity`,
+/// `out_count` for one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_build_bends_cloth3_f32(
+    positions: *const f32,
+    rows: usize,
+    cols: usize,
+    compliance: f32,
+    out: *mut Bend<f32>,
+    capacity: usize,
+    out_count: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { build_bends_cloth_raw(positions, rows, cols, compliance, out, capacity, out_count) }
+}
+
+/// Writes a box of `nx × ny × nz` cubes of side `spacing` (m) from
+/// `origin` (3 values, its minimum corner, m): `(nx+1)(ny+1)(nz+1)`
+/// particles into `out_positions` (3 values each, particle
+/// `i + (nx+1)(j + (ny+1)k)` at `origin + spacing·(i, j, k)`) and 6 tets
+/// per cube into `out_tets`, each with positive volume, its rest volume
+/// (m³) from the positions, the given `compliance` (m⁶/J) and λ = 0. No
+/// inverse masses are written: the caller chooses them.
+/// `*out_particle_count` and `*out_tet_count` receive the counts
+/// (`xpbd_tet_block_counts`).
+///
+/// Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS`,
+/// `INVALID_ARGUMENT` (a zero dimension, a count overflow, more than
+/// 2^32 − 1 particles, a spacing not finite and positive, a misaligned
+/// buffer), `INVALID_COMPLIANCE`, `CAPACITY_TOO_SMALL` (positions, then
+/// tets), `NON_FINITE_POSITION`, `INVALID_REST_VALUE` (a tet volume that
+/// rounds to 0 or overflows).
+///
+/// # Safety
+/// `origin` valid for 3 values, `out_positions` for 3·position_capacity,
+/// `out_tets` for `tet_capacity`, each count for one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_build_tet_block_f32(
+    nx: usize,
+    ny: usize,
+    nz: usize,
+    spacing: f32,
+    origin: *const f32,
+    compliance: f32,
+    out_positions: *mut f32,
+    position_capacity: usize,
+    out_tets: *mut Tet<f32>,
+    tet_capacity: usize,
+    out_particle_count: *mut usize,
+    out_tet_count: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe {
+        build_tet_block_raw(nx, ny, nz, spacing, origin, compliance, out_positions, position_capacity, out_tets, tet_capacity, out_particle_count, out_tet_count)
+    }
+}
+
+/// Writes into `*out` one closed-mesh volume constraint over
+/// `triangles[first .. first + count]` (`triangles` holds
+/// 3·triangle_count particle indices, counter-clockwise seen from outside),
+/// rest volume V₀ (m³) the enclosed volume at `positions` (m;
+/// 3·particle_count values), target volume `pressure`·V₀, the given
+/// `compliance` (m³/Pa), λ = 0. All inputs are only read.
+///
+/// Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS`,
+/// `INVALID_ARGUMENT` (the range outside `triangles` or below 4 triangles,
+/// a misaligned buffer), `INDEX_OUT_OF_RANGE`, `SAME_PARTICLE`,
+/// `NON_FINITE_POSITION`, `INVALID_REST_VALUE` (a volume or pressure
+/// factor not finite and positive: a clockwise mesh), `INVALID_COMPLIANCE`.
+///
+/// # Safety
+/// `triangles` valid for 3·triangle_count indices, `positions` for
+/// 3·particle_count values, `out` for one struct.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_build_mesh_volume_f32(
+    triangles: *const u32,
+    triangle_count: usize,
+    first: u32,
+    count: u32,
+    positions: *const f32,
+    particle_count: usize,
+    pressure: f32,
+    compliance: f32,
+    out: *mut MeshVolume<f32>,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { build_mesh_volume_raw(triangles, triangle_count, first, count, positions, particle_count, pressure, compliance, out) }
+}
+
+/// Writes a geodesic sphere: every edge of the regular icosahedron split
+/// into `frequency` segments, every point projected onto the sphere of
+/// `radius` (m) about `center` (3 values, m). `10f² + 2` particles into
+/// `out_positions` (3 values each: the 12 corners, then the edge points,
+/// then the face points) and `20f²` triangles into `out_triangles` (3
+/// indices each, counter-clockwise seen from outside, as
+/// `xpbd_build_mesh_volume_f32` needs). `*out_particle_count` and
+/// `*out_triangle_count` receive the counts (`xpbd_icosphere_counts`).
+///
+/// Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS`,
+/// `INVALID_ARGUMENT` (frequency 0, an overflow, a radius not finite and
+/// positive, a centre not finite or too large, more than 2^32 − 1
+/// particles, a misaligned buffer), `CAPACITY_TOO_SMALL` (positions, then
+/// triangles).
+///
+/// # Safety
+/// `center` valid for 3 values, `out_positions` for 3·position_capacity,
+/// `out_triangles` for 3·triangle_capacity indices, each count for one
+/// `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_build_icosphere_f32(
+    frequency: usize,
+    radius: f32,
+    center: *const f32,
+    out_positions: *mut f32,
+    position_capacity: usize,
+    out_triangles: *mut u32,
+    triangle_capacity: usize,
+    out_particle_count: *mut usize,
+    out_triangle_count: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe {
+        build_icosphere_raw(frequency, radius, center, out_positions, position_capacity, out_triangles, triangle_capacity, out_particle_count, out_triangle_count)
+    }
 }

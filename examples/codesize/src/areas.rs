@@ -172,6 +172,10 @@ pub fn groups_f32() {
         xpbd_system3_measure_groups_f32,
         xpbd_world3_step_groups_f32,
         xpbd_build_tethers3_f32,
+        xpbd_build_bends_cloth3_f32,
+        xpbd_build_tet_block_f32,
+        xpbd_build_mesh_volume_f32,
+        xpbd_build_icosphere_f32,
     );
 }
 
@@ -185,6 +189,13 @@ pub fn groups() {
         xpbd_system3_measure_groups,
         xpbd_world3_step_groups,
         xpbd_build_tethers3,
+        xpbd_build_bends_cloth3,
+        xpbd_build_tet_block,
+        xpbd_build_mesh_volume,
+        xpbd_build_icosphere,
+        xpbd_bends_cloth_count,
+        xpbd_tet_block_counts,
+        xpbd_icosphere_counts,
     );
 }
 
