@@ -260,7 +260,10 @@ impl fmt::Display for SystemError {
                 f.write_str("particle count does not fit the requested shape")
             }
             SystemError::CapacityTooSmall { needed } => {
-                write!(f, "output or scratch slice too short: {needed} entries needed")
+                write!(
+                    f,
+                    "output or scratch slice too short: {needed} entries needed"
+                )
             }
             SystemError::WorkLimit => f.write_str("more work than one call may do"),
         }

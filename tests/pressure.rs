@@ -358,7 +358,10 @@ fn lifecycle_one_and_twenty_iterations_agree_and_h_scales_alpha() {
 }
 
 #[test]
-#[cfg_attr(miri, ignore = "safe-Rust simulation: minutes in the interpreter (CI budget)")]
+#[cfg_attr(
+    miri,
+    ignore = "safe-Rust simulation: minutes in the interpreter (CI budget)"
+)]
 fn two_meshes_in_one_group_inflate_to_their_own_targets() {
     // Two spheres side by side in one triangle array; rigid (α = 0),
     // inflated by 1.5 and deflated to 0.7, every particle free, no links.
@@ -822,7 +825,10 @@ fn balloon_on_a_plane_rests_in_the_same_shape_for_5_20_100_iterations() {
 }
 
 #[test]
-#[cfg_attr(miri, ignore = "safe-Rust simulation: minutes in the interpreter (CI budget)")]
+#[cfg_attr(
+    miri,
+    ignore = "safe-Rust simulation: minutes in the interpreter (CI budget)"
+)]
 fn f32_balloon_inflates() {
     let (np, nt) = icosphere_counts(2).unwrap();
     let mut x = vec![[0.0_f32; 3]; np];

@@ -165,7 +165,10 @@ fn tmp_solve(x: &mut [[f64; 3]; 4], w: &[f64; 4], rest: f64, compliance: f64, dt
 }
 
 #[test]
-#[cfg_attr(miri, ignore = "safe-Rust simulation: minutes in the interpreter (CI budget)")]
+#[cfg_attr(
+    miri,
+    ignore = "safe-Rust simulation: minutes in the interpreter (CI budget)"
+)]
 fn one_iteration_matches_ten_minute_physics_with_alpha_times_36() {
     let mut rng = Rng(7);
     let cases = if cfg!(miri) { 8 } else { 2000 };
@@ -740,7 +743,10 @@ fn soft_cube_on_a_plane_rests_in_the_same_shape_for_5_20_100_iterations() {
 }
 
 #[test]
-#[cfg_attr(miri, ignore = "safe-Rust simulation: minutes in the interpreter (CI budget)")]
+#[cfg_attr(
+    miri,
+    ignore = "safe-Rust simulation: minutes in the interpreter (CI budget)"
+)]
 fn block_of_rigid_tets_keeps_its_volume_under_gravity() {
     // 10³ cubes of 3 cm, 13.5 kg, α = 0 for the tets, stiff edge links
     // (α = 1e-6 m/N), resting on the plane from the start and settling
@@ -771,7 +777,10 @@ fn block_of_rigid_tets_keeps_its_volume_under_gravity() {
 }
 
 #[test]
-#[cfg_attr(miri, ignore = "safe-Rust simulation: minutes in the interpreter (CI budget)")]
+#[cfg_attr(
+    miri,
+    ignore = "safe-Rust simulation: minutes in the interpreter (CI budget)"
+)]
 fn inverted_tets_recover_their_volume_and_sign() {
     // A 2³ block whose top corner particle is pushed through the block's
     // centre particle, turning its cube's six tets inside out, plus three
