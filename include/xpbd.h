@@ -2826,6 +2826,53 @@ XpbdStatus xpbd_build_tethers3(const double *positions,
                                size_t *out_count);
 
 /**
+ * Writes one long-range tether per moving particle (`inverse_masses[k] !=
+ * 0`) that is not itself an anchor and that a path of `links` reaches from
+ * an anchor, of a 3D f64 rest shape, in particle order: particle k is kept
+ * within `max_distance` of the anchor nearest **along the links** (the
+ * shortest path, each link counting as its length in `positions`, m,
+ * summed from the anchor outwards; the first of equals), `max_distance`
+ * being that path length, with the given `compliance` (m/N) and λ = 0.
+ * A folded rest shape is held at its length along the cloth, not at the
+ * straight line through the fold (`xpbd_build_tethers3`). Particles no
+ * path reaches get no tether. `*out_count` receives the number written.
+ *
+ * `scratch_distance` and `scratch_anchor` (`scratch_count` entries each,
+ * at least `particle_count`) are the library's scratch, overwritten once
+ * the inputs are valid (also when `capacity` then turns out too small):
+ * after success entry k holds particle k's path length (m) and the
+ * position in `anchors` of its anchor (`UINT32_MAX`: unreached).
+ *
+ * Errors, with `out` and `*out_count` not written: `NULL_POINTER`,
+ * `ALIASED_BUFFERS` (any two buffers overlap), `INVALID_ARGUMENT` (no
+ * anchor, an anchor ≥ `particle_count`, more than 2^32 − 1 particles, a
+ * misaligned buffer), `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` (a link),
+ * `DEGENERATE` (a link whose length overflows), `INVALID_COMPLIANCE`,
+ * `NON_FINITE_POSITION`, `CAPACITY_TOO_SMALL` (`scratch_count` below
+ * `particle_count`, or `capacity` below the tethers needed).
+ *
+ * # Safety
+ * `positions` valid for 3·particle_count values, `inverse_masses` for
+ * `particle_count`, `links` for `link_count`, `anchors` for
+ * `anchor_count`, the scratch arrays for `scratch_count`, `out` for
+ * `capacity`, `out_count` for one `size_t`.
+ */
+XpbdStatus xpbd_build_tethers_along_links3(const double *positions,
+                                           const double *inverse_masses,
+                                           size_t particle_count,
+                                           const struct XpbdLink *links,
+                                           size_t link_count,
+                                           const uint32_t *anchors,
+                                           size_t anchor_count,
+                                           double compliance,
+                                           double *scratch_distance,
+                                           uint32_t *scratch_anchor,
+                                           size_t scratch_count,
+                                           struct XpbdTether *out,
+                                           size_t capacity,
+                                           size_t *out_count);
+
+/**
  * Writes one dihedral bend per interior edge of the triangulated
  * `rows × cols` cloth grid of `xpbd_build_cloth3` (particle
  * `r·cols + c`; each cell split along its diagonal (r, c)–(r+1, c+1)), in
@@ -3104,6 +3151,53 @@ XpbdStatus xpbd_build_tethers3_f32(const float *positions,
                                    struct XpbdTetherF32 *out,
                                    size_t capacity,
                                    size_t *out_count);
+
+/**
+ * Writes one long-range tether per moving particle (`inverse_masses[k] !=
+ * 0`) that is not itself an anchor and that a path of `links` reaches from
+ * an anchor, of a 3D f32 rest shape, in particle order: particle k is kept
+ * within `max_distance` of the anchor nearest **along the links** (the
+ * shortest path, each link counting as its length in `positions`, m,
+ * summed from the anchor outwards; the first of equals), `max_distance`
+ * being that path length, with the given `compliance` (m/N) and λ = 0.
+ * A folded rest shape is held at its length along the cloth, not at the
+ * straight line through the fold (`xpbd_build_tethers3_f32`). Particles no
+ * path reaches get no tether. `*out_count` receives the number written.
+ *
+ * `scratch_distance` and `scratch_anchor` (`scratch_count` entries each,
+ * at least `particle_count`) are the library's scratch, overwritten once
+ * the inputs are valid (also when `capacity` then turns out too small):
+ * after success entry k holds particle k's path length (m) and the
+ * position in `anchors` of its anchor (`UINT32_MAX`: unreached).
+ *
+ * Errors, with `out` and `*out_count` not written: `NULL_POINTER`,
+ * `ALIASED_BUFFERS` (any two buffers overlap), `INVALID_ARGUMENT` (no
+ * anchor, an anchor ≥ `particle_count`, more than 2^32 − 1 particles, a
+ * misaligned buffer), `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` (a link),
+ * `DEGENERATE` (a link whose length overflows), `INVALID_COMPLIANCE`,
+ * `NON_FINITE_POSITION`, `CAPACITY_TOO_SMALL` (`scratch_count` below
+ * `particle_count`, or `capacity` below the tethers needed).
+ *
+ * # Safety
+ * `positions` valid for 3·particle_count values, `inverse_masses` for
+ * `particle_count`, `links` for `link_count`, `anchors` for
+ * `anchor_count`, the scratch arrays for `scratch_count`, `out` for
+ * `capacity`, `out_count` for one `size_t`.
+ */
+XpbdStatus xpbd_build_tethers_along_links3_f32(const float *positions,
+                                               const float *inverse_masses,
+                                               size_t particle_count,
+                                               const struct XpbdLinkF32 *links,
+                                               size_t link_count,
+                                               const uint32_t *anchors,
+                                               size_t anchor_count,
+                                               float compliance,
+                                               float *scratch_distance,
+                                               uint32_t *scratch_anchor,
+                                               size_t scratch_count,
+                                               struct XpbdTetherF32 *out,
+                                               size_t capacity,
+                                               size_t *out_count);
 
 /**
  * Writes one dihedral bend per interior edge of the triangulated

@@ -608,6 +608,57 @@ pub unsafe extern "C" fn xpbd_build_tethers3{S}(
     unsafe { build_tethers_raw(positions, inverse_masses, particle_count, anchors, anchor_count, compliance, out, capacity, out_count) }
 }
 
+/// Writes one long-range tether per moving particle (`inverse_masses[k] !=
+/// 0`) that is not itself an anchor and that a path of `links` reaches from
+/// an anchor, of a 3D {T} rest shape, in particle order: particle k is kept
+/// within `max_distance` of the anchor nearest **along the links** (the
+/// shortest path, each link counting as its length in `positions`, m,
+/// summed from the anchor outwards; the first of equals), `max_distance`
+/// being that path length, with the given `compliance` (m/N) and λ = 0.
+/// A folded rest shape is held at its length along the cloth, not at the
+/// straight line through the fold (`xpbd_build_tethers3{S}`). Particles no
+/// path reaches get no tether. `*out_count` receives the number written.
+///
+/// `scratch_distance` and `scratch_anchor` (`scratch_count` entries each,
+/// at least `particle_count`) are the library's scratch, overwritten once
+/// the inputs are valid (also when `capacity` then turns out too small):
+/// after success entry k holds particle k's path length (m) and the
+/// position in `anchors` of its anchor (`UINT32_MAX`: unreached).
+///
+/// Errors, with `out` and `*out_count` not written: `NULL_POINTER`,
+/// `ALIASED_BUFFERS` (any two buffers overlap), `INVALID_ARGUMENT` (no
+/// anchor, an anchor ≥ `particle_count`, more than 2^32 − 1 particles, a
+/// misaligned buffer), `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` (a link),
+/// `DEGENERATE` (a link whose length overflows), `INVALID_COMPLIANCE`,
+/// `NON_FINITE_POSITION`, `CAPACITY_TOO_SMALL` (`scratch_count` below
+/// `particle_count`, or `capacity` below the tethers needed).
+///
+/// # Safety
+/// `positions` valid for 3·particle_count values, `inverse_masses` for
+/// `particle_count`, `links` for `link_count`, `anchors` for
+/// `anchor_count`, the scratch arrays for `scratch_count`, `out` for
+/// `capacity`, `out_count` for one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_build_tethers_along_links3{S}(
+    positions: *const {T},
+    inverse_masses: *const {T},
+    particle_count: usize,
+    links: *const Link<{T}>,
+    link_count: usize,
+    anchors: *const u32,
+    anchor_count: usize,
+    compliance: {T},
+    scratch_distance: *mut {T},
+    scratch_anchor: *mut u32,
+    scratch_count: usize,
+    out: *mut Tether<{T}>,
+    capacity: usize,
+    out_count: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { build_tethers_along_links_raw(positions, inverse_masses, particle_count, links, link_count, anchors, anchor_count, compliance, scratch_distance, scratch_anchor, scratch_count, out, capacity, out_count) }
+}
+
 /// Writes one dihedral bend per interior edge of the triangulated
 /// `rows × cols` cloth grid of `xpbd_build_cloth3{S}` (particle
 /// `r·cols + c`; each cell split along its diagonal (r, c)–(r+1, c+1)), in
@@ -765,7 +816,7 @@ pub fn generate() -> String {
 
 use super::colored::{colored_begin_raw, colored_iterate_raw, colored_job_raw, fill_raw, greedy_raw, merge_raw};
 use super::constraints::{
-    build_bends_cloth_raw, build_icosphere_raw, build_mesh_volume_raw, build_tet_block_raw, build_tethers_raw, Grouped,
+    build_bends_cloth_raw, build_icosphere_raw, build_mesh_volume_raw, build_tet_block_raw, build_tethers_raw, build_tethers_along_links_raw, Grouped,
 };
 use super::distance::{distance_begin, distance_solve};
 use super::status::XpbdStatus;
