@@ -655,8 +655,11 @@ pub unsafe extern "C" fn xpbd_build_cloth3_f32(
 // ---- stepping ----
 
 /// The default step configuration (double): gravity (0, −9.81, 0) m/s²,
-/// 1 substep, 1 iteration, no tolerance, no damping, radius 0, rigid
-/// frictionless contacts, `XPBD_ZERO_LENGTH_REJECT`.
+/// 20 substeps of 1 iteration (a rigid 20-link rope released horizontally
+/// stretches at most 1.0 % over 2 s at 60 frames/s; with 1 substep, the
+/// default until December 2026, 128 %: set `substeps = 1` for it), no tolerance, no
+/// damping, radius 0, rigid frictionless contacts,
+/// `XPBD_ZERO_LENGTH_REJECT`.
 #[no_mangle]
 pub extern "C" fn xpbd_step_config3_default() -> StepConfigC<f64> {
     default_config()
@@ -716,8 +719,11 @@ pub unsafe extern "C" fn xpbd_world3_precision(
 }
 
 /// The default step configuration (float): gravity (0, −9.81, 0) m/s²,
-/// 1 substep, 1 iteration, no tolerance, no damping, radius 0, rigid
-/// frictionless contacts, `XPBD_ZERO_LENGTH_REJECT`.
+/// 20 substeps of 1 iteration (a rigid 20-link rope released horizontally
+/// stretches at most 1.0 % over 2 s at 60 frames/s; with 1 substep, the
+/// default until December 2026, 128 %: set `substeps = 1` for it), no tolerance, no
+/// damping, radius 0, rigid frictionless contacts,
+/// `XPBD_ZERO_LENGTH_REJECT`.
 #[no_mangle]
 pub extern "C" fn xpbd_step_config3_default_f32() -> StepConfigC<f32> {
     default_config()
