@@ -88,11 +88,13 @@
 use crate::solver::{SystemError, ZeroLength};
 
 pub mod coloring;
+pub mod groups;
 mod kernel;
 mod layout;
 mod links;
 mod system;
 
+pub use groups::{ColoredGroups, GroupColors, GroupJob, GroupJobs};
 pub(crate) use kernel::solve_range;
 pub(crate) use layout::Strided;
 pub use layout::{Aos, Particles, Soa};
