@@ -82,10 +82,13 @@ impl<'c> GroupColors<'c> {
     }
 }
 
-/// Caller memory of one group, as a pointer and a length.
-struct RawGroup<K> {
-    p: *mut K,
-    len: usize,
+/// Caller memory of one group, as a pointer and a length (any pointer
+/// when the length is 0).
+pub(crate) struct RawGroup<K> {
+    /// The first instance.
+    pub(crate) p: *mut K,
+    /// The instance count.
+    pub(crate) len: usize,
 }
 
 impl<K> Clone for RawGroup<K> {
@@ -96,7 +99,8 @@ impl<K> Clone for RawGroup<K> {
 impl<K> Copy for RawGroup<K> {}
 
 impl<K> RawGroup<K> {
-    fn of(items: &mut [K]) -> Self {
+    /// The view of a slice.
+    pub(crate) fn of(items: &mut [K]) -> Self {
         Self {
             p: items.as_mut_ptr(),
             len: items.len(),
@@ -106,21 +110,31 @@ impl<K> RawGroup<K> {
 
 /// Raw views of a system with groups, for jobs that run concurrently
 /// (the C job builds one from its structs).
-#[doc(hidden)]
-pub struct RawGroups<T> {
-    x: *mut [T; 3],
-    w: *const T,
-    n: usize,
-    links: RawGroup<Link<T>>,
-    bends: RawGroup<Bend<T>>,
-    tets: RawGroup<Tet<T>>,
-    tethers: RawGroup<Tether<T>>,
-    volumes: RawGroup<MeshVolume<T>>,
-    triangles: *const [u32; 3],
-    triangle_count: usize,
-    scratch: RawGroup<[T; 3]>,
-    h2: T,
-    policy: ZeroLength,
+pub(crate) struct RawGroups<T> {
+    /// Positions (m), `n` entries.
+    pub(crate) x: *mut [T; 3],
+    /// Inverse masses (1/kg), `n` entries; never written.
+    pub(crate) w: *const T,
+    /// The particle count.
+    pub(crate) n: usize,
+    /// The links.
+    pub(crate) links: RawGroup<Link<T>>,
+    /// The bends.
+    pub(crate) bends: RawGroup<Bend<T>>,
+    /// The tets.
+    pub(crate) tets: RawGroup<Tet<T>>,
+    /// The tethers.
+    pub(crate) tethers: RawGroup<Tether<T>>,
+    /// The mesh volumes.
+    pub(crate) volumes: RawGroup<MeshVolume<T>>,
+    /// The meshes' triangles; never written.
+    pub(crate) triangles: RawGroup<[u32; 3]>,
+    /// The meshes' gradient scratch.
+    pub(crate) scratch: RawGroup<[T; 3]>,
+    /// h² (s²).
+    pub(crate) h2: T,
+    /// The zero-length (degenerate) policy.
+    pub(crate) policy: ZeroLength,
 }
 
 impl<T: Copy> Clone for RawGroups<T> {
@@ -156,8 +170,10 @@ impl<T: Real> RawGroups<T> {
             tets: RawGroup::of(c.tets),
             tethers: RawGroup::of(c.tethers),
             volumes: RawGroup::of(c.meshes.volumes),
-            triangles: c.meshes.triangles.as_ptr(),
-            triangle_count: c.meshes.triangles.len(),
+            triangles: RawGroup {
+                p: c.meshes.triangles.as_ptr().cast_mut(),
+                len: c.meshes.triangles.len(),
+            },
             scratch: RawGroup::of(c.meshes.scratch),
             h2,
             policy,
@@ -301,11 +317,11 @@ impl<T: Real> RawGroups<T> {
         // mutable slices do not alias.
         let (x, w, volumes, triangles, scratch) = unsafe {
             (
-                core::slice::from_raw_parts_mut(self.x, self.n),
-                core::slice::from_raw_parts(self.w, self.n),
-                core::slice::from_raw_parts_mut(self.volumes.p, self.volumes.len),
-                core::slice::from_raw_parts(self.triangles, self.triangle_count),
-                core::slice::from_raw_parts_mut(self.scratch.p, self.scratch.len),
+                part(self.x, self.n),
+                part_ref(self.w, self.n),
+                part(self.volumes.p, self.volumes.len),
+                part_ref(self.triangles.p.cast_const(), self.triangles.len),
+                part(self.scratch.p, self.scratch.len),
             )
         };
         let Some(meshes) = volumes.get_mut(begin..end) else {
@@ -344,6 +360,34 @@ impl<T: Real> RawGroups<T> {
     }
 }
 
+/// A slice over a raw view: empty for a zero length (any pointer).
+///
+/// # Safety
+/// For a non-zero `len`, `p` is valid for `len` reads and writes for `'x`
+/// and nothing else accesses that memory meanwhile.
+unsafe fn part<'x, U>(p: *mut U, len: usize) -> &'x mut [U] {
+    if len == 0 {
+        &mut []
+    } else {
+        // SAFETY: forwarded caller contract.
+        unsafe { core::slice::from_raw_parts_mut(p, len) }
+    }
+}
+
+/// [`part`], read only.
+///
+/// # Safety
+/// For a non-zero `len`, `p` is valid for `len` reads for `'x` and nothing
+/// writes that memory meanwhile.
+unsafe fn part_ref<'x, U>(p: *const U, len: usize) -> &'x [U] {
+    if len == 0 {
+        &[]
+    } else {
+        // SAFETY: forwarded caller contract.
+        unsafe { core::slice::from_raw_parts(p, len) }
+    }
+}
+
 /// Checks the boundaries of every group against the group lengths (not
 /// whether the coloring is proper).
 pub(crate) fn check_colors<T>(
@@ -355,6 +399,37 @@ pub(crate) fn check_colors<T>(
     check_starts(colors.bends, c.bends.len())?;
     check_starts(colors.tets, c.tets.len())?;
     check_starts(colors.tethers, c.tethers.len())
+}
+
+/// Checks the boundaries of every group and that each coloring is proper
+/// over `n` particles (`stamp`: scratch, one `u32` per particle), naming a
+/// bad instance by its global index. Writes only `stamp`.
+pub(crate) fn check_proper<T: Copy>(
+    colors: &GroupColors<'_>,
+    links: &[Link<T>],
+    c: &Constraints<'_, T>,
+    n: usize,
+    stamp: &mut [u32],
+) -> Result<(), SystemError> {
+    check_colors(colors, links.len(), c)?;
+    let at = |base: usize| {
+        move |e: SystemError| match e {
+            SystemError::IndexOutOfRange { constraint } => SystemError::IndexOutOfRange {
+                constraint: base.saturating_add(constraint),
+            },
+            SystemError::SameParticle { constraint } => SystemError::SameParticle {
+                constraint: base.saturating_add(constraint),
+            },
+            other => other,
+        }
+    };
+    let bends = links.len();
+    let tets = bends.saturating_add(c.bends.len());
+    let tethers = tets.saturating_add(c.tets.len());
+    check_instance_coloring(links, colors.links, n, stamp).map_err(at(0))?;
+    check_instance_coloring(&*c.bends, colors.bends, n, stamp).map_err(at(bends))?;
+    check_instance_coloring(&*c.tets, colors.tets, n, stamp).map_err(at(tets))?;
+    check_instance_coloring(&*c.tethers, colors.tethers, n, stamp).map_err(at(tethers))
 }
 
 impl<'a, T: Real> Substep<'_, 'a, T, 3, true> {
@@ -397,27 +472,7 @@ impl<'a, T: Real> Substep<'_, 'a, T, 3, true> {
         stamp: &mut [u32],
     ) -> Result<ColoredGroups<'_, 'c, T>, SystemError> {
         let (s, _) = self.parts();
-        let n = s.positions.len();
-        let c = &s.constraints;
-        check_colors(&colors, s.links.len(), c)?;
-        let at = |base: usize| {
-            move |e: SystemError| match e {
-                SystemError::IndexOutOfRange { constraint } => SystemError::IndexOutOfRange {
-                    constraint: base.saturating_add(constraint),
-                },
-                SystemError::SameParticle { constraint } => SystemError::SameParticle {
-                    constraint: base.saturating_add(constraint),
-                },
-                other => other,
-            }
-        };
-        let bends = s.links.len();
-        let tets = bends.saturating_add(c.bends.len());
-        let tethers = tets.saturating_add(c.tets.len());
-        check_instance_coloring(&*s.links, colors.links, n, stamp).map_err(at(0))?;
-        check_instance_coloring(&*c.bends, colors.bends, n, stamp).map_err(at(bends))?;
-        check_instance_coloring(&*c.tets, colors.tets, n, stamp).map_err(at(tets))?;
-        check_instance_coloring(&*c.tethers, colors.tethers, n, stamp).map_err(at(tethers))?;
+        check_proper(&colors, s.links, &s.constraints, s.positions.len(), stamp)?;
         // The views last: nothing but them touches the system from here on.
         let raw = self.raw(&colors)?;
         Ok(ColoredGroups {
