@@ -147,13 +147,13 @@ pub fn greedy_coloring<T: Real>(
     color_instances(links, particle_count, used, colors)
 }
 
-/// One greedy pass: resets `used`, colors every instance in order, hands
-/// each `(instance, color)` to `write`, returns the color count. The same
+/// One greedy pass: resets `used`, colors every instance in order, writes
+/// each color to `write[k]` when given, returns the color count. The same
 /// code for links and for every N-particle kind ([`Instance`]).
 fn greedy_pass<const N: usize, K: Instance<N>>(
     items: &[K],
     used: &mut [u64],
-    mut write: impl FnMut(usize, u32),
+    mut write: Option<&mut [u32]>,
 ) -> Result<u32, SystemError> {
     used.fill(0);
     let mut count = 0;
@@ -184,7 +184,9 @@ fn greedy_pass<const N: usize, K: Instance<N>>(
                 *u |= bit;
             }
         }
-        write(constraint, color);
+        if let Some(slot) = write.as_deref_mut().and_then(|w| w.get_mut(constraint)) {
+            *slot = color;
+        }
         count = count.max(color.saturating_add(1));
     }
     Ok(count)
@@ -310,12 +312,8 @@ pub fn color_instances<const N: usize, K: Instance<N>>(
     // Two passes of the same deterministic coloring: the first only checks
     // that it succeeds, the second writes `colors`, so `colors` is never
     // left partly written.
-    greedy_pass(items, used, |_, _| {})?;
-    greedy_pass(items, used, |k, color| {
-        if let Some(slot) = colors.get_mut(k) {
-            *slot = color;
-        }
-    })
+    greedy_pass(items, used, None)?;
+    greedy_pass(items, used, Some(colors))
 }
 
 /// Writes `items` permuted into colored order: `out[c] = items[order[c]]`
