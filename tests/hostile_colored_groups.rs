@@ -16,13 +16,13 @@ use xpbd::{
 
 const H: f64 = 1.0 / 240.0;
 
-fn colored<const N: usize, K: Instance<N>>(items: &mut Vec<K>, n: usize) -> Vec<usize> {
+fn colored<const N: usize, K: Instance<N>>(items: &mut [K], n: usize) -> Vec<usize> {
     let (mut used, mut colors) = (vec![0u64; n], vec![0u32; items.len()]);
     let count = color_instances(items, n, &mut used, &mut colors).unwrap();
     let mut starts = vec![0usize; count as usize + 1];
     let mut order = vec![0u32; items.len()];
     color_order(&colors, count, &mut starts, &mut order).unwrap();
-    let copy = items.clone();
+    let copy = items.to_vec();
     fill_in_order(&copy, &order, items).unwrap();
     starts
 }
