@@ -83,6 +83,9 @@
 //!   (scalar, portable chunked, SSE).
 //! - `system`: [`ColoredSystem`], [`ColoredSubstep`], [`ColorJobs`],
 //!   [`ColorJob`].
+//! - [`groups`]: colored solving of a 3D system's links and constraint
+//!   groups through the sequential update, bit for bit ([`GroupColors`],
+//!   [`ColoredGroups`], [`GroupJobs`], [`GroupJob`]).
 
 #[cfg(doc)]
 use crate::solver::{SystemError, ZeroLength};
