@@ -288,7 +288,7 @@ four!(Bend, Tet);
 ///
 /// ```
 /// use xpbd::{color_instances, Tet};
-/// let tets = [Tet { particles: [0, 1, 2, 3], ..Tet::default() },
+/// let tets: [Tet<f64>; 3] = [Tet { particles: [0, 1, 2, 3], ..Tet::default() },
 ///             Tet { particles: [4, 5, 6, 7], ..Tet::default() },
 ///             Tet { particles: [3, 4, 8, 9], ..Tet::default() }];
 /// let (mut used, mut colors) = ([0u64; 10], [9u32; 3]);
