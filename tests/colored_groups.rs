@@ -8,9 +8,10 @@
 
 use xpbd::{
     bends_count_for_cloth, bends_for_cloth, check_instance_coloring, cloth, cloth_link_count,
-    color_instances, color_order, fill_in_order, greedy_coloring, tet_block, tet_block_counts,
-    tet_block_link_count, tet_block_links, tethers, Bend, Constraints, Group, GroupColors,
-    Instance, Link, SweepStats, System, SystemError, Tet, Tether,
+    color_instances, color_order, fill_in_order, greedy_coloring, icosphere, icosphere_counts,
+    mesh_volume, surface_links, tet_block, tet_block_counts, tet_block_link_count, tet_block_links,
+    tethers, Bend, Constraints, Group, GroupColors, Instance, Link, MeshVolume, MeshVolumes,
+    SweepStats, System, SystemError, Tet, Tether,
 };
 
 type V = [f64; 3];
@@ -58,6 +59,8 @@ struct Scene {
     bends: Vec<Bend<f64>>,
     tets: Vec<Tet<f64>>,
     tethers: Vec<Tether<f64>>,
+    meshes: Vec<MeshVolume<f64>>,
+    triangles: Vec<[u32; 3]>,
     starts: [Vec<usize>; 4],
 }
 
@@ -69,6 +72,7 @@ impl Scene {
         v.extend(self.bends.iter().map(|b| b.lambda.to_bits()));
         v.extend(self.tets.iter().map(|t| t.lambda.to_bits()));
         v.extend(self.tethers.iter().map(|t| t.lambda.to_bits()));
+        v.extend(self.meshes.iter().map(|m| m.lambda.to_bits()));
         v
     }
 }
@@ -93,6 +97,8 @@ fn color_scene(
         bends,
         tets,
         tethers,
+        meshes: vec![],
+        triangles: vec![],
         starts: [l, b, t, e],
     }
 }
@@ -185,13 +191,18 @@ fn run(scene: &Scene, how: Run) -> (Scene, Vec<SweepStats<f64>>) {
     };
     let n = s.x.len();
     let mut stats = vec![];
+    let mut scratch = vec![[0.0; 3]; n];
     let mut system = System::new(&mut s.x, &s.w, &mut s.links)
         .unwrap()
         .with_constraints(Constraints {
             bends: &mut s.bends,
             tets: &mut s.tets,
             tethers: &mut s.tethers,
-            ..Constraints::default()
+            meshes: MeshVolumes {
+                volumes: &mut s.meshes,
+                triangles: &s.triangles,
+                scratch: &mut scratch,
+            },
         });
     let mut sub = system.begin_substep(H).unwrap();
     let mut stamp = vec![0u32; n];
@@ -276,6 +287,45 @@ fn tet_block_colored_and_jobs_match_the_sequential_bits() {
     let (nx, ny, nz) = if cfg!(miri) { (1, 1, 1) } else { (6, 5, 4) };
     let scene = tet_scene(nx, ny, nz);
     assert!(scene.starts[2].len() >= 2);
+    assert_all_runs_agree(&scene);
+}
+
+/// Two icosphere balloons (surface links, a mesh volume each at 1.2 × its
+/// rest volume), squashed.
+fn balloon_scene(frequency: usize) -> Scene {
+    let (p, t) = icosphere_counts(frequency).unwrap();
+    let mut x = vec![[0.0; 3]; 2 * p];
+    let mut triangles = vec![[0u32; 3]; 2 * t];
+    for (b, center) in [[0.0, 0.0, 0.0], [3.0, 0.0, 0.0]].into_iter().enumerate() {
+        let (xs, ts) = (
+            &mut x[b * p..(b + 1) * p],
+            &mut triangles[b * t..(b + 1) * t],
+        );
+        icosphere(frequency, 1.0, center, xs, ts).unwrap();
+        for tri in ts.iter_mut() {
+            *tri = tri.map(|k| k + (b * p) as u32);
+        }
+    }
+    let mut links = vec![Link::default(); 6 * t];
+    let count = surface_links(&triangles, &x, 1e-6, &mut links).unwrap();
+    links.truncate(count);
+    let meshes: Vec<MeshVolume<f64>> = (0..2)
+        .map(|b| mesh_volume(&triangles, (b * t) as u32, t as u32, &x, 1.2, 1e-6).unwrap())
+        .collect();
+    let w = vec![1.0; 2 * p];
+    for q in x.iter_mut() {
+        q[2] *= 0.8;
+    }
+    let mut scene = color_scene(x, w, &links, &[], &[], &[]);
+    scene.meshes = meshes;
+    scene.triangles = triangles;
+    scene
+}
+
+#[test]
+fn balloons_with_mesh_volumes_colored_and_jobs_match_the_sequential_bits() {
+    let scene = balloon_scene(if cfg!(miri) { 1 } else { 3 });
+    assert_eq!(scene.meshes.len(), 2);
     assert_all_runs_agree(&scene);
 }
 

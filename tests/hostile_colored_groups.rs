@@ -134,7 +134,8 @@ fn jobs_on_threads_match_the_sequential_iteration_bit_for_bit() {
             );
         }
     }
-    for threads in [1usize, 2, 3] {
+    let counts: &[usize] = if cfg!(miri) { &[1, 3] } else { &[1, 2, 3] };
+    for &threads in counts {
         let mut par = start.clone();
         let counts = [
             par.starts[0].len() - 1,
