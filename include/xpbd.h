@@ -112,6 +112,31 @@
 #define XPBD_PRECISION_LIMIT 1e-3
 
 /**
+ * Group code of `xpbd_system3_solve_group_job`: the system's links.
+ */
+#define XPBD_GROUP_LINKS 0
+
+/**
+ * Group code: the bends of `XpbdConstraints3`.
+ */
+#define XPBD_GROUP_BENDS 1
+
+/**
+ * Group code: the tets of `XpbdConstraints3`.
+ */
+#define XPBD_GROUP_TETS 2
+
+/**
+ * Group code: the tethers of `XpbdConstraints3`.
+ */
+#define XPBD_GROUP_TETHERS 3
+
+/**
+ * Group code: the mesh volumes of `XpbdConstraints3` (one color each).
+ */
+#define XPBD_GROUP_MESHES 4
+
+/**
  * The substeps per frame of [`StepConfig::new`] and
  * `xpbd_step_config3_default`: a rigid 20-link rope (5 cm links, top
  * pinned) released horizontally stretches at most 1.0 % over 2 s at
@@ -1727,6 +1752,50 @@ typedef struct XpbdConstraints3F32 {
    */
   size_t mesh_scratch_count;
 } XpbdConstraints3F32;
+
+/**
+ * The color boundaries of a 3D system's links and groups, each stored in
+ * colored order (precision-free; see `docs/colored.md`): color `c` of a
+ * group is its entries `starts[c] .. starts[c + 1]`, so each `starts`
+ * array has `count + 1` entries, from 0 to the group's length,
+ * non-decreasing (`xpbd_color_order` writes them). An empty group may
+ * have `count` 0 and a NULL array. Mesh volumes need none: each is a
+ * color of its own. Only read.
+ */
+typedef struct XpbdGroupColors {
+  /**
+   * Boundaries of the system's links, `link_color_count + 1` entries.
+   */
+  const size_t *link_color_starts;
+  /**
+   * Number of link colors.
+   */
+  size_t link_color_count;
+  /**
+   * Boundaries of the bends, `bend_color_count + 1` entries.
+   */
+  const size_t *bend_color_starts;
+  /**
+   * Number of bend colors.
+   */
+  size_t bend_color_count;
+  /**
+   * Boundaries of the tets, `tet_color_count + 1` entries.
+   */
+  const size_t *tet_color_starts;
+  /**
+   * Number of tet colors.
+   */
+  size_t tet_color_count;
+  /**
+   * Boundaries of the tethers, `tether_color_count + 1` entries.
+   */
+  const size_t *tether_color_starts;
+  /**
+   * Number of tether colors.
+   */
+  size_t tether_color_count;
+} XpbdGroupColors;
 
 #ifdef __cplusplus
 extern "C" {
@@ -3345,6 +3414,234 @@ XpbdStatus xpbd_build_icosphere_f32(size_t frequency,
                                     size_t *out_triangle_count);
 
 /**
+ * Greedy coloring of one group of `*groups` (double): `group` is
+ * `XPBD_GROUP_BENDS`, `XPBD_GROUP_TETS` or `XPBD_GROUP_TETHERS` (links:
+ * `xpbd_color_greedy`, the same pass); each instance, in array order,
+ * takes the smallest color none of its particles has yet (at most 64).
+ * `scratch`: `particle_count` `uint64_t`; `colors`: the group's count of
+ * entries (`colors[k]` the color of instance k); `*out_color_count` the
+ * number of colors. Put the group in colored order with
+ * `xpbd_color_order` and the permutation it writes.
+ *
+ * Errors, with nothing but the scratch written: `NULL_POINTER`,
+ * `ALIASED_BUFFERS`, `INVALID_ARGUMENT` (another group code, scratch
+ * shorter than the particles, more than 64 colors, a misaligned buffer),
+ * `INDEX_OUT_OF_RANGE` and `SAME_PARTICLE` naming the instance (its
+ * position in the group) in `*out_error_index` (may be NULL).
+ *
+ * # Safety
+ * `groups` NULL or valid with valid arrays; `scratch` valid for
+ * `particle_count` values, `colors` for the group's count,
+ * `out_color_count` and `out_error_index` NULL or valid.
+ */
+XpbdStatus xpbd_color_group(const struct XpbdConstraints3 *groups,
+                            int32_t group,
+                            size_t particle_count,
+                            uint64_t *scratch,
+                            uint32_t *colors,
+                            uint32_t *out_color_count,
+                            size_t *out_error_index);
+
+/**
+ * Starts a colored substep of length `h` (s) for a 3D double system with
+ * constraint groups, the links and the bends, tets and tethers stored in
+ * colored order with the boundaries of `*colors`: checks the boundaries
+ * and that every coloring is proper (no particle twice within a color;
+ * `stamp`: `particle_count` `uint32_t` of scratch), then does what
+ * `xpbd_system3_begin_substep_groups` does (validation, the one λ
+ * reset). Needed before `xpbd_system3_solve_group_job`; the links,
+ * groups and boundaries must not change until the substep ends.
+ *
+ * Errors: those of `xpbd_system3_begin_substep_groups`, and
+ * `INVALID_ARGUMENT` for bad boundaries or an improper coloring,
+ * `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` naming the constraint in
+ * `system->error_index` (links first, then bends, tets, tethers). On
+ * error no position or λ is written (the scratch is) and
+ * `system->substep_active` is cleared.
+ *
+ * # Safety
+ * As `xpbd_system3_begin_substep_groups`; `colors` NULL or valid with
+ * valid arrays; `stamp` valid for `particle_count` values.
+ */
+XpbdStatus xpbd_system3_begin_substep_colored(struct XpbdSystem3 *system,
+                                              const struct XpbdConstraints3 *groups,
+                                              const struct XpbdGroupColors *colors,
+                                              uint32_t *stamp,
+                                              double h);
+
+/**
+ * One colored iteration of a 3D double system with constraint groups: the
+ * links, bends, tets and tethers color by color (boundaries of
+ * `*colors`, checked on every call), then each mesh volume; on one
+ * thread. Without an error the result is bit-identical to
+ * `xpbd_system3_iterate_groups` (the groups being in colored order).
+ * `out_stats` may be NULL; it is written on success only.
+ *
+ * Errors: those of `xpbd_system3_iterate_groups` and
+ * `INVALID_ARGUMENT` (bad boundaries, nothing written). A constraint that
+ * cannot be applied is left untouched, the rest of its color is applied,
+ * the first such one is named in `system->error_index`, and the later
+ * colors are not run.
+ *
+ * # Safety
+ * As `xpbd_system3_iterate_groups`; `colors` NULL or valid with valid
+ * arrays.
+ */
+XpbdStatus xpbd_system3_iterate_colored(struct XpbdSystem3 *system,
+                                        const struct XpbdConstraints3 *groups,
+                                        const struct XpbdGroupColors *colors,
+                                        struct XpbdSweepStats *out_stats);
+
+/**
+ * Solves job `job` of `job_count` of color `color` of group `group`
+ * (`XPBD_GROUP_LINKS`, `_BENDS`, `_TETS`, `_TETHERS`, or `_MESHES`, whose
+ * color `c` is mesh volume `c`) of a 3D double system begun with
+ * `xpbd_system3_begin_substep_colored`: the color split on 64-entry
+ * boundaries (`xpbd_job_range`). Thread-safe between jobs of one color:
+ * reads the three structs only, writes this range's particles and λ,
+ * `*out_stats` (may be NULL) on success and `*out_error_index` (may be
+ * NULL) on an error. One iteration: every color of the links, then of the
+ * bends, tets and tethers, then every mesh color, all jobs of a color
+ * finished before the next starts. Bit-identical to
+ * `xpbd_system3_iterate_colored` and to the sequential
+ * `xpbd_system3_iterate_groups` for any job count and thread count;
+ * merge the stats with `xpbd_sweep_stats_merge`.
+ *
+ * Errors: `NULL_POINTER`, `ALIASED_BUFFERS`, `NO_SUBSTEP`,
+ * `INVALID_TIME_STEP`, `INVALID_ARGUMENT` (unknown group, color or job
+ * out of range, bad boundaries), `CAPACITY_TOO_SMALL` (mesh scratch), and
+ * the errors of `xpbd_system3_iterate_colored` for this range (the
+ * range is completed; the first failing constraint is named).
+ *
+ * # Safety
+ * As `xpbd_system3_iterate_colored`; jobs of different colors never
+ * run at once.
+ */
+XpbdStatus xpbd_system3_solve_group_job(const struct XpbdSystem3 *system,
+                                        const struct XpbdConstraints3 *groups,
+                                        const struct XpbdGroupColors *colors,
+                                        int32_t group,
+                                        size_t color,
+                                        size_t job,
+                                        size_t job_count,
+                                        struct XpbdSweepStats *out_stats,
+                                        size_t *out_error_index);
+
+/**
+ * Greedy coloring of one group of `*groups` (float): `group` is
+ * `XPBD_GROUP_BENDS`, `XPBD_GROUP_TETS` or `XPBD_GROUP_TETHERS` (links:
+ * `xpbd_color_greedy_f32`, the same pass); each instance, in array order,
+ * takes the smallest color none of its particles has yet (at most 64).
+ * `scratch`: `particle_count` `uint64_t`; `colors`: the group's count of
+ * entries (`colors[k]` the color of instance k); `*out_color_count` the
+ * number of colors. Put the group in colored order with
+ * `xpbd_color_order` and the permutation it writes.
+ *
+ * Errors, with nothing but the scratch written: `NULL_POINTER`,
+ * `ALIASED_BUFFERS`, `INVALID_ARGUMENT` (another group code, scratch
+ * shorter than the particles, more than 64 colors, a misaligned buffer),
+ * `INDEX_OUT_OF_RANGE` and `SAME_PARTICLE` naming the instance (its
+ * position in the group) in `*out_error_index` (may be NULL).
+ *
+ * # Safety
+ * `groups` NULL or valid with valid arrays; `scratch` valid for
+ * `particle_count` values, `colors` for the group's count,
+ * `out_color_count` and `out_error_index` NULL or valid.
+ */
+XpbdStatus xpbd_color_group_f32(const struct XpbdConstraints3F32 *groups,
+                                int32_t group,
+                                size_t particle_count,
+                                uint64_t *scratch,
+                                uint32_t *colors,
+                                uint32_t *out_color_count,
+                                size_t *out_error_index);
+
+/**
+ * Starts a colored substep of length `h` (s) for a 3D float system with
+ * constraint groups, the links and the bends, tets and tethers stored in
+ * colored order with the boundaries of `*colors`: checks the boundaries
+ * and that every coloring is proper (no particle twice within a color;
+ * `stamp`: `particle_count` `uint32_t` of scratch), then does what
+ * `xpbd_system3_begin_substep_groups_f32` does (validation, the one λ
+ * reset). Needed before `xpbd_system3_solve_group_job_f32`; the links,
+ * groups and boundaries must not change until the substep ends.
+ *
+ * Errors: those of `xpbd_system3_begin_substep_groups_f32`, and
+ * `INVALID_ARGUMENT` for bad boundaries or an improper coloring,
+ * `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` naming the constraint in
+ * `system->error_index` (links first, then bends, tets, tethers). On
+ * error no position or λ is written (the scratch is) and
+ * `system->substep_active` is cleared.
+ *
+ * # Safety
+ * As `xpbd_system3_begin_substep_groups_f32`; `colors` NULL or valid with
+ * valid arrays; `stamp` valid for `particle_count` values.
+ */
+XpbdStatus xpbd_system3_begin_substep_colored_f32(struct XpbdSystem3F32 *system,
+                                                  const struct XpbdConstraints3F32 *groups,
+                                                  const struct XpbdGroupColors *colors,
+                                                  uint32_t *stamp,
+                                                  float h);
+
+/**
+ * One colored iteration of a 3D float system with constraint groups: the
+ * links, bends, tets and tethers color by color (boundaries of
+ * `*colors`, checked on every call), then each mesh volume; on one
+ * thread. Without an error the result is bit-identical to
+ * `xpbd_system3_iterate_groups_f32` (the groups being in colored order).
+ * `out_stats` may be NULL; it is written on success only.
+ *
+ * Errors: those of `xpbd_system3_iterate_groups_f32` and
+ * `INVALID_ARGUMENT` (bad boundaries, nothing written). A constraint that
+ * cannot be applied is left untouched, the rest of its color is applied,
+ * the first such one is named in `system->error_index`, and the later
+ * colors are not run.
+ *
+ * # Safety
+ * As `xpbd_system3_iterate_groups_f32`; `colors` NULL or valid with valid
+ * arrays.
+ */
+XpbdStatus xpbd_system3_iterate_colored_f32(struct XpbdSystem3F32 *system,
+                                            const struct XpbdConstraints3F32 *groups,
+                                            const struct XpbdGroupColors *colors,
+                                            struct XpbdSweepStatsF32 *out_stats);
+
+/**
+ * Solves job `job` of `job_count` of color `color` of group `group`
+ * (`XPBD_GROUP_LINKS`, `_BENDS`, `_TETS`, `_TETHERS`, or `_MESHES`, whose
+ * color `c` is mesh volume `c`) of a 3D float system begun with
+ * `xpbd_system3_begin_substep_colored_f32`: the color split on 64-entry
+ * boundaries (`xpbd_job_range`). Thread-safe between jobs of one color:
+ * reads the three structs only, writes this range's particles and λ,
+ * `*out_stats` (may be NULL) on success and `*out_error_index` (may be
+ * NULL) on an error. One iteration: every color of the links, then of the
+ * bends, tets and tethers, then every mesh color, all jobs of a color
+ * finished before the next starts. Bit-identical to
+ * `xpbd_system3_iterate_colored_f32` and to the sequential
+ * `xpbd_system3_iterate_groups_f32` for any job count and thread count;
+ * merge the stats with `xpbd_sweep_stats_merge_f32`.
+ *
+ * Errors: `NULL_POINTER`, `ALIASED_BUFFERS`, `NO_SUBSTEP`,
+ * `INVALID_TIME_STEP`, `INVALID_ARGUMENT` (unknown group, color or job
+ * out of range, bad boundaries), `CAPACITY_TOO_SMALL` (mesh scratch), and
+ * the errors of `xpbd_system3_iterate_colored_f32` for this range (the
+ * range is completed; the first failing constraint is named).
+ *
+ * # Safety
+ * As `xpbd_system3_iterate_colored_f32`; jobs of different colors never
+ * run at once.
+ */
+XpbdStatus xpbd_system3_solve_group_job_f32(const struct XpbdSystem3F32 *system,
+                                            const struct XpbdConstraints3F32 *groups,
+                                            const struct XpbdGroupColors *colors,
+                                            int32_t group,
+                                            size_t color,
+                                            size_t job,
+                                            size_t job_count,
+                                            struct XpbdSweepStatsF32 *out_stats,
+                                            size_t *out_error_index);
+
+/**
  * A static, NUL-terminated English description of a status code.
  *
  * Takes any integer: codes this library does not define give
@@ -3471,6 +3768,9 @@ XPBD_CHECK_LAYOUT(XpbdConstraints3, 96, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
 XPBD_CHECK_LAYOUT(XpbdConstraints3F32, 96, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdGroupColors, 64, 8);
 #endif
 #undef XPBD_CHECK_LAYOUT
 #endif

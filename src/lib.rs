@@ -105,10 +105,13 @@ pub use ffi::paths::{ffi_colored, ffi_step, ffi_system, ffi_system_fns};
 pub use colored::coloring;
 
 pub use colored::{
-    fill_colored_links, job_range, Aos, ColorJob, ColorJobs, ColoredLinks, ColoredSubstep,
-    ColoredSystem, Particles, Soa,
+    fill_colored_links, job_range, Aos, ColorJob, ColorJobs, ColoredGroups, ColoredLinks,
+    ColoredSubstep, ColoredSystem, GroupColors, GroupJob, GroupJobs, Particles, Soa,
 };
-pub use coloring::{check_coloring, cloth_coloring, color_order, greedy_coloring, rope_coloring};
+pub use coloring::{
+    check_coloring, check_instance_coloring, cloth_coloring, color_instances, color_order,
+    fill_in_order, greedy_coloring, rope_coloring, Instance,
+};
 pub use constraint::bend::Bend;
 pub use constraint::pressure::{MeshVolume, MeshVolumes};
 pub use constraint::seed::DistanceConstraint;

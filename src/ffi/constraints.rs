@@ -44,7 +44,7 @@ use crate::Link;
 
 /// The arrays of a groups struct, then the struct itself, for the one
 /// overlap check.
-fn buffers<T>(g: &ConstraintsC<T>, groups: *const ConstraintsC<T>) -> [Buf; 7] {
+pub(crate) fn buffers<T>(g: &ConstraintsC<T>, groups: *const ConstraintsC<T>) -> [Buf; 7] {
     [
         Buf::of(g.bends, g.bend_count),
         Buf::of(g.tets, g.tet_count),

@@ -5,6 +5,7 @@
 //! when this file differs from what the generator writes.
 
 use super::colored::{colored_begin_raw, colored_iterate_raw, colored_job_raw, fill_raw, greedy_raw, merge_raw};
+use super::colored_groups::{begin_colored_raw, color_group_raw, group_job_raw, iterate_colored_raw};
 use super::constraints::{
     build_bends_cloth_raw, build_icosphere_raw, build_mesh_volume_raw, build_tet_block_raw, build_tethers_raw, build_tethers_along_links_raw, Grouped,
 };
@@ -12,7 +13,7 @@ use super::distance::{distance_begin, distance_solve};
 use super::status::XpbdStatus;
 use super::step::{default_config, precision_raw, step_groups_raw, step_raw};
 use super::system::{begin_substep_raw, build_raw, iterate_raw, iterate_until_raw, measure_raw};
-use super::types::{ColoredSystemC, ConstraintsC, DistanceConstraintC, StepConfigC, SystemC, WorldC};
+use super::types::{ColoredSystemC, ConstraintsC, DistanceConstraintC, StepConfigC, SystemC, WorldC, XpbdGroupColors};
 use crate::constraint::bend::Bend;
 use crate::constraint::pressure::MeshVolume;
 use crate::constraint::tether::Tether;
@@ -1780,4 +1781,266 @@ pub unsafe extern "C" fn xpbd_build_icosphere_f32(
     unsafe {
         build_icosphere_raw(frequency, radius, center, out_positions, position_capacity, out_triangles, triangle_capacity, out_particle_count, out_triangle_count)
     }
+}
+
+// ---- colored constraint groups ----
+
+/// Greedy coloring of one group of `*groups` (double): `group` is
+/// `XPBD_GROUP_BENDS`, `XPBD_GROUP_TETS` or `XPBD_GROUP_TETHERS` (links:
+/// `xpbd_color_greedy`, the same pass); each instance, in array order,
+/// takes the smallest color none of its particles has yet (at most 64).
+/// `scratch`: `particle_count` `uint64_t`; `colors`: the group's count of
+/// entries (`colors[k]` the color of instance k); `*out_color_count` the
+/// number of colors. Put the group in colored order with
+/// `xpbd_color_order` and the permutation it writes.
+///
+/// Errors, with nothing but the scratch written: `NULL_POINTER`,
+/// `ALIASED_BUFFERS`, `INVALID_ARGUMENT` (another group code, scratch
+/// shorter than the particles, more than 64 colors, a misaligned buffer),
+/// `INDEX_OUT_OF_RANGE` and `SAME_PARTICLE` naming the instance (its
+/// position in the group) in `*out_error_index` (may be NULL).
+///
+/// # Safety
+/// `groups` NULL or valid with valid arrays; `scratch` valid for
+/// `particle_count` values, `colors` for the group's count,
+/// `out_color_count` and `out_error_index` NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_color_group(
+    groups: *const ConstraintsC<f64>,
+    group: i32,
+    particle_count: usize,
+    scratch: *mut u64,
+    colors: *mut u32,
+    out_color_count: *mut u32,
+    out_error_index: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { color_group_raw(groups, group, particle_count, scratch, colors, out_color_count, out_error_index) }
+}
+
+/// Starts a colored substep of length `h` (s) for a 3D double system with
+/// constraint groups, the links and the bends, tets and tethers stored in
+/// colored order with the boundaries of `*colors`: checks the boundaries
+/// and that every coloring is proper (no particle twice within a color;
+/// `stamp`: `particle_count` `uint32_t` of scratch), then does what
+/// `xpbd_system3_begin_substep_groups` does (validation, the one λ
+/// reset). Needed before `xpbd_system3_solve_group_job`; the links,
+/// groups and boundaries must not change until the substep ends.
+///
+/// Errors: those of `xpbd_system3_begin_substep_groups`, and
+/// `INVALID_ARGUMENT` for bad boundaries or an improper coloring,
+/// `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` naming the constraint in
+/// `system->error_index` (links first, then bends, tets, tethers). On
+/// error no position or λ is written (the scratch is) and
+/// `system->substep_active` is cleared.
+///
+/// # Safety
+/// As `xpbd_system3_begin_substep_groups`; `colors` NULL or valid with
+/// valid arrays; `stamp` valid for `particle_count` values.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_system3_begin_substep_colored(
+    system: *mut SystemC<f64, 3>,
+    groups: *const ConstraintsC<f64>,
+    colors: *const XpbdGroupColors,
+    stamp: *mut u32,
+    h: f64,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { begin_colored_raw(system, groups, colors, stamp, h) }
+}
+
+/// One colored iteration of a 3D double system with constraint groups: the
+/// links, bends, tets and tethers color by color (boundaries of
+/// `*colors`, checked on every call), then each mesh volume; on one
+/// thread. Without an error the result is bit-identical to
+/// `xpbd_system3_iterate_groups` (the groups being in colored order).
+/// `out_stats` may be NULL; it is written on success only.
+///
+/// Errors: those of `xpbd_system3_iterate_groups` and
+/// `INVALID_ARGUMENT` (bad boundaries, nothing written). A constraint that
+/// cannot be applied is left untouched, the rest of its color is applied,
+/// the first such one is named in `system->error_index`, and the later
+/// colors are not run.
+///
+/// # Safety
+/// As `xpbd_system3_iterate_groups`; `colors` NULL or valid with valid
+/// arrays.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_system3_iterate_colored(
+    system: *mut SystemC<f64, 3>,
+    groups: *const ConstraintsC<f64>,
+    colors: *const XpbdGroupColors,
+    out_stats: *mut SweepStats<f64>,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { iterate_colored_raw(system, groups, colors, out_stats) }
+}
+
+/// Solves job `job` of `job_count` of color `color` of group `group`
+/// (`XPBD_GROUP_LINKS`, `_BENDS`, `_TETS`, `_TETHERS`, or `_MESHES`, whose
+/// color `c` is mesh volume `c`) of a 3D double system begun with
+/// `xpbd_system3_begin_substep_colored`: the color split on 64-entry
+/// boundaries (`xpbd_job_range`). Thread-safe between jobs of one color:
+/// reads the three structs only, writes this range's particles and λ,
+/// `*out_stats` (may be NULL) on success and `*out_error_index` (may be
+/// NULL) on an error. One iteration: every color of the links, then of the
+/// bends, tets and tethers, then every mesh color, all jobs of a color
+/// finished before the next starts. Bit-identical to
+/// `xpbd_system3_iterate_colored` and to the sequential
+/// `xpbd_system3_iterate_groups` for any job count and thread count;
+/// merge the stats with `xpbd_sweep_stats_merge`.
+///
+/// Errors: `NULL_POINTER`, `ALIASED_BUFFERS`, `NO_SUBSTEP`,
+/// `INVALID_TIME_STEP`, `INVALID_ARGUMENT` (unknown group, color or job
+/// out of range, bad boundaries), `CAPACITY_TOO_SMALL` (mesh scratch), and
+/// the errors of `xpbd_system3_iterate_colored` for this range (the
+/// range is completed; the first failing constraint is named).
+///
+/// # Safety
+/// As `xpbd_system3_iterate_colored`; jobs of different colors never
+/// run at once.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_system3_solve_group_job(
+    system: *const SystemC<f64, 3>,
+    groups: *const ConstraintsC<f64>,
+    colors: *const XpbdGroupColors,
+    group: i32,
+    color: usize,
+    job: usize,
+    job_count: usize,
+    out_stats: *mut SweepStats<f64>,
+    out_error_index: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { group_job_raw(system, groups, colors, group, color, job, job_count, out_stats, out_error_index) }
+}
+
+/// Greedy coloring of one group of `*groups` (float): `group` is
+/// `XPBD_GROUP_BENDS`, `XPBD_GROUP_TETS` or `XPBD_GROUP_TETHERS` (links:
+/// `xpbd_color_greedy_f32`, the same pass); each instance, in array order,
+/// takes the smallest color none of its particles has yet (at most 64).
+/// `scratch`: `particle_count` `uint64_t`; `colors`: the group's count of
+/// entries (`colors[k]` the color of instance k); `*out_color_count` the
+/// number of colors. Put the group in colored order with
+/// `xpbd_color_order` and the permutation it writes.
+///
+/// Errors, with nothing but the scratch written: `NULL_POINTER`,
+/// `ALIASED_BUFFERS`, `INVALID_ARGUMENT` (another group code, scratch
+/// shorter than the particles, more than 64 colors, a misaligned buffer),
+/// `INDEX_OUT_OF_RANGE` and `SAME_PARTICLE` naming the instance (its
+/// position in the group) in `*out_error_index` (may be NULL).
+///
+/// # Safety
+/// `groups` NULL or valid with valid arrays; `scratch` valid for
+/// `particle_count` values, `colors` for the group's count,
+/// `out_color_count` and `out_error_index` NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_color_group_f32(
+    groups: *const ConstraintsC<f32>,
+    group: i32,
+    particle_count: usize,
+    scratch: *mut u64,
+    colors: *mut u32,
+    out_color_count: *mut u32,
+    out_error_index: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { color_group_raw(groups, group, particle_count, scratch, colors, out_color_count, out_error_index) }
+}
+
+/// Starts a colored substep of length `h` (s) for a 3D float system with
+/// constraint groups, the links and the bends, tets and tethers stored in
+/// colored order with the boundaries of `*colors`: checks the boundaries
+/// and that every coloring is proper (no particle twice within a color;
+/// `stamp`: `particle_count` `uint32_t` of scratch), then does what
+/// `xpbd_system3_begin_substep_groups_f32` does (validation, the one λ
+/// reset). Needed before `xpbd_system3_solve_group_job_f32`; the links,
+/// groups and boundaries must not change until the substep ends.
+///
+/// Errors: those of `xpbd_system3_begin_substep_groups_f32`, and
+/// `INVALID_ARGUMENT` for bad boundaries or an improper coloring,
+/// `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` naming the constraint in
+/// `system->error_index` (links first, then bends, tets, tethers). On
+/// error no position or λ is written (the scratch is) and
+/// `system->substep_active` is cleared.
+///
+/// # Safety
+/// As `xpbd_system3_begin_substep_groups_f32`; `colors` NULL or valid with
+/// valid arrays; `stamp` valid for `particle_count` values.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_system3_begin_substep_colored_f32(
+    system: *mut SystemC<f32, 3>,
+    groups: *const ConstraintsC<f32>,
+    colors: *const XpbdGroupColors,
+    stamp: *mut u32,
+    h: f32,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { begin_colored_raw(system, groups, colors, stamp, h) }
+}
+
+/// One colored iteration of a 3D float system with constraint groups: the
+/// links, bends, tets and tethers color by color (boundaries of
+/// `*colors`, checked on every call), then each mesh volume; on one
+/// thread. Without an error the result is bit-identical to
+/// `xpbd_system3_iterate_groups_f32` (the groups being in colored order).
+/// `out_stats` may be NULL; it is written on success only.
+///
+/// Errors: those of `xpbd_system3_iterate_groups_f32` and
+/// `INVALID_ARGUMENT` (bad boundaries, nothing written). A constraint that
+/// cannot be applied is left untouched, the rest of its color is applied,
+/// the first such one is named in `system->error_index`, and the later
+/// colors are not run.
+///
+/// # Safety
+/// As `xpbd_system3_iterate_groups_f32`; `colors` NULL or valid with valid
+/// arrays.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_system3_iterate_colored_f32(
+    system: *mut SystemC<f32, 3>,
+    groups: *const ConstraintsC<f32>,
+    colors: *const XpbdGroupColors,
+    out_stats: *mut SweepStats<f32>,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { iterate_colored_raw(system, groups, colors, out_stats) }
+}
+
+/// Solves job `job` of `job_count` of color `color` of group `group`
+/// (`XPBD_GROUP_LINKS`, `_BENDS`, `_TETS`, `_TETHERS`, or `_MESHES`, whose
+/// color `c` is mesh volume `c`) of a 3D float system begun with
+/// `xpbd_system3_begin_substep_colored_f32`: the color split on 64-entry
+/// boundaries (`xpbd_job_range`). Thread-safe between jobs of one color:
+/// reads the three structs only, writes this range's particles and λ,
+/// `*out_stats` (may be NULL) on success and `*out_error_index` (may be
+/// NULL) on an error. One iteration: every color of the links, then of the
+/// bends, tets and tethers, then every mesh color, all jobs of a color
+/// finished before the next starts. Bit-identical to
+/// `xpbd_system3_iterate_colored_f32` and to the sequential
+/// `xpbd_system3_iterate_groups_f32` for any job count and thread count;
+/// merge the stats with `xpbd_sweep_stats_merge_f32`.
+///
+/// Errors: `NULL_POINTER`, `ALIASED_BUFFERS`, `NO_SUBSTEP`,
+/// `INVALID_TIME_STEP`, `INVALID_ARGUMENT` (unknown group, color or job
+/// out of range, bad boundaries), `CAPACITY_TOO_SMALL` (mesh scratch), and
+/// the errors of `xpbd_system3_iterate_colored_f32` for this range (the
+/// range is completed; the first failing constraint is named).
+///
+/// # Safety
+/// As `xpbd_system3_iterate_colored_f32`; jobs of different colors never
+/// run at once.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_system3_solve_group_job_f32(
+    system: *const SystemC<f32, 3>,
+    groups: *const ConstraintsC<f32>,
+    colors: *const XpbdGroupColors,
+    group: i32,
+    color: usize,
+    job: usize,
+    job_count: usize,
+    out_stats: *mut SweepStats<f32>,
+    out_error_index: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { group_job_raw(system, groups, colors, group, color, job, job_count, out_stats, out_error_index) }
 }

@@ -81,11 +81,12 @@ pub use build_volumes::{
     enclosed_volume, icosphere, icosphere_counts, mesh_volume, surface_links, tet_block,
     tet_block_counts, tet_block_link_count, tet_block_links, tet_rest_volumes, tet_volume,
 };
+pub(crate) use groups::stop_error;
 pub use groups::{Constraints, Group};
 pub use stats::{Convergence, SweepStats};
 pub use substep::Substep;
 pub(crate) use substep::{reset_lambdas, ContactGroup};
-pub(crate) use sweep::{count_visit, iterate_until, measure, sweep, sweep_links};
+pub(crate) use sweep::{count_visit, iterate_until, measure, sweep, sweep_links, Stop};
 pub use system::System;
 pub(crate) use system::{first_non_finite, validate};
 

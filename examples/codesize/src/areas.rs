@@ -201,6 +201,22 @@ pub fn groups() {
     );
 }
 
+/// Colored constraint groups: coloring a group, the colored substep entry
+/// and iteration, the group jobs (f64 and f32).
+#[inline(always)]
+pub fn colored_groups() {
+    keep!(
+        xpbd_color_group,
+        xpbd_color_group_f32,
+        xpbd_system3_begin_substep_colored,
+        xpbd_system3_begin_substep_colored_f32,
+        xpbd_system3_iterate_colored,
+        xpbd_system3_iterate_colored_f32,
+        xpbd_system3_solve_group_job,
+        xpbd_system3_solve_group_job_f32,
+    );
+}
+
 /// Stepping: `xpbd_world3_step(_f32)`, `xpbd_step_config3_default(_f32)`,
 /// `xpbd_step_scratch_len`, `xpbd_world3_precision(_f32)`.
 #[inline(always)]
