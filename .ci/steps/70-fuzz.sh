@@ -3,7 +3,7 @@
 # grouped by area (distance_f64, distance_f32, status_str, system, step,
 # colored, groups: the constraint-group ABI, bends / tets / tethers / mesh
 # volumes through begin / iterate / iterate_until / measure / step and the
-# tether builder):
+# tether builders, Euclidean and along links):
 # fuzz/fuzz_targets/*.rs, 60 s each (FUZZ_SECONDS to change it; FUZZ_JOBS
 # targets at a time, default one per core), from an
 # empty corpus. Any crash, sanitizer report or failed invariant (a status

@@ -1,5 +1,6 @@
 //! Fuzzing the constraint-group ABI (`xpbd_system3_*_groups`,
-//! `xpbd_world3_step_groups`, `xpbd_build_tethers3`, f64 and f32) on one
+//! `xpbd_world3_step_groups`, `xpbd_build_tethers3`,
+//! `xpbd_build_tethers_along_links3`, f64 and f32) on one
 //! caller arena.
 //!
 //! The bytes build a small 3D scene (≤ 16 particles, links, bends, tets,
@@ -154,7 +155,8 @@ fn documented(s: XpbdStatus) -> bool {
 macro_rules! groups_abi {
     ($m:ident, $T:ty, $Link:ident, $Sys:ident, $World:ident, $G:ident, $Bend:ident, $Tet:ident,
      $Tether:ident, $Mesh:ident, $Contact:ident, $StepStats:ident, $default:ident,
-     $begin:ident, $iterate:ident, $until:ident, $measure:ident, $step:ident, $tethers:ident) => {
+     $begin:ident, $iterate:ident, $until:ident, $measure:ident, $step:ident, $tethers:ident,
+     $along:ident) => {
         /// The groups harness for one precision.
         pub mod $m {
             use super::*;
@@ -532,6 +534,68 @@ macro_rules! groups_abi {
                                 }
                                 $step(wp, grp, val(&mut inp, 1.0 / 60.0), core::ptr::addr_of!(config.s), out)
                             }
+                            _ if inp.byte() % 2 == 1 => {
+                                // build_tethers_along_links: positions, masses, the
+                                // system's links, anchors, two scratches, out, out_count.
+                                let np = if inp.byte() % 8 == 0 { usize::from(inp.byte() % 32) } else { pc.min(mc) };
+                                let ac = usize::from(inp.byte() % 4);
+                                for k in 0..ac {
+                                    a.put(ANCHORS, k, idx(&mut inp, np));
+                                }
+                                let before2 = a;
+                                let own_region = |l: Loc, r: usize| if matches!(l, Loc::Sys | Loc::Groups) { Loc::At(r * REGION) } else { l };
+                                let (tl, tc) = array::<$Tether>(&mut inp, TETHERS, 16);
+                                let outp = ptr(own_region(tl, TETHERS)).cast::<$Tether>();
+                                let (dl, dc) = array::<T>(&mut inp, MSCRATCH, np);
+                                let (nl, nc) = array::<u32>(&mut inp, VEL, np);
+                                let sc = if inp.byte() % 8 == 0 { dc.max(nc) } else { dc.min(nc) };
+                                let dist = ptr(own_region(dl, MSCRATCH)).cast::<T>();
+                                let near = ptr(own_region(nl, VEL)).cast::<u32>();
+                                let place = Place::pick(&mut inp, REGIONS, own, 8, 0, None);
+                                let oc = place.ptr::<usize>(base, core::ptr::null_mut());
+                                let pos = ptr(pl).cast_const().cast::<T>();
+                                let mass = ptr(ml).cast_const().cast::<T>();
+                                let anch = if inp.byte() % 16 == 0 { core::ptr::null() } else { base.add(ANCHORS * REGION).cast_const().cast::<u32>() };
+                                let (lp, lcount) = (sb.links.cast_const(), sb.link_count);
+                                let bs = [
+                                    Span::of(pos, 3 * np),
+                                    Span::of(mass, np),
+                                    Span::of(lp, lcount),
+                                    Span::of(anch, ac),
+                                    Span::of(dist, sc),
+                                    Span::of(near, sc),
+                                    Span::of(outp, tc),
+                                    Span::of(oc, 1),
+                                ];
+                                if oc.is_null() {
+                                    pre.add(XpbdStatus::NullPointer);
+                                }
+                                pre.buffers(&bs);
+                                let comp = val(&mut inp, 0.0);
+                                // Positions and masses beyond their region are not
+                                // read: np ≤ 31 fits both regions; the scratch counts
+                                // fit their regions (`array`).
+                                let s = $along(pos, mass, np, lp, lcount, anch, ac, comp, dist, near, sc, outp, tc, oc);
+                                let mut allowed = Mask::new();
+                                if s == XpbdStatus::Ok {
+                                    let written = oc.read_unaligned();
+                                    assert!(written <= tc, "build_tethers_along_links wrote {written} > capacity {tc}");
+                                    assert!(sc >= np, "build_tethers_along_links accepted {sc} scratch entries for {np} particles");
+                                    allowed.span(bu, Span::of(outp, written));
+                                    allowed.span(bu, bs[7]);
+                                }
+                                if s == XpbdStatus::Ok || s == XpbdStatus::CapacityTooSmall {
+                                    // The scratch is the library's once the inputs are valid.
+                                    allowed.span(bu, bs[4]);
+                                    allowed.span(bu, bs[5]);
+                                }
+                                if let Some(k) = allowed.check(&a, &before2) {
+                                    panic!("build_tethers_along_links ({}) wrote byte {k} outside out[..count], out_count and the scratch", s.code());
+                                }
+                                assert!(documented(s), "undocumented status {}", s.code());
+                                assert!(pre.is_empty() || pre.contains(s), "build_tethers_along_links: {} where the model refuses ({:#x})", s.code(), pre.0);
+                                continue;
+                            }
                             _ => {
                                 // build_tethers: positions, masses, anchors, out, out_count.
                                 let np = if inp.byte() % 8 == 0 { usize::from(inp.byte() % 32) } else { pc.min(mc) };
@@ -645,7 +709,8 @@ groups_abi!(
     xpbd_system3_iterate_until_groups,
     xpbd_system3_measure_groups,
     xpbd_world3_step_groups,
-    xpbd_build_tethers3
+    xpbd_build_tethers3,
+    xpbd_build_tethers_along_links3
 );
 groups_abi!(
     g32,
@@ -666,7 +731,8 @@ groups_abi!(
     xpbd_system3_iterate_until_groups_f32,
     xpbd_system3_measure_groups_f32,
     xpbd_world3_step_groups_f32,
-    xpbd_build_tethers3_f32
+    xpbd_build_tethers3_f32,
+    xpbd_build_tethers_along_links3_f32
 );
 
 /// The groups target: the first byte picks f64 or f32.
