@@ -229,8 +229,8 @@ impl<T: Real> Constraints<'_, T> {
 /// One group of a [`Constraint`] kind with `N` particles per instance, as
 /// the shared sweep and measure loops see it: its instance count, one
 /// instance visited, its λ stored. Object safe, so one loop of each serves
-/// every kind with the same `N`: a kind's own code is its visit
-/// (docs/code-size.md measures each kind's code by name).
+/// every kind with the same `N` (bends and tets, `N = 4`): a kind's own
+/// code is its visit (docs/code-size.md measures each kind's code by name).
 trait Instances<T: Real, const D: usize, const N: usize> {
     /// The number of instances.
     fn count(&self) -> usize;
@@ -275,9 +275,8 @@ instances!(Bend, 4);
 instances!(Tet, 4);
 
 /// One Gauss-Seidel sweep over one group in order, each instance visited,
-/// then its correction written with its λ ([`solve`](crate::constraint)'s
-/// steps); `base` is the global index of its first instance (for the error
-/// naming one).
+/// then its correction written with its λ ([`solve`]'s steps); `base` is
+/// the global index of its first instance (for the error naming one).
 #[inline(never)]
 fn sweep_group<T: Real, const D: usize, const N: usize>(
     group: &mut dyn Instances<T, D, N>,
