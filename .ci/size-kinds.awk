@@ -4,9 +4,9 @@
 #
 # Input: `llvm-nm --print-size --radix=d --demangle --defined-only IMAGE`
 # (v0 symbol names: a monomorph's name carries its generic arguments).
-# Variables: text_lo, text_hi, ro_lo, ro_hi (the .text and .rodata address
-# ranges), text_size, ro_size (their sizes), out (a file the per-kind
-# figures go to, one line `kind text rodata functions`).
+# Variables: text_lo, text_size, ro_lo, ro_size (start address and size of
+# .text and .rodata, decimal), out (a file the per-kind figures go to, one
+# line `kind text rodata functions`).
 #
 # A function (or constant) belongs to a kind when its name carries the
 # kind's type or module and no other kind's; one that names two kinds is
@@ -21,6 +21,8 @@ function kind_of(name,    k, n, found) {
     return found
 }
 BEGIN {
+    text_hi = text_lo + text_size
+    ro_hi = ro_lo + ro_size
     re["bend"] = "constraint::bend::|[^A-Za-z_]Bend<"
     re["tet"] = "constraint::volume::|[^A-Za-z_]Tet<"
     re["tether"] = "constraint::tether::|[^A-Za-z_]Tether<"

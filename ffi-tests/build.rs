@@ -54,6 +54,7 @@ const LAYOUTS: &[Layout] = &[
     layout::<ffi::XpbdMeshVolumeF32>("XpbdMeshVolumeF32"),
     word_layout::<ffi::XpbdConstraints3>("XpbdConstraints3"),
     word_layout::<ffi::XpbdConstraints3F32>("XpbdConstraints3F32"),
+    word_layout::<ffi::XpbdGroupColors>("XpbdGroupColors"),
 ];
 
 /// A C type name with the size and alignment Rust gives it.

@@ -112,6 +112,49 @@
 #define XPBD_PRECISION_LIMIT 1e-3
 
 /**
+ * Group code of `xpbd_system3_solve_group_job`: the system's links.
+ */
+#define XPBD_GROUP_LINKS 0
+
+/**
+ * Group code: the bends of `XpbdConstraints3`.
+ */
+#define XPBD_GROUP_BENDS 1
+
+/**
+ * Group code: the tets of `XpbdConstraints3`.
+ */
+#define XPBD_GROUP_TETS 2
+
+/**
+ * Group code: the tethers of `XpbdConstraints3`.
+ */
+#define XPBD_GROUP_TETHERS 3
+
+/**
+ * Group code: the mesh volumes of `XpbdConstraints3` (one color each).
+ */
+#define XPBD_GROUP_MESHES 4
+
+/**
+ * The substeps per frame of [`StepConfig::new`] and
+ * `xpbd_step_config3_default`: a rigid 20-link rope (5 cm links, top
+ * pinned) released horizontally stretches at most 1.0 % over 2 s at
+ * 60 frames/s (1 substep: 128 %, 4: 13 %, 8: 4.1 %, 16: 1.5 %;
+ * `docs/lifecycle.md`). Cost: that many sweeps and one prediction per
+ * frame; set `substeps = 1` for the old single-substep behaviour.
+ */
+#define DEFAULT_SUBSTEPS 20
+
+/**
+ * The iterations per substep of [`StepConfig::new`]: with many short
+ * substeps one sweep each converges better than more sweeps of fewer,
+ * longer substeps for the same cost (Macklin et al. 2019, *Small Steps
+ * in Physics Simulation*).
+ */
+#define DEFAULT_ITERATIONS 1
+
+/**
  * Status of a C call: 0 or 1 on success, a negative code on error.
  *
  * In C the type is `int32_t`, and the values are `XPBD_STATUS_*` constants.
@@ -1710,6 +1753,50 @@ typedef struct XpbdConstraints3F32 {
   size_t mesh_scratch_count;
 } XpbdConstraints3F32;
 
+/**
+ * The color boundaries of a 3D system's links and groups, each stored in
+ * colored order (precision-free; see `docs/colored.md`): color `c` of a
+ * group is its entries `starts[c] .. starts[c + 1]`, so each `starts`
+ * array has `count + 1` entries, from 0 to the group's length,
+ * non-decreasing (`xpbd_color_order` writes them). An empty group may
+ * have `count` 0 and a NULL array. Mesh volumes need none: each is a
+ * color of its own. Only read.
+ */
+typedef struct XpbdGroupColors {
+  /**
+   * Boundaries of the system's links, `link_color_count + 1` entries.
+   */
+  const size_t *link_color_starts;
+  /**
+   * Number of link colors.
+   */
+  size_t link_color_count;
+  /**
+   * Boundaries of the bends, `bend_color_count + 1` entries.
+   */
+  const size_t *bend_color_starts;
+  /**
+   * Number of bend colors.
+   */
+  size_t bend_color_count;
+  /**
+   * Boundaries of the tets, `tet_color_count + 1` entries.
+   */
+  const size_t *tet_color_starts;
+  /**
+   * Number of tet colors.
+   */
+  size_t tet_color_count;
+  /**
+   * Boundaries of the tethers, `tether_color_count + 1` entries.
+   */
+  const size_t *tether_color_starts;
+  /**
+   * Number of tether colors.
+   */
+  size_t tether_color_count;
+} XpbdGroupColors;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -2351,8 +2438,11 @@ XpbdStatus xpbd_build_cloth3_f32(const float *positions,
 
 /**
  * The default step configuration (double): gravity (0, −9.81, 0) m/s²,
- * 1 substep, 1 iteration, no tolerance, no damping, radius 0, rigid
- * frictionless contacts, `XPBD_ZERO_LENGTH_REJECT`.
+ * 20 substeps of 1 iteration (a rigid 20-link rope released horizontally
+ * stretches at most 1.0 % over 2 s at 60 frames/s; with 1 substep, the
+ * default until December 2026, 128 %: set `substeps = 1` for it), no tolerance, no
+ * damping, radius 0, rigid frictionless contacts,
+ * `XPBD_ZERO_LENGTH_REJECT`.
  */
 struct XpbdStepConfig3 xpbd_step_config3_default(void);
 
@@ -2403,8 +2493,11 @@ XpbdStatus xpbd_world3_precision(const struct XpbdWorld3 *world,
 
 /**
  * The default step configuration (float): gravity (0, −9.81, 0) m/s²,
- * 1 substep, 1 iteration, no tolerance, no damping, radius 0, rigid
- * frictionless contacts, `XPBD_ZERO_LENGTH_REJECT`.
+ * 20 substeps of 1 iteration (a rigid 20-link rope released horizontally
+ * stretches at most 1.0 % over 2 s at 60 frames/s; with 1 substep, the
+ * default until December 2026, 128 %: set `substeps = 1` for it), no tolerance, no
+ * damping, radius 0, rigid frictionless contacts,
+ * `XPBD_ZERO_LENGTH_REJECT`.
  */
 struct XpbdStepConfig3F32 xpbd_step_config3_default_f32(void);
 
@@ -2826,6 +2919,53 @@ XpbdStatus xpbd_build_tethers3(const double *positions,
                                size_t *out_count);
 
 /**
+ * Writes one long-range tether per moving particle (`inverse_masses[k] !=
+ * 0`) that is not itself an anchor and that a path of `links` reaches from
+ * an anchor, of a 3D f64 rest shape, in particle order: particle k is kept
+ * within `max_distance` of the anchor nearest **along the links** (the
+ * shortest path, each link counting as its length in `positions`, m,
+ * summed from the anchor outwards; the first of equals), `max_distance`
+ * being that path length, with the given `compliance` (m/N) and λ = 0.
+ * A folded rest shape is held at its length along the cloth, not at the
+ * straight line through the fold (`xpbd_build_tethers3`). Particles no
+ * path reaches get no tether. `*out_count` receives the number written.
+ *
+ * `scratch_distance` and `scratch_anchor` (`scratch_count` entries each,
+ * at least `particle_count`) are the library's scratch, overwritten once
+ * the inputs are valid (also when `capacity` then turns out too small):
+ * after success entry k holds particle k's path length (m) and the
+ * position in `anchors` of its anchor (`UINT32_MAX`: unreached).
+ *
+ * Errors, with `out` and `*out_count` not written: `NULL_POINTER`,
+ * `ALIASED_BUFFERS` (any two buffers overlap), `INVALID_ARGUMENT` (no
+ * anchor, an anchor ≥ `particle_count`, more than 2^32 − 1 particles, a
+ * misaligned buffer), `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` (a link),
+ * `DEGENERATE` (a link whose length overflows), `INVALID_COMPLIANCE`,
+ * `NON_FINITE_POSITION`, `CAPACITY_TOO_SMALL` (`scratch_count` below
+ * `particle_count`, or `capacity` below the tethers needed).
+ *
+ * # Safety
+ * `positions` valid for 3·particle_count values, `inverse_masses` for
+ * `particle_count`, `links` for `link_count`, `anchors` for
+ * `anchor_count`, the scratch arrays for `scratch_count`, `out` for
+ * `capacity`, `out_count` for one `size_t`.
+ */
+XpbdStatus xpbd_build_tethers_along_links3(const double *positions,
+                                           const double *inverse_masses,
+                                           size_t particle_count,
+                                           const struct XpbdLink *links,
+                                           size_t link_count,
+                                           const uint32_t *anchors,
+                                           size_t anchor_count,
+                                           double compliance,
+                                           double *scratch_distance,
+                                           uint32_t *scratch_anchor,
+                                           size_t scratch_count,
+                                           struct XpbdTether *out,
+                                           size_t capacity,
+                                           size_t *out_count);
+
+/**
  * Writes one dihedral bend per interior edge of the triangulated
  * `rows × cols` cloth grid of `xpbd_build_cloth3` (particle
  * `r·cols + c`; each cell split along its diagonal (r, c)–(r+1, c+1)), in
@@ -3106,6 +3246,53 @@ XpbdStatus xpbd_build_tethers3_f32(const float *positions,
                                    size_t *out_count);
 
 /**
+ * Writes one long-range tether per moving particle (`inverse_masses[k] !=
+ * 0`) that is not itself an anchor and that a path of `links` reaches from
+ * an anchor, of a 3D f32 rest shape, in particle order: particle k is kept
+ * within `max_distance` of the anchor nearest **along the links** (the
+ * shortest path, each link counting as its length in `positions`, m,
+ * summed from the anchor outwards; the first of equals), `max_distance`
+ * being that path length, with the given `compliance` (m/N) and λ = 0.
+ * A folded rest shape is held at its length along the cloth, not at the
+ * straight line through the fold (`xpbd_build_tethers3_f32`). Particles no
+ * path reaches get no tether. `*out_count` receives the number written.
+ *
+ * `scratch_distance` and `scratch_anchor` (`scratch_count` entries each,
+ * at least `particle_count`) are the library's scratch, overwritten once
+ * the inputs are valid (also when `capacity` then turns out too small):
+ * after success entry k holds particle k's path length (m) and the
+ * position in `anchors` of its anchor (`UINT32_MAX`: unreached).
+ *
+ * Errors, with `out` and `*out_count` not written: `NULL_POINTER`,
+ * `ALIASED_BUFFERS` (any two buffers overlap), `INVALID_ARGUMENT` (no
+ * anchor, an anchor ≥ `particle_count`, more than 2^32 − 1 particles, a
+ * misaligned buffer), `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` (a link),
+ * `DEGENERATE` (a link whose length overflows), `INVALID_COMPLIANCE`,
+ * `NON_FINITE_POSITION`, `CAPACITY_TOO_SMALL` (`scratch_count` below
+ * `particle_count`, or `capacity` below the tethers needed).
+ *
+ * # Safety
+ * `positions` valid for 3·particle_count values, `inverse_masses` for
+ * `particle_count`, `links` for `link_count`, `anchors` for
+ * `anchor_count`, the scratch arrays for `scratch_count`, `out` for
+ * `capacity`, `out_count` for one `size_t`.
+ */
+XpbdStatus xpbd_build_tethers_along_links3_f32(const float *positions,
+                                               const float *inverse_masses,
+                                               size_t particle_count,
+                                               const struct XpbdLinkF32 *links,
+                                               size_t link_count,
+                                               const uint32_t *anchors,
+                                               size_t anchor_count,
+                                               float compliance,
+                                               float *scratch_distance,
+                                               uint32_t *scratch_anchor,
+                                               size_t scratch_count,
+                                               struct XpbdTetherF32 *out,
+                                               size_t capacity,
+                                               size_t *out_count);
+
+/**
  * Writes one dihedral bend per interior edge of the triangulated
  * `rows × cols` cloth grid of `xpbd_build_cloth3_f32` (particle
  * `r·cols + c`; each cell split along its diagonal (r, c)–(r+1, c+1)), in
@@ -3225,6 +3412,234 @@ XpbdStatus xpbd_build_icosphere_f32(size_t frequency,
                                     size_t triangle_capacity,
                                     size_t *out_particle_count,
                                     size_t *out_triangle_count);
+
+/**
+ * Greedy coloring of one group of `*groups` (double): `group` is
+ * `XPBD_GROUP_BENDS`, `XPBD_GROUP_TETS` or `XPBD_GROUP_TETHERS` (links:
+ * `xpbd_color_greedy`, the same pass); each instance, in array order,
+ * takes the smallest color none of its particles has yet (at most 64).
+ * `scratch`: `particle_count` `uint64_t`; `colors`: the group's count of
+ * entries (`colors[k]` the color of instance k); `*out_color_count` the
+ * number of colors. Put the group in colored order with
+ * `xpbd_color_order` and the permutation it writes.
+ *
+ * Errors, with nothing but the scratch written: `NULL_POINTER`,
+ * `ALIASED_BUFFERS`, `INVALID_ARGUMENT` (another group code, scratch
+ * shorter than the particles, more than 64 colors, a misaligned buffer),
+ * `INDEX_OUT_OF_RANGE` and `SAME_PARTICLE` naming the instance (its
+ * position in the group) in `*out_error_index` (may be NULL).
+ *
+ * # Safety
+ * `groups` NULL or valid with valid arrays; `scratch` valid for
+ * `particle_count` values, `colors` for the group's count,
+ * `out_color_count` and `out_error_index` NULL or valid.
+ */
+XpbdStatus xpbd_color_group(const struct XpbdConstraints3 *groups,
+                            int32_t group,
+                            size_t particle_count,
+                            uint64_t *scratch,
+                            uint32_t *colors,
+                            uint32_t *out_color_count,
+                            size_t *out_error_index);
+
+/**
+ * Starts a colored substep of length `h` (s) for a 3D double system with
+ * constraint groups, the links and the bends, tets and tethers stored in
+ * colored order with the boundaries of `*colors`: checks the boundaries
+ * and that every coloring is proper (no particle twice within a color;
+ * `stamp`: `particle_count` `uint32_t` of scratch), then does what
+ * `xpbd_system3_begin_substep_groups` does (validation, the one λ
+ * reset). Needed before `xpbd_system3_solve_group_job`; the links,
+ * groups and boundaries must not change until the substep ends.
+ *
+ * Errors: those of `xpbd_system3_begin_substep_groups`, and
+ * `INVALID_ARGUMENT` for bad boundaries or an improper coloring,
+ * `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` naming the constraint in
+ * `system->error_index` (links first, then bends, tets, tethers). On
+ * error no position or λ is written (the scratch is) and
+ * `system->substep_active` is cleared.
+ *
+ * # Safety
+ * As `xpbd_system3_begin_substep_groups`; `colors` NULL or valid with
+ * valid arrays; `stamp` valid for `particle_count` values.
+ */
+XpbdStatus xpbd_system3_begin_substep_colored(struct XpbdSystem3 *system,
+                                              const struct XpbdConstraints3 *groups,
+                                              const struct XpbdGroupColors *colors,
+                                              uint32_t *stamp,
+                                              double h);
+
+/**
+ * One colored iteration of a 3D double system with constraint groups: the
+ * links, bends, tets and tethers color by color (boundaries of
+ * `*colors`, checked on every call), then each mesh volume; on one
+ * thread. Without an error the result is bit-identical to
+ * `xpbd_system3_iterate_groups` (the groups being in colored order).
+ * `out_stats` may be NULL; it is written on success only.
+ *
+ * Errors: those of `xpbd_system3_iterate_groups` and
+ * `INVALID_ARGUMENT` (bad boundaries, nothing written). A constraint that
+ * cannot be applied is left untouched, the rest of its color is applied,
+ * the first such one is named in `system->error_index`, and the later
+ * colors are not run.
+ *
+ * # Safety
+ * As `xpbd_system3_iterate_groups`; `colors` NULL or valid with valid
+ * arrays.
+ */
+XpbdStatus xpbd_system3_iterate_colored(struct XpbdSystem3 *system,
+                                        const struct XpbdConstraints3 *groups,
+                                        const struct XpbdGroupColors *colors,
+                                        struct XpbdSweepStats *out_stats);
+
+/**
+ * Solves job `job` of `job_count` of color `color` of group `group`
+ * (`XPBD_GROUP_LINKS`, `_BENDS`, `_TETS`, `_TETHERS`, or `_MESHES`, whose
+ * color `c` is mesh volume `c`) of a 3D double system begun with
+ * `xpbd_system3_begin_substep_colored`: the color split on 64-entry
+ * boundaries (`xpbd_job_range`). Thread-safe between jobs of one color:
+ * reads the three structs only, writes this range's particles and λ,
+ * `*out_stats` (may be NULL) on success and `*out_error_index` (may be
+ * NULL) on an error. One iteration: every color of the links, then of the
+ * bends, tets and tethers, then every mesh color, all jobs of a color
+ * finished before the next starts. Bit-identical to
+ * `xpbd_system3_iterate_colored` and to the sequential
+ * `xpbd_system3_iterate_groups` for any job count and thread count;
+ * merge the stats with `xpbd_sweep_stats_merge`.
+ *
+ * Errors: `NULL_POINTER`, `ALIASED_BUFFERS`, `NO_SUBSTEP`,
+ * `INVALID_TIME_STEP`, `INVALID_ARGUMENT` (unknown group, color or job
+ * out of range, bad boundaries), `CAPACITY_TOO_SMALL` (mesh scratch), and
+ * the errors of `xpbd_system3_iterate_colored` for this range (the
+ * range is completed; the first failing constraint is named).
+ *
+ * # Safety
+ * As `xpbd_system3_iterate_colored`; jobs of different colors never
+ * run at once.
+ */
+XpbdStatus xpbd_system3_solve_group_job(const struct XpbdSystem3 *system,
+                                        const struct XpbdConstraints3 *groups,
+                                        const struct XpbdGroupColors *colors,
+                                        int32_t group,
+                                        size_t color,
+                                        size_t job,
+                                        size_t job_count,
+                                        struct XpbdSweepStats *out_stats,
+                                        size_t *out_error_index);
+
+/**
+ * Greedy coloring of one group of `*groups` (float): `group` is
+ * `XPBD_GROUP_BENDS`, `XPBD_GROUP_TETS` or `XPBD_GROUP_TETHERS` (links:
+ * `xpbd_color_greedy_f32`, the same pass); each instance, in array order,
+ * takes the smallest color none of its particles has yet (at most 64).
+ * `scratch`: `particle_count` `uint64_t`; `colors`: the group's count of
+ * entries (`colors[k]` the color of instance k); `*out_color_count` the
+ * number of colors. Put the group in colored order with
+ * `xpbd_color_order` and the permutation it writes.
+ *
+ * Errors, with nothing but the scratch written: `NULL_POINTER`,
+ * `ALIASED_BUFFERS`, `INVALID_ARGUMENT` (another group code, scratch
+ * shorter than the particles, more than 64 colors, a misaligned buffer),
+ * `INDEX_OUT_OF_RANGE` and `SAME_PARTICLE` naming the instance (its
+ * position in the group) in `*out_error_index` (may be NULL).
+ *
+ * # Safety
+ * `groups` NULL or valid with valid arrays; `scratch` valid for
+ * `particle_count` values, `colors` for the group's count,
+ * `out_color_count` and `out_error_index` NULL or valid.
+ */
+XpbdStatus xpbd_color_group_f32(const struct XpbdConstraints3F32 *groups,
+                                int32_t group,
+                                size_t particle_count,
+                                uint64_t *scratch,
+                                uint32_t *colors,
+                                uint32_t *out_color_count,
+                                size_t *out_error_index);
+
+/**
+ * Starts a colored substep of length `h` (s) for a 3D float system with
+ * constraint groups, the links and the bends, tets and tethers stored in
+ * colored order with the boundaries of `*colors`: checks the boundaries
+ * and that every coloring is proper (no particle twice within a color;
+ * `stamp`: `particle_count` `uint32_t` of scratch), then does what
+ * `xpbd_system3_begin_substep_groups_f32` does (validation, the one λ
+ * reset). Needed before `xpbd_system3_solve_group_job_f32`; the links,
+ * groups and boundaries must not change until the substep ends.
+ *
+ * Errors: those of `xpbd_system3_begin_substep_groups_f32`, and
+ * `INVALID_ARGUMENT` for bad boundaries or an improper coloring,
+ * `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` naming the constraint in
+ * `system->error_index` (links first, then bends, tets, tethers). On
+ * error no position or λ is written (the scratch is) and
+ * `system->substep_active` is cleared.
+ *
+ * # Safety
+ * As `xpbd_system3_begin_substep_groups_f32`; `colors` NULL or valid with
+ * valid arrays; `stamp` valid for `particle_count` values.
+ */
+XpbdStatus xpbd_system3_begin_substep_colored_f32(struct XpbdSystem3F32 *system,
+                                                  const struct XpbdConstraints3F32 *groups,
+                                                  const struct XpbdGroupColors *colors,
+                                                  uint32_t *stamp,
+                                                  float h);
+
+/**
+ * One colored iteration of a 3D float system with constraint groups: the
+ * links, bends, tets and tethers color by color (boundaries of
+ * `*colors`, checked on every call), then each mesh volume; on one
+ * thread. Without an error the result is bit-identical to
+ * `xpbd_system3_iterate_groups_f32` (the groups being in colored order).
+ * `out_stats` may be NULL; it is written on success only.
+ *
+ * Errors: those of `xpbd_system3_iterate_groups_f32` and
+ * `INVALID_ARGUMENT` (bad boundaries, nothing written). A constraint that
+ * cannot be applied is left untouched, the rest of its color is applied,
+ * the first such one is named in `system->error_index`, and the later
+ * colors are not run.
+ *
+ * # Safety
+ * As `xpbd_system3_iterate_groups_f32`; `colors` NULL or valid with valid
+ * arrays.
+ */
+XpbdStatus xpbd_system3_iterate_colored_f32(struct XpbdSystem3F32 *system,
+                                            const struct XpbdConstraints3F32 *groups,
+                                            const struct XpbdGroupColors *colors,
+                                            struct XpbdSweepStatsF32 *out_stats);
+
+/**
+ * Solves job `job` of `job_count` of color `color` of group `group`
+ * (`XPBD_GROUP_LINKS`, `_BENDS`, `_TETS`, `_TETHERS`, or `_MESHES`, whose
+ * color `c` is mesh volume `c`) of a 3D float system begun with
+ * `xpbd_system3_begin_substep_colored_f32`: the color split on 64-entry
+ * boundaries (`xpbd_job_range`). Thread-safe between jobs of one color:
+ * reads the three structs only, writes this range's particles and λ,
+ * `*out_stats` (may be NULL) on success and `*out_error_index` (may be
+ * NULL) on an error. One iteration: every color of the links, then of the
+ * bends, tets and tethers, then every mesh color, all jobs of a color
+ * finished before the next starts. Bit-identical to
+ * `xpbd_system3_iterate_colored_f32` and to the sequential
+ * `xpbd_system3_iterate_groups_f32` for any job count and thread count;
+ * merge the stats with `xpbd_sweep_stats_merge_f32`.
+ *
+ * Errors: `NULL_POINTER`, `ALIASED_BUFFERS`, `NO_SUBSTEP`,
+ * `INVALID_TIME_STEP`, `INVALID_ARGUMENT` (unknown group, color or job
+ * out of range, bad boundaries), `CAPACITY_TOO_SMALL` (mesh scratch), and
+ * the errors of `xpbd_system3_iterate_colored_f32` for this range (the
+ * range is completed; the first failing constraint is named).
+ *
+ * # Safety
+ * As `xpbd_system3_iterate_colored_f32`; jobs of different colors never
+ * run at once.
+ */
+XpbdStatus xpbd_system3_solve_group_job_f32(const struct XpbdSystem3F32 *system,
+                                            const struct XpbdConstraints3F32 *groups,
+                                            const struct XpbdGroupColors *colors,
+                                            int32_t group,
+                                            size_t color,
+                                            size_t job,
+                                            size_t job_count,
+                                            struct XpbdSweepStatsF32 *out_stats,
+                                            size_t *out_error_index);
 
 /**
  * A static, NUL-terminated English description of a status code.
@@ -3353,6 +3768,9 @@ XPBD_CHECK_LAYOUT(XpbdConstraints3, 96, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
 XPBD_CHECK_LAYOUT(XpbdConstraints3F32, 96, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdGroupColors, 64, 8);
 #endif
 #undef XPBD_CHECK_LAYOUT
 #endif

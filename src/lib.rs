@@ -105,10 +105,13 @@ pub use ffi::paths::{ffi_colored, ffi_step, ffi_system, ffi_system_fns};
 pub use colored::coloring;
 
 pub use colored::{
-    fill_colored_links, job_range, Aos, ColorJob, ColorJobs, ColoredLinks, ColoredSubstep,
-    ColoredSystem, Particles, Soa,
+    fill_colored_links, job_range, Aos, ColorJob, ColorJobs, ColoredGroups, ColoredLinks,
+    ColoredSubstep, ColoredSystem, GroupColors, GroupJob, GroupJobs, Particles, Soa,
 };
-pub use coloring::{check_coloring, cloth_coloring, color_order, greedy_coloring, rope_coloring};
+pub use coloring::{
+    check_coloring, check_instance_coloring, cloth_coloring, color_instances, color_order,
+    fill_in_order, greedy_coloring, rope_coloring, Instance,
+};
 pub use constraint::bend::Bend;
 pub use constraint::pressure::{MeshVolume, MeshVolumes};
 pub use constraint::seed::DistanceConstraint;
@@ -121,8 +124,8 @@ pub use solver::{
     bends_count_for_cloth, bends_for_cloth, bends_for_triangles, closed_loop, cloth,
     cloth_link_count, enclosed_volume, icosphere, icosphere_counts, mesh_volume, rope,
     surface_links, tet_block, tet_block_counts, tet_block_link_count, tet_block_links,
-    tet_rest_volumes, tet_volume, Constraints, Convergence, Group, Link, Substep, SweepStats,
-    System, ZeroLength, MAX_ITERATIONS, MAX_SUBSTEPS, MAX_WORK,
+    tet_rest_volumes, tet_volume, tethers_along_links, Constraints, Convergence, Group, Link,
+    Substep, SweepStats, System, ZeroLength, MAX_ITERATIONS, MAX_SUBSTEPS, MAX_WORK,
 };
 pub use version::{VERSION, VERSION_MAJOR, VERSION_MINOR, VERSION_NUMBER, VERSION_PATCH};
 

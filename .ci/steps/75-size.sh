@@ -10,7 +10,7 @@
 #   f32 1D pair <= 1024 B, f32 + f64 1D pairs <= 4096 B (issue 6's targets);
 #   systems, stepping, colored, everything: a ceiling a little above today's
 #   figure (a regression guard). Issue 6's target for everything, 24576 B, is
-#   missed today (about 115 KiB at opt-level s, see docs/code-size.md); it is
+#   missed today (about 136 KiB at opt-level s, see docs/code-size.md); it is
 #   reported on every run and enforced with XPBD_SIZE_STRICT=1.
 # Also fails if `all` lacks a function of the header or contains any panic
 # machinery (the no-panic check of step 62, on the bare-metal image).
@@ -37,7 +37,7 @@ panic_re='panic|rust_begin_unwind|unwrap_failed|expect_failed|slice_(start|end)_
 
 cd examples/codesize
 cargo fmt --check
-areas=(f32_pair f64_pair pairs status_str systems stepping colored groups_f32 groups_solve_f32 all)
+areas=(f32_pair f64_pair pairs status_str systems stepping colored groups_f32 groups_solve_f32 colored_groups_f32 all)
 declare -A label=(
     [f32_pair]="f32 1D pair (begin_substep_f32 + solve_f32)"
     [f64_pair]="f64 1D pair (begin_substep + solve)"
@@ -46,14 +46,15 @@ declare -A label=(
     [systems]="systems (xpbd_system{2,3}_*, xpbd_build_*, xpbd_cloth_link_count)"
     [stepping]="stepping (xpbd_world3_step*, xpbd_step_config3_default*, xpbd_step_scratch_len)"
     [colored]="colored (xpbd_colored3_*, xpbd_color_*, xpbd_job_range, xpbd_sweep_stats_merge*, xpbd_colored_links_fill*)"
-    [groups_f32]="constraint groups, f32 (xpbd_system3_*_groups_f32, xpbd_world3_step_groups_f32, the five group builders)"
+    [groups_f32]="constraint groups, f32 (xpbd_system3_*_groups_f32, xpbd_world3_step_groups_f32, the six group builders)"
     [groups_solve_f32]="constraint groups, f32, without the builders (xpbd_system3_*_groups_f32, xpbd_world3_step_groups_f32)"
+    [colored_groups_f32]="colored constraint groups, f32 (xpbd_color_group_f32, xpbd_system3_{begin_substep,iterate}_colored_f32, xpbd_system3_solve_group_job_f32)"
     [all]="everything in include/xpbd.h"
 )
 # Per profile: release (opt-level s) and release-o3.
 declare -A target=([f32_pair]=1024 [pairs]=4096)
-declare -A ceiling_release=([systems]=26500 [stepping]=26700 [colored]=21300 [groups_f32]=32700 [groups_solve_f32]=23400 [all]=118700)
-declare -A ceiling_release_o3=([systems]=29100 [stepping]=32400 [colored]=22900 [groups_f32]=37500 [groups_solve_f32]=27900 [all]=141000)
+declare -A ceiling_release=([systems]=26500 [stepping]=26700 [colored]=21300 [groups_f32]=34300 [groups_solve_f32]=23400 [colored_groups_f32]=21500 [all]=139600)
+declare -A ceiling_release_o3=([systems]=29100 [stepping]=32400 [colored]=22900 [groups_f32]=39400 [groups_solve_f32]=27900 [colored_groups_f32]=26300 [all]=168600)
 issue_all=24576
 section() { # image section -> size in bytes (0 if absent)
     "$bin/llvm-size" -A "$1" | awk -v s="$2" '$1 == s {print $2; found=1} END {if (!found) print 0}'
@@ -67,7 +68,7 @@ declare -A kind_label=([bend]="dihedral bending (Bend)" [tet]="tetrahedral volum
 declare -A builder=([bend]=build_bends_f32 [tet]=build_tets_f32 [tether]=build_tethers_f32 \
     [mesh]=build_meshes_f32)
 declare -A builder_label=([bend]="xpbd_build_bends_cloth3_f32" [tet]="xpbd_build_tet_block_f32" \
-    [tether]="xpbd_build_tethers3_f32" [mesh]="xpbd_build_mesh_volume_f32 + xpbd_build_icosphere_f32")
+    [tether]="xpbd_build_tethers3_f32 + xpbd_build_tethers_along_links3_f32" [mesh]="xpbd_build_mesh_volume_f32 + xpbd_build_icosphere_f32")
 kind_limit=2048
 declare -A kind_text kind_ro build_grow
 split_kinds() { # image profile -> per-kind listing on stdout, figures into kind_text/kind_ro
@@ -76,8 +77,7 @@ split_kinds() { # image profile -> per-kind listing on stdout, figures into kind
     "$bin/llvm-nm" --print-size --radix=d --demangle --defined-only "$img" | awk \
         -v text_lo="$(address "$img" .text)" -v text_size="$(section "$img" .text)" \
         -v ro_lo="$(address "$img" .rodata)" -v ro_size="$(section "$img" .rodata)" \
-        -v out="$out" 'BEGIN {text_hi = text_lo + text_size; ro_hi = ro_lo + ro_size}
-        '"$(cat "$root/.ci/size-kinds.awk")"
+        -v out="$out" -f "$root/.ci/size-kinds.awk"
     while read -r k t r _; do
         kind_text[$profile.$k]=$t
         kind_ro[$profile.$k]=$r
@@ -129,6 +129,11 @@ for profile in release release-o3; do
             echo "FAIL: ${kind_label[$k]}: ${kind_text[$profile.$k]} B of .text at $profile, limit $kind_limit B"; fail=1
         fi
     done
+    # The colored group entry points, split the same way (reported, not
+    # enforced: issue 15's limit is read for the sequential group calls).
+    echo "--- $profile: the colored_groups_f32 image by constraint kind (reported)"
+    split_kinds "$dir/colored_groups_f32" "c.$profile" > "$dir/colored_groups_f32.kinds"
+    cat "$dir/colored_groups_f32.kinds"
     echo "--- $profile: the all image, largest functions"
     "$bin/llvm-nm" --size-sort -S --radix=d --demangle "$dir/all" | awk '$3 ~ /^[tT]$/ && $2 + 0 >= 20 {n = $4; for (i = 5; i <= NF; i++) n = n " " $i; printf "%6d  %s\n", $2, n}' | sort -rn | sed -n 1,40p
 done
@@ -151,6 +156,14 @@ done
             "${kind_text[release.$k]}" "${kind_text[release-o3.$k]}" "${kind_ro[release.$k]}" \
             "${kind_ro[release-o3.$k]}" "${builder_label[$k]}" "${build_grow[release.$k]}" \
             "${build_grow[release-o3.$k]}" "$kind_limit"
+    done
+    echo
+    echo "The colored group entry points split the same way (colored_groups_f32; reported, not enforced):"
+    echo
+    echo "| kind | .text, opt-level s |"
+    echo "|---|---:|"
+    for k in "${kinds[@]}"; do
+        printf '| %s | %d B |\n' "${kind_label[$k]}" "${kind_text[c.release.$k]}"
     done
 } >> "$report"
 cat "$report"

@@ -35,6 +35,8 @@ AT(XpbdStepConfig3, tolerance, 32) AT(XpbdStepConfig3, damping, 40) AT(XpbdStepC
 AT(XpbdStepConfig3, contact_compliance, 56) AT(XpbdStepConfig3, static_friction, 64)
 AT(XpbdStepConfig3, dynamic_friction, 72) AT(XpbdStepConfig3, zero_length_policy, 80)
 SIZE(XpbdSphere3, 32) SIZE(XpbdPlane3, 32) SIZE(XpbdContact, 16)
+SIZE(XpbdBend, 40) AT(XpbdBend, compliance, 24)
+SIZE(XpbdConstraints3, 48) AT(XpbdConstraints3, bends, 0) AT(XpbdConstraints3, bend_count, 4)
 C
 clang --target=wasm32 -std=c11 -ffreestanding -Iinclude -fsyntax-only "$dir/layout.c"
 

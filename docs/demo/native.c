@@ -1,5 +1,5 @@
 /* The browser demo's driver (docs/demo/xpbd-demo.js) in C, native: the
- * same cloth and rope, the same calls in the same order, the same default
+ * same bending cloth and rope, the same calls in the same order, the same default
  * settings. Prints the FNV-1a 64 state hash after N frames (default 240),
  * which must equal the page's (CI step 83 compares them).
  *
@@ -22,9 +22,11 @@ static const double DT = 1.0 / 60.0, GRAVITY = -9.81;
 static const double CLOTH_SPACING = 0.05, CLOTH_MASS = 0.005, CLOTH_COMPLIANCE = 1e-7;
 static const double ROPE_SPACING = 0.05, ROPE_MASS = 0.05, ROPE_X = 0.95, ROPE_TOP = 0.6;
 static const double ROPE_DAMPING = 0.5;
+static const double CLOTH_BEND_COMPLIANCE = 30; /* rad²/J */
 
 static double cx[NC][3], cv[NC][3], cw[NC], scratch[3 * NC][3];
 static XpbdLink cl[4 * NC];
+static XpbdBend cb[3 * NC];
 static XpbdContact contacts[2 * NC];
 static double rx[ROPE_N][3], rw[ROPE_N], rv[ROPE_N][3], rp[ROPE_N][3];
 static XpbdLink rl[ROPE_N - 1];
@@ -50,6 +52,8 @@ int main(int argc, char **argv) {
     XpbdSphere3 sphere = {{0.0, 0.0, 0.0}, 0.3};
     XpbdPlane3 floor_plane = {{0.0, 1.0, 0.0}, -0.45};
     XpbdWorld3 world;
+    XpbdConstraints3 groups;
+    size_t cloth_bends = xpbd_bends_cloth_count(CLOTH_N, CLOTH_N);
     XpbdSystem3 rope;
     XpbdStepConfig3 config;
     uint64_t hash = 0xcbf29ce484222325u;
@@ -72,6 +76,11 @@ int main(int argc, char **argv) {
     for (i = 0; i < NC; ++i) cw[i] = 1 / CLOTH_MASS;
     ok(xpbd_build_cloth3(&cx[0][0], CLOTH_N, CLOTH_N, 1, CLOTH_COMPLIANCE, cl, cloth_links, &count),
        "xpbd_build_cloth3");
+    /* Bends from the flat rest shape (rest angle 0). */
+    ok(xpbd_build_bends_cloth3(&cx[0][0], CLOTH_N, CLOTH_N, CLOTH_BEND_COMPLIANCE, cb, cloth_bends, &count),
+       "xpbd_build_bends_cloth3");
+    memset(&groups, 0, sizeof groups);
+    groups.bends = cb; groups.bend_count = cloth_bends;
     memset(&world, 0, sizeof world);
     world.positions = cx; world.velocities = cv; world.inverse_masses = cw; world.particle_count = NC;
     world.links = cl; world.link_count = cloth_links;
@@ -99,7 +108,7 @@ int main(int argc, char **argv) {
 
     for (frame = 0; frame < frames; ++frame) {
         const double h = DT / substeps, damp = 1 - ROPE_DAMPING * h;
-        ok(xpbd_world3_step(&world, DT, &config, NULL), "xpbd_world3_step");
+        ok(xpbd_world3_step_groups(&world, &groups, DT, &config, NULL), "xpbd_world3_step_groups");
         for (s = 0; s < substeps; ++s) {
             rx[0][0] = attachment_x(((double)frame + (double)(s + 1) / substeps) / 60);
             for (i = 1; i < ROPE_N; ++i) {

@@ -4,8 +4,9 @@
 //
 // Two scenes, every buffer in the module's linear memory, laid out as the
 // C structs are on wasm32 (ILP32: pointers and size_t are 4 bytes):
-//  - a 16 x 16 cloth (structural and shear links) dropped on a sphere above
-//    a floor, one xpbd_world3_step per frame;
+//  - a 16 x 16 cloth (structural and shear links, and a dihedral bend on
+//    every interior edge of its triangles, rest angle 0: it resists folding)
+//    dropped on a sphere above a floor, one xpbd_world3_step_groups per frame;
 //  - a 20-particle rope whose top particle (inverse mass 0) this driver moves
 //    every substep; the driver runs the substep loop itself: predict,
 //    xpbd_system3_begin_substep, xpbd_system3_iterate x iterations, update
@@ -24,10 +25,12 @@
     // .ci/steps/83-demo.sh with clang --target=wasm32 against include/xpbd.h).
     const LINK = 40, LINK_COMPLIANCE = 16;
     const SYSTEM3 = 48, WORLD3 = 60, CONFIG3 = 88, SPHERE3 = 32, PLANE3 = 32, CONTACT = 16;
+    const BEND = 40, BEND_COMPLIANCE = 24, CONSTRAINTS3 = 48;
 
     const DT = 1 / 60;         // s, one frame
     const GRAVITY = -9.81;     // m/s², along y
     const CLOTH_N = 16, CLOTH_SPACING = 0.05, CLOTH_MASS = 0.005, CLOTH_COMPLIANCE = 1e-7;
+    const CLOTH_BEND_COMPLIANCE = 30;   // rad²/J: a hinge stiffness of 1/30 J/rad²
     const SPHERE = [0.0, 0.0, 0.0, 0.3];
     const FLOOR_Y = -0.45;
     const ROPE_N = 20, ROPE_SPACING = 0.05, ROPE_MASS = 0.05, ROPE_X = 0.95, ROPE_TOP = 0.6;
@@ -36,7 +39,8 @@
     // cloth: false and fixedAttachment: true give the rope alone, hanging
     // still (make-svg.js); ropeDamping is in 1/s.
     const DEFAULTS = { compliance: 3e-3, substeps: 8, iterations: 4, resetEveryIteration: false,
-                       cloth: true, fixedAttachment: false, ropeDamping: ROPE_DAMPING };
+                       cloth: true, fixedAttachment: false, ropeDamping: ROPE_DAMPING,
+                       bendCompliance: CLOTH_BEND_COMPLIANCE };
 
     function align(n, a) { return Math.ceil(n / a) * a; }
 
@@ -51,6 +55,7 @@
             this.withCloth = o.cloth;
             this.fixedAttachment = o.fixedAttachment;
             this.ropeDamping = o.ropeDamping;
+            this.bendCompliance = o.bendCompliance;
             this.frame = 0;
             this.lastStatus = 0;
             this.allocate();
@@ -63,9 +68,11 @@
             const take = (bytes) => { const p = align(top, 8); top = p + bytes; return p; };
             const nc = CLOTH_N * CLOTH_N;
             this.clothLinkCount = this.x.xpbd_cloth_link_count(CLOTH_N, CLOTH_N, 1);
+            this.clothBendCount = this.x.xpbd_bends_cloth_count(CLOTH_N, CLOTH_N);
             this.p = {
                 cx: take(24 * nc), cv: take(24 * nc), cw: take(8 * nc),
-                cl: take(LINK * this.clothLinkCount),
+                cl: take(LINK * this.clothLinkCount), cb: take(BEND * this.clothBendCount),
+                groups: take(CONSTRAINTS3),
                 scratch: take(24 * this.x.xpbd_step_scratch_len(nc)),
                 contacts: take(CONTACT * 2 * nc), sphere: take(SPHERE3), plane: take(PLANE3),
                 world: take(WORLD3), config: take(CONFIG3),
@@ -105,6 +112,11 @@
             this.clothW.fill(1 / CLOTH_MASS);
             this.check(x.xpbd_build_cloth3(p.cx, CLOTH_N, CLOTH_N, 1, CLOTH_COMPLIANCE, p.cl,
                                            this.clothLinkCount, p.count), 'xpbd_build_cloth3');
+            // Bends from the flat rest shape (rest angle 0); only the bends in the groups.
+            this.check(x.xpbd_build_bends_cloth3(p.cx, CLOTH_N, CLOTH_N, this.bendCompliance, p.cb,
+                                                 this.clothBendCount, p.count), 'xpbd_build_bends_cloth3');
+            new Uint8Array(this.x.memory.buffer, p.groups, CONSTRAINTS3).fill(0);
+            dv.setUint32(p.groups, p.cb, true); dv.setUint32(p.groups + 4, this.clothBendCount, true);
             for (let k = 0; k < 4; ++k) dv.setFloat64(p.sphere + 8 * k, SPHERE[k], true);
             dv.setFloat64(p.plane, 0, true); dv.setFloat64(p.plane + 8, 1, true);
             dv.setFloat64(p.plane + 16, 0, true); dv.setFloat64(p.plane + 24, FLOOR_Y, true);
@@ -125,6 +137,13 @@
             new Uint8Array(this.x.memory.buffer, p.system, SYSTEM3).fill(0);
             sys.forEach((v, k) => dv.setUint32(p.system + 4 * k, v, true));
             this.setCompliance(this.compliance);
+        }
+
+        // The cloth's bending compliance α (rad²/J), every bend; 0 is rigid.
+        setBendCompliance(alpha) {
+            this.bendCompliance = alpha;
+            for (let k = 0; k < this.clothBendCount; ++k)
+                this.dv.setFloat64(this.p.cb + BEND * k + BEND_COMPLIANCE, alpha, true);
         }
 
         setCompliance(alpha) {
@@ -155,7 +174,8 @@
         step() {
             const x = this.x, p = this.p;
             this.writeConfig();
-            if (this.withCloth) this.check(x.xpbd_world3_step(p.world, DT, p.config, 0), 'xpbd_world3_step');
+            if (this.withCloth)
+                this.check(x.xpbd_world3_step_groups(p.world, p.groups, DT, p.config, 0), 'xpbd_world3_step_groups');
 
             const S = this.substeps, h = DT / S, X = this.ropeX, V = this.ropeV, P = this.ropePrev;
             const damp = 1 - this.ropeDamping * h;

@@ -74,5 +74,6 @@ void test_version(void);
 void test_colored(void);
 void test_fenv(void);
 void test_groups(void);
+void test_tethers(void);
 
 #endif

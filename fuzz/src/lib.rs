@@ -20,7 +20,9 @@
 //! (colorings, link fill, colored system, job ranges, stats merge);
 //! [`groups`] for the constraint groups (bends, tets, tethers, mesh
 //! volumes: begin / iterate / iterate_until / measure with groups, the
-//! grouped step, the tether builder).
+//! grouped step, the tether builder); [`groups_colored`] for the colored
+//! group calls (coloring a group, the colored begin and iteration, the
+//! jobs) against the sequential sweep, bit for bit.
 
 // The model spells the SPEC's conditions literally: `!(x > 0)` is "not
 // greater than zero", NaN included, which is the point.
@@ -30,6 +32,7 @@ use xpbd::ffi::XpbdStatus;
 
 pub mod colored;
 pub mod groups;
+pub mod groups_colored;
 pub mod world;
 use xpbd_scenarios::Scalar;
 

@@ -21,7 +21,14 @@
 //!   color boundaries `color_starts` (color `c` is
 //!   `order[color_starts[c] .. color_starts[c + 1]]`).
 //! - [`check_coloring`]: verifies that a coloring is proper.
+//! - [`color_instances`], [`fill_in_order`], [`check_instance_coloring`]:
+//!   the same greedy pass, a permutation into colored order and the check,
+//!   for any group of N-particle instances ([`Instance`]: links, bends,
+//!   tets, tethers).
 
+use crate::constraint::bend::Bend;
+use crate::constraint::tether::Tether;
+use crate::constraint::volume::Tet;
 use crate::real::Real;
 use crate::solver::{Link, SystemError};
 
@@ -137,9 +144,166 @@ pub fn greedy_coloring<T: Real>(
     used: &mut [u64],
     colors: &mut [u32],
 ) -> Result<u32, SystemError> {
-    if colors.len() < links.len() {
+    color_instances(links, particle_count, used, colors)
+}
+
+/// One greedy pass: resets `used`, colors every instance in order, writes
+/// each color to `write[k]` when given, returns the color count. The same
+/// code for links and for every N-particle kind ([`Instance`]).
+fn greedy_pass<const N: usize, K: Instance<N>>(
+    items: &[K],
+    used: &mut [u64],
+    mut write: Option<&mut [u32]>,
+) -> Result<u32, SystemError> {
+    used.fill(0);
+    let mut count = 0;
+    for (constraint, item) in items.iter().enumerate() {
+        let mut at = [0usize; N];
+        for (slot, &p) in at.iter_mut().zip(&item.particles()) {
+            *slot = usize::try_from(p).map_err(|_| SystemError::IndexOutOfRange { constraint })?;
+        }
+        for (a, pa) in at.iter().enumerate() {
+            if at.iter().skip(a.saturating_add(1)).any(|pb| pb == pa) {
+                return Err(SystemError::SameParticle { constraint });
+            }
+        }
+        let mut taken = 0u64;
+        for &p in &at {
+            taken |= *used
+                .get(p)
+                .ok_or(SystemError::IndexOutOfRange { constraint })?;
+        }
+        let free = !taken;
+        if free == 0 {
+            return Err(SystemError::InvalidShape);
+        }
+        let color = free.trailing_zeros();
+        let bit = 1u64 << color;
+        for &p in &at {
+            if let Some(u) = used.get_mut(p) {
+                *u |= bit;
+            }
+        }
+        if let Some(slot) = write.as_deref_mut().and_then(|w| w.get_mut(constraint)) {
+            *slot = color;
+        }
+        count = count.max(color.saturating_add(1));
+    }
+    Ok(count)
+}
+
+mod sealed {
+    /// Seals [`super::Instance`]; also turns an instance into the same
+    /// instance over other particle indices (the colored jobs solve a copy
+    /// over its gathered particles `0 .. N`).
+    pub trait Sealed<const N: usize>: Copy {
+        /// The same instance with its particle indices replaced by `p`
+        /// (in the order [`super::Instance::particles`] gives them).
+        fn with_particles(self, p: [u32; N]) -> Self;
+    }
+}
+
+/// A constraint instance over `N` particles that the colorings of this
+/// module handle: [`Link`] (2), [`Bend`] (4), [`Tet`] (4), [`Tether`] (2).
+/// Sealed: the kinds are the crate's.
+pub trait Instance<const N: usize>: sealed::Sealed<N> {
+    /// The particle indices the instance reads and writes.
+    fn particles(&self) -> [u32; N];
+}
+
+impl<T: Copy> sealed::Sealed<2> for Link<T> {
+    #[inline(always)]
+    fn with_particles(mut self, [i, j]: [u32; 2]) -> Self {
+        self.i = i;
+        self.j = j;
+        self
+    }
+}
+
+impl<T: Copy> Instance<2> for Link<T> {
+    #[inline(always)]
+    fn particles(&self) -> [u32; 2] {
+        [self.i, self.j]
+    }
+}
+
+impl<T: Copy> sealed::Sealed<2> for Tether<T> {
+    #[inline(always)]
+    fn with_particles(mut self, [anchor, particle]: [u32; 2]) -> Self {
+        self.anchor = anchor;
+        self.particle = particle;
+        self
+    }
+}
+
+impl<T: Copy> Instance<2> for Tether<T> {
+    /// `[anchor, particle]`.
+    #[inline(always)]
+    fn particles(&self) -> [u32; 2] {
+        [self.anchor, self.particle]
+    }
+}
+
+macro_rules! four {
+    ($($t:ident),*) => {$(
+        impl<T: Copy> sealed::Sealed<4> for $t<T> {
+            #[inline(always)]
+            fn with_particles(mut self, p: [u32; 4]) -> Self {
+                self.particles = p;
+                self
+            }
+        }
+
+        impl<T: Copy> Instance<4> for $t<T> {
+            #[inline(always)]
+            fn particles(&self) -> [u32; 4] {
+                self.particles
+            }
+        }
+    )*};
+}
+four!(Bend, Tet);
+
+/// Greedy coloring of any group of instances ([`Link`]s, [`Bend`]s,
+/// [`Tet`]s, [`Tether`]s): each instance, in slice order, takes the
+/// smallest color none of its `N` particles has yet, so no two instances of
+/// one color share a particle. `used` is scratch (one `u64` per particle,
+/// overwritten); `colors[k]` receives instance `k`'s color. Returns the
+/// color count (at most [`MAX_GREEDY_COLORS`]). For links this is
+/// [`greedy_coloring`], the same code and the same colors.
+///
+/// Closed-mesh volumes are not colored: each mesh volume is a color of its
+/// own, solved after the colored kinds (see [`crate::colored::GroupColors`]).
+///
+/// # Errors
+///
+/// [`SystemError::CapacityTooSmall`] when `colors` is shorter than `items`,
+/// [`SystemError::InvalidShape`] when `used` is shorter than
+/// `particle_count` or 64 colors do not suffice,
+/// [`SystemError::IndexOutOfRange`] / [`SystemError::SameParticle`] naming
+/// the instance (its position in `items`). `colors` is written only on
+/// success (`used` always).
+///
+/// # Examples
+///
+/// ```
+/// use xpbd::{color_instances, Tet};
+/// let tets: [Tet<f64>; 3] = [Tet { particles: [0, 1, 2, 3], ..Tet::default() },
+///             Tet { particles: [4, 5, 6, 7], ..Tet::default() },
+///             Tet { particles: [3, 4, 8, 9], ..Tet::default() }];
+/// let (mut used, mut colors) = ([0u64; 10], [9u32; 3]);
+/// assert_eq!(color_instances(&tets, 10, &mut used, &mut colors), Ok(2));
+/// assert_eq!(colors, [0, 0, 1]);
+/// ```
+pub fn color_instances<const N: usize, K: Instance<N>>(
+    items: &[K],
+    particle_count: usize,
+    used: &mut [u64],
+    colors: &mut [u32],
+) -> Result<u32, SystemError> {
+    if colors.len() < items.len() {
         return Err(SystemError::CapacityTooSmall {
-            needed: links.len(),
+            needed: items.len(),
         });
     }
     let used = used
@@ -148,49 +312,113 @@ pub fn greedy_coloring<T: Real>(
     // Two passes of the same deterministic coloring: the first only checks
     // that it succeeds, the second writes `colors`, so `colors` is never
     // left partly written.
-    greedy_pass(links, used, |_, _| {})?;
-    greedy_pass(links, used, |k, color| {
-        if let Some(slot) = colors.get_mut(k) {
-            *slot = color;
-        }
-    })
+    greedy_pass(items, used, None)?;
+    greedy_pass(items, used, Some(colors))
 }
 
-/// One greedy pass: resets `used`, colors every link in order, hands each
-/// `(link, color)` to `write`, returns the color count.
-fn greedy_pass<T: Real>(
-    links: &[Link<T>],
-    used: &mut [u64],
-    mut write: impl FnMut(usize, u32),
-) -> Result<u32, SystemError> {
-    used.fill(0);
-    let mut count = 0;
-    for (constraint, link) in links.iter().enumerate() {
-        let (Ok(i), Ok(j)) = (usize::try_from(link.i), usize::try_from(link.j)) else {
-            return Err(SystemError::IndexOutOfRange { constraint });
-        };
-        if i == j {
-            return Err(SystemError::SameParticle { constraint });
-        }
-        let (Some(&ui), Some(&uj)) = (used.get(i), used.get(j)) else {
-            return Err(SystemError::IndexOutOfRange { constraint });
-        };
-        let free = !(ui | uj);
-        if free == 0 {
-            return Err(SystemError::InvalidShape);
-        }
-        let color = free.trailing_zeros();
-        let bit = 1u64 << color;
-        if let Some(u) = used.get_mut(i) {
-            *u |= bit;
-        }
-        if let Some(u) = used.get_mut(j) {
-            *u |= bit;
-        }
-        write(constraint, color);
-        count = count.max(color.saturating_add(1));
+/// Writes `items` permuted into colored order: `out[c] = items[order[c]]`
+/// for every colored position `c` (`order` from [`color_order`]), λ
+/// included. Returns the count written (`items.len()`).
+///
+/// # Errors
+///
+/// [`SystemError::InvalidShape`] when `order` is not as long as `items` or
+/// names an index `≥ items.len()`, [`SystemError::CapacityTooSmall`] when
+/// `out` is shorter than `items`. Nothing is written on error.
+pub fn fill_in_order<K: Copy>(
+    items: &[K],
+    order: &[u32],
+    out: &mut [K],
+) -> Result<usize, SystemError> {
+    let n = items.len();
+    if order.len() != n
+        || order
+            .iter()
+            .any(|&k| usize::try_from(k).map_or(true, |k| k >= n))
+    {
+        return Err(SystemError::InvalidShape);
     }
-    Ok(count)
+    let out = out
+        .get_mut(..n)
+        .ok_or(SystemError::CapacityTooSmall { needed: n })?;
+    for (slot, &k) in out.iter_mut().zip(order) {
+        if let Some(item) = usize::try_from(k).ok().and_then(|k| items.get(k)) {
+            *slot = *item;
+        }
+    }
+    Ok(n)
+}
+
+/// Verifies that a group stored in colored order with boundaries
+/// `color_starts` is a proper coloring: the boundaries start at 0, never
+/// decrease and end at `items.len()` (an empty group may also have no
+/// boundaries at all), every index is `< particle_count`, no instance names
+/// a particle twice, and no particle appears twice within one color.
+/// `stamp` is scratch (one `u32` per particle, overwritten).
+///
+/// # Errors
+///
+/// [`SystemError::IndexOutOfRange`] / [`SystemError::SameParticle`] naming
+/// the instance (its colored position), or [`SystemError::InvalidShape`]
+/// (bad boundaries, short scratch, or two instances of one color sharing
+/// a particle).
+pub fn check_instance_coloring<const N: usize, K: Instance<N>>(
+    items: &[K],
+    color_starts: &[usize],
+    particle_count: usize,
+    stamp: &mut [u32],
+) -> Result<(), SystemError> {
+    check_starts(color_starts, items.len())?;
+    let stamp = stamp
+        .get_mut(..particle_count)
+        .ok_or(SystemError::InvalidShape)?;
+    stamp.fill(0);
+    for (color, w) in color_starts.windows(2).enumerate() {
+        let (Some(&begin), Some(&end)) = (w.first(), w.get(1)) else {
+            return Err(SystemError::InvalidShape);
+        };
+        let mark = u32::try_from(color)
+            .map_err(|_| SystemError::InvalidShape)?
+            .saturating_add(1);
+        let group = items.get(begin..end).ok_or(SystemError::InvalidShape)?;
+        for (k, item) in group.iter().enumerate() {
+            let constraint = begin.saturating_add(k);
+            let p = item.particles();
+            for (a, pa) in p.iter().enumerate() {
+                if p.iter().skip(a.saturating_add(1)).any(|pb| pb == pa) {
+                    return Err(SystemError::SameParticle { constraint });
+                }
+            }
+            for q in p {
+                let slot = usize::try_from(q)
+                    .ok()
+                    .and_then(|q| stamp.get_mut(q))
+                    .ok_or(SystemError::IndexOutOfRange { constraint })?;
+                if *slot == mark {
+                    return Err(SystemError::InvalidShape);
+                }
+                *slot = mark;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Color boundaries of a group of `len` instances: empty (only when
+/// `len == 0`), or starting at 0, non-decreasing, ending at `len`, with
+/// fewer than `u32::MAX` colors.
+pub(crate) fn check_starts(color_starts: &[usize], len: usize) -> Result<(), SystemError> {
+    if color_starts.is_empty() && len == 0 {
+        return Ok(());
+    }
+    if color_starts.first() != Some(&0)
+        || color_starts.last() != Some(&len)
+        || color_starts.windows(2).any(|w| w.first() > w.get(1))
+        || u32::try_from(color_starts.len()).is_err()
+    {
+        return Err(SystemError::InvalidShape);
+    }
+    Ok(())
 }
 
 /// Stable counting sort of links by color. `colors[k]` (each `< color_count`)

@@ -83,16 +83,21 @@
 //!   (scalar, portable chunked, SSE).
 //! - `system`: [`ColoredSystem`], [`ColoredSubstep`], [`ColorJobs`],
 //!   [`ColorJob`].
+//! - [`groups`]: colored solving of a 3D system's links and constraint
+//!   groups through the sequential update, bit for bit ([`GroupColors`],
+//!   [`ColoredGroups`], [`GroupJobs`], [`GroupJob`]).
 
 #[cfg(doc)]
 use crate::solver::{SystemError, ZeroLength};
 
 pub mod coloring;
+pub mod groups;
 mod kernel;
 mod layout;
 mod links;
 mod system;
 
+pub use groups::{ColoredGroups, GroupColors, GroupJob, GroupJobs};
 pub(crate) use kernel::solve_range;
 pub(crate) use layout::Strided;
 pub use layout::{Aos, Particles, Soa};

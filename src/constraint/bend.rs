@@ -246,6 +246,27 @@ fn dihedral_of<T: Real>(x: &[[T; 3]; 4]) -> Option<Dihedral<T>> {
     Some(Dihedral { angle, gradient })
 }
 
+/// [`dihedral`] as the bend's evaluation calls it: inlined in binary32 (the
+/// Cortex-M4F's format, where the per-kind code size is counted: no copy of
+/// the result), the shared out-of-line [`dihedral`] in binary64 (soft-float
+/// there, where a second copy would cost 2.6 KB next to the builder's).
+struct Evaluate;
+
+impl PerFormat for Evaluate {
+    type In<T: Real> = [[T; 3]; 4];
+    type Out<T: Real> = Option<Dihedral<T>>;
+
+    #[inline(always)]
+    unsafe fn f32(x: [[f32; 3]; 4]) -> Option<Dihedral<f32>> {
+        dihedral_of(&x)
+    }
+
+    #[inline(always)]
+    unsafe fn f64(x: [[f64; 3]; 4]) -> Option<Dihedral<f64>> {
+        dihedral(&x)
+    }
+}
+
 /// `a·b` in coordinate order from zero (the same operations as
 /// [`dot`](super::dot), spelled out for three coordinates).
 #[inline(always)]
@@ -546,7 +567,8 @@ impl<T: Real, const D: usize> Constraint<T, D, 4> for Bend<T> {
             return Evaluation::Static;
         }
         let geometry = [p0, p1, p2, p3];
-        let found = dihedral_of(&geometry).and_then(|d| {
+        // SAFETY: `Evaluate`'s arms have no contract.
+        let found = unsafe { T::per_format::<Evaluate>(geometry) }.and_then(|d| {
             let [g0, g1, g2, g3] = &d.gradient;
             let weight = T::ZERO + w0 * dot3(g0, g0);
             let weight = weight + w1 * dot3(g1, g1);

@@ -16,7 +16,7 @@
 //!   update (Macklin, Müller, Chentanez 2016, eq. 18).
 //!
 //! `d_max` is the rest-shape distance to the anchor (Euclidean:
-//! [`tethers`]; along links: the caller's own geodesic distance), so the
+//! [`tethers`]; along the links: [`tethers_along_links`](crate::tethers_along_links)), so the
 //! rest shape is never pulled. A tether is one constraint per free
 //! particle: with few substeps a cloth of rigid links stretches because
 //! the error travels one link per iteration; the tether bounds it at once.

@@ -35,14 +35,16 @@ use crate::constraint::pressure::{MeshVolume, MeshVolumes};
 use crate::constraint::tether::{tethers, Tether};
 use crate::constraint::volume::Tet;
 use crate::real::Real;
+use crate::solver::tethers_along_links;
 use crate::solver::{
     bends_count_for_cloth, bends_for_cloth, icosphere, icosphere_counts, mesh_volume, tet_block,
     tet_block_counts, Constraints, System,
 };
+use crate::Link;
 
 /// The arrays of a groups struct, then the struct itself, for the one
 /// overlap check.
-fn buffers<T>(g: &ConstraintsC<T>, groups: *const ConstraintsC<T>) -> [Buf; 7] {
+pub(crate) fn buffers<T>(g: &ConstraintsC<T>, groups: *const ConstraintsC<T>) -> [Buf; 7] {
     [
         Buf::of(g.bends, g.bend_count),
         Buf::of(g.tets, g.tet_count),
@@ -205,6 +207,79 @@ pub(crate) unsafe fn build_tethers_raw<T: Real>(
         Ok(count) => {
             // SAFETY: non-null, valid, and disjoint from every other buffer.
             unsafe { ptr::write(out_count, count) };
+            XpbdStatus::Ok
+        }
+        Err(e) => XpbdStatus::from(e),
+    }
+}
+
+/// `xpbd_build_tethers_along_links3[_f32]`: one tether per moving particle
+/// reached from an anchor along `links`, `d_max` the shortest path length
+/// over the links in the rest shape, through [`tethers_along_links`].
+/// Writes `out[..n]` and `*out_count = n` on success only; the two scratch
+/// arrays (`scratch_count` entries each, at least `particle_count`) are
+/// the library's once the inputs are valid.
+///
+/// # Safety
+/// `positions` valid for `3 · particle_count` reads, `inverse_masses` for
+/// `particle_count`, `links` for `link_count` and `anchors` for
+/// `anchor_count` reads, the scratch arrays for `scratch_count` and `out`
+/// for `capacity` writes, `out_count` NULL or valid for a write.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn build_tethers_along_links_raw<T: Real>(
+    positions: *const T,
+    inverse_masses: *const T,
+    particle_count: usize,
+    links: *const Link<T>,
+    link_count: usize,
+    anchors: *const u32,
+    anchor_count: usize,
+    compliance: T,
+    scratch_distance: *mut T,
+    scratch_anchor: *mut u32,
+    scratch_count: usize,
+    out: *mut Tether<T>,
+    capacity: usize,
+    out_count: *mut usize,
+) -> XpbdStatus {
+    if out_count.is_null() {
+        return XpbdStatus::NullPointer;
+    }
+    let n = particle_count;
+    let positions = positions.cast::<[T; 3]>();
+    if let Err(e) = check_buffers(&[
+        Buf::of(positions, n),
+        Buf::of(inverse_masses, n),
+        Buf::of(links, link_count),
+        Buf::of(anchors, anchor_count),
+        Buf::of(scratch_distance, scratch_count),
+        Buf::of(scratch_anchor, scratch_count),
+        Buf::of(out, capacity),
+        Buf::of(out_count, 1),
+    ]) {
+        return e;
+    }
+    if u32::try_from(n).is_err() {
+        return XpbdStatus::InvalidArgument;
+    }
+    // SAFETY: checked non-null (or empty), aligned, bounded and disjoint;
+    // valid for their counts by the caller's contract.
+    let (x, w, l, a, d, r, t) = unsafe {
+        (
+            slice(positions, n),
+            slice(inverse_masses, n),
+            slice(links, link_count),
+            slice(anchors, anchor_count),
+            slice_mut(scratch_distance, scratch_count),
+            slice_mut(scratch_anchor, scratch_count),
+            slice_mut(out, capacity),
+        )
+    };
+    match tethers_along_links(x, w, l, a, compliance, d, r, t) {
+        Ok(count) => {
+            // SAFETY: non-null, valid, and disjoint from every other buffer.
+            unsafe { put(out_count, count) };
             XpbdStatus::Ok
         }
         Err(e) => XpbdStatus::from(e),

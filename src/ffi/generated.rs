@@ -5,14 +5,15 @@
 //! when this file differs from what the generator writes.
 
 use super::colored::{colored_begin_raw, colored_iterate_raw, colored_job_raw, fill_raw, greedy_raw, merge_raw};
+use super::colored_groups::{begin_colored_raw, color_group_raw, group_job_raw, iterate_colored_raw};
 use super::constraints::{
-    build_bends_cloth_raw, build_icosphere_raw, build_mesh_volume_raw, build_tet_block_raw, build_tethers_raw, Grouped,
+    build_bends_cloth_raw, build_icosphere_raw, build_mesh_volume_raw, build_tet_block_raw, build_tethers_raw, build_tethers_along_links_raw, Grouped,
 };
 use super::distance::{distance_begin, distance_solve};
 use super::status::XpbdStatus;
 use super::step::{default_config, precision_raw, step_groups_raw, step_raw};
 use super::system::{begin_substep_raw, build_raw, iterate_raw, iterate_until_raw, measure_raw};
-use super::types::{ColoredSystemC, ConstraintsC, DistanceConstraintC, StepConfigC, SystemC, WorldC};
+use super::types::{ColoredSystemC, ConstraintsC, DistanceConstraintC, StepConfigC, SystemC, WorldC, XpbdGroupColors};
 use crate::constraint::bend::Bend;
 use crate::constraint::pressure::MeshVolume;
 use crate::constraint::tether::Tether;
@@ -655,8 +656,11 @@ pub unsafe extern "C" fn xpbd_build_cloth3_f32(
 // ---- stepping ----
 
 /// The default step configuration (double): gravity (0, −9.81, 0) m/s²,
-/// 1 substep, 1 iteration, no tolerance, no damping, radius 0, rigid
-/// frictionless contacts, `XPBD_ZERO_LENGTH_REJECT`.
+/// 20 substeps of 1 iteration (a rigid 20-link rope released horizontally
+/// stretches at most 1.0 % over 2 s at 60 frames/s; with 1 substep, the
+/// default until December 2026, 128 %: set `substeps = 1` for it), no tolerance, no
+/// damping, radius 0, rigid frictionless contacts,
+/// `XPBD_ZERO_LENGTH_REJECT`.
 #[no_mangle]
 pub extern "C" fn xpbd_step_config3_default() -> StepConfigC<f64> {
     default_config()
@@ -716,8 +720,11 @@ pub unsafe extern "C" fn xpbd_world3_precision(
 }
 
 /// The default step configuration (float): gravity (0, −9.81, 0) m/s²,
-/// 1 substep, 1 iteration, no tolerance, no damping, radius 0, rigid
-/// frictionless contacts, `XPBD_ZERO_LENGTH_REJECT`.
+/// 20 substeps of 1 iteration (a rigid 20-link rope released horizontally
+/// stretches at most 1.0 % over 2 s at 60 frames/s; with 1 substep, the
+/// default until December 2026, 128 %: set `substeps = 1` for it), no tolerance, no
+/// damping, radius 0, rigid frictionless contacts,
+/// `XPBD_ZERO_LENGTH_REJECT`.
 #[no_mangle]
 pub extern "C" fn xpbd_step_config3_default_f32() -> StepConfigC<f32> {
     default_config()
@@ -1209,6 +1216,57 @@ pub unsafe extern "C" fn xpbd_build_tethers3(
     unsafe { build_tethers_raw(positions, inverse_masses, particle_count, anchors, anchor_count, compliance, out, capacity, out_count) }
 }
 
+/// Writes one long-range tether per moving particle (`inverse_masses[k] !=
+/// 0`) that is not itself an anchor and that a path of `links` reaches from
+/// an anchor, of a 3D f64 rest shape, in particle order: particle k is kept
+/// within `max_distance` of the anchor nearest **along the links** (the
+/// shortest path, each link counting as its length in `positions`, m,
+/// summed from the anchor outwards; the first of equals), `max_distance`
+/// being that path length, with the given `compliance` (m/N) and λ = 0.
+/// A folded rest shape is held at its length along the cloth, not at the
+/// straight line through the fold (`xpbd_build_tethers3`). Particles no
+/// path reaches get no tether. `*out_count` receives the number written.
+///
+/// `scratch_distance` and `scratch_anchor` (`scratch_count` entries each,
+/// at least `particle_count`) are the library's scratch, overwritten once
+/// the inputs are valid (also when `capacity` then turns out too small):
+/// after success entry k holds particle k's path length (m) and the
+/// position in `anchors` of its anchor (`UINT32_MAX`: unreached).
+///
+/// Errors, with `out` and `*out_count` not written: `NULL_POINTER`,
+/// `ALIASED_BUFFERS` (any two buffers overlap), `INVALID_ARGUMENT` (no
+/// anchor, an anchor ≥ `particle_count`, more than 2^32 − 1 particles, a
+/// misaligned buffer), `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` (a link),
+/// `DEGENERATE` (a link whose length overflows), `INVALID_COMPLIANCE`,
+/// `NON_FINITE_POSITION`, `CAPACITY_TOO_SMALL` (`scratch_count` below
+/// `particle_count`, or `capacity` below the tethers needed).
+///
+/// # Safety
+/// `positions` valid for 3·particle_count values, `inverse_masses` for
+/// `particle_count`, `links` for `link_count`, `anchors` for
+/// `anchor_count`, the scratch arrays for `scratch_count`, `out` for
+/// `capacity`, `out_count` for one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_build_tethers_along_links3(
+    positions: *const f64,
+    inverse_masses: *const f64,
+    particle_count: usize,
+    links: *const Link<f64>,
+    link_count: usize,
+    anchors: *const u32,
+    anchor_count: usize,
+    compliance: f64,
+    scratch_distance: *mut f64,
+    scratch_anchor: *mut u32,
+    scratch_count: usize,
+    out: *mut Tether<f64>,
+    capacity: usize,
+    out_count: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { build_tethers_along_links_raw(positions, inverse_masses, particle_count, links, link_count, anchors, anchor_count, compliance, scratch_distance, scratch_anchor, scratch_count, out, capacity, out_count) }
+}
+
 /// Writes one dihedral bend per interior edge of the triangulated
 /// `rows × cols` cloth grid of `xpbd_build_cloth3` (particle
 /// `r·cols + c`; each cell split along its diagonal (r, c)–(r+1, c+1)), in
@@ -1533,6 +1591,57 @@ pub unsafe extern "C" fn xpbd_build_tethers3_f32(
     unsafe { build_tethers_raw(positions, inverse_masses, particle_count, anchors, anchor_count, compliance, out, capacity, out_count) }
 }
 
+/// Writes one long-range tether per moving particle (`inverse_masses[k] !=
+/// 0`) that is not itself an anchor and that a path of `links` reaches from
+/// an anchor, of a 3D f32 rest shape, in particle order: particle k is kept
+/// within `max_distance` of the anchor nearest **along the links** (the
+/// shortest path, each link counting as its length in `positions`, m,
+/// summed from the anchor outwards; the first of equals), `max_distance`
+/// being that path length, with the given `compliance` (m/N) and λ = 0.
+/// A folded rest shape is held at its length along the cloth, not at the
+/// straight line through the fold (`xpbd_build_tethers3_f32`). Particles no
+/// path reaches get no tether. `*out_count` receives the number written.
+///
+/// `scratch_distance` and `scratch_anchor` (`scratch_count` entries each,
+/// at least `particle_count`) are the library's scratch, overwritten once
+/// the inputs are valid (also when `capacity` then turns out too small):
+/// after success entry k holds particle k's path length (m) and the
+/// position in `anchors` of its anchor (`UINT32_MAX`: unreached).
+///
+/// Errors, with `out` and `*out_count` not written: `NULL_POINTER`,
+/// `ALIASED_BUFFERS` (any two buffers overlap), `INVALID_ARGUMENT` (no
+/// anchor, an anchor ≥ `particle_count`, more than 2^32 − 1 particles, a
+/// misaligned buffer), `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` (a link),
+/// `DEGENERATE` (a link whose length overflows), `INVALID_COMPLIANCE`,
+/// `NON_FINITE_POSITION`, `CAPACITY_TOO_SMALL` (`scratch_count` below
+/// `particle_count`, or `capacity` below the tethers needed).
+///
+/// # Safety
+/// `positions` valid for 3·particle_count values, `inverse_masses` for
+/// `particle_count`, `links` for `link_count`, `anchors` for
+/// `anchor_count`, the scratch arrays for `scratch_count`, `out` for
+/// `capacity`, `out_count` for one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_build_tethers_along_links3_f32(
+    positions: *const f32,
+    inverse_masses: *const f32,
+    particle_count: usize,
+    links: *const Link<f32>,
+    link_count: usize,
+    anchors: *const u32,
+    anchor_count: usize,
+    compliance: f32,
+    scratch_distance: *mut f32,
+    scratch_anchor: *mut u32,
+    scratch_count: usize,
+    out: *mut Tether<f32>,
+    capacity: usize,
+    out_count: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { build_tethers_along_links_raw(positions, inverse_masses, particle_count, links, link_count, anchors, anchor_count, compliance, scratch_distance, scratch_anchor, scratch_count, out, capacity, out_count) }
+}
+
 /// Writes one dihedral bend per interior edge of the triangulated
 /// `rows × cols` cloth grid of `xpbd_build_cloth3_f32` (particle
 /// `r·cols + c`; each cell split along its diagonal (r, c)–(r+1, c+1)), in
@@ -1672,4 +1781,266 @@ pub unsafe extern "C" fn xpbd_build_icosphere_f32(
     unsafe {
         build_icosphere_raw(frequency, radius, center, out_positions, position_capacity, out_triangles, triangle_capacity, out_particle_count, out_triangle_count)
     }
+}
+
+// ---- colored constraint groups ----
+
+/// Greedy coloring of one group of `*groups` (double): `group` is
+/// `XPBD_GROUP_BENDS`, `XPBD_GROUP_TETS` or `XPBD_GROUP_TETHERS` (links:
+/// `xpbd_color_greedy`, the same pass); each instance, in array order,
+/// takes the smallest color none of its particles has yet (at most 64).
+/// `scratch`: `particle_count` `uint64_t`; `colors`: the group's count of
+/// entries (`colors[k]` the color of instance k); `*out_color_count` the
+/// number of colors. Put the group in colored order with
+/// `xpbd_color_order` and the permutation it writes.
+///
+/// Errors, with nothing but the scratch written: `NULL_POINTER`,
+/// `ALIASED_BUFFERS`, `INVALID_ARGUMENT` (another group code, scratch
+/// shorter than the particles, more than 64 colors, a misaligned buffer),
+/// `INDEX_OUT_OF_RANGE` and `SAME_PARTICLE` naming the instance (its
+/// position in the group) in `*out_error_index` (may be NULL).
+///
+/// # Safety
+/// `groups` NULL or valid with valid arrays; `scratch` valid for
+/// `particle_count` values, `colors` for the group's count,
+/// `out_color_count` and `out_error_index` NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_color_group(
+    groups: *const ConstraintsC<f64>,
+    group: i32,
+    particle_count: usize,
+    scratch: *mut u64,
+    colors: *mut u32,
+    out_color_count: *mut u32,
+    out_error_index: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { color_group_raw(groups, group, particle_count, scratch, colors, out_color_count, out_error_index) }
+}
+
+/// Starts a colored substep of length `h` (s) for a 3D double system with
+/// constraint groups, the links and the bends, tets and tethers stored in
+/// colored order with the boundaries of `*colors`: checks the boundaries
+/// and that every coloring is proper (no particle twice within a color;
+/// `stamp`: `particle_count` `uint32_t` of scratch), then does what
+/// `xpbd_system3_begin_substep_groups` does (validation, the one λ
+/// reset). Needed before `xpbd_system3_solve_group_job`; the links,
+/// groups and boundaries must not change until the substep ends.
+///
+/// Errors: those of `xpbd_system3_begin_substep_groups`, and
+/// `INVALID_ARGUMENT` for bad boundaries or an improper coloring,
+/// `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` naming the constraint in
+/// `system->error_index` (links first, then bends, tets, tethers). On
+/// error no position or λ is written (the scratch is) and
+/// `system->substep_active` is cleared.
+///
+/// # Safety
+/// As `xpbd_system3_begin_substep_groups`; `colors` NULL or valid with
+/// valid arrays; `stamp` valid for `particle_count` values.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_system3_begin_substep_colored(
+    system: *mut SystemC<f64, 3>,
+    groups: *const ConstraintsC<f64>,
+    colors: *const XpbdGroupColors,
+    stamp: *mut u32,
+    h: f64,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { begin_colored_raw(system, groups, colors, stamp, h) }
+}
+
+/// One colored iteration of a 3D double system with constraint groups: the
+/// links, bends, tets and tethers color by color (boundaries of
+/// `*colors`, checked on every call), then each mesh volume; on one
+/// thread. Without an error the result is bit-identical to
+/// `xpbd_system3_iterate_groups` (the groups being in colored order).
+/// `out_stats` may be NULL; it is written on success only.
+///
+/// Errors: those of `xpbd_system3_iterate_groups` and
+/// `INVALID_ARGUMENT` (bad boundaries, nothing written). A constraint that
+/// cannot be applied is left untouched, the rest of its color is applied,
+/// the first such one is named in `system->error_index`, and the later
+/// colors are not run.
+///
+/// # Safety
+/// As `xpbd_system3_iterate_groups`; `colors` NULL or valid with valid
+/// arrays.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_system3_iterate_colored(
+    system: *mut SystemC<f64, 3>,
+    groups: *const ConstraintsC<f64>,
+    colors: *const XpbdGroupColors,
+    out_stats: *mut SweepStats<f64>,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { iterate_colored_raw(system, groups, colors, out_stats) }
+}
+
+/// Solves job `job` of `job_count` of color `color` of group `group`
+/// (`XPBD_GROUP_LINKS`, `_BENDS`, `_TETS`, `_TETHERS`, or `_MESHES`, whose
+/// color `c` is mesh volume `c`) of a 3D double system begun with
+/// `xpbd_system3_begin_substep_colored`: the color split on 64-entry
+/// boundaries (`xpbd_job_range`). Thread-safe between jobs of one color:
+/// reads the three structs only, writes this range's particles and λ,
+/// `*out_stats` (may be NULL) on success and `*out_error_index` (may be
+/// NULL) on an error. One iteration: every color of the links, then of the
+/// bends, tets and tethers, then every mesh color, all jobs of a color
+/// finished before the next starts. Bit-identical to
+/// `xpbd_system3_iterate_colored` and to the sequential
+/// `xpbd_system3_iterate_groups` for any job count and thread count;
+/// merge the stats with `xpbd_sweep_stats_merge`.
+///
+/// Errors: `NULL_POINTER`, `ALIASED_BUFFERS`, `NO_SUBSTEP`,
+/// `INVALID_TIME_STEP`, `INVALID_ARGUMENT` (unknown group, color or job
+/// out of range, bad boundaries), `CAPACITY_TOO_SMALL` (mesh scratch), and
+/// the errors of `xpbd_system3_iterate_colored` for this range (the
+/// range is completed; the first failing constraint is named).
+///
+/// # Safety
+/// As `xpbd_system3_iterate_colored`; jobs of different colors never
+/// run at once.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_system3_solve_group_job(
+    system: *const SystemC<f64, 3>,
+    groups: *const ConstraintsC<f64>,
+    colors: *const XpbdGroupColors,
+    group: i32,
+    color: usize,
+    job: usize,
+    job_count: usize,
+    out_stats: *mut SweepStats<f64>,
+    out_error_index: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { group_job_raw(system, groups, colors, group, color, job, job_count, out_stats, out_error_index) }
+}
+
+/// Greedy coloring of one group of `*groups` (float): `group` is
+/// `XPBD_GROUP_BENDS`, `XPBD_GROUP_TETS` or `XPBD_GROUP_TETHERS` (links:
+/// `xpbd_color_greedy_f32`, the same pass); each instance, in array order,
+/// takes the smallest color none of its particles has yet (at most 64).
+/// `scratch`: `particle_count` `uint64_t`; `colors`: the group's count of
+/// entries (`colors[k]` the color of instance k); `*out_color_count` the
+/// number of colors. Put the group in colored order with
+/// `xpbd_color_order` and the permutation it writes.
+///
+/// Errors, with nothing but the scratch written: `NULL_POINTER`,
+/// `ALIASED_BUFFERS`, `INVALID_ARGUMENT` (another group code, scratch
+/// shorter than the particles, more than 64 colors, a misaligned buffer),
+/// `INDEX_OUT_OF_RANGE` and `SAME_PARTICLE` naming the instance (its
+/// position in the group) in `*out_error_index` (may be NULL).
+///
+/// # Safety
+/// `groups` NULL or valid with valid arrays; `scratch` valid for
+/// `particle_count` values, `colors` for the group's count,
+/// `out_color_count` and `out_error_index` NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_color_group_f32(
+    groups: *const ConstraintsC<f32>,
+    group: i32,
+    particle_count: usize,
+    scratch: *mut u64,
+    colors: *mut u32,
+    out_color_count: *mut u32,
+    out_error_index: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { color_group_raw(groups, group, particle_count, scratch, colors, out_color_count, out_error_index) }
+}
+
+/// Starts a colored substep of length `h` (s) for a 3D float system with
+/// constraint groups, the links and the bends, tets and tethers stored in
+/// colored order with the boundaries of `*colors`: checks the boundaries
+/// and that every coloring is proper (no particle twice within a color;
+/// `stamp`: `particle_count` `uint32_t` of scratch), then does what
+/// `xpbd_system3_begin_substep_groups_f32` does (validation, the one λ
+/// reset). Needed before `xpbd_system3_solve_group_job_f32`; the links,
+/// groups and boundaries must not change until the substep ends.
+///
+/// Errors: those of `xpbd_system3_begin_substep_groups_f32`, and
+/// `INVALID_ARGUMENT` for bad boundaries or an improper coloring,
+/// `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` naming the constraint in
+/// `system->error_index` (links first, then bends, tets, tethers). On
+/// error no position or λ is written (the scratch is) and
+/// `system->substep_active` is cleared.
+///
+/// # Safety
+/// As `xpbd_system3_begin_substep_groups_f32`; `colors` NULL or valid with
+/// valid arrays; `stamp` valid for `particle_count` values.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_system3_begin_substep_colored_f32(
+    system: *mut SystemC<f32, 3>,
+    groups: *const ConstraintsC<f32>,
+    colors: *const XpbdGroupColors,
+    stamp: *mut u32,
+    h: f32,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { begin_colored_raw(system, groups, colors, stamp, h) }
+}
+
+/// One colored iteration of a 3D float system with constraint groups: the
+/// links, bends, tets and tethers color by color (boundaries of
+/// `*colors`, checked on every call), then each mesh volume; on one
+/// thread. Without an error the result is bit-identical to
+/// `xpbd_system3_iterate_groups_f32` (the groups being in colored order).
+/// `out_stats` may be NULL; it is written on success only.
+///
+/// Errors: those of `xpbd_system3_iterate_groups_f32` and
+/// `INVALID_ARGUMENT` (bad boundaries, nothing written). A constraint that
+/// cannot be applied is left untouched, the rest of its color is applied,
+/// the first such one is named in `system->error_index`, and the later
+/// colors are not run.
+///
+/// # Safety
+/// As `xpbd_system3_iterate_groups_f32`; `colors` NULL or valid with valid
+/// arrays.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_system3_iterate_colored_f32(
+    system: *mut SystemC<f32, 3>,
+    groups: *const ConstraintsC<f32>,
+    colors: *const XpbdGroupColors,
+    out_stats: *mut SweepStats<f32>,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { iterate_colored_raw(system, groups, colors, out_stats) }
+}
+
+/// Solves job `job` of `job_count` of color `color` of group `group`
+/// (`XPBD_GROUP_LINKS`, `_BENDS`, `_TETS`, `_TETHERS`, or `_MESHES`, whose
+/// color `c` is mesh volume `c`) of a 3D float system begun with
+/// `xpbd_system3_begin_substep_colored_f32`: the color split on 64-entry
+/// boundaries (`xpbd_job_range`). Thread-safe between jobs of one color:
+/// reads the three structs only, writes this range's particles and λ,
+/// `*out_stats` (may be NULL) on success and `*out_error_index` (may be
+/// NULL) on an error. One iteration: every color of the links, then of the
+/// bends, tets and tethers, then every mesh color, all jobs of a color
+/// finished before the next starts. Bit-identical to
+/// `xpbd_system3_iterate_colored_f32` and to the sequential
+/// `xpbd_system3_iterate_groups_f32` for any job count and thread count;
+/// merge the stats with `xpbd_sweep_stats_merge_f32`.
+///
+/// Errors: `NULL_POINTER`, `ALIASED_BUFFERS`, `NO_SUBSTEP`,
+/// `INVALID_TIME_STEP`, `INVALID_ARGUMENT` (unknown group, color or job
+/// out of range, bad boundaries), `CAPACITY_TOO_SMALL` (mesh scratch), and
+/// the errors of `xpbd_system3_iterate_colored_f32` for this range (the
+/// range is completed; the first failing constraint is named).
+///
+/// # Safety
+/// As `xpbd_system3_iterate_colored_f32`; jobs of different colors never
+/// run at once.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_system3_solve_group_job_f32(
+    system: *const SystemC<f32, 3>,
+    groups: *const ConstraintsC<f32>,
+    colors: *const XpbdGroupColors,
+    group: i32,
+    color: usize,
+    job: usize,
+    job_count: usize,
+    out_stats: *mut SweepStats<f32>,
+    out_error_index: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { group_job_raw(system, groups, colors, group, color, job, job_count, out_stats, out_error_index) }
 }

@@ -34,6 +34,7 @@
 //! | `check.rs` | the one check family (NULL, alignment, size, overlap) and slice helpers |
 //! | `types.rs` | C types: aliases of the Rust structs, the C-only structs, constants |
 //! | `distance.rs`, `system.rs`, `step.rs`, `colored.rs` | the generic body of each area's functions |
+//! | `colored_groups.rs` | colored solving of a system's groups: coloring one group, the colored substep entry and iteration, the jobs |
 //! | `constraints.rs` | the constraint groups (`XpbdConstraints3`) checked and viewed, the `_groups` source of `system.rs`, the tether builder |
 //! | `generated.rs` | every precision/dimension twin (generated, drift-checked) |
 //! | `fenv.rs` | `xpbd_fp_environment` and its `XPBD_FP_*` bits |
@@ -41,6 +42,7 @@
 
 mod check;
 mod colored;
+mod colored_groups;
 mod constraints;
 mod distance;
 mod fenv;

@@ -40,8 +40,8 @@ fn config_of<T: Real>(c: &StepConfigC<T>) -> Option<StepConfig<T, 3>> {
 pub(crate) fn default_config<T: Real>() -> StepConfigC<T> {
     StepConfigC {
         gravity: [T::ZERO, T::from_f64(-9.81), T::ZERO],
-        substeps: 1,
-        iterations: 1,
+        substeps: crate::step::DEFAULT_SUBSTEPS,
+        iterations: crate::step::DEFAULT_ITERATIONS,
         tolerance: T::ZERO,
         damping: T::ZERO,
         particle_radius: T::ZERO,

@@ -44,7 +44,7 @@ use crate::SystemError;
 ///
 /// # Safety
 /// `p` is non-null and valid for writes.
-unsafe fn fail<T, const D: usize>(p: *mut SystemC<T, D>, e: SystemError) -> XpbdStatus {
+pub(crate) unsafe fn fail<T, const D: usize>(p: *mut SystemC<T, D>, e: SystemError) -> XpbdStatus {
     // SAFETY: `p` is non-null and valid; `addr_of_mut!` forms no reference.
     unsafe { ptr::write(ptr::addr_of_mut!((*p).error_index), e.index().unwrap_or(0)) };
     XpbdStatus::from(e)
@@ -235,7 +235,7 @@ unsafe fn with_substep<T: Real, const D: usize, S: Source<T, D>, O: Op<T, D>>(
 /// # Safety
 /// As `begin_substep_raw`.
 #[inline(never)]
-unsafe fn resumed<'a, T: Real, const D: usize, S: Source<T, D>>(
+pub(crate) unsafe fn resumed<'a, T: Real, const D: usize, S: Source<T, D>>(
     src: S,
     outs: &[Buf],
 ) -> Result<(System<'a, T, D>, T), XpbdStatus> {

@@ -11,7 +11,7 @@ use crate::constraint::contact::{Contact, Plane, Sphere};
 use crate::constraint::pressure::MeshVolume;
 use crate::constraint::tether::Tether;
 use crate::constraint::volume::Tet;
-use crate::solver::{Convergence, Link, SweepStats, ZeroLength};
+use crate::solver::{Convergence, Group, Link, SweepStats, ZeroLength};
 use crate::step::StepStats;
 
 /// Zero-length policy: stop with `XPBD_STATUS_ZERO_LENGTH` naming the link.
@@ -357,6 +357,57 @@ pub type XpbdBendF32 = Bend<f32>;
 pub type XpbdTet = Tet<f64>;
 /// `XpbdTetF32` (C): a tetrahedral volume constraint, float.
 pub type XpbdTetF32 = Tet<f32>;
+/// Group code of `xpbd_system3_solve_group_job`: the system's links.
+pub const XPBD_GROUP_LINKS: i32 = 0;
+/// Group code: the bends of `XpbdConstraints3`.
+pub const XPBD_GROUP_BENDS: i32 = 1;
+/// Group code: the tets of `XpbdConstraints3`.
+pub const XPBD_GROUP_TETS: i32 = 2;
+/// Group code: the tethers of `XpbdConstraints3`.
+pub const XPBD_GROUP_TETHERS: i32 = 3;
+/// Group code: the mesh volumes of `XpbdConstraints3` (one color each).
+pub const XPBD_GROUP_MESHES: i32 = 4;
+
+/// The group a C group code names (`None` for an unknown code).
+pub(crate) fn group_of(code: i32) -> Option<Group> {
+    match code {
+        XPBD_GROUP_LINKS => Some(Group::Links),
+        XPBD_GROUP_BENDS => Some(Group::Bends),
+        XPBD_GROUP_TETS => Some(Group::Tets),
+        XPBD_GROUP_TETHERS => Some(Group::Tethers),
+        XPBD_GROUP_MESHES => Some(Group::Meshes),
+        _ => None,
+    }
+}
+
+/// The color boundaries of a 3D system's links and groups, each stored in
+/// colored order (precision-free; see `docs/colored.md`): color `c` of a
+/// group is its entries `starts[c] .. starts[c + 1]`, so each `starts`
+/// array has `count + 1` entries, from 0 to the group's length,
+/// non-decreasing (`xpbd_color_order` writes them). An empty group may
+/// have `count` 0 and a NULL array. Mesh volumes need none: each is a
+/// color of its own. Only read.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct XpbdGroupColors {
+    /// Boundaries of the system's links, `link_color_count + 1` entries.
+    pub link_color_starts: *const usize,
+    /// Number of link colors.
+    pub link_color_count: usize,
+    /// Boundaries of the bends, `bend_color_count + 1` entries.
+    pub bend_color_starts: *const usize,
+    /// Number of bend colors.
+    pub bend_color_count: usize,
+    /// Boundaries of the tets, `tet_color_count + 1` entries.
+    pub tet_color_starts: *const usize,
+    /// Number of tet colors.
+    pub tet_color_count: usize,
+    /// Boundaries of the tethers, `tether_color_count + 1` entries.
+    pub tether_color_starts: *const usize,
+    /// Number of tether colors.
+    pub tether_color_count: usize,
+}
+
 /// `XpbdTether` (C): a long-range tether, double.
 pub type XpbdTether = Tether<f64>;
 /// `XpbdTetherF32` (C): a long-range tether, float.

@@ -11,6 +11,10 @@
 //! first bend `L`, its first tet `L + B`, its first tether `L + B + V` and
 //! its first mesh `L + B + V + E` ([`Constraints::locate`] turns an index
 //! back into a group and a position).
+//!
+//! Stored in colored order, the same groups can be solved color by color
+//! and in jobs with the same bits ([`crate::colored::groups`]); a position
+//! is then the instance's colored position.
 
 use super::sweep::Stop;
 use super::{count_visit, reset_lambdas, SweepStats, ZeroLength};

@@ -63,6 +63,7 @@ pub(crate) fn within_work(sweeps: u64, per_sweep: usize) -> bool {
 
 mod build;
 mod build_bends;
+mod build_tethers;
 mod build_volumes;
 mod groups;
 mod stats;
@@ -75,15 +76,17 @@ pub use crate::error::SystemError;
 pub(crate) use build::{build, Shape};
 pub use build::{closed_loop, cloth, cloth_link_count, rope};
 pub use build_bends::{bends_count_for_cloth, bends_for_cloth, bends_for_triangles};
+pub use build_tethers::tethers_along_links;
 pub use build_volumes::{
     enclosed_volume, icosphere, icosphere_counts, mesh_volume, surface_links, tet_block,
     tet_block_counts, tet_block_link_count, tet_block_links, tet_rest_volumes, tet_volume,
 };
+pub(crate) use groups::stop_error;
 pub use groups::{Constraints, Group};
 pub use stats::{Convergence, SweepStats};
 pub use substep::Substep;
 pub(crate) use substep::{reset_lambdas, ContactGroup};
-pub(crate) use sweep::{count_visit, iterate_until, measure, sweep, sweep_links};
+pub(crate) use sweep::{count_visit, iterate_until, measure, sweep, sweep_links, Stop};
 pub use system::System;
 pub(crate) use system::{first_non_finite, validate};
 

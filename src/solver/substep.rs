@@ -263,3 +263,11 @@ impl<T: Real, const D: usize, const G: bool> Substep<'_, '_, T, D, G> {
         self.system.links
     }
 }
+
+impl<'a, T: Real, const D: usize, const G: bool> Substep<'_, 'a, T, D, G> {
+    /// The system and h, for the colored sweeps of `colored::groups`
+    /// (which change positions and λ only, never a parameter).
+    pub(crate) fn parts(&mut self) -> (&mut System<'a, T, D>, T) {
+        (&mut *self.system, self.h)
+    }
+}

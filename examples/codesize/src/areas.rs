@@ -172,6 +172,7 @@ pub fn groups_f32() {
         xpbd_system3_measure_groups_f32,
         xpbd_world3_step_groups_f32,
         xpbd_build_tethers3_f32,
+        xpbd_build_tethers_along_links3_f32,
         xpbd_build_bends_cloth3_f32,
         xpbd_build_tet_block_f32,
         xpbd_build_mesh_volume_f32,
@@ -189,6 +190,7 @@ pub fn groups() {
         xpbd_system3_measure_groups,
         xpbd_world3_step_groups,
         xpbd_build_tethers3,
+        xpbd_build_tethers_along_links3,
         xpbd_build_bends_cloth3,
         xpbd_build_tet_block,
         xpbd_build_mesh_volume,
@@ -196,6 +198,22 @@ pub fn groups() {
         xpbd_bends_cloth_count,
         xpbd_tet_block_counts,
         xpbd_icosphere_counts,
+    );
+}
+
+/// Colored constraint groups: coloring a group, the colored substep entry
+/// and iteration, the group jobs (f64 and f32).
+#[inline(always)]
+pub fn colored_groups() {
+    keep!(
+        xpbd_color_group,
+        xpbd_color_group_f32,
+        xpbd_system3_begin_substep_colored,
+        xpbd_system3_begin_substep_colored_f32,
+        xpbd_system3_iterate_colored,
+        xpbd_system3_iterate_colored_f32,
+        xpbd_system3_solve_group_job,
+        xpbd_system3_solve_group_job_f32,
     );
 }
 
@@ -238,6 +256,19 @@ pub fn colored() {
     );
 }
 
+/// Colored constraint groups in float: coloring a group, the colored
+/// substep entry and iteration, the group jobs (step 75 splits this image's
+/// code by kind too).
+#[inline(always)]
+pub fn colored_groups_f32() {
+    keep!(
+        xpbd_color_group_f32,
+        xpbd_system3_begin_substep_colored_f32,
+        xpbd_system3_iterate_colored_f32,
+        xpbd_system3_solve_group_job_f32,
+    );
+}
+
 /// Constraint groups in float, solving only: the 3D `_groups_f32` system
 /// calls and `xpbd_world3_step_groups_f32`, without the builders (step 75
 /// splits this image's code by kind; docs/code-size.md).
@@ -264,10 +295,11 @@ pub fn build_tets_f32() {
     keep!(xpbd_build_tet_block_f32);
 }
 
-/// The tether builder in float: `xpbd_build_tethers3_f32`.
+/// The tether builders in float: `xpbd_build_tethers3_f32`,
+/// `xpbd_build_tethers_along_links3_f32`.
 #[inline(always)]
 pub fn build_tethers_f32() {
-    keep!(xpbd_build_tethers3_f32);
+    keep!(xpbd_build_tethers3_f32, xpbd_build_tethers_along_links3_f32);
 }
 
 /// The closed-mesh builders in float: `xpbd_build_mesh_volume_f32`,

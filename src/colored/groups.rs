@@ -1,0 +1,642 @@
+//! Colored solving of a 3D system's links and constraint groups
+//! ([`Constraints`]): each group stored in colored order
+//! ([`color_instances`](super::coloring::color_instances),
+//! [`color_order`](super::coloring::color_order),
+//! [`fill_in_order`](super::coloring::fill_in_order)), its color boundaries
+//! in [`GroupColors`], and every instance solved by the one
+//! `constraint::solve` of the sequential sweep.
+//!
+//! # Order and bits
+//!
+//! An iteration solves the links color by color, then the bends, the tets
+//! and the tethers, then every mesh volume (one color each). Within a color
+//! no two instances share a particle, so solving the color's instances in
+//! any order, in any split into jobs, on any number of threads, gives
+//! **exactly** the bits of the sequential sweep ([`Substep::iterate`]) over
+//! the same (colored) order: the arithmetic is the sequential one, and each
+//! instance sees the same positions. (The colored links of
+//! [`ColoredSystem`](super::ColoredSystem) agree with the sequential sweep
+//! only to rounding: they use their own SIMD equations.)
+//!
+//! A job gathers an instance's `N` particles into a local array, solves a
+//! copy of the instance over them with `constraint::solve`, and writes the
+//! particles and λ back: no slice over the shared positions is formed, so
+//! jobs of one color run concurrently without aliasing.
+//!
+//! # Failures
+//!
+//! An instance that cannot be applied (out-of-range index, a non-finite
+//! result or position, a degenerate one under [`ZeroLength::Reject`]) is
+//! not written; the rest of its color (of its job) is still solved, the
+//! error names the first such instance (its global index, see
+//! [`Constraints`]), and a colored iteration stops before the next color.
+//! Each instance's outcome depends only on the state before its color, so
+//! a failed iteration too leaves the same bits for every split; it differs
+//! from [`Substep::iterate`], which stops at the failing instance.
+
+use core::marker::PhantomData;
+use core::ptr;
+
+use super::coloring::{check_instance_coloring, check_starts, Instance};
+use super::{ix, job_range};
+use crate::constraint::bend::Bend;
+use crate::constraint::pressure::{solve_mesh, MeshVolume};
+use crate::constraint::tether::Tether;
+use crate::constraint::volume::Tet;
+use crate::constraint::{solve, Constraint};
+use crate::real::Real;
+use crate::solver::{
+    count_visit, stop_error, Constraints, Group, Link, Stop, Substep, SweepStats, SystemError,
+    ZeroLength,
+};
+
+/// The color boundaries of a 3D system's groups, each group stored in
+/// colored order: color `c` of a group is its instances
+/// `starts[c] .. starts[c + 1]` (the `color_starts` of
+/// [`color_order`](super::coloring::color_order)). An empty group may have
+/// empty boundaries. Mesh volumes need none: each is a color of its own,
+/// solved after the tethers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GroupColors<'c> {
+    /// Boundaries of the system's links (colored positions).
+    pub links: &'c [usize],
+    /// Boundaries of [`Constraints::bends`].
+    pub bends: &'c [usize],
+    /// Boundaries of [`Constraints::tets`].
+    pub tets: &'c [usize],
+    /// Boundaries of [`Constraints::tethers`].
+    pub tethers: &'c [usize],
+}
+
+impl<'c> GroupColors<'c> {
+    /// The boundaries of a colored group (`None` for meshes).
+    #[must_use]
+    pub fn of(&self, group: Group) -> Option<&'c [usize]> {
+        match group {
+            Group::Links => Some(self.links),
+            Group::Bends => Some(self.bends),
+            Group::Tets => Some(self.tets),
+            Group::Tethers => Some(self.tethers),
+            Group::Meshes => None,
+        }
+    }
+}
+
+/// Caller memory of one group, as a pointer and a length (any pointer
+/// when the length is 0).
+pub(crate) struct RawGroup<K> {
+    /// The first instance.
+    pub(crate) p: *mut K,
+    /// The instance count.
+    pub(crate) len: usize,
+}
+
+impl<K> Clone for RawGroup<K> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<K> Copy for RawGroup<K> {}
+
+impl<K> RawGroup<K> {
+    /// The view of a slice.
+    pub(crate) fn of(items: &mut [K]) -> Self {
+        Self {
+            p: items.as_mut_ptr(),
+            len: items.len(),
+        }
+    }
+}
+
+/// Raw views of a system with groups, for jobs that run concurrently
+/// (the C job builds one from its structs).
+pub(crate) struct RawGroups<T> {
+    /// Positions (m), `n` entries.
+    pub(crate) x: *mut [T; 3],
+    /// Inverse masses (1/kg), `n` entries; never written.
+    pub(crate) w: *const T,
+    /// The particle count.
+    pub(crate) n: usize,
+    /// The links.
+    pub(crate) links: RawGroup<Link<T>>,
+    /// The bends.
+    pub(crate) bends: RawGroup<Bend<T>>,
+    /// The tets.
+    pub(crate) tets: RawGroup<Tet<T>>,
+    /// The tethers.
+    pub(crate) tethers: RawGroup<Tether<T>>,
+    /// The mesh volumes.
+    pub(crate) volumes: RawGroup<MeshVolume<T>>,
+    /// The meshes' triangles; never written.
+    pub(crate) triangles: RawGroup<[u32; 3]>,
+    /// The meshes' gradient scratch.
+    pub(crate) scratch: RawGroup<[T; 3]>,
+    /// h² (s²).
+    pub(crate) h2: T,
+    /// The zero-length (degenerate) policy.
+    pub(crate) policy: ZeroLength,
+}
+
+impl<T: Copy> Clone for RawGroups<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Copy> Copy for RawGroups<T> {}
+
+// SAFETY: the views are used only by jobs over disjoint particles and
+// instances (one color of a proper coloring at a time), or by one thread.
+unsafe impl<T: Send> Send for RawGroups<T> {}
+// SAFETY: as for `Send`; shared reads are of data no job writes.
+unsafe impl<T: Sync> Sync for RawGroups<T> {}
+
+impl<T: Real> RawGroups<T> {
+    /// Views of a system's buffers (`x` and `w` of `n` particles each) and
+    /// groups, with `h2 = h²`.
+    pub(crate) fn new(
+        x: &mut [[T; 3]],
+        w: &[T],
+        links: &mut [Link<T>],
+        c: &mut Constraints<'_, T>,
+        h2: T,
+        policy: ZeroLength,
+    ) -> Self {
+        Self {
+            x: x.as_mut_ptr(),
+            w: w.as_ptr(),
+            n: x.len().min(w.len()),
+            links: RawGroup::of(links),
+            bends: RawGroup::of(c.bends),
+            tets: RawGroup::of(c.tets),
+            tethers: RawGroup::of(c.tethers),
+            volumes: RawGroup::of(c.meshes.volumes),
+            triangles: RawGroup {
+                p: c.meshes.triangles.as_ptr().cast_mut(),
+                len: c.meshes.triangles.len(),
+            },
+            scratch: RawGroup::of(c.meshes.scratch),
+            h2,
+            policy,
+        }
+    }
+
+    /// The instance count of a group.
+    fn len(&self, group: Group) -> usize {
+        match group {
+            Group::Links => self.links.len,
+            Group::Bends => self.bends.len,
+            Group::Tets => self.tets.len,
+            Group::Tethers => self.tethers.len,
+            Group::Meshes => self.volumes.len,
+        }
+    }
+
+    /// The global index of a group's first instance.
+    fn base(&self, group: Group) -> usize {
+        let order = [
+            (Group::Links, self.links.len),
+            (Group::Bends, self.bends.len),
+            (Group::Tets, self.tets.len),
+            (Group::Tethers, self.tethers.len),
+        ];
+        order
+            .iter()
+            .take_while(|(g, _)| *g != group)
+            .fold(0usize, |acc, (_, n)| acc.saturating_add(*n))
+    }
+
+    /// Solves instances `begin .. end` of `group` (clamped to the group).
+    ///
+    /// # Safety
+    /// Every buffer of the views is valid for its length; nothing else
+    /// accesses the particles and instances of the range meanwhile (one
+    /// thread, or concurrent ranges within one color of a proper coloring;
+    /// a mesh range only while no other range runs).
+    pub(crate) unsafe fn run(
+        &self,
+        group: Group,
+        begin: usize,
+        end: usize,
+    ) -> Result<SweepStats<T>, SystemError> {
+        let end = end.min(self.len(group));
+        let base = self.base(group);
+        // SAFETY: forwarded caller contract.
+        let r = unsafe {
+            match group {
+                Group::Links => return self.range(self.links, begin, end).map_err(Stop::for_links),
+                Group::Bends => self.range(self.bends, begin, end),
+                Group::Tets => self.range(self.tets, begin, end),
+                Group::Tethers => self.range(self.tethers, begin, end),
+                Group::Meshes => self.meshes(begin, end),
+            }
+        };
+        r.map_err(|stop| stop_error(stop, base))
+    }
+
+    /// Solves `items[begin .. end]` one by one through local copies.
+    ///
+    /// # Safety
+    /// As [`run`](Self::run); `end ≤ items.len`.
+    unsafe fn range<const N: usize, K>(
+        &self,
+        items: RawGroup<K>,
+        begin: usize,
+        end: usize,
+    ) -> Result<SweepStats<T>, Stop>
+    where
+        K: Instance<N> + for<'s> Constraint<T, 3, N, Shared<'s> = ()>,
+    {
+        let mut stats = SweepStats::default();
+        let mut first = None;
+        let local: [u32; N] = core::array::from_fn(|k| u32::try_from(k).unwrap_or(0));
+        for k in begin..end.min(items.len) {
+            // SAFETY: k < items.len, the buffer is valid, and only this
+            // range touches instance k (caller contract).
+            let item = unsafe { ptr::read(items.p.add(k)) };
+            let p = item.particles();
+            let mut x = [[T::ZERO; 3]; N];
+            let mut w = [T::ZERO; N];
+            let mut inside = true;
+            for ((&q, xq), wq) in p.iter().zip(x.iter_mut()).zip(w.iter_mut()) {
+                let q = ix(q);
+                if q >= self.n {
+                    inside = false;
+                    break;
+                }
+                // SAFETY: q < n, so both reads are in the buffers; the
+                // particle is this range's alone (proper coloring), and
+                // inverse masses are never written.
+                unsafe {
+                    *xq = ptr::read(self.x.add(q));
+                    *wq = ptr::read(self.w.add(q));
+                }
+            }
+            if !inside {
+                first = first.or(Some(Stop::OutOfRange(k)));
+                continue;
+            }
+            let mut copy = item.with_particles(local);
+            let v = solve(&mut copy, &mut x, &w, &(), self.h2);
+            if let Err(stop) = count_visit(&mut stats, v, k, self.policy) {
+                let stop = match stop {
+                    Stop::NonFinitePosition(k, q) => {
+                        Stop::NonFinitePosition(k, p.get(q).map_or(q, |&q| ix(q)))
+                    }
+                    other => other,
+                };
+                first = first.or(Some(stop));
+                continue;
+            }
+            let mut item = item;
+            item.set_lambda(copy.lambda());
+            // SAFETY: as for the reads above: every index was checked below
+            // n, and the particles and the instance are this range's alone.
+            unsafe {
+                for (&q, xq) in p.iter().zip(&x) {
+                    ptr::write(self.x.add(ix(q)), *xq);
+                }
+                ptr::write(items.p.add(k), item);
+            }
+        }
+        first.map_or(Ok(stats), Err)
+    }
+
+    /// Solves mesh volumes `begin .. end` (each a color of its own).
+    ///
+    /// # Safety
+    /// As [`run`](Self::run): no other range runs meanwhile (a mesh writes
+    /// any of its particles and the shared scratch).
+    unsafe fn meshes(&self, begin: usize, end: usize) -> Result<SweepStats<T>, Stop> {
+        let mut stats = SweepStats::default();
+        if begin >= end {
+            return Ok(stats);
+        }
+        // SAFETY: every buffer is valid for its length and, by the caller's
+        // contract, nothing else accesses them while this range runs; the
+        // buffers do not overlap (distinct slices of one system), so the
+        // mutable slices do not alias.
+        let (x, w, volumes, triangles, scratch) = unsafe {
+            (
+                part(self.x, self.n),
+                part_ref(self.w, self.n),
+                part(self.volumes.p, self.volumes.len),
+                part_ref(self.triangles.p.cast_const(), self.triangles.len),
+                part(self.scratch.p, self.scratch.len),
+            )
+        };
+        let Some(meshes) = volumes.get_mut(begin..end) else {
+            return Ok(stats);
+        };
+        for (k, mesh) in meshes.iter_mut().enumerate() {
+            let v = solve_mesh(mesh, triangles, scratch, x, w, self.h2);
+            count_visit(&mut stats, v, begin.saturating_add(k), self.policy)?;
+        }
+        Ok(stats)
+    }
+
+    /// One colored iteration: every color of every group in order, each
+    /// color completed before an error is returned.
+    ///
+    /// # Safety
+    /// As [`run`](Self::run), on one thread; `colors` checked by
+    /// [`check_colors`].
+    pub(crate) unsafe fn iterate(
+        &self,
+        colors: &GroupColors<'_>,
+    ) -> Result<SweepStats<T>, SystemError> {
+        let mut stats = SweepStats::default();
+        for group in [Group::Links, Group::Bends, Group::Tets, Group::Tethers] {
+            let starts = colors.of(group).unwrap_or(&[]);
+            for w in starts.windows(2) {
+                let (Some(&b), Some(&e)) = (w.first(), w.get(1)) else {
+                    continue;
+                };
+                // SAFETY: forwarded caller contract.
+                stats = stats.merge(unsafe { self.run(group, b, e) }?);
+            }
+        }
+        // SAFETY: forwarded caller contract (one thread).
+        Ok(stats.merge(unsafe { self.run(Group::Meshes, 0, self.volumes.len) }?))
+    }
+}
+
+/// A slice over a raw view: empty for a zero length (any pointer).
+///
+/// # Safety
+/// For a non-zero `len`, `p` is valid for `len` reads and writes for `'x`
+/// and nothing else accesses that memory meanwhile.
+unsafe fn part<'x, U>(p: *mut U, len: usize) -> &'x mut [U] {
+    if len == 0 {
+        &mut []
+    } else {
+        // SAFETY: forwarded caller contract.
+        unsafe { core::slice::from_raw_parts_mut(p, len) }
+    }
+}
+
+/// [`part`], read only.
+///
+/// # Safety
+/// For a non-zero `len`, `p` is valid for `len` reads for `'x` and nothing
+/// writes that memory meanwhile.
+unsafe fn part_ref<'x, U>(p: *const U, len: usize) -> &'x [U] {
+    if len == 0 {
+        &[]
+    } else {
+        // SAFETY: forwarded caller contract.
+        unsafe { core::slice::from_raw_parts(p, len) }
+    }
+}
+
+/// Checks the boundaries of every group against the group lengths (not
+/// whether the coloring is proper).
+pub(crate) fn check_colors<T>(
+    colors: &GroupColors<'_>,
+    links: usize,
+    c: &Constraints<'_, T>,
+) -> Result<(), SystemError> {
+    check_starts(colors.links, links)?;
+    check_starts(colors.bends, c.bends.len())?;
+    check_starts(colors.tets, c.tets.len())?;
+    check_starts(colors.tethers, c.tethers.len())
+}
+
+/// Checks the boundaries of every group and that each coloring is proper
+/// over `n` particles (`stamp`: scratch, one `u32` per particle), naming a
+/// bad instance by its global index. Writes only `stamp`.
+pub(crate) fn check_proper<T: Copy>(
+    colors: &GroupColors<'_>,
+    links: &[Link<T>],
+    c: &Constraints<'_, T>,
+    n: usize,
+    stamp: &mut [u32],
+) -> Result<(), SystemError> {
+    check_colors(colors, links.len(), c)?;
+    let at = |base: usize| {
+        move |e: SystemError| match e {
+            SystemError::IndexOutOfRange { constraint } => SystemError::IndexOutOfRange {
+                constraint: base.saturating_add(constraint),
+            },
+            SystemError::SameParticle { constraint } => SystemError::SameParticle {
+                constraint: base.saturating_add(constraint),
+            },
+            other => other,
+        }
+    };
+    let bends = links.len();
+    let tets = bends.saturating_add(c.bends.len());
+    let tethers = tets.saturating_add(c.tets.len());
+    check_instance_coloring(links, colors.links, n, stamp).map_err(at(0))?;
+    check_instance_coloring(&*c.bends, colors.bends, n, stamp).map_err(at(bends))?;
+    check_instance_coloring(&*c.tets, colors.tets, n, stamp).map_err(at(tets))?;
+    check_instance_coloring(&*c.tethers, colors.tethers, n, stamp).map_err(at(tethers))
+}
+
+impl<'a, T: Real> Substep<'_, 'a, T, 3, true> {
+    /// One iteration in colored order (see [`crate::colored::groups`]):
+    /// the links, bends, tets and tethers color by color with the
+    /// boundaries of `colors`, then the mesh volumes. Without an error the
+    /// result is bit-identical to [`iterate`](Self::iterate) (the groups
+    /// being stored in colored order). The boundaries are checked on every
+    /// call; the coloring need not be proper (one thread).
+    ///
+    /// # Errors
+    ///
+    /// [`SystemError::InvalidShape`] for bad boundaries (nothing written),
+    /// else the errors of [`iterate`](Self::iterate); the failing
+    /// instance's color was completed, later colors were not run.
+    pub fn iterate_colored(
+        &mut self,
+        colors: &GroupColors<'_>,
+    ) -> Result<SweepStats<T>, SystemError> {
+        let raw = self.raw(colors)?;
+        // SAFETY: the views come from the substep's `&mut` system, used by
+        // this thread only for the duration of the call.
+        unsafe { raw.iterate(colors) }
+    }
+
+    /// The groups' colored view for jobs: checks once that every group's
+    /// boundaries are valid and its coloring proper (no particle twice
+    /// within a color; `stamp`: scratch, one `u32` per particle), then
+    /// borrows the substep until the view is dropped.
+    ///
+    /// # Errors
+    ///
+    /// [`SystemError::InvalidShape`] (bad boundaries, short scratch, an
+    /// improper color), [`SystemError::IndexOutOfRange`],
+    /// [`SystemError::SameParticle`] naming the instance by its global
+    /// index. Nothing but `stamp` is written.
+    pub fn colored<'c>(
+        &mut self,
+        colors: GroupColors<'c>,
+        stamp: &mut [u32],
+    ) -> Result<ColoredGroups<'_, 'c, T>, SystemError> {
+        let (s, _) = self.parts();
+        check_proper(&colors, s.links, &s.constraints, s.positions.len(), stamp)?;
+        // The views last: nothing but them touches the system from here on.
+        let raw = self.raw(&colors)?;
+        Ok(ColoredGroups {
+            raw,
+            colors,
+            _borrow: PhantomData,
+        })
+    }
+
+    /// The raw views of the substep's system, after checking `colors`'
+    /// boundaries.
+    fn raw(&mut self, colors: &GroupColors<'_>) -> Result<RawGroups<T>, SystemError> {
+        let (s, h) = self.parts();
+        check_colors(colors, s.links.len(), &s.constraints)?;
+        let policy = s.zero_length;
+        Ok(RawGroups::new(
+            s.positions,
+            s.inverse_masses,
+            s.links,
+            &mut s.constraints,
+            h * h,
+            policy,
+        ))
+    }
+}
+
+/// The groups of a substep with a checked, proper coloring
+/// ([`Substep::colored`]): whole colored iterations, and per-color jobs for
+/// an engine's threads. Borrows the substep, so nothing else changes the
+/// system while it lives.
+pub struct ColoredGroups<'s, 'c, T> {
+    raw: RawGroups<T>,
+    colors: GroupColors<'c>,
+    _borrow: PhantomData<&'s mut ()>,
+}
+
+impl<T: Real> ColoredGroups<'_, '_, T> {
+    /// The number of colors of `group` (for meshes: the mesh count).
+    #[must_use]
+    pub fn color_count(&self, group: Group) -> usize {
+        match self.colors.of(group) {
+            Some(s) => s.len().saturating_sub(1),
+            None => self.raw.volumes.len,
+        }
+    }
+
+    /// The instances `begin .. end` (positions in the group) of color
+    /// `color` of `group`.
+    #[must_use]
+    pub fn color_range(&self, group: Group, color: usize) -> Option<(usize, usize)> {
+        match self.colors.of(group) {
+            Some(s) => Some((*s.get(color)?, *s.get(color.checked_add(1)?)?)),
+            None => (color < self.raw.volumes.len).then(|| (color, color.saturating_add(1))),
+        }
+    }
+
+    /// One colored iteration, as [`Substep::iterate_colored`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Substep::iterate_colored`].
+    pub fn iterate(&mut self) -> Result<SweepStats<T>, SystemError> {
+        // SAFETY: the views come from the borrowed substep; `&mut self`
+        // keeps every job away, and this thread is the only user.
+        unsafe { self.raw.iterate(&self.colors) }
+    }
+
+    /// The jobs of color `color` of `group` split into `jobs` disjoint
+    /// ranges ([`job_range`]): each [`GroupJob`] is `Send` and may run on
+    /// any thread, all of them at once. One iteration runs, in order, every
+    /// color of the links, bends, tets and tethers, then every mesh color
+    /// (a mesh color has one non-empty job), waiting for all jobs of a
+    /// color before the next; the result is bit-identical to
+    /// [`iterate`](Self::iterate) and to the sequential
+    /// [`Substep::iterate`], whatever `jobs` is. Merge the jobs' statistics
+    /// with [`SweepStats::merge`]; of several errors, the one of the job
+    /// with the lowest range is the one `iterate` reports.
+    ///
+    /// # Errors
+    ///
+    /// [`SystemError::InvalidShape`] when there is no such color or
+    /// `jobs == 0`.
+    pub fn jobs(
+        &mut self,
+        group: Group,
+        color: usize,
+        jobs: usize,
+    ) -> Result<GroupJobs<'_, T>, SystemError> {
+        let (begin, end) = self
+            .color_range(group, color)
+            .ok_or(SystemError::InvalidShape)?;
+        if jobs == 0 {
+            return Err(SystemError::InvalidShape);
+        }
+        Ok(GroupJobs {
+            raw: self.raw,
+            group,
+            begin,
+            end,
+            next: 0,
+            jobs,
+            _borrow: PhantomData,
+        })
+    }
+}
+
+/// The disjoint jobs of one color of one group (an iterator of
+/// [`GroupJob`]).
+pub struct GroupJobs<'s, T> {
+    raw: RawGroups<T>,
+    group: Group,
+    begin: usize,
+    end: usize,
+    next: usize,
+    jobs: usize,
+    _borrow: PhantomData<&'s mut ()>,
+}
+
+impl<'s, T: Real> Iterator for GroupJobs<'s, T> {
+    type Item = GroupJob<'s, T>;
+    fn next(&mut self) -> Option<Self::Item> {
+        let (begin, end) = job_range(self.begin, self.end, self.next, self.jobs)?;
+        self.next = self.next.saturating_add(1);
+        Some(GroupJob {
+            raw: self.raw,
+            group: self.group,
+            begin,
+            end,
+            _borrow: PhantomData,
+        })
+    }
+}
+
+/// One range of one color of one group: run it on any thread with
+/// [`run`](Self::run).
+pub struct GroupJob<'s, T> {
+    raw: RawGroups<T>,
+    group: Group,
+    begin: usize,
+    end: usize,
+    _borrow: PhantomData<&'s mut ()>,
+}
+
+impl<T: Real> GroupJob<'_, T> {
+    /// The group and the instances `begin .. end` (positions in the group)
+    /// this job solves.
+    #[must_use]
+    pub fn range(&self) -> (Group, usize, usize) {
+        (self.group, self.begin, self.end)
+    }
+
+    /// Solves this job's instances (consumes the job: each range runs
+    /// once).
+    ///
+    /// # Errors
+    ///
+    /// As [`ColoredGroups::iterate`], for this range.
+    pub fn run(self) -> Result<SweepStats<T>, SystemError> {
+        // SAFETY: the range lies within one color (from `job_range` over
+        // the color's boundaries, checked with the proper coloring by
+        // `Substep::colored`), the jobs of one `GroupJobs` are disjoint, so
+        // their particles and instances are; a mesh color has one non-empty
+        // job; the jobs borrow the colored view mutably, so no other color
+        // and nothing else touches the system meanwhile.
+        unsafe { self.raw.run(self.group, self.begin, self.end) }
+    }
+}
