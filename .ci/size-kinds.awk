@@ -26,7 +26,8 @@ BEGIN {
     re["bend"] = "constraint::bend::|[^A-Za-z_]Bend<"
     re["tet"] = "constraint::volume::|[^A-Za-z_]Tet<"
     re["tether"] = "constraint::tether::|[^A-Za-z_]Tether<"
-    re["mesh"] = "constraint::pressure::|[^A-Za-z_]MeshVolumes?<|groups::(sweep|measure)_meshes"
+    # Mesh code named without the type: the colored mesh pass.
+    re["mesh"] = "constraint::pressure::|[^A-Za-z_]MeshVolumes?<|RawGroups<[^>]*>>::meshes"
     order = "bend tet tether mesh"
 }
 NF >= 4 && $2 + 0 > 0 {
