@@ -76,9 +76,9 @@
 //! reference; the analysis is in `docs/bending.md`). Bending only exists in 3D: for
 //! `D ≠ 3` an instance evaluates as out of range.
 
-use super::{dot, Bound, Constraint, Evaluated, Evaluation};
+use super::{Bound, Constraint, Evaluated, Evaluation};
 use crate::constraint::distance::index;
-use crate::real::Real;
+use crate::real::{PerFormat, Real};
 
 /// One dihedral bending constraint: triangles `(p0, p1, p2)` and
 /// `(p1, p0, p3)` share the edge `p0–p1`; `p2` and `p3` are the wing
@@ -120,6 +120,9 @@ impl<T: Real> Bend<T> {
 
     /// Checks this constraint's own parameters (indices below the particle
     /// count and distinct, rest angle, compliance, `α/h²` finite).
+    // Out of line at every opt-level: the kind's code keeps its name
+    // (docs/code-size.md, per kind).
+    #[inline(never)]
     pub(crate) fn check(&self, w: &[T], h2: T) -> Result<(), super::Invalid> {
         super::check_particles(&self.particles, w)?;
         let pi = T::from_f64(core::f64::consts::PI);
@@ -183,43 +186,93 @@ pub struct Dihedral<T> {
 /// ```
 #[must_use]
 pub fn dihedral<T: Real>(x: &[[T; 3]; 4]) -> Option<Dihedral<T>> {
+    dihedral_of(x)
+}
+
+/// [`dihedral`], inlined into the bend's evaluation (the C images hold only
+/// that copy). Every vector operation is spelled out per coordinate (the
+/// same operations in the same order as the formulas): at opt-level `s` a
+/// loop over three coordinates keeps the vectors on the stack.
+#[inline(always)]
+fn dihedral_of<T: Real>(x: &[[T; 3]; 4]) -> Option<Dihedral<T>> {
     let [p0, p1, p2, p3] = *x;
     let e = sub(&p1, &p0);
     let a = sub(&p2, &p0);
     let b = sub(&p3, &p0);
     let n1 = cross(&e, &a);
     let n2 = cross(&b, &e);
-    let ee = dot(&e, &e);
-    let nn1 = dot(&n1, &n1);
-    let nn2 = dot(&n2, &n2);
+    let ee = dot3(&e, &e);
+    let nn1 = dot3(&n1, &n1);
+    let nn2 = dot3(&n2, &n2);
     if !(normal(ee) && normal(nn1) && normal(nn2)) {
         return None;
     }
     let len = ee.sqrt();
     // sin φ and cos φ, both times |n1||n2||e|, which atan2 ignores.
-    let sine = dot(&cross(&n2, &n1), &e);
-    let cosine = dot(&n1, &n2) * len;
+    let sine = dot3(&cross(&n2, &n1), &e);
+    let cosine = dot3(&n1, &n2) * len;
     if !(sine.is_finite() && cosine.is_finite()) {
         return None; // |n1||n2||e| beyond T: no reliable angle
     }
     let angle = atan2(sine, cosine);
     let g2 = scale(&n1, len / nn1);
     let g3 = scale(&n2, len / nn2);
-    let s2 = dot(&a, &e) / ee;
-    let s3 = dot(&b, &e) / ee;
+    let s2 = dot3(&a, &e) / ee;
+    let s3 = dot3(&b, &e) / ee;
     let t2 = T::ONE - s2;
     let t3 = T::ONE - s3;
-    let mut g0 = [T::ZERO; 3];
-    let mut g1 = [T::ZERO; 3];
-    for (((o0, o1), u), v) in g0.iter_mut().zip(g1.iter_mut()).zip(&g2).zip(&g3) {
-        *o0 = -(t2 * *u) - t3 * *v;
-        *o1 = -(s2 * *u) - s3 * *v;
-    }
+    let ([u0, u1, u2], [v0, v1, v2]) = (g2, g3);
+    let g0 = [
+        -(t2 * u0) - t3 * v0,
+        -(t2 * u1) - t3 * v1,
+        -(t2 * u2) - t3 * v2,
+    ];
+    let g1 = [
+        -(s2 * u0) - s3 * v0,
+        -(s2 * u1) - s3 * v1,
+        -(s2 * u2) - s3 * v2,
+    ];
     let gradient = [g0, g1, g2, g3];
-    if !angle.is_finite() || !gradient.iter().flatten().all(|v| v.is_finite()) {
+    // Every gradient coordinate finite: `v·0` is ±0 for a finite `v` and
+    // NaN for an infinite or NaN one, so their sum is zero exactly when all
+    // are finite (a check only: no result depends on it).
+    let z = T::ZERO;
+    let ([a0, a1, a2], [b0, b1, b2]) = (g0, g1);
+    let probe = z + a0 * z + a1 * z + a2 * z + b0 * z + b1 * z + b2 * z;
+    let probe = probe + u0 * z + u1 * z + u2 * z + v0 * z + v1 * z + v2 * z;
+    if !angle.is_finite() || probe != T::ZERO {
         return None;
     }
     Some(Dihedral { angle, gradient })
+}
+
+/// [`dihedral`] as the bend's evaluation calls it: inlined in binary32 (the
+/// Cortex-M4F's format, where the per-kind code size is counted: no copy of
+/// the result), the shared out-of-line [`dihedral`] in binary64 (soft-float
+/// there, where a second copy would cost 2.6 KB next to the builder's).
+struct Evaluate;
+
+impl PerFormat for Evaluate {
+    type In<T: Real> = [[T; 3]; 4];
+    type Out<T: Real> = Option<Dihedral<T>>;
+
+    #[inline(always)]
+    unsafe fn f32(x: [[f32; 3]; 4]) -> Option<Dihedral<f32>> {
+        dihedral_of(&x)
+    }
+
+    #[inline(always)]
+    unsafe fn f64(x: [[f64; 3]; 4]) -> Option<Dihedral<f64>> {
+        dihedral(&x)
+    }
+}
+
+/// `a·b` in coordinate order from zero (the same operations as
+/// [`dot`](super::dot), spelled out for three coordinates).
+#[inline(always)]
+fn dot3<T: Real>(a: &[T; 3], b: &[T; 3]) -> T {
+    let ([ax, ay, az], [bx, by, bz]) = (*a, *b);
+    ((T::ZERO + ax * bx) + ay * by) + az * bz
 }
 
 /// `x.is_finite() && x ≥ MIN_POSITIVE`: a squared length that can be
@@ -246,7 +299,8 @@ fn cross<T: Real>(a: &[T; 3], b: &[T; 3]) -> [T; 3] {
 /// `s·v` per coordinate.
 #[inline(always)]
 fn scale<T: Real>(v: &[T; 3], s: T) -> [T; 3] {
-    v.map(|c| s * c)
+    let [x, y, z] = *v;
+    [s * x, s * y, s * z]
 }
 
 /// `C = d` wrapped into `(−π, π]` for `d = φ − φ₀ ∈ (−2π, 2π]` (π and 2π
@@ -287,6 +341,60 @@ const ATAN_TABLE: [(f64, f64, f64); 9] = [
     (0.875, 0.718_829_999_621_624_5, -2.147_838_844_445_698_3e-17),
     (1.0, core::f64::consts::FRAC_PI_4, 3.061_616_997_868_383e-17),
 ];
+
+/// [`ATAN_TABLE`] at binary32: `(c, atan c, lo)` with `atan c` rounded to
+/// f32 and that rounding folded into `lo` (`(hi − f32(hi)) + lo`, rounded
+/// to f32), evaluated at compile time with the operations `atan_unit` used
+/// before the table became data (the same bits).
+// Evaluated at compile time: an index out of range or a conversion would
+// fail the build, not run (`as` between float formats rounds to nearest,
+// as `Real::from_f64` does; `From` is not `const`).
+#[allow(clippy::indexing_slicing, clippy::as_conversions)]
+static ATAN_F32: [[f32; 3]; 9] = {
+    let mut t = [[0.0_f32; 3]; 9];
+    let mut i = 0;
+    while i < 9 {
+        let (c, hi, lo) = ATAN_TABLE[i];
+        let atan_c = hi as f32;
+        t[i] = [c as f32, atan_c, ((hi - atan_c as f64) + lo) as f32];
+        i += 1;
+    }
+    t
+};
+
+/// [`ATAN_TABLE`] at binary64 (`(hi − hi) + lo = lo`: `lo` is never −0).
+// Evaluated at compile time: an index out of range or a conversion would
+// fail the build, not run (`as` between float formats rounds to nearest,
+// as `Real::from_f64` does; `From` is not `const`).
+#[allow(clippy::indexing_slicing, clippy::as_conversions)]
+static ATAN_F64: [[f64; 3]; 9] = {
+    let mut t = [[0.0_f64; 3]; 9];
+    let mut i = 0;
+    while i < 9 {
+        let (c, hi, lo) = ATAN_TABLE[i];
+        t[i] = [c, hi, lo];
+        i += 1;
+    }
+    t
+};
+
+/// The table of `T`'s format ([`ATAN_F32`] or [`ATAN_F64`]).
+struct AtanTable;
+
+impl PerFormat for AtanTable {
+    type In<T: Real> = ();
+    type Out<T: Real> = &'static [[T; 3]; 9];
+
+    #[inline(always)]
+    unsafe fn f32((): ()) -> &'static [[f32; 3]; 9] {
+        &ATAN_F32
+    }
+
+    #[inline(always)]
+    unsafe fn f64((): ()) -> &'static [[f64; 3]; 9] {
+        &ATAN_F64
+    }
+}
 
 /// The four-quadrant arctangent of `y/x` (rad), in `(−π, π]`, from
 /// `+ − × ÷` only, in a fixed order (the same bits on every ISA).
@@ -379,29 +487,9 @@ fn atan_unit<T: Real>(t: T) -> T {
         }
         threshold = threshold + T::from_f64(2.0);
     }
-    // One arm per entry, each with constant arguments: the conversions to
-    // `T` and the f64 sums fold at compile time (a runtime table index
-    // would keep f64 arithmetic, soft-float on an f32-only FPU).
-    let e = |i: usize| {
-        let (c, hi, lo) = ATAN_TABLE.get(i).copied().unwrap_or((0.0, 0.0, 0.0));
-        let atan_c = T::from_f64(hi);
-        (
-            T::from_f64(c),
-            atan_c,
-            T::from_f64((hi - atan_c.to_f64()) + lo),
-        )
-    };
-    let (c, atan_c, atan_lo) = match k {
-        0 => e(0),
-        1 => e(1),
-        2 => e(2),
-        3 => e(3),
-        4 => e(4),
-        5 => e(5),
-        6 => e(6),
-        7 => e(7),
-        _ => e(8),
-    };
+    // SAFETY: `AtanTable`'s arms have no contract (they return a static).
+    let table = unsafe { T::per_format::<AtanTable>(()) };
+    let [c, atan_c, atan_lo] = table.get(k).copied().unwrap_or([T::ZERO; 3]);
     let u = (t - c) / (T::ONE + t * c);
     let z = u * u;
     // p(z) = −1/3 + z/5 − z²/7 + z³/9 − z⁴/11 + z⁵/13 in Estrin's order
@@ -429,15 +517,13 @@ fn as3<T: Copy, const D: usize>(v: &[T; D]) -> Option<[T; 3]> {
 /// `[T; 3]` as `[T; D]` (only called with `D = 3`; other coordinates zero).
 #[inline(always)]
 fn from3<T: Real, const D: usize>(v: [T; 3]) -> [T; D] {
-    let mut out = [T::ZERO; D];
-    for (o, c) in out.iter_mut().zip(v) {
-        *o = c;
-    }
-    out
+    // D = 3 is known where it is called: the length check folds away.
+    <[T; D]>::try_from(v.as_slice()).unwrap_or([T::ZERO; D])
 }
 
 impl<T: Real, const D: usize> Constraint<T, D, 4> for Bend<T> {
     type Shared<'s> = ();
+    const SHARED_UPDATE: bool = true;
 
     #[inline(always)]
     fn lambda(&self) -> T {
@@ -481,21 +567,21 @@ impl<T: Real, const D: usize> Constraint<T, D, 4> for Bend<T> {
             return Evaluation::Static;
         }
         let geometry = [p0, p1, p2, p3];
-        let found = dihedral(&geometry).and_then(|d| {
-            let weight = wk
-                .iter()
-                .zip(&d.gradient)
-                .fold(T::ZERO, |acc, (&wi, g)| acc + wi * dot(g, g));
+        // SAFETY: `Evaluate`'s arms have no contract.
+        let found = unsafe { T::per_format::<Evaluate>(geometry) }.and_then(|d| {
+            let [g0, g1, g2, g3] = &d.gradient;
+            let weight = T::ZERO + w0 * dot3(g0, g0);
+            let weight = weight + w1 * dot3(g1, g1);
+            let weight = weight + w2 * dot3(g2, g2);
+            let weight = weight + w3 * dot3(g3, g3);
             normal(weight).then_some((d, weight))
         });
         let Some((d, weight)) = found else {
             // The rare path: name a non-finite position, else degenerate.
-            for (p, k) in geometry.iter().zip(particles) {
-                if !p.iter().all(|v| v.is_finite()) {
-                    return Evaluation::NonFinitePosition(k);
-                }
-            }
-            return Evaluation::Degenerate;
+            return match super::non_finite_particle(x, &particles) {
+                Some(k) => Evaluation::NonFinitePosition(k),
+                None => Evaluation::Degenerate,
+            };
         };
         Evaluation::Active(Evaluated {
             particles,
@@ -505,5 +591,28 @@ impl<T: Real, const D: usize> Constraint<T, D, 4> for Bend<T> {
             c: wrap(d.angle - self.rest_angle),
             weight,
         })
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// The tables hold the values the match arms computed before they became
+    /// data: `T::from_f64(c)`, `T::from_f64(hi)` and
+    /// `T::from_f64((hi − atan_c) + lo)`, here at run time.
+    #[test]
+    fn atan_tables_are_the_former_arms() {
+        for (i, &(c, hi, lo)) in ATAN_TABLE.iter().enumerate() {
+            let h32 = f32::from_f64(hi);
+            let lo32 = f32::from_f64((hi - h32.to_f64()) + lo);
+            let want32 = [f32::from_f64(c), h32, lo32].map(f32::to_bits);
+            assert_eq!(ATAN_F32[i].map(f32::to_bits), want32, "f32 entry {i}");
+            let h64 = f64::from_f64(hi);
+            let lo64 = f64::from_f64((hi - h64.to_f64()) + lo);
+            let want64 = [c, h64, lo64].map(f64::to_bits);
+            assert_eq!(ATAN_F64[i].map(f64::to_bits), want64, "f64 entry {i}");
+        }
     }
 }

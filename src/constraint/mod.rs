@@ -79,9 +79,15 @@ pub(crate) enum Invalid {
 
 /// The particle indices of an instance: each below the particle count
 /// (`w.len()`), all distinct.
-#[inline]
+#[inline(always)]
 pub(crate) fn check_particles<T, const N: usize>(p: &[u32; N], w: &[T]) -> Result<(), Invalid> {
-    if p.iter().any(|&k| w.get(distance::index(k)).is_none()) {
+    check_indices(p, w.len())
+}
+
+/// [`check_particles`] for `count` particles: one copy for every kind.
+#[inline(never)]
+fn check_indices(p: &[u32], count: usize) -> Result<(), Invalid> {
+    if p.iter().any(|&k| distance::index(k) >= count) {
         return Err(Invalid::IndexOutOfRange);
     }
     for (a, pa) in p.iter().enumerate() {
@@ -92,8 +98,9 @@ pub(crate) fn check_particles<T, const N: usize>(p: &[u32; N], w: &[T]) -> Resul
     Ok(())
 }
 
-/// A compliance: finite, ≥ 0, and `α/h²` finite.
-#[inline]
+/// A compliance: finite, ≥ 0, and `α/h²` finite (one copy per `T` for
+/// every kind).
+#[inline(never)]
 pub(crate) fn check_compliance<T: Real>(compliance: T, h2: T) -> Result<(), Invalid> {
     if !crate::real::finite_non_negative(compliance) {
         return Err(Invalid::Compliance);
@@ -102,6 +109,21 @@ pub(crate) fn check_compliance<T: Real>(compliance: T, h2: T) -> Result<(), Inva
         return Err(Invalid::Scale);
     }
     Ok(())
+}
+
+/// The first of `particles` (indices into the positions `x`) whose
+/// position is NaN or infinite: the rare path of an evaluation that found
+/// no usable gradient (one copy for every kind).
+#[cold]
+#[inline(never)]
+pub(crate) fn non_finite_particle<T: Real, const D: usize>(
+    x: &[[T; D]],
+    particles: &[usize],
+) -> Option<usize> {
+    particles
+        .iter()
+        .copied()
+        .find(|&k| x.get(k).is_some_and(|p| !p.iter().all(|v| v.is_finite())))
 }
 
 /// The outcome of [`update`]: the step to apply and the new multiplier.
@@ -240,6 +262,14 @@ pub(crate) trait Constraint<T: Real, const D: usize, const N: usize> {
     /// C, ∇C and W at the positions `x` (m) with inverse masses `w`.
     fn evaluate(&self, x: &[[T; D]], w: &[T], shared: &Self::Shared<'_>) -> Evaluation<T, D, N>;
 
+    /// Whether [`visit`] runs this kind's update through the out-of-line
+    /// [`visit_evaluated`], shared by every kind with the same `T`, `D` and
+    /// `N` that sets it (the constraint groups: code size), instead of a
+    /// copy inlined into this kind's visit (links and contacts: their
+    /// sweeps are the hot paths). Only for kinds whose
+    /// [`finish`](Self::finish) does nothing; the same operations either way.
+    const SHARED_UPDATE: bool = false;
+
     /// A last position-level rule after the correction (static friction for
     /// contacts): `next` are the corrected positions, `lambda` the new λ.
     #[inline(always)]
@@ -333,6 +363,10 @@ pub(crate) fn visit<T: Real, const D: usize, const N: usize, K: Constraint<T, D,
     shared: &K::Shared<'_>,
     h2: T,
 ) -> Result<Visit<T, D, N>, Fault> {
+    if K::SHARED_UPDATE {
+        let e = item.evaluate(positions, inverse_masses, shared);
+        return visit_evaluated(e, item.lambda(), item.alpha(shared, h2), item.bound());
+    }
     let e = match item.evaluate(positions, inverse_masses, shared) {
         Evaluation::Static => return Ok(Visit::Static),
         Evaluation::Degenerate => return Ok(Visit::Degenerate),
@@ -357,6 +391,49 @@ pub(crate) fn visit<T: Real, const D: usize, const N: usize, K: Constraint<T, D,
     }
     item.finish(&e, u.lambda, &mut next, shared);
     if !u.lambda.is_finite() || !next.iter().flatten().all(|v| v.is_finite()) {
+        return Err(Fault::NonFinite);
+    }
+    Ok(Visit::Apply {
+        particles: e.particles,
+        x: next,
+        lambda: u.lambda,
+        c_abs: u.c_abs,
+        residual: u.residual,
+    })
+}
+
+/// [`visit`] after the evaluation, for the kinds that set
+/// [`Constraint::SHARED_UPDATE`] (`lambda`, `alpha` and `bound` are the
+/// instance's): one copy per `T`, `D` and `N`, whatever the kind.
+#[inline(never)]
+fn visit_evaluated<T: Real, const D: usize, const N: usize>(
+    e: Evaluation<T, D, N>,
+    lambda: T,
+    alpha: T,
+    bound: Bound,
+) -> Result<Visit<T, D, N>, Fault> {
+    let e = match e {
+        Evaluation::Static => return Ok(Visit::Static),
+        Evaluation::Degenerate => return Ok(Visit::Degenerate),
+        Evaluation::OutOfRange => return Err(Fault::OutOfRange),
+        Evaluation::NonFinitePosition(p) => return Err(Fault::NonFinitePosition(p)),
+        Evaluation::Active(e) => e,
+    };
+    let u = update(e.c, lambda, e.weight, alpha, bound);
+    if u.idle {
+        return Ok(Visit::Idle);
+    }
+    let mut next = e.x;
+    for ((xk, &wk), gk) in next.iter_mut().zip(&e.w).zip(&e.gradient) {
+        if wk == T::ZERO {
+            continue;
+        }
+        let s = wk * u.delta;
+        for (v, g) in xk.iter_mut().zip(gk) {
+            *v = *v + s * *g;
+        }
+    }
+    if !u.lambda.is_finite() || !next.as_flattened().iter().all(|v| v.is_finite()) {
         return Err(Fault::NonFinite);
     }
     Ok(Visit::Apply {
@@ -395,6 +472,31 @@ pub(crate) fn solve<T: Real, const D: usize, const N: usize, K: Constraint<T, D,
         item.set_lambda(*lambda);
     }
     Ok(v.outcome())
+}
+
+/// [`solve`]'s commit, for the group sweeps (`solver::groups`): writes the
+/// corrected positions of an applied visit and returns its new λ (one copy
+/// per `T`, `D` and `N`, whatever the kind).
+#[inline(never)]
+pub(crate) fn commit<T: Real, const D: usize, const N: usize>(
+    v: &Visit<T, D, N>,
+    positions: &mut [[T; D]],
+) -> Option<T> {
+    let Visit::Apply {
+        particles,
+        x,
+        lambda,
+        ..
+    } = v
+    else {
+        return None;
+    };
+    for (p, x) in particles.iter().zip(x) {
+        if let Some(slot) = positions.get_mut(*p) {
+            *slot = *x;
+        }
+    }
+    Some(*lambda)
 }
 
 /// Dot product in coordinate order (any dimension).

@@ -148,6 +148,7 @@ impl<T: Real> MeshVolume<T> {
     /// `triangles` and at least 4 triangles ([`Invalid::RestValue`]), then
     /// every index below the particle count and each triangle's three
     /// distinct ([`Invalid::IndexOutOfRange`], [`Invalid::SameParticle`]).
+    #[inline(always)]
     pub(crate) fn topology<'t, P>(
         &self,
         triangles: &'t [[u32; 3]],
@@ -172,6 +173,9 @@ impl<T: Real> MeshVolume<T> {
     /// ([`Invalid::IndexOutOfRange`], [`Invalid::SameParticle`]); the rest
     /// volume finite and > 0, the pressure factor finite and > 0 with
     /// `k·V₀` finite ([`Invalid::RestValue`]); the compliance.
+    // Out of line at every opt-level: the kind's code keeps its name
+    // (docs/code-size.md, per kind).
+    #[inline(never)]
     pub(crate) fn check(&self, triangles: &[[u32; 3]], w: &[T], h2: T) -> Result<(), Invalid> {
         self.topology(triangles, w)?;
         if !crate::real::finite_positive(self.rest_volume)
@@ -188,6 +192,7 @@ impl<T: Real> MeshVolume<T> {
 /// mass (and a scratch entry when `scratch` is given, its length), the
 /// system 3D, the position finite. Returns the reference point `r` and
 /// whether any particle moves.
+#[inline(always)]
 fn inspect<T: Real, const D: usize>(
     tris: &[[u32; 3]],
     positions: &[[T; D]],
@@ -195,7 +200,7 @@ fn inspect<T: Real, const D: usize>(
     scratch: Option<usize>,
 ) -> Result<([T; 3], bool), Fault> {
     let mut moving = false;
-    for &k in tris.iter().flatten() {
+    for &k in tris.as_flattened() {
         let k = index(k);
         let (Some(p), Some(&w)) = (positions.get(k), inverse_masses.get(k)) else {
             return Err(Fault::OutOfRange);
@@ -219,14 +224,12 @@ fn inspect<T: Real, const D: usize>(
     Ok((r, moving))
 }
 
-/// Particle `k`'s position relative to `r` (zero for a bad index, which
-/// [`inspect`] has excluded).
+/// Particle `k`'s position relative to `r` (for a bad index, which
+/// [`inspect`] has excluded, `r − r`).
 #[inline(always)]
 fn relative<T: Real, const D: usize>(positions: &[[T; D]], k: u32, r: &[T; 3]) -> [T; 3] {
-    positions
-        .get(index(k))
-        .and_then(as3)
-        .map_or([T::ZERO; 3], |p| sub3(&p, r))
+    let p = positions.get(index(k)).and_then(as3).unwrap_or(*r);
+    sub3(&p, r)
 }
 
 /// `6V` of the triangles (relative to `r`), and, with a scratch, their
@@ -238,7 +241,7 @@ fn accumulate<T: Real, const D: usize>(
     mut scratch: Option<&mut [[T; 3]]>,
 ) -> T {
     if let Some(s) = scratch.as_deref_mut() {
-        for &k in tris.iter().flatten() {
+        for &k in tris.as_flattened() {
             if let Some(e) = s.get_mut(index(k)) {
                 *e = [T::ZERO; 3];
             }
@@ -266,9 +269,8 @@ fn accumulate<T: Real, const D: usize>(
 #[inline(always)]
 fn add_to<T: Real>(scratch: &mut [[T; 3]], k: u32, v: &[T; 3]) {
     if let Some(e) = scratch.get_mut(index(k)) {
-        for (e, v) in e.iter_mut().zip(v) {
-            *e = *e + *v;
-        }
+        let ([e0, e1, e2], [v0, v1, v2]) = (*e, *v);
+        *e = [e0 + v0, e1 + v1, e2 + v2];
     }
 }
 
@@ -276,7 +278,8 @@ fn add_to<T: Real>(scratch: &mut [[T; 3]], k: u32, v: &[T; 3]) {
 #[inline(always)]
 fn gradient<T: Real>(six_grad: &[T; 3]) -> [T; 3] {
     let six = T::from_f64(6.0);
-    six_grad.map(|v| v / six)
+    let [x, y, z] = *six_grad;
+    [x / six, y / six, z / six]
 }
 
 /// `C = V − k·V₀` from `6V`.
@@ -285,11 +288,115 @@ fn value<T: Real>(mesh: &MeshVolume<T>, six_v: T) -> T {
     six_v / T::from_f64(6.0) - mesh.pressure * mesh.rest_volume
 }
 
+/// The start [`solve_mesh`] and [`visit_mesh`] share: the mesh's triangles,
+/// [`inspect`] (with the scratch's length when given), then, when a
+/// particle moves, `C` from [`accumulate`] (the gradients into `scratch`
+/// when given). `None` when every particle is static.
+#[inline(never)]
+#[allow(clippy::type_complexity)]
+fn begin<'t, T: Real, const D: usize>(
+    mesh: &MeshVolume<T>,
+    triangles: &'t [[u32; 3]],
+    positions: &[[T; D]],
+    inverse_masses: &[T],
+    scratch: Option<&mut [[T; 3]]>,
+) -> Result<Option<(&'t [[u32; 3]], [T; 3], T)>, Fault> {
+    let tris = mesh.triangles(triangles).ok_or(Fault::OutOfRange)?;
+    let (r, moving) = inspect(
+        tris,
+        positions,
+        inverse_masses,
+        scratch.as_ref().map(|s| s.len()),
+    )?;
+    if !moving {
+        return Ok(None);
+    }
+    let c = value(mesh, accumulate(tris, positions, &r, scratch));
+    Ok(Some((tris, r, c)))
+}
+
+/// What one [`pass`] over the corners of a mesh does.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// `W = Σ w_k |∇_k V|²` over the moving particles, one term per
+    /// particle (its scratch entry consumed: zeroed).
+    Weight,
+    /// Every corrected position `x_k + (w_k Δλ) ∇_k V` of a moving corner
+    /// checked finite; nothing written.
+    Check,
+    /// The corrected positions written, once per particle (its scratch
+    /// entry consumed).
+    Write,
+}
+
+/// What [`Corners::pass`] reads and writes: a mesh's triangles, the
+/// positions, the gradients `6∇_k V` in `scratch` and the inverse masses
+/// (every corner's position, inverse mass and scratch entry exist:
+/// [`inspect`] checked them).
+struct Corners<'a, T, const D: usize> {
+    tris: &'a [[u32; 3]],
+    positions: &'a mut [[T; D]],
+    scratch: &'a mut [[T; 3]],
+    inverse_masses: &'a [T],
+}
+
+impl<T: Real, const D: usize> Corners<'_, T, D> {
+    /// One pass of [`solve_mesh`] over the corners. Returns `W` for
+    /// [`Pass::Weight`] (zero otherwise); `None` from [`Pass::Check`] for
+    /// a corrected position that is not finite. One function for the three passes (code size);
+    /// each keeps its own operations.
+    #[inline(never)]
+    fn pass(&mut self, delta: T, pass: Pass) -> Option<T> {
+        let Self {
+            tris,
+            positions,
+            scratch,
+            inverse_masses,
+        } = self;
+        let mut weight = T::ZERO;
+        for &k in tris.as_flattened() {
+            let k = index(k);
+            let (Some(p), Some(e), Some(&w)) = (
+                positions.get_mut(k),
+                scratch.get_mut(k),
+                inverse_masses.get(k),
+            ) else {
+                continue;
+            };
+            // A consumed (or zero) entry adds nothing and writes nothing; the
+            // check covers every moving corner.
+            let [e0, e1, e2] = *e;
+            let zero = e0 == T::ZERO && e1 == T::ZERO && e2 == T::ZERO;
+            if w != T::ZERO && (pass == Pass::Check || !zero) {
+                let g = gradient(e);
+                if pass == Pass::Weight {
+                    weight = weight + w * dot3(&g, &g);
+                } else {
+                    let s = w * delta;
+                    for (x, g) in p.iter_mut().zip(&g) {
+                        let v = *x + s * *g;
+                        if pass == Pass::Write {
+                            *x = v;
+                        } else if !v.is_finite() {
+                            return None;
+                        }
+                    }
+                }
+            }
+            if pass != Pass::Check {
+                *e = [T::ZERO; 3];
+            }
+        }
+        Some(weight)
+    }
+}
+
 /// Solves one mesh: evaluates `C` and its gradient (into `scratch`), the
 /// one [`update`], forms and checks every corrected position, then commits
 /// the positions and λ together, or (on a fault) nothing. The passes are
 /// the module's; `positions` (m), `inverse_masses` (1/kg), `h2` the
 /// substep length squared (s²).
+#[inline(always)]
 pub(crate) fn solve_mesh<T: Real, const D: usize>(
     mesh: &mut MeshVolume<T>,
     triangles: &[[u32; 3]],
@@ -298,27 +405,26 @@ pub(crate) fn solve_mesh<T: Real, const D: usize>(
     inverse_masses: &[T],
     h2: T,
 ) -> Result<Outcome<T>, Fault> {
-    let tris = mesh.triangles(triangles).ok_or(Fault::OutOfRange)?;
-    let (r, moving) = inspect(tris, positions, inverse_masses, Some(scratch.len()))?;
-    if !moving {
+    let start = begin(
+        mesh,
+        triangles,
+        positions,
+        inverse_masses,
+        Some(&mut *scratch),
+    )?;
+    let Some((tris, r, c)) = start else {
         return Ok(Outcome::Static);
-    }
-    let six_v = accumulate(tris, positions, &r, Some(&mut *scratch));
-    let mut weight = T::ZERO;
-    for &k in tris.iter().flatten() {
-        let k = index(k);
-        let (Some(e), Some(&w)) = (scratch.get_mut(k), inverse_masses.get(k)) else {
-            continue;
-        };
-        if w != T::ZERO && e.iter().any(|&v| v != T::ZERO) {
-            let g = gradient(e);
-            weight = weight + w * dot3(&g, &g);
-        }
-        // Consumed: a later corner of the same particle adds nothing.
-        *e = [T::ZERO; 3];
-    }
+    };
+    let mut corners = Corners {
+        tris,
+        positions,
+        scratch,
+        inverse_masses,
+    };
+    let weight = corners
+        .pass(T::ZERO, Pass::Weight)
+        .ok_or(Fault::NonFinite)?;
     // The positions are finite: a non-finite W or C is an overflow.
-    let c = value(mesh, six_v);
     if !weight.is_finite() || !c.is_finite() {
         return Err(Fault::NonFinite);
     }
@@ -329,43 +435,11 @@ pub(crate) fn solve_mesh<T: Real, const D: usize>(
     if !u.lambda.is_finite() {
         return Err(Fault::NonFinite);
     }
-    accumulate(tris, positions, &r, Some(&mut *scratch));
-    // Every corrected position, checked before any is written.
-    for &k in tris.iter().flatten() {
-        let k = index(k);
-        let (Some(p), Some(e), Some(&w)) =
-            (positions.get(k), scratch.get(k), inverse_masses.get(k))
-        else {
-            continue;
-        };
-        if w == T::ZERO {
-            continue;
-        }
-        let s = w * u.delta;
-        let g = gradient(e);
-        if !p.iter().zip(&g).all(|(x, g)| (*x + s * *g).is_finite()) {
-            return Err(Fault::NonFinite);
-        }
-    }
-    // The same operations, written once per particle.
-    for &k in tris.iter().flatten() {
-        let k = index(k);
-        let (Some(p), Some(e), Some(&w)) = (
-            positions.get_mut(k),
-            scratch.get_mut(k),
-            inverse_masses.get(k),
-        ) else {
-            continue;
-        };
-        if w != T::ZERO && e.iter().any(|&v| v != T::ZERO) {
-            let s = w * u.delta;
-            let g = gradient(e);
-            for (x, g) in p.iter_mut().zip(&g) {
-                *x = *x + s * *g;
-            }
-        }
-        *e = [T::ZERO; 3];
-    }
+    accumulate(tris, corners.positions, &r, Some(&mut *corners.scratch));
+    // Every corrected position, checked before any is written; then the
+    // same operations, written once per particle.
+    corners.pass(u.delta, Pass::Check).ok_or(Fault::NonFinite)?;
+    corners.pass(u.delta, Pass::Write).ok_or(Fault::NonFinite)?;
     mesh.lambda = u.lambda;
     Ok(Outcome::Applied {
         c_abs: u.c_abs,
@@ -377,6 +451,7 @@ pub(crate) fn solve_mesh<T: Real, const D: usize>(
 /// `|C + α̃λ|` when a particle of the mesh moves (counted as applied
 /// without forming the gradient, so a degenerate mesh counts as applied
 /// here), static otherwise; the faults of [`solve_mesh`].
+#[inline(always)]
 pub(crate) fn visit_mesh<T: Real, const D: usize>(
     mesh: &MeshVolume<T>,
     triangles: &[[u32; 3]],
@@ -384,12 +459,9 @@ pub(crate) fn visit_mesh<T: Real, const D: usize>(
     inverse_masses: &[T],
     h2: T,
 ) -> Result<Outcome<T>, Fault> {
-    let tris = mesh.triangles(triangles).ok_or(Fault::OutOfRange)?;
-    let (r, moving) = inspect(tris, positions, inverse_masses, None)?;
-    if !moving {
+    let Some((_, _, c)) = begin(mesh, triangles, positions, inverse_masses, None)? else {
         return Ok(Outcome::Static);
-    }
-    let c = value(mesh, accumulate(tris, positions, &r, None));
+    };
     if !c.is_finite() {
         return Err(Fault::NonFinite);
     }
@@ -405,7 +477,7 @@ pub(crate) fn visit_mesh<T: Real, const D: usize>(
 /// the solver's operations; `None` for a bad index, a non-finite position
 /// or an empty list.
 pub(crate) fn enclosed<T: Real>(tris: &[[u32; 3]], positions: &[[T; 3]]) -> Option<T> {
-    for &k in tris.iter().flatten() {
+    for &k in tris.as_flattened() {
         if !positions.get(index(k))?.iter().all(|c| c.is_finite()) {
             return None;
         }

@@ -65,6 +65,9 @@ impl<T: Real> Tether<T> {
     /// Checks this tether's own parameters: indices below the particle
     /// count and distinct, `max_distance` finite and ≥ 0, compliance finite
     /// and ≥ 0, `α/h²` finite. The caller adds the index.
+    // Out of line at every opt-level: the kind's code keeps its name
+    // (docs/code-size.md, per kind).
+    #[inline(never)]
     pub(crate) fn check(&self, w: &[T], h2: T) -> Result<(), super::Invalid> {
         super::check_particles(&[self.particle, self.anchor], w)?;
         if !finite_non_negative(self.max_distance) {

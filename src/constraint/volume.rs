@@ -98,6 +98,9 @@ impl<T: Real> Tet<T> {
     /// Checks this constraint's own parameters (indices below the particle
     /// count and distinct, rest volume finite and non-zero with `6·V₀`
     /// finite, compliance finite and ≥ 0, `α/h²` finite).
+    // Out of line at every opt-level: the kind's code keeps its name
+    // (docs/code-size.md, per kind).
+    #[inline(never)]
     pub(crate) fn check(&self, w: &[T], h2: T) -> Result<(), super::Invalid> {
         super::check_particles(&self.particles, w)?;
         if !self.rest_volume.is_finite()
@@ -153,11 +156,8 @@ pub(crate) fn as3<T: Real, const D: usize>(p: &[T; D]) -> Option<[T; 3]> {
 /// called with `D = 3`).
 #[inline(always)]
 pub(crate) fn from3<T: Real, const D: usize>(v: [T; 3]) -> [T; D] {
-    let mut out = [T::ZERO; D];
-    for (o, c) in out.iter_mut().zip(v) {
-        *o = c;
-    }
-    out
+    // D = 3 is known where it is called: the length check folds away.
+    <[T; D]>::try_from(v.as_slice()).unwrap_or([T::ZERO; D])
 }
 
 /// `6V = ((x1 − x0) × (x2 − x0)) · (x3 − x0)` (m³), the operations of
@@ -185,6 +185,7 @@ pub(crate) fn six_volume_gradients<T: Real>(x: &[[T; 3]; 4]) -> [[T; 3]; 4] {
 
 impl<T: Real, const D: usize> Constraint<T, D, 4> for Tet<T> {
     type Shared<'s> = ();
+    const SHARED_UPDATE: bool = true;
 
     #[inline(always)]
     fn lambda(&self) -> T {
@@ -235,10 +236,8 @@ impl<T: Real, const D: usize> Constraint<T, D, 4> for Tet<T> {
         // validation) is named; with finite positions a non-finite W or C
         // is an overflow, left to the finite check of the result (`visit`).
         if !weight.is_finite() || !c.is_finite() || weight < T::MIN_POSITIVE {
-            for (&k, pk) in particles.iter().zip(&p) {
-                if !pk.iter().all(|v| v.is_finite()) {
-                    return Evaluation::NonFinitePosition(k);
-                }
+            if let Some(k) = super::non_finite_particle(x, &particles) {
+                return Evaluation::NonFinitePosition(k);
             }
             if weight < T::MIN_POSITIVE {
                 return Evaluation::Degenerate;

@@ -125,9 +125,11 @@ impl<T: Real> Block<T> {
         let [nx, ny, _] = self.n;
         let cube = t / 6;
         let which = t % 6;
-        let i = cube % nx;
-        let j = (cube / nx) % ny;
-        let k = cube / nx / ny;
+        // Checked forms (nx, ny ≥ 1 here): no division-by-zero panic path.
+        let i = cube.checked_rem(nx).unwrap_or(0);
+        let row = cube.checked_div(nx).unwrap_or(0);
+        let j = row.checked_rem(ny).unwrap_or(0);
+        let k = row.checked_div(ny).unwrap_or(0);
         let corners = CUBE_TETS.get(which).copied().unwrap_or([0; 4]);
         corners.map(|m| {
             self.id([

@@ -17,12 +17,12 @@
 //! is then the instance's colored position.
 
 use super::sweep::Stop;
-use super::{count_visit, reset_lambdas, sweep, SweepStats, ZeroLength};
+use super::{count_visit, reset_lambdas, SweepStats, ZeroLength};
 use crate::constraint::bend::Bend;
 use crate::constraint::pressure::{solve_mesh, visit_mesh, MeshVolumes};
 use crate::constraint::tether::Tether;
 use crate::constraint::volume::Tet;
-use crate::constraint::{visit, Constraint, Invalid};
+use crate::constraint::{commit, solve, visit, Constraint, Fault, Invalid, Outcome, Visit};
 use crate::real::Real;
 use crate::SystemError;
 
@@ -179,25 +179,31 @@ impl<T: Real> Constraints<'_, T> {
         policy: ZeroLength,
     ) -> Result<SweepStats<T>, SystemError> {
         let mut base = base;
-        let mut stats = SweepStats::default();
-        let s = sweep(positions, inverse_masses, self.bends, &(), h2, policy)
-            .map_err(|e| stop_error(e, base))?;
-        stats = stats.merge(s);
+        let stats = SweepStats::default();
+        let s = sweep_group(&mut self.bends, positions, inverse_masses, h2, policy, base)?;
+        let mut stats = stats.merge(s);
         base = base.saturating_add(self.bends.len());
-        let s = sweep(positions, inverse_masses, self.tets, &(), h2, policy)
-            .map_err(|e| stop_error(e, base))?;
+        let s = sweep_group(&mut self.tets, positions, inverse_masses, h2, policy, base)?;
         stats = stats.merge(s);
         base = base.saturating_add(self.tets.len());
-        let s = sweep(positions, inverse_masses, self.tethers, &(), h2, policy)
-            .map_err(|e| stop_error(e, base))?;
+        let s = sweep_solvable(
+            &mut self.tethers,
+            positions,
+            inverse_masses,
+            h2,
+            policy,
+            base,
+        )?;
         stats = stats.merge(s);
         base = base.saturating_add(self.tethers.len());
-        let mut s = SweepStats::default();
-        let m = &mut self.meshes;
-        for (index, mesh) in m.volumes.iter_mut().enumerate() {
-            let v = solve_mesh(mesh, m.triangles, m.scratch, positions, inverse_masses, h2);
-            count_visit(&mut s, v, index, policy).map_err(|e| stop_error(e, base))?;
-        }
+        let s = sweep_solvable(
+            &mut self.meshes,
+            positions,
+            inverse_masses,
+            h2,
+            policy,
+            base,
+        )?;
         Ok(stats.merge(s))
     }
 
@@ -211,43 +217,230 @@ impl<T: Real> Constraints<'_, T> {
         policy: ZeroLength,
     ) -> Result<SweepStats<T>, SystemError> {
         let mut base = base;
-        let mut stats = measure_group(positions, inverse_masses, self.bends, h2, policy)
-            .map_err(|e| stop_error(e, base))?;
+        let mut stats = measure_group(&self.bends, positions, inverse_masses, h2, policy, base)?;
         base = base.saturating_add(self.bends.len());
-        let s = measure_group(positions, inverse_masses, self.tets, h2, policy)
-            .map_err(|e| stop_error(e, base))?;
+        let s = measure_group(&self.tets, positions, inverse_masses, h2, policy, base)?;
         stats = stats.merge(s);
         base = base.saturating_add(self.tets.len());
-        let s = measure_group(positions, inverse_masses, self.tethers, h2, policy)
-            .map_err(|e| stop_error(e, base))?;
+        let s = measure_solvable(&self.tethers, positions, inverse_masses, h2, policy, base)?;
         stats = stats.merge(s);
         base = base.saturating_add(self.tethers.len());
-        let mut s = SweepStats::default();
-        let m = &self.meshes;
-        for (index, mesh) in m.volumes.iter().enumerate() {
-            let v = visit_mesh(mesh, m.triangles, positions, inverse_masses, h2);
-            count_visit(&mut s, v, index, policy).map_err(|e| stop_error(e, base))?;
-        }
+        let s = measure_solvable(&self.meshes, positions, inverse_masses, h2, policy, base)?;
         Ok(stats.merge(s))
     }
 }
 
-/// The statistics a sweep over one group would report, writing nothing.
-fn measure_group<T, const D: usize, const N: usize, K>(
-    positions: &[[T; D]],
+/// One group of a [`Constraint`] kind with `N` particles per instance, as
+/// the shared sweep and measure loops see it: its instance count, one
+/// instance visited, its λ stored. Object safe, so one loop of each serves
+/// every kind with the same `N` (bends and tets, `N = 4`): a kind's own
+/// code is its visit (docs/code-size.md measures each kind's code by name).
+trait Instances<T: Real, const D: usize, const N: usize> {
+    /// The number of instances.
+    fn count(&self) -> usize;
+    /// Instance `index` visited at `positions` ([`visit`]), writing nothing.
+    fn visit_at(
+        &self,
+        index: usize,
+        positions: &[[T; D]],
+        inverse_masses: &[T],
+        h2: T,
+    ) -> Result<Visit<T, D, N>, Fault>;
+    /// Stores instance `index`'s accumulated multiplier.
+    fn set_lambda_at(&mut self, index: usize, lambda: T);
+}
+
+/// [`Instances`] for a slice of a [`Constraint`] kind.
+macro_rules! instances {
+    ($kind:ident, $n:literal) => {
+        impl<T: Real, const D: usize> Instances<T, D, $n> for &mut [$kind<T>] {
+            fn count(&self) -> usize {
+                self.len()
+            }
+            fn visit_at(
+                &self,
+                index: usize,
+                positions: &[[T; D]],
+                inverse_masses: &[T],
+                h2: T,
+            ) -> Result<Visit<T, D, $n>, Fault> {
+                let item = self.get(index).ok_or(Fault::OutOfRange)?;
+                visit(item, positions, inverse_masses, &(), h2)
+            }
+            fn set_lambda_at(&mut self, index: usize, lambda: T) {
+                if let Some(item) = self.get_mut(index) {
+                    Constraint::<T, D, $n>::set_lambda(item, lambda);
+                }
+            }
+        }
+    };
+}
+instances!(Bend, 4);
+instances!(Tet, 4);
+
+/// One Gauss-Seidel sweep over one group in order, each instance visited,
+/// then its correction written with its λ ([`solve`]'s steps); `base` is
+/// the global index of its first instance (for the error naming one).
+#[inline(never)]
+fn sweep_group<T: Real, const D: usize, const N: usize>(
+    group: &mut dyn Instances<T, D, N>,
+    positions: &mut [[T; D]],
     inverse_masses: &[T],
-    items: &[K],
     h2: T,
     policy: ZeroLength,
-) -> Result<SweepStats<T>, Stop>
-where
-    T: Real,
-    K: for<'s> Constraint<T, D, N, Shared<'s> = ()>,
-{
+    base: usize,
+) -> Result<SweepStats<T>, SystemError> {
     let mut stats = SweepStats::default();
-    for (index, item) in items.iter().enumerate() {
-        let v = visit(item, positions, inverse_masses, &(), h2).map(|v| v.outcome());
-        count_visit(&mut stats, v, index, policy)?;
+    for index in 0..group.count() {
+        let v = group
+            .visit_at(index, positions, inverse_masses, h2)
+            .map(|v| {
+                if let Some(lambda) = commit(&v, positions) {
+                    group.set_lambda_at(index, lambda);
+                }
+                v.outcome()
+            });
+        count_visit(&mut stats, v, index, policy).map_err(|e| stop_error(e, base))?;
+    }
+    Ok(stats)
+}
+
+/// The statistics [`sweep_group`] would report, writing nothing.
+#[inline(never)]
+fn measure_group<T: Real, const D: usize, const N: usize>(
+    group: &dyn Instances<T, D, N>,
+    positions: &[[T; D]],
+    inverse_masses: &[T],
+    h2: T,
+    policy: ZeroLength,
+    base: usize,
+) -> Result<SweepStats<T>, SystemError> {
+    let mut stats = SweepStats::default();
+    for index in 0..group.count() {
+        let v = group
+            .visit_at(index, positions, inverse_masses, h2)
+            .map(|v| v.outcome());
+        count_visit(&mut stats, v, index, policy).map_err(|e| stop_error(e, base))?;
+    }
+    Ok(stats)
+}
+
+/// A group as the second pair of shared loops sees it: its instance count
+/// and one instance measured, or solved and committed, by the kind's own
+/// code. For the kinds alone with their `N` (tethers, `N = 2`; meshes, any
+/// number of particles), so that these loops too serve two kinds.
+trait Solvable<T: Real, const D: usize> {
+    /// The number of instances.
+    fn count(&self) -> usize;
+    /// Instance `index` visited at `positions`, writing nothing.
+    fn measure(
+        &self,
+        index: usize,
+        positions: &[[T; D]],
+        inverse_masses: &[T],
+        h2: T,
+    ) -> Result<Outcome<T>, Fault>;
+    /// Instance `index` solved and its correction committed.
+    fn solve(
+        &mut self,
+        index: usize,
+        positions: &mut [[T; D]],
+        inverse_masses: &[T],
+        h2: T,
+    ) -> Result<Outcome<T>, Fault>;
+}
+
+impl<T: Real, const D: usize> Solvable<T, D> for &mut [Tether<T>] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn measure(
+        &self,
+        index: usize,
+        positions: &[[T; D]],
+        inverse_masses: &[T],
+        h2: T,
+    ) -> Result<Outcome<T>, Fault> {
+        let item = self.get(index).ok_or(Fault::OutOfRange)?;
+        visit(item, positions, inverse_masses, &(), h2).map(|v| v.outcome())
+    }
+    fn solve(
+        &mut self,
+        index: usize,
+        positions: &mut [[T; D]],
+        inverse_masses: &[T],
+        h2: T,
+    ) -> Result<Outcome<T>, Fault> {
+        let item = self.get_mut(index).ok_or(Fault::OutOfRange)?;
+        solve(item, positions, inverse_masses, &(), h2)
+    }
+}
+
+impl<T: Real, const D: usize> Solvable<T, D> for MeshVolumes<'_, T> {
+    fn count(&self) -> usize {
+        self.volumes.len()
+    }
+    fn measure(
+        &self,
+        index: usize,
+        positions: &[[T; D]],
+        inverse_masses: &[T],
+        h2: T,
+    ) -> Result<Outcome<T>, Fault> {
+        let mesh = self.volumes.get(index).ok_or(Fault::OutOfRange)?;
+        visit_mesh(mesh, self.triangles, positions, inverse_masses, h2)
+    }
+    fn solve(
+        &mut self,
+        index: usize,
+        positions: &mut [[T; D]],
+        inverse_masses: &[T],
+        h2: T,
+    ) -> Result<Outcome<T>, Fault> {
+        let mesh = self.volumes.get_mut(index).ok_or(Fault::OutOfRange)?;
+        solve_mesh(
+            mesh,
+            self.triangles,
+            self.scratch,
+            positions,
+            inverse_masses,
+            h2,
+        )
+    }
+}
+
+/// [`sweep_group`] for a [`Solvable`] group.
+#[inline(never)]
+fn sweep_solvable<T: Real, const D: usize>(
+    group: &mut dyn Solvable<T, D>,
+    positions: &mut [[T; D]],
+    inverse_masses: &[T],
+    h2: T,
+    policy: ZeroLength,
+    base: usize,
+) -> Result<SweepStats<T>, SystemError> {
+    let mut stats = SweepStats::default();
+    for index in 0..group.count() {
+        let v = group.solve(index, positions, inverse_masses, h2);
+        count_visit(&mut stats, v, index, policy).map_err(|e| stop_error(e, base))?;
+    }
+    Ok(stats)
+}
+
+/// [`measure_group`] for a [`Solvable`] group.
+#[inline(never)]
+fn measure_solvable<T: Real, const D: usize>(
+    group: &dyn Solvable<T, D>,
+    positions: &[[T; D]],
+    inverse_masses: &[T],
+    h2: T,
+    policy: ZeroLength,
+    base: usize,
+) -> Result<SweepStats<T>, SystemError> {
+    let mut stats = SweepStats::default();
+    for index in 0..group.count() {
+        let v = group.measure(index, positions, inverse_masses, h2);
+        count_visit(&mut stats, v, index, policy).map_err(|e| stop_error(e, base))?;
     }
     Ok(stats)
 }

@@ -255,3 +255,56 @@ pub fn colored() {
         xpbd_colored_links_fill_f32,
     );
 }
+
+/// Colored constraint groups in float: coloring a group, the colored
+/// substep entry and iteration, the group jobs (step 75 splits this image's
+/// code by kind too).
+#[inline(always)]
+pub fn colored_groups_f32() {
+    keep!(
+        xpbd_color_group_f32,
+        xpbd_system3_begin_substep_colored_f32,
+        xpbd_system3_iterate_colored_f32,
+        xpbd_system3_solve_group_job_f32,
+    );
+}
+
+/// Constraint groups in float, solving only: the 3D `_groups_f32` system
+/// calls and `xpbd_world3_step_groups_f32`, without the builders (step 75
+/// splits this image's code by kind; docs/code-size.md).
+#[inline(always)]
+pub fn groups_solve_f32() {
+    keep!(
+        xpbd_system3_begin_substep_groups_f32,
+        xpbd_system3_iterate_groups_f32,
+        xpbd_system3_iterate_until_groups_f32,
+        xpbd_system3_measure_groups_f32,
+        xpbd_world3_step_groups_f32,
+    );
+}
+
+/// The bend builder in float: `xpbd_build_bends_cloth3_f32`.
+#[inline(always)]
+pub fn build_bends_f32() {
+    keep!(xpbd_build_bends_cloth3_f32);
+}
+
+/// The tet builder in float: `xpbd_build_tet_block_f32`.
+#[inline(always)]
+pub fn build_tets_f32() {
+    keep!(xpbd_build_tet_block_f32);
+}
+
+/// The tether builders in float: `xpbd_build_tethers3_f32`,
+/// `xpbd_build_tethers_along_links3_f32`.
+#[inline(always)]
+pub fn build_tethers_f32() {
+    keep!(xpbd_build_tethers3_f32, xpbd_build_tethers_along_links3_f32);
+}
+
+/// The closed-mesh builders in float: `xpbd_build_mesh_volume_f32`,
+/// `xpbd_build_icosphere_f32`.
+#[inline(always)]
+pub fn build_meshes_f32() {
+    keep!(xpbd_build_mesh_volume_f32, xpbd_build_icosphere_f32);
+}
