@@ -11,15 +11,18 @@
 //! result disagrees with its reference, never because of a timing.
 //!
 //! Environment: `XPBD_BENCH_QUICK=1` runs small sizes with few repetitions
-//! (a smoke test that every figure is produced). `XPBD_BENCH_ONLY=1d,rope,cloth,threads`
-//! (any subset, comma-separated) runs only those parts; the default is all.
+//! (a smoke test that every figure is produced). `XPBD_BENCH_ONLY=1d,rope,cloth,threads,kinds`
+//! (any subset, comma-separated; `bend`, `tet`, `tether`, `mesh` for one
+//! kind) runs only those parts; the default is all.
 //! `XPBD_BENCH_ROPE_SIZES=250,1000,4000` sets the rope sizes (links).
 //!
 //! Modules: `timing` (figures, settings, best-of timing, medians),
 //! `report` (ratios, load and steal time), `seed` (the 1D seed solve),
 //! `links` (ropes and cloth: sequential and colored), `threads` (one and
-//! two threads).
+//! two threads), `kinds` (bending, tets, tethers, closed meshes against
+//! plain C of the same formula, timed A B A B).
 
+mod kinds;
 mod links;
 mod report;
 mod seed;
@@ -69,6 +72,12 @@ pub fn run() -> Result<(Vec<Figure>, Vec<Ratio>), String> {
             section(&s, &mut figs, &mut ratios)?;
         }
     }
+    if ["kinds", "bend", "tet", "tether", "mesh"]
+        .iter()
+        .any(|k| want(k))
+    {
+        kinds::kinds_section(&s, &mut figs, &mut ratios, &want)?;
+    }
 
     println!(
         "load average after: {}; hypervisor steal time during the run: {}",
@@ -92,8 +101,12 @@ pub fn run() -> Result<(Vec<Figure>, Vec<Ratio>), String> {
         if !r.value.is_finite() {
             return Err(format!("no ratio for {}", r.what));
         }
+        let spread = r
+            .spread
+            .map(|(lo, hi)| format!(" (pairs {lo:.3}–{hi:.3})"))
+            .unwrap_or_default();
         println!(
-            "{:<70} {:>7.3} {:>7} {}",
+            "{:<70} {:>7.3} {:>7} {}{spread}",
             r.what,
             r.value,
             target_text(r.target),

@@ -1,6 +1,8 @@
 //! The run's report: ratio lines with their targets, and what the machine
 //! was doing (load average, hypervisor steal time).
 
+use crate::timing::Pair;
+
 /// CPU time counters from `/proc/stat` (all CPUs): `(steal, total)` in
 /// clock ticks; `None` where there is no such file or it does not parse.
 pub(crate) fn cpu_ticks() -> Option<(u64, u64)> {
@@ -52,6 +54,9 @@ pub struct Ratio {
     pub value: f64,
     /// The target (`value ≥ target`; 0: context, no target).
     pub target: f64,
+    /// For a ratio measured in alternating pairs: the smallest and the
+    /// largest per-pair ratio (`value` is their median).
+    pub spread: Option<(f64, f64)>,
 }
 
 pub(crate) fn target_text(target: f64) -> String {
@@ -79,5 +84,19 @@ pub(crate) fn ratio(what: String, ours: f64, reference: f64, target: f64) -> Rat
         reference,
         value: ours / reference,
         target,
+        spread: None,
+    }
+}
+
+/// The ratio line of a [`Pair`] timed A B A B (A ours, B the reference):
+/// the median of the per-pair ratios, with their range.
+pub(crate) fn pair_ratio(what: String, pair: &Pair, target: f64) -> Ratio {
+    Ratio {
+        what,
+        ours: pair.a.0,
+        reference: pair.b.0,
+        value: pair.ratio,
+        target,
+        spread: Some(pair.spread),
     }
 }

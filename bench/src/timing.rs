@@ -108,3 +108,59 @@ pub(crate) fn median(v: &mut [(f64, f64)]) -> (f64, f64) {
     v.sort_by(|a, b| a.0.total_cmp(&b.0));
     v.get(v.len() / 2).copied().unwrap_or((f64::NAN, f64::NAN))
 }
+
+/// Two figures timed in alternation, and the median of their per-pair
+/// ratios (see [`interleaved`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Pair {
+    /// `a`: best (solves per second, ns per solve).
+    pub(crate) a: (f64, f64),
+    /// `b`: best (solves per second, ns per solve).
+    pub(crate) b: (f64, f64),
+    /// The median over the pairs of `time_b / time_a` (> 1: `a` faster).
+    pub(crate) ratio: f64,
+    /// The smallest and the largest per-pair ratio.
+    pub(crate) spread: (f64, f64),
+}
+
+/// Times `a` and `b` (each performing `solves` constraint solves per call)
+/// in alternation, A B A B …: one warm-up call each, then `pairs` pairs.
+/// Each figure is the best of its calls; the ratio is the median over the
+/// pairs of `time_b / time_a`, so a burst of outside load that hits one
+/// pair moves one ratio out of `pairs`, for both sides alike.
+pub(crate) fn interleaved(
+    pairs: usize,
+    solves: usize,
+    mut a: impl FnMut(),
+    mut b: impl FnMut(),
+) -> Pair {
+    a();
+    b();
+    let (mut best_a, mut best_b) = (f64::INFINITY, f64::INFINITY);
+    let mut ratios = Vec::with_capacity(pairs);
+    for _ in 0..pairs {
+        let t = Instant::now();
+        a();
+        let ta = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        b();
+        let tb = t.elapsed().as_secs_f64();
+        best_a = best_a.min(ta);
+        best_b = best_b.min(tb);
+        ratios.push(tb / ta);
+    }
+    ratios.sort_by(f64::total_cmp);
+    let figure = |best: f64| {
+        let ns = best * 1e9 / solves as f64;
+        (1e9 / ns, ns)
+    };
+    Pair {
+        a: figure(best_a),
+        b: figure(best_b),
+        ratio: ratios.get(ratios.len() / 2).copied().unwrap_or(f64::NAN),
+        spread: (
+            ratios.first().copied().unwrap_or(f64::NAN),
+            ratios.last().copied().unwrap_or(f64::NAN),
+        ),
+    }
+}
