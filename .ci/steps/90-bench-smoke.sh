@@ -12,7 +12,9 @@ if ! XPBD_BENCH_QUICK=1 cargo bench -p xpbd-bench --bench speed >"$log" 2>&1; th
     exit 1
 fi
 for needed in "1D seed solve, C ABI called from C" "Rust colored SoA" "C colored SoA" \
-    "Rust sequential" "C sequential" "2 threads" "ratio (ours / reference)" "memory, f64"; do
+    "Rust sequential" "C sequential" "2 threads" "ratio (ours / reference)" "memory, f64" \
+    "bend: cloth" "tet: block" "tether: pinned cloth" "mesh: icosphere" \
+    "sequential, ours / C (median of A/B pairs)"; do
     if ! grep -q "$needed" "$log"; then
         cat "$log"
         echo "bench smoke: no figure for '$needed'"

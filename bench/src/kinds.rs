@@ -1,0 +1,496 @@
+//! The constraint kinds beyond links (issue 15): dihedral bending,
+//! tetrahedral volume, long-range tethers and closed-mesh volume.
+//!
+//! One scene struct per kind, built with the crate's public builders
+//! (`bends_for_cloth`, `tet_block`, `tethers`, `icosphere` and
+//! `mesh_volume`) and then disturbed so that every constraint has work to
+//! do. [`BendScene::sequential`] (and the same method of the others) times
+//! the crate's sequential Gauss-Seidel sweep of that one group through the
+//! public API — a 3D `System` with no links and only that group
+//! (`System::with_constraints`), one `begin_substep`, then `iterate` — against
+//! the plain C loop of the same formula in the same order
+//! (`ref_*_sweep` in `bench/c/reference.c`), alternating ours and C
+//! (A B A B …) in this one process; the ratio is the median of the per-pair
+//! ratios. Tets, tethers and meshes must give the crate's bits; the C bend
+//! calls libm's `atan2` where the crate has its own, so bends must agree
+//! within [`BEND_TOLERANCE`].
+//!
+//! The colored rows (issue 15 asks for them too) join as one more method
+//! per scene, `colored`, over the same scene, and one more line per kind in
+//! [`kinds_section`]: the colored solve of these groups is being added on
+//! another branch.
+
+use std::hint::black_box;
+
+use xpbd::{
+    bends_count_for_cloth, bends_for_cloth, icosphere, icosphere_counts, mesh_volume, tet_block,
+    tet_block_counts, tethers, Bend, Constraints, Link, MeshVolume, MeshVolumes, System, Tet,
+    Tether,
+};
+
+use crate::report::{pair_ratio, Ratio};
+use crate::timing::{bits, interleaved, Figure, Pair, Settings, H};
+
+extern "C" {
+    fn ref_bend_sweep(x: *mut [f64; 3], w: *const f64, bends: *mut Bend<f64>, n: usize, h: f64);
+    fn ref_tet_sweep(x: *mut [f64; 3], w: *const f64, tets: *mut Tet<f64>, n: usize, h: f64);
+    fn ref_tether_sweep(
+        x: *mut [f64; 3],
+        w: *const f64,
+        tethers: *mut Tether<f64>,
+        n: usize,
+        h: f64,
+    );
+    #[allow(clippy::too_many_arguments)]
+    fn ref_mesh_sweep(
+        x: *mut [f64; 3],
+        w: *const f64,
+        tris: *const [u32; 3],
+        meshes: *mut MeshVolume<f64>,
+        n: usize,
+        unique: *const u32,
+        ustart: *const usize,
+        grad: *mut [f64; 3],
+        h: f64,
+    );
+}
+
+/// The largest difference allowed between the crate's bends and the C
+/// reference after the whole run (every warm-up and timed sweep): 1e-9 m
+/// in a position (the cloth spans 1 m) and 1e-9 of the largest |λ| in a
+/// multiplier. The two `atan2`s differ by an ulp or two in the angle
+/// (xpbd's: below 2 ulp of the exact value), so the states drift apart
+/// by rounding only; the figure measured is printed.
+pub(crate) const BEND_TOLERANCE: f64 = 1e-9;
+
+/// Sweeps per timed call for a group whose sweep costs `work` units
+/// (instances, or triangles for meshes): a quarter of the links' visits.
+fn kind_sweeps(s: &Settings, work: usize) -> usize {
+    (s.visits / 4 / work.max(1)).max(3)
+}
+
+/// Ours (a 3D system holding only `groups`: `begin_substep` once, then
+/// `sweeps` calls of `iterate` per timed call) against `c` (`sweeps` C
+/// sweeps per call over its own copy), A B A B.
+fn ours_and_c(
+    s: &Settings,
+    sweeps: usize,
+    solves: usize,
+    x: &mut [[f64; 3]],
+    w: &[f64],
+    groups: Constraints<'_, f64>,
+    mut c: impl FnMut(),
+) -> Result<Pair, String> {
+    let mut no_links: [Link<f64>; 0] = [];
+    let mut sys = System::new(x, w, &mut no_links)
+        .map_err(|e| e.to_string())?
+        .with_constraints(groups);
+    let mut sub = sys.begin_substep(H).map_err(|e| e.to_string())?;
+    let mut err = None;
+    let pair = interleaved(
+        s.reps,
+        solves,
+        || {
+            for _ in 0..sweeps {
+                if let Err(e) = black_box(&mut sub).iterate() {
+                    err = Some(e);
+                }
+            }
+        },
+        || {
+            for _ in 0..sweeps {
+                c();
+            }
+        },
+    );
+    match err {
+        Some(e) => Err(e.to_string()),
+        None => Ok(pair),
+    }
+}
+
+/// The two figures and the ratio line of one kind's sequential row.
+fn seq_row(figs: &mut Vec<Figure>, name: &str, c_label: &str, pair: &Pair) -> Ratio {
+    figs.push(Figure {
+        case: format!("{name}: Rust sequential"),
+        per_second: pair.a.0,
+        ns: pair.a.1,
+    });
+    figs.push(Figure {
+        case: format!("{name}: C sequential{c_label}"),
+        per_second: pair.b.0,
+        ns: pair.b.1,
+    });
+    pair_ratio(
+        format!("{name}: sequential, ours / C (median of A/B pairs)"),
+        pair,
+        0.9,
+    )
+}
+
+/// Fails unless the crate's and C's final state have the same bits.
+fn same_bits(
+    name: &str,
+    ours: &[[f64; 3]],
+    c: &[[f64; 3]],
+    lo: &[f64],
+    lc: &[f64],
+) -> Result<(), String> {
+    if bits(ours.iter().flatten().copied()) != bits(c.iter().flatten().copied()) {
+        return Err(format!("{name}: Rust and C positions differ"));
+    }
+    if bits(lo.iter().copied()) != bits(lc.iter().copied()) {
+        return Err(format!("{name}: Rust and C multipliers differ"));
+    }
+    Ok(())
+}
+
+/// A flat `rows × cols` grid in the plane z = 0, spacing 1 cm.
+fn grid(rows: usize, cols: usize) -> Vec<[f64; 3]> {
+    (0..rows * cols)
+        .map(|k| [(k % cols) as f64 * 0.01, (k / cols) as f64 * 0.01, 0.0])
+        .collect()
+}
+
+/// Dihedral bending: a `side × side` cloth, bends from `bends_for_cloth`
+/// (flat rest shape), folded by a small z pattern; the top row pinned.
+pub(crate) struct BendScene {
+    side: usize,
+    x: Vec<[f64; 3]>,
+    w: Vec<f64>,
+    bends: Vec<Bend<f64>>,
+}
+
+impl BendScene {
+    pub(crate) fn new(s: &Settings) -> Result<Self, String> {
+        let side = if s.quick { 30 } else { 100 };
+        let x0 = grid(side, side);
+        let mut bends = vec![Bend::default(); bends_count_for_cloth(side, side)];
+        bends_for_cloth(side, side, &x0, 1e-4, &mut bends).map_err(|e| e.to_string())?;
+        let x = x0
+            .iter()
+            .enumerate()
+            .map(|(k, p)| {
+                [
+                    p[0],
+                    p[1],
+                    0.0005 * ((k % 7) as f64) - 0.0007 * ((k % 3) as f64),
+                ]
+            })
+            .collect();
+        let w = (0..side * side)
+            .map(|k| if k < side { 0.0 } else { 1.0 })
+            .collect();
+        Ok(Self { side, x, w, bends })
+    }
+
+    pub(crate) fn name(&self) -> String {
+        format!(
+            "bend: cloth {0}x{0} ({1} bends) f64",
+            self.side,
+            self.bends.len()
+        )
+    }
+
+    /// The crate's sequential sweep of the bends against `ref_bend_sweep`.
+    pub(crate) fn sequential(&self, s: &Settings, figs: &mut Vec<Figure>) -> Result<Ratio, String> {
+        let name = self.name();
+        let n = self.bends.len();
+        let sweeps = kind_sweeps(s, n);
+        let (mut x, mut bends) = (self.x.clone(), self.bends.clone());
+        let (mut cx, mut cb) = (self.x.clone(), self.bends.clone());
+        let w = &self.w;
+        let groups = Constraints {
+            bends: &mut bends,
+            ..Constraints::default()
+        };
+        let pair = ours_and_c(s, sweeps, sweeps * n, &mut x, w, groups, || {
+            // SAFETY: `cx` holds every particle the bends name; `w` as many.
+            unsafe { ref_bend_sweep(cx.as_mut_ptr(), w.as_ptr(), cb.as_mut_ptr(), cb.len(), H) }
+        })
+        .map_err(|e| format!("{name}: {e}"))?;
+        let dx = x
+            .iter()
+            .flatten()
+            .zip(cx.iter().flatten())
+            .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+        let scale = bends.iter().fold(0.0f64, |m, b| m.max(b.lambda.abs()));
+        let dl = bends
+            .iter()
+            .zip(&cb)
+            .fold(0.0f64, |m, (a, b)| m.max((a.lambda - b.lambda).abs()))
+            / scale.max(f64::MIN_POSITIVE);
+        println!("{name}: Rust vs C (libm atan2) after the run: max |dx| {dx:.2e} m, max |dλ|/max|λ| {dl:.2e} (allowed {BEND_TOLERANCE:.0e})");
+        if !(dx <= BEND_TOLERANCE && dl <= BEND_TOLERANCE) {
+            return Err(format!(
+                "{name}: Rust and C differ by {dx:.2e} m / {dl:.2e} in λ"
+            ));
+        }
+        Ok(seq_row(figs, &name, " (libm atan2)", &pair))
+    }
+}
+
+/// Tetrahedral volume: a `side³`-cube `tet_block` (6 tets per cube),
+/// every particle moved by a small pattern so the tets are off their rest
+/// volumes; the bottom layer pinned.
+pub(crate) struct TetScene {
+    side: usize,
+    x: Vec<[f64; 3]>,
+    w: Vec<f64>,
+    tets: Vec<Tet<f64>>,
+}
+
+impl TetScene {
+    pub(crate) fn new(s: &Settings) -> Result<Self, String> {
+        let side = if s.quick { 6 } else { 20 };
+        let (particles, count) = tet_block_counts(side, side, side).ok_or("tet block size")?;
+        let mut x0 = vec![[0.0; 3]; particles];
+        let mut tets = vec![Tet::default(); count];
+        tet_block(side, side, side, 0.05, [0.0; 3], &mut x0, &mut tets, 1e-9)
+            .map_err(|e| e.to_string())?;
+        let x = x0
+            .iter()
+            .enumerate()
+            .map(|(k, p)| {
+                [
+                    p[0] * (1.0 + 0.01 * ((k % 5) as f64)),
+                    p[1] * (1.0 + 0.01 * ((k % 3) as f64)),
+                    p[2] + 0.002 * ((k % 7) as f64),
+                ]
+            })
+            .collect();
+        let layer = (side + 1) * (side + 1);
+        let w = (0..particles)
+            .map(|k| if k < layer { 0.0 } else { 1.0 })
+            .collect();
+        Ok(Self { side, x, w, tets })
+    }
+
+    pub(crate) fn name(&self) -> String {
+        format!(
+            "tet: block {0}x{0}x{0} ({1} tets) f64",
+            self.side,
+            self.tets.len()
+        )
+    }
+
+    /// The crate's sequential sweep of the tets against `ref_tet_sweep`.
+    pub(crate) fn sequential(&self, s: &Settings, figs: &mut Vec<Figure>) -> Result<Ratio, String> {
+        let name = self.name();
+        let n = self.tets.len();
+        let sweeps = kind_sweeps(s, n);
+        let (mut x, mut tets) = (self.x.clone(), self.tets.clone());
+        let (mut cx, mut ct) = (self.x.clone(), self.tets.clone());
+        let w = &self.w;
+        let groups = Constraints {
+            tets: &mut tets,
+            ..Constraints::default()
+        };
+        let pair = ours_and_c(s, sweeps, sweeps * n, &mut x, w, groups, || {
+            // SAFETY: `cx` holds every particle the tets name; `w` as many.
+            unsafe { ref_tet_sweep(cx.as_mut_ptr(), w.as_ptr(), ct.as_mut_ptr(), ct.len(), H) }
+        })
+        .map_err(|e| format!("{name}: {e}"))?;
+        let lo: Vec<f64> = tets.iter().map(|t| t.lambda).collect();
+        let lc: Vec<f64> = ct.iter().map(|t| t.lambda).collect();
+        same_bits(&name, &x, &cx, &lo, &lc)?;
+        Ok(seq_row(figs, &name, "", &pair))
+    }
+}
+
+/// Long-range tethers: a `side × side` cloth with its top row pinned, one
+/// tether per free particle to the nearest pinned one (`tethers`), then
+/// stretched 5 % down and rippled so that most tethers pull.
+pub(crate) struct TetherScene {
+    side: usize,
+    x: Vec<[f64; 3]>,
+    w: Vec<f64>,
+    tethers: Vec<Tether<f64>>,
+}
+
+impl TetherScene {
+    pub(crate) fn new(s: &Settings) -> Result<Self, String> {
+        let side = if s.quick { 30 } else { 100 };
+        let x0 = grid(side, side);
+        let w: Vec<f64> = (0..side * side)
+            .map(|k| if k < side { 0.0 } else { 1.0 })
+            .collect();
+        let anchors: Vec<u32> = (0..side as u32).collect();
+        let mut t = vec![Tether::default(); side * side];
+        let n = tethers(&x0, &w, &anchors, 1e-7, &mut t).map_err(|e| e.to_string())?;
+        t.truncate(n);
+        let x = x0
+            .iter()
+            .enumerate()
+            .map(|(k, p)| {
+                if k < side {
+                    *p
+                } else {
+                    [p[0], p[1] * 1.05, 0.001 * ((k % 11) as f64)]
+                }
+            })
+            .collect();
+        Ok(Self {
+            side,
+            x,
+            w,
+            tethers: t,
+        })
+    }
+
+    pub(crate) fn name(&self) -> String {
+        format!(
+            "tether: pinned cloth {0}x{0} ({1} tethers) f64",
+            self.side,
+            self.tethers.len()
+        )
+    }
+
+    /// The crate's sequential sweep of the tethers against
+    /// `ref_tether_sweep`.
+    pub(crate) fn sequential(&self, s: &Settings, figs: &mut Vec<Figure>) -> Result<Ratio, String> {
+        let name = self.name();
+        let n = self.tethers.len();
+        let sweeps = kind_sweeps(s, n);
+        let (mut x, mut t) = (self.x.clone(), self.tethers.clone());
+        let (mut cx, mut ct) = (self.x.clone(), self.tethers.clone());
+        let w = &self.w;
+        let groups = Constraints {
+            tethers: &mut t,
+            ..Constraints::default()
+        };
+        let pair = ours_and_c(s, sweeps, sweeps * n, &mut x, w, groups, || {
+            // SAFETY: `cx` holds every particle the tethers name; `w` as many.
+            unsafe { ref_tether_sweep(cx.as_mut_ptr(), w.as_ptr(), ct.as_mut_ptr(), ct.len(), H) }
+        })
+        .map_err(|e| format!("{name}: {e}"))?;
+        let lo: Vec<f64> = t.iter().map(|t| t.lambda).collect();
+        let lc: Vec<f64> = ct.iter().map(|t| t.lambda).collect();
+        same_bits(&name, &x, &cx, &lo, &lc)?;
+        Ok(seq_row(figs, &name, "", &pair))
+    }
+}
+
+/// Closed-mesh volume: one `icosphere` balloon (radius 0.5 m) with its
+/// `mesh_volume` constraint, every particle moved radially by a small
+/// pattern so the volume is off its rest value.
+pub(crate) struct MeshScene {
+    frequency: usize,
+    x: Vec<[f64; 3]>,
+    w: Vec<f64>,
+    triangles: Vec<[u32; 3]>,
+    mesh: MeshVolume<f64>,
+    /// The mesh's particles once each, in the order they first appear in
+    /// its triangles (the C reference's list).
+    unique: Vec<u32>,
+}
+
+impl MeshScene {
+    pub(crate) fn new(s: &Settings) -> Result<Self, String> {
+        let frequency = if s.quick { 4 } else { 16 };
+        let (particles, count) = icosphere_counts(frequency).ok_or("icosphere size")?;
+        let mut x0 = vec![[0.0; 3]; particles];
+        let mut triangles = vec![[0u32; 3]; count];
+        icosphere(frequency, 0.5, [0.0; 3], &mut x0, &mut triangles).map_err(|e| e.to_string())?;
+        let tris = u32::try_from(count).map_err(|e| e.to_string())?;
+        let mesh = mesh_volume(&triangles, 0, tris, &x0, 1.0, 1e-6).map_err(|e| e.to_string())?;
+        let x = x0
+            .iter()
+            .enumerate()
+            .map(|(k, p)| p.map(|c| c * (1.0 + 0.01 * ((k % 7) as f64 - 2.0))))
+            .collect();
+        let w = vec![1.0; particles];
+        let mut seen = vec![false; particles];
+        let mut unique = Vec::with_capacity(particles);
+        for &k in triangles.iter().flatten() {
+            if !std::mem::replace(&mut seen[k as usize], true) {
+                unique.push(k);
+            }
+        }
+        Ok(Self {
+            frequency,
+            x,
+            w,
+            triangles,
+            mesh,
+            unique,
+        })
+    }
+
+    pub(crate) fn name(&self) -> String {
+        format!(
+            "mesh: icosphere f={} (1 mesh, {} triangles) f64",
+            self.frequency,
+            self.triangles.len()
+        )
+    }
+
+    /// The crate's sequential sweep of the mesh against `ref_mesh_sweep`.
+    pub(crate) fn sequential(&self, s: &Settings, figs: &mut Vec<Figure>) -> Result<Ratio, String> {
+        let name = self.name();
+        let sweeps = kind_sweeps(s, self.triangles.len());
+        let (mut x, mut m) = (self.x.clone(), [self.mesh]);
+        let (mut cx, mut cm) = (self.x.clone(), [self.mesh]);
+        let mut scratch = vec![[0.0; 3]; x.len()];
+        let mut grad = vec![[0.0; 3]; x.len()];
+        let ustart = [0, self.unique.len()];
+        let w = &self.w;
+        let groups = Constraints {
+            meshes: MeshVolumes {
+                volumes: &mut m,
+                triangles: &self.triangles,
+                scratch: &mut scratch,
+            },
+            ..Constraints::default()
+        };
+        let pair = ours_and_c(s, sweeps, sweeps, &mut x, w, groups, || {
+            // SAFETY: the mesh's triangles lie in `triangles` and name
+            // particles of `cx`; `unique[ustart[0]..ustart[1]]` are those
+            // particles; `grad` and `w` have one entry per particle.
+            unsafe {
+                ref_mesh_sweep(
+                    cx.as_mut_ptr(),
+                    w.as_ptr(),
+                    self.triangles.as_ptr(),
+                    cm.as_mut_ptr(),
+                    cm.len(),
+                    self.unique.as_ptr(),
+                    ustart.as_ptr(),
+                    grad.as_mut_ptr(),
+                    H,
+                )
+            }
+        })
+        .map_err(|e| format!("{name}: {e}"))?;
+        same_bits(&name, &x, &cx, &[m[0].lambda], &[cm[0].lambda])?;
+        Ok(seq_row(figs, &name, "", &pair))
+    }
+}
+
+/// The kinds' rows: `XPBD_BENCH_ONLY=kinds` runs all four; `bend`, `tet`,
+/// `tether` or `mesh` runs one.
+pub(crate) fn kinds_section(
+    s: &Settings,
+    figs: &mut Vec<Figure>,
+    ratios: &mut Vec<Ratio>,
+    want: &dyn Fn(&str) -> bool,
+) -> Result<(), String> {
+    let all = want("kinds");
+    if all || want("bend") {
+        let scene = BendScene::new(s)?;
+        ratios.push(scene.sequential(s, figs)?);
+    }
+    if all || want("tet") {
+        let scene = TetScene::new(s)?;
+        ratios.push(scene.sequential(s, figs)?);
+    }
+    if all || want("tether") {
+        let scene = TetherScene::new(s)?;
+        ratios.push(scene.sequential(s, figs)?);
+    }
+    if all || want("mesh") {
+        let scene = MeshScene::new(s)?;
+        ratios.push(scene.sequential(s, figs)?);
+    }
+    Ok(())
+}

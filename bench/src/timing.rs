@@ -1,0 +1,166 @@
+//! Timing and comparison helpers shared by every case: figures, settings,
+//! best-of timing, medians, the bits compared against the C references.
+
+use std::time::Instant;
+
+use xpbd::Real;
+
+/// One printed figure.
+#[derive(Debug, Clone)]
+pub struct Figure {
+    /// Case name.
+    pub case: String,
+    /// Constraint solves per second.
+    pub per_second: f64,
+    /// Nanoseconds per constraint solve.
+    pub ns: f64,
+}
+
+/// Settings of a run.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    /// Repetitions per case (best is kept).
+    pub reps: usize,
+    /// Minimum link visits per repetition.
+    pub visits: usize,
+    /// Quick mode: small sizes.
+    pub quick: bool,
+}
+
+impl Settings {
+    /// From the environment (`XPBD_BENCH_QUICK=1` for the smoke test).
+    #[must_use]
+    pub fn from_env() -> Self {
+        let quick = std::env::var("XPBD_BENCH_QUICK").is_ok_and(|v| v == "1");
+        if quick {
+            Settings {
+                reps: 2,
+                visits: 200_000,
+                quick,
+            }
+        } else {
+            Settings {
+                reps: 7,
+                visits: 8_000_000,
+                quick,
+            }
+        }
+    }
+}
+
+/// Times `f` (which performs `solves` constraint solves per call): best of
+/// `reps` after one warm-up call.
+pub(crate) fn time(reps: usize, solves: usize, mut f: impl FnMut()) -> (f64, f64) {
+    f();
+    let mut best = f64::INFINITY;
+    for _ in 0..reps {
+        let t = Instant::now();
+        f();
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    let ns = best * 1e9 / solves as f64;
+    (1e9 / ns, ns)
+}
+
+pub(crate) fn bits<T: Real>(v: impl IntoIterator<Item = T>) -> Vec<u64> {
+    v.into_iter().map(|x| x.to_f64().to_bits()).collect()
+}
+
+/// The coordinates of `x` as three arrays (structure of arrays).
+pub(crate) fn soa_of<T: Copy>(x: &[[T; 3]]) -> [Vec<T>; 3] {
+    [0, 1, 2].map(|c| x.iter().map(|p| p[c]).collect())
+}
+
+/// The bits of SoA positions, particle by particle (x, y, z).
+pub(crate) fn soa_bits<T: Real>(x: &[T], y: &[T], z: &[T]) -> Vec<u64> {
+    bits(x.iter().zip(y).zip(z).flat_map(|((&a, &b), &c)| [a, b, c]))
+}
+
+/// The substep length of every case (s).
+pub(crate) const H: f64 = 1.0 / 240.0;
+
+/// Sweeps per repetition: at least `visits` constraint visits, at least 3.
+pub(crate) fn sweeps_for(s: &Settings, links: usize) -> usize {
+    (s.visits / links.max(1)).max(3)
+}
+
+/// Offsets (in values) of the x, y and z arrays in their buffers: the
+/// placements the colored SoA cases run in. How the arrays fall relative to
+/// each other (cache sets, address aliasing between loads and stores)
+/// changes the speed of one placement by up to ~30 % on some machines; the
+/// figure is the median over these placements, for ours and for C alike.
+pub(crate) const PLACEMENTS: [[usize; 3]; 3] =
+    [[0, 0, 0], [9352, 3124, 6488], [20744, 14744, 24596]];
+
+/// The scene's positions as three arrays, each after `pl[c]` zeros.
+pub(crate) fn placed<T: Real>(x: &[[T; 3]], pl: &[usize; 3]) -> [Vec<T>; 3] {
+    [0, 1, 2].map(|c| {
+        let mut b = vec![T::ZERO; pl[c] + x.len()];
+        for (d, p) in b[pl[c]..].iter_mut().zip(x) {
+            *d = p[c];
+        }
+        b
+    })
+}
+
+/// The median of (solves per second, ns per solve) figures by speed.
+pub(crate) fn median(v: &mut [(f64, f64)]) -> (f64, f64) {
+    v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    v.get(v.len() / 2).copied().unwrap_or((f64::NAN, f64::NAN))
+}
+
+/// Two figures timed in alternation, and the median of their per-pair
+/// ratios (see [`interleaved`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Pair {
+    /// `a`: best (solves per second, ns per solve).
+    pub(crate) a: (f64, f64),
+    /// `b`: best (solves per second, ns per solve).
+    pub(crate) b: (f64, f64),
+    /// The median over the pairs of `time_b / time_a` (> 1: `a` faster).
+    pub(crate) ratio: f64,
+    /// The smallest and the largest per-pair ratio.
+    pub(crate) spread: (f64, f64),
+}
+
+/// Times `a` and `b` (each performing `solves` constraint solves per call)
+/// in alternation, A B A B …: one warm-up call each, then `pairs` pairs.
+/// Each figure is the best of its calls; the ratio is the median over the
+/// pairs of `time_b / time_a`, so a burst of outside load that hits one
+/// pair moves one ratio out of `pairs`, for both sides alike.
+pub(crate) fn interleaved(
+    pairs: usize,
+    solves: usize,
+    mut a: impl FnMut(),
+    mut b: impl FnMut(),
+) -> Pair {
+    a();
+    b();
+    let (mut best_a, mut best_b) = (f64::INFINITY, f64::INFINITY);
+    let mut ratios = Vec::with_capacity(pairs);
+    for _ in 0..pairs {
+        let t = Instant::now();
+        a();
+        let ta = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        b();
+        let tb = t.elapsed().as_secs_f64();
+        best_a = best_a.min(ta);
+        best_b = best_b.min(tb);
+        ratios.push(tb / ta);
+    }
+    ratios.sort_by(f64::total_cmp);
+    let figure = |best: f64| {
+        let ns = best * 1e9 / solves as f64;
+        (1e9 / ns, ns)
+    };
+    Pair {
+        a: figure(best_a),
+        b: figure(best_b),
+        ratio: ratios.get(ratios.len() / 2).copied().unwrap_or(f64::NAN),
+        spread: (
+            ratios.first().copied().unwrap_or(f64::NAN),
+            ratios.last().copied().unwrap_or(f64::NAN),
+        ),
+    }
+}
