@@ -77,6 +77,34 @@ impl<T: Real> Tether<T> {
     }
 }
 
+/// The inputs every tether builder checks first, in this order: `x` and
+/// `w` of one length, `u32` indices, at least one anchor and each naming a
+/// particle, the compliance finite and ≥ 0, every rest position finite.
+pub(crate) fn check_builder_inputs<T: Real, const D: usize>(
+    x: &[[T; D]],
+    w: &[T],
+    anchors: &[u32],
+    compliance: T,
+) -> Result<(), crate::SystemError> {
+    use crate::SystemError;
+    if x.len() != w.len() {
+        return Err(SystemError::ParticleCountMismatch);
+    }
+    if u32::try_from(x.len()).is_err() {
+        return Err(SystemError::TooManyParticles);
+    }
+    if anchors.is_empty() || anchors.iter().any(|&a| x.get(index(a)).is_none()) {
+        return Err(SystemError::InvalidShape);
+    }
+    if !finite_non_negative(compliance) {
+        return Err(SystemError::InvalidCompliance { constraint: 0 });
+    }
+    if let Some(particle) = x.iter().position(|p| !p.iter().all(|c| c.is_finite())) {
+        return Err(SystemError::NonFinitePosition { particle });
+    }
+    Ok(())
+}
+
 /// Builds one tether per particle of `x` that moves (`w ≠ 0`) and is not
 /// itself an anchor, to the nearest particle of `anchors` in the rest
 /// shape `x` (Euclidean distance; the first of equals), with `d_max` that
@@ -104,21 +132,7 @@ pub fn tethers<T: Real, const D: usize>(
     tethers: &mut [Tether<T>],
 ) -> Result<usize, crate::SystemError> {
     use crate::SystemError;
-    if x.len() != w.len() {
-        return Err(SystemError::ParticleCountMismatch);
-    }
-    if u32::try_from(x.len()).is_err() {
-        return Err(SystemError::TooManyParticles);
-    }
-    if anchors.is_empty() || anchors.iter().any(|&a| x.get(index(a)).is_none()) {
-        return Err(SystemError::InvalidShape);
-    }
-    if !finite_non_negative(compliance) {
-        return Err(SystemError::InvalidCompliance { constraint: 0 });
-    }
-    if let Some(particle) = x.iter().position(|p| !p.iter().all(|c| c.is_finite())) {
-        return Err(SystemError::NonFinitePosition { particle });
-    }
+    check_builder_inputs(x, w, anchors, compliance)?;
     // The particles tethered: moving ones that are not anchors themselves.
     let tethered = |k: usize, wk: T| wk != T::ZERO && !anchors.iter().any(|&a| index(a) == k);
     let needed = w

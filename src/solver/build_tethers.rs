@@ -23,7 +23,8 @@
 
 use crate::constraint::distance::index;
 use crate::constraint::length_squared;
-use crate::real::{finite_non_negative, Real};
+use crate::constraint::tether::check_builder_inputs;
+use crate::real::Real;
 use crate::{Link, SystemError, Tether};
 
 /// `(d, rank)` of `a` is better than `(d', rank')`: shorter, or as long
@@ -67,21 +68,7 @@ pub fn tethers_along_links<T: Real, const D: usize>(
     tethers: &mut [Tether<T>],
 ) -> Result<usize, SystemError> {
     let n = x.len();
-    if n != w.len() {
-        return Err(SystemError::ParticleCountMismatch);
-    }
-    if u32::try_from(n).is_err() {
-        return Err(SystemError::TooManyParticles);
-    }
-    if anchors.is_empty() || anchors.iter().any(|&a| index(a) >= n) {
-        return Err(SystemError::InvalidShape);
-    }
-    if !finite_non_negative(compliance) {
-        return Err(SystemError::InvalidCompliance { constraint: 0 });
-    }
-    if let Some(particle) = x.iter().position(|p| !p.iter().all(|c| c.is_finite())) {
-        return Err(SystemError::NonFinitePosition { particle });
-    }
+    check_builder_inputs(x, w, anchors, compliance)?;
     for (constraint, l) in links.iter().enumerate() {
         let (Some(xi), Some(xj)) = (x.get(index(l.i)), x.get(index(l.j))) else {
             return Err(SystemError::IndexOutOfRange { constraint });
