@@ -204,6 +204,8 @@ macro_rules! groups_abi {
                     && x.triangle_count == y.triangle_count
                     && x.mesh_scratch == y.mesh_scratch
                     && x.mesh_scratch_count == y.mesh_scratch_count
+                    && x.attachments == y.attachments
+                    && x.attachment_count == y.attachment_count
             }
             fn same_world(x: &$World, y: &$World) -> bool {
                 x.positions == y.positions
@@ -334,6 +336,8 @@ macro_rules! groups_abi {
                     triangle_count: 0,
                     mesh_scratch: core::ptr::null_mut(),
                     mesh_scratch_count: 0,
+                    attachments: core::ptr::null_mut(),
+                    attachment_count: 0,
                 });
                 let base = a.base();
                 let sysb = core::ptr::addr_of_mut!(hs).cast::<u8>();

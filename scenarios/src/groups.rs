@@ -309,6 +309,7 @@ impl<T: Real> Scene<T> {
                 triangles: &self.triangles,
                 scratch: &mut self.mesh_scratch,
             },
+            attachments: &mut [],
         };
         if let Err(e) = step_with(&mut world, &mut groups, T::from_f64(FRAME), &self.config) {
             self.errors = self.errors.saturating_add(1);
