@@ -288,7 +288,11 @@ impl<T: Real> Scene<T> {
             meshes,
             triangles,
             mesh_scratch: [[T::ZERO; 3]; PARTICLES],
-            attachments: [Attachment::new(u(ATTACHED), x[ATTACHED], f(ATTACH_COMPLIANCE))],
+            attachments: [Attachment::new(
+                u(ATTACHED),
+                x[ATTACHED],
+                f(ATTACH_COMPLIANCE),
+            )],
             start: x[ATTACHED],
             frames: 0,
             contacts: [Contact::default(); CONTACTS],
