@@ -1586,10 +1586,10 @@ typedef struct XpbdConstraints3 {
    */
   size_t mesh_scratch_count;
   /**
-   * Kinematic attachments, `attachment_count` entries (appended after
-   * the fields of version 0.x: earlier offsets unchanged); λ written,
-   * and after a successful `xpbd_world3_step_groups` `force` (N) and
-   * `previous ← target`. Points in m, compliance in m/N.
+   * Kinematic attachments, `attachment_count` entries (the last fields:
+   * every earlier field keeps its offset); λ written, `impulse` (N·s)
+   * during `xpbd_world3_step_groups`, and after a successful one `force`
+   * (N) and `previous ← target`. Points in m, compliance in m/N.
    */
   struct XpbdAttachment *attachments;
   /**
@@ -1858,10 +1858,10 @@ typedef struct XpbdConstraints3F32 {
    */
   size_t mesh_scratch_count;
   /**
-   * Kinematic attachments, `attachment_count` entries (appended after
-   * the fields of version 0.x: earlier offsets unchanged); λ written,
-   * and after a successful `xpbd_world3_step_groups` `force` (N) and
-   * `previous ← target`. Points in m, compliance in m/N.
+   * Kinematic attachments, `attachment_count` entries (the last fields:
+   * every earlier field keeps its offset); λ written, `impulse` (N·s)
+   * during `xpbd_world3_step_groups`, and after a successful one `force`
+   * (N) and `previous ← target`. Points in m, compliance in m/N.
    */
   struct XpbdAttachmentF32 *attachments;
   /**

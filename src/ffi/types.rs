@@ -238,10 +238,10 @@ pub struct ConstraintsC<T> {
     pub mesh_scratch: *mut [T; 3],
     /// Number of scratch entries.
     pub mesh_scratch_count: usize,
-    /// Kinematic attachments, `attachment_count` entries (appended after
-    /// the fields of version 0.x: earlier offsets unchanged); λ written,
-    /// and after a successful `xpbd_world3_step_groups` `force` (N) and
-    /// `previous ← target`. Points in m, compliance in m/N.
+    /// Kinematic attachments, `attachment_count` entries (the last fields:
+    /// every earlier field keeps its offset); λ written, `impulse` (N·s)
+    /// during `xpbd_world3_step_groups`, and after a successful one `force`
+    /// (N) and `previous ← target`. Points in m, compliance in m/N.
     pub attachments: *mut Attachment<T>,
     /// Number of attachments.
     pub attachment_count: usize,
