@@ -52,6 +52,8 @@ const LAYOUTS: &[Layout] = &[
     layout::<ffi::XpbdTetherF32>("XpbdTetherF32"),
     layout::<ffi::XpbdMeshVolume>("XpbdMeshVolume"),
     layout::<ffi::XpbdMeshVolumeF32>("XpbdMeshVolumeF32"),
+    layout::<ffi::XpbdAttachment>("XpbdAttachment"),
+    layout::<ffi::XpbdAttachmentF32>("XpbdAttachmentF32"),
     word_layout::<ffi::XpbdConstraints3>("XpbdConstraints3"),
     word_layout::<ffi::XpbdConstraints3F32>("XpbdConstraints3F32"),
     word_layout::<ffi::XpbdGroupColors>("XpbdGroupColors"),

@@ -137,6 +137,11 @@
 #define XPBD_GROUP_MESHES 4
 
 /**
+ * Group code: the attachments of `XpbdConstraints3` (one color each).
+ */
+#define XPBD_GROUP_ATTACHMENTS 5
+
+/**
  * The substeps per frame of [`StepConfig::new`] and
  * `xpbd_step_config3_default`: a rigid 20-link rope (5 cm links, top
  * pinned) released horizontally stretches at most 1.0 % over 2 s at
@@ -1456,6 +1461,50 @@ typedef struct XpbdMeshVolume {
 } XpbdMeshVolume;
 
 /**
+ * One kinematic attachment: particle `particle` held at a point moving
+ * from `previous` to `target` over a frame, with its accumulated
+ * multipliers λ and its last force.
+ *
+ * `#[repr(C)]`: this struct *is* the C type `XpbdAttachment`
+ * (`Attachment<f64>`) and `XpbdAttachmentF32` (`Attachment<f32>`).
+ */
+typedef struct XpbdAttachment {
+  /**
+   * The particle held (index).
+   */
+  uint32_t particle;
+  /**
+   * The point at the start of the frame (m), finite; the step sets it
+   * to `target` after each successful frame.
+   */
+  double previous[3];
+  /**
+   * The point at the end of the frame (m), finite; the caller's to set.
+   */
+  double target[3];
+  /**
+   * Compliance α (m/N = s²/kg), finite and ≥ 0; 0 is rigid.
+   */
+  double compliance;
+  /**
+   * Accumulated multipliers λ (kg·m) of the current substep, per axis.
+   */
+  double lambda[3];
+  /**
+   * The impulse on the particle over the current or last frame,
+   * `Σ λ / h` over its substeps (N·s): the step's working sum (reset at
+   * a frame's start, also written by a step that fails).
+   */
+  double impulse[3];
+  /**
+   * The mean force on the particle over the last successful frame,
+   * `impulse / dt` (N), written by the step only after a successful
+   * frame; the reaction on the attached body is `−force`.
+   */
+  double force[3];
+} XpbdAttachment;
+
+/**
  * The constraint groups of a 3D system or world beyond its links
  * (`XpbdConstraints3`: double, `XpbdConstraints3F32`: float): bending,
  * tetrahedral volume, tethers and closed-mesh volumes, each an array the
@@ -1470,11 +1519,12 @@ typedef struct XpbdMeshVolume {
  * world struct, the configuration, this struct or an output
  * (`XPBD_STATUS_ALIASED_BUFFERS`).
  *
- * Each iteration sweeps the links, then the bends, tets, tethers and
- * meshes, each in array order. An error naming a constraint counts the
- * links first: with `L` links, `B` bends, `V` tets and `E` tethers,
- * `error_index` `L + k` is bend `k`, `L + B + k` tet `k`, `L + B + V + k`
- * tether `k` and `L + B + V + E + k` mesh `k`.
+ * Each iteration sweeps the links, then the bends, tets, tethers, meshes
+ * and attachments, each in array order. An error naming a constraint
+ * counts the links first: with `L` links, `B` bends, `V` tets, `E`
+ * tethers and `M` meshes, `error_index` `L + k` is bend `k`, `L + B + k`
+ * tet `k`, `L + B + V + k` tether `k`, `L + B + V + E + k` mesh `k` and
+ * `L + B + V + E + M + k` attachment `k`.
  */
 typedef struct XpbdConstraints3 {
   /**
@@ -1535,6 +1585,17 @@ typedef struct XpbdConstraints3 {
    * Number of scratch entries.
    */
   size_t mesh_scratch_count;
+  /**
+   * Kinematic attachments, `attachment_count` entries (the last fields:
+   * every earlier field keeps its offset); λ written, `impulse` (N·s)
+   * during `xpbd_world3_step_groups`, and after a successful one `force`
+   * (N) and `previous ← target`. Points in m, compliance in m/N.
+   */
+  struct XpbdAttachment *attachments;
+  /**
+   * Number of attachments.
+   */
+  size_t attachment_count;
 } XpbdConstraints3;
 
 /**
@@ -1672,6 +1733,50 @@ typedef struct XpbdMeshVolumeF32 {
 } XpbdMeshVolumeF32;
 
 /**
+ * One kinematic attachment: particle `particle` held at a point moving
+ * from `previous` to `target` over a frame, with its accumulated
+ * multipliers λ and its last force.
+ *
+ * `#[repr(C)]`: this struct *is* the C type `XpbdAttachment`
+ * (`Attachment<f64>`) and `XpbdAttachmentF32` (`Attachment<f32>`).
+ */
+typedef struct XpbdAttachmentF32 {
+  /**
+   * The particle held (index).
+   */
+  uint32_t particle;
+  /**
+   * The point at the start of the frame (m), finite; the step sets it
+   * to `target` after each successful frame.
+   */
+  float previous[3];
+  /**
+   * The point at the end of the frame (m), finite; the caller's to set.
+   */
+  float target[3];
+  /**
+   * Compliance α (m/N = s²/kg), finite and ≥ 0; 0 is rigid.
+   */
+  float compliance;
+  /**
+   * Accumulated multipliers λ (kg·m) of the current substep, per axis.
+   */
+  float lambda[3];
+  /**
+   * The impulse on the particle over the current or last frame,
+   * `Σ λ / h` over its substeps (N·s): the step's working sum (reset at
+   * a frame's start, also written by a step that fails).
+   */
+  float impulse[3];
+  /**
+   * The mean force on the particle over the last successful frame,
+   * `impulse / dt` (N), written by the step only after a successful
+   * frame; the reaction on the attached body is `−force`.
+   */
+  float force[3];
+} XpbdAttachmentF32;
+
+/**
  * The constraint groups of a 3D system or world beyond its links
  * (`XpbdConstraints3`: double, `XpbdConstraints3F32`: float): bending,
  * tetrahedral volume, tethers and closed-mesh volumes, each an array the
@@ -1686,11 +1791,12 @@ typedef struct XpbdMeshVolumeF32 {
  * world struct, the configuration, this struct or an output
  * (`XPBD_STATUS_ALIASED_BUFFERS`).
  *
- * Each iteration sweeps the links, then the bends, tets, tethers and
- * meshes, each in array order. An error naming a constraint counts the
- * links first: with `L` links, `B` bends, `V` tets and `E` tethers,
- * `error_index` `L + k` is bend `k`, `L + B + k` tet `k`, `L + B + V + k`
- * tether `k` and `L + B + V + E + k` mesh `k`.
+ * Each iteration sweeps the links, then the bends, tets, tethers, meshes
+ * and attachments, each in array order. An error naming a constraint
+ * counts the links first: with `L` links, `B` bends, `V` tets, `E`
+ * tethers and `M` meshes, `error_index` `L + k` is bend `k`, `L + B + k`
+ * tet `k`, `L + B + V + k` tether `k`, `L + B + V + E + k` mesh `k` and
+ * `L + B + V + E + M + k` attachment `k`.
  */
 typedef struct XpbdConstraints3F32 {
   /**
@@ -1751,6 +1857,17 @@ typedef struct XpbdConstraints3F32 {
    * Number of scratch entries.
    */
   size_t mesh_scratch_count;
+  /**
+   * Kinematic attachments, `attachment_count` entries (the last fields:
+   * every earlier field keeps its offset); λ written, `impulse` (N·s)
+   * during `xpbd_world3_step_groups`, and after a successful one `force`
+   * (N) and `previous ← target`. Points in m, compliance in m/N.
+   */
+  struct XpbdAttachmentF32 *attachments;
+  /**
+   * Number of attachments.
+   */
+  size_t attachment_count;
 } XpbdConstraints3F32;
 
 /**
@@ -3763,11 +3880,13 @@ XPBD_CHECK_LAYOUT(XpbdTether, 32, 8);
 XPBD_CHECK_LAYOUT(XpbdTetherF32, 20, 4);
 XPBD_CHECK_LAYOUT(XpbdMeshVolume, 40, 8);
 XPBD_CHECK_LAYOUT(XpbdMeshVolumeF32, 24, 4);
+XPBD_CHECK_LAYOUT(XpbdAttachment, 136, 8);
+XPBD_CHECK_LAYOUT(XpbdAttachmentF32, 68, 4);
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
-XPBD_CHECK_LAYOUT(XpbdConstraints3, 96, 8);
+XPBD_CHECK_LAYOUT(XpbdConstraints3, 112, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
-XPBD_CHECK_LAYOUT(XpbdConstraints3F32, 96, 8);
+XPBD_CHECK_LAYOUT(XpbdConstraints3F32, 112, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
 XPBD_CHECK_LAYOUT(XpbdGroupColors, 64, 8);

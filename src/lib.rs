@@ -112,6 +112,7 @@ pub use coloring::{
     check_coloring, check_instance_coloring, cloth_coloring, color_instances, color_order,
     fill_in_order, greedy_coloring, rope_coloring, Instance,
 };
+pub use constraint::attachment::Attachment;
 pub use constraint::bend::Bend;
 pub use constraint::pressure::{MeshVolume, MeshVolumes};
 pub use constraint::seed::DistanceConstraint;

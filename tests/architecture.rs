@@ -150,6 +150,7 @@ fn lambda_of_systems_is_reset_in_one_function() {
         "lambda = T::ZERO",
         "lambda.fill(",
         "multiplier() = T::ZERO",
+        "multiplier().fill(",
         "set_lambda(T::ZERO",
         "*ol = T::ZERO",
     ];

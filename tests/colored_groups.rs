@@ -203,6 +203,7 @@ fn run(scene: &Scene, how: Run) -> (Scene, Vec<SweepStats<f64>>) {
                 triangles: &s.triangles,
                 scratch: &mut scratch,
             },
+            attachments: &mut [],
         });
     let mut sub = system.begin_substep(H).unwrap();
     let mut stamp = vec![0u32; n];

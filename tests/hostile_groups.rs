@@ -130,6 +130,7 @@ fn c_calls_match_the_rust_api_bit_for_bit() {
                     triangles: &r.triangles,
                     scratch: &mut r.scratch,
                 },
+                attachments: &mut [],
             });
         let mut sub = system.begin_substep(H).unwrap();
         assert_eq!(sub.iterate().unwrap(), s1);
@@ -215,6 +216,8 @@ fn null_groups_and_null_arrays_with_counts_are_refused() {
         triangle_count: 0,
         mesh_scratch: ptr::null_mut(),
         mesh_scratch_count: 0,
+        attachments: core::ptr::null_mut(),
+        attachment_count: 0,
     };
     // SAFETY: valid buffers, empty groups.
     unsafe {
@@ -442,6 +445,7 @@ fn invalid_group_constraints_are_named_and_nothing_is_written() {
                 triangles: &s.triangles,
                 scratch: &mut s.scratch,
             },
+            attachments: &mut [],
         };
         let expected = match what.split(' ').next().unwrap() {
             "bend" => (Group::Bends, 0),

@@ -80,6 +80,7 @@ fn the_world_step_with_groups_matches_step_with_bit_for_bit() {
                 triangles: &r.triangles,
                 scratch: &mut r.scratch,
             },
+            attachments: &mut [],
         };
         assert_eq!(
             step_with(&mut world, &mut groups, 1.0 / 60.0, &rust_config).unwrap(),
@@ -399,6 +400,8 @@ fn the_f32_twins_match_the_rust_api() {
         triangle_count: 0,
         mesh_scratch: ptr::null_mut(),
         mesh_scratch_count: 0,
+        attachments: core::ptr::null_mut(),
+        attachment_count: 0,
     };
     let (mut s, mut m) = (XpbdSweepStatsF32::default(), XpbdSweepStatsF32::default());
     let mut conv = XpbdConvergenceF32::default();

@@ -4,7 +4,8 @@
 //! caller arena.
 //!
 //! The bytes build a small 3D scene (≤ 16 particles, links, bends, tets,
-//! tethers, at most one closed mesh with its triangles and scratch) whose
+//! tethers, at most one closed mesh with its triangles and scratch, kinematic
+//! attachments) whose
 //! values are mostly valid but sometimes hostile (NaN, ±∞, huge, negative,
 //! out-of-range or repeated indices), and whose arrays are usually their
 //! own region of the arena but sometimes NULL (with or without a count),
@@ -27,10 +28,12 @@
 //! - on a refusal of begin, measure or build_tethers: no arena byte changed;
 //!   of iterate / iterate_until (which apply constraints before the failing
 //!   one): nothing but positions, λ fields and mesh scratch changed; of a
-//!   step: nothing but λ fields, contacts and the two scratches (positions
-//!   and velocities as before, documented);
+//!   step: nothing but λ fields, attachment impulses, contacts and the two
+//!   scratches (positions, velocities, attachment forces and `previous` as
+//!   before, documented);
 //! - on OK: every position finite, and nothing outside the call's
-//!   writable buffers and output changed.
+//!   writable buffers and output changed (a step: attachment forces and
+//!   `previous` too).
 
 use core::mem::{offset_of, size_of};
 use xpbd::ffi::XpbdStatus;
@@ -38,7 +41,7 @@ use xpbd::ffi::*;
 
 use crate::{Held, Input, Place, Pre, Span, REGION};
 
-const REGIONS: usize = 14;
+const REGIONS: usize = 15;
 const POS: usize = 0;
 const MASS: usize = 1;
 const LINKS: usize = 2;
@@ -53,6 +56,7 @@ const TRIS: usize = 10;
 const MSCRATCH: usize = 11;
 const ANCHORS: usize = 12;
 const OUT: usize = 13;
+const ATTACH: usize = 14;
 const BYTES: usize = REGIONS * REGION;
 
 #[repr(C, align(8))]
@@ -154,7 +158,7 @@ fn documented(s: XpbdStatus) -> bool {
 
 macro_rules! groups_abi {
     ($m:ident, $T:ty, $Link:ident, $Sys:ident, $World:ident, $G:ident, $Bend:ident, $Tet:ident,
-     $Tether:ident, $Mesh:ident, $Contact:ident, $StepStats:ident, $default:ident,
+     $Tether:ident, $Mesh:ident, $Attach:ident, $Contact:ident, $StepStats:ident, $default:ident,
      $begin:ident, $iterate:ident, $until:ident, $measure:ident, $step:ident, $tethers:ident,
      $along:ident) => {
         /// The groups harness for one precision.
@@ -206,6 +210,8 @@ macro_rules! groups_abi {
                     && x.triangle_count == y.triangle_count
                     && x.mesh_scratch == y.mesh_scratch
                     && x.mesh_scratch_count == y.mesh_scratch_count
+                    && x.attachments == y.attachments
+                    && x.attachment_count == y.attachment_count
             }
             fn same_world(x: &$World, y: &$World) -> bool {
                 x.positions == y.positions
@@ -226,7 +232,7 @@ macro_rules! groups_abi {
 
             /// Fills the arena: a small lattice, links, bends, tets, tethers and
             /// one closed mesh (a tetrahedron's four faces), mostly valid.
-            fn fill(inp: &mut Input<'_>, a: &mut Arena, n: usize, c: [usize; 5]) {
+            fn fill(inp: &mut Input<'_>, a: &mut Arena, n: usize, c: [usize; 6]) {
                 for k in 0..n {
                     let g = [(k % 4) as f64, ((k / 4) % 4) as f64, (k / 16) as f64];
                     let p: [T; 3] = core::array::from_fn(|d| {
@@ -297,6 +303,19 @@ macro_rules! groups_abi {
                     };
                     a.put(MESH, 0, mv);
                 }
+                for k in 0..c[5] {
+                    let p = [vb(inp, 0.0, 64.0), vb(inp, 0.0, 64.0), vb(inp, 0.0, 64.0)];
+                    let at = $Attach {
+                        particle: idx(inp, n),
+                        previous: p,
+                        target: [val(inp, p[0] as f64), vb(inp, -1.0, 128.0), val(inp, p[2] as f64)],
+                        compliance: val(inp, 0.0),
+                        lambda: [val(inp, 0.0), val(inp, 0.0), val(inp, 0.0)],
+                        impulse: [val(inp, 0.0), val(inp, 0.0), val(inp, 0.0)],
+                        force: [val(inp, 0.0), val(inp, 0.0), val(inp, 0.0)],
+                    };
+                    a.put(ATTACH, k, at);
+                }
             }
 
             /// The groups target: one scene, up to 16 calls.
@@ -310,6 +329,7 @@ macro_rules! groups_abi {
                     usize::from(inp.byte() % 4),
                     usize::from(inp.byte() % 4),
                     usize::from(inp.byte() % 2),
+                    usize::from(inp.byte() % 4),
                 ];
                 fill(&mut inp, &mut a, n, counts);
                 let mut hs = Held::new($Sys {
@@ -336,6 +356,8 @@ macro_rules! groups_abi {
                     triangle_count: 0,
                     mesh_scratch: core::ptr::null_mut(),
                     mesh_scratch_count: 0,
+                    attachments: core::ptr::null_mut(),
+                    attachment_count: 0,
                 });
                 let base = a.base();
                 let sysb = core::ptr::addr_of_mut!(hs).cast::<u8>();
@@ -377,6 +399,8 @@ macro_rules! groups_abi {
                 (hg.s.triangles, hg.s.triangle_count) = (ptr(l).cast_const().cast(), c);
                 let (l, c) = array::<[T; 3]>(&mut inp, MSCRATCH, n);
                 (hg.s.mesh_scratch, hg.s.mesh_scratch_count) = (ptr(l).cast(), c);
+                let (l, c) = array::<$Attach>(&mut inp, ATTACH, counts[5]);
+                (hg.s.attachments, hg.s.attachment_count) = (ptr(l).cast(), c);
                 // The world shares the system's buffers and adds its own.
                 let (vl, _) = sysarr(&mut inp, VEL, n, size_of::<[T; 3]>());
                 let (cl, cc) = sysarr(&mut inp, CONTACTS, 2 * n, size_of::<$Contact>());
@@ -426,6 +450,7 @@ macro_rules! groups_abi {
                         Span::of(g.mesh_volumes, g.mesh_volume_count),
                         Span::of(g.triangles, g.triangle_count),
                         Span::of(g.mesh_scratch, g.mesh_scratch_count),
+                        Span::of(g.attachments, g.attachment_count),
                         Span::of(grp, 1),
                     ];
                     let sspans = [
@@ -444,6 +469,7 @@ macro_rules! groups_abi {
                         m.lambdas::<_, T>(bu, g.tethers, g.tether_count, offset_of!($Tether, lambda));
                         m.lambdas::<_, T>(bu, g.mesh_volumes, g.mesh_volume_count, offset_of!($Mesh, lambda));
                         m.span(bu, Span::of(g.mesh_scratch, g.mesh_scratch_count));
+                        m.lambdas::<_, [T; 3]>(bu, g.attachments, g.attachment_count, offset_of!($Attach, lambda));
                     };
                     let mut pre = Pre::default();
                     if grp.is_null() && op != 7 {
@@ -465,7 +491,7 @@ macro_rules! groups_abi {
                     let status = unsafe {
                         match op {
                             0 | 1 => {
-                                pre.buffers(&[sspans[0], sspans[1], sspans[2], sspans[3], gspans[0], gspans[1], gspans[2], gspans[3], gspans[4], gspans[5], gspans[6]]);
+                                pre.buffers(&[sspans[0], sspans[1], sspans[2], sspans[3], gspans[0], gspans[1], gspans[2], gspans[3], gspans[4], gspans[5], gspans[6], gspans[7]]);
                                 lam(&mut on_ok, sb.links, sb.link_count);
                                 $begin(sysp, grp, val(&mut inp, 0.01))
                             }
@@ -485,7 +511,7 @@ macro_rules! groups_abi {
                                 if op == 5 && out.is_null() {
                                     pre.add(XpbdStatus::NullPointer);
                                 }
-                                pre.buffers(&[sspans[0], sspans[1], sspans[2], sspans[3], gspans[0], gspans[1], gspans[2], gspans[3], gspans[4], gspans[5], gspans[6], o]);
+                                pre.buffers(&[sspans[0], sspans[1], sspans[2], sspans[3], gspans[0], gspans[1], gspans[2], gspans[3], gspans[4], gspans[5], gspans[6], gspans[7], o]);
                                 if !begun {
                                     pre.add(XpbdStatus::NoSubstep);
                                 }
@@ -519,12 +545,19 @@ macro_rules! groups_abi {
                                     Span::of(core::ptr::addr_of!(config.s), 1),
                                     Span::out(out),
                                 ];
-                                let mut all = [ws[0]; 16];
+                                let mut all = [ws[0]; 17];
                                 all[..9].copy_from_slice(&ws);
                                 all[9..].copy_from_slice(&gspans);
                                 pre.buffers(&all);
                                 lam(&mut on_ok, w.links, w.link_count);
                                 lam(&mut on_err, w.links, w.link_count);
+                                // Attachments: the impulse is the step's working sum
+                                // (also on error); force and previous on success only.
+                                for m in [&mut on_ok, &mut on_err] {
+                                    m.lambdas::<_, [T; 3]>(bu, g.attachments, g.attachment_count, offset_of!($Attach, impulse));
+                                }
+                                on_ok.lambdas::<_, [T; 3]>(bu, g.attachments, g.attachment_count, offset_of!($Attach, force));
+                                on_ok.lambdas::<_, [T; 3]>(bu, g.attachments, g.attachment_count, offset_of!($Attach, previous));
                                 for s in [ws[4], ws[5]] {
                                     on_ok.span(bu, s);
                                     on_err.span(bu, s);
@@ -701,6 +734,7 @@ groups_abi!(
     XpbdTet,
     XpbdTether,
     XpbdMeshVolume,
+    XpbdAttachment,
     XpbdContact,
     XpbdStepStats,
     xpbd_step_config3_default,
@@ -723,6 +757,7 @@ groups_abi!(
     XpbdTetF32,
     XpbdTetherF32,
     XpbdMeshVolumeF32,
+    XpbdAttachmentF32,
     XpbdContactF32,
     XpbdStepStatsF32,
     xpbd_step_config3_default_f32,

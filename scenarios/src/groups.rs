@@ -4,7 +4,9 @@
 //! its triangulation, tethers to the top row), a cube of five tets falling
 //! onto the ground, and a pressurised octahedron (links on its edges, one
 //! closed-mesh volume constraint with pressure factor [`PRESSURE`]). A
-//! sideways velocity makes the strip bend out of its plane.
+//! sideways velocity makes the strip bend out of its plane, and its bottom
+//! corner [`ATTACHED`] hangs on a compliant kinematic attachment whose
+//! target the scene moves every frame ([`Scene::target`]).
 //!
 //! Every constraint's rest value is computed here from the start shape
 //! with the scenario's own arithmetic (flat strip: rest angles 0; signed
@@ -12,7 +14,7 @@
 //! depend on the library's builders.
 
 use xpbd::step::{step_with, Contact, Plane, StepConfig, StepError, World};
-use xpbd::{Bend, Constraints, Link, MeshVolume, MeshVolumes, Real, Tet, Tether};
+use xpbd::{Attachment, Bend, Constraints, Link, MeshVolume, MeshVolumes, Real, Tet, Tether};
 
 use crate::{Fnv64, Scalar};
 
@@ -46,6 +48,10 @@ pub const SPACING: f64 = 0.1;
 pub const PRESSURE: f64 = 1.1;
 /// Contact capacity per substep.
 pub const CONTACTS: usize = PARTICLES;
+/// The strip particle on the attachment: its bottom-right corner.
+pub const ATTACHED: usize = STRIP - 1;
+/// The attachment's compliance (m/N).
+pub const ATTACH_COMPLIANCE: f64 = 1e-4;
 
 /// The scene's state and the caller memory the step works on.
 #[derive(Debug, Clone)]
@@ -70,6 +76,12 @@ pub struct Scene<T: Real> {
     pub triangles: [[u32; 3]; TRIANGLES],
     /// The mesh gradient scratch.
     pub mesh_scratch: [[T; 3]; PARTICLES],
+    /// The attachment of [`ATTACHED`].
+    pub attachments: [Attachment<T>; 1],
+    /// The attached particle's start position (m).
+    pub start: [T; 3],
+    /// Frames advanced.
+    pub frames: u32,
     /// Contacts of the last substep.
     pub contacts: [Contact<T>; CONTACTS],
     /// Scratch for the step.
@@ -276,6 +288,13 @@ impl<T: Real> Scene<T> {
             meshes,
             triangles,
             mesh_scratch: [[T::ZERO; 3]; PARTICLES],
+            attachments: [Attachment::new(
+                u(ATTACHED),
+                x[ATTACHED],
+                f(ATTACH_COMPLIANCE),
+            )],
+            start: x[ATTACHED],
+            frames: 0,
             contacts: [Contact::default(); CONTACTS],
             scratch: [[T::ZERO; 3]; 3 * PARTICLES],
             planes: [Plane {
@@ -288,8 +307,23 @@ impl<T: Real> Scene<T> {
         }
     }
 
+    /// The attachment's target after frame `frame` (m): its start point
+    /// moved by `(0.004, 0.002, −0.006)·frame` (plain arithmetic, the same
+    /// bits everywhere).
+    #[must_use]
+    pub fn target(&self, frame: u32) -> [T; 3] {
+        let k = T::from_f64(f64::from(frame));
+        let mut p = self.start;
+        for (c, d) in p.iter_mut().zip([0.004, 0.002, -0.006]) {
+            *c = *c + T::from_f64(d) * k;
+        }
+        p
+    }
+
     /// Advances one frame with [`step_with`].
     pub fn frame(&mut self) {
+        self.frames = self.frames.saturating_add(1);
+        self.attachments[0].target = self.target(self.frames);
         let mut world = World {
             positions: &mut self.x,
             velocities: &mut self.v,
@@ -309,6 +343,7 @@ impl<T: Real> Scene<T> {
                 triangles: &self.triangles,
                 scratch: &mut self.mesh_scratch,
             },
+            attachments: &mut self.attachments,
         };
         if let Err(e) = step_with(&mut world, &mut groups, T::from_f64(FRAME), &self.config) {
             self.errors = self.errors.saturating_add(1);
@@ -319,8 +354,9 @@ impl<T: Real> Scene<T> {
 
 /// Part 5: the scene of every constraint group under
 /// [`xpbd::step::step_with`]; hashes every position, velocity and λ (links,
-/// bends, tets, tethers, mesh) after each frame and returns the final
-/// state.
+/// bends, tets, tethers, mesh, the attachment's three), then the
+/// attachment's impulse, force and `previous`, after each frame and
+/// returns the final state.
 pub fn groups_3d<T: Scalar>(h: &mut Fnv64) -> Scene<T> {
     let mut s = Scene::<T>::new();
     for _ in 0..FRAMES {
@@ -337,9 +373,15 @@ pub fn groups_3d<T: Scalar>(h: &mut Fnv64) -> Scene<T> {
             .chain(s.bends.iter().map(|b| b.lambda))
             .chain(s.tets.iter().map(|t| t.lambda))
             .chain(s.tethers.iter().map(|t| t.lambda))
-            .chain(s.meshes.iter().map(|m| m.lambda));
+            .chain(s.meshes.iter().map(|m| m.lambda))
+            .chain(s.attachments.iter().flat_map(|a| a.lambda));
         for l in lambdas {
             h.write_real(l);
+        }
+        for a in &s.attachments {
+            for c in a.impulse.iter().chain(&a.force).chain(&a.previous) {
+                h.write_real(*c);
+            }
         }
     }
     s

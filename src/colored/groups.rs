@@ -9,7 +9,8 @@
 //! # Order and bits
 //!
 //! An iteration solves the links color by color, then the bends, the tets
-//! and the tethers, then every mesh volume (one color each). Within a color
+//! and the tethers, then every mesh volume (one color each), then every
+//! attachment (one color each, at the point of `lag = 0`: `target`). Within a color
 //! no two instances share a particle, so solving the color's instances in
 //! any order, in any split into jobs, on any number of threads, gives
 //! **exactly** the bits of the sequential sweep ([`Substep::iterate`]) over
@@ -39,6 +40,7 @@ use core::ptr;
 
 use super::coloring::{check_instance_coloring, check_starts, Instance};
 use super::{ix, job_range};
+use crate::constraint::attachment::{solve_attachment, Attachment};
 use crate::constraint::bend::Bend;
 use crate::constraint::pressure::{solve_mesh, MeshVolume};
 use crate::constraint::tether::Tether;
@@ -54,8 +56,9 @@ use crate::solver::{
 /// colored order: color `c` of a group is its instances
 /// `starts[c] .. starts[c + 1]` (the `color_starts` of
 /// [`color_order`](super::coloring::color_order)). An empty group may have
-/// empty boundaries. Mesh volumes need none: each is a color of its own,
-/// solved after the tethers.
+/// empty boundaries. Mesh volumes and attachments need none: each is a
+/// color of its own, the meshes solved after the tethers, the attachments
+/// last.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct GroupColors<'c> {
     /// Boundaries of the system's links (colored positions).
@@ -77,7 +80,7 @@ impl<'c> GroupColors<'c> {
             Group::Bends => Some(self.bends),
             Group::Tets => Some(self.tets),
             Group::Tethers => Some(self.tethers),
-            Group::Meshes => None,
+            Group::Meshes | Group::Attachments => None,
         }
     }
 }
@@ -131,6 +134,10 @@ pub(crate) struct RawGroups<T> {
     pub(crate) triangles: RawGroup<[u32; 3]>,
     /// The meshes' gradient scratch.
     pub(crate) scratch: RawGroup<[T; 3]>,
+    /// The attachments.
+    pub(crate) attachments: RawGroup<Attachment<T>>,
+    /// The attachments' lag (0: their point is `target`).
+    pub(crate) lag: T,
     /// h² (s²).
     pub(crate) h2: T,
     /// The zero-length (degenerate) policy.
@@ -159,6 +166,7 @@ impl<T: Real> RawGroups<T> {
         links: &mut [Link<T>],
         c: &mut Constraints<'_, T>,
         h2: T,
+        lag: T,
         policy: ZeroLength,
     ) -> Self {
         Self {
@@ -175,6 +183,8 @@ impl<T: Real> RawGroups<T> {
                 len: c.meshes.triangles.len(),
             },
             scratch: RawGroup::of(c.meshes.scratch),
+            attachments: RawGroup::of(c.attachments),
+            lag,
             h2,
             policy,
         }
@@ -188,6 +198,7 @@ impl<T: Real> RawGroups<T> {
             Group::Tets => self.tets.len,
             Group::Tethers => self.tethers.len,
             Group::Meshes => self.volumes.len,
+            Group::Attachments => self.attachments.len,
         }
     }
 
@@ -198,6 +209,7 @@ impl<T: Real> RawGroups<T> {
             (Group::Bends, self.bends.len),
             (Group::Tets, self.tets.len),
             (Group::Tethers, self.tethers.len),
+            (Group::Meshes, self.volumes.len),
         ];
         order
             .iter()
@@ -228,6 +240,7 @@ impl<T: Real> RawGroups<T> {
                 Group::Tets => self.range(self.tets, begin, end),
                 Group::Tethers => self.range(self.tethers, begin, end),
                 Group::Meshes => self.meshes(begin, end),
+                Group::Attachments => self.attachments(begin, end),
             }
         };
         r.map_err(|stop| stop_error(stop, base))
@@ -334,6 +347,36 @@ impl<T: Real> RawGroups<T> {
         Ok(stats)
     }
 
+    /// Solves attachments `begin .. end` (each a color of its own).
+    ///
+    /// # Safety
+    /// As [`run`](Self::run): no other range runs meanwhile (an
+    /// attachment range forms a slice over every particle).
+    unsafe fn attachments(&self, begin: usize, end: usize) -> Result<SweepStats<T>, Stop> {
+        let mut stats = SweepStats::default();
+        if begin >= end {
+            return Ok(stats);
+        }
+        // SAFETY: every buffer is valid for its length and, by the caller's
+        // contract, nothing else accesses them while this range runs; the
+        // buffers do not overlap, so the mutable slices do not alias.
+        let (x, w, items) = unsafe {
+            (
+                part(self.x, self.n),
+                part_ref(self.w, self.n),
+                part(self.attachments.p, self.attachments.len),
+            )
+        };
+        let Some(items) = items.get_mut(begin..end) else {
+            return Ok(stats);
+        };
+        for (k, a) in items.iter_mut().enumerate() {
+            let v = solve_attachment(a, x, w, self.lag, self.h2);
+            count_visit(&mut stats, v, begin.saturating_add(k), self.policy)?;
+        }
+        Ok(stats)
+    }
+
     /// One colored iteration: every color of every group in order, each
     /// color completed before an error is returned.
     ///
@@ -356,7 +399,9 @@ impl<T: Real> RawGroups<T> {
             }
         }
         // SAFETY: forwarded caller contract (one thread).
-        Ok(stats.merge(unsafe { self.run(Group::Meshes, 0, self.volumes.len) }?))
+        stats = stats.merge(unsafe { self.run(Group::Meshes, 0, self.volumes.len) }?);
+        // SAFETY: forwarded caller contract (one thread).
+        Ok(stats.merge(unsafe { self.run(Group::Attachments, 0, self.attachments.len) }?))
     }
 }
 
@@ -471,7 +516,7 @@ impl<'a, T: Real> Substep<'_, 'a, T, 3, true> {
         colors: GroupColors<'c>,
         stamp: &mut [u32],
     ) -> Result<ColoredGroups<'_, 'c, T>, SystemError> {
-        let (s, _) = self.parts();
+        let (s, _, _) = self.parts();
         check_proper(&colors, s.links, &s.constraints, s.positions.len(), stamp)?;
         // The views last: nothing but them touches the system from here on.
         let raw = self.raw(&colors)?;
@@ -485,7 +530,7 @@ impl<'a, T: Real> Substep<'_, 'a, T, 3, true> {
     /// The raw views of the substep's system, after checking `colors`'
     /// boundaries.
     fn raw(&mut self, colors: &GroupColors<'_>) -> Result<RawGroups<T>, SystemError> {
-        let (s, h) = self.parts();
+        let (s, h, lag) = self.parts();
         check_colors(colors, s.links.len(), &s.constraints)?;
         let policy = s.zero_length;
         Ok(RawGroups::new(
@@ -494,6 +539,7 @@ impl<'a, T: Real> Substep<'_, 'a, T, 3, true> {
             s.links,
             &mut s.constraints,
             h * h,
+            lag,
             policy,
         ))
     }
@@ -510,12 +556,13 @@ pub struct ColoredGroups<'s, 'c, T> {
 }
 
 impl<T: Real> ColoredGroups<'_, '_, T> {
-    /// The number of colors of `group` (for meshes: the mesh count).
+    /// The number of colors of `group` (for meshes and attachments: their
+    /// count, one color each).
     #[must_use]
     pub fn color_count(&self, group: Group) -> usize {
         match self.colors.of(group) {
             Some(s) => s.len().saturating_sub(1),
-            None => self.raw.volumes.len,
+            None => self.raw.len(group),
         }
     }
 
@@ -525,7 +572,7 @@ impl<T: Real> ColoredGroups<'_, '_, T> {
     pub fn color_range(&self, group: Group, color: usize) -> Option<(usize, usize)> {
         match self.colors.of(group) {
             Some(s) => Some((*s.get(color)?, *s.get(color.checked_add(1)?)?)),
-            None => (color < self.raw.volumes.len).then(|| (color, color.saturating_add(1))),
+            None => (color < self.raw.len(group)).then(|| (color, color.saturating_add(1))),
         }
     }
 
@@ -543,8 +590,9 @@ impl<T: Real> ColoredGroups<'_, '_, T> {
     /// The jobs of color `color` of `group` split into `jobs` disjoint
     /// ranges ([`job_range`]): each [`GroupJob`] is `Send` and may run on
     /// any thread, all of them at once. One iteration runs, in order, every
-    /// color of the links, bends, tets and tethers, then every mesh color
-    /// (a mesh color has one non-empty job), waiting for all jobs of a
+    /// color of the links, bends, tets and tethers, then every mesh color,
+    /// then every attachment color (a mesh or attachment color has one
+    /// non-empty job), waiting for all jobs of a
     /// color before the next; the result is bit-identical to
     /// [`iterate`](Self::iterate) and to the sequential
     /// [`Substep::iterate`], whatever `jobs` is. Merge the jobs' statistics
@@ -634,7 +682,7 @@ impl<T: Real> GroupJob<'_, T> {
         // SAFETY: the range lies within one color (from `job_range` over
         // the color's boundaries, checked with the proper coloring by
         // `Substep::colored`), the jobs of one `GroupJobs` are disjoint, so
-        // their particles and instances are; a mesh color has one non-empty
+        // their particles and instances are; a mesh or attachment color has one non-empty
         // job; the jobs borrow the colored view mutably, so no other color
         // and nothing else touches the system meanwhile.
         unsafe { self.raw.run(self.group, self.begin, self.end) }

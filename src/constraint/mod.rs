@@ -30,10 +30,12 @@
 //! |---|---|---|---|
 //! | distance link | [`distance`] | 2 | free, or `λ ≤ 0` (tension only) |
 //! | contact (plane, sphere) | [`contact`] | 1 | `λ ≥ 0` |
+//! | kinematic attachment | [`attachment`] | 1 (three axes) | free |
 //!
 //! Adding a kind: one file here implementing `Constraint`, one line in
 //! the table above, its C item type, its tests (`docs/constraints.md`).
 
+pub mod attachment;
 pub mod bend;
 pub mod contact;
 pub mod distance;
@@ -42,6 +44,7 @@ pub mod seed;
 pub mod tether;
 pub mod volume;
 
+pub(crate) use attachment::Attachment;
 pub(crate) use bend::Bend;
 pub(crate) use pressure::MeshVolume;
 pub(crate) use tether::Tether;

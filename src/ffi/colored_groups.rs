@@ -309,7 +309,14 @@ pub(crate) unsafe fn group_job_raw<T: Real>(
                 .ok()
                 .and_then(|()| Some((*starts.get(color)?, *starts.get(color.checked_add(1)?)?)))
         }
-        None => (color < g.mesh_volume_count).then(|| (color, color.saturating_add(1))),
+        None => {
+            let len = if group == Group::Attachments {
+                g.attachment_count
+            } else {
+                g.mesh_volume_count
+            };
+            (color < len).then(|| (color, color.saturating_add(1)))
+        }
     };
     let Some((lo, hi)) = bounds.and_then(|(b, e)| job_range(b, e, job, job_count)) else {
         return XpbdStatus::InvalidArgument;
@@ -346,6 +353,11 @@ pub(crate) unsafe fn group_job_raw<T: Real>(
             p: g.mesh_scratch,
             len: g.mesh_scratch_count,
         },
+        attachments: RawGroup {
+            p: g.attachments,
+            len: g.attachment_count,
+        },
+        lag: T::ZERO,
         h2: s.h * s.h,
         policy,
     };
@@ -354,7 +366,7 @@ pub(crate) unsafe fn group_job_raw<T: Real>(
     // is this job's share of one color of a coloring checked proper by
     // `xpbd_system3_begin_substep_colored` and unchanged since (contract),
     // so concurrent jobs of the color touch disjoint particles and
-    // instances; a mesh color has one non-empty job and runs alone.
+    // instances; a mesh or attachment color has one non-empty job and runs alone.
     match unsafe { raw.run(group, lo, hi) } {
         // SAFETY: NULL or checked and disjoint from every buffer.
         Ok(stats) => unsafe {

@@ -11,7 +11,9 @@
 //! Conventions, beyond those of [`crate::ffi`]:
 //!
 //! - The groups struct is only read; the library writes each instance's
-//!   λ and, during a sweep, `mesh_scratch`.
+//!   λ and, during a sweep, `mesh_scratch`; a successful
+//!   `xpbd_world3_step_groups` writes each attachment's `force` and
+//!   `previous`.
 //! - Every array of the groups struct is checked (NULL only with a zero
 //!   count, aligned, bounded) and against every other buffer of the call:
 //!   the other arrays, this struct, the system's or world's buffers and
@@ -22,7 +24,8 @@
 //!   the other calls resume the substep (`System::resume_substep`) and
 //!   never reset.
 //! - An error naming a constraint names it by its index after the links
-//!   (`solver::groups`): links, then bends, tets, tethers, meshes.
+//!   (`solver::groups`): links, then bends, tets, tethers, meshes,
+//!   attachments.
 
 use core::ptr;
 
@@ -44,7 +47,7 @@ use crate::Link;
 
 /// The arrays of a groups struct, then the struct itself, for the one
 /// overlap check.
-pub(crate) fn buffers<T>(g: &ConstraintsC<T>, groups: *const ConstraintsC<T>) -> [Buf; 7] {
+pub(crate) fn buffers<T>(g: &ConstraintsC<T>, groups: *const ConstraintsC<T>) -> [Buf; 8] {
     [
         Buf::of(g.bends, g.bend_count),
         Buf::of(g.tets, g.tet_count),
@@ -52,6 +55,7 @@ pub(crate) fn buffers<T>(g: &ConstraintsC<T>, groups: *const ConstraintsC<T>) ->
         Buf::of(g.mesh_volumes, g.mesh_volume_count),
         Buf::of(g.triangles, g.triangle_count),
         Buf::of(g.mesh_scratch, g.mesh_scratch_count),
+        Buf::of(g.attachments, g.attachment_count),
         Buf::of(groups, 1),
     ]
 }
@@ -93,6 +97,7 @@ pub(crate) unsafe fn view<'a, T: Real>(
                 triangles: slice(g.triangles, g.triangle_count),
                 scratch: slice_mut(g.mesh_scratch, g.mesh_scratch_count),
             },
+            attachments: slice_mut(g.attachments, g.attachment_count),
         }
     })
 }

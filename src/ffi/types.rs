@@ -6,6 +6,7 @@
 //! buffers — are defined once, generic over the float type `T` (and the
 //! dimension `D`), and aliased per precision.
 
+use crate::constraint::attachment::Attachment;
 use crate::constraint::bend::Bend;
 use crate::constraint::contact::{Contact, Plane, Sphere};
 use crate::constraint::pressure::MeshVolume;
@@ -194,11 +195,12 @@ pub struct WorldC<T> {
 /// world struct, the configuration, this struct or an output
 /// (`XPBD_STATUS_ALIASED_BUFFERS`).
 ///
-/// Each iteration sweeps the links, then the bends, tets, tethers and
-/// meshes, each in array order. An error naming a constraint counts the
-/// links first: with `L` links, `B` bends, `V` tets and `E` tethers,
-/// `error_index` `L + k` is bend `k`, `L + B + k` tet `k`, `L + B + V + k`
-/// tether `k` and `L + B + V + E + k` mesh `k`.
+/// Each iteration sweeps the links, then the bends, tets, tethers, meshes
+/// and attachments, each in array order. An error naming a constraint
+/// counts the links first: with `L` links, `B` bends, `V` tets, `E`
+/// tethers and `M` meshes, `error_index` `L + k` is bend `k`, `L + B + k`
+/// tet `k`, `L + B + V + k` tether `k`, `L + B + V + E + k` mesh `k` and
+/// `L + B + V + E + M + k` attachment `k`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct ConstraintsC<T> {
@@ -236,6 +238,13 @@ pub struct ConstraintsC<T> {
     pub mesh_scratch: *mut [T; 3],
     /// Number of scratch entries.
     pub mesh_scratch_count: usize,
+    /// Kinematic attachments, `attachment_count` entries (the last fields:
+    /// every earlier field keeps its offset); λ written, `impulse` (N·s)
+    /// during `xpbd_world3_step_groups`, and after a successful one `force`
+    /// (N) and `previous ← target`. Points in m, compliance in m/N.
+    pub attachments: *mut Attachment<T>,
+    /// Number of attachments.
+    pub attachment_count: usize,
 }
 
 /// A colored 3D system over caller-owned buffers (`XpbdColoredSystem3`:
@@ -367,6 +376,8 @@ pub const XPBD_GROUP_TETS: i32 = 2;
 pub const XPBD_GROUP_TETHERS: i32 = 3;
 /// Group code: the mesh volumes of `XpbdConstraints3` (one color each).
 pub const XPBD_GROUP_MESHES: i32 = 4;
+/// Group code: the attachments of `XpbdConstraints3` (one color each).
+pub const XPBD_GROUP_ATTACHMENTS: i32 = 5;
 
 /// The group a C group code names (`None` for an unknown code).
 pub(crate) fn group_of(code: i32) -> Option<Group> {
@@ -376,6 +387,7 @@ pub(crate) fn group_of(code: i32) -> Option<Group> {
         XPBD_GROUP_TETS => Some(Group::Tets),
         XPBD_GROUP_TETHERS => Some(Group::Tethers),
         XPBD_GROUP_MESHES => Some(Group::Meshes),
+        XPBD_GROUP_ATTACHMENTS => Some(Group::Attachments),
         _ => None,
     }
 }
@@ -412,6 +424,10 @@ pub struct XpbdGroupColors {
 pub type XpbdTether = Tether<f64>;
 /// `XpbdTetherF32` (C): a long-range tether, float.
 pub type XpbdTetherF32 = Tether<f32>;
+/// `XpbdAttachment` (C): a kinematic attachment, double.
+pub type XpbdAttachment = Attachment<f64>;
+/// `XpbdAttachmentF32` (C): a kinematic attachment, float.
+pub type XpbdAttachmentF32 = Attachment<f32>;
 /// `XpbdMeshVolume` (C): a closed-mesh volume constraint, double.
 pub type XpbdMeshVolume = MeshVolume<f64>;
 /// `XpbdMeshVolumeF32` (C): a closed-mesh volume constraint, float.

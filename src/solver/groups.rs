@@ -1,16 +1,18 @@
 //! The constraint groups beyond links a system may hold ([`Constraints`]):
-//! dihedral bending, tetrahedral volume, tethers and closed-mesh volumes,
-//! validated, reset and swept by the same machinery as links.
+//! dihedral bending, tetrahedral volume, tethers, closed-mesh volumes and
+//! kinematic attachments, validated, reset and swept by the same machinery
+//! as links.
 //!
 //! # Order and indices
 //!
-//! One iteration sweeps the links, then the bends, the tets, the tethers
-//! and the meshes, each group in slice order (Gauss-Seidel). A
-//! [`SystemError`] naming a constraint counts the groups in that order: a
-//! system with `L` links, `B` bends, `V` tets and `E` tethers names its
-//! first bend `L`, its first tet `L + B`, its first tether `L + B + V` and
-//! its first mesh `L + B + V + E` ([`Constraints::locate`] turns an index
-//! back into a group and a position).
+//! One iteration sweeps the links, then the bends, the tets, the tethers,
+//! the meshes and the attachments, each group in slice order
+//! (Gauss-Seidel). A [`SystemError`] naming a constraint counts the groups
+//! in that order: a system with `L` links, `B` bends, `V` tets, `E`
+//! tethers and `M` meshes names its first bend `L`, its first tet `L + B`,
+//! its first tether `L + B + V`, its first mesh `L + B + V + E` and its
+//! first attachment `L + B + V + E + M` ([`Constraints::locate`] turns an
+//! index back into a group and a position).
 //!
 //! Stored in colored order, the same groups can be solved color by color
 //! and in jobs with the same bits ([`crate::colored::groups`]); a position
@@ -18,6 +20,7 @@
 
 use super::sweep::Stop;
 use super::{count_visit, reset_lambdas, SweepStats, ZeroLength};
+use crate::constraint::attachment::{solve_attachment, visit_attachment, Attachment};
 use crate::constraint::bend::Bend;
 use crate::constraint::pressure::{solve_mesh, visit_mesh, MeshVolumes};
 use crate::constraint::tether::Tether;
@@ -39,6 +42,9 @@ pub struct Constraints<'a, T> {
     pub tethers: &'a mut [Tether<T>],
     /// Closed-mesh volume (pressure) constraints.
     pub meshes: MeshVolumes<'a, T>,
+    /// Kinematic attachments (solved last; their point moves over a
+    /// step's substeps, see [`Attachment`]).
+    pub attachments: &'a mut [Attachment<T>],
 }
 
 /// A constraint group, as [`Constraints::locate`] names it.
@@ -54,6 +60,8 @@ pub enum Group {
     Tethers,
     /// [`Constraints::meshes`].
     Meshes,
+    /// [`Constraints::attachments`].
+    Attachments,
 }
 
 /// The system error for an instance's invalid parameter, naming it.
@@ -88,6 +96,7 @@ impl<T: Real> Constraints<'_, T> {
             .saturating_add(self.tets.len())
             .saturating_add(self.tethers.len())
             .saturating_add(self.meshes.volumes.len())
+            .saturating_add(self.attachments.len())
     }
 
     /// The same groups reborrowed for a shorter lifetime (to lend them to a
@@ -102,6 +111,7 @@ impl<T: Real> Constraints<'_, T> {
                 triangles: self.meshes.triangles,
                 scratch: &mut *self.meshes.scratch,
             },
+            attachments: &mut *self.attachments,
         }
     }
 
@@ -122,6 +132,7 @@ impl<T: Real> Constraints<'_, T> {
             (Group::Tets, self.tets.len()),
             (Group::Tethers, self.tethers.len()),
             (Group::Meshes, self.meshes.volumes.len()),
+            (Group::Attachments, self.attachments.len()),
         ];
         let mut k = index;
         for (g, n) in groups {
@@ -154,6 +165,10 @@ impl<T: Real> Constraints<'_, T> {
                 .map_err(|e| invalid(e, at))?;
             at = at.saturating_add(1);
         }
+        for a in self.attachments.iter() {
+            a.check(w, h2).map_err(|e| invalid(e, at))?;
+            at = at.saturating_add(1);
+        }
         if !self.meshes.volumes.is_empty() && self.meshes.scratch.len() < w.len() {
             return Err(SystemError::CapacityTooSmall { needed: w.len() });
         }
@@ -166,16 +181,42 @@ impl<T: Real> Constraints<'_, T> {
         reset_lambdas(self.tets);
         reset_lambdas(self.tethers);
         reset_lambdas(self.meshes.volumes);
+        reset_lambdas(self.attachments);
+    }
+
+    /// A step's frame starts: every attachment's `impulse ← 0`.
+    pub(crate) fn begin_frame(&mut self) {
+        for a in self.attachments.iter_mut() {
+            a.begin_frame();
+        }
+    }
+
+    /// A step's substep of length `h` (s) ended: every attachment's
+    /// `impulse += λ / h`.
+    pub(crate) fn end_substep(&mut self, h: T) {
+        for a in self.attachments.iter_mut() {
+            a.end_substep(h);
+        }
+    }
+
+    /// A step's frame of length `dt` (s) succeeded: every attachment's
+    /// `force ← impulse / dt` and `previous ← target`.
+    pub(crate) fn end_frame(&mut self, dt: T) {
+        for a in self.attachments.iter_mut() {
+            a.end_frame(dt);
+        }
     }
 
     /// One Gauss-Seidel sweep over every group in order; `base` is the link
-    /// count (for the indices errors name).
+    /// count (for the indices errors name), `lag` the attachments' weight of
+    /// `previous` in this substep (0 outside a step).
     pub(crate) fn sweep<const D: usize>(
         &mut self,
         base: usize,
         positions: &mut [[T; D]],
         inverse_masses: &[T],
         h2: T,
+        lag: T,
         policy: ZeroLength,
     ) -> Result<SweepStats<T>, SystemError> {
         let mut base = base;
@@ -204,6 +245,13 @@ impl<T: Real> Constraints<'_, T> {
             policy,
             base,
         )?;
+        stats = stats.merge(s);
+        base = base.saturating_add(self.meshes.volumes.len());
+        let mut s = SweepStats::default();
+        for (index, a) in self.attachments.iter_mut().enumerate() {
+            let v = solve_attachment(a, positions, inverse_masses, lag, h2);
+            count_visit(&mut s, v, index, policy).map_err(|e| stop_error(e, base))?;
+        }
         Ok(stats.merge(s))
     }
 
@@ -214,6 +262,7 @@ impl<T: Real> Constraints<'_, T> {
         positions: &[[T; D]],
         inverse_masses: &[T],
         h2: T,
+        lag: T,
         policy: ZeroLength,
     ) -> Result<SweepStats<T>, SystemError> {
         let mut base = base;
@@ -226,6 +275,13 @@ impl<T: Real> Constraints<'_, T> {
         stats = stats.merge(s);
         base = base.saturating_add(self.tethers.len());
         let s = measure_solvable(&self.meshes, positions, inverse_masses, h2, policy, base)?;
+        stats = stats.merge(s);
+        base = base.saturating_add(self.meshes.volumes.len());
+        let mut s = SweepStats::default();
+        for (index, a) in self.attachments.iter().enumerate() {
+            let v = visit_attachment(a, positions, inverse_masses, lag, h2).map(|(o, _)| o);
+            count_visit(&mut s, v, index, policy).map_err(|e| stop_error(e, base))?;
+        }
         Ok(stats.merge(s))
     }
 }

@@ -24,6 +24,9 @@ use crate::{StepError, SystemError};
 pub struct Substep<'s, 'a, T: Real, const D: usize, const G: bool = true> {
     system: &'s mut System<'a, T, D>,
     h: T,
+    /// The attachments' weight of `previous` in their point (0: `target`;
+    /// the step sets it per substep, see `constraint::attachment`).
+    lag: T,
     contacts: Option<ContactGroup<'s, T, D>>,
 }
 
@@ -36,23 +39,23 @@ pub(crate) struct ContactGroup<'s, T, const D: usize> {
     pub(crate) colliders: Colliders<'s, T, D>,
 }
 
-/// A constraint instance's accumulated multiplier, for [`reset_lambdas`].
+/// A constraint instance's accumulated multipliers, for [`reset_lambdas`].
 pub(crate) trait Multiplier<T> {
-    /// The multiplier λ (kg·m).
-    fn multiplier(&mut self) -> &mut T;
+    /// The multipliers λ (kg·m): one, or one per axis of an attachment.
+    fn multiplier(&mut self) -> &mut [T];
 }
 
 impl<T> Multiplier<T> for Link<T> {
     #[inline(always)]
-    fn multiplier(&mut self) -> &mut T {
-        &mut self.lambda
+    fn multiplier(&mut self) -> &mut [T] {
+        core::slice::from_mut(&mut self.lambda)
     }
 }
 
 impl<T> Multiplier<T> for Contact<T> {
     #[inline(always)]
-    fn multiplier(&mut self) -> &mut T {
-        &mut self.lambda
+    fn multiplier(&mut self) -> &mut [T] {
+        core::slice::from_mut(&mut self.lambda)
     }
 }
 
@@ -60,8 +63,8 @@ macro_rules! multiplier {
     ($($t:ident),*) => {$(
         impl<T> Multiplier<T> for crate::constraint::$t<T> {
             #[inline(always)]
-            fn multiplier(&mut self) -> &mut T {
-                &mut self.lambda
+            fn multiplier(&mut self) -> &mut [T] {
+                core::slice::from_mut(&mut self.lambda)
             }
         }
     )*};
@@ -71,8 +74,15 @@ multiplier!(Bend, Tet, Tether, MeshVolume);
 /// A bare multiplier (the colored links' structure-of-arrays λ).
 impl<T: Real> Multiplier<T> for T {
     #[inline(always)]
-    fn multiplier(&mut self) -> &mut T {
-        self
+    fn multiplier(&mut self) -> &mut [T] {
+        core::slice::from_mut(self)
+    }
+}
+
+impl<T> Multiplier<T> for crate::constraint::Attachment<T> {
+    #[inline(always)]
+    fn multiplier(&mut self) -> &mut [T] {
+        &mut self.lambda
     }
 }
 
@@ -82,7 +92,7 @@ impl<T: Real> Multiplier<T> for T {
 #[inline]
 pub(crate) fn reset_lambdas<T: Real, M: Multiplier<T>>(group: &mut [M]) {
     for item in group.iter_mut() {
-        *item.multiplier() = T::ZERO;
+        item.multiplier().fill(T::ZERO);
     }
 }
 
@@ -92,8 +102,16 @@ impl<'s, 'a, T: Real, const D: usize, const G: bool> Substep<'s, 'a, T, D, G> {
         Self {
             system,
             h,
+            lag: T::ZERO,
             contacts: None,
         }
+    }
+
+    /// The same substep with the attachments' point at `lag` (the step's
+    /// substep `s` of `S`: `(S − 1 − s)/S`).
+    pub(crate) fn with_lag(mut self, lag: T) -> Self {
+        self.lag = lag;
+        self
     }
 
     /// The same substep holding a group of contacts too: their λ are reset
@@ -167,6 +185,7 @@ impl<T: Real, const D: usize, const G: bool> Substep<'_, '_, T, D, G> {
             s.positions,
             s.inverse_masses,
             self.h * self.h,
+            self.lag,
             s.zero_length,
         )?;
         Ok(stats.merge(groups))
@@ -240,6 +259,7 @@ impl<T: Real, const D: usize, const G: bool> Substep<'_, '_, T, D, G> {
             s.positions,
             s.inverse_masses,
             self.h * self.h,
+            self.lag,
             s.zero_length,
         )?;
         Ok(stats.merge(groups))
@@ -265,9 +285,10 @@ impl<T: Real, const D: usize, const G: bool> Substep<'_, '_, T, D, G> {
 }
 
 impl<'a, T: Real, const D: usize, const G: bool> Substep<'_, 'a, T, D, G> {
-    /// The system and h, for the colored sweeps of `colored::groups`
-    /// (which change positions and λ only, never a parameter).
-    pub(crate) fn parts(&mut self) -> (&mut System<'a, T, D>, T) {
-        (&mut *self.system, self.h)
+    /// The system, h and the attachments' lag, for the colored sweeps of
+    /// `colored::groups` (which change positions and λ only, never a
+    /// parameter).
+    pub(crate) fn parts(&mut self) -> (&mut System<'a, T, D>, T, T) {
+        (&mut *self.system, self.h, self.lag)
     }
 }

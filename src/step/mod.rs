@@ -11,10 +11,17 @@
 //! x_prev ← x
 //! x      ← x + h v + h² g          (particles with w > 0; w = 0 never moves)
 //! contacts ← particles inside a plane or sphere at x
-//! begin_substep(h): every λ ← 0     (links and contacts)
-//! k times: sweep links, then contacts (Gauss-Seidel)
+//! begin_substep(h): every λ ← 0     (links, groups and contacts)
+//! k times: sweep links, groups, then contacts (Gauss-Seidel); an
+//!          attachment's point is previous + (target − previous)(s+1)/n
+//!          in substep s (exactly target in the last one)
 //! v      ← (x − x_prev) / h, then dynamic friction, then damping
 //! ```
+//!
+//! Each attachment sums its impulse `λ / h` over the substeps; after a
+//! successful frame it reports the mean force `impulse / dt` (N, on its
+//! particle) and sets `previous ← target` ([`Attachment`](crate::Attachment));
+//! a failed frame writes neither.
 //!
 //! `g` is an acceleration (m/s²), so gravity needs no mass. α̃ = α/h² always
 //! uses the substep `h`, never `dt`.
@@ -58,6 +65,7 @@ mod precision;
 pub(crate) use precision::shortest_length;
 pub use precision::{precision, world_precision, Precision, PRECISION_LIMIT};
 
+use crate::constraint::attachment;
 use crate::constraint::contact::Colliders;
 pub use crate::constraint::contact::{Contact, Plane, Sphere};
 use crate::constraint::distance::Link;
@@ -253,7 +261,8 @@ pub fn step<T: Real, const D: usize>(
 }
 
 /// [`step`] for a 3D world whose particles also carry constraint groups
-/// beyond links (bending, volume, tethers, closed meshes: [`Constraints`]).
+/// beyond links (bending, volume, tethers, closed meshes, attachments:
+/// [`Constraints`]).
 /// Each iteration sweeps the links, then the groups in their order, then
 /// the contacts; the groups' λ are reset with the links' at every substep
 /// and kept across its iterations. The groups are validated with the
@@ -354,6 +363,9 @@ fn step_groups<T: Real, const D: usize, const G: bool>(
     if result.is_err() {
         copy(world.positions, saved_x);
         copy(world.velocities, saved_v);
+    } else {
+        // Only a successful frame reports forces and moves the points on.
+        constraints.end_frame(frame_dt);
     }
     result
 }
@@ -397,7 +409,8 @@ fn run_substeps<T: Real, const D: usize, const G: bool>(
     let mut system =
         System::new(positions, inverse_masses, links)?.with_zero_length(config.zero_length);
     system.constraints = constraints;
-    for _ in 0..config.substeps {
+    system.constraints.begin_frame();
+    for s in 0..config.substeps {
         copy(previous, system.positions());
         // Predict: x ← x + h v + h² g for moving particles.
         for ((x, v), w) in system
@@ -440,7 +453,8 @@ fn run_substeps<T: Real, const D: usize, const G: bool>(
                 items: &mut *found,
                 colliders,
             };
-            let mut substep = system.begin_substep_with::<G>(h, group)?;
+            let lag = attachment::lag(s, config.substeps);
+            let mut substep = system.begin_substep_with::<G>(h, group)?.with_lag(lag);
             for _ in 0..config.iterations {
                 stats.last = substep.iterate_with_contacts()?;
                 stats.iterations = stats.iterations.saturating_add(1);
@@ -450,6 +464,7 @@ fn run_substeps<T: Real, const D: usize, const G: bool>(
                 }
             }
         }
+        system.constraints.end_substep(h);
         // Velocity update, dynamic friction, damping.
         for (particle, ((v, x), prev)) in velocities
             .iter_mut()

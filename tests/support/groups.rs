@@ -167,6 +167,8 @@ impl Scene {
             triangle_count: self.triangles.len(),
             mesh_scratch: self.scratch.as_mut_ptr(),
             mesh_scratch_count: self.scratch.len(),
+            attachments: core::ptr::null_mut(),
+            attachment_count: 0,
         }
     }
 
