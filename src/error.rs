@@ -125,7 +125,8 @@ pub enum SystemError {
         /// Index of the link.
         constraint: usize,
     },
-    /// This link has flag bits other than [`Link::TENSION_ONLY`](crate::Link::TENSION_ONLY).
+    /// This link has flag bits other than [`Link::TENSION_ONLY`](crate::Link::TENSION_ONLY)
+    /// and [`Link::DISABLED`](crate::Link::DISABLED).
     InvalidFlags {
         /// Index of the link.
         constraint: usize,

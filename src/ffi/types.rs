@@ -23,6 +23,12 @@ pub const XPBD_ZERO_LENGTH_SKIP: i32 = 1;
 /// clamped to λ ≤ 0, so the link never pushes).
 pub const XPBD_LINK_TENSION_ONLY: u32 = 1;
 
+/// Link flag: the link is off (torn). Every sweep skips it (λ stays 0,
+/// nothing moves, it counts as `skipped_static`); only its particle
+/// indices are validated. `xpbd_world3_step` sets it on links whose force
+/// exceeded `link_max_force`.
+pub const XPBD_LINK_DISABLED: u32 = 2;
+
 /// Links per job chunk: `xpbd_job_range` splits a color on multiples of
 /// this many links.
 pub const XPBD_JOB_CHUNK: usize = 64;
@@ -53,6 +59,7 @@ const _: () = assert!(XPBD_MAX_SUBSTEPS == crate::solver::MAX_SUBSTEPS);
 const _: () = assert!(XPBD_MAX_ITERATIONS == crate::solver::MAX_ITERATIONS);
 const _: () = assert!(XPBD_MAX_WORK == crate::solver::MAX_WORK);
 const _: () = assert!(Link::<f64>::TENSION_ONLY == XPBD_LINK_TENSION_ONLY);
+const _: () = assert!(Link::<f64>::DISABLED == XPBD_LINK_DISABLED);
 const _: () = assert!(XPBD_JOB_CHUNK == crate::colored::CHUNK);
 const _: () = assert!(XPBD_MAX_GREEDY_COLORS == crate::colored::coloring::MAX_GREEDY_COLORS);
 
@@ -265,10 +272,11 @@ pub struct ColoredSystemC<T> {
     pub i: *const u32,
     /// Second particle of each link.
     pub j: *const u32,
-    /// Rest lengths (m), non-zero: `rest[k] > 0` is a bilateral link,
+    /// Rest lengths (m), finite: `rest[k] > 0` is a bilateral link,
     /// `rest[k] < 0` a tension-only link (`XPBD_LINK_TENSION_ONLY`: it only
-    /// pulls) of rest length `-rest[k]`; `xpbd_colored_links_fill` writes
-    /// both.
+    /// pulls) of rest length `-rest[k]`, `rest[k] = 0` a disabled link
+    /// (`XPBD_LINK_DISABLED`: skipped, λ stays 0);
+    /// `xpbd_colored_links_fill` writes all three.
     pub rest: *const T,
     /// Compliances α (m/N), ≥ 0.
     pub compliance: *const T,
