@@ -608,6 +608,9 @@ fn unbounded_work_fails_at_once() {
         scratch: scratch.as_mut_ptr(),
         scratch_count: scratch.len(),
         error_index: 0,
+        link_max_force: core::ptr::null(),
+        torn: core::ptr::null_mut(),
+        torn_capacity: 0,
     };
     // Over the substep or iteration limit, then within both but over
     // MAX_WORK: 2^28 sweeps × (3 links + 10 contact slots) > 2^30 visits.
@@ -684,6 +687,9 @@ fn plane_normals_of_any_finite_nonzero_length_are_accepted() {
             scratch: scratch.as_mut_ptr(),
             scratch_count: 3,
             error_index: 0,
+            link_max_force: core::ptr::null(),
+            torn: core::ptr::null_mut(),
+            torn_capacity: 0,
         };
         let config = xpbd_step_config3_default();
         // SAFETY: valid, disjoint buffers.
@@ -742,6 +748,9 @@ fn far_from_the_origin_f32_is_reported_by_the_precision_query() {
             scratch: ptr::null_mut(),
             scratch_count: 0,
             error_index: 0,
+            link_max_force: core::ptr::null(),
+            torn: core::ptr::null_mut(),
+            torn_capacity: 0,
         };
         let (mut ratio, mut particle) = (-1.0_f32, usize::MAX);
         // SAFETY: valid buffers and outputs.

@@ -11,7 +11,9 @@ use xpbd::{cloth, cloth_coloring, Aos, ColoredSystem, Link, Real, System, System
 
 /// Every third link of a stretched cloth disabled: `(positions, w, links
 /// with the flag, the coloring, color count)`.
-fn torn_cloth<T: Real>() -> (Vec<[T; 3]>, Vec<T>, Vec<Link<T>>, Vec<u32>, u32) {
+type Scene<T> = (Vec<[T; 3]>, Vec<T>, Vec<Link<T>>, Vec<u32>, u32);
+
+fn torn_cloth<T: Real>() -> Scene<T> {
     let (rows, cols) = if cfg!(miri) { (4, 5) } else { (9, 13) };
     let (x, w) = stretched_cloth(rows, cols);
     let m = xpbd::cloth_link_count(rows, cols, true).unwrap();
@@ -51,6 +53,7 @@ fn without_disabled<T: Real>(links: &[Link<T>], colors: &[u32]) -> (Vec<Link<T>>
         .unzip()
 }
 
+#[allow(clippy::type_complexity)]
 fn colored_run<T: Real>(
     x0: &[[T; 3]],
     w: &[T],
@@ -200,4 +203,375 @@ fn a_disabled_link_needs_only_valid_indices() {
         sys.begin_substep(0.01).unwrap_err(),
         SystemError::InvalidFlags { constraint: 1 }
     );
+}
+
+// ---- The step: tearing ----
+
+use xpbd::step::{
+    scratch_len, step, Contact, ContactOverflow, Plane, Sphere, StepConfig, StepError, StepStats,
+    World,
+};
+
+/// A flat sheet in the xy plane, `rows × cols` particles 0.1 m apart, the
+/// first and last columns pinned; its links (cloth with shear, α = 1e-4
+/// m/N) with a maximum force of `weak` N on the links crossing the middle
+/// line between columns `cols/2 − 1` and `cols/2`, and `strong` elsewhere.
+struct Sheet {
+    rows: usize,
+    cols: usize,
+    x: Vec<[f64; 3]>,
+    v: Vec<[f64; 3]>,
+    w: Vec<f64>,
+    links: Vec<Link<f64>>,
+    max_force: Vec<f64>,
+    contacts: Vec<Contact<f64>>,
+    scratch: Vec<[f64; 3]>,
+    torn: Vec<u32>,
+}
+
+impl Sheet {
+    fn new(rows: usize, cols: usize, weak: f64, strong: f64, torn_capacity: usize) -> Self {
+        let (x, _) = stretched_cloth(rows, cols);
+        let n = x.len();
+        let w = (0..n)
+            .map(|k| {
+                if k % cols == 0 || k % cols == cols - 1 {
+                    0.0
+                } else {
+                    1.0
+                }
+            })
+            .collect();
+        let m = xpbd::cloth_link_count(rows, cols, true).unwrap();
+        let mut links = vec![Link::default(); m];
+        cloth(&x, rows, cols, true, 1e-4, &mut links).unwrap();
+        let mut sheet = Sheet {
+            rows,
+            cols,
+            v: vec![[0.0; 3]; n],
+            w,
+            max_force: vec![0.0; m],
+            contacts: vec![],
+            scratch: vec![[0.0; 3]; scratch_len(n)],
+            torn: vec![u32::MAX; torn_capacity],
+            x,
+            links,
+        };
+        sheet.max_force = (0..m)
+            .map(|k| if sheet.crosses(k) { weak } else { strong })
+            .collect();
+        sheet
+    }
+
+    /// Whether link `k` crosses the middle line.
+    fn crosses(&self, k: usize) -> bool {
+        let (a, b) = (
+            self.links[k].i as usize % self.cols,
+            self.links[k].j as usize % self.cols,
+        );
+        let mid = self.cols / 2;
+        a.min(b) < mid && a.max(b) >= mid
+    }
+
+    /// Moves the pinned columns 5 mm apart, then steps one frame.
+    fn frame(&mut self, config: &StepConfig<f64, 3>) -> Result<StepStats<f64>, StepError> {
+        for (k, x) in self.x.iter_mut().enumerate() {
+            if k % self.cols == 0 {
+                x[0] -= 0.0025;
+            } else if k % self.cols == self.cols - 1 {
+                x[0] += 0.0025;
+            }
+        }
+        let mut world = World {
+            positions: &mut self.x,
+            velocities: &mut self.v,
+            inverse_masses: &self.w,
+            links: &mut self.links,
+            planes: &[],
+            spheres: &[],
+            contacts: &mut self.contacts,
+            scratch: &mut self.scratch,
+            link_max_force: &self.max_force,
+            torn: &mut self.torn,
+        };
+        step(&mut world, 1.0 / 60.0, config)
+    }
+
+    /// Whether the enabled links still join the first column to the last.
+    fn connected(&self) -> bool {
+        let n = self.x.len();
+        let mut seen = vec![false; n];
+        let mut stack: Vec<usize> = (0..self.rows).map(|r| r * self.cols).collect();
+        for &k in &stack {
+            seen[k] = true;
+        }
+        while let Some(k) = stack.pop() {
+            for l in self.links.iter().filter(|l| !l.is_disabled()) {
+                let (i, j) = (l.i as usize, l.j as usize);
+                for (a, b) in [(i, j), (j, i)] {
+                    if a == k && !seen[b] {
+                        seen[b] = true;
+                        stack.push(b);
+                    }
+                }
+            }
+        }
+        (0..self.rows).any(|r| seen[r * self.cols + self.cols - 1])
+    }
+
+    fn state(&self) -> (Vec<u64>, Vec<u64>, Vec<u32>) {
+        (
+            bits(&self.x),
+            bits(&self.v),
+            self.links.iter().map(|l| l.flags).collect(),
+        )
+    }
+}
+
+fn sheet_config() -> StepConfig<f64, 3> {
+    let mut config = StepConfig::new([0.0, 0.0, 0.0]);
+    config.substeps = 8;
+    config
+}
+
+/// Pulls a sheet apart until it separates; returns the sheet, the frame it
+/// separated in and every frame's torn list.
+fn pull_apart(rows: usize, cols: usize) -> (Sheet, usize, Vec<Vec<u32>>) {
+    let mut sheet = Sheet::new(rows, cols, 100.0, f64::INFINITY, 64);
+    let config = sheet_config();
+    let mut lists = Vec::new();
+    for frame in 0..200 {
+        let before: Vec<u32> = sheet.links.iter().map(|l| l.flags).collect();
+        let stats = sheet.frame(&config).unwrap();
+        let list = sheet.torn[..stats.torn].to_vec();
+        // Exactly the links whose flag was set, in link order.
+        let newly: Vec<u32> = (0..sheet.links.len() as u32)
+            .filter(|&k| before[k as usize] == 0 && sheet.links[k as usize].is_disabled())
+            .collect();
+        assert_eq!(list, newly, "frame {frame}");
+        lists.push(list);
+        if !sheet.connected() {
+            return (sheet, frame, lists);
+        }
+    }
+    panic!("the sheet never tore apart");
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "hundreds of substeps: minutes under Miri")]
+fn a_pulled_sheet_tears_along_its_weak_line_bit_identically() {
+    let (rows, cols) = (5, 8);
+    let (sheet, frame, lists) = pull_apart(rows, cols);
+    // It held for a while, then tore along the middle line only, and every
+    // link crossing it is torn (the sheet is in two pieces).
+    assert!(frame > 2, "tore at frame {frame}");
+    let torn: Vec<usize> = (0..sheet.links.len())
+        .filter(|&k| sheet.links[k].is_disabled())
+        .collect();
+    assert!(torn.iter().all(|&k| sheet.crosses(k)), "{torn:?}");
+    let crossing = (0..sheet.links.len()).filter(|&k| sheet.crosses(k)).count();
+    assert_eq!(torn.len(), crossing);
+    assert_eq!(lists.iter().map(Vec::len).sum::<usize>(), crossing);
+    println!(
+        "{rows}×{cols} sheet: {crossing} links torn over frames {:?}, apart at frame {frame}",
+        lists
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| !l.is_empty())
+            .map(|(f, l)| (f, l.len()))
+            .collect::<Vec<_>>()
+    );
+    // Bit-identical on a repeat.
+    let (again, frame2, lists2) = pull_apart(rows, cols);
+    assert_eq!((frame2, &lists2), (frame, &lists));
+    assert_eq!(again.state(), sheet.state());
+    let lambdas = |s: &Sheet| {
+        s.links
+            .iter()
+            .map(|l| l.lambda.to_bits())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(lambdas(&again), lambdas(&sheet));
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "hundreds of substeps: minutes under Miri")]
+fn a_short_torn_list_gets_the_first_indices_and_the_full_count() {
+    let config = sheet_config();
+    let mut wide = Sheet::new(4, 6, 100.0, f64::INFINITY, 64);
+    let mut narrow = Sheet::new(4, 6, 100.0, f64::INFINITY, 2);
+    let mut tore_many = false;
+    for _ in 0..200 {
+        let a = wide.frame(&config).unwrap();
+        let b = narrow.frame(&config).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(wide.state(), narrow.state());
+        let kept = b.torn.min(2);
+        assert_eq!(narrow.torn[..kept], wide.torn[..kept]);
+        tore_many |= b.torn > 2;
+    }
+    assert!(tore_many, "no frame tore more than two links");
+}
+
+#[test]
+fn invalid_maximum_forces_are_named_and_nothing_is_written() {
+    let config = sheet_config();
+    for (case, want) in [
+        (0, StepError::MaxForceCountMismatch),
+        (1, StepError::InvalidMaxForce { link: 3 }),
+        (2, StepError::InvalidMaxForce { link: 0 }),
+        (3, StepError::InvalidMaxForce { link: 5 }),
+    ] {
+        let mut sheet = Sheet::new(3, 4, 1e-9, 1e-9, 8);
+        match case {
+            0 => {
+                sheet.max_force.pop();
+            }
+            1 => sheet.max_force[3] = f64::NAN,
+            2 => sheet.max_force[0] = 0.0,
+            _ => sheet.max_force[5] = -1.0,
+        }
+        let mut before = sheet.state();
+        // (`frame` moves the pinned columns first: so does the expectation.)
+        for (k, x) in sheet.x.clone().iter().enumerate() {
+            let dx = match k % sheet.cols {
+                0 => -0.0025,
+                c if c == sheet.cols - 1 => 0.0025,
+                _ => 0.0,
+            };
+            before.0[3 * k] = (x[0] + dx).to_bits();
+        }
+        assert_eq!(sheet.frame(&config).unwrap_err(), want);
+        assert_eq!(sheet.state(), before);
+        assert_eq!(sheet.torn, vec![u32::MAX; 8]);
+    }
+}
+
+#[test]
+fn a_failed_step_tears_nothing() {
+    // Forces far over a tiny maximum, but the step fails (a contact over
+    // capacity, rejected): no flag set, nothing written to `torn`.
+    let mut sheet = Sheet::new(3, 4, 1e-9, 1e-9, 8);
+    let mut config = sheet_config();
+    config.gravity = [0.0, -9.81, 0.0];
+    let ground = [Plane {
+        normal: [0.0, 1.0, 0.0],
+        offset: 0.05,
+    }];
+    let mut world = World {
+        positions: &mut sheet.x,
+        velocities: &mut sheet.v,
+        inverse_masses: &sheet.w,
+        links: &mut sheet.links,
+        planes: &ground,
+        spheres: &[],
+        contacts: &mut [],
+        scratch: &mut sheet.scratch,
+        link_max_force: &sheet.max_force,
+        torn: &mut sheet.torn,
+    };
+    assert_eq!(
+        step(&mut world, 1.0 / 60.0, &config).unwrap_err(),
+        StepError::ContactCapacity
+    );
+    assert!(sheet.links.iter().all(|l| l.flags == 0));
+    assert_eq!(sheet.torn, vec![u32::MAX; 8]);
+}
+
+// ---- The step: contact capacity ----
+
+/// Five free particles below the ground plane y = 0 and inside a sphere,
+/// one pinned one: ten contacts in detection order (particle, then the
+/// plane, then the sphere).
+struct Heap {
+    x: Vec<[f64; 3]>,
+    v: Vec<[f64; 3]>,
+    w: Vec<f64>,
+    contacts: Vec<Contact<f64>>,
+    scratch: Vec<[f64; 3]>,
+}
+
+const GROUND: [Plane<f64, 3>; 1] = [Plane {
+    normal: [0.0, 1.0, 0.0],
+    offset: 0.0,
+}];
+const BALL: [Sphere<f64, 3>; 1] = [Sphere {
+    center: [0.0, -1.0, 0.0],
+    radius: 2.0,
+}];
+
+impl Heap {
+    fn new(capacity: usize) -> Self {
+        let x = vec![
+            [0.0, -0.1, 0.0],
+            [0.1, -0.2, 0.0],
+            [0.2, -0.3, 0.0], // pinned: no contact
+            [0.3, -0.1, 0.1],
+            [0.4, -0.2, 0.1],
+            [0.5, -0.3, 0.1],
+        ];
+        Heap {
+            v: vec![[0.0; 3]; 6],
+            w: vec![1.0, 1.0, 0.0, 1.0, 1.0, 1.0],
+            contacts: vec![Contact::default(); capacity],
+            scratch: vec![[0.0; 3]; scratch_len(6)],
+            x,
+        }
+    }
+    fn step(&mut self, overflow: ContactOverflow) -> Result<StepStats<f64>, StepError> {
+        let mut config = StepConfig::new([0.0, 0.0, 0.0]);
+        config.substeps = 1;
+        config.contact_overflow = overflow;
+        let mut world = World {
+            positions: &mut self.x,
+            velocities: &mut self.v,
+            inverse_masses: &self.w,
+            links: &mut [],
+            planes: &GROUND,
+            spheres: &BALL,
+            contacts: &mut self.contacts,
+            scratch: &mut self.scratch,
+            link_max_force: &[],
+            torn: &mut [],
+        };
+        step(&mut world, 1.0 / 60.0, &config)
+    }
+}
+
+#[test]
+fn keep_first_keeps_the_contacts_in_detection_order_and_counts_the_rest() {
+    // Room for all ten: both policies agree bit for bit, nothing dropped.
+    let mut a = Heap::new(10);
+    let mut b = Heap::new(10);
+    let sa = a.step(ContactOverflow::Reject).unwrap();
+    let sb = b.step(ContactOverflow::KeepFirst).unwrap();
+    assert_eq!(sa, sb);
+    assert_eq!((sa.max_contacts, sa.contacts_dropped), (10, 0));
+    assert_eq!(bits(&a.x), bits(&b.x));
+    // Room for three: Reject fails and writes nothing.
+    let mut r = Heap::new(3);
+    let x0 = bits(&r.x);
+    assert_eq!(
+        r.step(ContactOverflow::Reject).unwrap_err(),
+        StepError::ContactCapacity
+    );
+    assert_eq!(bits(&r.x), x0);
+    assert_eq!(bits(&r.v), vec![0; 18]);
+    // KeepFirst solves (particle 0, plane), (particle 0, sphere),
+    // (particle 1, plane) and drops the other seven.
+    let mut k = Heap::new(3);
+    let s = k.step(ContactOverflow::KeepFirst).unwrap();
+    assert_eq!((s.max_contacts, s.contacts_dropped), (3, 7));
+    let kept: Vec<(u32, u32)> = k
+        .contacts
+        .iter()
+        .map(|c| (c.particle, c.collider))
+        .collect();
+    assert_eq!(kept, [(0, 0), (0, 1), (1, 0)]);
+    // The same as a world whose later particles meet no collider: particle
+    // 0 is pushed out of both, particle 1 out of the plane only, and the
+    // others are not touched.
+    assert!(k.x[0][1] >= 0.0 && (k.x[0][0] - 0.0).abs() < 1e-12);
+    assert!(k.x[1][1] >= 0.0);
+    assert_eq!(bits(&k.x[2..]), bits(&Heap::new(3).x[2..]));
 }

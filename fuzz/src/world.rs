@@ -683,6 +683,9 @@ macro_rules! step_abi {
                     scratch: ptr_of(&mut a, scr),
                     scratch_count: scc,
                     error_index: 0,
+                    link_max_force: core::ptr::null(),
+                    torn: core::ptr::null_mut(),
+                    torn_capacity: 0,
                 });
                 let mut config = $default();
                 if inp.byte() % 2 == 0 {

@@ -886,9 +886,10 @@ pub unsafe extern "C" fn xpbd_color_greedy(
 
 /// Copies double links into colored SoA arrays: position k receives link
 /// `order[k]` (i, j, rest, compliance; λ = 0); a tension-only link's rest
-/// length is stored negated (`XpbdColoredSystem3::rest`). All outputs have
-/// `link_count` entries. Flag bits other than `XPBD_LINK_TENSION_ONLY` are
-/// `XPBD_STATUS_INVALID_ARGUMENT`. Nothing is written on error.
+/// length is stored negated, a disabled one's as 0
+/// (`XpbdColoredSystem3::rest`). All outputs have `link_count` entries.
+/// Flag bits other than `XPBD_LINK_TENSION_ONLY` and `XPBD_LINK_DISABLED`
+/// are `XPBD_STATUS_INVALID_ARGUMENT`. Nothing is written on error.
 ///
 /// # Safety
 /// `links` valid for `source_count` reads, the others for `link_count`.
@@ -1009,9 +1010,10 @@ pub unsafe extern "C" fn xpbd_color_greedy_f32(
 
 /// Copies float links into colored SoA arrays: position k receives link
 /// `order[k]` (i, j, rest, compliance; λ = 0); a tension-only link's rest
-/// length is stored negated (`XpbdColoredSystem3::rest`). All outputs have
-/// `link_count` entries. Flag bits other than `XPBD_LINK_TENSION_ONLY` are
-/// `XPBD_STATUS_INVALID_ARGUMENT`. Nothing is written on error.
+/// length is stored negated, a disabled one's as 0
+/// (`XpbdColoredSystem3::rest`). All outputs have `link_count` entries.
+/// Flag bits other than `XPBD_LINK_TENSION_ONLY` and `XPBD_LINK_DISABLED`
+/// are `XPBD_STATUS_INVALID_ARGUMENT`. Nothing is written on error.
 ///
 /// # Safety
 /// `links` valid for `source_count` reads, the others for `link_count`.

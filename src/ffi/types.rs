@@ -29,6 +29,15 @@ pub const XPBD_LINK_TENSION_ONLY: u32 = 1;
 /// exceeded `link_max_force`.
 pub const XPBD_LINK_DISABLED: u32 = 2;
 
+/// Contact overflow policy: a substep finding more contacts than
+/// `contact_capacity` fails the step with `XPBD_STATUS_CAPACITY_TOO_SMALL`
+/// (the default).
+pub const XPBD_CONTACT_OVERFLOW_REJECT: i32 = 0;
+/// Contact overflow policy: keep the first `contact_capacity` contacts in
+/// detection order (particle index, then planes, then spheres) and count
+/// the others in `XpbdStepStats::contacts_dropped`.
+pub const XPBD_CONTACT_OVERFLOW_KEEP_FIRST: i32 = 1;
+
 /// Links per job chunk: `xpbd_job_range` splits a color on multiples of
 /// this many links.
 pub const XPBD_JOB_CHUNK: usize = 64;
@@ -145,6 +154,11 @@ pub struct StepConfigC<T> {
     pub dynamic_friction: T,
     /// `XPBD_ZERO_LENGTH_REJECT` or `XPBD_ZERO_LENGTH_SKIP`.
     pub zero_length_policy: i32,
+    /// `XPBD_CONTACT_OVERFLOW_REJECT` (0, the default) or
+    /// `XPBD_CONTACT_OVERFLOW_KEEP_FIRST` (1); other values are
+    /// `XPBD_STATUS_INVALID_ARGUMENT`. (In the double struct it fills what
+    /// was padding: the size is unchanged.)
+    pub contact_overflow: i32,
 }
 
 /// A 3D world over caller-owned buffers (`XpbdWorld3`: double,
@@ -185,6 +199,15 @@ pub struct WorldC<T> {
     pub scratch_count: usize,
     /// Written by the library on error: the index the error names (else 0).
     pub error_index: usize,
+    /// Maximum force per link (N), `link_count` entries each > 0 (infinity
+    /// never tears), or NULL for no tearing. After a successful step every
+    /// link not `XPBD_LINK_DISABLED` whose |λ|/h² exceeds it gets the flag.
+    pub link_max_force: *const T,
+    /// Output: the indices of the links a step tore, in link order, the
+    /// first `torn_capacity` of them (`XpbdStepStats::torn` counts all).
+    pub torn: *mut u32,
+    /// Capacity of `torn` (entries).
+    pub torn_capacity: usize,
 }
 
 /// The constraint groups of a 3D system or world beyond its links
