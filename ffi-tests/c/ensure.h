@@ -75,5 +75,6 @@ void test_colored(void);
 void test_fenv(void);
 void test_groups(void);
 void test_tethers(void);
+void test_tear(void);
 
 #endif
