@@ -575,3 +575,78 @@ fn keep_first_keeps_the_contacts_in_detection_order_and_counts_the_rest() {
     assert!(k.x[1][1] >= 0.0);
     assert_eq!(bits(&k.x[2..]), bits(&Heap::new(3).x[2..]));
 }
+
+// ---- Colored f32 SoA: the neighbour loads of x86-64 ----
+
+fn soa_run(
+    x0: &[[f32; 3]],
+    w: &[f32],
+    links: &[Link<f32>],
+    colors: &[u32],
+    count: u32,
+) -> (Vec<u64>, Vec<f32>, Vec<xpbd::SweepStats<f32>>) {
+    let mut plan = Plan::new(links, colors, count);
+    let [mut xs, mut ys, mut zs] = soa(x0);
+    let mut stamp = vec![0u32; x0.len()];
+    let mut stats = Vec::new();
+    {
+        let mut sys = ColoredSystem::new(
+            xpbd::Soa {
+                x: &mut xs,
+                y: &mut ys,
+                z: &mut zs,
+                w,
+            },
+            plan.links(),
+            &mut stamp,
+        )
+        .unwrap();
+        let mut sub = sys.begin_substep(1.0 / 240.0).unwrap();
+        for _ in 0..3 {
+            stats.push(sub.iterate().unwrap());
+        }
+    }
+    let x: Vec<[f32; 3]> = (0..x0.len()).map(|k| [xs[k], ys[k], zs[k]]).collect();
+    (bits(&x), plan.lambda.clone(), stats)
+}
+
+#[test]
+fn f32_soa_ropes_with_disabled_links_equal_the_ropes_without_them() {
+    // Groups of four neighbour links with one, some or all lanes disabled.
+    let links = if cfg!(miri) { 23 } else { 67 };
+    let n = links + 1;
+    let x0: Vec<[f32; 3]> = (0..n).map(|k| [k as f32 * 0.01, 0.0, 0.0]).collect();
+    let mut l = vec![Link::default(); links];
+    xpbd::rope(&x0, 1e-6, &mut l).unwrap();
+    let x: Vec<[f32; 3]> = x0
+        .iter()
+        .enumerate()
+        .map(|(k, p)| {
+            [
+                p[0] * (1.0 + 0.05 * (k % 3) as f32),
+                0.002 * (k % 5) as f32,
+                0.0,
+            ]
+        })
+        .collect();
+    let w: Vec<f32> = (0..n).map(|k| if k == 0 { 0.0 } else { 1.0 }).collect();
+    for (k, link) in l.iter_mut().enumerate() {
+        if k % 7 == 3 || (16..24).contains(&k) {
+            link.flags = Link::<f32>::DISABLED;
+        }
+    }
+    let mut colors = vec![0; links];
+    let count = xpbd::rope_coloring(links, false, &mut colors).unwrap();
+    let (kept, kept_colors) = without_disabled(&l, &colors);
+    let disabled = links - kept.len();
+    let (xa, la, sa) = soa_run(&x, &w, &l, &colors, count);
+    let (xb, lb, sb) = soa_run(&x, &w, &kept, &kept_colors, count);
+    assert_eq!(xa, xb);
+    let enabled: Vec<f32> = la.iter().copied().filter(|v| *v != 0.0).collect();
+    assert_eq!(bits1(&enabled), bits1(&lb));
+    for (a, b) in sa.iter().zip(&sb) {
+        assert_eq!(a.applied, b.applied);
+        assert_eq!(a.skipped_static, b.skipped_static + disabled);
+        assert_eq!(a.max_residual.to_bits(), b.max_residual.to_bits());
+    }
+}
