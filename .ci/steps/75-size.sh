@@ -41,8 +41,11 @@ declare -A label=(
 )
 # Per profile: release (opt-level s) and release-o3.
 declare -A target=([f32_pair]=1024 [pairs]=4096)
-declare -A ceiling_release=([systems]=26500 [stepping]=26700 [colored]=21300 [groups_f32]=25900 [all]=102000)
-declare -A ceiling_release_o3=([systems]=29100 [stepping]=32400 [colored]=22900 [groups_f32]=30100 [all]=122800)
+# stepping: +1.0 / +1.2 KB for tearing and the contact overflow policy
+# (issue 16; 26580 -> 27612 B at s, 32196 -> 33348 B at 3); colored: +0.2 KB
+# for disabled links (20768 -> 20984, 22744 -> 22936 B).
+declare -A ceiling_release=([systems]=26500 [stepping]=27800 [colored]=21300 [groups_f32]=25900 [all]=102000)
+declare -A ceiling_release_o3=([systems]=29100 [stepping]=33600 [colored]=23100 [groups_f32]=30100 [all]=122800)
 issue_all=24576
 section() { # image section -> size in bytes (0 if absent)
     "$bin/llvm-size" -A "$1" | awk -v s="$2" '$1 == s {print $2; found=1} END {if (!found) print 0}'
