@@ -650,3 +650,69 @@ fn f32_soa_ropes_with_disabled_links_equal_the_ropes_without_them() {
         assert_eq!(a.max_residual.to_bits(), b.max_residual.to_bits());
     }
 }
+
+// ---- The C entry point: buffers checked with the others ----
+
+#[test]
+fn c_tearing_buffers_that_overlap_are_refused_and_nothing_is_written() {
+    use xpbd::ffi::XpbdStatus;
+    use xpbd::ffi_step::{xpbd_step_config3_default, xpbd_world3_step, XpbdStepStats, XpbdWorld3};
+    let mut x = [[0.0, 0.0, 0.0], [0.5, 0.0, 0.0], [1.0, 0.0, 0.0]];
+    let mut v = [[0.0; 3]; 3];
+    let w = [0.0, 1.0, 0.0];
+    let mut links = [Link::new(0, 1, 0.4, 0.0), Link::new(1, 2, 0.4, 0.0)];
+    let mut scratch = [[0.0; 3]; 9];
+    // Two maximum forces and a two-entry torn list in one array of four
+    // f64 (the list as the last two, bit-cast): disjoint, then overlapping.
+    let mut shared = [1.0, 1.0, 0.0, 0.0];
+    let base = shared.as_mut_ptr();
+    let mut config = xpbd_step_config3_default();
+    config.gravity = [0.0; 3];
+    config.substeps = 2;
+    for (torn_at, want) in [(2usize, XpbdStatus::Ok), (1, XpbdStatus::AliasedBuffers)] {
+        let (x0, l0, s0) = (x, links, shared);
+        let mut world = XpbdWorld3 {
+            positions: x.as_mut_ptr(),
+            velocities: v.as_mut_ptr(),
+            inverse_masses: w.as_ptr(),
+            particle_count: 3,
+            links: links.as_mut_ptr(),
+            link_count: 2,
+            planes: core::ptr::null(),
+            plane_count: 0,
+            spheres: core::ptr::null(),
+            sphere_count: 0,
+            contacts: core::ptr::null_mut(),
+            contact_capacity: 0,
+            scratch: scratch.as_mut_ptr(),
+            scratch_count: 9,
+            error_index: 0,
+            link_max_force: base,
+            // SAFETY: within `shared` (4 f64 = 8 u32).
+            torn: unsafe { base.add(torn_at) }.cast(),
+            torn_capacity: 2,
+        };
+        let mut stats = XpbdStepStats::default();
+        // SAFETY: every pointer is valid for its count (overlaps are the
+        // library's to refuse).
+        let s = unsafe { xpbd_world3_step(&mut world, 1.0 / 60.0, &config, &mut stats) };
+        assert_eq!(s, want);
+        if want == XpbdStatus::Ok {
+            // Both stretched links pull with far more than 1 N: both torn.
+            assert_eq!(stats.torn, 2);
+            assert!(links.iter().all(|l| l.is_disabled()));
+            let b = shared[2].to_ne_bytes();
+            let list = [
+                u32::from_ne_bytes([b[0], b[1], b[2], b[3]]),
+                u32::from_ne_bytes([b[4], b[5], b[6], b[7]]),
+            ];
+            assert_eq!(list, [0, 1]);
+            links = l0.map(|l| Link { flags: 0, ..l });
+            x = x0;
+            v = [[0.0; 3]; 3];
+            shared = s0;
+        } else {
+            assert_eq!((x, links.map(|l| l.flags), shared), (x0, [0, 0], s0));
+        }
+    }
+}
