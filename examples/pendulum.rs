@@ -94,6 +94,8 @@ fn run(theta0: f64, substeps: u32, frames: usize) -> Outcome {
             spheres: &[],
             contacts: &mut contacts,
             scratch: &mut scratch,
+            link_max_force: &[],
+            torn: &mut [],
         };
         step(&mut world, FRAME, &config).expect("a valid pendulum step");
         let after = x[1][0];

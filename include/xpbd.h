@@ -75,6 +75,28 @@
 #define XPBD_LINK_TENSION_ONLY 1
 
 /**
+ * Link flag: the link is off (torn). Every sweep skips it (λ stays 0,
+ * nothing moves, it counts as `skipped_static`); only its particle
+ * indices are validated. `xpbd_world3_step` sets it on links whose force
+ * exceeded `link_max_force`.
+ */
+#define XPBD_LINK_DISABLED 2
+
+/**
+ * Contact overflow policy: a substep finding more contacts than
+ * `contact_capacity` fails the step with `XPBD_STATUS_CAPACITY_TOO_SMALL`
+ * (the default).
+ */
+#define XPBD_CONTACT_OVERFLOW_REJECT 0
+
+/**
+ * Contact overflow policy: keep the first `contact_capacity` contacts in
+ * detection order (particle index, then planes, then spheres) and count
+ * the others in `XpbdStepStats::contacts_dropped`.
+ */
+#define XPBD_CONTACT_OVERFLOW_KEEP_FIRST 1
+
+/**
  * Links per job chunk: `xpbd_job_range` splits a color on multiples of
  * this many links.
  */
@@ -356,7 +378,8 @@ typedef struct XpbdLink {
    */
   double lambda;
   /**
-   * Flag bits: 0, or [`Link::TENSION_ONLY`]. Other bits are rejected.
+   * Flag bits: 0, [`Link::TENSION_ONLY`], [`Link::DISABLED`], or both.
+   * Other bits are rejected.
    */
   uint32_t flags;
 } XpbdLink;
@@ -497,7 +520,8 @@ typedef struct XpbdLinkF32 {
    */
   float lambda;
   /**
-   * Flag bits: 0, or [`Link::TENSION_ONLY`]. Other bits are rejected.
+   * Flag bits: 0, [`Link::TENSION_ONLY`], [`Link::DISABLED`], or both.
+   * Other bits are rejected.
    */
   uint32_t flags;
 } XpbdLinkF32;
@@ -754,6 +778,13 @@ typedef struct XpbdStepConfig3 {
    * `XPBD_ZERO_LENGTH_REJECT` or `XPBD_ZERO_LENGTH_SKIP`.
    */
   int32_t zero_length_policy;
+  /**
+   * `XPBD_CONTACT_OVERFLOW_REJECT` (0, the default) or
+   * `XPBD_CONTACT_OVERFLOW_KEEP_FIRST` (1); other values are
+   * `XPBD_STATUS_INVALID_ARGUMENT`. (In the double struct it fills what
+   * was padding: the size is unchanged.)
+   */
+  int32_t contact_overflow;
 } XpbdStepConfig3;
 
 /**
@@ -880,6 +911,21 @@ typedef struct XpbdWorld3 {
    * Written by the library on error: the index the error names (else 0).
    */
   size_t error_index;
+  /**
+   * Maximum force per link (N), `link_count` entries each > 0 (infinity
+   * never tears), or NULL for no tearing. After a successful step every
+   * link not `XPBD_LINK_DISABLED` whose |λ|/h² exceeds it gets the flag.
+   */
+  const double *link_max_force;
+  /**
+   * Output: the indices of the links a step tore, in link order, the
+   * first `torn_capacity` of them (`XpbdStepStats::torn` counts all).
+   */
+  uint32_t *torn;
+  /**
+   * Capacity of `torn` (entries).
+   */
+  size_t torn_capacity;
 } XpbdWorld3;
 
 /**
@@ -902,13 +948,23 @@ typedef struct XpbdStepStats {
    */
   uint32_t converged_substeps;
   /**
-   * Most contacts found in one substep.
+   * Most contacts solved in one substep (at most the capacity).
    */
   size_t max_contacts;
   /**
    * Diagnostics of the last link sweep.
    */
   struct XpbdSweepStats last;
+  /**
+   * Contacts found beyond the capacity and dropped, summed over the
+   * substeps (only under [`ContactOverflow::KeepFirst`]; else 0).
+   */
+  size_t contacts_dropped;
+  /**
+   * Links this frame tore (disabled), including those beyond the
+   * capacity of [`World::torn`].
+   */
+  size_t torn;
 } XpbdStepStats;
 
 /**
@@ -959,6 +1015,13 @@ typedef struct XpbdStepConfig3F32 {
    * `XPBD_ZERO_LENGTH_REJECT` or `XPBD_ZERO_LENGTH_SKIP`.
    */
   int32_t zero_length_policy;
+  /**
+   * `XPBD_CONTACT_OVERFLOW_REJECT` (0, the default) or
+   * `XPBD_CONTACT_OVERFLOW_KEEP_FIRST` (1); other values are
+   * `XPBD_STATUS_INVALID_ARGUMENT`. (In the double struct it fills what
+   * was padding: the size is unchanged.)
+   */
+  int32_t contact_overflow;
 } XpbdStepConfig3F32;
 
 /**
@@ -1085,6 +1148,21 @@ typedef struct XpbdWorld3F32 {
    * Written by the library on error: the index the error names (else 0).
    */
   size_t error_index;
+  /**
+   * Maximum force per link (N), `link_count` entries each > 0 (infinity
+   * never tears), or NULL for no tearing. After a successful step every
+   * link not `XPBD_LINK_DISABLED` whose |λ|/h² exceeds it gets the flag.
+   */
+  const float *link_max_force;
+  /**
+   * Output: the indices of the links a step tore, in link order, the
+   * first `torn_capacity` of them (`XpbdStepStats::torn` counts all).
+   */
+  uint32_t *torn;
+  /**
+   * Capacity of `torn` (entries).
+   */
+  size_t torn_capacity;
 } XpbdWorld3F32;
 
 /**
@@ -1107,13 +1185,23 @@ typedef struct XpbdStepStatsF32 {
    */
   uint32_t converged_substeps;
   /**
-   * Most contacts found in one substep.
+   * Most contacts solved in one substep (at most the capacity).
    */
   size_t max_contacts;
   /**
    * Diagnostics of the last link sweep.
    */
   struct XpbdSweepStatsF32 last;
+  /**
+   * Contacts found beyond the capacity and dropped, summed over the
+   * substeps (only under [`ContactOverflow::KeepFirst`]; else 0).
+   */
+  size_t contacts_dropped;
+  /**
+   * Links this frame tore (disabled), including those beyond the
+   * capacity of [`World::torn`].
+   */
+  size_t torn;
 } XpbdStepStatsF32;
 
 /**
@@ -1160,10 +1248,11 @@ typedef struct XpbdColoredSystem3 {
    */
   const uint32_t *j;
   /**
-   * Rest lengths (m), non-zero: `rest[k] > 0` is a bilateral link,
+   * Rest lengths (m), finite: `rest[k] > 0` is a bilateral link,
    * `rest[k] < 0` a tension-only link (`XPBD_LINK_TENSION_ONLY`: it only
-   * pulls) of rest length `-rest[k]`; `xpbd_colored_links_fill` writes
-   * both.
+   * pulls) of rest length `-rest[k]`, `rest[k] = 0` a disabled link
+   * (`XPBD_LINK_DISABLED`: skipped, λ stays 0);
+   * `xpbd_colored_links_fill` writes all three.
    */
   const double *rest;
   /**
@@ -1265,10 +1354,11 @@ typedef struct XpbdColoredSystem3F32 {
    */
   const uint32_t *j;
   /**
-   * Rest lengths (m), non-zero: `rest[k] > 0` is a bilateral link,
+   * Rest lengths (m), finite: `rest[k] > 0` is a bilateral link,
    * `rest[k] < 0` a tension-only link (`XPBD_LINK_TENSION_ONLY`: it only
-   * pulls) of rest length `-rest[k]`; `xpbd_colored_links_fill` writes
-   * both.
+   * pulls) of rest length `-rest[k]`, `rest[k] = 0` a disabled link
+   * (`XPBD_LINK_DISABLED`: skipped, λ stays 0);
+   * `xpbd_colored_links_fill` writes all three.
    */
   const float *rest;
   /**
@@ -2559,7 +2649,7 @@ XpbdStatus xpbd_build_cloth3_f32(const float *positions,
  * stretches at most 1.0 % over 2 s at 60 frames/s; with 1 substep, the
  * default until December 2026, 128 %: set `substeps = 1` for it), no tolerance, no
  * damping, radius 0, rigid frictionless contacts,
- * `XPBD_ZERO_LENGTH_REJECT`.
+ * `XPBD_ZERO_LENGTH_REJECT`, `XPBD_CONTACT_OVERFLOW_REJECT`.
  */
 struct XpbdStepConfig3 xpbd_step_config3_default(void);
 
@@ -2568,13 +2658,20 @@ struct XpbdStepConfig3 xpbd_step_config3_default(void);
  * substeps of h = dt / substeps, each predicting x ← x + h v + h² g,
  * finding contacts, resetting every λ, running `config->iterations` sweeps
  * (links, then contacts), and updating v = (x − x_prev)/h with friction and
- * damping. `out_stats` may be NULL (written on success only).
+ * damping. More contacts than `contact_capacity`: the step fails, or with
+ * `XPBD_CONTACT_OVERFLOW_KEEP_FIRST` the first ones in detection order
+ * are kept and the others counted in `contacts_dropped`. With
+ * `world->link_max_force`, a successful step then disables every enabled
+ * link whose |λ|/h² exceeds its maximum (`XPBD_LINK_DISABLED`, indices
+ * in `world->torn`, count in `torn`). `out_stats` may be NULL (written on
+ * success only).
  *
  * Errors: `NULL_POINTER`, `INVALID_TIME_STEP` (dt), `INVALID_ARGUMENT`
- * (config), `NON_FINITE_VELOCITY`, `INVALID_COLLIDER`, `CAPACITY_TOO_SMALL`
- * (scratch or contacts), `ALIASED_BUFFERS`, every system error, and
- * `INVALID_RESULT`. On every error positions and velocities are as before
- * the call, and `world->error_index` names the item concerned.
+ * (config, a maximum force naming its link), `NON_FINITE_VELOCITY`,
+ * `INVALID_COLLIDER`, `CAPACITY_TOO_SMALL` (scratch or contacts),
+ * `ALIASED_BUFFERS`, every system error, and `INVALID_RESULT`. On every
+ * error positions, velocities and link flags are as before the call, and
+ * `world->error_index` names the item concerned.
  *
  * # Safety
  * `world` and `config` are NULL or valid; the world's buffers are NULL (with
@@ -2614,7 +2711,7 @@ XpbdStatus xpbd_world3_precision(const struct XpbdWorld3 *world,
  * stretches at most 1.0 % over 2 s at 60 frames/s; with 1 substep, the
  * default until December 2026, 128 %: set `substeps = 1` for it), no tolerance, no
  * damping, radius 0, rigid frictionless contacts,
- * `XPBD_ZERO_LENGTH_REJECT`.
+ * `XPBD_ZERO_LENGTH_REJECT`, `XPBD_CONTACT_OVERFLOW_REJECT`.
  */
 struct XpbdStepConfig3F32 xpbd_step_config3_default_f32(void);
 
@@ -2623,13 +2720,20 @@ struct XpbdStepConfig3F32 xpbd_step_config3_default_f32(void);
  * substeps of h = dt / substeps, each predicting x ← x + h v + h² g,
  * finding contacts, resetting every λ, running `config->iterations` sweeps
  * (links, then contacts), and updating v = (x − x_prev)/h with friction and
- * damping. `out_stats` may be NULL (written on success only).
+ * damping. More contacts than `contact_capacity`: the step fails, or with
+ * `XPBD_CONTACT_OVERFLOW_KEEP_FIRST` the first ones in detection order
+ * are kept and the others counted in `contacts_dropped`. With
+ * `world->link_max_force`, a successful step then disables every enabled
+ * link whose |λ|/h² exceeds its maximum (`XPBD_LINK_DISABLED`, indices
+ * in `world->torn`, count in `torn`). `out_stats` may be NULL (written on
+ * success only).
  *
  * Errors: `NULL_POINTER`, `INVALID_TIME_STEP` (dt), `INVALID_ARGUMENT`
- * (config), `NON_FINITE_VELOCITY`, `INVALID_COLLIDER`, `CAPACITY_TOO_SMALL`
- * (scratch or contacts), `ALIASED_BUFFERS`, every system error, and
- * `INVALID_RESULT`. On every error positions and velocities are as before
- * the call, and `world->error_index` names the item concerned.
+ * (config, a maximum force naming its link), `NON_FINITE_VELOCITY`,
+ * `INVALID_COLLIDER`, `CAPACITY_TOO_SMALL` (scratch or contacts),
+ * `ALIASED_BUFFERS`, every system error, and `INVALID_RESULT`. On every
+ * error positions, velocities and link flags are as before the call, and
+ * `world->error_index` names the item concerned.
  *
  * # Safety
  * `world` and `config` are NULL or valid; the world's buffers are NULL (with
@@ -2752,9 +2856,10 @@ XpbdStatus xpbd_color_greedy(const struct XpbdLink *links,
 /**
  * Copies double links into colored SoA arrays: position k receives link
  * `order[k]` (i, j, rest, compliance; λ = 0); a tension-only link's rest
- * length is stored negated (`XpbdColoredSystem3::rest`). All outputs have
- * `link_count` entries. Flag bits other than `XPBD_LINK_TENSION_ONLY` are
- * `XPBD_STATUS_INVALID_ARGUMENT`. Nothing is written on error.
+ * length is stored negated, a disabled one's as 0
+ * (`XpbdColoredSystem3::rest`). All outputs have `link_count` entries.
+ * Flag bits other than `XPBD_LINK_TENSION_ONLY` and `XPBD_LINK_DISABLED`
+ * are `XPBD_STATUS_INVALID_ARGUMENT`. Nothing is written on error.
  *
  * # Safety
  * `links` valid for `source_count` reads, the others for `link_count`.
@@ -2859,9 +2964,10 @@ XpbdStatus xpbd_color_greedy_f32(const struct XpbdLinkF32 *links,
 /**
  * Copies float links into colored SoA arrays: position k receives link
  * `order[k]` (i, j, rest, compliance; λ = 0); a tension-only link's rest
- * length is stored negated (`XpbdColoredSystem3::rest`). All outputs have
- * `link_count` entries. Flag bits other than `XPBD_LINK_TENSION_ONLY` are
- * `XPBD_STATUS_INVALID_ARGUMENT`. Nothing is written on error.
+ * length is stored negated, a disabled one's as 0
+ * (`XpbdColoredSystem3::rest`). All outputs have `link_count` entries.
+ * Flag bits other than `XPBD_LINK_TENSION_ONLY` and `XPBD_LINK_DISABLED`
+ * are `XPBD_STATUS_INVALID_ARGUMENT`. Nothing is written on error.
  *
  * # Safety
  * `links` valid for `source_count` reads, the others for `link_count`.
@@ -3853,18 +3959,18 @@ XPBD_CHECK_LAYOUT(XpbdSphere3F32, 16, 4);
 XPBD_CHECK_LAYOUT(XpbdContact, 16, 8);
 XPBD_CHECK_LAYOUT(XpbdContactF32, 12, 4);
 XPBD_CHECK_LAYOUT(XpbdStepConfig3, 88, 8);
-XPBD_CHECK_LAYOUT(XpbdStepConfig3F32, 48, 4);
+XPBD_CHECK_LAYOUT(XpbdStepConfig3F32, 52, 4);
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
-XPBD_CHECK_LAYOUT(XpbdStepStats, 64, 8);
+XPBD_CHECK_LAYOUT(XpbdStepStats, 80, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
-XPBD_CHECK_LAYOUT(XpbdStepStatsF32, 56, 8);
+XPBD_CHECK_LAYOUT(XpbdStepStatsF32, 72, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
-XPBD_CHECK_LAYOUT(XpbdWorld3, 120, 8);
+XPBD_CHECK_LAYOUT(XpbdWorld3, 144, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
-XPBD_CHECK_LAYOUT(XpbdWorld3F32, 120, 8);
+XPBD_CHECK_LAYOUT(XpbdWorld3F32, 144, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
 XPBD_CHECK_LAYOUT(XpbdColoredSystem3, 160, 8);

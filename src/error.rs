@@ -125,7 +125,8 @@ pub enum SystemError {
         /// Index of the link.
         constraint: usize,
     },
-    /// This link has flag bits other than [`Link::TENSION_ONLY`](crate::Link::TENSION_ONLY).
+    /// This link has flag bits other than [`Link::TENSION_ONLY`](crate::Link::TENSION_ONLY)
+    /// and [`Link::DISABLED`](crate::Link::DISABLED).
     InvalidFlags {
         /// Index of the link.
         constraint: usize,
@@ -303,7 +304,8 @@ pub enum StepError {
         /// Entries needed.
         needed: usize,
     },
-    /// A substep found more contacts than `contacts` can hold.
+    /// A substep found more contacts than `contacts` can hold (under
+    /// [`ContactOverflow::Reject`](crate::step::ContactOverflow::Reject)).
     ContactCapacity,
     /// Correcting this contact (index in `contacts`) would not be finite.
     InvalidContactResult {
@@ -317,6 +319,13 @@ pub enum StepError {
     },
     /// The constraint system rejected the substep or a sweep.
     System(SystemError),
+    /// `link_max_force` is neither empty nor one entry per link.
+    MaxForceCountMismatch,
+    /// This link's maximum force is NaN, zero or negative.
+    InvalidMaxForce {
+        /// Index of the link.
+        link: usize,
+    },
     /// `substeps` is over [`MAX_SUBSTEPS`](crate::MAX_SUBSTEPS),
     /// `iterations` over [`MAX_ITERATIONS`](crate::MAX_ITERATIONS), or the
     /// frame's visits of links and contacts over
@@ -362,6 +371,12 @@ impl fmt::Display for StepError {
                 write!(f, "particle {particle}: state would not be finite")
             }
             StepError::System(e) => write!(f, "{e}"),
+            StepError::MaxForceCountMismatch => {
+                f.write_str("link_max_force is neither empty nor one entry per link")
+            }
+            StepError::InvalidMaxForce { link } => {
+                write!(f, "link {link}: maximum force is NaN, zero or negative")
+            }
             StepError::WorkLimit => f.write_str("more work than one step may do"),
         }
     }

@@ -156,7 +156,7 @@ fn begin_substep_rejects_and_writes_nothing() {
             0 => h = f64::NAN,
             1 => x[1][2] = f64::INFINITY,
             2 => w[2] = -1.0,
-            3 => plan.rest[1] = 0.0,
+            3 => plan.rest[1] = f64::NAN, // (0 is a disabled link)
             _ => plan.compliance[0] = -1.0,
         }
         let mut stamp = [0; 3];

@@ -224,6 +224,9 @@ fn world_step_through_the_c_abi() {
         scratch: scratch.as_mut_ptr(),
         scratch_count: 6,
         error_index: 0,
+        link_max_force: core::ptr::null(),
+        torn: core::ptr::null_mut(),
+        torn_capacity: 0,
     };
     let mut config = xpbd_step_config3_default();
     config.substeps = 4;

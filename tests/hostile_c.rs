@@ -301,7 +301,7 @@ fn colored_fill_refuses_unknown_flags_and_writes_nothing() {
     let mut links = [Link::default(); 2];
     rope(&x, 0.0, &mut links).unwrap();
     let order = [0u32, 1];
-    for flags in [0xFFFF_FFFF, 2, XPBD_LINK_TENSION_ONLY | 4] {
+    for flags in [0xFFFF_FFFF, 4, XPBD_LINK_TENSION_ONLY | 4, 8] {
         let mut l = links;
         l[1].flags = flags;
         let (mut i, mut j) = ([9u32; 2], [9u32; 2]);
@@ -407,6 +407,15 @@ fn colored_path_honours_tension_only_as_the_sequential_path_does() {
     let [seq, col] = one_link_both_paths(0.5, 0, 3);
     assert_eq!(seq, bits([signed_zero, [1.0, 0.0, 0.0]]));
     assert_eq!(col, seq);
+    // Disabled (either way): left where it is by both.
+    for flags in [
+        XPBD_LINK_DISABLED,
+        XPBD_LINK_DISABLED | XPBD_LINK_TENSION_ONLY,
+    ] {
+        let [seq, col] = one_link_both_paths(1.5, flags, 3);
+        assert_eq!(seq, bits([signed_zero, [1.5, 0.0, 0.0]]));
+        assert_eq!(col, seq);
+    }
 }
 
 // ---- 7. One rule for every path ----
@@ -480,7 +489,7 @@ fn a_rejected_colored_begin_changes_nothing_but_the_stamp() {
             xpbd_colored3_iterate(&mut sys, ptr::null_mut()),
             XpbdStatus::Ok
         );
-        c.rest[3] = 0.0; // (a negative one is a tension-only link)
+        c.rest[3] = f64::NAN; // (a negative one is tension-only, 0 disabled)
         let before = (
             bytes(&c.x),
             bytes(&c.lambda),
@@ -599,6 +608,9 @@ fn unbounded_work_fails_at_once() {
         scratch: scratch.as_mut_ptr(),
         scratch_count: scratch.len(),
         error_index: 0,
+        link_max_force: core::ptr::null(),
+        torn: core::ptr::null_mut(),
+        torn_capacity: 0,
     };
     // Over the substep or iteration limit, then within both but over
     // MAX_WORK: 2^28 sweeps × (3 links + 10 contact slots) > 2^30 visits.
@@ -675,6 +687,9 @@ fn plane_normals_of_any_finite_nonzero_length_are_accepted() {
             scratch: scratch.as_mut_ptr(),
             scratch_count: 3,
             error_index: 0,
+            link_max_force: core::ptr::null(),
+            torn: core::ptr::null_mut(),
+            torn_capacity: 0,
         };
         let config = xpbd_step_config3_default();
         // SAFETY: valid, disjoint buffers.
@@ -733,6 +748,9 @@ fn far_from_the_origin_f32_is_reported_by_the_precision_query() {
             scratch: ptr::null_mut(),
             scratch_count: 0,
             error_index: 0,
+            link_max_force: core::ptr::null(),
+            torn: core::ptr::null_mut(),
+            torn_capacity: 0,
         };
         let (mut ratio, mut particle) = (-1.0_f32, usize::MAX);
         // SAFETY: valid buffers and outputs.

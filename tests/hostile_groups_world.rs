@@ -70,6 +70,8 @@ fn the_world_step_with_groups_matches_step_with_bit_for_bit() {
             spheres: &[],
             contacts: &mut rw.contacts,
             scratch: &mut rw.scratch,
+            link_max_force: &[],
+            torn: &mut [],
         };
         let mut groups = Constraints {
             bends: &mut r.bends,
@@ -458,6 +460,9 @@ fn the_f32_twins_match_the_rust_api() {
         scratch: scratch.as_mut_ptr(),
         scratch_count: 9,
         error_index: 0,
+        link_max_force: core::ptr::null(),
+        torn: core::ptr::null_mut(),
+        torn_capacity: 0,
     };
     let config = xpbd_step_config3_default_f32();
     let mut stats = XpbdStepStatsF32::default();
@@ -479,6 +484,8 @@ fn the_f32_twins_match_the_rust_api() {
         spheres: &[],
         contacts: &mut [],
         scratch: &mut rs,
+        link_max_force: &[],
+        torn: &mut [],
     };
     let mut groups = Constraints {
         tethers: &mut rt,

@@ -43,6 +43,8 @@ impl Store {
             spheres: &self.spheres,
             contacts: &mut self.contacts,
             scratch: &mut self.scratch,
+            link_max_force: &[],
+            torn: &mut [],
         };
         step(&mut world, dt, c).map(|_| ())
     }

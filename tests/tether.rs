@@ -111,6 +111,8 @@ fn rigid_cloth(n: usize, frames: usize, substeps: u32, tilt: f64, with_tethers: 
             spheres: &[],
             contacts: &mut contacts,
             scratch: &mut scratch,
+            link_max_force: &[],
+            torn: &mut [],
         };
         let mut groups = Constraints {
             tethers: &mut ties,

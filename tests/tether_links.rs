@@ -198,6 +198,8 @@ fn hang(x0: &[[f64; 3]], links: &[Link<f64>], ties: &mut [Tether<f64>], frames: 
             spheres: &[],
             contacts: &mut contacts,
             scratch: &mut scratch,
+            link_max_force: &[],
+            torn: &mut [],
         };
         let mut groups = Constraints {
             tethers: &mut *ties,

@@ -24,8 +24,8 @@
     // Sizes and field offsets of the C structs on wasm32 (checked by
     // .ci/steps/83-demo.sh with clang --target=wasm32 against include/xpbd.h).
     const LINK = 40, LINK_COMPLIANCE = 16;
-    const SYSTEM3 = 48, WORLD3 = 60, CONFIG3 = 88, SPHERE3 = 32, PLANE3 = 32, CONTACT = 16;
-    const BEND = 40, BEND_COMPLIANCE = 24, CONSTRAINTS3 = 48;
+    const SYSTEM3 = 48, WORLD3 = 72, CONFIG3 = 88, SPHERE3 = 32, PLANE3 = 32, CONTACT = 16;
+    const BEND = 40, BEND_COMPLIANCE = 24, CONSTRAINTS3 = 56;
 
     const DT = 1 / 60;         // s, one frame
     const GRAVITY = -9.81;     // m/s², along y
@@ -121,7 +121,8 @@
             dv.setFloat64(p.plane, 0, true); dv.setFloat64(p.plane + 8, 1, true);
             dv.setFloat64(p.plane + 16, 0, true); dv.setFloat64(p.plane + 24, FLOOR_Y, true);
             const world = [p.cx, p.cv, p.cw, nc, p.cl, this.clothLinkCount, p.plane, 1, p.sphere, 1,
-                           p.contacts, 2 * nc, p.scratch, x.xpbd_step_scratch_len(nc), 0];
+                           p.contacts, 2 * nc, p.scratch, x.xpbd_step_scratch_len(nc), 0,
+                           0, 0, 0];  // no tearing: link_max_force NULL, torn NULL, capacity 0
             world.forEach((v, k) => dv.setUint32(p.world + 4 * k, v, true));
 
             for (let i = 0; i < ROPE_N; ++i) {
@@ -163,6 +164,7 @@
             dv.setFloat64(c + 64, 0.6, true);     // static friction
             dv.setFloat64(c + 72, 0.4, true);     // dynamic friction
             dv.setInt32(c + 80, 0, true);         // XPBD_ZERO_LENGTH_REJECT
+            dv.setInt32(c + 84, 0, true);         // XPBD_CONTACT_OVERFLOW_REJECT
         }
 
         // The attachment's x at time t (s): a triangle wave, ±0.25 m, 4 s period.

@@ -49,6 +49,8 @@ fn rust_scenario<T: Real>(frames: i32) -> (Vec<[T; 3]>, Vec<[T; 3]>) {
         spheres: &spheres,
         contacts: &mut contacts,
         scratch: &mut scratch,
+        link_max_force: &[],
+        torn: &mut [],
     };
     for _ in 0..frames {
         step(&mut world, dt, &config).unwrap();

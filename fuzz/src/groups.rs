@@ -421,6 +421,9 @@ macro_rules! groups_abi {
                     scratch: ptr(sl).cast(),
                     scratch_count: sc,
                     error_index: 0,
+                    link_max_force: core::ptr::null(),
+                    torn: core::ptr::null_mut(),
+                    torn_capacity: 0,
                 });
                 let mut config = Held::new($default());
                 config.s.substeps = 1 + u32::from(inp.byte() % 3);

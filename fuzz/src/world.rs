@@ -3,7 +3,8 @@
 //! arena.
 //!
 //! The arena is [`REGIONS`] aligned regions of [`REGION`] bytes: positions,
-//! inverse masses, links, velocities, scratch, contacts, planes, spheres.
+//! inverse masses, links, velocities, scratch, contacts, planes, spheres,
+//! the step's maximum link forces and its torn-link list.
 //! Each buffer pointer of a call is its own region, another region (so
 //! buffers overlap: the library must answer `ALIASED_BUFFERS` or work
 //! correctly), or NULL; each count is the natural one or any count that
@@ -52,7 +53,7 @@ use crate::{same_outside, Held, Input, Place, Pre, Span};
 
 pub use crate::REGION;
 /// Regions in the arena.
-pub const REGIONS: usize = 10;
+pub const REGIONS: usize = 12;
 const POS: usize = 0;
 const MASS: usize = 1;
 const LINKS: usize = 2;
@@ -63,6 +64,10 @@ const PLANES: usize = 6;
 const SPHERES: usize = 7;
 /// The outputs' own regions (`out_stats`, `out`, `out_count`).
 const OUT: usize = 8;
+/// The step's `link_max_force` (N per link).
+const MAXF: usize = 10;
+/// The step's `torn` list.
+const TORN: usize = 11;
 
 #[repr(C, align(8))]
 #[derive(Clone, Copy)]
@@ -658,6 +663,12 @@ macro_rules! step_abi {
                         },
                     );
                 }
+                // Maximum forces: mostly positive (tearing runs), any float
+                // now and then (NaN, 0, negative: INVALID_ARGUMENT).
+                for k in 0..m {
+                    let f: $T = inp.real();
+                    a.put(MAXF, k, if inp.byte() % 4 == 0 { f } else { f.abs() });
+                }
                 let (pr, pc) = buffer::<[$T; 3]>(&mut inp, POS, n);
                 let (vr, _) = buffer::<[$T; 3]>(&mut inp, VEL, n);
                 let (mr, _) = buffer::<$T>(&mut inp, MASS, n);
@@ -666,6 +677,10 @@ macro_rules! step_abi {
                 let (spr, spc) = buffer::<$Sphere>(&mut inp, SPHERES, 1);
                 let (cr, cc) = buffer::<$Contact>(&mut inp, CONTACTS, 2 * n);
                 let (scr, scc) = buffer::<[$T; 3]>(&mut inp, SCRATCH, 3 * n);
+                // `link_max_force` has no count of its own (`link_count`):
+                // NULL (no tearing) or a region.
+                let (mfr, _) = buffer::<$T>(&mut inp, MAXF, m);
+                let (tr, tc) = buffer::<u32>(&mut inp, TORN, m);
                 let pc = pc.min(24);
                 let mut world = Held::new($World {
                     positions: ptr_of(&mut a, pr),
@@ -683,6 +698,9 @@ macro_rules! step_abi {
                     scratch: ptr_of(&mut a, scr),
                     scratch_count: scc,
                     error_index: 0,
+                    link_max_force: ptr_of::<$T>(&mut a, mfr),
+                    torn: ptr_of(&mut a, tr),
+                    torn_capacity: tc,
                 });
                 let mut config = $default();
                 if inp.byte() % 2 == 0 {
@@ -696,14 +714,15 @@ macro_rules! step_abi {
                     config.static_friction = inp.real();
                     config.dynamic_friction = inp.real();
                     config.zero_length_policy = i32::from(inp.byte() % 3);
+                    config.contact_overflow = i32::from(inp.byte() % 3);
                 } else {
                     config.gravity = [0.0, -9.81, 0.0];
                     config.substeps = 2;
                     config.iterations = 2;
                 }
                 let config = Held::new(config);
-                let protected = [pr, vr, mr, plr, spr];
-                let writable = [lr, cr, scr];
+                let protected = [pr, vr, mr, plr, spr, mfr];
+                let writable = [lr, cr, scr, tr];
                 let base = a.base();
                 let size_world = core::mem::size_of::<$World>();
                 let size_config = core::mem::size_of_val(&config.s);
@@ -745,13 +764,24 @@ macro_rules! step_abi {
                         Span::of(wp, 1),
                         Span::of(cp, 1),
                         Span::out(out),
+                        Span::of(
+                            w.link_max_force,
+                            if w.link_max_force.is_null() {
+                                0
+                            } else {
+                                w.link_count
+                            },
+                        ),
+                        Span::of(w.torn, w.torn_capacity),
                     ];
                     let mut pre = Pre::default();
                     if cfg.is_null() {
                         pre.add(XpbdStatus::NullPointer);
                     } else {
                         pre.buffers(&bufs);
-                        if !matches!(config.s.zero_length_policy, 0 | 1) {
+                        if !matches!(config.s.zero_length_policy, 0 | 1)
+                            || !matches!(config.s.contact_overflow, 0 | 1)
+                        {
                             pre.add(XpbdStatus::InvalidArgument);
                         }
                     }
@@ -777,7 +807,10 @@ macro_rules! step_abi {
                         && ws.contacts == wb.contacts
                         && ws.contact_capacity == wb.contact_capacity
                         && ws.scratch == wb.scratch
-                        && ws.scratch_count == wb.scratch_count;
+                        && ws.scratch_count == wb.scratch_count
+                        && ws.link_max_force == wb.link_max_force
+                        && ws.torn == wb.torn
+                        && ws.torn_capacity == wb.torn_capacity;
                     assert!(same_world, "step changed a buffer field of the world");
                     if !pre.is_empty() {
                         // Refused by the documented checks (an output over a
@@ -810,11 +843,13 @@ macro_rules! step_abi {
                         None,
                         None,
                         None,
+                        None,
                     ];
                     if status.code() >= 0 {
                         spans[3] = bufs[0].range();
                         spans[4] = bufs[1].range();
                         spans[5] = bufs[10].range();
+                        spans[6] = bufs[12].range();
                     }
                     assert!(
                         same_outside(a.bytes(), before.bytes(), base as usize, &spans),

@@ -148,6 +148,8 @@ impl<T: Real> Rope<T> {
             spheres: &self.spheres,
             contacts: &mut self.contacts,
             scratch: &mut self.scratch,
+            link_max_force: &[],
+            torn: &mut [],
         };
         match step(&mut world, T::from_f64(FRAME), &self.config) {
             Ok(stats) => self.max_contacts = self.max_contacts.max(stats.max_contacts),

@@ -18,10 +18,13 @@ pub struct ColoredLinks<'a, T> {
     pub i: &'a [u32],
     /// Second particle of each link (≠ `i[k]`).
     pub j: &'a [u32],
-    /// Rest lengths (m), finite and non-zero: `rest[k] > 0` is a
-    /// bilateral link of rest length `rest[k]`, `rest[k] < 0` a
-    /// tension-only link ([`Link::TENSION_ONLY`]: λ ≤ 0, it only pulls) of
-    /// rest length `−rest[k]`. [`fill_colored_links`] writes both.
+    /// Rest lengths (m), finite: `rest[k] > 0` is a bilateral link of
+    /// rest length `rest[k]`, `rest[k] < 0` a tension-only link
+    /// ([`Link::TENSION_ONLY`]: λ ≤ 0, it only pulls) of rest length
+    /// `−rest[k]`, and `rest[k] = 0` (either sign) a disabled link
+    /// ([`Link::DISABLED`]: skipped by every sweep, λ stays 0, counted as
+    /// `skipped_static`; only its indices are validated).
+    /// [`fill_colored_links`] writes all three.
     pub rest: &'a [T],
     /// Compliances α (m/N = s²/kg), finite and ≥ 0.
     pub compliance: &'a [T],
@@ -30,7 +33,8 @@ pub struct ColoredLinks<'a, T> {
     /// Scratch: `begin_substep` writes `α̃ = α/h²` (1/kg) here.
     pub alpha: &'a mut [T],
     /// Scratch: `begin_substep` writes `g = 1/(w_i + w_j + α̃)` (kg) here
-    /// (0 when both particles are static).
+    /// (0 when both particles are static or the link is disabled: the
+    /// kernels skip exactly the links with `g = 0`).
     pub inv_denominator: &'a mut [T],
     /// Color boundaries: color `c` is links `color_starts[c] ..
     /// color_starts[c + 1]`; `color_starts[0] = 0`, the last entry is the
@@ -41,15 +45,18 @@ pub struct ColoredLinks<'a, T> {
 /// Copies links into colored structure-of-arrays storage: colored position
 /// `k` receives link `order[k]` (indices, rest length, compliance; λ = 0).
 /// A [`Link::TENSION_ONLY`] link is stored with its rest length negated
-/// (see [`ColoredLinks::rest`]), so the colored path solves it as the
-/// sequential one does. All output slices must have `order.len()` entries.
+/// and a [`Link::DISABLED`] one with rest length 0 (see
+/// [`ColoredLinks::rest`]), so the colored path solves (or skips) it as
+/// the sequential one does: disabling links needs a refill, never a
+/// recoloring. All output slices must have `order.len()` entries.
 ///
 /// # Errors
 ///
 /// [`SystemError::InvalidShape`] when lengths differ; naming the colored
 /// position: [`SystemError::IndexOutOfRange`] when its `order` entry names
 /// no link, [`SystemError::InvalidFlags`] for flag bits other than
-/// [`Link::TENSION_ONLY`] (as the sequential system refuses them). Nothing
+/// [`Link::TENSION_ONLY`] and [`Link::DISABLED`] (as the sequential system
+/// refuses them). Nothing
 /// is written on error.
 #[allow(clippy::too_many_arguments)]
 pub fn fill_colored_links<T: Real>(
@@ -74,7 +81,7 @@ pub fn fill_colored_links<T: Real>(
         let Some(link) = links.get(ix(src)) else {
             return Err(SystemError::IndexOutOfRange { constraint });
         };
-        if link.flags & !Link::<T>::TENSION_ONLY != 0 {
+        if link.flags & !Link::<T>::FLAGS != 0 {
             return Err(SystemError::InvalidFlags { constraint });
         }
     }
@@ -88,7 +95,9 @@ pub fn fill_colored_links<T: Real>(
             .ok_or(SystemError::IndexOutOfRange { constraint: k })?;
         *oi = link.i;
         *oj = link.j;
-        *orest = if link.flags & Link::<T>::TENSION_ONLY != 0 {
+        *orest = if link.flags & Link::<T>::DISABLED != 0 {
+            T::ZERO
+        } else if link.flags & Link::<T>::TENSION_ONLY != 0 {
             -link.rest
         } else {
             link.rest

@@ -177,8 +177,11 @@ impl<'a, T: Real, P: Particles<T>> ColoredSystem<'a, T, P> {
                 return Err(SystemError::IndexOutOfRange { constraint });
             };
             // The one link check of every system; a negative rest length
-            // is a tension-only link (`ColoredLinks::rest`).
-            let flags = if rest < T::ZERO {
+            // is a tension-only link, a zero one a disabled link
+            // (`ColoredLinks::rest`).
+            let flags = if rest == T::ZERO {
+                Link::<T>::DISABLED
+            } else if rest < T::ZERO {
                 Link::<T>::TENSION_ONLY
             } else {
                 0
@@ -195,17 +198,21 @@ impl<'a, T: Real, P: Particles<T>> ColoredSystem<'a, T, P> {
             )?;
         }
         let links = &mut self.links;
-        for (((a, g), &c), (&i, &j)) in links
+        for ((((a, g), &c), (&i, &j)), &rest) in links
             .alpha
             .iter_mut()
             .zip(links.inv_denominator.iter_mut())
             .zip(links.compliance)
             .zip(links.i.iter().zip(links.j))
+            .zip(links.rest.iter())
         {
-            *a = c / h2;
+            // A disabled link (rest 0): α̃ = 0 and g = 0, which the
+            // kernels skip (its compliance is not validated).
+            let disabled = rest == T::ZERO;
+            *a = if disabled { T::ZERO } else { c / h2 };
             let ws =
                 w.get(ix(i)).copied().unwrap_or(T::ZERO) + w.get(ix(j)).copied().unwrap_or(T::ZERO);
-            *g = if ws == T::ZERO {
+            *g = if ws == T::ZERO || disabled {
                 T::ZERO
             } else {
                 T::ONE / (ws + *a)

@@ -47,7 +47,8 @@ pub struct Link<T> {
     /// Accumulated multiplier λ (kg·m) of the current substep. Reset only by
     /// [`System::begin_substep`](crate::System::begin_substep).
     pub lambda: T,
-    /// Flag bits: 0, or [`Link::TENSION_ONLY`]. Other bits are rejected.
+    /// Flag bits: 0, [`Link::TENSION_ONLY`], [`Link::DISABLED`], or both.
+    /// Other bits are rejected.
     pub flags: u32,
 }
 
@@ -58,6 +59,25 @@ impl<T: Real> Link<T> {
     /// alone. Clamping the *accumulated* value, not each Δλ, keeps the
     /// lifecycle rule intact.
     pub const TENSION_ONLY: u32 = 1;
+
+    /// Flag: the link is off (torn). Every sweep, sequential or colored,
+    /// skips it: its λ stays at the 0 `begin_substep` wrote, nothing moves,
+    /// and it counts as `skipped_static` (never as applied, nor in
+    /// `max_abs_c` or `max_residual`). Only its particle indices are
+    /// validated (in range, `i ≠ j`); its rest length and compliance are
+    /// not read. Clearing the bit turns it back on (nothing to recolor).
+    /// [`step`](crate::step::step) sets it on links whose force exceeded
+    /// their maximum ([`World::link_max_force`](crate::step::World::link_max_force)).
+    pub const DISABLED: u32 = 2;
+
+    /// Every flag bit a link may carry.
+    pub const FLAGS: u32 = Self::TENSION_ONLY | Self::DISABLED;
+
+    /// Whether the link is [`Link::DISABLED`].
+    #[must_use]
+    pub fn is_disabled(&self) -> bool {
+        self.flags & Self::DISABLED != 0
+    }
 
     /// The same link made tension-only ([`Link::TENSION_ONLY`]).
     #[must_use]
@@ -117,6 +137,10 @@ impl<T: Real, const D: usize> Constraint<T, D, 2> for Link<T> {
     #[inline(always)]
     fn evaluate(&self, x: &[[T; D]], w: &[T], _: &()) -> Evaluation<T, D, 2> {
         let (i, j) = (index(self.i), index(self.j));
+        if self.flags & Link::<T>::DISABLED != 0 {
+            // Indices validated by `begin_substep`; nothing to solve.
+            return Evaluation::Static;
+        }
         let (Some(&xi), Some(&xj), Some(&wi), Some(&wj)) = (x.get(i), x.get(j), w.get(i), w.get(j))
         else {
             return Evaluation::OutOfRange;
@@ -161,7 +185,8 @@ impl<T: Real, const D: usize> Constraint<T, D, 2> for Link<T> {
 }
 
 /// Checks one link's own parameters as a substep relies on them, in this
-/// order: rest length, compliance, flag bits, then (when a particle moves)
+/// order: rest length, compliance (both skipped for a [`Link::DISABLED`]
+/// link, which stops after the flags), flag bits, then (when a particle moves)
 /// the scale `α/h²` and `W + α/h²`, and under `reject_zero_length` that the
 /// particles do not coincide (`len2 = |x_j − x_i|²`, computed lazily). The
 /// one link check for sequential and colored systems; `constraint` names
@@ -178,14 +203,18 @@ pub(crate) fn validate_link<T: Real>(
     reject_zero_length: bool,
     len2: impl FnOnce() -> T,
 ) -> Result<(), SystemError> {
-    if !finite_non_negative(rest) || rest == T::ZERO {
+    let disabled = flags & Link::<T>::DISABLED != 0;
+    if !disabled && (!finite_non_negative(rest) || rest == T::ZERO) {
         return Err(SystemError::InvalidRestLength { constraint });
     }
-    if !finite_non_negative(compliance) {
+    if !disabled && !finite_non_negative(compliance) {
         return Err(SystemError::InvalidCompliance { constraint });
     }
-    if flags & !Link::<T>::TENSION_ONLY != 0 {
+    if flags & !Link::<T>::FLAGS != 0 {
         return Err(SystemError::InvalidFlags { constraint });
+    }
+    if disabled {
+        return Ok(());
     }
     if weight != T::ZERO {
         let alpha = compliance / h2;

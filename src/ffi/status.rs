@@ -229,6 +229,8 @@ pub(crate) fn status_of(e: StepError) -> (XpbdStatus, usize) {
         StepError::InvalidCollider { collider } => (XpbdStatus::InvalidCollider, collider),
         StepError::ScratchTooSmall { needed } => (XpbdStatus::CapacityTooSmall, needed),
         StepError::ContactCapacity => (XpbdStatus::CapacityTooSmall, 0),
+        StepError::MaxForceCountMismatch => (XpbdStatus::InvalidArgument, 0),
+        StepError::InvalidMaxForce { link } => (XpbdStatus::InvalidArgument, link),
         StepError::InvalidContactResult { contact } => (XpbdStatus::InvalidResult, contact),
         StepError::InvalidResult { particle } => (XpbdStatus::InvalidResult, particle),
         StepError::System(s) => (XpbdStatus::from(s), s.index().unwrap_or(0)),

@@ -13,10 +13,22 @@ use core::ptr;
 use super::check::{check_buffers, read, slice, slice_mut, write_opt, Buf};
 use super::constraints;
 use super::status::{status_of, XpbdStatus};
-use super::types::{policy_of, ConstraintsC, StepConfigC, WorldC, XPBD_ZERO_LENGTH_REJECT};
+use super::types::{
+    policy_of, ConstraintsC, StepConfigC, WorldC, XPBD_CONTACT_OVERFLOW_KEEP_FIRST,
+    XPBD_CONTACT_OVERFLOW_REJECT, XPBD_ZERO_LENGTH_REJECT,
+};
 use crate::real::Real;
 use crate::solver::Constraints;
-use crate::step::{self, StepConfig, StepStats, World};
+use crate::step::{self, ContactOverflow, StepConfig, StepStats, World};
+
+/// The contact overflow policy of a C code, `None` for an unknown code.
+fn overflow_of(code: i32) -> Option<ContactOverflow> {
+    match code {
+        XPBD_CONTACT_OVERFLOW_REJECT => Some(ContactOverflow::Reject),
+        XPBD_CONTACT_OVERFLOW_KEEP_FIRST => Some(ContactOverflow::KeepFirst),
+        _ => None,
+    }
+}
 
 /// The Rust configuration of a C one (`None` for an unknown policy code).
 fn config_of<T: Real>(c: &StepConfigC<T>) -> Option<StepConfig<T, 3>> {
@@ -31,12 +43,14 @@ fn config_of<T: Real>(c: &StepConfigC<T>) -> Option<StepConfig<T, 3>> {
         static_friction: c.static_friction,
         dynamic_friction: c.dynamic_friction,
         zero_length: policy_of(c.zero_length_policy)?,
+        contact_overflow: overflow_of(c.contact_overflow)?,
     })
 }
 
 /// `xpbd_step_config3_default[_f32]`: gravity (0, −9.81, 0) m/s², 1
 /// substep, 1 iteration, no tolerance, no damping, radius 0, rigid
-/// frictionless contacts, `XPBD_ZERO_LENGTH_REJECT`.
+/// frictionless contacts, `XPBD_ZERO_LENGTH_REJECT`,
+/// `XPBD_CONTACT_OVERFLOW_REJECT`.
 pub(crate) fn default_config<T: Real>() -> StepConfigC<T> {
     StepConfigC {
         gravity: [T::ZERO, T::from_f64(-9.81), T::ZERO],
@@ -49,6 +63,7 @@ pub(crate) fn default_config<T: Real>() -> StepConfigC<T> {
         static_friction: T::ZERO,
         dynamic_friction: T::ZERO,
         zero_length_policy: XPBD_ZERO_LENGTH_REJECT,
+        contact_overflow: XPBD_CONTACT_OVERFLOW_REJECT,
     }
 }
 
@@ -107,6 +122,11 @@ unsafe fn step_any<T: Real, const G: bool>(
         return XpbdStatus::InvalidArgument;
     };
     let n = w.particle_count;
+    let max_forces = if w.link_max_force.is_null() {
+        0
+    } else {
+        w.link_count
+    };
     let bufs = [
         Buf::of(w.positions, n),
         Buf::of(w.velocities, n),
@@ -116,6 +136,8 @@ unsafe fn step_any<T: Real, const G: bool>(
         Buf::of(w.spheres, w.sphere_count),
         Buf::of(w.contacts, w.contact_capacity),
         Buf::of(w.scratch, w.scratch_count),
+        Buf::of(w.link_max_force, max_forces),
+        Buf::of(w.torn, w.torn_capacity),
         Buf::of(world, 1),
         Buf::of(config, 1),
         Buf::out(out),
@@ -142,6 +164,8 @@ unsafe fn step_any<T: Real, const G: bool>(
             spheres: slice(w.spheres, w.sphere_count),
             contacts: slice_mut(w.contacts, w.contact_capacity),
             scratch: slice_mut(w.scratch, w.scratch_count),
+            link_max_force: slice(w.link_max_force, max_forces),
+            torn: slice_mut(w.torn, w.torn_capacity),
         }
     };
     let result = if G {

@@ -24,6 +24,21 @@ pub const XPBD_ZERO_LENGTH_SKIP: i32 = 1;
 /// clamped to λ ≤ 0, so the link never pushes).
 pub const XPBD_LINK_TENSION_ONLY: u32 = 1;
 
+/// Link flag: the link is off (torn). Every sweep skips it (λ stays 0,
+/// nothing moves, it counts as `skipped_static`); only its particle
+/// indices are validated. `xpbd_world3_step` sets it on links whose force
+/// exceeded `link_max_force`.
+pub const XPBD_LINK_DISABLED: u32 = 2;
+
+/// Contact overflow policy: a substep finding more contacts than
+/// `contact_capacity` fails the step with `XPBD_STATUS_CAPACITY_TOO_SMALL`
+/// (the default).
+pub const XPBD_CONTACT_OVERFLOW_REJECT: i32 = 0;
+/// Contact overflow policy: keep the first `contact_capacity` contacts in
+/// detection order (particle index, then planes, then spheres) and count
+/// the others in `XpbdStepStats::contacts_dropped`.
+pub const XPBD_CONTACT_OVERFLOW_KEEP_FIRST: i32 = 1;
+
 /// Links per job chunk: `xpbd_job_range` splits a color on multiples of
 /// this many links.
 pub const XPBD_JOB_CHUNK: usize = 64;
@@ -54,6 +69,7 @@ const _: () = assert!(XPBD_MAX_SUBSTEPS == crate::solver::MAX_SUBSTEPS);
 const _: () = assert!(XPBD_MAX_ITERATIONS == crate::solver::MAX_ITERATIONS);
 const _: () = assert!(XPBD_MAX_WORK == crate::solver::MAX_WORK);
 const _: () = assert!(Link::<f64>::TENSION_ONLY == XPBD_LINK_TENSION_ONLY);
+const _: () = assert!(Link::<f64>::DISABLED == XPBD_LINK_DISABLED);
 const _: () = assert!(XPBD_JOB_CHUNK == crate::colored::CHUNK);
 const _: () = assert!(XPBD_MAX_GREEDY_COLORS == crate::colored::coloring::MAX_GREEDY_COLORS);
 
@@ -139,6 +155,11 @@ pub struct StepConfigC<T> {
     pub dynamic_friction: T,
     /// `XPBD_ZERO_LENGTH_REJECT` or `XPBD_ZERO_LENGTH_SKIP`.
     pub zero_length_policy: i32,
+    /// `XPBD_CONTACT_OVERFLOW_REJECT` (0, the default) or
+    /// `XPBD_CONTACT_OVERFLOW_KEEP_FIRST` (1); other values are
+    /// `XPBD_STATUS_INVALID_ARGUMENT`. (In the double struct it fills what
+    /// was padding: the size is unchanged.)
+    pub contact_overflow: i32,
 }
 
 /// A 3D world over caller-owned buffers (`XpbdWorld3`: double,
@@ -179,6 +200,15 @@ pub struct WorldC<T> {
     pub scratch_count: usize,
     /// Written by the library on error: the index the error names (else 0).
     pub error_index: usize,
+    /// Maximum force per link (N), `link_count` entries each > 0 (infinity
+    /// never tears), or NULL for no tearing. After a successful step every
+    /// link not `XPBD_LINK_DISABLED` whose |λ|/h² exceeds it gets the flag.
+    pub link_max_force: *const T,
+    /// Output: the indices of the links a step tore, in link order, the
+    /// first `torn_capacity` of them (`XpbdStepStats::torn` counts all).
+    pub torn: *mut u32,
+    /// Capacity of `torn` (entries).
+    pub torn_capacity: usize,
 }
 
 /// The constraint groups of a 3D system or world beyond its links
@@ -274,10 +304,11 @@ pub struct ColoredSystemC<T> {
     pub i: *const u32,
     /// Second particle of each link.
     pub j: *const u32,
-    /// Rest lengths (m), non-zero: `rest[k] > 0` is a bilateral link,
+    /// Rest lengths (m), finite: `rest[k] > 0` is a bilateral link,
     /// `rest[k] < 0` a tension-only link (`XPBD_LINK_TENSION_ONLY`: it only
-    /// pulls) of rest length `-rest[k]`; `xpbd_colored_links_fill` writes
-    /// both.
+    /// pulls) of rest length `-rest[k]`, `rest[k] = 0` a disabled link
+    /// (`XPBD_LINK_DISABLED`: skipped, λ stays 0);
+    /// `xpbd_colored_links_fill` writes all three.
     pub rest: *const T,
     /// Compliances α (m/N), ≥ 0.
     pub compliance: *const T,

@@ -30,7 +30,10 @@ pub(crate) fn validate_colliders<T: Real, const D: usize>(
     Ok(())
 }
 
-/// Finds the contacts of the predicted positions; returns how many.
+/// Finds the contacts of the predicted positions in detection order
+/// (particles by index, each against the planes, then the spheres, in
+/// their order), storing the first `contacts.len()`; returns how many
+/// were stored and how many more were found (dropped).
 pub(crate) fn detect<T: Real, const D: usize>(
     positions: &[[T; D]],
     inverse_masses: &[T],
@@ -38,9 +41,9 @@ pub(crate) fn detect<T: Real, const D: usize>(
     spheres: &[Sphere<T, D>],
     radius: T,
     contacts: &mut [Contact<T>],
-) -> Result<usize, StepError> {
+) -> Result<(usize, usize), StepError> {
     let colliders = planes.len().saturating_add(spheres.len());
-    let mut count = 0usize;
+    let (mut count, mut dropped) = (0usize, 0usize);
     for (particle, (x, w)) in positions.iter().zip(inverse_masses).enumerate() {
         if *w == T::ZERO {
             continue;
@@ -55,13 +58,17 @@ pub(crate) fn detect<T: Real, const D: usize>(
                 else {
                     return Err(StepError::ContactCapacity);
                 };
-                let slot = contacts.get_mut(count).ok_or(StepError::ContactCapacity)?;
-                *slot = Contact::new(particle, collider);
-                count = count.saturating_add(1);
+                match contacts.get_mut(count) {
+                    Some(slot) => {
+                        *slot = Contact::new(particle, collider);
+                        count = count.saturating_add(1);
+                    }
+                    None => dropped = dropped.saturating_add(1),
+                }
             }
         }
     }
-    Ok(count)
+    Ok((count, dropped))
 }
 
 /// Dynamic friction: each contact with λ > 0 slows its particle's tangential

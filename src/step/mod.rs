@@ -53,6 +53,27 @@
 //! tangential speed drops by `min(h μ_k w |f_n|, |v_t|)` with the normal
 //! force `f_n = λ / h²`).
 //!
+//! # Contact capacity
+//!
+//! `contacts` bounds the contacts of one substep. Detection visits the
+//! particles in index order and, for each particle with `w > 0`, the
+//! colliders in their order (planes, then spheres), recording a contact
+//! for every negative gap. When a substep finds more than the capacity,
+//! [`StepConfig::contact_overflow`] decides: [`ContactOverflow::Reject`]
+//! (the default) fails the step with [`StepError::ContactCapacity`],
+//! [`ContactOverflow::KeepFirst`] keeps the first `capacity` contacts in
+//! that order, solves only those, and adds the others to
+//! [`StepStats::contacts_dropped`].
+//!
+//! # Tearing
+//!
+//! With [`World::link_max_force`] set (one maximum force in N per link),
+//! after a successful frame every link not yet [`Link::DISABLED`] whose
+//! force `|λ|/h²` (λ of the last substep, h the substep) exceeds its
+//! maximum gets the flag, in link order; the indices go to [`World::torn`]
+//! and the count to [`StepStats::torn`]. Later frames skip those links (see
+//! [`Link::DISABLED`]). Deterministic: the same inputs tear the same links.
+//!
 //! # Damping
 //!
 //! Optional, and it is what it is: a non-physical loss of velocity,
@@ -119,6 +140,23 @@ pub struct StepConfig<T, const D: usize> {
     pub dynamic_friction: T,
     /// What link sweeps do with coincident particles.
     pub zero_length: ZeroLength,
+    /// What a substep does with more contacts than `World::contacts` holds
+    /// (see the module documentation for the order kept).
+    pub contact_overflow: ContactOverflow,
+}
+
+/// What a substep does when it finds more contacts than the contact
+/// storage holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ContactOverflow {
+    /// Fail the step with [`StepError::ContactCapacity`] (positions and
+    /// velocities restored). The default.
+    #[default]
+    Reject,
+    /// Keep the first contacts in detection order (particle index, then
+    /// planes, then spheres) up to the capacity, and count the others in
+    /// [`StepStats::contacts_dropped`].
+    KeepFirst,
 }
 
 impl<T: Real, const D: usize> StepConfig<T, D> {
@@ -139,6 +177,7 @@ impl<T: Real, const D: usize> StepConfig<T, D> {
             static_friction: T::ZERO,
             dynamic_friction: T::ZERO,
             zero_length: ZeroLength::Reject,
+            contact_overflow: ContactOverflow::Reject,
         }
     }
 }
@@ -164,6 +203,14 @@ pub struct World<'a, T, const D: usize> {
     /// Scratch, at least [`scratch_len`]`(particles)` entries: the frame's
     /// starting state (for the all-or-nothing rollback) and `x_prev`.
     pub scratch: &'a mut [[T; D]],
+    /// Maximum force per link (N): empty (no tearing) or one entry per
+    /// link, each > 0 (`T::INFINITY` never tears). After a successful
+    /// frame a link whose `|λ|/h²` exceeds it is [`Link::DISABLED`].
+    pub link_max_force: &'a [T],
+    /// Output: the indices of the links a frame tore, in link order. When
+    /// more tear than it holds, the first ones are written and
+    /// [`StepStats::torn`] still counts all (every one is disabled).
+    pub torn: &'a mut [u32],
 }
 
 /// Scratch entries [`step`] needs for `particles` particles: `3 · particles`
@@ -186,10 +233,16 @@ pub struct StepStats<T> {
     pub iterations: u32,
     /// Substeps whose last sweep met the tolerance (when tolerance > 0).
     pub converged_substeps: u32,
-    /// Most contacts found in one substep.
+    /// Most contacts solved in one substep (at most the capacity).
     pub max_contacts: usize,
     /// Diagnostics of the last link sweep.
     pub last: SweepStats<T>,
+    /// Contacts found beyond the capacity and dropped, summed over the
+    /// substeps (only under [`ContactOverflow::KeepFirst`]; else 0).
+    pub contacts_dropped: usize,
+    /// Links this frame tore (disabled), including those beyond the
+    /// capacity of [`World::torn`].
+    pub torn: usize,
 }
 
 fn validate_config<T: Real, const D: usize>(c: &StepConfig<T, D>) -> Result<(), StepError> {
@@ -221,13 +274,15 @@ fn validate_config<T: Real, const D: usize>(c: &StepConfig<T, D>) -> Result<(), 
 /// Configuration and input errors ([`StepError::InvalidFrameTime`],
 /// [`StepError::InvalidBudget`], [`StepError::InvalidConfig`],
 /// [`StepError::VelocityCountMismatch`], [`StepError::ScratchTooSmall`],
-/// [`StepError::NonFiniteVelocity`], [`StepError::InvalidCollider`], and the
-/// system's [`SystemError`]s) are found before anything is written. Errors
+/// [`StepError::NonFiniteVelocity`], [`StepError::InvalidCollider`], the
+/// system's [`SystemError`]s, [`StepError::MaxForceCountMismatch`] and
+/// [`StepError::InvalidMaxForce`]) are found before anything is written. Errors
 /// during the substeps ([`StepError::ContactCapacity`],
 /// [`StepError::InvalidContactResult`], [`StepError::InvalidResult`], a
 /// system sweep error) roll positions and velocities back to the start of
 /// the frame. Either way the caller's positions and velocities are
-/// bit-identical to before the call.
+/// bit-identical to before the call, and no link is torn (flags and
+/// `torn` unchanged).
 ///
 /// # Examples
 ///
@@ -246,6 +301,7 @@ fn validate_config<T: Real, const D: usize>(c: &StepConfig<T, D>) -> Result<(), 
 /// let mut world = World {
 ///     positions: &mut x, velocities: &mut v, inverse_masses: &[1.0], links: &mut [],
 ///     planes: &ground, spheres: &[], contacts: &mut contacts, scratch: &mut scratch,
+///     link_max_force: &[], torn: &mut [],
 /// };
 /// for _ in 0..120 {
 ///     step(&mut world, 1.0 / 60.0, &config).unwrap();
@@ -332,6 +388,7 @@ fn step_groups<T: Real, const D: usize, const G: bool>(
     if G {
         constraints.validate(world.links.len(), world.inverse_masses, h * h)?;
     }
+    validate_max_force(world.link_max_force, world.links.len())?;
 
     // Keep the frame's start for an all-or-nothing step.
     // (Checked splits and zip copies: on a 32-bit target the length checks
@@ -360,14 +417,56 @@ fn step_groups<T: Real, const D: usize, const G: bool>(
         h,
         config,
     );
-    if result.is_err() {
-        copy(world.positions, saved_x);
-        copy(world.velocities, saved_v);
-    } else {
-        // Only a successful frame reports forces and moves the points on.
-        constraints.end_frame(frame_dt);
+    match result {
+        Ok(mut stats) => {
+            // Only a successful frame reports forces, moves the points on
+            // and tears links.
+            constraints.end_frame(frame_dt);
+            stats.torn = tear(world.links, world.link_max_force, h * h, world.torn);
+            Ok(stats)
+        }
+        Err(e) => {
+            copy(world.positions, saved_x);
+            copy(world.velocities, saved_v);
+            Err(e)
+        }
     }
-    result
+}
+
+/// Checks the maximum forces: none, or one per link, each > 0 (NaN,
+/// zero and negative values name the link).
+fn validate_max_force<T: Real>(max_force: &[T], links: usize) -> Result<(), StepError> {
+    if max_force.is_empty() {
+        return Ok(());
+    }
+    if max_force.len() != links {
+        return Err(StepError::MaxForceCountMismatch);
+    }
+    let positive = |f: &T| f.partial_cmp(&T::ZERO) == Some(core::cmp::Ordering::Greater);
+    match max_force.iter().position(|f| !positive(f)) {
+        Some(link) => Err(StepError::InvalidMaxForce { link }),
+        None => Ok(()),
+    }
+}
+
+/// Disables, in link order, every enabled link whose force `|λ|/h²` (N)
+/// exceeds its maximum; writes the first indices to `torn` and returns
+/// how many tore.
+fn tear<T: Real>(links: &mut [Link<T>], max_force: &[T], h2: T, torn: &mut [u32]) -> usize {
+    let mut count = 0usize;
+    for (k, (link, &max)) in links.iter_mut().zip(max_force).enumerate() {
+        // A NaN force (never: λ and h are finite after a step) tears nothing.
+        let over = link.lambda.abs() / h2 > max;
+        if link.is_disabled() || !over {
+            continue;
+        }
+        link.flags |= Link::<T>::DISABLED;
+        if let (Some(slot), Ok(k)) = (torn.get_mut(count), u32::try_from(k)) {
+            *slot = k;
+        }
+        count = count.saturating_add(1);
+    }
+    count
 }
 
 /// `dst ← src` element by element over the common length (the callers pass
@@ -426,7 +525,7 @@ fn run_substeps<T: Real, const D: usize, const G: bool>(
                 *xi = *xi + h * *vi + h2 * *gi;
             }
         }
-        let count = detect(
+        let (count, dropped) = detect(
             system.positions(),
             inverse_masses,
             planes,
@@ -434,6 +533,10 @@ fn run_substeps<T: Real, const D: usize, const G: bool>(
             config.particle_radius,
             contacts,
         )?;
+        if dropped > 0 && config.contact_overflow == ContactOverflow::Reject {
+            return Err(StepError::ContactCapacity);
+        }
+        stats.contacts_dropped = stats.contacts_dropped.saturating_add(dropped);
         stats.max_contacts = stats.max_contacts.max(count);
         let found = contacts
             .get_mut(..count)

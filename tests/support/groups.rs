@@ -384,6 +384,9 @@ impl WorldStore {
             scratch: self.scratch.as_mut_ptr(),
             scratch_count: self.scratch.len(),
             error_index: 0,
+            link_max_force: core::ptr::null(),
+            torn: core::ptr::null_mut(),
+            torn_capacity: 0,
         }
     }
 }

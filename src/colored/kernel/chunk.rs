@@ -119,7 +119,10 @@ pub(super) fn candidate<T: Real>(
         lambda: nl,
         c: pick(slack, T::ZERO, c.abs()),
         residual: pick(slack, T::ZERO, numerator.abs()),
-        moving: wi + wj != T::ZERO,
+        // `g = 0` exactly when both particles are static (`begin_substep`
+        // writes 0 then, and a finite non-zero reciprocal otherwise) or
+        // the link is disabled: skipped either way.
+        moving: g != T::ZERO,
         long: len2 >= T::MIN_POSITIVE,
         ordered: ordered(len2),
         finite: f == T::ZERO,

@@ -240,7 +240,7 @@ const STEP: &str = r#"
 /// stretches at most 1.0 % over 2 s at 60 frames/s; with 1 substep, the
 /// default until December 2026, 128 %: set `substeps = 1` for it), no tolerance, no
 /// damping, radius 0, rigid frictionless contacts,
-/// `XPBD_ZERO_LENGTH_REJECT`.
+/// `XPBD_ZERO_LENGTH_REJECT`, `XPBD_CONTACT_OVERFLOW_REJECT`.
 #[no_mangle]
 pub extern "C" fn xpbd_step_config3_default{S}() -> StepConfigC<{T}> {
     default_config()
@@ -250,13 +250,20 @@ pub extern "C" fn xpbd_step_config3_default{S}() -> StepConfigC<{T}> {
 /// substeps of h = dt / substeps, each predicting x ← x + h v + h² g,
 /// finding contacts, resetting every λ, running `config->iterations` sweeps
 /// (links, then contacts), and updating v = (x − x_prev)/h with friction and
-/// damping. `out_stats` may be NULL (written on success only).
+/// damping. More contacts than `contact_capacity`: the step fails, or with
+/// `XPBD_CONTACT_OVERFLOW_KEEP_FIRST` the first ones in detection order
+/// are kept and the others counted in `contacts_dropped`. With
+/// `world->link_max_force`, a successful step then disables every enabled
+/// link whose |λ|/h² exceeds its maximum (`XPBD_LINK_DISABLED`, indices
+/// in `world->torn`, count in `torn`). `out_stats` may be NULL (written on
+/// success only).
 ///
 /// Errors: `NULL_POINTER`, `INVALID_TIME_STEP` (dt), `INVALID_ARGUMENT`
-/// (config), `NON_FINITE_VELOCITY`, `INVALID_COLLIDER`, `CAPACITY_TOO_SMALL`
-/// (scratch or contacts), `ALIASED_BUFFERS`, every system error, and
-/// `INVALID_RESULT`. On every error positions and velocities are as before
-/// the call, and `world->error_index` names the item concerned.
+/// (config, a maximum force naming its link), `NON_FINITE_VELOCITY`,
+/// `INVALID_COLLIDER`, `CAPACITY_TOO_SMALL` (scratch or contacts),
+/// `ALIASED_BUFFERS`, every system error, and `INVALID_RESULT`. On every
+/// error positions, velocities and link flags are as before the call, and
+/// `world->error_index` names the item concerned.
 ///
 /// # Safety
 /// `world` and `config` are NULL or valid; the world's buffers are NULL (with
@@ -403,9 +410,10 @@ pub unsafe extern "C" fn xpbd_color_greedy{S}(
 
 /// Copies {C} links into colored SoA arrays: position k receives link
 /// `order[k]` (i, j, rest, compliance; λ = 0); a tension-only link's rest
-/// length is stored negated (`XpbdColoredSystem3::rest`). All outputs have
-/// `link_count` entries. Flag bits other than `XPBD_LINK_TENSION_ONLY` are
-/// `XPBD_STATUS_INVALID_ARGUMENT`. Nothing is written on error.
+/// length is stored negated, a disabled one's as 0
+/// (`XpbdColoredSystem3::rest`). All outputs have `link_count` entries.
+/// Flag bits other than `XPBD_LINK_TENSION_ONLY` and `XPBD_LINK_DISABLED`
+/// are `XPBD_STATUS_INVALID_ARGUMENT`. Nothing is written on error.
 ///
 /// # Safety
 /// `links` valid for `source_count` reads, the others for `link_count`.

@@ -182,7 +182,8 @@ fn solve<T: Real, V: Lanes<T>>(x: &Group<'_, V>, keep_old: bool) -> Solved<V> {
     } else {
         sum_finite::<T, V>([nax, nay, naz, nbx, nby, nbz, nl])
     };
-    let moving = wi.add(wj).ne(zero);
+    // `g = 0`: both particles static or the link disabled (`candidate`).
+    let moving = g.ne(zero);
     let long = len2.ge(min_pos);
     let ordered = len2.eq(len2);
     let apply = moving.and(long).and(finite);

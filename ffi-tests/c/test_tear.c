@@ -1,0 +1,143 @@
+/* Tearing and the contact overflow policy through the C ABI: a rope whose
+ * weak middle link tears when its ends are pulled apart (flag set, index
+ * reported, count in the stats), rejected maximum forces and policy codes
+ * (nothing written), keep-first contacts, and a disabled link in the
+ * colored fill. */
+#include "ensure.h"
+
+#include <math.h>
+
+enum { TEAR_N = 4 };
+
+static void tear_rope(void) {
+    double x[TEAR_N][3], v[TEAR_N][3], w[TEAR_N], scratch[3 * TEAR_N][3];
+    double max_force[TEAR_N - 1] = {1e9, 50.0, 1e9};
+    double x0[TEAR_N][3];
+    XpbdLink links[TEAR_N - 1], links0[TEAR_N - 1];
+    uint32_t torn[1] = {99};
+    XpbdWorld3 world;
+    XpbdStepConfig3 config = xpbd_step_config3_default();
+    XpbdStepStats stats;
+    size_t count = 0, total = 0;
+    int k, f;
+    for (k = 0; k < TEAR_N; ++k) {
+        x[k][0] = 0.1 * k; x[k][1] = 0.0; x[k][2] = 0.0;
+        v[k][0] = v[k][1] = v[k][2] = 0.0;
+        w[k] = k == 0 || k == TEAR_N - 1 ? 0.0 : 1.0;
+    }
+    ENSURE_STATUS(xpbd_build_rope3(&x[0][0], TEAR_N, 1e-4, links, TEAR_N - 1, &count), XPBD_STATUS_OK);
+    memset(&world, 0, sizeof world);
+    world.positions = x; world.velocities = v; world.inverse_masses = w; world.particle_count = TEAR_N;
+    world.links = links; world.link_count = count;
+    world.scratch = scratch; world.scratch_count = xpbd_step_scratch_len(TEAR_N);
+    world.link_max_force = max_force;
+    world.torn = torn; world.torn_capacity = 1;
+    config.gravity[1] = 0.0;
+    config.substeps = 4;
+
+    /* A NaN maximum force names its link; nothing is written. */
+    max_force[1] = NAN;
+    memcpy(x0, x, sizeof x);
+    memcpy(links0, links, sizeof links);
+    ENSURE_STATUS(xpbd_world3_step(&world, 1.0 / 60.0, &config, &stats), XPBD_STATUS_INVALID_ARGUMENT);
+    ENSURE(world.error_index == 1);
+    ENSURE(memcmp(x, x0, sizeof x) == 0 && memcmp(links, links0, sizeof links) == 0);
+    ENSURE(torn[0] == 99);
+    max_force[1] = 0.0;
+    ENSURE_STATUS(xpbd_world3_step(&world, 1.0 / 60.0, &config, &stats), XPBD_STATUS_INVALID_ARGUMENT);
+    max_force[1] = 50.0;
+
+    /* An unknown overflow code is refused. */
+    config.contact_overflow = 2;
+    ENSURE_STATUS(xpbd_world3_step(&world, 1.0 / 60.0, &config, &stats), XPBD_STATUS_INVALID_ARGUMENT);
+    ENSURE(memcmp(x, x0, sizeof x) == 0);
+    config.contact_overflow = XPBD_CONTACT_OVERFLOW_REJECT;
+
+    /* Pull the ends apart 1 cm per frame until the middle link tears. */
+    for (f = 0; f < 100 && total == 0; ++f) {
+        x[0][0] -= 0.005;
+        x[TEAR_N - 1][0] += 0.005;
+        ENSURE_STATUS(xpbd_world3_step(&world, 1.0 / 60.0, &config, &stats), XPBD_STATUS_OK);
+        total += stats.torn;
+    }
+    ENSURE(total == 1 && f > 1);
+    ENSURE(torn[0] == 1);
+    ENSURE(links[1].flags == XPBD_LINK_DISABLED);
+    ENSURE(links[0].flags == 0 && links[2].flags == 0);
+    ENSURE(stats.contacts_dropped == 0);
+    /* Torn links stay torn and are not reported again; λ stays 0. */
+    ENSURE_STATUS(xpbd_world3_step(&world, 1.0 / 60.0, &config, &stats), XPBD_STATUS_OK);
+    ENSURE(stats.torn == 0);
+    ENSURE_BITS64(links[1].lambda, 0.0);
+}
+
+static void keep_first(void) {
+    double x[3][3] = {{0.0, -0.1, 0.0}, {0.1, -0.2, 0.0}, {0.2, -0.3, 0.0}};
+    double v[3][3] = {{0.0}}, w[3] = {1.0, 1.0, 1.0}, scratch[9][3], x0[3][3];
+    XpbdPlane3 ground = {{0.0, 1.0, 0.0}, 0.0};
+    XpbdContact contacts[1];
+    XpbdWorld3 world;
+    XpbdStepConfig3 config = xpbd_step_config3_default();
+    XpbdStepStats stats;
+    memset(&world, 0, sizeof world);
+    world.positions = x; world.velocities = v; world.inverse_masses = w; world.particle_count = 3;
+    world.planes = &ground; world.plane_count = 1;
+    world.contacts = contacts; world.contact_capacity = 1;
+    world.scratch = scratch; world.scratch_count = 9;
+    config.gravity[1] = 0.0;
+    config.substeps = 1;
+    memcpy(x0, x, sizeof x);
+    ENSURE_STATUS(xpbd_world3_step(&world, 1.0 / 60.0, &config, &stats), XPBD_STATUS_CAPACITY_TOO_SMALL);
+    ENSURE(memcmp(x, x0, sizeof x) == 0);
+    config.contact_overflow = XPBD_CONTACT_OVERFLOW_KEEP_FIRST;
+    ENSURE_STATUS(xpbd_world3_step(&world, 1.0 / 60.0, &config, &stats), XPBD_STATUS_OK);
+    ENSURE(stats.max_contacts == 1 && stats.contacts_dropped == 2);
+    ENSURE(contacts[0].particle == 0 && contacts[0].collider == 0);
+    ENSURE(x[0][1] >= 0.0);              /* pushed out */
+    ENSURE_BITS64(x[1][1], x0[1][1]);    /* its contact was dropped */
+    ENSURE_BITS64(x[2][1], x0[2][1]);
+}
+
+static void keep_first_f32(void) {
+    float x[2][3] = {{0.0f, -0.1f, 0.0f}, {0.1f, -0.2f, 0.0f}};
+    float v[2][3] = {{0.0f}}, w[2] = {1.0f, 1.0f}, scratch[6][3];
+    XpbdPlane3F32 ground = {{0.0f, 1.0f, 0.0f}, 0.0f};
+    XpbdContactF32 contacts[1];
+    XpbdWorld3F32 world;
+    XpbdStepConfig3F32 config = xpbd_step_config3_default_f32();
+    XpbdStepStatsF32 stats;
+    memset(&world, 0, sizeof world);
+    world.positions = x; world.velocities = v; world.inverse_masses = w; world.particle_count = 2;
+    world.planes = &ground; world.plane_count = 1;
+    world.contacts = contacts; world.contact_capacity = 1;
+    world.scratch = scratch; world.scratch_count = 6;
+    config.gravity[1] = 0.0f;
+    config.substeps = 2;
+    config.contact_overflow = XPBD_CONTACT_OVERFLOW_KEEP_FIRST;
+    ENSURE_STATUS(xpbd_world3_step_f32(&world, 1.0f / 60.0f, &config, &stats), XPBD_STATUS_OK);
+    /* The first substep keeps particle 0's contact and drops particle 1's;
+     * the second finds particle 0 out (moving up) and keeps particle 1's. */
+    ENSURE(stats.max_contacts == 1 && stats.contacts_dropped == 1);
+    ENSURE(contacts[0].particle == 1);
+    ENSURE(x[0][1] > 0.0f && x[1][1] >= 0.0f);
+}
+
+static void colored_fill_disabled(void) {
+    XpbdLink links[2];
+    uint32_t order[2] = {1, 0}, i[2], j[2];
+    double rest[2], comp[2], lambda[2];
+    memset(links, 0, sizeof links);
+    links[0].i = 0; links[0].j = 1; links[0].rest = 0.5; links[0].flags = XPBD_LINK_DISABLED;
+    links[1].i = 1; links[1].j = 2; links[1].rest = 0.5;
+    links[1].flags = XPBD_LINK_TENSION_ONLY;
+    ENSURE_STATUS(xpbd_colored_links_fill(links, 2, order, 2, i, j, rest, comp, lambda), XPBD_STATUS_OK);
+    ENSURE_BITS64(rest[0], -0.5);
+    ENSURE_BITS64(rest[1], 0.0);
+}
+
+void test_tear(void) {
+    tear_rope();
+    keep_first();
+    keep_first_f32();
+    colored_fill_disabled();
+}
