@@ -52,6 +52,8 @@ impl<T: Real> Scene<T> {
             spheres: &[],
             contacts: &mut self.contacts,
             scratch: &mut self.scratch,
+            link_max_force: &[],
+            torn: &mut [],
         };
         let mut groups = Constraints {
             attachments: &mut self.attachments,
