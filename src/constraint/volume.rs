@@ -185,7 +185,9 @@ pub(crate) fn six_volume_gradients<T: Real>(x: &[[T; 3]; 4]) -> [[T; 3]; 4] {
 
 impl<T: Real, const D: usize> Constraint<T, D, 4> for Tet<T> {
     type Shared<'s> = ();
-    const SHARED_UPDATE: bool = true;
+    // The shared out-of-line update on bare metal (code size, as the
+    // shared group loops: solver::groups::SHARED_LOOPS); inlined elsewhere.
+    const SHARED_UPDATE: bool = cfg!(target_os = "none");
 
     #[inline(always)]
     fn lambda(&self) -> T {
