@@ -25,7 +25,7 @@ done
 # Every kind (bend, tet, tether, mesh) has its sequential and its colored
 # ratio line.
 for mode in sequential colored; do
-    rows=$(grep -c ": $mode, ours / C (median of A/B pairs)" "$log" || true)
+    rows=$(grep -v '^|' "$log" | grep -c ": $mode, ours / C (median of A/B pairs)" || true)
     if [ "$rows" -lt 4 ]; then
         cat "$log"
         echo "bench smoke: $rows $mode kind rows, expected 4 (bend, tet, tether, mesh)"
