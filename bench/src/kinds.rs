@@ -129,6 +129,7 @@ fn in_order<const N: usize, K: Instance<N> + Copy>(
     color_order(&colors, count, &mut starts, &mut order).map_err(|e| e.to_string())?;
     let mut out = items.to_vec();
     fill_in_order(items, &order, &mut out).map_err(|e| e.to_string())?;
+    println!("colored order: {} instances in {count} colors", items.len());
     Ok((out, starts))
 }
 
@@ -404,7 +405,26 @@ impl TetScene {
         let name = self.name();
         let n = self.tets.len();
         let sweeps = kind_sweeps(s, n);
-        let (ordered, starts) = in_order(&self.tets, self.x.len(), mode)?;
+        // Greedy coloring in the builder's order needs more than the 64
+        // colors `color_instances` allows for this block: it colors the
+        // tets grouped by their cube's parity (the corner with the lowest
+        // index, x, y and z each even or odd) and their place in the cube
+        // (6 per cube), 48 groups of tets that share no particle.
+        let sorted = if mode == Mode::Colored {
+            let row = self.side + 1;
+            let mut t = self.tets.clone();
+            let key = |(k, t): &(usize, Tet<f64>)| {
+                let p = t.particles.iter().copied().min().unwrap_or(0) as usize;
+                let parity = (p % row) % 2 + 2 * ((p / row) % row % 2) + 4 * (p / (row * row) % 2);
+                (parity, k % 6, *k)
+            };
+            let mut keyed: Vec<(usize, Tet<f64>)> = t.drain(..).enumerate().collect();
+            keyed.sort_by_key(key);
+            keyed.into_iter().map(|(_, t)| t).collect()
+        } else {
+            self.tets.clone()
+        };
+        let (ordered, starts) = in_order(&sorted, self.x.len(), mode)?;
         let (mut x, mut tets) = (self.x.clone(), ordered.clone());
         let (mut cx, mut ct) = (self.x.clone(), ordered);
         let w = &self.w;
