@@ -20,7 +20,10 @@
 //! stored in colored order (`color_instances`, `color_order`,
 //! `fill_in_order`): ours is the crate's colored sweep on one thread
 //! (`Substep::colored`, then `ColoredGroups::iterate`, every color in
-//! order), C is the same plain C loop over the same colored order. The
+//! order; tethers, whose pinned anchors are shared by up to a hundred
+//! tethers, need more than its 64 colors and are colored by the same
+//! first-fit rule in the bench), C is the same plain C loop over the same
+//! colored order. The
 //! colored sweep gives the sequential sweep's bits over that order, so the
 //! same checks hold (bits for tets, tethers and meshes, the tolerance for
 //! bends). Bends are checked after one call of each side (`sweeps`
@@ -123,7 +126,13 @@ fn in_order<const N: usize, K: Instance<N> + Copy>(
     }
     let mut used = vec![0u64; n];
     let mut colors = vec![0u32; items.len()];
-    let count = color_instances(items, n, &mut used, &mut colors).map_err(|e| e.to_string())?;
+    let count = match color_instances(items, n, &mut used, &mut colors) {
+        Ok(count) => count,
+        // More than the 64 colors `color_instances` allows (tethers: up to
+        // a hundred share one pinned anchor): the same first-fit rule
+        // without a limit.
+        Err(_) => first_fit(items, n, &mut colors)?,
+    };
     let mut starts = vec![0usize; count as usize + 1];
     let mut order = vec![0u32; items.len()];
     color_order(&colors, count, &mut starts, &mut order).map_err(|e| e.to_string())?;
@@ -131,6 +140,37 @@ fn in_order<const N: usize, K: Instance<N> + Copy>(
     fill_in_order(items, &order, &mut out).map_err(|e| e.to_string())?;
     println!("colored order: {} instances in {count} colors", items.len());
     Ok((out, starts))
+}
+
+/// First-fit greedy coloring of `items` over `n` particles in slice order
+/// (each instance takes the lowest color none of its particles has yet),
+/// without a limit on the color count; returns the count.
+fn first_fit<const N: usize, K: Instance<N>>(
+    items: &[K],
+    n: usize,
+    colors: &mut [u32],
+) -> Result<u32, String> {
+    let mut taken: Vec<Vec<bool>> = vec![Vec::new(); n];
+    let mut count = 0u32;
+    for (item, color) in items.iter().zip(colors.iter_mut()) {
+        let p = item.particles().map(|k| k as usize);
+        if p.iter().any(|&k| k >= n) {
+            return Err("an instance names no particle".into());
+        }
+        let mut c = 0usize;
+        while p.iter().any(|&k| taken[k].get(c).copied().unwrap_or(false)) {
+            c += 1;
+        }
+        for &k in &p {
+            if taken[k].len() <= c {
+                taken[k].resize(c + 1, false);
+            }
+            taken[k][c] = true;
+        }
+        *color = c as u32;
+        count = count.max(c as u32 + 1);
+    }
+    Ok(count)
 }
 
 /// Sweeps per timed call for a group whose sweep costs `work` units
