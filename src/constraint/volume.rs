@@ -185,9 +185,11 @@ pub(crate) fn six_volume_gradients<T: Real>(x: &[[T; 3]; 4]) -> [[T; 3]; 4] {
 
 impl<T: Real, const D: usize> Constraint<T, D, 4> for Tet<T> {
     type Shared<'s> = ();
-    // The shared out-of-line update on bare metal (code size, as the
-    // shared group loops: solver::groups::SHARED_LOOPS); inlined elsewhere.
-    const SHARED_UPDATE: bool = cfg!(target_os = "none");
+    // The shared out-of-line update on every target: code size on bare
+    // metal (as the shared group loops, solver::groups::SHARED_LOOPS); on
+    // the host the inlined copy measured no faster in the sequential sweep
+    // and slower in the colored one (docs/performance.md).
+    const SHARED_UPDATE: bool = true;
 
     #[inline(always)]
     fn lambda(&self) -> T {
