@@ -14,10 +14,21 @@ fi
 for needed in "1D seed solve, C ABI called from C" "Rust colored SoA" "C colored SoA" \
     "Rust sequential" "C sequential" "2 threads" "ratio (ours / reference)" "memory, f64" \
     "bend: cloth" "tet: block" "tether: pinned cloth" "mesh: icosphere" \
-    "sequential, ours / C (median of A/B pairs)"; do
+    "sequential, ours / C (median of A/B pairs)" "Rust colored, 1 thread" "C in colored order" \
+    "colored, ours / C (median of A/B pairs)"; do
     if ! grep -q "$needed" "$log"; then
         cat "$log"
         echo "bench smoke: no figure for '$needed'"
+        exit 1
+    fi
+done
+# Every kind (bend, tet, tether, mesh) has its sequential and its colored
+# ratio line.
+for mode in sequential colored; do
+    rows=$(grep -v '^|' "$log" | grep -c ": $mode, ours / C (median of A/B pairs)" || true)
+    if [ "$rows" -lt 4 ]; then
+        cat "$log"
+        echo "bench smoke: $rows $mode kind rows, expected 4 (bend, tet, tether, mesh)"
         exit 1
     fi
 done

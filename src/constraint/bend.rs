@@ -523,7 +523,9 @@ fn from3<T: Real, const D: usize>(v: [T; 3]) -> [T; D] {
 
 impl<T: Real, const D: usize> Constraint<T, D, 4> for Bend<T> {
     type Shared<'s> = ();
-    const SHARED_UPDATE: bool = true;
+    // The shared out-of-line update on bare metal (code size, as the
+    // shared group loops: solver::groups::SHARED_LOOPS); inlined elsewhere.
+    const SHARED_UPDATE: bool = cfg!(target_os = "none");
 
     #[inline(always)]
     fn lambda(&self) -> T {

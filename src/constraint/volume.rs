@@ -185,6 +185,10 @@ pub(crate) fn six_volume_gradients<T: Real>(x: &[[T; 3]; 4]) -> [[T; 3]; 4] {
 
 impl<T: Real, const D: usize> Constraint<T, D, 4> for Tet<T> {
     type Shared<'s> = ();
+    // The shared out-of-line update on every target: code size on bare
+    // metal (as the shared group loops, solver::groups::SHARED_LOOPS); on
+    // the host the inlined copy measured no faster in the sequential sweep
+    // and slower in the colored one (docs/performance.md).
     const SHARED_UPDATE: bool = true;
 
     #[inline(always)]

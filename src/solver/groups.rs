@@ -19,7 +19,7 @@
 //! is then the instance's colored position.
 
 use super::sweep::Stop;
-use super::{count_visit, reset_lambdas, SweepStats, ZeroLength};
+use super::{count_visit, reset_lambdas, sweep, SweepStats, ZeroLength};
 use crate::constraint::attachment::{solve_attachment, visit_attachment, Attachment};
 use crate::constraint::bend::Bend;
 use crate::constraint::pressure::{solve_mesh, visit_mesh, MeshVolumes};
@@ -199,6 +199,16 @@ impl<T: Real> Constraints<'_, T> {
         }
     }
 
+    /// The instances swept before the attachments (bends, tets, tethers,
+    /// meshes): the attachments' first index after `base`.
+    fn len_before_attachments(&self) -> usize {
+        self.bends
+            .len()
+            .saturating_add(self.tets.len())
+            .saturating_add(self.tethers.len())
+            .saturating_add(self.meshes.volumes.len())
+    }
+
     /// A step's frame of length `dt` (s) succeeded: every attachment's
     /// `force ← impulse / dt` and `previous ← target`.
     pub(crate) fn end_frame(&mut self, dt: T) {
@@ -217,6 +227,62 @@ impl<T: Real> Constraints<'_, T> {
         inverse_masses: &[T],
         h2: T,
         lag: T,
+        policy: ZeroLength,
+    ) -> Result<SweepStats<T>, SystemError> {
+        let stats = if SHARED_LOOPS {
+            self.sweep_shared(base, positions, inverse_masses, h2, policy)
+        } else {
+            self.sweep_kinds(base, positions, inverse_masses, h2, policy)
+        }?;
+        let base = base.saturating_add(self.len_before_attachments());
+        let mut s = SweepStats::default();
+        for (index, a) in self.attachments.iter_mut().enumerate() {
+            let v = solve_attachment(a, positions, inverse_masses, lag, h2);
+            count_visit(&mut s, v, index, policy).map_err(|e| stop_error(e, base))?;
+        }
+        Ok(stats.merge(s))
+    }
+
+    /// The bends, tets, tethers and meshes of [`sweep`](Self::sweep)
+    /// through their own monomorphic loops (hosts: [`SHARED_LOOPS`] off).
+    fn sweep_kinds<const D: usize>(
+        &mut self,
+        base: usize,
+        positions: &mut [[T; D]],
+        inverse_masses: &[T],
+        h2: T,
+        policy: ZeroLength,
+    ) -> Result<SweepStats<T>, SystemError> {
+        let mut base = base;
+        let s = sweep(positions, inverse_masses, self.bends, &(), h2, policy)
+            .map_err(|e| stop_error(e, base))?;
+        let mut stats = SweepStats::default().merge(s);
+        base = base.saturating_add(self.bends.len());
+        let s = sweep(positions, inverse_masses, self.tets, &(), h2, policy)
+            .map_err(|e| stop_error(e, base))?;
+        stats = stats.merge(s);
+        base = base.saturating_add(self.tets.len());
+        let s = sweep(positions, inverse_masses, self.tethers, &(), h2, policy)
+            .map_err(|e| stop_error(e, base))?;
+        stats = stats.merge(s);
+        base = base.saturating_add(self.tethers.len());
+        let mut s = SweepStats::default();
+        let m = &mut self.meshes;
+        for (index, mesh) in m.volumes.iter_mut().enumerate() {
+            let v = solve_mesh(mesh, m.triangles, m.scratch, positions, inverse_masses, h2);
+            count_visit(&mut s, v, index, policy).map_err(|e| stop_error(e, base))?;
+        }
+        Ok(stats.merge(s))
+    }
+
+    /// The bends, tets, tethers and meshes of [`sweep`](Self::sweep)
+    /// through the shared loops (bare metal).
+    fn sweep_shared<const D: usize>(
+        &mut self,
+        base: usize,
+        positions: &mut [[T; D]],
+        inverse_masses: &[T],
+        h2: T,
         policy: ZeroLength,
     ) -> Result<SweepStats<T>, SystemError> {
         let mut base = base;
@@ -245,13 +311,6 @@ impl<T: Real> Constraints<'_, T> {
             policy,
             base,
         )?;
-        stats = stats.merge(s);
-        base = base.saturating_add(self.meshes.volumes.len());
-        let mut s = SweepStats::default();
-        for (index, a) in self.attachments.iter_mut().enumerate() {
-            let v = solve_attachment(a, positions, inverse_masses, lag, h2);
-            count_visit(&mut s, v, index, policy).map_err(|e| stop_error(e, base))?;
-        }
         Ok(stats.merge(s))
     }
 
@@ -265,6 +324,61 @@ impl<T: Real> Constraints<'_, T> {
         lag: T,
         policy: ZeroLength,
     ) -> Result<SweepStats<T>, SystemError> {
+        let stats = if SHARED_LOOPS {
+            self.measure_shared(base, positions, inverse_masses, h2, policy)
+        } else {
+            self.measure_kinds(base, positions, inverse_masses, h2, policy)
+        }?;
+        let base = base.saturating_add(self.len_before_attachments());
+        let mut s = SweepStats::default();
+        for (index, a) in self.attachments.iter().enumerate() {
+            let v = visit_attachment(a, positions, inverse_masses, lag, h2).map(|(o, _)| o);
+            count_visit(&mut s, v, index, policy).map_err(|e| stop_error(e, base))?;
+        }
+        Ok(stats.merge(s))
+    }
+
+    /// The bends, tets, tethers and meshes of [`measure`](Self::measure)
+    /// through their own monomorphic loops (hosts).
+    fn measure_kinds<const D: usize>(
+        &self,
+        base: usize,
+        positions: &[[T; D]],
+        inverse_masses: &[T],
+        h2: T,
+        policy: ZeroLength,
+    ) -> Result<SweepStats<T>, SystemError> {
+        let mut base = base;
+        let mut stats = measure_kind(positions, inverse_masses, self.bends, h2, policy)
+            .map_err(|e| stop_error(e, base))?;
+        base = base.saturating_add(self.bends.len());
+        let s = measure_kind(positions, inverse_masses, self.tets, h2, policy)
+            .map_err(|e| stop_error(e, base))?;
+        stats = stats.merge(s);
+        base = base.saturating_add(self.tets.len());
+        let s = measure_kind(positions, inverse_masses, self.tethers, h2, policy)
+            .map_err(|e| stop_error(e, base))?;
+        stats = stats.merge(s);
+        base = base.saturating_add(self.tethers.len());
+        let mut s = SweepStats::default();
+        let m = &self.meshes;
+        for (index, mesh) in m.volumes.iter().enumerate() {
+            let v = visit_mesh(mesh, m.triangles, positions, inverse_masses, h2);
+            count_visit(&mut s, v, index, policy).map_err(|e| stop_error(e, base))?;
+        }
+        Ok(stats.merge(s))
+    }
+
+    /// The bends, tets, tethers and meshes of [`measure`](Self::measure)
+    /// through the shared loops (bare metal).
+    fn measure_shared<const D: usize>(
+        &self,
+        base: usize,
+        positions: &[[T; D]],
+        inverse_masses: &[T],
+        h2: T,
+        policy: ZeroLength,
+    ) -> Result<SweepStats<T>, SystemError> {
         let mut base = base;
         let mut stats = measure_group(&self.bends, positions, inverse_masses, h2, policy, base)?;
         base = base.saturating_add(self.bends.len());
@@ -275,15 +389,39 @@ impl<T: Real> Constraints<'_, T> {
         stats = stats.merge(s);
         base = base.saturating_add(self.tethers.len());
         let s = measure_solvable(&self.meshes, positions, inverse_masses, h2, policy, base)?;
-        stats = stats.merge(s);
-        base = base.saturating_add(self.meshes.volumes.len());
-        let mut s = SweepStats::default();
-        for (index, a) in self.attachments.iter().enumerate() {
-            let v = visit_attachment(a, positions, inverse_masses, lag, h2).map(|(o, _)| o);
-            count_visit(&mut s, v, index, policy).map_err(|e| stop_error(e, base))?;
-        }
         Ok(stats.merge(s))
     }
+}
+
+/// Whether the group sweep and measure loops are the shared ones reaching
+/// each kind through a trait object ([`Instances`], [`Solvable`]): on bare
+/// metal (`target_os = "none"`, the Cortex-M images docs/code-size.md
+/// measures per kind), where size matters. Elsewhere each kind gets its own
+/// monomorphic loop with its visit inlined (speed: docs/performance.md,
+/// "Constraint kinds"). The same operations in the same order either way,
+/// so the same bits and the same errors.
+const SHARED_LOOPS: bool = cfg!(target_os = "none");
+
+/// The statistics a sweep over one group of a [`Constraint`] kind would
+/// report, writing nothing (the monomorphic loop, [`SHARED_LOOPS`] off).
+#[inline]
+fn measure_kind<T, const D: usize, const N: usize, K>(
+    positions: &[[T; D]],
+    inverse_masses: &[T],
+    items: &[K],
+    h2: T,
+    policy: ZeroLength,
+) -> Result<SweepStats<T>, Stop>
+where
+    T: Real,
+    K: for<'s> Constraint<T, D, N, Shared<'s> = ()>,
+{
+    let mut stats = SweepStats::default();
+    for (index, item) in items.iter().enumerate() {
+        let v = visit(item, positions, inverse_masses, &(), h2).map(|v| v.outcome());
+        count_visit(&mut stats, v, index, policy)?;
+    }
+    Ok(stats)
 }
 
 /// One group of a [`Constraint`] kind with `N` particles per instance, as
