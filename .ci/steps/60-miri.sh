@@ -6,9 +6,10 @@
 # undefined behaviour. libm is used without its `arch` feature (inline asm).
 #
 # The interpreter runs on one host thread, so the tests run as two
-# concurrent groups (one per core, about 6 min each instead of 12 min in
-# one): A = the unit tests and the colored kernel tests, B = every other
-# file in tests/, the doc tests and the scenarios. B is computed from the
+# concurrent groups (one per core, about 11 min each on an idle machine):
+# A = the unit tests, the colored kernel and colored group tests, the
+# hostile group tests and the system tests, B = every other file in
+# tests/, the doc tests and the scenarios (balanced by their Miri times). B is computed from the
 # directory, so a new test file is never left out. Each group has its own
 # target directory (no waiting on cargo's build lock).
 set -euo pipefail
@@ -16,7 +17,7 @@ rustup run nightly rustc --version >/dev/null 2>&1 || rustup toolchain install n
 rustup +nightly component add miri rust-src
 cargo +nightly miri setup
 
-group_a=(colored colored_neighbours colored_proptests)
+group_a=(colored colored_neighbours colored_proptests colored_groups hostile_colored_groups hostile_groups system)
 group_b=()
 for f in tests/*.rs; do
     name=$(basename "$f" .rs)

@@ -41,7 +41,13 @@ static void tear_rope(void) {
     memcpy(links0, links, sizeof links);
     ENSURE_STATUS(xpbd_world3_step(&world, 1.0 / 60.0, &config, &stats), XPBD_STATUS_INVALID_ARGUMENT);
     ENSURE(world.error_index == 1);
-    ENSURE(memcmp(x, x0, sizeof x) == 0 && memcmp(links, links0, sizeof links) == 0);
+    ENSURE(memcmp(x, x0, sizeof x) == 0);
+    /* Links by fields: their padding is not initialised (valgrind). */
+    for (k = 0; k < (int)count; ++k)
+        ENSURE(links[k].i == links0[k].i && links[k].j == links0[k].j && links[k].flags == links0[k].flags &&
+               memcmp(&links[k].rest, &links0[k].rest, sizeof(double)) == 0 &&
+               memcmp(&links[k].compliance, &links0[k].compliance, sizeof(double)) == 0 &&
+               memcmp(&links[k].lambda, &links0[k].lambda, sizeof(double)) == 0);
     ENSURE(torn[0] == 99);
     max_force[1] = 0.0;
     ENSURE_STATUS(xpbd_world3_step(&world, 1.0 / 60.0, &config, &stats), XPBD_STATUS_INVALID_ARGUMENT);
