@@ -96,6 +96,9 @@ fn run(theta0: f64, substeps: u32, frames: usize) -> Outcome {
             scratch: &mut scratch,
             link_max_force: &[],
             torn: &mut [],
+            capsules: &[],
+            boxes: &[],
+            engine_contacts: &mut [],
         };
         step(&mut world, FRAME, &config).expect("a valid pendulum step");
         let after = x[1][0];

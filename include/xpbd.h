@@ -844,6 +844,139 @@ typedef struct XpbdContact {
 } XpbdContact;
 
 /**
+ * A capsule: the points within `radius` of the segment
+ * `center ± half_axis`, moving with `velocity` and `angular_velocity`
+ * over the frame.
+ *
+ * `#[repr(C)]`: `Capsule<f64, 3>` is the C type `XpbdCapsule3`,
+ * `Capsule<f32, 3>` is `XpbdCapsule3F32`.
+ */
+typedef struct XpbdCapsule3 {
+  /**
+   * Centre at the frame's start (m).
+   */
+  double center[3];
+  /**
+   * From the centre to one end of the core segment (m), at the frame's
+   * start; the segment is `center ± half_axis` (zero: a sphere).
+   */
+  double half_axis[3];
+  /**
+   * Radius around the segment (m), finite and ≥ 0.
+   */
+  double radius;
+  /**
+   * Linear velocity of the centre over the frame (m/s).
+   */
+  double velocity[3];
+  /**
+   * Angular velocity about the centre over the frame (rad/s; in 2D only
+   * the z component, `[2]`, is used).
+   */
+  double angular_velocity[3];
+  /**
+   * Static friction coefficient μ_s against it, finite and ≥ 0.
+   */
+  double static_friction;
+  /**
+   * Dynamic friction coefficient μ_k against it, finite and ≥ 0.
+   */
+  double dynamic_friction;
+} XpbdCapsule3;
+
+/**
+ * An oriented box: the points `center + Σ q_k axes[k]` with
+ * `|q_k| ≤ half_extents[k]`, moving with `velocity` and
+ * `angular_velocity` over the frame.
+ *
+ * `#[repr(C)]`: `OrientedBox<f64, 3>` is the C type `XpbdBox3`,
+ * `OrientedBox<f32, 3>` is `XpbdBox3F32`.
+ */
+typedef struct XpbdBox3 {
+  /**
+   * Centre at the frame's start (m).
+   */
+  double center[3];
+  /**
+   * The box's axes in world coordinates at the frame's start: unit
+   * length and pairwise orthogonal, each within 1e-3 (a rotation
+   * matrix's rows, e.g. from the engine's quaternion).
+   */
+  double axes[3][3];
+  /**
+   * Half the box's size along each axis (m), finite and ≥ 0.
+   */
+  double half_extents[3];
+  /**
+   * Linear velocity of the centre over the frame (m/s).
+   */
+  double velocity[3];
+  /**
+   * Angular velocity about the centre over the frame (rad/s; in 2D only
+   * the z component, `[2]`, is used).
+   */
+  double angular_velocity[3];
+  /**
+   * Static friction coefficient μ_s against it, finite and ≥ 0.
+   */
+  double static_friction;
+  /**
+   * Dynamic friction coefficient μ_k against it, finite and ≥ 0.
+   */
+  double dynamic_friction;
+} XpbdBox3;
+
+/**
+ * One contact the engine found for a frame: particle `particle` against
+ * the plane through `point` with normal `normal`, moving at `velocity`.
+ *
+ * `#[repr(C)]`: `EngineContact<f64, 3>` is the C type
+ * `XpbdEngineContact`, `EngineContact<f32, 3>` is `XpbdEngineContactF32`.
+ */
+typedef struct XpbdEngineContact {
+  /**
+   * The particle (index).
+   */
+  uint32_t particle;
+  /**
+   * Outward normal of the surface at `point` (any finite non-zero
+   * length; normalised by the solver).
+   */
+  double normal[3];
+  /**
+   * A point on the surface at the frame's start (m), finite.
+   */
+  double point[3];
+  /**
+   * The surface's velocity at `point` over the frame (m/s), finite.
+   */
+  double velocity[3];
+  /**
+   * Static friction coefficient μ_s, finite and ≥ 0.
+   */
+  double static_friction;
+  /**
+   * Dynamic friction coefficient μ_k, finite and ≥ 0.
+   */
+  double dynamic_friction;
+  /**
+   * Accumulated multiplier λ (kg·m, ≥ 0) of the current substep.
+   */
+  double lambda;
+  /**
+   * The normal impulse on the particle over the current or last frame,
+   * `Σ λ / h` (N·s): the step's working sum.
+   */
+  double impulse;
+  /**
+   * The mean normal force on the particle over the last successful
+   * frame, `impulse / dt` (N, ≥ 0, along the unit normal); written only
+   * after a successful frame.
+   */
+  double force;
+} XpbdEngineContact;
+
+/**
  * A 3D world over caller-owned buffers (`XpbdWorld3`: double,
  * `XpbdWorld3F32`: float). Zero-initialise and fill in every buffer field
  * (NULL only with a zero count); `scratch` needs
@@ -926,6 +1059,36 @@ typedef struct XpbdWorld3 {
    * Capacity of `torn` (entries).
    */
   size_t torn_capacity;
+  /**
+   * Moving capsules, `capsule_count` entries (collider indices after
+   * the spheres); only read. Positions in m, velocities in m/s and
+   * rad/s over the frame (`XpbdCapsule3`).
+   */
+  const struct XpbdCapsule3 *capsules;
+  /**
+   * Number of capsules.
+   */
+  size_t capsule_count;
+  /**
+   * Moving oriented boxes, `box_count` entries (collider indices after
+   * the capsules); only read (`XpbdBox3`).
+   */
+  const struct XpbdBox3 *boxes;
+  /**
+   * Number of boxes.
+   */
+  size_t box_count;
+  /**
+   * The contacts the engine found for this frame, `engine_contact_count`
+   * entries (collider indices after the boxes when one is invalid);
+   * λ and `impulse` written, `force` (N) after a successful step
+   * (`XpbdEngineContact`).
+   */
+  struct XpbdEngineContact *engine_contacts;
+  /**
+   * Number of engine contacts.
+   */
+  size_t engine_contact_count;
 } XpbdWorld3;
 
 /**
@@ -1081,6 +1244,139 @@ typedef struct XpbdContactF32 {
 } XpbdContactF32;
 
 /**
+ * A capsule: the points within `radius` of the segment
+ * `center ± half_axis`, moving with `velocity` and `angular_velocity`
+ * over the frame.
+ *
+ * `#[repr(C)]`: `Capsule<f64, 3>` is the C type `XpbdCapsule3`,
+ * `Capsule<f32, 3>` is `XpbdCapsule3F32`.
+ */
+typedef struct XpbdCapsule3F32 {
+  /**
+   * Centre at the frame's start (m).
+   */
+  float center[3];
+  /**
+   * From the centre to one end of the core segment (m), at the frame's
+   * start; the segment is `center ± half_axis` (zero: a sphere).
+   */
+  float half_axis[3];
+  /**
+   * Radius around the segment (m), finite and ≥ 0.
+   */
+  float radius;
+  /**
+   * Linear velocity of the centre over the frame (m/s).
+   */
+  float velocity[3];
+  /**
+   * Angular velocity about the centre over the frame (rad/s; in 2D only
+   * the z component, `[2]`, is used).
+   */
+  float angular_velocity[3];
+  /**
+   * Static friction coefficient μ_s against it, finite and ≥ 0.
+   */
+  float static_friction;
+  /**
+   * Dynamic friction coefficient μ_k against it, finite and ≥ 0.
+   */
+  float dynamic_friction;
+} XpbdCapsule3F32;
+
+/**
+ * An oriented box: the points `center + Σ q_k axes[k]` with
+ * `|q_k| ≤ half_extents[k]`, moving with `velocity` and
+ * `angular_velocity` over the frame.
+ *
+ * `#[repr(C)]`: `OrientedBox<f64, 3>` is the C type `XpbdBox3`,
+ * `OrientedBox<f32, 3>` is `XpbdBox3F32`.
+ */
+typedef struct XpbdBox3F32 {
+  /**
+   * Centre at the frame's start (m).
+   */
+  float center[3];
+  /**
+   * The box's axes in world coordinates at the frame's start: unit
+   * length and pairwise orthogonal, each within 1e-3 (a rotation
+   * matrix's rows, e.g. from the engine's quaternion).
+   */
+  float axes[3][3];
+  /**
+   * Half the box's size along each axis (m), finite and ≥ 0.
+   */
+  float half_extents[3];
+  /**
+   * Linear velocity of the centre over the frame (m/s).
+   */
+  float velocity[3];
+  /**
+   * Angular velocity about the centre over the frame (rad/s; in 2D only
+   * the z component, `[2]`, is used).
+   */
+  float angular_velocity[3];
+  /**
+   * Static friction coefficient μ_s against it, finite and ≥ 0.
+   */
+  float static_friction;
+  /**
+   * Dynamic friction coefficient μ_k against it, finite and ≥ 0.
+   */
+  float dynamic_friction;
+} XpbdBox3F32;
+
+/**
+ * One contact the engine found for a frame: particle `particle` against
+ * the plane through `point` with normal `normal`, moving at `velocity`.
+ *
+ * `#[repr(C)]`: `EngineContact<f64, 3>` is the C type
+ * `XpbdEngineContact`, `EngineContact<f32, 3>` is `XpbdEngineContactF32`.
+ */
+typedef struct XpbdEngineContactF32 {
+  /**
+   * The particle (index).
+   */
+  uint32_t particle;
+  /**
+   * Outward normal of the surface at `point` (any finite non-zero
+   * length; normalised by the solver).
+   */
+  float normal[3];
+  /**
+   * A point on the surface at the frame's start (m), finite.
+   */
+  float point[3];
+  /**
+   * The surface's velocity at `point` over the frame (m/s), finite.
+   */
+  float velocity[3];
+  /**
+   * Static friction coefficient μ_s, finite and ≥ 0.
+   */
+  float static_friction;
+  /**
+   * Dynamic friction coefficient μ_k, finite and ≥ 0.
+   */
+  float dynamic_friction;
+  /**
+   * Accumulated multiplier λ (kg·m, ≥ 0) of the current substep.
+   */
+  float lambda;
+  /**
+   * The normal impulse on the particle over the current or last frame,
+   * `Σ λ / h` (N·s): the step's working sum.
+   */
+  float impulse;
+  /**
+   * The mean normal force on the particle over the last successful
+   * frame, `impulse / dt` (N, ≥ 0, along the unit normal); written only
+   * after a successful frame.
+   */
+  float force;
+} XpbdEngineContactF32;
+
+/**
  * A 3D world over caller-owned buffers (`XpbdWorld3`: double,
  * `XpbdWorld3F32`: float). Zero-initialise and fill in every buffer field
  * (NULL only with a zero count); `scratch` needs
@@ -1163,6 +1459,36 @@ typedef struct XpbdWorld3F32 {
    * Capacity of `torn` (entries).
    */
   size_t torn_capacity;
+  /**
+   * Moving capsules, `capsule_count` entries (collider indices after
+   * the spheres); only read. Positions in m, velocities in m/s and
+   * rad/s over the frame (`XpbdCapsule3`).
+   */
+  const struct XpbdCapsule3F32 *capsules;
+  /**
+   * Number of capsules.
+   */
+  size_t capsule_count;
+  /**
+   * Moving oriented boxes, `box_count` entries (collider indices after
+   * the capsules); only read (`XpbdBox3`).
+   */
+  const struct XpbdBox3F32 *boxes;
+  /**
+   * Number of boxes.
+   */
+  size_t box_count;
+  /**
+   * The contacts the engine found for this frame, `engine_contact_count`
+   * entries (collider indices after the boxes when one is invalid);
+   * λ and `impulse` written, `force` (N) after a successful step
+   * (`XpbdEngineContact`).
+   */
+  struct XpbdEngineContactF32 *engine_contacts;
+  /**
+   * Number of engine contacts.
+   */
+  size_t engine_contact_count;
 } XpbdWorld3F32;
 
 /**
@@ -3967,10 +4293,10 @@ XPBD_CHECK_LAYOUT(XpbdStepStats, 80, 8);
 XPBD_CHECK_LAYOUT(XpbdStepStatsF32, 72, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
-XPBD_CHECK_LAYOUT(XpbdWorld3, 144, 8);
+XPBD_CHECK_LAYOUT(XpbdWorld3, 192, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
-XPBD_CHECK_LAYOUT(XpbdWorld3F32, 144, 8);
+XPBD_CHECK_LAYOUT(XpbdWorld3F32, 192, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
 XPBD_CHECK_LAYOUT(XpbdColoredSystem3, 160, 8);
@@ -3988,6 +4314,12 @@ XPBD_CHECK_LAYOUT(XpbdMeshVolume, 40, 8);
 XPBD_CHECK_LAYOUT(XpbdMeshVolumeF32, 24, 4);
 XPBD_CHECK_LAYOUT(XpbdAttachment, 136, 8);
 XPBD_CHECK_LAYOUT(XpbdAttachmentF32, 68, 4);
+XPBD_CHECK_LAYOUT(XpbdCapsule3, 120, 8);
+XPBD_CHECK_LAYOUT(XpbdCapsule3F32, 60, 4);
+XPBD_CHECK_LAYOUT(XpbdBox3, 184, 8);
+XPBD_CHECK_LAYOUT(XpbdBox3F32, 92, 4);
+XPBD_CHECK_LAYOUT(XpbdEngineContact, 120, 8);
+XPBD_CHECK_LAYOUT(XpbdEngineContactF32, 60, 4);
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
 XPBD_CHECK_LAYOUT(XpbdConstraints3, 112, 8);
 #endif

@@ -611,6 +611,12 @@ fn unbounded_work_fails_at_once() {
         link_max_force: core::ptr::null(),
         torn: core::ptr::null_mut(),
         torn_capacity: 0,
+        capsules: core::ptr::null(),
+        capsule_count: 0,
+        boxes: core::ptr::null(),
+        box_count: 0,
+        engine_contacts: core::ptr::null_mut(),
+        engine_contact_count: 0,
     };
     // Over the substep or iteration limit, then within both but over
     // MAX_WORK: 2^28 sweeps × (3 links + 10 contact slots) > 2^30 visits.
@@ -690,6 +696,12 @@ fn plane_normals_of_any_finite_nonzero_length_are_accepted() {
             link_max_force: core::ptr::null(),
             torn: core::ptr::null_mut(),
             torn_capacity: 0,
+            capsules: core::ptr::null(),
+            capsule_count: 0,
+            boxes: core::ptr::null(),
+            box_count: 0,
+            engine_contacts: core::ptr::null_mut(),
+            engine_contact_count: 0,
         };
         let config = xpbd_step_config3_default();
         // SAFETY: valid, disjoint buffers.
@@ -751,6 +763,12 @@ fn far_from_the_origin_f32_is_reported_by_the_precision_query() {
             link_max_force: core::ptr::null(),
             torn: core::ptr::null_mut(),
             torn_capacity: 0,
+            capsules: core::ptr::null(),
+            capsule_count: 0,
+            boxes: core::ptr::null(),
+            box_count: 0,
+            engine_contacts: core::ptr::null_mut(),
+            engine_contact_count: 0,
         };
         let (mut ratio, mut particle) = (-1.0_f32, usize::MAX);
         // SAFETY: valid buffers and outputs.

@@ -72,6 +72,9 @@ fn the_world_step_with_groups_matches_step_with_bit_for_bit() {
             scratch: &mut rw.scratch,
             link_max_force: &[],
             torn: &mut [],
+            capsules: &[],
+            boxes: &[],
+            engine_contacts: &mut [],
         };
         let mut groups = Constraints {
             bends: &mut r.bends,
@@ -463,6 +466,12 @@ fn the_f32_twins_match_the_rust_api() {
         link_max_force: core::ptr::null(),
         torn: core::ptr::null_mut(),
         torn_capacity: 0,
+        capsules: core::ptr::null(),
+        capsule_count: 0,
+        boxes: core::ptr::null(),
+        box_count: 0,
+        engine_contacts: core::ptr::null_mut(),
+        engine_contact_count: 0,
     };
     let config = xpbd_step_config3_default_f32();
     let mut stats = XpbdStepStatsF32::default();
@@ -486,6 +495,9 @@ fn the_f32_twins_match_the_rust_api() {
         scratch: &mut rs,
         link_max_force: &[],
         torn: &mut [],
+        capsules: &[],
+        boxes: &[],
+        engine_contacts: &mut [],
     };
     let mut groups = Constraints {
         tethers: &mut rt,

@@ -45,6 +45,9 @@ impl Store {
             scratch: &mut self.scratch,
             link_max_force: &[],
             torn: &mut [],
+            capsules: &[],
+            boxes: &[],
+            engine_contacts: &mut [],
         };
         step(&mut world, dt, c).map(|_| ())
     }

@@ -293,6 +293,9 @@ impl Sheet {
             scratch: &mut self.scratch,
             link_max_force: &self.max_force,
             torn: &mut self.torn,
+            capsules: &[],
+            boxes: &[],
+            engine_contacts: &mut [],
         };
         step(&mut world, 1.0 / 60.0, config)
     }
@@ -469,6 +472,9 @@ fn a_failed_step_tears_nothing() {
         scratch: &mut sheet.scratch,
         link_max_force: &sheet.max_force,
         torn: &mut sheet.torn,
+        capsules: &[],
+        boxes: &[],
+        engine_contacts: &mut [],
     };
     assert_eq!(
         step(&mut world, 1.0 / 60.0, &config).unwrap_err(),
@@ -533,6 +539,9 @@ impl Heap {
             scratch: &mut self.scratch,
             link_max_force: &[],
             torn: &mut [],
+            capsules: &[],
+            boxes: &[],
+            engine_contacts: &mut [],
         };
         step(&mut world, 1.0 / 60.0, &config)
     }
@@ -691,6 +700,12 @@ fn c_tearing_buffers_that_overlap_are_refused_and_nothing_is_written() {
             // SAFETY: within `shared` (4 f64 = 8 u32).
             torn: unsafe { base.add(torn_at) }.cast(),
             torn_capacity: 2,
+            capsules: core::ptr::null(),
+            capsule_count: 0,
+            boxes: core::ptr::null(),
+            box_count: 0,
+            engine_contacts: core::ptr::null_mut(),
+            engine_contact_count: 0,
         };
         let mut stats = XpbdStepStats::default();
         // SAFETY: every pointer is valid for its count (overlaps are the

@@ -113,6 +113,9 @@ fn rigid_cloth(n: usize, frames: usize, substeps: u32, tilt: f64, with_tethers: 
             scratch: &mut scratch,
             link_max_force: &[],
             torn: &mut [],
+            capsules: &[],
+            boxes: &[],
+            engine_contacts: &mut [],
         };
         let mut groups = Constraints {
             tethers: &mut ties,

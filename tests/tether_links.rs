@@ -200,6 +200,9 @@ fn hang(x0: &[[f64; 3]], links: &[Link<f64>], ties: &mut [Tether<f64>], frames: 
             scratch: &mut scratch,
             link_max_force: &[],
             torn: &mut [],
+            capsules: &[],
+            boxes: &[],
+            engine_contacts: &mut [],
         };
         let mut groups = Constraints {
             tethers: &mut *ties,

@@ -51,6 +51,9 @@ fn rust_scenario<T: Real>(frames: i32) -> (Vec<[T; 3]>, Vec<[T; 3]>) {
         scratch: &mut scratch,
         link_max_force: &[],
         torn: &mut [],
+        capsules: &[],
+        boxes: &[],
+        engine_contacts: &mut [],
     };
     for _ in 0..frames {
         step(&mut world, dt, &config).unwrap();

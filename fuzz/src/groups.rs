@@ -424,6 +424,12 @@ macro_rules! groups_abi {
                     link_max_force: core::ptr::null(),
                     torn: core::ptr::null_mut(),
                     torn_capacity: 0,
+                    capsules: core::ptr::null(),
+                    capsule_count: 0,
+                    boxes: core::ptr::null(),
+                    box_count: 0,
+                    engine_contacts: core::ptr::null_mut(),
+                    engine_contact_count: 0,
                 });
                 let mut config = Held::new($default());
                 config.s.substeps = 1 + u32::from(inp.byte() % 3);

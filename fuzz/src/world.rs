@@ -701,6 +701,12 @@ macro_rules! step_abi {
                     link_max_force: ptr_of::<$T>(&mut a, mfr),
                     torn: ptr_of(&mut a, tr),
                     torn_capacity: tc,
+                    capsules: core::ptr::null(),
+                    capsule_count: 0,
+                    boxes: core::ptr::null(),
+                    box_count: 0,
+                    engine_contacts: core::ptr::null_mut(),
+                    engine_contact_count: 0,
                 });
                 let mut config = $default();
                 if inp.byte() % 2 == 0 {

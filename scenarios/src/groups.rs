@@ -335,6 +335,9 @@ impl<T: Real> Scene<T> {
             scratch: &mut self.scratch,
             link_max_force: &[],
             torn: &mut [],
+            capsules: &[],
+            boxes: &[],
+            engine_contacts: &mut [],
         };
         let mut groups = Constraints {
             bends: &mut self.bends,

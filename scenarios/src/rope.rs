@@ -150,6 +150,9 @@ impl<T: Real> Rope<T> {
             scratch: &mut self.scratch,
             link_max_force: &[],
             torn: &mut [],
+            capsules: &[],
+            boxes: &[],
+            engine_contacts: &mut [],
         };
         match step(&mut world, T::from_f64(FRAME), &self.config) {
             Ok(stats) => self.max_contacts = self.max_contacts.max(stats.max_contacts),

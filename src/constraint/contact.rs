@@ -21,6 +21,7 @@
 //! Contacts are found once per substep after prediction (in `step`) and
 //! live for that substep: their λ starts at 0 with the substep's reset.
 
+use super::moving::{separating, Moving};
 use super::{dot, unit, unit_any, Bound, Constraint, Evaluated, Evaluation};
 use crate::real::Real;
 
@@ -119,8 +120,50 @@ pub(crate) struct Colliders<'c, T, const D: usize> {
     pub(crate) radius: T,
     /// `α̃ = α / h²` (1/kg) of every contact.
     pub(crate) alpha: T,
-    /// Static friction coefficient μ_s.
+    /// Static friction coefficient μ_s (planes and spheres; a moving
+    /// collider has its own).
     pub(crate) static_friction: T,
+    /// Capsules and boxes (collider indices after the spheres) and the
+    /// substep's time.
+    pub(crate) moving: Moving<'c, T, D>,
+}
+
+/// A contact's plane or sphere surface, or a moving collider's separating
+/// plane: `(C, n̂, the reference start for friction, μ_s)`.
+type Surface<T, const D: usize> = (T, [T; D], Option<[T; D]>, T);
+
+impl<T: Real, const D: usize> Colliders<'_, T, D> {
+    /// The number of static colliders (planes and spheres).
+    #[inline(always)]
+    pub(crate) fn fixed(&self) -> usize {
+        self.planes.len().saturating_add(self.spheres.len())
+    }
+
+    /// The gap C (m), the unit normal, the start the collider carried the
+    /// particle to (moving colliders only; static ones leave it where it
+    /// was) and μ_s of particle position `x` with start `prev` against
+    /// `collider`; `None` as [`gap`] or when the separating plane is
+    /// undefined.
+    #[inline]
+    pub(crate) fn surface(
+        &self,
+        x: &[T; D],
+        prev: &[T; D],
+        collider: usize,
+    ) -> Option<Surface<T, D>> {
+        let fixed = self.fixed();
+        if collider < fixed {
+            let (c, n) = gap(x, collider, self.planes, self.spheres, self.radius)?;
+            return Some((c, n, None, self.static_friction));
+        }
+        let s = separating(&self.moving, collider - fixed, prev)?;
+        let mut d = *x;
+        for (di, pi) in d.iter_mut().zip(&s.point) {
+            *di = *di - *pi;
+        }
+        let c = dot(&s.normal, &d) - self.radius;
+        Some((c, s.normal, Some(s.carried), s.static_friction))
+    }
 }
 
 impl<T: Real, const D: usize> Constraint<T, D, 1> for Contact<T> {
@@ -154,10 +197,11 @@ impl<T: Real, const D: usize> Constraint<T, D, 1> for Contact<T> {
         ) else {
             return Evaluation::OutOfRange;
         };
-        let (Some(&xk), Some(&wk), Some(_)) = (x.get(k), w.get(k), shared.previous.get(k)) else {
+        let (Some(&xk), Some(&wk), Some(prev)) = (x.get(k), w.get(k), shared.previous.get(k))
+        else {
             return Evaluation::OutOfRange;
         };
-        let Some((c, n)) = gap(&xk, collider, shared.planes, shared.spheres, shared.radius) else {
+        let Some((c, n, _, _)) = shared.surface(&xk, prev, collider) else {
             return Evaluation::Degenerate;
         };
         Evaluation::Active(Evaluated {
@@ -170,8 +214,9 @@ impl<T: Real, const D: usize> Constraint<T, D, 1> for Contact<T> {
         })
     }
 
-    /// Static friction: undo the tangential motion of this substep when it
-    /// is within the cone `μ_s · (normal correction w λ)`.
+    /// Static friction: undo the tangential motion of this substep (relative
+    /// to a moving collider: from the start it carried) when it is within
+    /// the cone `μ_s · (normal correction w λ)`.
     #[inline(always)]
     fn finish(
         &self,
@@ -182,12 +227,21 @@ impl<T: Real, const D: usize> Constraint<T, D, 1> for Contact<T> {
     ) {
         let [x] = next;
         let ([n], [w], [k]) = (&e.gradient, e.w, e.particles);
-        let Some(prev) = shared.previous.get(k) else {
+        let Some(start) = shared.previous.get(k) else {
             return;
         };
-        if shared.static_friction > T::ZERO && lambda > T::ZERO {
+        let (mut prev, mut mu) = (*start, shared.static_friction);
+        if let Ok(collider) = usize::try_from(self.collider) {
+            if collider >= shared.fixed() {
+                match shared.surface(x, start, collider) {
+                    Some((_, _, Some(carried), m)) => (prev, mu) = (carried, m),
+                    _ => return,
+                }
+            }
+        }
+        if mu > T::ZERO && lambda > T::ZERO {
             let mut moved = *x;
-            for (m, q) in moved.iter_mut().zip(prev) {
+            for (m, q) in moved.iter_mut().zip(&prev) {
                 *m = *m - *q;
             }
             let along = dot(&moved, n);
@@ -196,7 +250,7 @@ impl<T: Real, const D: usize> Constraint<T, D, 1> for Contact<T> {
                 *t = *t - along * *ni;
             }
             let t2 = dot(&tangential, &tangential);
-            let limit = shared.static_friction * w * lambda;
+            let limit = mu * w * lambda;
             if t2 < limit * limit {
                 for (v, t) in x.iter_mut().zip(&tangential) {
                     *v = *v - *t;

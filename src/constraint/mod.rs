@@ -29,7 +29,8 @@
 //! | kind | file | particles | bound |
 //! |---|---|---|---|
 //! | distance link | [`distance`] | 2 | free, or `λ ≤ 0` (tension only) |
-//! | contact (plane, sphere) | [`contact`] | 1 | `λ ≥ 0` |
+//! | contact (plane, sphere, moving capsule or box) | [`contact`], [`moving`] | 1 | `λ ≥ 0` |
+//! | engine-supplied contact (moving plane) | [`engine_contact`] | 1 | `λ ≥ 0` |
 //! | kinematic attachment | [`attachment`] | 1 (three axes) | free |
 //!
 //! Adding a kind: one file here implementing `Constraint`, one line in
@@ -39,6 +40,8 @@ pub mod attachment;
 pub mod bend;
 pub mod contact;
 pub mod distance;
+pub mod engine_contact;
+pub mod moving;
 pub mod pressure;
 pub mod seed;
 pub mod tether;

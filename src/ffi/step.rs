@@ -138,6 +138,9 @@ unsafe fn step_any<T: Real, const G: bool>(
         Buf::of(w.scratch, w.scratch_count),
         Buf::of(w.link_max_force, max_forces),
         Buf::of(w.torn, w.torn_capacity),
+        Buf::of(w.capsules, w.capsule_count),
+        Buf::of(w.boxes, w.box_count),
+        Buf::of(w.engine_contacts, w.engine_contact_count),
         Buf::of(world, 1),
         Buf::of(config, 1),
         Buf::out(out),
@@ -166,6 +169,9 @@ unsafe fn step_any<T: Real, const G: bool>(
             scratch: slice_mut(w.scratch, w.scratch_count),
             link_max_force: slice(w.link_max_force, max_forces),
             torn: slice_mut(w.torn, w.torn_capacity),
+            capsules: slice(w.capsules, w.capsule_count),
+            boxes: slice(w.boxes, w.box_count),
+            engine_contacts: slice_mut(w.engine_contacts, w.engine_contact_count),
         }
     };
     let result = if G {

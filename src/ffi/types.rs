@@ -9,6 +9,8 @@
 use crate::constraint::attachment::Attachment;
 use crate::constraint::bend::Bend;
 use crate::constraint::contact::{Contact, Plane, Sphere};
+use crate::constraint::engine_contact::EngineContact;
+use crate::constraint::moving::{Capsule, OrientedBox};
 use crate::constraint::pressure::MeshVolume;
 use crate::constraint::tether::Tether;
 use crate::constraint::volume::Tet;
@@ -209,6 +211,24 @@ pub struct WorldC<T> {
     pub torn: *mut u32,
     /// Capacity of `torn` (entries).
     pub torn_capacity: usize,
+    /// Moving capsules, `capsule_count` entries (collider indices after
+    /// the spheres); only read. Positions in m, velocities in m/s and
+    /// rad/s over the frame (`XpbdCapsule3`).
+    pub capsules: *const Capsule<T, 3>,
+    /// Number of capsules.
+    pub capsule_count: usize,
+    /// Moving oriented boxes, `box_count` entries (collider indices after
+    /// the capsules); only read (`XpbdBox3`).
+    pub boxes: *const OrientedBox<T, 3>,
+    /// Number of boxes.
+    pub box_count: usize,
+    /// The contacts the engine found for this frame, `engine_contact_count`
+    /// entries (collider indices after the boxes when one is invalid);
+    /// λ and `impulse` written, `force` (N) after a successful step
+    /// (`XpbdEngineContact`).
+    pub engine_contacts: *mut EngineContact<T, 3>,
+    /// Number of engine contacts.
+    pub engine_contact_count: usize,
 }
 
 /// The constraint groups of a 3D system or world beyond its links
@@ -459,6 +479,18 @@ pub type XpbdTetherF32 = Tether<f32>;
 pub type XpbdAttachment = Attachment<f64>;
 /// `XpbdAttachmentF32` (C): a kinematic attachment, float.
 pub type XpbdAttachmentF32 = Attachment<f32>;
+/// `XpbdCapsule3` (C): a moving capsule, double.
+pub type XpbdCapsule3 = Capsule<f64, 3>;
+/// `XpbdCapsule3F32` (C): a moving capsule, float.
+pub type XpbdCapsule3F32 = Capsule<f32, 3>;
+/// `XpbdBox3` (C): a moving oriented box, double.
+pub type XpbdBox3 = OrientedBox<f64, 3>;
+/// `XpbdBox3F32` (C): a moving oriented box, float.
+pub type XpbdBox3F32 = OrientedBox<f32, 3>;
+/// `XpbdEngineContact` (C): a contact the engine found, double.
+pub type XpbdEngineContact = EngineContact<f64, 3>;
+/// `XpbdEngineContactF32` (C): a contact the engine found, float.
+pub type XpbdEngineContactF32 = EngineContact<f32, 3>;
 /// `XpbdMeshVolume` (C): a closed-mesh volume constraint, double.
 pub type XpbdMeshVolume = MeshVolume<f64>;
 /// `XpbdMeshVolumeF32` (C): a closed-mesh volume constraint, float.

@@ -8,6 +8,7 @@ use super::{
 };
 use crate::constraint::contact::{Colliders, Contact};
 use crate::constraint::distance::Link;
+use crate::constraint::engine_contact::{EngineContact, Surfaces};
 use crate::real::Real;
 use crate::{StepError, SystemError};
 
@@ -37,6 +38,10 @@ pub(crate) struct ContactGroup<'s, T, const D: usize> {
     pub(crate) items: &'s mut [Contact<T>],
     /// Colliders, start positions, radius, α̃, μ_s.
     pub(crate) colliders: Colliders<'s, T, D>,
+    /// The engine's contacts of the frame (solved after `items`).
+    pub(crate) engine: &'s mut [EngineContact<T, D>],
+    /// What the engine contacts share.
+    pub(crate) surfaces: Surfaces<'s, T, D>,
 }
 
 /// A constraint instance's accumulated multipliers, for [`reset_lambdas`].
@@ -79,6 +84,13 @@ impl<T: Real> Multiplier<T> for T {
     }
 }
 
+impl<T, const D: usize> Multiplier<T> for EngineContact<T, D> {
+    #[inline(always)]
+    fn multiplier(&mut self) -> &mut [T] {
+        core::slice::from_mut(&mut self.lambda)
+    }
+}
+
 impl<T> Multiplier<T> for crate::constraint::Attachment<T> {
     #[inline(always)]
     fn multiplier(&mut self) -> &mut [T] {
@@ -118,13 +130,16 @@ impl<'s, 'a, T: Real, const D: usize, const G: bool> Substep<'s, 'a, T, D, G> {
     /// here, with the links' (in [`System::begin_substep_with`]).
     pub(crate) fn with_contacts(mut self, group: ContactGroup<'s, T, D>) -> Self {
         reset_lambdas(group.items);
+        reset_lambdas(group.engine);
         self.contacts = Some(group);
         self
     }
 
-    /// One iteration of a stepped substep: a sweep over the links, then one
-    /// over the contacts (Gauss-Seidel in that order). Returns the links'
-    /// statistics.
+    /// One iteration of a stepped substep: a sweep over the links (and
+    /// groups), then one over the contacts found, then one over the
+    /// engine's contacts (Gauss-Seidel in that order). Returns the links'
+    /// and groups' statistics. A contact error names the contact by its
+    /// index in the found contacts, then the engine's (`found + k`).
     pub(crate) fn iterate_with_contacts(&mut self) -> Result<SweepStats<T>, StepError> {
         let stats = self.iterate()?;
         if let Some(group) = self.contacts.as_mut() {
@@ -138,16 +153,31 @@ impl<'s, 'a, T: Real, const D: usize, const G: bool> Substep<'s, 'a, T, D, G> {
                 h2,
                 ZeroLength::Skip,
             )
-            .map_err(|stop| StepError::InvalidContactResult {
-                contact: match stop {
-                    Stop::OutOfRange(k)
-                    | Stop::NonFinite(k)
-                    | Stop::Degenerate(k)
-                    | Stop::NonFinitePosition(k, _) => k,
-                },
-            })?;
+            .map_err(|stop| contact_error(stop, 0))?;
+            sweep(
+                s.positions,
+                s.inverse_masses,
+                group.engine,
+                &group.surfaces,
+                h2,
+                ZeroLength::Skip,
+            )
+            .map_err(|stop| contact_error(stop, group.items.len()))?;
         }
         Ok(stats)
+    }
+}
+
+/// The step error of a contact sweep's stop, naming the contact `base + k`.
+fn contact_error(stop: Stop, base: usize) -> StepError {
+    let k = match stop {
+        Stop::OutOfRange(k)
+        | Stop::NonFinite(k)
+        | Stop::Degenerate(k)
+        | Stop::NonFinitePosition(k, _) => k,
+    };
+    StepError::InvalidContactResult {
+        contact: base.saturating_add(k),
     }
 }
 

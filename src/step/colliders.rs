@@ -4,55 +4,94 @@
 //! [`crate::constraint::contact`].
 
 use crate::constraint::contact::{gap, Colliders, Contact, Plane, Sphere};
-use crate::constraint::{dot, unit_any};
+use crate::constraint::engine_contact::slow_tangential;
+use crate::constraint::moving::{box_valid, capsule_valid, near, separating, Capsule, OrientedBox};
+use crate::constraint::{length_squared, unit_any};
 use crate::real::{finite_non_negative, Real};
 use crate::StepError;
 
 /// Checks every collider: planes with a finite normal long enough to
 /// normalise and a finite offset, spheres with a finite centre and a finite
-/// radius ≥ 0. Colliders are numbered planes first, then spheres.
+/// radius ≥ 0, capsules and boxes by their field rules. Colliders are
+/// numbered planes first, then spheres, capsules and boxes.
 pub(crate) fn validate_colliders<T: Real, const D: usize>(
     planes: &[Plane<T, D>],
     spheres: &[Sphere<T, D>],
+    capsules: &[Capsule<T, D>],
+    boxes: &[OrientedBox<T, D>],
 ) -> Result<(), StepError> {
     for (collider, p) in planes.iter().enumerate() {
         if unit_any(&p.normal).is_none() || !p.offset.is_finite() {
             return Err(StepError::InvalidCollider { collider });
         }
     }
-    for (k, s) in spheres.iter().enumerate() {
+    let mut at = planes.len();
+    for s in spheres {
         if !s.center.iter().all(|v| v.is_finite()) || !finite_non_negative(s.radius) {
-            return Err(StepError::InvalidCollider {
-                collider: planes.len().saturating_add(k),
-            });
+            return Err(StepError::InvalidCollider { collider: at });
         }
+        at = at.saturating_add(1);
+    }
+    for c in capsules {
+        if !capsule_valid(c) {
+            return Err(StepError::InvalidCollider { collider: at });
+        }
+        at = at.saturating_add(1);
+    }
+    for b in boxes {
+        if !box_valid(b) {
+            return Err(StepError::InvalidCollider { collider: at });
+        }
+        at = at.saturating_add(1);
     }
     Ok(())
 }
 
 /// Finds the contacts of the predicted positions in detection order
-/// (particles by index, each against the planes, then the spheres, in
-/// their order), storing the first `contacts.len()`; returns how many
-/// were stored and how many more were found (dropped).
+/// (particles by index, each against the planes, then the spheres, the
+/// capsules and the boxes, in their order), storing the first
+/// `contacts.len()`; returns how many were stored and how many more were
+/// found (dropped). A moving collider's contact is speculative: its
+/// separating plane within the particle's path length relative to the
+/// collider, `C < |x − x̂|`, for a particle whose path passes near it
+/// ([`crate::constraint::moving`]); while `C > 0` it pushes nothing (λ
+/// stays 0), and a particle that links drag towards the collider during
+/// the substep is held.
 pub(crate) fn detect<T: Real, const D: usize>(
     positions: &[[T; D]],
     inverse_masses: &[T],
-    planes: &[Plane<T, D>],
-    spheres: &[Sphere<T, D>],
-    radius: T,
+    p: &Colliders<'_, T, D>,
     contacts: &mut [Contact<T>],
 ) -> Result<(usize, usize), StepError> {
-    let colliders = planes.len().saturating_add(spheres.len());
+    let fixed = p.fixed();
+    let colliders = fixed.saturating_add(p.moving.len());
     let (mut count, mut dropped) = (0usize, 0usize);
-    for (particle, (x, w)) in positions.iter().zip(inverse_masses).enumerate() {
+    for (particle, ((x, w), prev)) in positions
+        .iter()
+        .zip(inverse_masses)
+        .zip(p.previous)
+        .enumerate()
+    {
         if *w == T::ZERO {
             continue;
         }
         for collider in 0..colliders {
-            let Some((c, _)) = gap(x, collider, planes, spheres, radius) else {
-                continue;
+            let hit = if collider < fixed {
+                gap(x, collider, p.planes, p.spheres, p.radius).is_some_and(|(c, _)| c < T::ZERO)
+            } else {
+                match p.surface(x, prev, collider) {
+                    Some((c, _, Some(carried), _)) => {
+                        // Speculative by the particle's path relative to
+                        // the collider: a particle its neighbours drag in
+                        // during the substep has its contact already.
+                        let travel = length_squared(x, &carried).sqrt();
+                        c < travel
+                            && near(&p.moving, collider - fixed, &carried, x, p.radius + travel)
+                    }
+                    _ => false,
+                }
             };
-            if c < T::ZERO {
+            if hit {
                 let (Ok(particle), Ok(collider)) =
                     (u32::try_from(particle), u32::try_from(collider))
                 else {
@@ -72,7 +111,9 @@ pub(crate) fn detect<T: Real, const D: usize>(
 }
 
 /// Dynamic friction: each contact with λ > 0 slows its particle's tangential
-/// velocity by `min(h μ_k w λ/h², |v_t|)`.
+/// velocity (relative to a moving collider: to the velocity that carried
+/// the particle's start, `(x̂ − x_prev)/h`) by `min(h μ_k w λ/h², |v_t|)`,
+/// with `mu` for planes and spheres and a moving collider's own μ_k.
 pub(crate) fn dynamic_friction<T: Real, const D: usize>(
     velocities: &mut [[T; D]],
     positions: &[[T; D]],
@@ -82,6 +123,7 @@ pub(crate) fn dynamic_friction<T: Real, const D: usize>(
     h: T,
     mu: T,
 ) {
+    let fixed = p.fixed();
     for contact in contacts {
         if contact.lambda <= T::ZERO {
             continue;
@@ -92,31 +134,35 @@ pub(crate) fn dynamic_friction<T: Real, const D: usize>(
         ) else {
             continue;
         };
-        let (Some(x), Some(&w), Some(v)) = (
+        if collider < fixed && mu <= T::ZERO {
+            continue;
+        }
+        let (Some(x), Some(prev), Some(&w), Some(v)) = (
             positions.get(k),
+            p.previous.get(k),
             inverse_masses.get(k),
             velocities.get_mut(k),
         ) else {
             continue;
         };
-        let Some((_, n)) = gap(x, collider, p.planes, p.spheres, p.radius) else {
+        let Some((_, n, carried, _)) = p.surface(x, prev, collider) else {
             continue;
         };
-        let along = dot(v, &n);
-        let mut tangential = *v;
-        for (t, ni) in tangential.iter_mut().zip(&n) {
-            *t = *t - along * *ni;
+        let mut surface = [T::ZERO; D];
+        let mut mu = mu;
+        if let Some(carried) = carried {
+            let Some(s) = separating(&p.moving, collider - fixed, prev) else {
+                continue;
+            };
+            mu = s.dynamic_friction;
+            for ((u, c), q) in surface.iter_mut().zip(&carried).zip(prev) {
+                *u = (*c - *q) / h;
+            }
         }
-        let speed2 = dot(&tangential, &tangential);
-        if speed2 < T::MIN_POSITIVE {
+        if mu <= T::ZERO {
             continue;
         }
-        let speed = speed2.sqrt();
         // h · μ_k · w · f_n with f_n = λ / h²: a speed (m/s).
-        let drop = mu * w * contact.lambda / h;
-        let scale = if drop >= speed { T::ONE } else { drop / speed };
-        for (vi, t) in v.iter_mut().zip(&tangential) {
-            *vi = *vi - scale * *t;
-        }
+        slow_tangential(v, &surface, &n, mu * w * contact.lambda / h);
     }
 }

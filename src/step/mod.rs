@@ -90,6 +90,10 @@ use crate::constraint::attachment;
 use crate::constraint::contact::Colliders;
 pub use crate::constraint::contact::{Contact, Plane, Sphere};
 use crate::constraint::distance::Link;
+pub use crate::constraint::engine_contact::EngineContact;
+use crate::constraint::engine_contact::{self, Surfaces};
+use crate::constraint::moving::Moving;
+pub use crate::constraint::moving::{Capsule, OrientedBox};
 pub use crate::error::StepError;
 use crate::error::SystemError;
 use crate::real::{finite_non_negative, Real};
@@ -211,6 +215,46 @@ pub struct World<'a, T, const D: usize> {
     /// more tear than it holds, the first ones are written and
     /// [`StepStats::torn`] still counts all (every one is disabled).
     pub torn: &'a mut [u32],
+    /// Moving capsules (collider indices after the spheres), swept over
+    /// the frame ([`Capsule`]).
+    pub capsules: &'a [Capsule<T, D>],
+    /// Moving oriented boxes (collider indices after the capsules), swept
+    /// over the frame ([`OrientedBox`]).
+    pub boxes: &'a [OrientedBox<T, D>],
+    /// The contacts the engine found for this frame ([`EngineContact`]):
+    /// solved every substep after the other contacts; λ, `impulse` and,
+    /// after a successful frame, `force` written.
+    pub engine_contacts: &'a mut [EngineContact<T, D>],
+}
+
+impl<'a, T: Real, const D: usize> World<'a, T, D> {
+    /// A world over particles (positions, velocities, inverse masses) with
+    /// contact storage and scratch: no links, colliders, tearing or engine
+    /// contacts (set the fields to add them).
+    #[must_use]
+    pub fn new(
+        positions: &'a mut [[T; D]],
+        velocities: &'a mut [[T; D]],
+        inverse_masses: &'a [T],
+        contacts: &'a mut [Contact<T>],
+        scratch: &'a mut [[T; D]],
+    ) -> Self {
+        Self {
+            positions,
+            velocities,
+            inverse_masses,
+            links: &mut [],
+            planes: &[],
+            spheres: &[],
+            contacts,
+            scratch,
+            link_max_force: &[],
+            torn: &mut [],
+            capsules: &[],
+            boxes: &[],
+            engine_contacts: &mut [],
+        }
+    }
 }
 
 /// Scratch entries [`step`] needs for `particles` particles: `3 · particles`
@@ -301,7 +345,7 @@ fn validate_config<T: Real, const D: usize>(c: &StepConfig<T, D>) -> Result<(), 
 /// let mut world = World {
 ///     positions: &mut x, velocities: &mut v, inverse_masses: &[1.0], links: &mut [],
 ///     planes: &ground, spheres: &[], contacts: &mut contacts, scratch: &mut scratch,
-///     link_max_force: &[], torn: &mut [],
+///     link_max_force: &[], torn: &mut [], capsules: &[], boxes: &[], engine_contacts: &mut [],
 /// };
 /// for _ in 0..120 {
 ///     step(&mut world, 1.0 / 60.0, &config).unwrap();
@@ -366,6 +410,7 @@ fn step_groups<T: Real, const D: usize, const G: bool>(
         .links
         .len()
         .saturating_add(world.contacts.len())
+        .saturating_add(world.engine_contacts.len())
         .saturating_add(constraints.len());
     if !solver::within_work(sweeps, per_sweep) {
         return Err(StepError::WorkLimit);
@@ -375,7 +420,8 @@ fn step_groups<T: Real, const D: usize, const G: bool>(
             return Err(StepError::NonFiniteVelocity { particle });
         }
     }
-    validate_colliders(world.planes, world.spheres)?;
+    validate_colliders(world.planes, world.spheres, world.capsules, world.boxes)?;
+    validate_engine_contacts(world, n)?;
     let substeps = T::from_f64(f64::from(config.substeps));
     let h = frame_dt / substeps;
     solver::validate(
@@ -395,8 +441,9 @@ fn step_groups<T: Real, const D: usize, const G: bool>(
     // above do not prove `2n ≤ scratch.len()` to the compiler, and
     // `split_at_mut` / `copy_from_slice` would keep a panic path.)
     let too_small = StepError::ScratchTooSmall { needed };
-    let (saved, previous) = world
-        .scratch
+    // The scratch is lent out of the world for the frame (and put back).
+    let scratch = core::mem::take(&mut world.scratch);
+    let (saved, previous) = scratch
         .split_at_mut_checked(n.checked_mul(2).ok_or(too_small)?)
         .ok_or(too_small)?;
     let (saved_x, saved_v) = saved.split_at_mut_checked(n).ok_or(too_small)?;
@@ -404,30 +451,23 @@ fn step_groups<T: Real, const D: usize, const G: bool>(
     copy(saved_v, world.velocities);
     let previous = previous.get_mut(..n).ok_or(too_small)?;
 
-    let result = run_substeps::<T, D, G>(
-        world.positions,
-        world.velocities,
-        world.inverse_masses,
-        world.links,
-        world.planes,
-        world.spheres,
-        world.contacts,
-        constraints.reborrow(),
-        previous,
-        h,
-        config,
-    );
+    let result = run_substeps::<T, D, G>(world, constraints.reborrow(), previous, h, config);
     match result {
         Ok(mut stats) => {
             // Only a successful frame reports forces, moves the points on
             // and tears links.
             constraints.end_frame(frame_dt);
+            for c in world.engine_contacts.iter_mut() {
+                c.end_frame(frame_dt);
+            }
             stats.torn = tear(world.links, world.link_max_force, h * h, world.torn);
+            world.scratch = scratch;
             Ok(stats)
         }
         Err(e) => {
             copy(world.positions, saved_x);
             copy(world.velocities, saved_v);
+            world.scratch = scratch;
             Err(e)
         }
     }
@@ -445,6 +485,30 @@ fn validate_max_force<T: Real>(max_force: &[T], links: usize) -> Result<(), Step
     let positive = |f: &T| f.partial_cmp(&T::ZERO) == Some(core::cmp::Ordering::Greater);
     match max_force.iter().position(|f| !positive(f)) {
         Some(link) => Err(StepError::InvalidMaxForce { link }),
+        None => Ok(()),
+    }
+}
+
+/// Checks every engine contact ([`EngineContact`]'s field rules), naming
+/// a bad one as a collider after the planes, spheres, capsules and boxes.
+fn validate_engine_contacts<T: Real, const D: usize>(
+    world: &World<'_, T, D>,
+    particles: usize,
+) -> Result<(), StepError> {
+    let before = world
+        .planes
+        .len()
+        .saturating_add(world.spheres.len())
+        .saturating_add(world.capsules.len())
+        .saturating_add(world.boxes.len());
+    match world
+        .engine_contacts
+        .iter()
+        .position(|c| !c.valid(particles))
+    {
+        Some(k) => Err(StepError::InvalidCollider {
+            collider: before.saturating_add(k),
+        }),
         None => Ok(()),
     }
 }
@@ -480,15 +544,8 @@ fn copy<E: Copy>(dst: &mut [E], src: &[E]) {
 
 /// The substeps of one frame over the world's slices (validated by
 /// [`step`]); any error is returned at once (the caller rolls back).
-#[allow(clippy::too_many_arguments)]
 fn run_substeps<T: Real, const D: usize, const G: bool>(
-    positions: &mut [[T; D]],
-    velocities: &mut [[T; D]],
-    inverse_masses: &[T],
-    links: &mut [Link<T>],
-    planes: &[Plane<T, D>],
-    spheres: &[Sphere<T, D>],
-    contacts: &mut [Contact<T>],
+    world: &mut World<'_, T, D>,
     constraints: Constraints<'_, T>,
     previous: &mut [[T; D]],
     h: T,
@@ -505,13 +562,21 @@ fn run_substeps<T: Real, const D: usize, const G: bool>(
         }
     };
     let damped = config.damping > T::ZERO;
-    let mut system =
-        System::new(positions, inverse_masses, links)?.with_zero_length(config.zero_length);
+    let inverse_masses = world.inverse_masses;
+    let velocities = &mut *world.velocities;
+    let engine = &mut *world.engine_contacts;
+    let contacts = &mut *world.contacts;
+    for e in engine.iter_mut() {
+        e.begin_frame();
+    }
+    let mut system = System::new(&mut *world.positions, inverse_masses, &mut *world.links)?
+        .with_zero_length(config.zero_length);
     system.constraints = constraints;
     system.constraints.begin_frame();
     for s in 0..config.substeps {
         copy(previous, system.positions());
-        // Predict: x ← x + h v + h² g for moving particles.
+        // Predict: x ← x + h v + h² g for moving particles; a kinematic
+        // particle (w = 0) with a velocity moves by h v.
         for ((x, v), w) in system
             .positions_mut()
             .iter_mut()
@@ -519,20 +584,34 @@ fn run_substeps<T: Real, const D: usize, const G: bool>(
             .zip(inverse_masses)
         {
             if *w == T::ZERO {
+                if v.iter().any(|c| *c != T::ZERO) {
+                    for (xi, vi) in x.iter_mut().zip(v) {
+                        *xi = *xi + h * *vi;
+                    }
+                }
                 continue;
             }
             for ((xi, vi), gi) in x.iter_mut().zip(v).zip(&config.gravity) {
                 *xi = *xi + h * *vi + h2 * *gi;
             }
         }
-        let (count, dropped) = detect(
-            system.positions(),
-            inverse_masses,
-            planes,
-            spheres,
-            config.particle_radius,
-            contacts,
-        )?;
+        // The substep's end, s after the frame's start.
+        let time = h * T::from_f64(f64::from(s.saturating_add(1)));
+        let colliders = Colliders {
+            planes: world.planes,
+            spheres: world.spheres,
+            previous: &*previous,
+            radius: config.particle_radius,
+            alpha: config.contact_compliance / h2,
+            static_friction: config.static_friction,
+            moving: Moving {
+                capsules: world.capsules,
+                boxes: world.boxes,
+                time,
+                h,
+            },
+        };
+        let (count, dropped) = detect(system.positions(), inverse_masses, &colliders, contacts)?;
         if dropped > 0 && config.contact_overflow == ContactOverflow::Reject {
             return Err(StepError::ContactCapacity);
         }
@@ -541,20 +620,20 @@ fn run_substeps<T: Real, const D: usize, const G: bool>(
         let found = contacts
             .get_mut(..count)
             .ok_or(StepError::ContactCapacity)?;
-        let colliders = Colliders {
-            planes,
-            spheres,
-            previous: &*previous,
-            radius: config.particle_radius,
-            alpha: config.contact_compliance / h2,
-            static_friction: config.static_friction,
-        };
         {
             // begin_substep: validate at the predicted positions, then the
-            // one λ reset for links and contacts.
+            // one λ reset for links, groups and contacts.
             let group = ContactGroup {
                 items: &mut *found,
                 colliders,
+                engine: &mut *engine,
+                surfaces: Surfaces {
+                    previous: &*previous,
+                    radius: config.particle_radius,
+                    alpha: config.contact_compliance / h2,
+                    time,
+                    h,
+                },
             };
             let lag = attachment::lag(s, config.substeps);
             let mut substep = system.begin_substep_with::<G>(h, group)?.with_lag(lag);
@@ -568,36 +647,42 @@ fn run_substeps<T: Real, const D: usize, const G: bool>(
             }
         }
         system.constraints.end_substep(h);
-        // Velocity update, dynamic friction, damping.
-        for (particle, ((v, x), prev)) in velocities
+        for e in engine.iter_mut() {
+            e.end_substep(h);
+        }
+        // Velocity update (kinematic particles keep theirs), dynamic
+        // friction, damping.
+        for (particle, (((v, x), prev), w)) in velocities
             .iter_mut()
             .zip(system.positions().iter())
             .zip(previous.iter())
+            .zip(inverse_masses)
             .enumerate()
         {
-            for ((vi, xi), pi) in v.iter_mut().zip(x).zip(prev) {
-                *vi = (*xi - *pi) / h;
-            }
-            if damped {
-                for vi in v.iter_mut() {
-                    *vi = *vi * keep;
+            if *w != T::ZERO {
+                for ((vi, xi), pi) in v.iter_mut().zip(x).zip(prev) {
+                    *vi = (*xi - *pi) / h;
+                }
+                if damped {
+                    for vi in v.iter_mut() {
+                        *vi = *vi * keep;
+                    }
                 }
             }
             if !v.iter().chain(x.iter()).all(|c| c.is_finite()) {
                 return Err(StepError::InvalidResult { particle });
             }
         }
-        if config.dynamic_friction > T::ZERO {
-            dynamic_friction(
-                velocities,
-                system.positions(),
-                inverse_masses,
-                found,
-                &colliders,
-                h,
-                config.dynamic_friction,
-            );
-        }
+        dynamic_friction(
+            velocities,
+            system.positions(),
+            inverse_masses,
+            found,
+            &colliders,
+            h,
+            config.dynamic_friction,
+        );
+        engine_contact::dynamic_friction(velocities, inverse_masses, engine, h);
         stats.substeps = stats.substeps.saturating_add(1);
     }
     Ok(stats)

@@ -387,6 +387,12 @@ impl WorldStore {
             link_max_force: core::ptr::null(),
             torn: core::ptr::null_mut(),
             torn_capacity: 0,
+            capsules: core::ptr::null(),
+            capsule_count: 0,
+            boxes: core::ptr::null(),
+            box_count: 0,
+            engine_contacts: core::ptr::null_mut(),
+            engine_contact_count: 0,
         }
     }
 }

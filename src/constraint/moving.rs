@@ -1,0 +1,431 @@
+//! Moving colliders: capsules and oriented boxes with a linear and an
+//! angular velocity over the frame, and the separating plane a contact
+//! with one of them solves.
+//!
+//! # Motion over a frame
+//!
+//! A collider is given by its pose at the start of the frame (centre `c`,
+//! m; its axes), a linear velocity `v` (m/s) and an angular velocity `ω`
+//! (rad/s, about the centre). At time `τ` (s) after the frame's start its
+//! centre is `c + v τ` and its axes are rotated by `R(τ)`, the Cayley
+//! rotation of `t = ω τ / 2`:
+//!
+//! ```text
+//! R(τ) u = u + 2/(1 + |t|²) · (t × u + t × (t × u))
+//! ```
+//!
+//! a rotation about `ω` by `2·atan(|ω| τ / 2)` (within 0.1 % of `|ω| τ`
+//! for `|ω| τ ≤ 0.1 rad`), exact to rounding as a rotation and computed
+//! with `+ − × ÷` only, so it has the same bits on every target. In 2D the
+//! rotation is about z and only `ω[2]` is used.
+//!
+//! # The contact: a separating plane from the substep's start
+//!
+//! A substep runs from `τ_a` to `τ_b = τ_a + h`. The particle's start
+//! `x_prev` is carried with the collider from its pose at `τ_a` to its
+//! pose at `τ_b` (`x̂ = c_b + R_b R_aᵀ (x_prev − c_a)`: where the particle
+//! would be had it moved with the collider). The closest point of the
+//! collider at `τ_b` to `x̂` gives a point `s` on the surface and the
+//! outward unit normal `n̂` there (inside: the nearest face of a box, the
+//! direction from the axis of a capsule). The contact is the plane
+//!
+//! ```text
+//! C = n̂·(x − s) − r ≥ 0,   ∇C = n̂,   λ ≥ 0
+//! ```
+//!
+//! with `r` the particle radius. A collider is convex, so it lies behind
+//! the plane: a particle that satisfies `C ≥ 0` is outside it by at least
+//! `r`, and a particle that moved through a thin fast collider within the
+//! substep is still pushed back to the side it came from (the plane
+//! depends on where it started, not where it ended). The contact exists
+//! for a substep when the predicted position is within its path length
+//! `|x − x̂|` of the plane, `C < |x − x̂|`, and that path comes within the
+//! collider's bounding sphere: a speculative contact, inactive (λ = 0)
+//! while `C > 0`, so that a particle its links drag in during the substep
+//! is held too (and a particle crossing the plane's extension beside the
+//! collider within one substep is held for that substep).
+//!
+//! Friction is relative to the collider: static friction removes the
+//! tangential part of `x − x̂`, dynamic friction acts on `v − (x̂ − x_prev)/h`.
+
+use super::volume::cross as cross3;
+use super::{dot, max, unit};
+use crate::real::{finite_non_negative, Real};
+
+/// A capsule: the points within `radius` of the segment
+/// `center ± half_axis`, moving with `velocity` and `angular_velocity`
+/// over the frame.
+///
+/// `#[repr(C)]`: `Capsule<f64, 3>` is the C type `XpbdCapsule3`,
+/// `Capsule<f32, 3>` is `XpbdCapsule3F32`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Capsule<T, const D: usize> {
+    /// Centre at the frame's start (m).
+    pub center: [T; D],
+    /// From the centre to one end of the core segment (m), at the frame's
+    /// start; the segment is `center ± half_axis` (zero: a sphere).
+    pub half_axis: [T; D],
+    /// Radius around the segment (m), finite and ≥ 0.
+    pub radius: T,
+    /// Linear velocity of the centre over the frame (m/s).
+    pub velocity: [T; D],
+    /// Angular velocity about the centre over the frame (rad/s; in 2D only
+    /// the z component, `[2]`, is used).
+    pub angular_velocity: [T; 3],
+    /// Static friction coefficient μ_s against it, finite and ≥ 0.
+    pub static_friction: T,
+    /// Dynamic friction coefficient μ_k against it, finite and ≥ 0.
+    pub dynamic_friction: T,
+}
+
+/// An oriented box: the points `center + Σ q_k axes[k]` with
+/// `|q_k| ≤ half_extents[k]`, moving with `velocity` and
+/// `angular_velocity` over the frame.
+///
+/// `#[repr(C)]`: `OrientedBox<f64, 3>` is the C type `XpbdBox3`,
+/// `OrientedBox<f32, 3>` is `XpbdBox3F32`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OrientedBox<T, const D: usize> {
+    /// Centre at the frame's start (m).
+    pub center: [T; D],
+    /// The box's axes in world coordinates at the frame's start: unit
+    /// length and pairwise orthogonal, each within 1e-3 (a rotation
+    /// matrix's rows, e.g. from the engine's quaternion).
+    pub axes: [[T; D]; D],
+    /// Half the box's size along each axis (m), finite and ≥ 0.
+    pub half_extents: [T; D],
+    /// Linear velocity of the centre over the frame (m/s).
+    pub velocity: [T; D],
+    /// Angular velocity about the centre over the frame (rad/s; in 2D only
+    /// the z component, `[2]`, is used).
+    pub angular_velocity: [T; 3],
+    /// Static friction coefficient μ_s against it, finite and ≥ 0.
+    pub static_friction: T,
+    /// Dynamic friction coefficient μ_k against it, finite and ≥ 0.
+    pub dynamic_friction: T,
+}
+
+impl<T: Real, const D: usize> Capsule<T, D> {
+    /// A capsule around `center ± half_axis` with `radius` (m), at rest
+    /// and frictionless (set the other fields to move it).
+    #[must_use]
+    pub fn new(center: [T; D], half_axis: [T; D], radius: T) -> Self {
+        Self {
+            center,
+            half_axis,
+            radius,
+            velocity: [T::ZERO; D],
+            angular_velocity: [T::ZERO; 3],
+            static_friction: T::ZERO,
+            dynamic_friction: T::ZERO,
+        }
+    }
+}
+
+impl<T: Real, const D: usize> OrientedBox<T, D> {
+    /// An axis-aligned box around `center` with `half_extents` (m), at rest
+    /// and frictionless (set `axes` to turn it, the other fields to move
+    /// it).
+    #[must_use]
+    pub fn new(center: [T; D], half_extents: [T; D]) -> Self {
+        let mut axes = [[T::ZERO; D]; D];
+        for (k, a) in axes.iter_mut().enumerate() {
+            if let Some(v) = a.get_mut(k) {
+                *v = T::ONE;
+            }
+        }
+        Self {
+            center,
+            axes,
+            half_extents,
+            velocity: [T::ZERO; D],
+            angular_velocity: [T::ZERO; 3],
+            static_friction: T::ZERO,
+            dynamic_friction: T::ZERO,
+        }
+    }
+}
+
+/// The moving colliders of a step and the substep's time.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Moving<'c, T, const D: usize> {
+    /// Capsules (collider indices after the static planes and spheres).
+    pub(crate) capsules: &'c [Capsule<T, D>],
+    /// Boxes (collider indices after the capsules).
+    pub(crate) boxes: &'c [OrientedBox<T, D>],
+    /// The substep's end `τ_b` (s after the frame's start).
+    pub(crate) time: T,
+    /// The substep length h (s).
+    pub(crate) h: T,
+}
+
+impl<T: Real, const D: usize> Moving<'_, T, D> {
+    /// The number of moving colliders.
+    pub(crate) fn len(&self) -> usize {
+        self.capsules.len().saturating_add(self.boxes.len())
+    }
+}
+
+/// A contact plane of a moving collider: `C = n̂·(x − s) − r`, the
+/// particle's start carried by the collider (`x̂`, m) and the collider's
+/// friction coefficients.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Separating<T, const D: usize> {
+    /// The outward unit normal n̂.
+    pub(crate) normal: [T; D],
+    /// A point on the surface (m).
+    pub(crate) point: [T; D],
+    /// The particle's start carried with the collider, `x̂` (m).
+    pub(crate) carried: [T; D],
+    /// μ_s.
+    pub(crate) static_friction: T,
+    /// μ_k.
+    pub(crate) dynamic_friction: T,
+}
+
+/// A collider's pose at one time: its centre and its rotation's `t`.
+#[derive(Debug, Clone, Copy)]
+struct Pose<T, const D: usize> {
+    center: [T; D],
+    t: [T; 3],
+}
+
+/// The pose at `τ` of a collider starting at `center` with `velocity`
+/// and `angular_velocity` (2D: about z only).
+#[inline]
+fn pose<T: Real, const D: usize>(
+    center: &[T; D],
+    velocity: &[T; D],
+    angular_velocity: &[T; 3],
+    tau: T,
+) -> Pose<T, D> {
+    let half = tau * T::from_f64(0.5);
+    let mut t = angular_velocity.map(|w| w * half);
+    if D == 2 {
+        t[0] = T::ZERO;
+        t[1] = T::ZERO;
+    }
+    let mut c = *center;
+    for (ci, vi) in c.iter_mut().zip(velocity) {
+        *ci = *ci + *vi * tau;
+    }
+    Pose { center: c, t }
+}
+
+/// `R(t) u` (see the module documentation); `inverse` applies `R(t)ᵀ`
+/// (the rotation of `−t`).
+#[inline]
+fn rotate<T: Real, const D: usize>(t: &[T; 3], u: &[T; D], inverse: bool) -> [T; D] {
+    let t = if inverse { t.map(|v| -v) } else { *t };
+    let mut u3 = [T::ZERO; 3];
+    for (a, b) in u3.iter_mut().zip(u) {
+        *a = *b;
+    }
+    let tu = cross3(&t, &u3);
+    let ttu = cross3(&t, &tu);
+    let k = (T::ONE + T::ONE) / (T::ONE + dot(&t, &t));
+    let mut out = *u;
+    for ((o, a), b) in out.iter_mut().zip(&tu).zip(&ttu) {
+        *o = *o + k * (*a + *b);
+    }
+    out
+}
+
+/// `a − b`.
+#[inline]
+fn sub<T: Real, const D: usize>(a: &[T; D], b: &[T; D]) -> [T; D] {
+    let mut d = *a;
+    for (x, y) in d.iter_mut().zip(b) {
+        *x = *x - *y;
+    }
+    d
+}
+
+/// `a + b·s`.
+#[inline]
+fn add_scaled<T: Real, const D: usize>(a: &[T; D], b: &[T; D], s: T) -> [T; D] {
+    let mut d = *a;
+    for (x, y) in d.iter_mut().zip(b) {
+        *x = *x + *y * s;
+    }
+    d
+}
+
+/// The particle's start `prev` carried from pose `a` to pose `b`.
+#[inline]
+fn carry<T: Real, const D: usize>(prev: &[T; D], a: &Pose<T, D>, b: &Pose<T, D>) -> [T; D] {
+    let local = rotate(&a.t, &sub(prev, &a.center), true);
+    let r = rotate(&b.t, &local, false);
+    let mut x = b.center;
+    for (x, v) in x.iter_mut().zip(&r) {
+        *x = *x + *v;
+    }
+    x
+}
+
+/// Whether a capsule's values are usable: finite, radius ≥ 0, friction
+/// finite and ≥ 0.
+pub(crate) fn capsule_valid<T: Real, const D: usize>(c: &Capsule<T, D>) -> bool {
+    let finite = |v: &[T]| v.iter().all(|x| x.is_finite());
+    finite(&c.center)
+        && finite(&c.half_axis)
+        && finite(&c.velocity)
+        && finite(&c.angular_velocity)
+        && finite_non_negative(c.radius)
+        && finite_non_negative(c.static_friction)
+        && finite_non_negative(c.dynamic_friction)
+}
+
+/// Whether a box's values are usable: finite, extents ≥ 0, friction ≥ 0,
+/// axes unit and pairwise orthogonal within 1e-3.
+pub(crate) fn box_valid<T: Real, const D: usize>(b: &OrientedBox<T, D>) -> bool {
+    let finite = |v: &[T]| v.iter().all(|x| x.is_finite());
+    let tolerance = T::from_f64(1e-3);
+    let mut ok = finite(&b.center)
+        && finite(&b.velocity)
+        && finite(&b.angular_velocity)
+        && b.half_extents.iter().all(|e| finite_non_negative(*e))
+        && finite_non_negative(b.static_friction)
+        && finite_non_negative(b.dynamic_friction);
+    for (i, ai) in b.axes.iter().enumerate() {
+        ok = ok && finite(ai);
+        for (j, aj) in b.axes.iter().enumerate() {
+            let want = if i == j { T::ONE } else { T::ZERO };
+            ok = ok && (dot(ai, aj) - want).abs() <= tolerance;
+        }
+    }
+    ok
+}
+
+/// The separating plane of moving collider `k` (capsules first, then
+/// boxes) for a particle that started the substep at `prev`, with the
+/// radius `r` of the particle and its path's bound: `None` when `k` names
+/// no moving collider or the plane is undefined (a particle starting on a
+/// capsule's axis).
+pub(crate) fn separating<T: Real, const D: usize>(
+    m: &Moving<'_, T, D>,
+    k: usize,
+    prev: &[T; D],
+) -> Option<Separating<T, D>> {
+    let ta = m.time - m.h;
+    if let Some(c) = m.capsules.get(k) {
+        let a = pose(&c.center, &c.velocity, &c.angular_velocity, ta);
+        let b = pose(&c.center, &c.velocity, &c.angular_velocity, m.time);
+        let carried = carry(prev, &a, &b);
+        let axis = rotate(&b.t, &c.half_axis, false);
+        let d = sub(&carried, &b.center);
+        let aa = dot(&axis, &axis);
+        let s = if aa > T::ZERO {
+            let s = dot(&d, &axis) / aa;
+            if s > T::ONE {
+                T::ONE
+            } else if s < -T::ONE {
+                -T::ONE
+            } else {
+                s
+            }
+        } else {
+            T::ZERO
+        };
+        let core = add_scaled(&b.center, &axis, s);
+        let normal = unit(&sub(&carried, &core))?;
+        return Some(Separating {
+            normal,
+            point: add_scaled(&core, &normal, c.radius),
+            carried,
+            static_friction: c.static_friction,
+            dynamic_friction: c.dynamic_friction,
+        });
+    }
+    let bx = m.boxes.get(k.checked_sub(m.capsules.len())?)?;
+    let a = pose(&bx.center, &bx.velocity, &bx.angular_velocity, ta);
+    let b = pose(&bx.center, &bx.velocity, &bx.angular_velocity, m.time);
+    let carried = carry(prev, &a, &b);
+    let d = sub(&carried, &b.center);
+    let axes = bx.axes.map(|u| rotate(&b.t, &u, false));
+    // Local coordinates, the clamped point and the shallowest face.
+    let mut outside = [T::ZERO; D];
+    let mut out2 = T::ZERO;
+    let mut face: Option<(usize, T, T)> = None;
+    let mut point = b.center;
+    for (k, (u, &e)) in axes.iter().zip(&bx.half_extents).enumerate() {
+        let q = dot(&d, u);
+        let clamped = if q > e {
+            e
+        } else if q < -e {
+            -e
+        } else {
+            q
+        };
+        let o = q - clamped;
+        if let Some(v) = outside.get_mut(k) {
+            *v = o;
+        }
+        out2 = out2 + o * o;
+        point = add_scaled(&point, u, clamped);
+        let depth = e - q.abs();
+        let sign = if q < T::ZERO { -T::ONE } else { T::ONE };
+        if face.map_or(true, |(_, best, _)| depth < best) {
+            face = Some((k, depth, sign));
+        }
+    }
+    let normal = if out2 > T::ZERO {
+        // Outside: from the closest point towards the particle.
+        let mut n = [T::ZERO; D];
+        for (u, o) in axes.iter().zip(&outside) {
+            n = add_scaled(&n, u, *o);
+        }
+        unit(&n)?
+    } else {
+        // Inside: the nearest face.
+        let (k, depth, sign) = face?;
+        let u = axes.get(k)?;
+        point = add_scaled(&point, u, sign * depth);
+        u.map(|v| v * sign)
+    };
+    Some(Separating {
+        normal,
+        point,
+        carried,
+        static_friction: bx.static_friction,
+        dynamic_friction: bx.dynamic_friction,
+    })
+}
+
+/// Whether the path from `from` to `to` comes within `reach` (m) of moving
+/// collider `k`'s bounding sphere at the substep's end (a cheap test that
+/// keeps far particles out of the contacts).
+pub(crate) fn near<T: Real, const D: usize>(
+    m: &Moving<'_, T, D>,
+    k: usize,
+    from: &[T; D],
+    to: &[T; D],
+    reach: T,
+) -> bool {
+    let (center, bound) = if let Some(c) = m.capsules.get(k) {
+        let b = pose(&c.center, &c.velocity, &c.angular_velocity, m.time);
+        (b.center, dot(&c.half_axis, &c.half_axis).sqrt() + c.radius)
+    } else if let Some(bx) = k.checked_sub(m.capsules.len()).and_then(|j| m.boxes.get(j)) {
+        let b = pose(&bx.center, &bx.velocity, &bx.angular_velocity, m.time);
+        let e2 = dot(&bx.half_extents, &bx.half_extents);
+        (b.center, e2.sqrt())
+    } else {
+        return false;
+    };
+    // The closest point of the segment to the centre.
+    let seg = sub(to, from);
+    let l2 = dot(&seg, &seg);
+    let rel = sub(&center, from);
+    let s = if l2 > T::ZERO {
+        let s = dot(&rel, &seg) / l2;
+        max(T::ZERO, if s > T::ONE { T::ONE } else { s })
+    } else {
+        T::ZERO
+    };
+    let closest = add_scaled(from, &seg, s);
+    let d = sub(&center, &closest);
+    let limit = bound + reach;
+    dot(&d, &d) <= limit * limit
+}
