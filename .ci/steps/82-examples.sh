@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The C and C++ examples (3D rope and cloth; the C soft body), built with the README's plain compiler lines
+# The C and C++ examples (3D rope and cloth; the C soft body and attachments), built with the README's plain compiler lines
 # against target/release/libxpbd.a (gcc and clang, warnings as errors) and
 # run: each checks its own output and exits non-zero on a mismatch.
 set -euo pipefail
@@ -30,3 +30,12 @@ for cc in gcc clang; do
 done
 cmp "$dir/soft_body_c_gcc.txt" "$dir/soft_body_c_clang.txt"
 cat "$dir/soft_body_c_gcc.txt"
+# The C attachments example (a rope whirled on a moving attachment with its
+# force read back, a sheet torn apart by two columns of attachments): C only,
+# its own libm calls (sin, cos, sqrt), no fused multiply-add.
+for cc in gcc clang; do
+    $cc -std=c99 $strict -ffp-contract=off -Iinclude examples/c/attach.c target/release/libxpbd.a -Wl,--gc-sections -lm -o "$dir/attach_c_$cc"
+    "$dir/attach_c_$cc" > "$dir/attach_c_$cc.txt"
+done
+cmp "$dir/attach_c_gcc.txt" "$dir/attach_c_clang.txt"
+cat "$dir/attach_c_gcc.txt"

@@ -30,6 +30,12 @@
 //!    [`xpbd::step::step_with`],
 //!    [`crate::groups::FRAMES`] frames; after each frame every position,
 //!    velocity and λ is hashed.
+//! 6. [`tearing_3d`]: the fixed [`crate::tearing`] sheet pulled apart by
+//!    two columns of moving attachments, every link with a maximum force,
+//!    under [`xpbd::step::step_with`], [`crate::tearing::FRAMES`] frames;
+//!    it tears along its perforation. After each frame every position,
+//!    velocity, link λ and flags, attachment λ, impulse, force and
+//!    `previous`, and the frame's torn count and indices are hashed.
 //!
 //! To add a part: write a function `fn part<T: Scalar>(h: &mut Fnv64)`, add
 //! a field to [`Hashes`], call it in [`run`], and pin its constants in
@@ -43,6 +49,7 @@ use crate::chain::{Chain, LINKS, PARTICLES};
 use crate::cloth::cloth_3d;
 use crate::groups::groups_3d;
 use crate::rope::{Rope, FRAMES};
+use crate::tearing::tearing_3d;
 use crate::{Fnv64, Scalar, SplitMix64};
 
 /// Seed of the random 1D sequence.
@@ -74,6 +81,8 @@ pub struct Hashes {
     pub cloth_3d: u64,
     /// Part 5: every constraint group under stepping.
     pub groups_3d: u64,
+    /// Part 6: the tearing sheet under stepping.
+    pub tearing_3d: u64,
 }
 
 /// The expected hashes in f64: the same constant on x86-64 and Cortex-M4F.
@@ -83,6 +92,7 @@ pub const HASH_F64: Hashes = Hashes {
     rope_3d: 0xa2dc_ad8b_8f06_2481,
     cloth_3d: 0xf17f_3b66_797f_dcaf,
     groups_3d: 0x9a93_9ad8_5720_1740,
+    tearing_3d: 0xeb93_bb9e_6989_fe34,
 };
 
 /// The expected hashes in f32: the same constant on x86-64 and Cortex-M4F.
@@ -92,6 +102,7 @@ pub const HASH_F32: Hashes = Hashes {
     rope_3d: 0x6824_ec9a_3aff_b24e,
     cloth_3d: 0x5108_3e55_4236_664f,
     groups_3d: 0xaad1_6b81_7cc4_c6b4,
+    tearing_3d: 0x2fa0_6219_7c5d_3400,
 };
 
 /// How many times each status came back, indexed like
@@ -139,6 +150,18 @@ pub struct Outcome {
     pub cloth_lowest_bits: u64,
     /// Failed steps of the groups scene (expected 0).
     pub groups_errors: u32,
+    /// Failed steps of the tearing sheet (expected 0).
+    pub tearing_errors: u32,
+    /// Links the tearing sheet tore over all frames (expected
+    /// [`crate::tearing::ROWS`]).
+    pub tearing_torn: usize,
+    /// The frame (1-based) of the sheet's first tear (0: none).
+    pub tearing_first_frame: u32,
+    /// Whether exactly the perforation's links tore (the sheet's check).
+    pub tearing_line: bool,
+    /// Frames whose torn list differed from the links they flagged
+    /// (expected 0).
+    pub tearing_list_mismatches: u32,
 }
 
 /// Runs every part for `T` and returns the hashes and counts.
@@ -166,6 +189,14 @@ pub fn run<T: Scalar>() -> Outcome {
     let groups = groups_3d::<T>(&mut h);
     out.hashes.groups_3d = h.finish();
     out.groups_errors = groups.errors;
+    let mut h = Fnv64::new();
+    let sheet = tearing_3d::<T>(&mut h);
+    out.hashes.tearing_3d = h.finish();
+    out.tearing_errors = sheet.errors;
+    out.tearing_torn = sheet.torn_total;
+    out.tearing_first_frame = sheet.first_tear;
+    out.tearing_line = sheet.torn_along_the_line();
+    out.tearing_list_mismatches = sheet.list_mismatches;
     out
 }
 
@@ -181,6 +212,7 @@ pub fn run_random_1d<T: Scalar>() -> Outcome {
             rope_3d: 0,
             cloth_3d: 0,
             groups_3d: 0,
+            tearing_3d: 0,
         },
         statuses: [0; 11],
         unknown_status: false,
@@ -194,6 +226,11 @@ pub fn run_random_1d<T: Scalar>() -> Outcome {
         cloth_mismatches: 0,
         groups_errors: 0,
         cloth_lowest_bits: 0,
+        tearing_errors: 0,
+        tearing_torn: 0,
+        tearing_first_frame: 0,
+        tearing_line: false,
+        tearing_list_mismatches: 0,
     };
     random_1d::<T>(&mut h, &mut out);
     out.hashes.random_1d = h.finish();

@@ -11,10 +11,15 @@
 //!   friction) advanced by the library's full stepping, `xpbd::step::step`.
 //! - [`cloth`]: a fixed colored 3D cloth, solved through the colored
 //!   kernel by the Rust API and by the C job entry points in lock-step.
+//! - [`groups`]: a fixed 3D scene with every constraint group (bends,
+//!   tets, tethers, a pressurised mesh, a moving attachment) under
+//!   `xpbd::step::step_with`.
+//! - [`tearing`]: a fixed sheet pulled apart by moving attachments,
+//!   tearing along a perforated line (`World::link_max_force`).
 //! - [`hash`]: the bit-identity scenario: a random sequence of 1D C-ABI
-//!   solves, the chain, the 3D rope and the colored cloth, hashed over every
-//!   position, velocity and λ, and the constants [`hash::HASH_F64`] and
-//!   [`hash::HASH_F32`].
+//!   solves, the chain, the 3D rope, the colored cloth, the groups scene
+//!   and the tearing sheet, hashed over every position, velocity and λ,
+//!   and the constants [`hash::HASH_F64`] and [`hash::HASH_F32`].
 //!
 //! The crate is `#![no_std]`, allocation-free and uses only IEEE-754 basic
 //! operations (`+ − × ÷`, comparisons, f64→f32 rounding): see the README
@@ -30,6 +35,7 @@ pub mod groups;
 pub mod hash;
 pub mod rope;
 mod scalar;
+pub mod tearing;
 
 pub use scalar::{ColoredBuffers, Scalar};
 

@@ -13,18 +13,22 @@ fn check<T: Scalar>() -> Outcome {
         hash::run::<T>()
     };
     println!(
-        "{}: random_1d {:#018x}, chain_1d {:#018x}, rope_3d {:#018x}, cloth_3d {:#018x}, groups_3d {:#018x}, statuses {:?}, chain stretch bits {:#x}, rope max contacts {}, rope lowest bits {:#x}, cloth lowest bits {:#x}",
+        "{}: random_1d {:#018x}, chain_1d {:#018x}, rope_3d {:#018x}, cloth_3d {:#018x}, groups_3d {:#018x}, tearing_3d {:#018x}, statuses {:?}, chain stretch bits {:#x}, rope max contacts {}, rope lowest bits {:#x}, cloth lowest bits {:#x}, sheet torn {} from frame {}, along the line {}",
         T::NAME,
         out.hashes.random_1d,
         out.hashes.chain_1d,
         out.hashes.rope_3d,
         out.hashes.cloth_3d,
         out.hashes.groups_3d,
+        out.hashes.tearing_3d,
         out.statuses,
         out.chain_stretch_bits,
         out.rope_max_contacts,
         out.rope_lowest_bits,
-        out.cloth_lowest_bits
+        out.cloth_lowest_bits,
+        out.tearing_torn,
+        out.tearing_first_frame,
+        out.tearing_line
     );
     assert!(!out.unknown_status, "a status outside the documented set");
     assert!(!out.written_on_error, "a rejected call wrote memory");
@@ -82,6 +86,29 @@ fn check<T: Scalar>() -> Outcome {
             out.hashes.groups_3d,
             want.groups_3d,
             "{} groups_3d hash changed",
+            T::NAME
+        );
+        assert_eq!(
+            out.tearing_errors, 0,
+            "the tearing sheet must step without errors"
+        );
+        assert_eq!(
+            out.tearing_list_mismatches, 0,
+            "each frame's torn list must be the links it flagged"
+        );
+        assert!(
+            out.tearing_torn > 0 && out.tearing_line,
+            "the sheet must tear along its perforation and nowhere else: {} torn",
+            out.tearing_torn
+        );
+        assert!(
+            out.tearing_first_frame > 1,
+            "the sheet must hold for a while before it tears"
+        );
+        assert_eq!(
+            out.hashes.tearing_3d,
+            want.tearing_3d,
+            "{} tearing_3d hash changed",
             T::NAME
         );
     }
@@ -143,4 +170,37 @@ fn the_rope_falls_touches_and_stays_finite() {
     assert!(rope.lowest() > -0.01, "above the ground: {}", rope.lowest());
     assert!(rope.links.iter().all(|l| l.lambda <= 0.0), "tension only");
     assert!(rope.x.iter().any(|p| p[2] > 0.01), "moved sideways (3D)");
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "safe Rust only; minutes under Miri")]
+fn the_sheet_unzips_along_its_perforation_from_the_top() {
+    use xpbd_scenarios::tearing::{tearing_3d, Sheet, COLS, FRAMES, GAP, ROWS};
+    let sheet: Sheet<f64> = tearing_3d(&mut xpbd_scenarios::Fnv64::new());
+    assert_eq!(sheet.errors, 0, "{:?}", sheet.first_error);
+    assert!(sheet.torn_along_the_line());
+    assert_eq!(sheet.torn_total, ROWS);
+    // Each torn link joins column GAP to GAP + 1; the top row tore first
+    // (its link is the first horizontal link across the gap).
+    for l in sheet.links.iter().filter(|l| l.is_disabled()) {
+        assert_eq!((l.i as usize % COLS, l.j as usize % COLS), (GAP, GAP + 1));
+    }
+    let mut again = Sheet::<f64>::new();
+    let mut order = Vec::new();
+    for _ in 0..FRAMES {
+        again.frame();
+        order.extend_from_slice(&again.torn[..again.torn_count]);
+    }
+    let rows: Vec<usize> = order.iter().map(|&k| k as usize / (COLS - 1)).collect();
+    assert_eq!(rows, (0..ROWS).collect::<Vec<_>>(), "torn top to bottom");
+    // The halves hang apart: the gap's columns are now far more than a
+    // link's length apart.
+    let gap = sheet.x[GAP + 1][0] - sheet.x[GAP][0];
+    assert!(gap > 0.1, "gap {gap}");
+    assert!(sheet
+        .x
+        .iter()
+        .chain(&sheet.v)
+        .flatten()
+        .all(|c| c.is_finite()));
 }

@@ -11,9 +11,10 @@
 //!   status strings);
 //! - the bit-identity scenario (a random sequence of 1D C-ABI solves and a
 //!   fixed 1D chain and a fixed 3D rope stepped by `xpbd::step::step` with
-//!   gravity, a ground plane, a sphere, tension-only links and friction) in
-//!   f64 and f32, asserting the very constants the
-//!   x86-64 test asserts;
+//!   gravity, a ground plane, a sphere, tension-only links and friction,
+//!   the colored cloth, the constraint-groups scene and the tearing sheet)
+//!   in f64 and f32, asserting the very constants the x86-64 test asserts
+//!   (and that the sheet tore along its perforation);
 //! - the floating-point environment: `xpbd::fp_environment()` reads FPSCR
 //!   and finds the IEEE default (FZ off, round to nearest), then FZ and
 //!   round toward zero once they are set.
@@ -46,10 +47,14 @@ fn hash_check<T: Scalar>() -> bool {
         && out.rope_errors == 0
         && out.cloth_errors == 0
         && out.cloth_mismatches == 0
-        && out.groups_errors == 0;
+        && out.groups_errors == 0
+        && out.tearing_errors == 0
+        && out.tearing_list_mismatches == 0
+        && out.tearing_torn > 0
+        && out.tearing_line;
     let ok = out.hashes == want && clean;
     hprintln!(
-        "hash {}: random_1d {:#018x} (want {:#018x}), chain_1d {:#018x} (want {:#018x}), rope_3d {:#018x} (want {:#018x}), cloth_3d {:#018x} (want {:#018x}), groups_3d {:#018x} (want {:#018x}), statuses {:?}, chain errors {}, chain stretch bits {:#x}, rope errors {}, rope max contacts {}, rope lowest bits {:#x}, cloth errors {}, cloth C/Rust mismatches {}, cloth lowest bits {:#x}, groups errors {}: {}",
+        "hash {}: random_1d {:#018x} (want {:#018x}), chain_1d {:#018x} (want {:#018x}), rope_3d {:#018x} (want {:#018x}), cloth_3d {:#018x} (want {:#018x}), groups_3d {:#018x} (want {:#018x}), tearing_3d {:#018x} (want {:#018x}), statuses {:?}, chain errors {}, chain stretch bits {:#x}, rope errors {}, rope max contacts {}, rope lowest bits {:#x}, cloth errors {}, cloth C/Rust mismatches {}, cloth lowest bits {:#x}, groups errors {}, tearing errors {}, sheet torn {} from frame {} along the line {}: {}",
         T::NAME,
         out.hashes.random_1d,
         want.random_1d,
@@ -61,6 +66,8 @@ fn hash_check<T: Scalar>() -> bool {
         want.cloth_3d,
         out.hashes.groups_3d,
         want.groups_3d,
+        out.hashes.tearing_3d,
+        want.tearing_3d,
         out.statuses,
         out.chain_errors,
         out.chain_stretch_bits,
@@ -71,6 +78,10 @@ fn hash_check<T: Scalar>() -> bool {
         out.cloth_mismatches,
         out.cloth_lowest_bits,
         out.groups_errors,
+        out.tearing_errors,
+        out.tearing_torn,
+        out.tearing_first_frame,
+        out.tearing_line,
         if ok { "ok" } else { "FAILED" }
     );
     ok
