@@ -237,6 +237,9 @@ impl<T: Real> Sheet<T> {
             scratch: &mut self.scratch,
             link_max_force: &self.max_force,
             torn: &mut self.torn,
+            capsules: &[],
+            boxes: &[],
+            engine_contacts: &mut [],
         };
         let mut groups = Constraints {
             attachments: &mut self.attachments,
