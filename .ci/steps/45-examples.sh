@@ -23,3 +23,9 @@ kept=$(grep -E '^\| [0-9]+ \| kept \|' target/soft_body.txt | cut -d'|' -f4- | s
 reset=$(grep -E '^\| [0-9]+ \| reset \|' target/soft_body.txt | cut -d'|' -f4- | sort | uniq | wc -l)
 [ "$kept" -eq 2 ] || { echo "soft_body: λ-kept rows differ between budgets ($kept distinct)"; exit 1; }
 [ "$reset" -eq 6 ] || { echo "soft_body: λ-reset rows should differ per budget ($reset distinct)"; exit 1; }
+# Issue 16's example: a rope on a moving hand (its force), a cloth hit by a
+# swept capsule (never inside), a tearing sheet; the example asserts its
+# own figures and writes the plot.
+cargo run --release --example engine_coupling | tee target/engine_coupling.txt
+grep -q '(never inside)' target/engine_coupling.txt
+test -s target/plots/engine_coupling.svg

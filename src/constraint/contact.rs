@@ -156,7 +156,7 @@ impl<T: Real, const D: usize> Colliders<'_, T, D> {
             let (c, n) = gap(x, collider, self.planes, self.spheres, self.radius)?;
             return Some((c, n, None, self.static_friction));
         }
-        let s = separating(&self.moving, collider - fixed, prev)?;
+        let s = separating(&self.moving, collider.saturating_sub(fixed), prev)?;
         let mut d = *x;
         for (di, pi) in d.iter_mut().zip(&s.point) {
             *di = *di - *pi;

@@ -38,11 +38,12 @@
 //! `r`, and a particle that moved through a thin fast collider within the
 //! substep is still pushed back to the side it came from (the plane
 //! depends on where it started, not where it ended). The contact exists
-//! for a substep when the predicted position is within its path length
-//! `|x − x̂|` of the plane, `C < |x − x̂|`, and that path comes within the
+//! for a substep when the predicted position is within its path relative
+//! to the collider plus the collider's own motion there of the plane,
+//! `C < |x − x̂| + |x̂ − x_prev|`, and that path comes within the
 //! collider's bounding sphere: a speculative contact, inactive (λ = 0)
 //! while `C > 0`, so that a particle its links drag in during the substep
-//! is held too (and a particle crossing the plane's extension beside the
+//! (a cloth wrapping a capsule it rides on) is held too (and a particle crossing the plane's extension beside the
 //! collider within one substep is held for that substep).
 //!
 //! Friction is relative to the collider: static friction removes the

@@ -53,7 +53,8 @@ pub(crate) fn validate_colliders<T: Real, const D: usize>(
 /// `contacts.len()`; returns how many were stored and how many more were
 /// found (dropped). A moving collider's contact is speculative: its
 /// separating plane within the particle's path length relative to the
-/// collider, `C < |x − x̂|`, for a particle whose path passes near it
+/// collider plus the collider's motion at it, `C < |x − x̂| + |x̂ − x_prev|`,
+/// for a particle whose path passes near it
 /// ([`crate::constraint::moving`]); while `C > 0` it pushes nothing (λ
 /// stays 0), and a particle that links drag towards the collider during
 /// the substep is held.
@@ -82,11 +83,19 @@ pub(crate) fn detect<T: Real, const D: usize>(
                 match p.surface(x, prev, collider) {
                     Some((c, _, Some(carried), _)) => {
                         // Speculative by the particle's path relative to
-                        // the collider: a particle its neighbours drag in
-                        // during the substep has its contact already.
-                        let travel = length_squared(x, &carried).sqrt();
+                        // the collider and the collider's own motion there:
+                        // a particle its neighbours drag in during the
+                        // substep has its contact already.
+                        let travel = length_squared(x, &carried).sqrt()
+                            + length_squared(&carried, prev).sqrt();
                         c < travel
-                            && near(&p.moving, collider - fixed, &carried, x, p.radius + travel)
+                            && near(
+                                &p.moving,
+                                collider.saturating_sub(fixed),
+                                &carried,
+                                x,
+                                p.radius + travel,
+                            )
                     }
                     _ => false,
                 }
@@ -151,7 +160,7 @@ pub(crate) fn dynamic_friction<T: Real, const D: usize>(
         let mut surface = [T::ZERO; D];
         let mut mu = mu;
         if let Some(carried) = carried {
-            let Some(s) = separating(&p.moving, collider - fixed, prev) else {
+            let Some(s) = separating(&p.moving, collider.saturating_sub(fixed), prev) else {
                 continue;
             };
             mu = s.dynamic_friction;
