@@ -36,6 +36,13 @@
 //!    it tears along its perforation. After each frame every position,
 //!    velocity, link λ and flags, attachment λ, impulse, force and
 //!    `previous`, and the frame's torn count and indices are hashed.
+//! 7. [`engine_3d`]: the fixed [`crate::engine`] scene (a cloth hanging
+//!    from moving kinematic particles, hit by a swept spinning capsule,
+//!    falling onto a spinning box and onto the engine's contacts with a
+//!    tilted ground, with friction) under [`xpbd::step::step`],
+//!    [`crate::engine::FRAMES`] frames; after each frame every position,
+//!    velocity and link λ, the contacts and every engine contact's λ,
+//!    impulse and force are hashed.
 //!
 //! To add a part: write a function `fn part<T: Scalar>(h: &mut Fnv64)`, add
 //! a field to [`Hashes`], call it in [`run`], and pin its constants in
@@ -47,6 +54,7 @@ use core::ptr;
 
 use crate::chain::{Chain, LINKS, PARTICLES};
 use crate::cloth::cloth_3d;
+use crate::engine::engine_3d;
 use crate::groups::groups_3d;
 use crate::rope::{Rope, FRAMES};
 use crate::tearing::tearing_3d;
@@ -83,6 +91,8 @@ pub struct Hashes {
     pub groups_3d: u64,
     /// Part 6: the tearing sheet under stepping.
     pub tearing_3d: u64,
+    /// Part 7: moving colliders, engine contacts, kinematic particles.
+    pub engine_3d: u64,
 }
 
 /// The expected hashes in f64: the same constant on x86-64 and Cortex-M4F.
@@ -93,6 +103,7 @@ pub const HASH_F64: Hashes = Hashes {
     cloth_3d: 0xf17f_3b66_797f_dcaf,
     groups_3d: 0x9a93_9ad8_5720_1740,
     tearing_3d: 0xeb93_bb9e_6989_fe34,
+    engine_3d: 0x2bfe_1017_e0a1_dd09,
 };
 
 /// The expected hashes in f32: the same constant on x86-64 and Cortex-M4F.
@@ -103,6 +114,7 @@ pub const HASH_F32: Hashes = Hashes {
     cloth_3d: 0x5108_3e55_4236_664f,
     groups_3d: 0xaad1_6b81_7cc4_c6b4,
     tearing_3d: 0x2fa0_6219_7c5d_3400,
+    engine_3d: 0x2c14_032e_8e58_2863,
 };
 
 /// How many times each status came back, indexed like
@@ -162,6 +174,15 @@ pub struct Outcome {
     /// Frames whose torn list differed from the links they flagged
     /// (expected 0).
     pub tearing_list_mismatches: u32,
+    /// Failed steps of the engine scene (expected 0).
+    pub engine_errors: u32,
+    /// Particle-frames of the engine scene inside a moving collider
+    /// (expected 0).
+    pub engine_inside: u32,
+    /// Most contacts of a substep in the engine scene.
+    pub engine_max_contacts: usize,
+    /// Engine contacts of the engine scene over all frames.
+    pub engine_contacts: usize,
 }
 
 /// Runs every part for `T` and returns the hashes and counts.
@@ -197,6 +218,13 @@ pub fn run<T: Scalar>() -> Outcome {
     out.tearing_first_frame = sheet.first_tear;
     out.tearing_line = sheet.torn_along_the_line();
     out.tearing_list_mismatches = sheet.list_mismatches;
+    let mut h = Fnv64::new();
+    let scene = engine_3d::<T>(&mut h);
+    out.hashes.engine_3d = h.finish();
+    out.engine_errors = scene.errors;
+    out.engine_inside = scene.inside;
+    out.engine_max_contacts = scene.max_contacts;
+    out.engine_contacts = scene.engine_total;
     out
 }
 
@@ -213,6 +241,7 @@ pub fn run_random_1d<T: Scalar>() -> Outcome {
             cloth_3d: 0,
             groups_3d: 0,
             tearing_3d: 0,
+            engine_3d: 0,
         },
         statuses: [0; 11],
         unknown_status: false,
@@ -231,6 +260,10 @@ pub fn run_random_1d<T: Scalar>() -> Outcome {
         tearing_first_frame: 0,
         tearing_line: false,
         tearing_list_mismatches: 0,
+        engine_errors: 0,
+        engine_inside: 0,
+        engine_max_contacts: 0,
+        engine_contacts: 0,
     };
     random_1d::<T>(&mut h, &mut out);
     out.hashes.random_1d = h.finish();

@@ -16,6 +16,8 @@
 //!   `xpbd::step::step_with`.
 //! - [`tearing`]: a fixed sheet pulled apart by moving attachments,
 //!   tearing along a perforated line (`World::link_max_force`).
+//! - [`engine`]: a cloth hanging from moving kinematic particles, hit by a
+//!   swept capsule, on a spinning box and the engine's own contacts.
 //! - [`hash`]: the bit-identity scenario: a random sequence of 1D C-ABI
 //!   solves, the chain, the 3D rope, the colored cloth, the groups scene
 //!   and the tearing sheet, hashed over every position, velocity and λ,
@@ -31,6 +33,7 @@
 pub mod chain;
 pub mod checks;
 pub mod cloth;
+pub mod engine;
 pub mod groups;
 pub mod hash;
 pub mod rope;

@@ -13,7 +13,7 @@ fn check<T: Scalar>() -> Outcome {
         hash::run::<T>()
     };
     println!(
-        "{}: random_1d {:#018x}, chain_1d {:#018x}, rope_3d {:#018x}, cloth_3d {:#018x}, groups_3d {:#018x}, tearing_3d {:#018x}, statuses {:?}, chain stretch bits {:#x}, rope max contacts {}, rope lowest bits {:#x}, cloth lowest bits {:#x}, sheet torn {} from frame {}, along the line {}",
+        "{}: random_1d {:#018x}, chain_1d {:#018x}, rope_3d {:#018x}, cloth_3d {:#018x}, groups_3d {:#018x}, tearing_3d {:#018x}, engine_3d {:#018x}, statuses {:?}, chain stretch bits {:#x}, rope max contacts {}, rope lowest bits {:#x}, cloth lowest bits {:#x}, sheet torn {} from frame {}, along the line {}, engine scene: {} errors, {} inside, {} contacts at most, {} engine contacts",
         T::NAME,
         out.hashes.random_1d,
         out.hashes.chain_1d,
@@ -21,6 +21,7 @@ fn check<T: Scalar>() -> Outcome {
         out.hashes.cloth_3d,
         out.hashes.groups_3d,
         out.hashes.tearing_3d,
+        out.hashes.engine_3d,
         out.statuses,
         out.chain_stretch_bits,
         out.rope_max_contacts,
@@ -28,7 +29,11 @@ fn check<T: Scalar>() -> Outcome {
         out.cloth_lowest_bits,
         out.tearing_torn,
         out.tearing_first_frame,
-        out.tearing_line
+        out.tearing_line,
+        out.engine_errors,
+        out.engine_inside,
+        out.engine_max_contacts,
+        out.engine_contacts
     );
     assert!(!out.unknown_status, "a status outside the documented set");
     assert!(!out.written_on_error, "a rejected call wrote memory");
@@ -109,6 +114,19 @@ fn check<T: Scalar>() -> Outcome {
             out.hashes.tearing_3d,
             want.tearing_3d,
             "{} tearing_3d hash changed",
+            T::NAME
+        );
+        assert_eq!(
+            out.engine_errors, 0,
+            "the engine scene must step without errors"
+        );
+        assert_eq!(out.engine_inside, 0, "no particle inside a moving collider");
+        assert!(out.engine_max_contacts > 0, "the colliders must be hit");
+        assert!(out.engine_contacts > 0, "the ground must be reached");
+        assert_eq!(
+            out.hashes.engine_3d,
+            want.engine_3d,
+            "{} engine_3d hash changed",
             T::NAME
         );
     }

@@ -156,7 +156,14 @@ impl<T: Real, const D: usize> Colliders<'_, T, D> {
             let (c, n) = gap(x, collider, self.planes, self.spheres, self.radius)?;
             return Some((c, n, None, self.static_friction));
         }
-        let s = separating(&self.moving, collider.saturating_sub(fixed), prev)?;
+        self.moving_surface(x, prev, collider.saturating_sub(fixed))
+    }
+
+    /// [`surface`](Self::surface) for moving collider `k` (out of line:
+    /// the static colliders' path stays small).
+    #[inline(never)]
+    fn moving_surface(&self, x: &[T; D], prev: &[T; D], k: usize) -> Option<Surface<T, D>> {
+        let s = separating(&self.moving, k, prev)?;
         let mut d = *x;
         for (di, pi) in d.iter_mut().zip(&s.point) {
             *di = *di - *pi;

@@ -268,7 +268,7 @@ pub(crate) fn dynamic_friction<T: Real, const D: usize>(
 /// `v ← v − s·(v − u)_t` with `s = min(drop / |(v − u)_t|, 1)`: the
 /// tangential velocity relative to a surface moving at `u` slowed by
 /// `drop` (m/s), at most to rest (shared by every contact kind).
-#[inline]
+#[inline(never)]
 pub(crate) fn slow_tangential<T: Real, const D: usize>(
     v: &mut [T; D],
     u: &[T; D],

@@ -304,7 +304,9 @@ pub(crate) fn box_valid<T: Real, const D: usize>(b: &OrientedBox<T, D>) -> bool 
 /// boxes) for a particle that started the substep at `prev`, with the
 /// radius `r` of the particle and its path's bound: `None` when `k` names
 /// no moving collider or the plane is undefined (a particle starting on a
-/// capsule's axis).
+/// capsule's axis). Out of line: one copy per `T` and `D` for every caller
+/// (code size; the moving colliders are not the hot path of a cloth).
+#[inline(never)]
 pub(crate) fn separating<T: Real, const D: usize>(
     m: &Moving<'_, T, D>,
     k: usize,
@@ -398,6 +400,7 @@ pub(crate) fn separating<T: Real, const D: usize>(
 /// Whether the path from `from` to `to` comes within `reach` (m) of moving
 /// collider `k`'s bounding sphere at the substep's end (a cheap test that
 /// keeps far particles out of the contacts).
+#[inline(never)]
 pub(crate) fn near<T: Real, const D: usize>(
     m: &Moving<'_, T, D>,
     k: usize,

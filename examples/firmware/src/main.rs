@@ -12,7 +12,9 @@
 //! - the bit-identity scenario (a random sequence of 1D C-ABI solves and a
 //!   fixed 1D chain and a fixed 3D rope stepped by `xpbd::step::step` with
 //!   gravity, a ground plane, a sphere, tension-only links and friction,
-//!   the colored cloth, the constraint-groups scene and the tearing sheet)
+//!   the colored cloth, the constraint-groups scene, the tearing sheet and
+//!   the engine scene: moving colliders, engine contacts, kinematic
+//!   particles)
 //!   in f64 and f32, asserting the very constants the x86-64 test asserts
 //!   (and that the sheet tore along its perforation);
 //! - the floating-point environment: `xpbd::fp_environment()` reads FPSCR
@@ -51,10 +53,13 @@ fn hash_check<T: Scalar>() -> bool {
         && out.tearing_errors == 0
         && out.tearing_list_mismatches == 0
         && out.tearing_torn > 0
-        && out.tearing_line;
+        && out.tearing_line
+        && out.engine_errors == 0
+        && out.engine_inside == 0
+        && out.engine_contacts > 0;
     let ok = out.hashes == want && clean;
     hprintln!(
-        "hash {}: random_1d {:#018x} (want {:#018x}), chain_1d {:#018x} (want {:#018x}), rope_3d {:#018x} (want {:#018x}), cloth_3d {:#018x} (want {:#018x}), groups_3d {:#018x} (want {:#018x}), tearing_3d {:#018x} (want {:#018x}), statuses {:?}, chain errors {}, chain stretch bits {:#x}, rope errors {}, rope max contacts {}, rope lowest bits {:#x}, cloth errors {}, cloth C/Rust mismatches {}, cloth lowest bits {:#x}, groups errors {}, tearing errors {}, sheet torn {} from frame {} along the line {}: {}",
+        "hash {}: random_1d {:#018x} (want {:#018x}), chain_1d {:#018x} (want {:#018x}), rope_3d {:#018x} (want {:#018x}), cloth_3d {:#018x} (want {:#018x}), groups_3d {:#018x} (want {:#018x}), tearing_3d {:#018x} (want {:#018x}), engine_3d {:#018x} (want {:#018x}), statuses {:?}, chain errors {}, chain stretch bits {:#x}, rope errors {}, rope max contacts {}, rope lowest bits {:#x}, cloth errors {}, cloth C/Rust mismatches {}, cloth lowest bits {:#x}, groups errors {}, tearing errors {}, sheet torn {} from frame {} along the line {}, engine scene errors {} inside {}: {}",
         T::NAME,
         out.hashes.random_1d,
         want.random_1d,
@@ -68,6 +73,8 @@ fn hash_check<T: Scalar>() -> bool {
         want.groups_3d,
         out.hashes.tearing_3d,
         want.tearing_3d,
+        out.hashes.engine_3d,
+        want.engine_3d,
         out.statuses,
         out.chain_errors,
         out.chain_stretch_bits,
@@ -82,6 +89,8 @@ fn hash_check<T: Scalar>() -> bool {
         out.tearing_torn,
         out.tearing_first_frame,
         out.tearing_line,
+        out.engine_errors,
+        out.engine_inside,
         if ok { "ok" } else { "FAILED" }
     );
     ok
