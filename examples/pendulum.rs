@@ -99,6 +99,7 @@ fn run(theta0: f64, substeps: u32, frames: usize) -> Outcome {
             capsules: &[],
             boxes: &[],
             engine_contacts: &mut [],
+            self_collision: Default::default(),
         };
         step(&mut world, FRAME, &config).expect("a valid pendulum step");
         let after = x[1][0];

@@ -60,6 +60,8 @@ const LAYOUTS: &[Layout] = &[
     layout::<ffi::XpbdBox3F32>("XpbdBox3F32"),
     layout::<ffi::XpbdEngineContact>("XpbdEngineContact"),
     layout::<ffi::XpbdEngineContactF32>("XpbdEngineContactF32"),
+    layout::<ffi::XpbdParticleContact>("XpbdParticleContact"),
+    layout::<ffi::XpbdParticleContactF32>("XpbdParticleContactF32"),
     word_layout::<ffi::XpbdConstraints3>("XpbdConstraints3"),
     word_layout::<ffi::XpbdConstraints3F32>("XpbdConstraints3F32"),
     word_layout::<ffi::XpbdGroupColors>("XpbdGroupColors"),

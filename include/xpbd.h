@@ -977,6 +977,29 @@ typedef struct XpbdEngineContact {
 } XpbdEngineContact;
 
 /**
+ * One particle–particle contact of the current substep: particles `i < j`
+ * with their accumulated λ (kg·m, ≥ 0).
+ *
+ * `#[repr(C)]`: `ParticleContact<f64>` is the C type
+ * `XpbdParticleContact`, `ParticleContact<f32>` is
+ * `XpbdParticleContactF32`.
+ */
+typedef struct XpbdParticleContact {
+  /**
+   * The first particle (index, the smaller).
+   */
+  uint32_t i;
+  /**
+   * The second particle (index).
+   */
+  uint32_t j;
+  /**
+   * Accumulated multiplier λ (kg·m), ≥ 0; reset each substep.
+   */
+  double lambda;
+} XpbdParticleContact;
+
+/**
  * A 3D world over caller-owned buffers (`XpbdWorld3`: double,
  * `XpbdWorld3F32`: float). Zero-initialise and fill in every buffer field
  * (NULL only with a zero count); `scratch` needs
@@ -1089,6 +1112,48 @@ typedef struct XpbdWorld3 {
    * Number of engine contacts.
    */
   size_t engine_contact_count;
+  /**
+   * Self-collision: particle–particle contact storage of a substep,
+   * `particle_contact_capacity` entries (λ written); NULL / 0: off
+   * (the other self-collision fields are then not read).
+   */
+  struct XpbdParticleContact *particle_contacts;
+  /**
+   * Capacity of `particle_contacts`.
+   */
+  size_t particle_contact_capacity;
+  /**
+   * Self-collision scratch: the hash table,
+   * `xpbd_self_collision_table_len(particle_count)` entries or more.
+   */
+  uint32_t *hash_table;
+  /**
+   * Entries of `hash_table`.
+   */
+  size_t hash_table_count;
+  /**
+   * Self-collision scratch: particle ids, `particle_count` or more.
+   */
+  uint32_t *hash_ids;
+  /**
+   * Entries of `hash_ids`.
+   */
+  size_t hash_id_count;
+  /**
+   * Self-collision scratch: linked neighbours,
+   * `xpbd_self_collision_adjacency_len(particle_count, link_count)` or
+   * more.
+   */
+  uint32_t *adjacency;
+  /**
+   * Entries of `adjacency`.
+   */
+  size_t adjacency_count;
+  /**
+   * Rest positions (m), `particle_count` entries, or NULL: pairs closer
+   * than twice the particle radius there never collide.
+   */
+  const double (*rest_positions)[3];
 } XpbdWorld3;
 
 /**
@@ -1128,6 +1193,16 @@ typedef struct XpbdStepStats {
    * capacity of [`World::torn`].
    */
   size_t torn;
+  /**
+   * Most particle–particle contacts solved in one substep
+   * (self-collision; at most the capacity).
+   */
+  size_t max_pairs;
+  /**
+   * Predictions the self-collision displacement bound scaled down,
+   * summed over the substeps (self-collision only).
+   */
+  size_t clamped;
 } XpbdStepStats;
 
 /**
@@ -1377,6 +1452,29 @@ typedef struct XpbdEngineContactF32 {
 } XpbdEngineContactF32;
 
 /**
+ * One particle–particle contact of the current substep: particles `i < j`
+ * with their accumulated λ (kg·m, ≥ 0).
+ *
+ * `#[repr(C)]`: `ParticleContact<f64>` is the C type
+ * `XpbdParticleContact`, `ParticleContact<f32>` is
+ * `XpbdParticleContactF32`.
+ */
+typedef struct XpbdParticleContactF32 {
+  /**
+   * The first particle (index, the smaller).
+   */
+  uint32_t i;
+  /**
+   * The second particle (index).
+   */
+  uint32_t j;
+  /**
+   * Accumulated multiplier λ (kg·m), ≥ 0; reset each substep.
+   */
+  float lambda;
+} XpbdParticleContactF32;
+
+/**
  * A 3D world over caller-owned buffers (`XpbdWorld3`: double,
  * `XpbdWorld3F32`: float). Zero-initialise and fill in every buffer field
  * (NULL only with a zero count); `scratch` needs
@@ -1489,6 +1587,48 @@ typedef struct XpbdWorld3F32 {
    * Number of engine contacts.
    */
   size_t engine_contact_count;
+  /**
+   * Self-collision: particle–particle contact storage of a substep,
+   * `particle_contact_capacity` entries (λ written); NULL / 0: off
+   * (the other self-collision fields are then not read).
+   */
+  struct XpbdParticleContactF32 *particle_contacts;
+  /**
+   * Capacity of `particle_contacts`.
+   */
+  size_t particle_contact_capacity;
+  /**
+   * Self-collision scratch: the hash table,
+   * `xpbd_self_collision_table_len(particle_count)` entries or more.
+   */
+  uint32_t *hash_table;
+  /**
+   * Entries of `hash_table`.
+   */
+  size_t hash_table_count;
+  /**
+   * Self-collision scratch: particle ids, `particle_count` or more.
+   */
+  uint32_t *hash_ids;
+  /**
+   * Entries of `hash_ids`.
+   */
+  size_t hash_id_count;
+  /**
+   * Self-collision scratch: linked neighbours,
+   * `xpbd_self_collision_adjacency_len(particle_count, link_count)` or
+   * more.
+   */
+  uint32_t *adjacency;
+  /**
+   * Entries of `adjacency`.
+   */
+  size_t adjacency_count;
+  /**
+   * Rest positions (m), `particle_count` entries, or NULL: pairs closer
+   * than twice the particle radius there never collide.
+   */
+  const float (*rest_positions)[3];
 } XpbdWorld3F32;
 
 /**
@@ -1528,6 +1668,16 @@ typedef struct XpbdStepStatsF32 {
    * capacity of [`World::torn`].
    */
   size_t torn;
+  /**
+   * Most particle–particle contacts solved in one substep
+   * (self-collision; at most the capacity).
+   */
+  size_t max_pairs;
+  /**
+   * Predictions the self-collision displacement bound scaled down,
+   * summed over the substeps (self-collision only).
+   */
+  size_t clamped;
 } XpbdStepStatsF32;
 
 /**
@@ -4216,6 +4366,21 @@ uint32_t xpbd_version(void);
 size_t xpbd_step_scratch_len(size_t particle_count);
 
 /**
+ * Entries of `XpbdWorld3::hash_table` self-collision needs for
+ * `particle_count` particles (2 · particle_count + 2, saturating); the
+ * other scratch: `hash_ids` one per particle, `adjacency`
+ * `xpbd_self_collision_adjacency_len`.
+ */
+size_t xpbd_self_collision_table_len(size_t particle_count);
+
+/**
+ * Entries of `XpbdWorld3::adjacency` self-collision needs for
+ * `particle_count` particles and `link_count` links
+ * (particle_count + 1 + 2 · link_count, saturating).
+ */
+size_t xpbd_self_collision_adjacency_len(size_t particle_count, size_t link_count);
+
+/**
  * The number of links `xpbd_build_cloth*` writes for a `rows × cols` grid
  * (with both diagonals of every cell when `shear != 0`); 0 when the grid is
  * smaller than 2 × 2 or the count overflows.
@@ -4287,16 +4452,16 @@ XPBD_CHECK_LAYOUT(XpbdContactF32, 12, 4);
 XPBD_CHECK_LAYOUT(XpbdStepConfig3, 88, 8);
 XPBD_CHECK_LAYOUT(XpbdStepConfig3F32, 52, 4);
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
-XPBD_CHECK_LAYOUT(XpbdStepStats, 80, 8);
+XPBD_CHECK_LAYOUT(XpbdStepStats, 96, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
-XPBD_CHECK_LAYOUT(XpbdStepStatsF32, 72, 8);
+XPBD_CHECK_LAYOUT(XpbdStepStatsF32, 88, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
-XPBD_CHECK_LAYOUT(XpbdWorld3, 192, 8);
+XPBD_CHECK_LAYOUT(XpbdWorld3, 264, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
-XPBD_CHECK_LAYOUT(XpbdWorld3F32, 192, 8);
+XPBD_CHECK_LAYOUT(XpbdWorld3F32, 264, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
 XPBD_CHECK_LAYOUT(XpbdColoredSystem3, 160, 8);
@@ -4320,6 +4485,8 @@ XPBD_CHECK_LAYOUT(XpbdBox3, 184, 8);
 XPBD_CHECK_LAYOUT(XpbdBox3F32, 92, 4);
 XPBD_CHECK_LAYOUT(XpbdEngineContact, 120, 8);
 XPBD_CHECK_LAYOUT(XpbdEngineContactF32, 60, 4);
+XPBD_CHECK_LAYOUT(XpbdParticleContact, 16, 8);
+XPBD_CHECK_LAYOUT(XpbdParticleContactF32, 12, 4);
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
 XPBD_CHECK_LAYOUT(XpbdConstraints3, 112, 8);
 #endif

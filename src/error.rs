@@ -326,6 +326,14 @@ pub enum StepError {
         /// Index of the link.
         link: usize,
     },
+    /// Self-collision is on (`World::self_collision.pairs` not empty) but
+    /// the particle radius is 0, a scratch buffer is shorter than it must
+    /// be (`table` [`self_collision_table_len`](crate::step::self_collision_table_len),
+    /// `ids` one per particle, `adjacency`
+    /// [`self_collision_adjacency_len`](crate::step::self_collision_adjacency_len))
+    /// or `rest` is
+    /// neither empty nor one finite position per particle.
+    InvalidSelfCollision,
     /// `substeps` is over [`MAX_SUBSTEPS`](crate::MAX_SUBSTEPS),
     /// `iterations` over [`MAX_ITERATIONS`](crate::MAX_ITERATIONS), or the
     /// frame's visits of links and contacts over
@@ -378,6 +386,9 @@ impl fmt::Display for StepError {
                 write!(f, "link {link}: maximum force is NaN, zero or negative")
             }
             StepError::WorkLimit => f.write_str("more work than one step may do"),
+            StepError::InvalidSelfCollision => f.write_str(
+                "self-collision: radius 0, a scratch buffer too short or bad rest positions",
+            ),
         }
     }
 }

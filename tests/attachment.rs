@@ -57,6 +57,7 @@ impl<T: Real> Scene<T> {
             capsules: &[],
             boxes: &[],
             engine_contacts: &mut [],
+            self_collision: Default::default(),
         };
         let mut groups = Constraints {
             attachments: &mut self.attachments,

@@ -617,6 +617,15 @@ fn unbounded_work_fails_at_once() {
         box_count: 0,
         engine_contacts: core::ptr::null_mut(),
         engine_contact_count: 0,
+        particle_contacts: core::ptr::null_mut(),
+        particle_contact_capacity: 0,
+        hash_table: core::ptr::null_mut(),
+        hash_table_count: 0,
+        hash_ids: core::ptr::null_mut(),
+        hash_id_count: 0,
+        adjacency: core::ptr::null_mut(),
+        adjacency_count: 0,
+        rest_positions: core::ptr::null(),
     };
     // Over the substep or iteration limit, then within both but over
     // MAX_WORK: 2^28 sweeps × (3 links + 10 contact slots) > 2^30 visits.
@@ -702,6 +711,15 @@ fn plane_normals_of_any_finite_nonzero_length_are_accepted() {
             box_count: 0,
             engine_contacts: core::ptr::null_mut(),
             engine_contact_count: 0,
+            particle_contacts: core::ptr::null_mut(),
+            particle_contact_capacity: 0,
+            hash_table: core::ptr::null_mut(),
+            hash_table_count: 0,
+            hash_ids: core::ptr::null_mut(),
+            hash_id_count: 0,
+            adjacency: core::ptr::null_mut(),
+            adjacency_count: 0,
+            rest_positions: core::ptr::null(),
         };
         let config = xpbd_step_config3_default();
         // SAFETY: valid, disjoint buffers.
@@ -769,6 +787,15 @@ fn far_from_the_origin_f32_is_reported_by_the_precision_query() {
             box_count: 0,
             engine_contacts: core::ptr::null_mut(),
             engine_contact_count: 0,
+            particle_contacts: core::ptr::null_mut(),
+            particle_contact_capacity: 0,
+            hash_table: core::ptr::null_mut(),
+            hash_table_count: 0,
+            hash_ids: core::ptr::null_mut(),
+            hash_id_count: 0,
+            adjacency: core::ptr::null_mut(),
+            adjacency_count: 0,
+            rest_positions: core::ptr::null(),
         };
         let (mut ratio, mut particle) = (-1.0_f32, usize::MAX);
         // SAFETY: valid buffers and outputs.

@@ -75,6 +75,7 @@ fn the_world_step_with_groups_matches_step_with_bit_for_bit() {
             capsules: &[],
             boxes: &[],
             engine_contacts: &mut [],
+            self_collision: Default::default(),
         };
         let mut groups = Constraints {
             bends: &mut r.bends,
@@ -472,6 +473,15 @@ fn the_f32_twins_match_the_rust_api() {
         box_count: 0,
         engine_contacts: core::ptr::null_mut(),
         engine_contact_count: 0,
+        particle_contacts: core::ptr::null_mut(),
+        particle_contact_capacity: 0,
+        hash_table: core::ptr::null_mut(),
+        hash_table_count: 0,
+        hash_ids: core::ptr::null_mut(),
+        hash_id_count: 0,
+        adjacency: core::ptr::null_mut(),
+        adjacency_count: 0,
+        rest_positions: core::ptr::null(),
     };
     let config = xpbd_step_config3_default_f32();
     let mut stats = XpbdStepStatsF32::default();
@@ -498,6 +508,7 @@ fn the_f32_twins_match_the_rust_api() {
         capsules: &[],
         boxes: &[],
         engine_contacts: &mut [],
+        self_collision: Default::default(),
     };
     let mut groups = Constraints {
         tethers: &mut rt,

@@ -48,6 +48,7 @@ impl Store {
             capsules: &[],
             boxes: &[],
             engine_contacts: &mut [],
+            self_collision: Default::default(),
         };
         step(&mut world, dt, c).map(|_| ())
     }

@@ -296,6 +296,7 @@ impl Sheet {
             capsules: &[],
             boxes: &[],
             engine_contacts: &mut [],
+            self_collision: Default::default(),
         };
         step(&mut world, 1.0 / 60.0, config)
     }
@@ -475,6 +476,7 @@ fn a_failed_step_tears_nothing() {
         capsules: &[],
         boxes: &[],
         engine_contacts: &mut [],
+        self_collision: Default::default(),
     };
     assert_eq!(
         step(&mut world, 1.0 / 60.0, &config).unwrap_err(),
@@ -542,6 +544,7 @@ impl Heap {
             capsules: &[],
             boxes: &[],
             engine_contacts: &mut [],
+            self_collision: Default::default(),
         };
         step(&mut world, 1.0 / 60.0, &config)
     }
@@ -706,6 +709,15 @@ fn c_tearing_buffers_that_overlap_are_refused_and_nothing_is_written() {
             box_count: 0,
             engine_contacts: core::ptr::null_mut(),
             engine_contact_count: 0,
+            particle_contacts: core::ptr::null_mut(),
+            particle_contact_capacity: 0,
+            hash_table: core::ptr::null_mut(),
+            hash_table_count: 0,
+            hash_ids: core::ptr::null_mut(),
+            hash_id_count: 0,
+            adjacency: core::ptr::null_mut(),
+            adjacency_count: 0,
+            rest_positions: core::ptr::null(),
         };
         let mut stats = XpbdStepStats::default();
         // SAFETY: every pointer is valid for its count (overlaps are the

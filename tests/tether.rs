@@ -116,6 +116,7 @@ fn rigid_cloth(n: usize, frames: usize, substeps: u32, tilt: f64, with_tethers: 
             capsules: &[],
             boxes: &[],
             engine_contacts: &mut [],
+            self_collision: Default::default(),
         };
         let mut groups = Constraints {
             tethers: &mut ties,

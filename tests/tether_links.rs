@@ -203,6 +203,7 @@ fn hang(x0: &[[f64; 3]], links: &[Link<f64>], ties: &mut [Tether<f64>], frames: 
             capsules: &[],
             boxes: &[],
             engine_contacts: &mut [],
+            self_collision: Default::default(),
         };
         let mut groups = Constraints {
             tethers: &mut *ties,

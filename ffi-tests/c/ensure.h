@@ -77,6 +77,7 @@ void test_groups(void);
 void test_tethers(void);
 void test_attach(void);
 void test_engine(void);
+void test_self(void);
 void test_tear(void);
 
 #endif

@@ -54,6 +54,7 @@ fn rust_scenario<T: Real>(frames: i32) -> (Vec<[T; 3]>, Vec<[T; 3]>) {
         capsules: &[],
         boxes: &[],
         engine_contacts: &mut [],
+        self_collision: Default::default(),
     };
     for _ in 0..frames {
         step(&mut world, dt, &config).unwrap();

@@ -430,6 +430,15 @@ macro_rules! groups_abi {
                     box_count: 0,
                     engine_contacts: core::ptr::null_mut(),
                     engine_contact_count: 0,
+                    particle_contacts: core::ptr::null_mut(),
+                    particle_contact_capacity: 0,
+                    hash_table: core::ptr::null_mut(),
+                    hash_table_count: 0,
+                    hash_ids: core::ptr::null_mut(),
+                    hash_id_count: 0,
+                    adjacency: core::ptr::null_mut(),
+                    adjacency_count: 0,
+                    rest_positions: core::ptr::null(),
                 });
                 let mut config = Held::new($default());
                 config.s.substeps = 1 + u32::from(inp.byte() % 3);

@@ -338,6 +338,7 @@ impl<T: Real> Scene<T> {
             capsules: &[],
             boxes: &[],
             engine_contacts: &mut [],
+            self_collision: Default::default(),
         };
         let mut groups = Constraints {
             bends: &mut self.bends,

@@ -153,6 +153,7 @@ impl<T: Real> Rope<T> {
             capsules: &[],
             boxes: &[],
             engine_contacts: &mut [],
+            self_collision: Default::default(),
         };
         match step(&mut world, T::from_f64(FRAME), &self.config) {
             Ok(stats) => self.max_contacts = self.max_contacts.max(stats.max_contacts),

@@ -240,6 +240,7 @@ impl<T: Real> Sheet<T> {
             capsules: &[],
             boxes: &[],
             engine_contacts: &mut [],
+            self_collision: Default::default(),
         };
         let mut groups = Constraints {
             attachments: &mut self.attachments,

@@ -31,6 +31,7 @@
 //! | distance link | [`distance`] | 2 | free, or `λ ≤ 0` (tension only) |
 //! | contact (plane, sphere, moving capsule or box) | [`contact`], [`moving`] | 1 | `λ ≥ 0` |
 //! | engine-supplied contact (moving plane) | [`engine_contact`] | 1 | `λ ≥ 0` |
+//! | particle–particle contact (self-collision) | [`particle_contact`] | 2 | `λ ≥ 0` |
 //! | kinematic attachment | [`attachment`] | 1 (three axes) | free |
 //!
 //! Adding a kind: one file here implementing `Constraint`, one line in
@@ -42,6 +43,7 @@ pub mod contact;
 pub mod distance;
 pub mod engine_contact;
 pub mod moving;
+pub mod particle_contact;
 pub mod pressure;
 pub mod seed;
 pub mod tether;

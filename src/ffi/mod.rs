@@ -62,7 +62,9 @@ pub use fenv::{
 };
 pub use generated::*;
 pub use status::{xpbd_status_str, xpbd_version, XpbdStatus};
-pub use step::xpbd_step_scratch_len;
+pub use step::{
+    xpbd_self_collision_adjacency_len, xpbd_self_collision_table_len, xpbd_step_scratch_len,
+};
 pub use system::xpbd_cloth_link_count;
 pub use types::*;
 

@@ -19,7 +19,7 @@ use super::types::{
 };
 use crate::real::Real;
 use crate::solver::Constraints;
-use crate::step::{self, ContactOverflow, StepConfig, StepStats, World};
+use crate::step::{self, ContactOverflow, SelfCollision, StepConfig, StepStats, World};
 
 /// The contact overflow policy of a C code, `None` for an unknown code.
 fn overflow_of(code: i32) -> Option<ContactOverflow> {
@@ -127,6 +127,7 @@ unsafe fn step_any<T: Real, const G: bool>(
     } else {
         w.link_count
     };
+    let rest = if w.rest_positions.is_null() { 0 } else { n };
     let bufs = [
         Buf::of(w.positions, n),
         Buf::of(w.velocities, n),
@@ -141,6 +142,11 @@ unsafe fn step_any<T: Real, const G: bool>(
         Buf::of(w.capsules, w.capsule_count),
         Buf::of(w.boxes, w.box_count),
         Buf::of(w.engine_contacts, w.engine_contact_count),
+        Buf::of(w.particle_contacts, w.particle_contact_capacity),
+        Buf::of(w.hash_table, w.hash_table_count),
+        Buf::of(w.hash_ids, w.hash_id_count),
+        Buf::of(w.adjacency, w.adjacency_count),
+        Buf::of(w.rest_positions, rest),
         Buf::of(world, 1),
         Buf::of(config, 1),
         Buf::out(out),
@@ -172,6 +178,13 @@ unsafe fn step_any<T: Real, const G: bool>(
             capsules: slice(w.capsules, w.capsule_count),
             boxes: slice(w.boxes, w.box_count),
             engine_contacts: slice_mut(w.engine_contacts, w.engine_contact_count),
+            self_collision: SelfCollision {
+                pairs: slice_mut(w.particle_contacts, w.particle_contact_capacity),
+                table: slice_mut(w.hash_table, w.hash_table_count),
+                ids: slice_mut(w.hash_ids, w.hash_id_count),
+                adjacency: slice_mut(w.adjacency, w.adjacency_count),
+                rest: slice(w.rest_positions, rest),
+            },
         }
     };
     let result = if G {
@@ -251,4 +264,24 @@ pub(crate) unsafe fn precision_raw<T: Real>(
 #[no_mangle]
 pub extern "C" fn xpbd_step_scratch_len(particle_count: usize) -> usize {
     step::scratch_len(particle_count)
+}
+
+/// Entries of `XpbdWorld3::hash_table` self-collision needs for
+/// `particle_count` particles (2 · particle_count + 2, saturating); the
+/// other scratch: `hash_ids` one per particle, `adjacency`
+/// `xpbd_self_collision_adjacency_len`.
+#[no_mangle]
+pub extern "C" fn xpbd_self_collision_table_len(particle_count: usize) -> usize {
+    step::self_collision_table_len(particle_count)
+}
+
+/// Entries of `XpbdWorld3::adjacency` self-collision needs for
+/// `particle_count` particles and `link_count` links
+/// (particle_count + 1 + 2 · link_count, saturating).
+#[no_mangle]
+pub extern "C" fn xpbd_self_collision_adjacency_len(
+    particle_count: usize,
+    link_count: usize,
+) -> usize {
+    step::self_collision_adjacency_len(particle_count, link_count)
 }

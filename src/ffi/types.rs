@@ -11,6 +11,7 @@ use crate::constraint::bend::Bend;
 use crate::constraint::contact::{Contact, Plane, Sphere};
 use crate::constraint::engine_contact::EngineContact;
 use crate::constraint::moving::{Capsule, OrientedBox};
+use crate::constraint::particle_contact::ParticleContact;
 use crate::constraint::pressure::MeshVolume;
 use crate::constraint::tether::Tether;
 use crate::constraint::volume::Tet;
@@ -229,6 +230,30 @@ pub struct WorldC<T> {
     pub engine_contacts: *mut EngineContact<T, 3>,
     /// Number of engine contacts.
     pub engine_contact_count: usize,
+    /// Self-collision: particle–particle contact storage of a substep,
+    /// `particle_contact_capacity` entries (λ written); NULL / 0: off
+    /// (the other self-collision fields are then not read).
+    pub particle_contacts: *mut ParticleContact<T>,
+    /// Capacity of `particle_contacts`.
+    pub particle_contact_capacity: usize,
+    /// Self-collision scratch: the hash table,
+    /// `xpbd_self_collision_table_len(particle_count)` entries or more.
+    pub hash_table: *mut u32,
+    /// Entries of `hash_table`.
+    pub hash_table_count: usize,
+    /// Self-collision scratch: particle ids, `particle_count` or more.
+    pub hash_ids: *mut u32,
+    /// Entries of `hash_ids`.
+    pub hash_id_count: usize,
+    /// Self-collision scratch: linked neighbours,
+    /// `xpbd_self_collision_adjacency_len(particle_count, link_count)` or
+    /// more.
+    pub adjacency: *mut u32,
+    /// Entries of `adjacency`.
+    pub adjacency_count: usize,
+    /// Rest positions (m), `particle_count` entries, or NULL: pairs closer
+    /// than twice the particle radius there never collide.
+    pub rest_positions: *const [T; 3],
 }
 
 /// The constraint groups of a 3D system or world beyond its links
@@ -487,6 +512,10 @@ pub type XpbdCapsule3F32 = Capsule<f32, 3>;
 pub type XpbdBox3 = OrientedBox<f64, 3>;
 /// `XpbdBox3F32` (C): a moving oriented box, float.
 pub type XpbdBox3F32 = OrientedBox<f32, 3>;
+/// `XpbdParticleContact` (C): a particle–particle contact, double.
+pub type XpbdParticleContact = ParticleContact<f64>;
+/// `XpbdParticleContactF32` (C): a particle–particle contact, float.
+pub type XpbdParticleContactF32 = ParticleContact<f32>;
 /// `XpbdEngineContact` (C): a contact the engine found, double.
 pub type XpbdEngineContact = EngineContact<f64, 3>;
 /// `XpbdEngineContactF32` (C): a contact the engine found, float.

@@ -9,6 +9,7 @@ use super::{
 use crate::constraint::contact::{Colliders, Contact};
 use crate::constraint::distance::Link;
 use crate::constraint::engine_contact::{EngineContact, Surfaces};
+use crate::constraint::particle_contact::{Pairs, ParticleContact};
 use crate::real::Real;
 use crate::{StepError, SystemError};
 
@@ -42,6 +43,10 @@ pub(crate) struct ContactGroup<'s, T, const D: usize> {
     pub(crate) engine: &'s mut [EngineContact<T, D>],
     /// What the engine contacts share.
     pub(crate) surfaces: Surfaces<'s, T, D>,
+    /// The particle–particle contacts of the substep (swept first).
+    pub(crate) pairs: &'s mut [ParticleContact<T>],
+    /// What they share.
+    pub(crate) pair_shared: Pairs<'s, T, D>,
 }
 
 /// A constraint instance's accumulated multipliers, for [`reset_lambdas`].
@@ -81,6 +86,13 @@ impl<T: Real> Multiplier<T> for T {
     #[inline(always)]
     fn multiplier(&mut self) -> &mut [T] {
         core::slice::from_mut(self)
+    }
+}
+
+impl<T> Multiplier<T> for ParticleContact<T> {
+    #[inline(always)]
+    fn multiplier(&mut self) -> &mut [T] {
+        core::slice::from_mut(&mut self.lambda)
     }
 }
 
@@ -131,20 +143,33 @@ impl<'s, 'a, T: Real, const D: usize, const G: bool> Substep<'s, 'a, T, D, G> {
     pub(crate) fn with_contacts(mut self, group: ContactGroup<'s, T, D>) -> Self {
         reset_lambdas(group.items);
         reset_lambdas(group.engine);
+        reset_lambdas(group.pairs);
         self.contacts = Some(group);
         self
     }
 
     /// One iteration of a stepped substep: a sweep over the links (and
-    /// groups), then one over the contacts found, then one over the
-    /// engine's contacts (Gauss-Seidel in that order). Returns the links'
-    /// and groups' statistics. A contact error names the contact by its
-    /// index in the found contacts, then the engine's (`found + k`).
+    /// groups), then over the particle–particle contacts, the contacts
+    /// found against colliders, and the engine's contacts (Gauss-Seidel in
+    /// that order: the environment last). Returns the links' and groups'
+    /// statistics. A contact error names the contact by its index in the
+    /// found contacts, then the engine's (`found + k`), then the particle
+    /// pairs (`found + engine + k`).
     pub(crate) fn iterate_with_contacts(&mut self) -> Result<SweepStats<T>, StepError> {
         let stats = self.iterate()?;
         if let Some(group) = self.contacts.as_mut() {
             let s = &mut *self.system;
             let h2 = self.h * self.h;
+            let base = group.items.len().saturating_add(group.engine.len());
+            sweep(
+                s.positions,
+                s.inverse_masses,
+                group.pairs,
+                &group.pair_shared,
+                h2,
+                ZeroLength::Skip,
+            )
+            .map_err(|stop| contact_error(stop, base))?;
             sweep(
                 s.positions,
                 s.inverse_masses,

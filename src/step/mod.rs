@@ -82,6 +82,7 @@
 
 mod colliders;
 mod precision;
+mod spatial;
 
 pub(crate) use precision::shortest_length;
 pub use precision::{precision, world_precision, Precision, PRECISION_LIMIT};
@@ -94,11 +95,16 @@ pub use crate::constraint::engine_contact::EngineContact;
 use crate::constraint::engine_contact::{self, Surfaces};
 use crate::constraint::moving::Moving;
 pub use crate::constraint::moving::{Capsule, OrientedBox};
+use crate::constraint::particle_contact::{self, Pairs};
+pub use crate::constraint::particle_contact::{
+    contact_distance as particle_contact_distance, ParticleContact,
+};
 pub use crate::error::StepError;
 use crate::error::SystemError;
 use crate::real::{finite_non_negative, Real};
 use crate::solver::{self, Constraints, ContactGroup, SweepStats, System, ZeroLength};
 use colliders::{detect, dynamic_friction, validate_colliders};
+pub use spatial::{self_collision_adjacency_len, self_collision_table_len, SelfCollision};
 
 /// The substeps per frame of [`StepConfig::new`] and
 /// `xpbd_step_config3_default`: a rigid 20-link rope (5 cm links, top
@@ -225,6 +231,9 @@ pub struct World<'a, T, const D: usize> {
     /// solved every substep after the other contacts; λ, `impulse` and,
     /// after a successful frame, `force` written.
     pub engine_contacts: &'a mut [EngineContact<T, D>],
+    /// Self-collision (particle–particle contacts) and its scratch; off by
+    /// default ([`SelfCollision`]).
+    pub self_collision: SelfCollision<'a, T, D>,
 }
 
 impl<'a, T: Real, const D: usize> World<'a, T, D> {
@@ -253,6 +262,7 @@ impl<'a, T: Real, const D: usize> World<'a, T, D> {
             capsules: &[],
             boxes: &[],
             engine_contacts: &mut [],
+            self_collision: SelfCollision::default(),
         }
     }
 }
@@ -287,6 +297,12 @@ pub struct StepStats<T> {
     /// Links this frame tore (disabled), including those beyond the
     /// capacity of [`World::torn`].
     pub torn: usize,
+    /// Most particle–particle contacts solved in one substep
+    /// (self-collision; at most the capacity).
+    pub max_pairs: usize,
+    /// Predictions the self-collision displacement bound scaled down,
+    /// summed over the substeps (self-collision only).
+    pub clamped: usize,
 }
 
 fn validate_config<T: Real, const D: usize>(c: &StepConfig<T, D>) -> Result<(), StepError> {
@@ -346,6 +362,7 @@ fn validate_config<T: Real, const D: usize>(c: &StepConfig<T, D>) -> Result<(), 
 ///     positions: &mut x, velocities: &mut v, inverse_masses: &[1.0], links: &mut [],
 ///     planes: &ground, spheres: &[], contacts: &mut contacts, scratch: &mut scratch,
 ///     link_max_force: &[], torn: &mut [], capsules: &[], boxes: &[], engine_contacts: &mut [],
+///     self_collision: Default::default(),
 /// };
 /// for _ in 0..120 {
 ///     step(&mut world, 1.0 / 60.0, &config).unwrap();
@@ -411,6 +428,7 @@ fn step_groups<T: Real, const D: usize, const G: bool>(
         .len()
         .saturating_add(world.contacts.len())
         .saturating_add(world.engine_contacts.len())
+        .saturating_add(world.self_collision.pairs.len())
         .saturating_add(constraints.len());
     if !solver::within_work(sweeps, per_sweep) {
         return Err(StepError::WorkLimit);
@@ -422,6 +440,10 @@ fn step_groups<T: Real, const D: usize, const G: bool>(
     }
     validate_colliders(world.planes, world.spheres, world.capsules, world.boxes)?;
     validate_engine_contacts(world, n)?;
+    let sc = &world.self_collision;
+    if sc.is_on() && (config.particle_radius <= T::ZERO || !sc.valid(n, world.links.len())) {
+        return Err(StepError::InvalidSelfCollision);
+    }
     let substeps = T::from_f64(f64::from(config.substeps));
     let h = frame_dt / substeps;
     solver::validate(
@@ -569,6 +591,11 @@ fn run_substeps<T: Real, const D: usize, const G: bool>(
     for e in engine.iter_mut() {
         e.begin_frame();
     }
+    let sc = &mut world.self_collision;
+    let self_collision = sc.is_on();
+    if self_collision {
+        spatial::build_adjacency(world.links, world.positions.len(), sc.adjacency);
+    }
     let mut system = System::new(&mut *world.positions, inverse_masses, &mut *world.links)?
         .with_zero_length(config.zero_length);
     system.constraints = constraints;
@@ -595,6 +622,15 @@ fn run_substeps<T: Real, const D: usize, const G: bool>(
                 *xi = *xi + h * *vi + h2 * *gi;
             }
         }
+        let (mut pair_count, mut pairs_dropped) = (0usize, 0usize);
+        if self_collision {
+            let r = config.particle_radius;
+            let clamped =
+                spatial::clamp_displacements(system.positions_mut(), previous, inverse_masses, r);
+            stats.clamped = stats.clamped.saturating_add(clamped);
+            (pair_count, pairs_dropped) =
+                spatial::find_pairs(system.positions(), inverse_masses, sc, r);
+        }
         // The substep's end, s after the frame's start.
         let time = h * T::from_f64(f64::from(s.saturating_add(1)));
         let colliders = Colliders {
@@ -612,11 +648,17 @@ fn run_substeps<T: Real, const D: usize, const G: bool>(
             },
         };
         let (count, dropped) = detect(system.positions(), inverse_masses, &colliders, contacts)?;
+        let dropped = dropped.saturating_add(pairs_dropped);
         if dropped > 0 && config.contact_overflow == ContactOverflow::Reject {
             return Err(StepError::ContactCapacity);
         }
         stats.contacts_dropped = stats.contacts_dropped.saturating_add(dropped);
         stats.max_contacts = stats.max_contacts.max(count);
+        stats.max_pairs = stats.max_pairs.max(pair_count);
+        let pairs = sc
+            .pairs
+            .get_mut(..pair_count)
+            .ok_or(StepError::ContactCapacity)?;
         let found = contacts
             .get_mut(..count)
             .ok_or(StepError::ContactCapacity)?;
@@ -633,6 +675,13 @@ fn run_substeps<T: Real, const D: usize, const G: bool>(
                     alpha: config.contact_compliance / h2,
                     time,
                     h,
+                },
+                pairs: &mut *pairs,
+                pair_shared: Pairs {
+                    previous: &*previous,
+                    distance: particle_contact::contact_distance(config.particle_radius),
+                    alpha: config.contact_compliance / h2,
+                    static_friction: config.static_friction,
                 },
             };
             let lag = attachment::lag(s, config.substeps);
@@ -683,6 +732,14 @@ fn run_substeps<T: Real, const D: usize, const G: bool>(
             config.dynamic_friction,
         );
         engine_contact::dynamic_friction(velocities, inverse_masses, engine, h);
+        particle_contact::dynamic_friction(
+            velocities,
+            system.positions(),
+            inverse_masses,
+            pairs,
+            h,
+            config.dynamic_friction,
+        );
         stats.substeps = stats.substeps.saturating_add(1);
     }
     Ok(stats)

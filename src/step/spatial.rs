@@ -1,0 +1,318 @@
+//! Self-collision: the caller's memory for it ([`SelfCollision`]), the
+//! spatial hash that finds the particle pairs of a substep (Teschner,
+//! Heidelberger, Müller, Pomeranets, Gross 2003, *Optimized Spatial
+//! Hashing for Collision Detection of Deformable Objects*), the rule that
+//! excludes pairs, and the per-substep displacement bound.
+//!
+//! # The hash
+//!
+//! Cells are cubes (squares in 2D) of side `q = 4r`, `r` the particle
+//! radius. Cell `(a, b, c)` (integer coordinates, `a = ⌊x/q⌋`) goes to
+//! bucket `|(a·92837111) ⊕ (b·689287499) ⊕ (c·283923481)| mod B` (wrapping
+//! 64-bit products), `B = 2n + 1` buckets for `n` particles. A counting
+//! sort writes `table` (bucket boundaries, `B + 1` entries) and `ids` (the
+//! particles, each bucket's in descending index order). For each particle
+//! `i` in index order, the buckets of the 3^D cells around its cell (in a
+//! fixed cell order) give the candidates `j > i` that lie in that very
+//! cell (so a bucket two cells share gives each particle once); a pair
+//! is kept when `|x_i − x_j| < q` (the contact distance `2r` plus a margin
+//! of `2r` for the motion within the substep: every particle moves at most
+//! `r` in its prediction) and it is not excluded. Pairs are stored in that
+//! order: deterministic, whatever the machine.
+//!
+//! # Excluded pairs
+//!
+//! A pair is never a contact when
+//! - both particles are static (`w = 0`), or
+//! - a link that is not disabled joins them (the step writes each
+//!   particle's linked neighbours into `adjacency` once per frame, in link
+//!   order: a torn link stops excluding), or
+//! - `rest` is given and their distance there is below `2r` (they touch
+//!   in the rest shape).
+//!
+//! # The displacement bound
+//!
+//! With self-collision on, each particle's prediction `x + h v + h² g`
+//! moves it at most `r` from its substep start (longer moves are scaled
+//! down to `r`; [`StepStats::clamped`](super::StepStats::clamped) counts
+//! them): two particles then cannot pass through each other within one
+//! substep, since their distance changes by at most `2r` before the
+//! contacts are solved.
+
+use crate::constraint::distance::index;
+use crate::constraint::length_squared;
+use crate::constraint::particle_contact::ParticleContact;
+use crate::real::Real;
+use crate::Link;
+
+/// The caller's memory for self-collision ([`World::self_collision`]
+/// (super::World::self_collision)). With `pairs` empty (the default)
+/// self-collision is off and nothing else is read.
+#[derive(Debug, Default)]
+pub struct SelfCollision<'a, T, const D: usize> {
+    /// Pair storage of one substep (its capacity bounds the pairs, under
+    /// the step's [`ContactOverflow`](super::ContactOverflow) policy);
+    /// empty: self-collision off.
+    pub pairs: &'a mut [ParticleContact<T>],
+    /// Hash table scratch, at least [`self_collision_table_len`]`(n)`
+    /// entries.
+    pub table: &'a mut [u32],
+    /// Particle id scratch, at least `n` entries.
+    pub ids: &'a mut [u32],
+    /// Linked-neighbour scratch, at least
+    /// [`self_collision_adjacency_len`]`(n, links)` entries.
+    pub adjacency: &'a mut [u32],
+    /// Rest positions (m): empty, or one per particle (pairs closer than
+    /// `2r` there are excluded).
+    pub rest: &'a [[T; D]],
+}
+
+/// Entries of [`SelfCollision::adjacency`] for `particles` particles and
+/// `links` links: `particles + 1 + 2·links` (saturating).
+#[must_use]
+pub const fn self_collision_adjacency_len(particles: usize, links: usize) -> usize {
+    particles
+        .saturating_add(1)
+        .saturating_add(links.saturating_mul(2))
+}
+
+/// Entries of [`SelfCollision::table`] for `particles` particles:
+/// `2·particles + 2` (buckets `2n + 1` and the end boundary; saturating).
+#[must_use]
+pub const fn self_collision_table_len(particles: usize) -> usize {
+    particles.saturating_mul(2).saturating_add(2)
+}
+
+impl<T: Real, const D: usize> SelfCollision<'_, T, D> {
+    /// Whether self-collision is on (`pairs` is not empty).
+    #[must_use]
+    pub fn is_on(&self) -> bool {
+        !self.pairs.is_empty()
+    }
+
+    /// Checks the buffers for `particles` particles and `links` links and
+    /// the rest positions (finite), writing nothing.
+    pub(crate) fn valid(&self, particles: usize, links: usize) -> bool {
+        self.table.len() >= self_collision_table_len(particles)
+            && self.ids.len() >= particles
+            && self.adjacency.len() >= self_collision_adjacency_len(particles, links)
+            && u32::try_from(particles).is_ok()
+            && (self.rest.is_empty()
+                || (self.rest.len() == particles
+                    && self.rest.iter().flatten().all(|c| c.is_finite())))
+    }
+}
+
+/// Writes each particle's neighbours by links that are not disabled into
+/// `adjacency` (compressed rows: `n + 1` offsets, then the neighbours in
+/// link order). The caller checked its length.
+pub(crate) fn build_adjacency<T: Real>(links: &[Link<T>], particles: usize, adjacency: &mut [u32]) {
+    let rows = particles.saturating_add(1).min(adjacency.len());
+    let (offsets, neighbours) = adjacency.split_at_mut(rows);
+    offsets.fill(0);
+    let enabled = || links.iter().filter(|l| !l.is_disabled());
+    // Degrees, shifted by one, then running sums: offsets[k] = start of k.
+    for l in enabled() {
+        for p in [l.i, l.j] {
+            if let Some(o) = offsets.get_mut(index(p).saturating_add(1)) {
+                *o = o.saturating_add(1);
+            }
+        }
+    }
+    let mut sum = 0u32;
+    for o in offsets.iter_mut() {
+        sum = sum.saturating_add(*o);
+        *o = sum;
+    }
+    // Fill, advancing each start; then shift the starts back.
+    for l in enabled() {
+        for (p, q) in [(l.i, l.j), (l.j, l.i)] {
+            if let Some(o) = offsets.get_mut(index(p)) {
+                if let Some(slot) = neighbours.get_mut(index(*o)) {
+                    *slot = q;
+                }
+                *o = o.saturating_add(1);
+            }
+        }
+    }
+    let mut previous = 0u32;
+    for o in offsets.iter_mut() {
+        core::mem::swap(o, &mut previous);
+    }
+}
+
+/// Whether `j` is among `i`'s linked neighbours ([`build_adjacency`]'s
+/// rows for `particles` particles).
+#[inline]
+fn linked(adjacency: &[u32], particles: usize, i: usize, j: u32) -> bool {
+    let (Some(&lo), Some(&hi)) = (adjacency.get(i), adjacency.get(i.saturating_add(1))) else {
+        return false;
+    };
+    let start = particles.saturating_add(1);
+    adjacency
+        .get(start.saturating_add(index(lo))..start.saturating_add(index(hi)))
+        .is_some_and(|row| row.contains(&j))
+}
+
+/// Scales every moving particle's displacement from `previous` down to at
+/// most `r`; returns how many were scaled.
+pub(crate) fn clamp_displacements<T: Real, const D: usize>(
+    positions: &mut [[T; D]],
+    previous: &[[T; D]],
+    inverse_masses: &[T],
+    r: T,
+) -> usize {
+    let mut clamped = 0usize;
+    for ((x, p), w) in positions.iter_mut().zip(previous).zip(inverse_masses) {
+        if *w == T::ZERO {
+            continue;
+        }
+        let d2 = length_squared(p, x);
+        if d2 > r * r {
+            let s = r / d2.sqrt();
+            for (xi, pi) in x.iter_mut().zip(p) {
+                *xi = *pi + (*xi - *pi) * s;
+            }
+            clamped = clamped.saturating_add(1);
+        }
+    }
+    clamped
+}
+
+/// The integer cell coordinate of `v` (m) for cells of side `1/inv`:
+/// `⌊v · inv⌋`, saturating.
+#[inline]
+#[allow(
+    clippy::as_conversions,
+    clippy::cast_possible_truncation,
+    clippy::cast_precision_loss
+)]
+fn cell<T: Real>(v: T, inv: T) -> i64 {
+    let s = (v * inv).to_f64();
+    // f64 → i64 saturates (NaN → 0); the step validated every position.
+    let t = s as i64;
+    if (t as f64) > s {
+        t.saturating_sub(1)
+    } else {
+        t
+    }
+}
+
+/// The bucket of a cell.
+#[inline]
+fn bucket<const D: usize>(c: &[i64; D], buckets: usize) -> usize {
+    let primes = [92_837_111i64, 689_287_499, 283_923_481];
+    let h = c
+        .iter()
+        .zip(primes)
+        .fold(0i64, |h, (a, p)| h ^ a.wrapping_mul(p));
+    let b = u64::try_from(buckets.max(1)).unwrap_or(u64::MAX);
+    usize::try_from(h.unsigned_abs() % b).unwrap_or(0)
+}
+
+/// The cell of a position.
+#[inline]
+fn cell_of<T: Real, const D: usize>(x: &[T; D], inv: T) -> [i64; D] {
+    x.map(|v| cell(v, inv))
+}
+
+/// Builds the hash of `positions` and finds the pairs of the substep (see
+/// the module documentation), storing the first `sc.pairs.len()`; returns
+/// how many were stored and how many more were found.
+pub(crate) fn find_pairs<T: Real, const D: usize>(
+    positions: &[[T; D]],
+    inverse_masses: &[T],
+    sc: &mut SelfCollision<'_, T, D>,
+    r: T,
+) -> (usize, usize) {
+    let n = positions.len();
+    let buckets = n.saturating_mul(2).saturating_add(1);
+    let q = r * T::from_f64(4.0);
+    let inv = T::ONE / q;
+    let d2 = r * T::from_f64(2.0);
+    let (rest_min2, q2) = (d2 * d2, q * q);
+    let Some(table) = sc.table.get_mut(..=buckets) else {
+        return (0, 0);
+    };
+    let Some(ids) = sc.ids.get_mut(..n) else {
+        return (0, 0);
+    };
+    // Counting sort: counts, running ends, then each particle placed.
+    table.fill(0);
+    for x in positions {
+        if let Some(t) = table.get_mut(bucket(&cell_of(x, inv), buckets)) {
+            *t = t.saturating_add(1);
+        }
+    }
+    let mut sum = 0u32;
+    for t in table.iter_mut() {
+        sum = sum.saturating_add(*t);
+        *t = sum;
+    }
+    for (i, x) in positions.iter().enumerate() {
+        if let Some(t) = table.get_mut(bucket(&cell_of(x, inv), buckets)) {
+            *t = t.saturating_sub(1);
+            if let (Some(slot), Ok(i)) = (ids.get_mut(index(*t)), u32::try_from(i)) {
+                *slot = i;
+            }
+        }
+    }
+    let adjacency = &*sc.adjacency;
+    let (mut count, mut dropped) = (0usize, 0usize);
+    let neighbours = 3usize.pow(u32::try_from(D).unwrap_or(3));
+    for (i, (xi, wi)) in positions.iter().zip(inverse_masses).enumerate() {
+        let home = cell_of(xi, inv);
+        for k in 0..neighbours {
+            let mut c = home;
+            let mut code = k;
+            for ci in c.iter_mut() {
+                *ci = ci.saturating_add(i64::try_from(code % 3).unwrap_or(1) - 1);
+                code /= 3;
+            }
+            let b = bucket(&c, buckets);
+            let (Some(&lo), Some(&hi)) = (table.get(b), table.get(b + 1)) else {
+                continue;
+            };
+            for &j in ids.get(index(lo)..index(hi)).unwrap_or(&[]) {
+                let jj = index(j);
+                if jj <= i {
+                    continue;
+                }
+                let (Some(xj), Some(wj)) = (positions.get(jj), inverse_masses.get(jj)) else {
+                    continue;
+                };
+                if *wi == T::ZERO && *wj == T::ZERO || length_squared(xi, xj) >= q2 {
+                    continue;
+                }
+                // Only from its own cell: two of the cells around `i` that
+                // share a bucket give each particle once.
+                if cell_of(xj, inv) != c {
+                    continue;
+                }
+                let Ok(iu) = u32::try_from(i) else {
+                    continue;
+                };
+                if linked(adjacency, n, i, j) {
+                    continue;
+                }
+                if let (Some(ri), Some(rj)) = (sc.rest.get(i), sc.rest.get(jj)) {
+                    if length_squared(ri, rj) < rest_min2 {
+                        continue;
+                    }
+                }
+                match sc.pairs.get_mut(count) {
+                    Some(slot) => {
+                        *slot = ParticleContact {
+                            i: iu,
+                            j,
+                            lambda: T::ZERO,
+                        };
+                        count += 1;
+                    }
+                    None => dropped = dropped.saturating_add(1),
+                }
+            }
+        }
+    }
+    (count, dropped)
+}
