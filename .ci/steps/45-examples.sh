@@ -29,3 +29,9 @@ reset=$(grep -E '^\| [0-9]+ \| reset \|' target/soft_body.txt | cut -d'|' -f4- |
 cargo run --release --example engine_coupling | tee target/engine_coupling.txt
 grep -q '(never inside)' target/engine_coupling.txt
 test -s target/plots/engine_coupling.svg
+# Issue 18's example: a folded cloth on the ground and a cloth on a sphere
+# with self-collision; the example asserts no collidable pair is closer
+# than 2r − 1e-6 m and writes the plot.
+cargo run --release --example self_collision | tee target/self_collision.txt
+grep -q '^smallest distance' target/self_collision.txt
+test -s target/plots/self_collision.svg
