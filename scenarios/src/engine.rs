@@ -4,7 +4,8 @@
 //! swept through it and spinning, falling onto a spinning box, with the
 //! engine's own contacts against a tilted ground (the scene finds them
 //! each frame, as an engine would: every particle within [`MARGIN`] of the
-//! ground gets a contact at its projection), all with friction.
+//! ground gets a contact at its projection), all with friction, and with
+//! self-collision (particle–particle contacts) on.
 //!
 //! [`Engine::inside`] is the scenario's check: after every frame no
 //! particle is inside the capsule or the box (at their poses at the
@@ -14,7 +15,8 @@
 //! arithmetic (`+ − × ÷`, f64 → `T` rounding).
 
 use xpbd::step::{
-    step, Capsule, Contact, EngineContact, OrientedBox, StepConfig, StepError, World,
+    step, Capsule, Contact, EngineContact, OrientedBox, ParticleContact, SelfCollision, StepConfig,
+    StepError, World,
 };
 use xpbd::{Link, Real};
 
@@ -39,6 +41,8 @@ pub const SPACING: f64 = 0.05;
 pub const MARGIN: f64 = 0.05;
 /// Contact storage of a substep.
 pub const CONTACTS: usize = 2 * PARTICLES;
+/// Particle–particle contact storage of a substep (self-collision).
+pub const PAIRS: usize = 8 * PARTICLES;
 /// The ground's normal (not unit: the solver normalises).
 pub const GROUND_NORMAL: [f64; 3] = [-1.0, 8.0, 0.5];
 /// The ground's offset along that normal: `n·x = GROUND_OFFSET` on it.
@@ -65,6 +69,18 @@ pub struct Engine<T: Real> {
     pub engine_count: usize,
     /// Contact storage.
     pub contacts: [Contact<T>; CONTACTS],
+    /// Self-collision: pair storage.
+    pub pairs: [ParticleContact<T>; PAIRS],
+    /// Self-collision: hash table.
+    pub table: [u32; 2 * PARTICLES + 2],
+    /// Self-collision: particle ids.
+    pub ids: [u32; PARTICLES],
+    /// Self-collision: linked neighbours.
+    pub adjacency: [u32; PARTICLES + 1 + 2 * LINKS],
+    /// The rest shape (the start).
+    pub rest: [[T; 3]; PARTICLES],
+    /// Most particle pairs of a substep over all frames.
+    pub max_pairs: usize,
     /// Most contacts of a substep over all frames.
     pub max_contacts: usize,
     /// Scratch for the step.
@@ -157,6 +173,12 @@ impl<T: Real> Engine<T> {
             engine: [EngineContact::default(); PARTICLES],
             engine_count: 0,
             contacts: [Contact::default(); CONTACTS],
+            pairs: [ParticleContact::default(); PAIRS],
+            table: [0; 2 * PARTICLES + 2],
+            ids: [0; PARTICLES],
+            adjacency: [0; PARTICLES + 1 + 2 * LINKS],
+            rest: x,
+            max_pairs: 0,
             max_contacts: 0,
             scratch: [[T::ZERO; 3]; 3 * PARTICLES],
             config,
@@ -211,8 +233,18 @@ impl<T: Real> Engine<T> {
         world.capsules = core::slice::from_ref(&self.capsule);
         world.boxes = core::slice::from_ref(&self.boxes);
         world.engine_contacts = self.engine.get_mut(..self.engine_count).unwrap_or(&mut []);
+        world.self_collision = SelfCollision {
+            pairs: &mut self.pairs,
+            table: &mut self.table,
+            ids: &mut self.ids,
+            adjacency: &mut self.adjacency,
+            rest: &self.rest,
+        };
         match step(&mut world, T::from_f64(FRAME), &self.config) {
-            Ok(stats) => self.max_contacts = self.max_contacts.max(stats.max_contacts),
+            Ok(stats) => {
+                self.max_contacts = self.max_contacts.max(stats.max_contacts);
+                self.max_pairs = self.max_pairs.max(stats.max_pairs);
+            }
             Err(e) => {
                 self.errors = self.errors.saturating_add(1);
                 self.first_error.get_or_insert(e);
@@ -335,6 +367,10 @@ pub fn engine_3d<T: Scalar>(h: &mut Fnv64) -> Engine<T> {
         for c in &s.contacts {
             h.write_u64(u64::from(c.particle) << 32 | u64::from(c.collider));
             h.write_real(c.lambda);
+        }
+        for p in &s.pairs {
+            h.write_u64(u64::from(p.i) << 32 | u64::from(p.j));
+            h.write_real(p.lambda);
         }
         h.write_u64(u64::try_from(s.engine_count).unwrap_or(u64::MAX));
         for c in s.engine.iter().take(s.engine_count) {

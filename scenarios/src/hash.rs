@@ -42,7 +42,8 @@
 //!    tilted ground, with friction) under [`xpbd::step::step`],
 //!    [`crate::engine::FRAMES`] frames; after each frame every position,
 //!    velocity and link λ, the contacts and every engine contact's λ,
-//!    impulse and force are hashed.
+//!    impulse and force are hashed. Self-collision is on: the particle
+//!    pairs (i, j, λ) are hashed too.
 //!
 //! To add a part: write a function `fn part<T: Scalar>(h: &mut Fnv64)`, add
 //! a field to [`Hashes`], call it in [`run`], and pin its constants in
@@ -103,7 +104,7 @@ pub const HASH_F64: Hashes = Hashes {
     cloth_3d: 0xf17f_3b66_797f_dcaf,
     groups_3d: 0x9a93_9ad8_5720_1740,
     tearing_3d: 0xeb93_bb9e_6989_fe34,
-    engine_3d: 0x2bfe_1017_e0a1_dd09,
+    engine_3d: 0x22cc_1358_c01f_a5e0,
 };
 
 /// The expected hashes in f32: the same constant on x86-64 and Cortex-M4F.
@@ -114,7 +115,7 @@ pub const HASH_F32: Hashes = Hashes {
     cloth_3d: 0x5108_3e55_4236_664f,
     groups_3d: 0xaad1_6b81_7cc4_c6b4,
     tearing_3d: 0x2fa0_6219_7c5d_3400,
-    engine_3d: 0x2c14_032e_8e58_2863,
+    engine_3d: 0x4f2b_1283_53da_1df1,
 };
 
 /// How many times each status came back, indexed like
@@ -183,6 +184,8 @@ pub struct Outcome {
     pub engine_max_contacts: usize,
     /// Engine contacts of the engine scene over all frames.
     pub engine_contacts: usize,
+    /// Most particle pairs of a substep in the engine scene.
+    pub engine_max_pairs: usize,
 }
 
 /// Runs every part for `T` and returns the hashes and counts.
@@ -225,6 +228,7 @@ pub fn run<T: Scalar>() -> Outcome {
     out.engine_inside = scene.inside;
     out.engine_max_contacts = scene.max_contacts;
     out.engine_contacts = scene.engine_total;
+    out.engine_max_pairs = scene.max_pairs;
     out
 }
 
@@ -264,6 +268,7 @@ pub fn run_random_1d<T: Scalar>() -> Outcome {
         engine_inside: 0,
         engine_max_contacts: 0,
         engine_contacts: 0,
+        engine_max_pairs: 0,
     };
     random_1d::<T>(&mut h, &mut out);
     out.hashes.random_1d = h.finish();

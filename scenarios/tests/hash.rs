@@ -13,7 +13,7 @@ fn check<T: Scalar>() -> Outcome {
         hash::run::<T>()
     };
     println!(
-        "{}: random_1d {:#018x}, chain_1d {:#018x}, rope_3d {:#018x}, cloth_3d {:#018x}, groups_3d {:#018x}, tearing_3d {:#018x}, engine_3d {:#018x}, statuses {:?}, chain stretch bits {:#x}, rope max contacts {}, rope lowest bits {:#x}, cloth lowest bits {:#x}, sheet torn {} from frame {}, along the line {}, engine scene: {} errors, {} inside, {} contacts at most, {} engine contacts",
+        "{}: random_1d {:#018x}, chain_1d {:#018x}, rope_3d {:#018x}, cloth_3d {:#018x}, groups_3d {:#018x}, tearing_3d {:#018x}, engine_3d {:#018x}, statuses {:?}, chain stretch bits {:#x}, rope max contacts {}, rope lowest bits {:#x}, cloth lowest bits {:#x}, sheet torn {} from frame {}, along the line {}, engine scene: {} errors, {} inside, {} contacts at most, {} engine contacts, {} pairs at most",
         T::NAME,
         out.hashes.random_1d,
         out.hashes.chain_1d,
@@ -33,7 +33,8 @@ fn check<T: Scalar>() -> Outcome {
         out.engine_errors,
         out.engine_inside,
         out.engine_max_contacts,
-        out.engine_contacts
+        out.engine_contacts,
+        out.engine_max_pairs
     );
     assert!(!out.unknown_status, "a status outside the documented set");
     assert!(!out.written_on_error, "a rejected call wrote memory");
@@ -123,6 +124,7 @@ fn check<T: Scalar>() -> Outcome {
         assert_eq!(out.engine_inside, 0, "no particle inside a moving collider");
         assert!(out.engine_max_contacts > 0, "the colliders must be hit");
         assert!(out.engine_contacts > 0, "the ground must be reached");
+        assert!(out.engine_max_pairs > 0, "the cloth must touch itself");
         assert_eq!(
             out.hashes.engine_3d,
             want.engine_3d,
