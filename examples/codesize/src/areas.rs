@@ -218,7 +218,8 @@ pub fn colored_groups() {
 }
 
 /// Stepping: `xpbd_world3_step(_f32)`, `xpbd_step_config3_default(_f32)`,
-/// `xpbd_step_scratch_len`, `xpbd_world3_precision(_f32)`.
+/// `xpbd_step_scratch_len`, `xpbd_self_collision_{table,adjacency}_len`,
+/// `xpbd_world3_precision(_f32)`.
 #[inline(always)]
 pub fn stepping() {
     keep!(
@@ -227,6 +228,8 @@ pub fn stepping() {
         xpbd_step_config3_default,
         xpbd_step_config3_default_f32,
         xpbd_step_scratch_len,
+        xpbd_self_collision_table_len,
+        xpbd_self_collision_adjacency_len,
         xpbd_world3_precision,
         xpbd_world3_precision_f32,
     );
