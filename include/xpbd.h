@@ -274,8 +274,10 @@ enum XpbdStatus
    */
   XPBD_STATUS_NON_FINITE_VELOCITY = -17,
   /**
-   * A collider has a non-finite value, a zero normal or a negative
-   * radius; nothing changed.
+   * A collider (plane, sphere, capsule, box or engine contact) has a
+   * non-finite value, a zero normal, a negative radius, extent or
+   * friction, axes not orthonormal or a particle out of range; nothing
+   * changed.
    */
   XPBD_STATUS_INVALID_COLLIDER = -18,
   /**
@@ -970,8 +972,9 @@ typedef struct XpbdEngineContact {
   double impulse;
   /**
    * The mean normal force on the particle over the last successful
-   * frame, `impulse / dt` (N, ≥ 0, along the unit normal); written only
-   * after a successful frame.
+   * frame, `impulse / dt` (N, finite and ≥ 0, along the unit normal);
+   * written only after a successful frame (a force beyond the float
+   * range fails the step, naming the particle).
    */
   double force;
 } XpbdEngineContact;
@@ -1445,8 +1448,9 @@ typedef struct XpbdEngineContactF32 {
   float impulse;
   /**
    * The mean normal force on the particle over the last successful
-   * frame, `impulse / dt` (N, ≥ 0, along the unit normal); written only
-   * after a successful frame.
+   * frame, `impulse / dt` (N, finite and ≥ 0, along the unit normal);
+   * written only after a successful frame (a force beyond the float
+   * range fails the step, naming the particle).
    */
   float force;
 } XpbdEngineContactF32;
@@ -2064,8 +2068,10 @@ typedef struct XpbdAttachment {
   double impulse[3];
   /**
    * The mean force on the particle over the last successful frame,
-   * `impulse / dt` (N), written by the step only after a successful
-   * frame; the reaction on the attached body is `−force`.
+   * `impulse / dt` (N, finite), written by the step only after a
+   * successful frame (a force beyond the float range fails the step,
+   * naming the particle); the reaction on the attached body is
+   * `−force`.
    */
   double force[3];
 } XpbdAttachment;
@@ -2336,8 +2342,10 @@ typedef struct XpbdAttachmentF32 {
   float impulse[3];
   /**
    * The mean force on the particle over the last successful frame,
-   * `impulse / dt` (N), written by the step only after a successful
-   * frame; the reaction on the attached body is `−force`.
+   * `impulse / dt` (N, finite), written by the step only after a
+   * successful frame (a force beyond the float range fails the step,
+   * naming the particle); the reaction on the attached body is
+   * `−force`.
    */
   float force[3];
 } XpbdAttachmentF32;

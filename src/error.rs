@@ -293,8 +293,9 @@ pub enum StepError {
         /// Index of the particle.
         particle: usize,
     },
-    /// This collider (planes, then spheres) has a non-finite value, a zero
-    /// normal or a negative radius.
+    /// This collider (planes, then spheres, capsules, boxes, then engine
+    /// contacts) has a non-finite value, a zero normal, a negative radius,
+    /// extent or friction, axes not orthonormal or a particle out of range.
     InvalidCollider {
         /// Index of the collider.
         collider: usize,
@@ -312,7 +313,11 @@ pub enum StepError {
         /// Index of the contact.
         contact: usize,
     },
-    /// A position or velocity would not be finite at the end of a substep.
+    /// A position or velocity would not be finite at the end of a substep,
+    /// or the frame's force (`impulse / dt`) of an attachment or engine
+    /// contact on this particle would not be (a very heavy particle pushed
+    /// or held far in a short frame; attachments first, then engine
+    /// contacts, each in slice order).
     InvalidResult {
         /// Index of the particle.
         particle: usize,

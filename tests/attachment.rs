@@ -427,6 +427,46 @@ fn rejected_inputs_are_named_and_write_nothing() {
 }
 
 #[test]
+fn a_force_beyond_the_float_range_fails_the_step_and_moves_no_point() {
+    // A particle of 2·10³⁷ kg (f32: w = 5e-38) held rigidly 1 m from its
+    // point: λ = 1/w is finite and so is the moved particle, but λ/h is not
+    // an f32. Before the fix the step succeeded with force −inf.
+    let mut s = Scene::<f32>::new(
+        vec![[0.0, 0.0, 0.0], [3.0, 0.0, 0.0]],
+        vec![5e-38, 1.0],
+        Vec::new(),
+        vec![
+            Attachment {
+                force: [7.0; 3],
+                ..Attachment::new(1, [3.0, 0.0, 0.0], 0.0)
+            },
+            Attachment {
+                force: [7.0; 3],
+                ..Attachment::new(0, [0.0; 3], 0.0)
+            },
+        ],
+    );
+    s.attachments[1].target = [1.0, 0.0, 0.0];
+    let mut config = gravity::<f32>();
+    config.substeps = 1;
+    let before = (s.x.clone(), s.v.clone());
+    let r = s.step(1.0 / 60.0, &config);
+    assert_eq!(r, Err(StepError::InvalidResult { particle: 0 }));
+    assert_eq!((s.x.clone(), s.v.clone()), before);
+    for a in &s.attachments {
+        assert_eq!((a.previous, a.force), (a.previous, [7.0; 3]));
+    }
+    assert_eq!(
+        s.attachments[1].previous, [0.0; 3],
+        "the point did not move on"
+    );
+    // A particle of 1 kg: an ordinary step, a finite force.
+    s.w[0] = 1.0;
+    s.step(1.0 / 60.0, &config).unwrap();
+    assert!(s.attachments[1].force.iter().all(|f| f.is_finite()));
+}
+
+#[test]
 fn a_failed_step_moves_no_point_and_reports_no_force() {
     // A free particle falls onto a plane in a late substep with no room
     // for contacts: the step fails after solving the attachment for some

@@ -449,6 +449,41 @@ fn a_failed_step_reports_no_force() {
 }
 
 #[test]
+fn a_force_beyond_the_float_range_fails_the_step_and_writes_nothing() {
+    // A particle of 2·10³⁷ kg (f32: w = 5e-38, a normal number) 1 m inside
+    // an engine contact's plane: λ = 1/w = 2e37 is finite, the position
+    // and velocity after the push are too, but λ/h = 1.2e39 N·s is not an
+    // f32. Before the fix the step succeeded with impulse and force +inf.
+    let mut scene = Scene::<f32>::new(
+        vec![[0.0, 0.0, 0.0], [2.0, 0.0, 0.0]],
+        vec![5e-38, 1.0],
+        vec![],
+    );
+    scene.v[1] = [0.5, 0.0, 0.0];
+    let mut config = gravity::<f32>();
+    config.substeps = 1;
+    let mut engine = [
+        EngineContact::new(1, [0.0, 1.0, 0.0], [0.0, -5.0, 0.0]),
+        EngineContact::new(0, [0.0, 1.0, 0.0], [0.0, 1.0, 0.0]),
+    ];
+    engine[0].force = 7.0;
+    engine[1].force = 3.0;
+    let before = (scene.x.clone(), scene.v.clone());
+    let e = scene.step(&mut engine, 1.0 / 60.0, &config).unwrap_err();
+    assert_eq!(e, StepError::InvalidResult { particle: 0 });
+    assert_eq!((scene.x.clone(), scene.v.clone()), before);
+    assert_eq!((engine[0].force, engine[1].force), (7.0, 3.0));
+    // The same push on a particle of 1 kg: an ordinary step, finite force.
+    scene.w[0] = 1.0;
+    scene.step(&mut engine, 1.0 / 60.0, &config).unwrap();
+    assert!(
+        engine[1].force.is_finite() && engine[1].force > 0.0,
+        "{}",
+        engine[1].force
+    );
+}
+
+#[test]
 fn engine_contacts_work_in_2d() {
     // A 2D particle dropped onto a contact on the line y = 0.
     let mut x = vec![[0.0, 0.5]];

@@ -31,9 +31,9 @@
 //!   step: nothing but λ fields, attachment impulses, contacts and the two
 //!   scratches (positions, velocities, attachment forces and `previous` as
 //!   before, documented);
-//! - on OK: every position finite, and nothing outside the call's
-//!   writable buffers and output changed (a step: attachment forces and
-//!   `previous` too).
+//! - on OK: every position finite (after a step every attachment force
+//!   too), and nothing outside the call's writable buffers and output
+//!   changed (a step: attachment forces and `previous` too).
 
 use core::mem::{offset_of, size_of};
 use xpbd::ffi::XpbdStatus;
@@ -730,6 +730,15 @@ macro_rules! groups_abi {
                                 // SAFETY: the call accepted the buffer: valid for pcount.
                                 let p = unsafe { positions.add(k).read_unaligned() };
                                 assert!(p.iter().all(|c| c.is_finite()), "op {op}: OK left particle {k} non-finite: {p:?}");
+                            }
+                        }
+                        if status == XpbdStatus::Ok && op == 6 && !g.attachments.is_null() {
+                            // A successful step reports finite forces (one beyond
+                            // the float range fails it with INVALID_RESULT).
+                            for k in 0..g.attachment_count {
+                                // SAFETY: the call accepted the buffer: valid for its count.
+                                let at = unsafe { g.attachments.add(k).read_unaligned() };
+                                assert!(at.force.iter().all(|f| f.is_finite()), "step OK left attachment {k} force {:?}", at.force);
                             }
                         }
                     } else if let Some(k) = on_err.check(&a, &before) {

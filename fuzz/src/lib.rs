@@ -456,12 +456,13 @@ impl Place {
 /// outside the byte ranges `spans` (absolute addresses; parts outside the
 /// arena are ignored).
 pub fn same_outside(a: &[u8], b: &[u8], base: usize, spans: &[Option<(usize, usize)>]) -> bool {
-    let mut cut = [(0usize, 0usize); 8];
+    let mut cut = [(0usize, 0usize); 16];
     let mut n = 0;
     for (lo, hi) in spans.iter().flatten() {
         let lo = lo.saturating_sub(base).min(a.len());
         let hi = hi.saturating_sub(base).min(a.len());
-        if lo < hi && n < cut.len() {
+        if lo < hi {
+            assert!(n < cut.len(), "same_outside: more spans than it holds");
             cut[n] = (lo, hi);
             n += 1;
         }

@@ -4,7 +4,8 @@
 //!
 //! The arena is [`REGIONS`] aligned regions of [`REGION`] bytes: positions,
 //! inverse masses, links, velocities, scratch, contacts, planes, spheres,
-//! the step's maximum link forces and its torn-link list.
+//! the step's maximum link forces and its torn-link list, capsules, boxes
+//! and engine contacts.
 //! Each buffer pointer of a call is its own region, another region (so
 //! buffers overlap: the library must answer `ALIASED_BUFFERS` or work
 //! correctly), or NULL; each count is the natural one or any count that
@@ -41,8 +42,29 @@
 //!   the positions' and the links' changed (earlier sweeps may have been
 //!   applied in full);
 //! - `xpbd_world3_step` on error: positions, velocities, inverse masses,
-//!   planes and spheres unchanged (λ, contacts and scratch are per-substep
-//!   state the library may leave written, as documented).
+//!   planes, spheres, capsules and boxes unchanged (λ, contacts and scratch
+//!   are per-substep state the library may leave written, as documented,
+//!   and so are the engine contacts' λ and `impulse`), and every engine
+//!   contact's `force` unchanged;
+//! - `xpbd_world3_step` always: capsules and boxes never written, an
+//!   engine contact's own fields (particle, normal, point, velocity,
+//!   friction) never written; a capsule, box or engine contact the model
+//!   finds invalid (not finite, negative radius, extent or friction, axes
+//!   not orthonormal within 1e-3, a zero normal, a particle out of range)
+//!   fails the step, and `INVALID_COLLIDER` names exactly the first invalid
+//!   collider (planes, spheres, capsules, boxes, then engine contacts);
+//! - `xpbd_world3_step` on success: every position, velocity, engine
+//!   contact λ, impulse and force finite, the forces ≥ 0.
+//!
+//! The step's capsules, boxes and engine contacts are valid (three in
+//! four: moderate values, boxes turned by a random rotation), valid but
+//! for one hostile field (NaN, ±∞, ±MAX, −1, 1e30, a subnormal, −0, raw
+//! bits; a box's axes skewed, stretched, repeated or zeroed; a contact's
+//! particle out of range or its normal zero), or raw floats; their arrays
+//! may also be NULL with a count, misaligned, over another buffer, over
+//! the world struct or over the configuration; between frames one of them
+//! (or a position) may be rewritten, NaN included. The frame time is 1/60
+//! or 1/30 s three times in four, any float otherwise.
 
 use xpbd::ffi::XpbdStatus;
 use xpbd::ffi_step::*;
@@ -53,7 +75,7 @@ use crate::{same_outside, Held, Input, Place, Pre, Span};
 
 pub use crate::REGION;
 /// Regions in the arena.
-pub const REGIONS: usize = 12;
+pub const REGIONS: usize = 15;
 const POS: usize = 0;
 const MASS: usize = 1;
 const LINKS: usize = 2;
@@ -68,6 +90,12 @@ const OUT: usize = 8;
 const MAXF: usize = 10;
 /// The step's `torn` list.
 const TORN: usize = 11;
+/// The step's capsules.
+const CAPSULES: usize = 12;
+/// The step's boxes.
+const BOXES: usize = 13;
+/// The step's engine contacts.
+const ENGINE: usize = 14;
 
 #[repr(C, align(8))]
 #[derive(Clone, Copy)]
@@ -629,14 +657,449 @@ pub fn system(data: &[u8]) {
     }
 }
 
+/// The byte offset of `p` in the arena at `base` (None outside it).
+fn offset_in(p: *const u8, base: *const u8) -> Option<usize> {
+    let off = (p as usize).checked_sub(base as usize)?;
+    (off < REGIONS * REGION).then_some(off)
+}
+
+/// Reads an `E` at byte `off` of an arena (None past its end).
+fn read_at<E: Copy>(a: &Arena, off: usize) -> Option<E> {
+    let bytes = a.bytes();
+    (off.checked_add(core::mem::size_of::<E>())? <= bytes.len())
+        // SAFETY: in bounds (checked); an unaligned read of plain data.
+        .then(|| unsafe { bytes.as_ptr().add(off).cast::<E>().read_unaligned() })
+}
+
+/// Writes an `E` at byte `off` of an arena (nothing past its end).
+fn write_at<E: Copy>(a: &mut Arena, off: usize, e: E) {
+    if off + core::mem::size_of::<E>() <= REGIONS * REGION {
+        // SAFETY: in bounds (checked); an unaligned write of plain data.
+        unsafe { a.base().add(off).cast::<E>().write_unaligned(e) };
+    }
+}
+
+/// The `count` elements of the array `p` of an arena at `base`, read from
+/// the snapshot `a` (empty for a zero count; the caller knows that `p` is
+/// in the arena, the model having accepted the call).
+fn elems<E: Copy>(a: &Arena, base: *const u8, p: *const E, count: usize) -> Vec<E> {
+    if count == 0 {
+        return Vec::new();
+    }
+    let off = offset_in(p.cast(), base).expect("an accepted array is in the arena");
+    let size = core::mem::size_of::<E>();
+    (0..count)
+        .map(|k| read_at(a, off + k * size).expect("an accepted array fits the arena"))
+        .collect()
+}
+
+/// Where a capsule, box or engine-contact array goes: a region of the
+/// arena (its own, another or NULL, as [`buffer`]), misaligned in it, over
+/// the world struct or over the configuration; the pointer, its region
+/// (None when NULL or outside the arena) and the count.
+fn site<E>(
+    inp: &mut Input<'_>,
+    a: &mut Arena,
+    own: usize,
+    natural: usize,
+    structs: [(*mut u8, usize); 2],
+) -> (*mut E, Option<usize>, usize) {
+    let (r, count) = buffer::<E>(inp, own, natural);
+    let size = core::mem::size_of::<E>();
+    let s = inp.byte();
+    match (s % 16, r) {
+        (0 | 1, _) => {
+            let (p, len) = structs[usize::from(s % 2)];
+            let off = 8 * (usize::from(inp.byte()) % (len / 8));
+            (p.wrapping_add(off).cast(), None, 1 + count % 2)
+        }
+        (2, Some(r)) => {
+            let off = 1 + usize::from(inp.byte() % 7);
+            let count = count.min((REGION - off) / size);
+            (a.region(r).wrapping_add(off).cast(), Some(r), count)
+        }
+        _ => (ptr_of(a, r), r, count),
+    }
+}
+
 /// The step harness for one precision.
 macro_rules! step_abi {
     ($m:ident, $sysm:ident, $T:ty, $Link:ident, $World:ident, $Plane:ident, $Sphere:ident,
-     $Contact:ident, $StepStats:ident, $default:ident, $step:ident) => {
+     $Contact:ident, $Capsule:ident, $Box:ident, $Engine:ident, $StepStats:ident,
+     $default:ident, $step:ident) => {
         /// The step harness for one precision.
         pub mod $m {
             #[allow(unused_imports)]
             use super::*;
+            use xpbd_scenarios::Scalar;
+
+            /// A moderate float: a multiple of 1/16 in [−8, 8).
+            fn nice(inp: &mut Input<'_>) -> $T {
+                #[allow(clippy::cast_possible_wrap)]
+                let b = inp.byte() as i8;
+                <$T>::from(b) / 16.0
+            }
+
+            fn nice3(inp: &mut Input<'_>) -> [$T; 3] {
+                [nice(inp), nice(inp), nice(inp)]
+            }
+
+            /// A moderate non-negative float (a radius, a friction).
+            fn small(inp: &mut Input<'_>) -> $T {
+                nice(inp).abs() / 4.0
+            }
+
+            /// A hostile value for one field.
+            fn hostile(inp: &mut Input<'_>) -> $T {
+                match inp.byte() % 10 {
+                    0 => <$T>::NAN,
+                    1 => <$T>::INFINITY,
+                    2 => <$T>::NEG_INFINITY,
+                    3 => <$T>::MAX,
+                    4 => -<$T>::MAX,
+                    5 => -1.0,
+                    6 => 1e30,
+                    7 => <$T>::MIN_POSITIVE / 4.0,
+                    8 => -0.0,
+                    _ => inp.real(),
+                }
+            }
+
+            /// A capsule: valid, valid but for one hostile field, or raw.
+            fn capsule(inp: &mut Input<'_>) -> $Capsule {
+                let mode = inp.byte() % 16;
+                if mode == 15 {
+                    return $Capsule {
+                        center: [inp.real(), inp.real(), inp.real()],
+                        half_axis: [inp.real(), inp.real(), inp.real()],
+                        radius: inp.real(),
+                        velocity: [inp.real(), inp.real(), inp.real()],
+                        angular_velocity: [inp.real(), inp.real(), inp.real()],
+                        static_friction: inp.real(),
+                        dynamic_friction: inp.real(),
+                    };
+                }
+                let mut c = $Capsule {
+                    center: nice3(inp),
+                    half_axis: nice3(inp).map(|v| v / 4.0),
+                    radius: small(inp),
+                    velocity: nice3(inp),
+                    angular_velocity: nice3(inp),
+                    static_friction: small(inp),
+                    dynamic_friction: small(inp),
+                };
+                if mode >= 12 {
+                    let v = hostile(inp);
+                    let k = usize::from(inp.byte() % 15);
+                    *match k {
+                        0..=2 => &mut c.center[k],
+                        3..=5 => &mut c.half_axis[k - 3],
+                        6 => &mut c.radius,
+                        7..=9 => &mut c.velocity[k - 7],
+                        10..=12 => &mut c.angular_velocity[k - 10],
+                        13 => &mut c.static_friction,
+                        _ => &mut c.dynamic_friction,
+                    } = v;
+                }
+                c
+            }
+
+            /// The rows of the rotation of a random quaternion (identity
+            /// for a zero one).
+            fn rotation(inp: &mut Input<'_>) -> [[$T; 3]; 3] {
+                let q = [nice(inp), nice(inp), nice(inp), nice(inp)];
+                let l2: $T = q.iter().map(|v| v * v).sum();
+                if l2 == 0.0 {
+                    return [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+                }
+                let [w, x, y, z] = q.map(|v| v / l2.sqrt());
+                [
+                    [
+                        1.0 - 2.0 * (y * y + z * z),
+                        2.0 * (x * y - w * z),
+                        2.0 * (x * z + w * y),
+                    ],
+                    [
+                        2.0 * (x * y + w * z),
+                        1.0 - 2.0 * (x * x + z * z),
+                        2.0 * (y * z - w * x),
+                    ],
+                    [
+                        2.0 * (x * z - w * y),
+                        2.0 * (y * z + w * x),
+                        1.0 - 2.0 * (x * x + y * y),
+                    ],
+                ]
+            }
+
+            /// A box: valid (a random rotation), valid but for one hostile
+            /// field or skewed, stretched, repeated or zeroed axes, or raw.
+            fn oriented_box(inp: &mut Input<'_>) -> $Box {
+                let mode = inp.byte() % 16;
+                if mode == 15 {
+                    let r3 = |inp: &mut Input<'_>| [inp.real(), inp.real(), inp.real()];
+                    return $Box {
+                        center: r3(inp),
+                        axes: [r3(inp), r3(inp), r3(inp)],
+                        half_extents: r3(inp),
+                        velocity: r3(inp),
+                        angular_velocity: r3(inp),
+                        static_friction: inp.real(),
+                        dynamic_friction: inp.real(),
+                    };
+                }
+                let mut b = $Box {
+                    center: nice3(inp),
+                    axes: rotation(inp),
+                    half_extents: [small(inp), small(inp), small(inp)],
+                    velocity: nice3(inp),
+                    angular_velocity: nice3(inp),
+                    static_friction: small(inp),
+                    dynamic_friction: small(inp),
+                };
+                if mode >= 12 {
+                    let (i, j) = (usize::from(inp.byte() % 3), usize::from(inp.byte() % 3));
+                    match inp.byte() % 4 {
+                        0 | 1 => {
+                            let v = hostile(inp);
+                            let k = usize::from(inp.byte() % 14);
+                            *match k {
+                                0..=2 => &mut b.center[k],
+                                3 => &mut b.axes[i][j],
+                                4..=6 => &mut b.half_extents[k - 4],
+                                7..=9 => &mut b.velocity[k - 7],
+                                10..=12 => &mut b.angular_velocity[k - 10],
+                                _ => &mut b.static_friction,
+                            } = v;
+                        }
+                        // Skewed: off by a little (within 1e-3 or not) or a lot.
+                        2 => {
+                            const SKEW: [f64; 6] = [1e-5, 4e-4, 6e-4, 2e-3, 0.1, -0.5];
+                            let d = SKEW[usize::from(inp.byte() % 6)];
+                            b.axes[i][j] += <$T as xpbd::Real>::from_f64(d);
+                        }
+                        _ => match inp.byte() % 4 {
+                            0 => b.axes[i] = b.axes[j],
+                            1 => b.axes[i] = [0.0; 3],
+                            2 => b.axes[i] = b.axes[i].map(|v| -v), // a reflection: still orthonormal
+                            _ => b.axes[i] = b.axes[i].map(|v| v * 1.01),
+                        },
+                    }
+                }
+                b
+            }
+
+            /// An engine contact of one of `n` particles: valid, valid but
+            /// for one hostile field, a particle out of range or a zero (or
+            /// extreme) normal, or raw; λ, impulse and force arbitrary.
+            fn engine_contact(inp: &mut Input<'_>, n: usize) -> $Engine {
+                let mode = inp.byte() % 16;
+                let n32 = u32::try_from(n).unwrap_or(u32::MAX);
+                if mode == 15 {
+                    let r3 = |inp: &mut Input<'_>| [inp.real(), inp.real(), inp.real()];
+                    #[allow(clippy::cast_possible_truncation)]
+                    let particle = inp.bits(4) as u32;
+                    return $Engine {
+                        particle,
+                        normal: r3(inp),
+                        point: r3(inp),
+                        velocity: r3(inp),
+                        static_friction: inp.real(),
+                        dynamic_friction: inp.real(),
+                        lambda: inp.real(),
+                        impulse: inp.real(),
+                        force: inp.real(),
+                    };
+                }
+                let mut e = $Engine {
+                    particle: u32::from(inp.byte()) % n32.max(1),
+                    normal: nice3(inp),
+                    point: nice3(inp),
+                    velocity: nice3(inp).map(|v| v / 4.0),
+                    static_friction: small(inp),
+                    dynamic_friction: small(inp),
+                    lambda: inp.real(),
+                    impulse: inp.real(),
+                    force: inp.real(),
+                };
+                if mode >= 12 {
+                    match inp.byte() % 4 {
+                        0 | 1 => {
+                            let v = hostile(inp);
+                            let k = usize::from(inp.byte() % 11);
+                            *match k {
+                                0..=2 => &mut e.normal[k],
+                                3..=5 => &mut e.point[k - 3],
+                                6..=8 => &mut e.velocity[k - 6],
+                                9 => &mut e.static_friction,
+                                _ => &mut e.dynamic_friction,
+                            } = v;
+                        }
+                        2 => {
+                            e.particle = match inp.byte() % 4 {
+                                0 => n32,
+                                1 => n32.saturating_add(1),
+                                2 => u32::MAX,
+                                _ => 1 << 31,
+                            }
+                        }
+                        _ => {
+                            e.normal = match inp.byte() % 4 {
+                                0 => [0.0; 3],
+                                1 => [-0.0, 0.0, -0.0],
+                                // Valid, of extreme length (rescaled).
+                                2 => [<$T>::MIN_POSITIVE / 4.0, 0.0, 0.0],
+                                _ => [<$T>::MAX, <$T>::MAX, 0.0],
+                            }
+                        }
+                    }
+                }
+                e
+            }
+
+            // The model of the documented field rules (written from the
+            // docs: every value finite, radii, extents and frictions ≥ 0,
+            // normals non-zero, axes orthonormal within 1e-3).
+            fn fin(v: &[$T]) -> bool {
+                v.iter().all(|x| x.is_finite())
+            }
+            fn nonneg(x: $T) -> bool {
+                x.is_finite() && x >= 0.0
+            }
+            fn direction(v: &[$T; 3]) -> bool {
+                fin(v) && v.iter().any(|x| *x != 0.0)
+            }
+            fn dot(a: &[$T; 3], b: &[$T; 3]) -> $T {
+                a.iter().zip(b).fold(0.0, |acc, (x, y)| acc + x * y)
+            }
+            fn plane_ok(p: &$Plane) -> bool {
+                direction(&p.normal) && p.offset.is_finite()
+            }
+            fn sphere_ok(s: &$Sphere) -> bool {
+                fin(&s.center) && nonneg(s.radius)
+            }
+            fn capsule_ok(c: &$Capsule) -> bool {
+                fin(&c.center)
+                    && fin(&c.half_axis)
+                    && fin(&c.velocity)
+                    && fin(&c.angular_velocity)
+                    && nonneg(c.radius)
+                    && nonneg(c.static_friction)
+                    && nonneg(c.dynamic_friction)
+            }
+            fn box_ok(b: &$Box) -> bool {
+                let tolerance = <$T as xpbd::Real>::from_f64(1e-3);
+                let axes = (0..3).all(|i| {
+                    fin(&b.axes[i])
+                        && (0..3).all(|j| {
+                            let want = if i == j { 1.0 } else { 0.0 };
+                            (dot(&b.axes[i], &b.axes[j]) - want).abs() <= tolerance
+                        })
+                });
+                axes && fin(&b.center)
+                    && fin(&b.velocity)
+                    && fin(&b.angular_velocity)
+                    && b.half_extents.iter().all(|e| nonneg(*e))
+                    && nonneg(b.static_friction)
+                    && nonneg(b.dynamic_friction)
+            }
+            fn engine_ok(e: &$Engine, n: usize) -> bool {
+                usize::try_from(e.particle).is_ok_and(|k| k < n)
+                    && direction(&e.normal)
+                    && fin(&e.point)
+                    && fin(&e.velocity)
+                    && nonneg(e.static_friction)
+                    && nonneg(e.dynamic_friction)
+            }
+
+            /// The model's first invalid collider of an accepted world
+            /// (planes, spheres, capsules, boxes, then engine contacts).
+            fn first_invalid(a: &Arena, base: *const u8, w: &$World) -> Option<usize> {
+                let n = w.particle_count;
+                let planes = elems(a, base, w.planes, w.plane_count);
+                let spheres = elems(a, base, w.spheres, w.sphere_count);
+                let capsules = elems(a, base, w.capsules, w.capsule_count);
+                let boxes = elems(a, base, w.boxes, w.box_count);
+                let engine = elems(
+                    a,
+                    base,
+                    w.engine_contacts.cast_const(),
+                    w.engine_contact_count,
+                );
+                let ok = planes
+                    .iter()
+                    .map(plane_ok)
+                    .chain(spheres.iter().map(sphere_ok))
+                    .chain(capsules.iter().map(capsule_ok))
+                    .chain(boxes.iter().map(box_ok))
+                    .chain(engine.iter().map(|e| engine_ok(e, n)));
+                ok.enumerate().find(|(_, ok)| !ok).map(|(k, _)| k)
+            }
+
+            /// An engine contact's own fields, by bits (what the library
+            /// never writes).
+            fn own_fields(e: &$Engine) -> [u64; 12] {
+                let f = |v: $T| Scalar::bits(v);
+                [
+                    u64::from(e.particle),
+                    f(e.normal[0]),
+                    f(e.normal[1]),
+                    f(e.normal[2]),
+                    f(e.point[0]),
+                    f(e.point[1]),
+                    f(e.point[2]),
+                    f(e.velocity[0]),
+                    f(e.velocity[1]),
+                    f(e.velocity[2]),
+                    f(e.static_friction),
+                    f(e.dynamic_friction),
+                ]
+            }
+
+            /// An edit between frames: one capsule, box or engine contact
+            /// rewritten (valid or hostile: NaN, ±∞, …), or one coordinate
+            /// of a position made NaN, ±∞ or any float.
+            fn edit(inp: &mut Input<'_>, a: &mut Arena, w: &$World, n: usize) {
+                let base = a.base().cast_const();
+                let k = usize::from(inp.byte());
+                match inp.byte() % 4 {
+                    0 if w.capsule_count > 0 => {
+                        let at = w.capsules.wrapping_add(k % w.capsule_count);
+                        if let Some(off) = offset_in(at.cast(), base) {
+                            let c = capsule(inp);
+                            write_at(a, off, c);
+                        }
+                    }
+                    1 if w.box_count > 0 => {
+                        let at = w.boxes.wrapping_add(k % w.box_count);
+                        if let Some(off) = offset_in(at.cast(), base) {
+                            let b = oriented_box(inp);
+                            write_at(a, off, b);
+                        }
+                    }
+                    2 if w.engine_contact_count > 0 => {
+                        let at = w.engine_contacts.wrapping_add(k % w.engine_contact_count);
+                        if let Some(off) = offset_in(at.cast(), base) {
+                            let e = engine_contact(inp, n);
+                            write_at(a, off, e);
+                        }
+                    }
+                    3 if w.particle_count > 0 => {
+                        let at = w.positions.wrapping_add(k % w.particle_count);
+                        if let Some(off) = offset_in(at.cast(), base) {
+                            let d = usize::from(inp.byte() % 3);
+                            let v: $T = match inp.byte() % 4 {
+                                0 => <$T>::NAN,
+                                1 => <$T>::INFINITY,
+                                2 => <$T>::NEG_INFINITY,
+                                _ => inp.real(),
+                            };
+                            write_at(a, off + d * core::mem::size_of::<$T>(), v);
+                        }
+                    }
+                    _ => {}
+                }
+            }
 
             /// The step target: one world, up to 4 frames.
             pub fn step(data: &[u8]) {
@@ -662,6 +1125,24 @@ macro_rules! step_abi {
                             radius: inp.real(),
                         },
                     );
+                }
+                // Moving colliders and engine contacts: a few each (the
+                // rest of each region is zero: zero capsules are valid,
+                // zero boxes and engine contacts are not).
+                let nc = usize::from(inp.byte() % 4);
+                let nb = usize::from(inp.byte() % 3);
+                let ne = usize::from(inp.byte() % 7);
+                for k in 0..nc {
+                    let c = capsule(&mut inp);
+                    a.put(CAPSULES, k, c);
+                }
+                for k in 0..nb {
+                    let b = oriented_box(&mut inp);
+                    a.put(BOXES, k, b);
+                }
+                for k in 0..ne {
+                    let e = engine_contact(&mut inp, n);
+                    a.put(ENGINE, k, e);
                 }
                 // Maximum forces: mostly positive (tearing runs), any float
                 // now and then (NaN, 0, negative: INVALID_ARGUMENT).
@@ -735,16 +1216,42 @@ macro_rules! step_abi {
                     config.substeps = 2;
                     config.iterations = 2;
                 }
-                let config = Held::new(config);
-                let protected = [pr, vr, mr, plr, spr, mfr];
-                let writable = [lr, cr, scr, tr];
-                let base = a.base();
+                let mut config = Held::new(config);
                 let size_world = core::mem::size_of::<$World>();
                 let size_config = core::mem::size_of_val(&config.s);
-                for _ in 0..4 {
+                // The new arrays: their region, NULL with a count,
+                // misaligned, over another buffer, the world or the
+                // configuration (each refused).
+                let structs = [
+                    (core::ptr::addr_of_mut!(world.s).cast::<u8>(), size_world),
+                    (core::ptr::addr_of_mut!(config.s).cast::<u8>(), size_config),
+                ];
+                let (caps, car, capc) = site::<$Capsule>(&mut inp, &mut a, CAPSULES, nc, structs);
+                let (boxes, bxr, boxc) = site::<$Box>(&mut inp, &mut a, BOXES, nb, structs);
+                let (engine, er, ec) = site::<$Engine>(&mut inp, &mut a, ENGINE, ne, structs);
+                world.s.capsules = caps.cast_const();
+                world.s.capsule_count = capc;
+                world.s.boxes = boxes.cast_const();
+                world.s.box_count = boxc;
+                world.s.engine_contacts = engine;
+                world.s.engine_contact_count = ec;
+                let protected = [pr, vr, mr, plr, spr, mfr, car, bxr];
+                let writable = [lr, cr, scr, tr, er];
+                let base = a.base();
+                for frame in 0..4 {
+                    if frame > 0 && inp.byte() % 4 == 0 {
+                        let w = world.s;
+                        edit(&mut inp, &mut a, &w, n);
+                    }
                     let before = a;
                     let wb = world.s;
-                    let dt = inp.real();
+                    // The frame: mostly a usual one (so that frames run),
+                    // any float now and then (NaN, ±∞, 0, subnormal, …).
+                    let dt: $T = match inp.byte() % 4 {
+                        0 => inp.real(),
+                        1 => 1.0 / 30.0,
+                        _ => 1.0 / 60.0,
+                    };
                     // The output: its own region, NULL, inside a buffer, over the
                     // world struct or the configuration, misaligned.
                     let size = core::mem::size_of::<$StepStats>();
@@ -756,7 +1263,7 @@ macro_rules! step_abi {
                     if let Place::Struct(o) = place {
                         if inp.byte() % 2 == 0 {
                             place = Place::Struct(o % size_config);
-                            held = core::ptr::addr_of!(config).cast::<u8>().cast_mut();
+                            held = core::ptr::addr_of_mut!(config).cast::<u8>();
                         }
                     }
                     let out = place.ptr::<$StepStats>(base, held);
@@ -788,6 +1295,9 @@ macro_rules! step_abi {
                             },
                         ),
                         Span::of(w.torn, w.torn_capacity),
+                        Span::of(w.capsules, w.capsule_count),
+                        Span::of(w.boxes, w.box_count),
+                        Span::of(w.engine_contacts, w.engine_contact_count),
                     ];
                     let mut pre = Pre::default();
                     if cfg.is_null() {
@@ -801,7 +1311,8 @@ macro_rules! step_abi {
                         }
                     }
                     // SAFETY: every pointer is NULL, into the arena with a count that
-                    // fits its region, or into `world` / `config` (struct and slack).
+                    // fits its region, or into `world` / `config` (struct and slack;
+                    // an array over them is refused before any access).
                     let status = unsafe { $step(wp, dt, cfg, out) };
                     assert!(documented(status), "undocumented status {}", status.code());
                     assert!(
@@ -825,12 +1336,19 @@ macro_rules! step_abi {
                         && ws.scratch_count == wb.scratch_count
                         && ws.link_max_force == wb.link_max_force
                         && ws.torn == wb.torn
-                        && ws.torn_capacity == wb.torn_capacity;
+                        && ws.torn_capacity == wb.torn_capacity
+                        && ws.capsules == wb.capsules
+                        && ws.capsule_count == wb.capsule_count
+                        && ws.boxes == wb.boxes
+                        && ws.box_count == wb.box_count
+                        && ws.engine_contacts == wb.engine_contacts
+                        && ws.engine_contact_count == wb.engine_contact_count;
                     assert!(same_world, "step changed a buffer field of the world");
                     if !pre.is_empty() {
-                        // Refused by the documented checks (an output over a
-                        // buffer, the world, the configuration): that status and
-                        // no caller byte changed.
+                        // Refused by the documented checks (an output or an
+                        // array over a buffer, the world, the configuration;
+                        // NULL with a count; misaligned): that status and no
+                        // caller byte changed.
                         assert!(
                             pre.contains(status),
                             "step: status {} where the model refuses ({:#x})",
@@ -849,22 +1367,24 @@ macro_rules! step_abi {
                         "step: {} though every buffer is valid and disjoint",
                         status.code()
                     );
-                    // Per-substep state (λ, contacts, scratch) may be left written;
-                    // the output only on success, positions and velocities too.
+                    // Per-substep state (λ, contacts, scratch, the engine
+                    // contacts' λ and impulse) may be left written; the
+                    // output only on success, positions and velocities too.
                     let mut spans = [
                         bufs[3].range(),
                         bufs[6].range(),
                         bufs[7].range(),
+                        bufs[15].range(),
                         None,
                         None,
                         None,
                         None,
                     ];
                     if status.code() >= 0 {
-                        spans[3] = bufs[0].range();
-                        spans[4] = bufs[1].range();
-                        spans[5] = bufs[10].range();
-                        spans[6] = bufs[12].range();
+                        spans[4] = bufs[0].range();
+                        spans[5] = bufs[1].range();
+                        spans[6] = bufs[10].range();
+                        spans[7] = bufs[12].range();
                     }
                     assert!(
                         same_outside(a.bytes(), before.bytes(), base as usize, &spans),
@@ -880,6 +1400,71 @@ macro_rules! step_abi {
                                     status.code()
                                 );
                             }
+                        }
+                    }
+                    // The model of the colliders' field rules.
+                    let first_bad = first_invalid(&before, base, w);
+                    if status == XpbdStatus::InvalidCollider {
+                        assert_eq!(
+                            Some(ws.error_index),
+                            first_bad,
+                            "INVALID_COLLIDER names {} where the model's first invalid \
+                             collider is {first_bad:?}",
+                            ws.error_index
+                        );
+                    }
+                    if let Some(k) = first_bad {
+                        assert!(
+                            status.code() < 0,
+                            "step {} with collider {k} invalid",
+                            status.code()
+                        );
+                    }
+                    // Engine contacts: their own fields never written, the
+                    // force only on success.
+                    let eb = elems(
+                        &before,
+                        base,
+                        w.engine_contacts.cast_const(),
+                        w.engine_contact_count,
+                    );
+                    let ea = elems(
+                        &a,
+                        base,
+                        w.engine_contacts.cast_const(),
+                        w.engine_contact_count,
+                    );
+                    for (k, (x, y)) in eb.iter().zip(&ea).enumerate() {
+                        assert!(
+                            own_fields(x) == own_fields(y),
+                            "step {} wrote engine contact {k}'s own fields",
+                            status.code()
+                        );
+                        if status.code() < 0 {
+                            assert!(
+                                Scalar::bits(x.force) == Scalar::bits(y.force),
+                                "step {} wrote engine contact {k}'s force",
+                                status.code()
+                            );
+                        } else {
+                            assert!(
+                                y.lambda.is_finite()
+                                    && y.impulse.is_finite()
+                                    && y.force.is_finite()
+                                    && y.lambda >= 0.0
+                                    && y.force >= 0.0,
+                                "step OK left engine contact {k} at λ {} impulse {} force {}",
+                                y.lambda,
+                                y.impulse,
+                                y.force
+                            );
+                        }
+                    }
+                    if status.code() >= 0 {
+                        let x = elems(&a, base, w.positions.cast_const(), n);
+                        let v = elems(&a, base, w.velocities.cast_const(), n);
+                        for (k, p) in x.iter().chain(&v).enumerate() {
+                            assert!(fin(p), "step OK left state {k} non-finite: {p:?}");
                         }
                     }
                     if inp.is_empty() {
@@ -900,6 +1485,9 @@ step_abi!(
     XpbdPlane3,
     XpbdSphere3,
     XpbdContact,
+    XpbdCapsule3,
+    XpbdBox3,
+    XpbdEngineContact,
     XpbdStepStats,
     xpbd_step_config3_default,
     xpbd_world3_step
@@ -913,6 +1501,9 @@ step_abi!(
     XpbdPlane3F32,
     XpbdSphere3F32,
     XpbdContactF32,
+    XpbdCapsule3F32,
+    XpbdBox3F32,
+    XpbdEngineContactF32,
     XpbdStepStatsF32,
     xpbd_step_config3_default_f32,
     xpbd_world3_step_f32

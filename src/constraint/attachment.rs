@@ -72,8 +72,10 @@ pub struct Attachment<T> {
     /// a frame's start, also written by a step that fails).
     pub impulse: [T; 3],
     /// The mean force on the particle over the last successful frame,
-    /// `impulse / dt` (N), written by the step only after a successful
-    /// frame; the reaction on the attached body is `−force`.
+    /// `impulse / dt` (N, finite), written by the step only after a
+    /// successful frame (a force beyond the float range fails the step,
+    /// naming the particle); the reaction on the attached body is
+    /// `−force`.
     pub force: [T; 3],
 }
 
@@ -131,6 +133,16 @@ impl<T: Real> Attachment<T> {
         for (i, l) in self.impulse.iter_mut().zip(&self.lambda) {
             *i = *i + *l / h;
         }
+    }
+
+    /// The particle whose frame force `impulse / dt` would not be finite
+    /// on some axis (a very heavy particle held far from the point in a
+    /// short frame), `None` when [`Attachment::end_frame`] writes a finite
+    /// force.
+    #[inline]
+    pub(crate) fn unrepresentable_force(&self, dt: T) -> Option<usize> {
+        let finite = self.impulse.iter().all(|i| (*i / dt).is_finite());
+        (!finite).then(|| index(self.particle))
     }
 
     /// The end of a successful frame of length `dt` (s):

@@ -61,8 +61,9 @@ pub struct EngineContact<T, const D: usize> {
     /// `Σ λ / h` (N·s): the step's working sum.
     pub impulse: T,
     /// The mean normal force on the particle over the last successful
-    /// frame, `impulse / dt` (N, ≥ 0, along the unit normal); written only
-    /// after a successful frame.
+    /// frame, `impulse / dt` (N, finite and ≥ 0, along the unit normal);
+    /// written only after a successful frame (a force beyond the float
+    /// range fails the step, naming the particle).
     pub force: T,
 }
 
@@ -119,6 +120,14 @@ impl<T: Real, const D: usize> EngineContact<T, D> {
     #[inline]
     pub(crate) fn end_substep(&mut self, h: T) {
         self.impulse = self.impulse + self.lambda / h;
+    }
+
+    /// The particle whose frame force `impulse / dt` would not be finite
+    /// (a very heavy particle pushed far in a short frame), `None` when
+    /// [`EngineContact::end_frame`] writes a finite force.
+    #[inline]
+    pub(crate) fn unrepresentable_force(&self, dt: T) -> Option<usize> {
+        (!(self.impulse / dt).is_finite()).then(|| super::distance::index(self.particle))
     }
 
     /// The end of a successful frame of length `dt` (s):

@@ -56,8 +56,10 @@ pub enum XpbdStatus {
     CapacityTooSmall = -16,
     /// A particle velocity is NaN or infinite; nothing changed.
     NonFiniteVelocity = -17,
-    /// A collider has a non-finite value, a zero normal or a negative
-    /// radius; nothing changed.
+    /// A collider (plane, sphere, capsule, box or engine contact) has a
+    /// non-finite value, a zero normal, a negative radius, extent or
+    /// friction, axes not orthonormal or a particle out of range; nothing
+    /// changed.
     InvalidCollider = -18,
     /// Reserved: a link flag the called path does not solve. No function
     /// of this version returns it (the colored path honours
@@ -154,7 +156,7 @@ impl XpbdStatus {
             XpbdStatus::InvalidArgument => c"invalid argument: an argument is outside its domain",
             XpbdStatus::CapacityTooSmall => c"capacity too small: the output buffer cannot hold the result",
             XpbdStatus::NonFiniteVelocity => c"non-finite velocity: a particle velocity is NaN or infinite",
-            XpbdStatus::InvalidCollider => c"invalid collider: a plane or sphere is not finite or degenerate",
+            XpbdStatus::InvalidCollider => c"invalid collider: a plane, sphere, capsule, box or engine contact is not finite, degenerate or out of range",
             XpbdStatus::UnsupportedFlag => {
                 c"unsupported flag: reserved, not returned by this version"
             }

@@ -209,6 +209,15 @@ impl<T: Real> Constraints<'_, T> {
             .saturating_add(self.meshes.volumes.len())
     }
 
+    /// The particle of the first attachment whose frame force
+    /// `impulse / dt` would not be finite ([`Self::end_frame`] must not
+    /// run then: the step fails instead).
+    pub(crate) fn unrepresentable_force(&self, dt: T) -> Option<usize> {
+        self.attachments
+            .iter()
+            .find_map(|a| a.unrepresentable_force(dt))
+    }
+
     /// A step's frame of length `dt` (s) succeeded: every attachment's
     /// `force ← impulse / dt` and `previous ← target`.
     pub(crate) fn end_frame(&mut self, dt: T) {

@@ -473,7 +473,23 @@ fn step_groups<T: Real, const D: usize, const G: bool>(
     copy(saved_v, world.velocities);
     let previous = previous.get_mut(..n).ok_or(too_small)?;
 
-    let result = run_substeps::<T, D, G>(world, constraints.reborrow(), previous, h, config);
+    let result = run_substeps::<T, D, G>(world, constraints.reborrow(), previous, h, config)
+        .and_then(|stats| {
+            // A frame force beyond the float range (a very heavy particle
+            // pushed or held far in a short frame: λ finite, λ/h or
+            // impulse/dt not) fails the frame like a non-finite velocity,
+            // before any force is written.
+            let particle = constraints.unrepresentable_force(frame_dt).or_else(|| {
+                world
+                    .engine_contacts
+                    .iter()
+                    .find_map(|c| c.unrepresentable_force(frame_dt))
+            });
+            match particle {
+                Some(particle) => Err(StepError::InvalidResult { particle }),
+                None => Ok(stats),
+            }
+        });
     match result {
         Ok(mut stats) => {
             // Only a successful frame reports forces, moves the points on
