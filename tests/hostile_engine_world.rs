@@ -168,6 +168,15 @@ impl<T: Prec> Store<T> {
             box_count: self.boxes.len(),
             engine_contacts: self.engine.as_mut_ptr(),
             engine_contact_count: self.engine.len(),
+            particle_contacts: ptr::null_mut(),
+            particle_contact_capacity: 0,
+            hash_table: ptr::null_mut(),
+            hash_table_count: 0,
+            hash_ids: ptr::null_mut(),
+            hash_id_count: 0,
+            adjacency: ptr::null_mut(),
+            adjacency_count: 0,
+            rest_positions: ptr::null(),
         }
     }
 }
