@@ -271,6 +271,7 @@ fn slide(angle: f64, mu: f64, v0: f64) -> (f64, f64) {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "physics over hundreds of frames; the paths run in the small tests")]
 fn a_sliding_particle_stops_at_the_coulomb_distance() {
     let (d, want) = slide(0.0, 0.3, 2.0);
     println!("flat: slid {d:.5} m, Coulomb {want:.5} m");
@@ -311,6 +312,7 @@ fn resting<T: Real>(iterations: u32, compliance: f64) -> (f64, f64) {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "physics over hundreds of frames; the paths run in the small tests")]
 fn the_lifecycle_holds_the_sag_and_the_force_whatever_the_iterations() {
     let (m, alpha) = (0.5, 1e-4);
     let sag = alpha * m * G;
@@ -333,6 +335,7 @@ fn the_lifecycle_holds_the_sag_and_the_force_whatever_the_iterations() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "physics over hundreds of frames; the paths run in the small tests")]
 fn a_moving_surface_carries_a_particle_by_friction_and_static_friction_holds_it() {
     // A conveyor: the surface moves at 1 m/s along x. With static friction
     // only, a particle riding it keeps riding it (the tangential motion
@@ -484,6 +487,7 @@ fn a_force_beyond_the_float_range_fails_the_step_and_writes_nothing() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "physics over 120 frames; the 2D path runs natively")]
 fn engine_contacts_work_in_2d() {
     // A 2D particle dropped onto a contact on the line y = 0.
     let mut x = vec![[0.0, 0.5]];
