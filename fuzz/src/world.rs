@@ -75,7 +75,7 @@ use crate::{same_outside, Held, Input, Place, Pre, Span};
 
 pub use crate::REGION;
 /// Regions in the arena.
-pub const REGIONS: usize = 15;
+pub const REGIONS: usize = 20;
 const POS: usize = 0;
 const MASS: usize = 1;
 const LINKS: usize = 2;
@@ -96,6 +96,16 @@ const CAPSULES: usize = 12;
 const BOXES: usize = 13;
 /// The step's engine contacts.
 const ENGINE: usize = 14;
+/// Self-collision: the pair storage.
+const PAIRS: usize = 15;
+/// Self-collision: the hash table.
+const TABLE: usize = 16;
+/// Self-collision: the particle ids.
+const IDS: usize = 17;
+/// Self-collision: the adjacency.
+const ADJ: usize = 18;
+/// Self-collision: the rest positions.
+const REST: usize = 19;
 
 #[repr(C, align(8))]
 #[derive(Clone, Copy)]
@@ -725,7 +735,7 @@ fn site<E>(
 /// The step harness for one precision.
 macro_rules! step_abi {
     ($m:ident, $sysm:ident, $T:ty, $Link:ident, $World:ident, $Plane:ident, $Sphere:ident,
-     $Contact:ident, $Capsule:ident, $Box:ident, $Engine:ident, $StepStats:ident,
+     $Contact:ident, $Capsule:ident, $Box:ident, $Engine:ident, $Pair:ident, $StepStats:ident,
      $default:ident, $step:ident) => {
         /// The step harness for one precision.
         pub mod $m {
@@ -1062,7 +1072,7 @@ macro_rules! step_abi {
             fn edit(inp: &mut Input<'_>, a: &mut Arena, w: &$World, n: usize) {
                 let base = a.base().cast_const();
                 let k = usize::from(inp.byte());
-                match inp.byte() % 4 {
+                match inp.byte() % 5 {
                     0 if w.capsule_count > 0 => {
                         let at = w.capsules.wrapping_add(k % w.capsule_count);
                         if let Some(off) = offset_in(at.cast(), base) {
@@ -1082,6 +1092,14 @@ macro_rules! step_abi {
                         if let Some(off) = offset_in(at.cast(), base) {
                             let e = engine_contact(inp, n);
                             write_at(a, off, e);
+                        }
+                    }
+                    4 if w.particle_count > 0 && !w.rest_positions.is_null() => {
+                        let at = w.rest_positions.wrapping_add(k % w.particle_count);
+                        if let Some(off) = offset_in(at.cast(), base) {
+                            let d = usize::from(inp.byte() % 3);
+                            let v = hostile(inp);
+                            write_at(a, off + d * core::mem::size_of::<$T>(), v);
                         }
                     }
                     3 if w.particle_count > 0 => {
@@ -1235,8 +1253,118 @@ macro_rules! step_abi {
                 world.s.box_count = boxc;
                 world.s.engine_contacts = engine;
                 world.s.engine_contact_count = ec;
-                let protected = [pr, vr, mr, plr, spr, mfr, car, bxr];
-                let writable = [lr, cr, scr, tr, er];
+                // Self-collision in half the runs: the pair storage (a
+                // capacity of 1, 2, every pair or any), the hash table, ids
+                // and adjacency (sized by the length functions, one short
+                // now and then), rest positions (NULL, given, a hostile
+                // coordinate now and then); each array also NULL with a
+                // count, misaligned, over another buffer, the world or the
+                // configuration. The radius: 0, subnormal, tiny, huge, MAX,
+                // any float or a usual one; half the time a cluster of
+                // particles half a metre across (so that pairs are found).
+                let (mut ppr, mut tbr, mut idr, mut adr, mut rsr) = (None, None, None, None, None);
+                if inp.byte() % 2 == 1 {
+                    let np = pc;
+                    if inp.byte() % 2 == 0 {
+                        for k in 0..np {
+                            let x = nice3(&mut inp).map(|v| v / 8.0);
+                            a.put(POS, k, x);
+                            a.put(VEL, k, nice3(&mut inp).map(|v| v / 4.0));
+                            let w: $T = if inp.byte() % 8 == 0 { 0.0 } else { 1.0 };
+                            a.put(MASS, k, w);
+                        }
+                        let n32 = u32::try_from(np).unwrap_or(u32::MAX);
+                        for k in 0..lc {
+                            if np < 2 {
+                                break;
+                            }
+                            let i = u32::from(inp.byte()) % n32;
+                            let j = (i + 1 + u32::from(inp.byte()) % (n32 - 1)) % n32;
+                            let link = $Link {
+                                i,
+                                j,
+                                rest: small(&mut inp) + 0.05,
+                                compliance: small(&mut inp) / 1024.0,
+                                lambda: 0.0,
+                                flags: u32::from(inp.byte() % 2),
+                            };
+                            a.put(LINKS, k, link);
+                        }
+                        let c = &mut config.s;
+                        c.gravity = [0.0, -9.81, 0.0];
+                        c.substeps = 1 + u32::from(inp.byte() % 4);
+                        c.iterations = 1 + u32::from(inp.byte() % 3);
+                        c.tolerance = 0.0;
+                        c.damping = small(&mut inp);
+                        c.contact_compliance = small(&mut inp) / 1024.0;
+                        c.static_friction = small(&mut inp);
+                        c.dynamic_friction = small(&mut inp);
+                        c.zero_length_policy = 0;
+                    }
+                    config.s.particle_radius = match inp.byte() % 10 {
+                        0 => 0.0,
+                        1 => <$T>::MIN_POSITIVE / 4.0,
+                        2 => <$T as xpbd::Real>::from_f64(1e-30),
+                        3 => <$T as xpbd::Real>::from_f64(1e30),
+                        4 => <$T>::MAX,
+                        5 => inp.real(),
+                        _ => small(&mut inp) / 4.0 + 0.01,
+                    };
+                    config.s.contact_overflow = i32::from(inp.byte() % 2);
+                    // One short (or the count as chosen).
+                    let short = |inp: &mut Input<'_>, c: usize| {
+                        if inp.byte() % 8 == 0 {
+                            c.saturating_sub(1)
+                        } else {
+                            c
+                        }
+                    };
+                    let pairs = match inp.byte() % 4 {
+                        0 => 1,
+                        1 => 2,
+                        _ => np * np.saturating_sub(1) / 2 + 1,
+                    };
+                    let (pp, r, pcap) = site::<$Pair>(&mut inp, &mut a, PAIRS, pairs, structs);
+                    ppr = r;
+                    let table = xpbd_self_collision_table_len(np);
+                    let (tp, r, tcount) = site::<u32>(&mut inp, &mut a, TABLE, table, structs);
+                    tbr = r;
+                    let tcount = short(&mut inp, tcount);
+                    let (ip, r, icount) = site::<u32>(&mut inp, &mut a, IDS, np, structs);
+                    idr = r;
+                    let icount = short(&mut inp, icount);
+                    let adjacency = xpbd_self_collision_adjacency_len(np, lc);
+                    let (ap, r, acount) = site::<u32>(&mut inp, &mut a, ADJ, adjacency, structs);
+                    adr = r;
+                    let acount = short(&mut inp, acount);
+                    let rest = if inp.byte() % 3 == 0 {
+                        core::ptr::null_mut()
+                    } else {
+                        for k in 0..np {
+                            let x = nice3(&mut inp).map(|v| v / 8.0);
+                            a.put(REST, k, x);
+                        }
+                        if np > 0 && inp.byte() % 4 == 0 {
+                            let k = usize::from(inp.byte()) % (3 * np);
+                            let v = hostile(&mut inp);
+                            a.put(REST, k, v);
+                        }
+                        let (p, r, _) = site::<[$T; 3]>(&mut inp, &mut a, REST, np, structs);
+                        rsr = r;
+                        p
+                    };
+                    world.s.particle_contacts = pp;
+                    world.s.particle_contact_capacity = pcap;
+                    world.s.hash_table = tp;
+                    world.s.hash_table_count = tcount;
+                    world.s.hash_ids = ip;
+                    world.s.hash_id_count = icount;
+                    world.s.adjacency = ap;
+                    world.s.adjacency_count = acount;
+                    world.s.rest_positions = rest.cast_const();
+                }
+                let protected = [pr, vr, mr, plr, spr, mfr, car, bxr, rsr];
+                let writable = [lr, cr, scr, tr, er, ppr, tbr, idr, adr];
                 let base = a.base();
                 for frame in 0..4 {
                     if frame > 0 && inp.byte() % 4 == 0 {
@@ -1298,6 +1426,14 @@ macro_rules! step_abi {
                         Span::of(w.capsules, w.capsule_count),
                         Span::of(w.boxes, w.box_count),
                         Span::of(w.engine_contacts, w.engine_contact_count),
+                        Span::of(w.particle_contacts, w.particle_contact_capacity),
+                        Span::of(w.hash_table, w.hash_table_count),
+                        Span::of(w.hash_ids, w.hash_id_count),
+                        Span::of(w.adjacency, w.adjacency_count),
+                        Span::of(
+                            w.rest_positions,
+                            if w.rest_positions.is_null() { 0 } else { n },
+                        ),
                     ];
                     let mut pre = Pre::default();
                     if cfg.is_null() {
@@ -1342,7 +1478,16 @@ macro_rules! step_abi {
                         && ws.boxes == wb.boxes
                         && ws.box_count == wb.box_count
                         && ws.engine_contacts == wb.engine_contacts
-                        && ws.engine_contact_count == wb.engine_contact_count;
+                        && ws.engine_contact_count == wb.engine_contact_count
+                        && ws.particle_contacts == wb.particle_contacts
+                        && ws.particle_contact_capacity == wb.particle_contact_capacity
+                        && ws.hash_table == wb.hash_table
+                        && ws.hash_table_count == wb.hash_table_count
+                        && ws.hash_ids == wb.hash_ids
+                        && ws.hash_id_count == wb.hash_id_count
+                        && ws.adjacency == wb.adjacency
+                        && ws.adjacency_count == wb.adjacency_count
+                        && ws.rest_positions == wb.rest_positions;
                     assert!(same_world, "step changed a buffer field of the world");
                     if !pre.is_empty() {
                         // Refused by the documented checks (an output or an
@@ -1370,21 +1515,27 @@ macro_rules! step_abi {
                     // Per-substep state (λ, contacts, scratch, the engine
                     // contacts' λ and impulse) may be left written; the
                     // output only on success, positions and velocities too.
+                    // Self-collision's pairs and hash scratch are per-substep
+                    // state too; rest positions are never written.
                     let mut spans = [
                         bufs[3].range(),
                         bufs[6].range(),
                         bufs[7].range(),
                         bufs[15].range(),
+                        bufs[16].range(),
+                        bufs[17].range(),
+                        bufs[18].range(),
+                        bufs[19].range(),
                         None,
                         None,
                         None,
                         None,
                     ];
                     if status.code() >= 0 {
-                        spans[4] = bufs[0].range();
-                        spans[5] = bufs[1].range();
-                        spans[6] = bufs[10].range();
-                        spans[7] = bufs[12].range();
+                        spans[8] = bufs[0].range();
+                        spans[9] = bufs[1].range();
+                        spans[10] = bufs[10].range();
+                        spans[11] = bufs[12].range();
                     }
                     assert!(
                         same_outside(a.bytes(), before.bytes(), base as usize, &spans),
@@ -1398,6 +1549,76 @@ macro_rules! step_abi {
                                     a.0[*r] == before.0[*r],
                                     "step wrote region {r} on error {}",
                                     status.code()
+                                );
+                            }
+                        }
+                    }
+                    // The model of self-collision's rules: on (a pair
+                    // capacity), it needs a radius > 0, the hash scratch of
+                    // the length functions and finite rest positions (when
+                    // given); otherwise the step fails before any write.
+                    let sc_on = w.particle_contact_capacity > 0;
+                    if sc_on {
+                        let rest_bad = !w.rest_positions.is_null()
+                            && elems(&before, base, w.rest_positions, n)
+                                .iter()
+                                .any(|p| !fin(p));
+                        let r = config.s.particle_radius;
+                        let bad = !(r > 0.0)
+                            || w.hash_table_count < xpbd_self_collision_table_len(n)
+                            || w.hash_id_count < n
+                            || w.adjacency_count
+                                < xpbd_self_collision_adjacency_len(n, w.link_count)
+                            || rest_bad;
+                        if bad {
+                            assert!(
+                                status.code() < 0,
+                                "step {} with invalid self-collision",
+                                status.code()
+                            );
+                            assert!(
+                                a.0 == before.0,
+                                "step {} wrote with invalid self-collision",
+                                status.code()
+                            );
+                        }
+                    }
+                    // The statistics of a success: capacities bound the
+                    // maxima; a drop only under keep-first, and only when a
+                    // substep filled the contacts or the pairs.
+                    if status == XpbdStatus::Ok {
+                        if let Some(off) = offset_in(out.cast_const().cast(), base) {
+                            let st: $StepStats = read_at(&a, off).expect("the output fits");
+                            assert!(
+                                st.max_pairs <= w.particle_contact_capacity
+                                    && st.max_contacts <= w.contact_capacity,
+                                "max_pairs {} / {} max_contacts {} / {}",
+                                st.max_pairs,
+                                w.particle_contact_capacity,
+                                st.max_contacts,
+                                w.contact_capacity
+                            );
+                            if !sc_on {
+                                assert!(
+                                    st.max_pairs == 0 && st.clamped == 0,
+                                    "self-collision off: max_pairs {} clamped {}",
+                                    st.max_pairs,
+                                    st.clamped
+                                );
+                            }
+                            if config.s.contact_overflow == 0 {
+                                assert_eq!(st.contacts_dropped, 0, "reject policy dropped");
+                            } else if st.contacts_dropped > 0 {
+                                assert!(
+                                    st.max_contacts == w.contact_capacity
+                                        || (sc_on && st.max_pairs == w.particle_contact_capacity),
+                                    "{} dropped, no capacity full: contacts {} / {}, \
+                                     pairs {} / {}",
+                                    st.contacts_dropped,
+                                    st.max_contacts,
+                                    w.contact_capacity,
+                                    st.max_pairs,
+                                    w.particle_contact_capacity
                                 );
                             }
                         }
@@ -1488,6 +1709,7 @@ step_abi!(
     XpbdCapsule3,
     XpbdBox3,
     XpbdEngineContact,
+    XpbdParticleContact,
     XpbdStepStats,
     xpbd_step_config3_default,
     xpbd_world3_step
@@ -1504,6 +1726,7 @@ step_abi!(
     XpbdCapsule3F32,
     XpbdBox3F32,
     XpbdEngineContactF32,
+    XpbdParticleContactF32,
     XpbdStepStatsF32,
     xpbd_step_config3_default_f32,
     xpbd_world3_step_f32

@@ -32,11 +32,13 @@ pub mod ffi_system_fns {
 /// world, `xpbd_world3_step*`.
 pub mod ffi_step {
     pub use crate::ffi::{
+        xpbd_self_collision_adjacency_len, xpbd_self_collision_table_len,
         xpbd_step_config3_default, xpbd_step_config3_default_f32, xpbd_step_scratch_len,
         xpbd_world3_step, xpbd_world3_step_f32, XpbdBox3, XpbdBox3F32, XpbdCapsule3,
         XpbdCapsule3F32, XpbdContact, XpbdContactF32, XpbdEngineContact, XpbdEngineContactF32,
-        XpbdPlane3, XpbdPlane3F32, XpbdSphere3, XpbdSphere3F32, XpbdStepConfig3,
-        XpbdStepConfig3F32, XpbdStepStats, XpbdStepStatsF32, XpbdWorld3, XpbdWorld3F32,
+        XpbdParticleContact, XpbdParticleContactF32, XpbdPlane3, XpbdPlane3F32, XpbdSphere3,
+        XpbdSphere3F32, XpbdStepConfig3, XpbdStepConfig3F32, XpbdStepStats, XpbdStepStatsF32,
+        XpbdWorld3, XpbdWorld3F32,
     };
 }
 

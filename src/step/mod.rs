@@ -756,6 +756,14 @@ fn run_substeps<T: Real, const D: usize, const G: bool>(
             h,
             config.dynamic_friction,
         );
+        // Dynamic friction may overflow a huge (finite) velocity: checked
+        // after it, so that a success leaves every velocity finite.
+        if let Some(particle) = velocities
+            .iter()
+            .position(|v| !v.iter().all(|c| c.is_finite()))
+        {
+            return Err(StepError::InvalidResult { particle });
+        }
         stats.substeps = stats.substeps.saturating_add(1);
     }
     Ok(stats)
