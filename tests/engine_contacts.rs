@@ -271,7 +271,10 @@ fn slide(angle: f64, mu: f64, v0: f64) -> (f64, f64) {
 }
 
 #[test]
-#[cfg_attr(miri, ignore = "physics over hundreds of frames; the paths run in the small tests")]
+#[cfg_attr(
+    miri,
+    ignore = "physics over hundreds of frames; the paths run in the small tests"
+)]
 fn a_sliding_particle_stops_at_the_coulomb_distance() {
     let (d, want) = slide(0.0, 0.3, 2.0);
     println!("flat: slid {d:.5} m, Coulomb {want:.5} m");
@@ -312,7 +315,10 @@ fn resting<T: Real>(iterations: u32, compliance: f64) -> (f64, f64) {
 }
 
 #[test]
-#[cfg_attr(miri, ignore = "physics over hundreds of frames; the paths run in the small tests")]
+#[cfg_attr(
+    miri,
+    ignore = "physics over hundreds of frames; the paths run in the small tests"
+)]
 fn the_lifecycle_holds_the_sag_and_the_force_whatever_the_iterations() {
     let (m, alpha) = (0.5, 1e-4);
     let sag = alpha * m * G;
@@ -335,7 +341,10 @@ fn the_lifecycle_holds_the_sag_and_the_force_whatever_the_iterations() {
 }
 
 #[test]
-#[cfg_attr(miri, ignore = "physics over hundreds of frames; the paths run in the small tests")]
+#[cfg_attr(
+    miri,
+    ignore = "physics over hundreds of frames; the paths run in the small tests"
+)]
 fn a_moving_surface_carries_a_particle_by_friction_and_static_friction_holds_it() {
     // A conveyor: the surface moves at 1 m/s along x. With static friction
     // only, a particle riding it keeps riding it (the tangential motion

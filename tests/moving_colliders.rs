@@ -250,7 +250,10 @@ fn a_rotating_box_keeps_particles_out() {
 }
 
 #[test]
-#[cfg_attr(miri, ignore = "physics over many frames; the paths run in the small tests")]
+#[cfg_attr(
+    miri,
+    ignore = "physics over many frames; the paths run in the small tests"
+)]
 fn a_moving_box_carries_a_particle_by_friction() {
     // A particle resting on a box top that moves at 1 m/s along x: with
     // μ_k = 1 it catches up and rides along.
@@ -338,7 +341,10 @@ fn bad_colliders_are_named_and_nothing_is_written() {
 }
 
 #[test]
-#[cfg_attr(miri, ignore = "physics over many frames; the paths run in the small tests")]
+#[cfg_attr(
+    miri,
+    ignore = "physics over many frames; the paths run in the small tests"
+)]
 fn a_particle_rests_on_a_2d_capsule() {
     let mut x = vec![[0.01, 0.5]];
     let mut v = vec![[0.0, 0.0]];
@@ -358,7 +364,10 @@ fn a_particle_rests_on_a_2d_capsule() {
 }
 
 #[test]
-#[cfg_attr(miri, ignore = "physics over many frames; the paths run in the small tests")]
+#[cfg_attr(
+    miri,
+    ignore = "physics over many frames; the paths run in the small tests"
+)]
 fn a_kinematic_particle_carries_its_velocity() {
     // w = 0 with a velocity: it moves by v dt each frame (no gravity), keeps
     // its velocity, and drags a rope hanging from it.
