@@ -155,9 +155,13 @@ fn tet_scene(nx: usize, ny: usize, nz: usize) -> Scene {
 
 const H: f64 = 1.0 / 240.0;
 
+/// Iterations per compared substep: under Miri (CI time) one; the view
+/// made again within a substep runs there in the C ABI's tests
+/// (`hostile_colored_groups.rs`), λ across iterations below
+/// (`lambda_lives_across_colored_iterations_one_and_twenty_agree`).
 fn iterations() -> usize {
     if cfg!(miri) {
-        2
+        1
     } else {
         4
     }
@@ -260,8 +264,9 @@ fn assert_all_runs_agree(scene: &Scene) {
     assert!(ref_stats.iter().all(|s| s.applied > 0));
     let mut runs = vec![Run::Colored, Run::View];
     // Under Miri every color fits in one 64-instance chunk: more job counts
-    // would split nothing more.
-    let counts: &[usize] = if cfg!(miri) { &[1, 7] } else { &[1, 2, 3, 7] };
+    // would split nothing more, and one of 3 jobs runs the whole color as 1
+    // job would (3 adds the empty jobs).
+    let counts: &[usize] = if cfg!(miri) { &[3] } else { &[1, 2, 3, 7] };
     for &jobs in counts {
         runs.push(Run::Jobs(jobs));
     }
@@ -384,6 +389,10 @@ fn jobs_split_colors_into_disjoint_ranges_covering_each_color() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "safe-Rust coloring checks: slow in the interpreter (CI budget); every test colors"
+)]
 fn greedy_colors_of_links_are_unchanged_and_every_coloring_is_proper() {
     let scene = cloth_scene(if cfg!(miri) { 3 } else { 9 }, 7);
     let n = scene.x.len();

@@ -8,6 +8,7 @@ mod colored_plan;
 
 use colored_plan::{compare, Plan};
 use proptest::prelude::*;
+use proptest::test_runner::RngAlgorithm;
 use xpbd::{check_coloring, greedy_coloring, Aos, ColoredSystem, Link, SystemError};
 
 #[derive(Debug, Clone)]
@@ -60,6 +61,9 @@ proptest! {
     #![proptest_config(ProptestConfig {
         cases: if cfg!(miri) { 4 } else { 128 },
         failure_persistence: if cfg!(miri) { None } else { ProptestConfig::default().failure_persistence },
+        // Under Miri the xorshift generator: ChaCha, the default, takes
+        // seconds of interpretation per case.
+        rng_algorithm: if cfg!(miri) { RngAlgorithm::XorShift } else { ProptestConfig::default().rng_algorithm },
         ..ProptestConfig::default()
     })]
 

@@ -134,7 +134,10 @@ fn jobs_on_threads_match_the_sequential_iteration_bit_for_bit() {
             );
         }
     }
-    let counts: &[usize] = if cfg!(miri) { &[1, 3] } else { &[1, 2, 3] };
+    // Under Miri every color is shorter than a 64-instance chunk, so one of
+    // 3 jobs runs the whole color as 1 job would; 3 adds the empty jobs and
+    // the concurrency.
+    let counts: &[usize] = if cfg!(miri) { &[3] } else { &[1, 2, 3] };
     for &threads in counts {
         let mut par = start.clone();
         let counts = [

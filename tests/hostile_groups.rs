@@ -540,6 +540,11 @@ fn a_tether_broken_inside_a_substep_is_named_after_the_links() {
 // ---- Work limit ----
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "begins a substep over 16,382 tethers: a minute in the interpreter (CI budget); \
+              the world step's case below runs"
+)]
 fn unbounded_work_with_groups_fails_at_once() {
     // 65 536 iterations × (3 links + 16 382 tethers) > 2^30 visits.
     let mut s = Scene::new();
@@ -566,4 +571,23 @@ fn unbounded_work_with_groups_fails_at_once() {
         assert_eq!(r, XpbdStatus::WorkLimit);
         assert_eq!(s.snapshot(), before);
     }
+}
+
+#[test]
+fn the_world_steps_work_counts_the_groups() {
+    // 4096 substeps × 16 384 iterations = 2^26 sweeps: 2^26 × (3 links + 12
+    // contact slots) ≤ 2^30 visits, the scene's 5 group constraints take it
+    // over. (Small enough for Miri, unlike the 16 382 tethers above.)
+    let mut s = Scene::new();
+    let before = s.snapshot();
+    let mut world_store = WorldStore::new(&s);
+    let mut world = world_store.world(&mut s);
+    let g = s.groups();
+    let mut config = config();
+    (config.substeps, config.iterations) = (4096, 16_384);
+    // SAFETY: valid, disjoint buffers.
+    let r =
+        unsafe { xpbd_world3_step_groups(&mut world, &g, 1.0 / 60.0, &config, ptr::null_mut()) };
+    assert_eq!(r, XpbdStatus::WorkLimit);
+    assert_eq!(s.snapshot(), before);
 }

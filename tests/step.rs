@@ -161,7 +161,9 @@ fn slack_tension_only_rope_does_not_push() {
         let mut c = StepConfig::new([0.0; 3]);
         c.substeps = 8;
         c.iterations = 4;
-        for _ in 0..10 {
+        // Under Miri (safe Rust, CI time) 2 frames: the rod pushes from
+        // the first substep.
+        for _ in 0..if cfg!(miri) { 2 } else { 10 } {
             s.step(1.0 / 60.0, &c).unwrap();
         }
         s

@@ -119,6 +119,10 @@ fn max_diff(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "safe-Rust sweeps: a minute in the interpreter (CI budget); the small cases run"
+)]
 fn converged_state_does_not_depend_on_the_iteration_budget() {
     let (x20, r20) = chain_after(20, false);
     let (x200, r200) = chain_after(200, false);
@@ -231,6 +235,10 @@ fn solve_cloth(x0: &[[f64; 3]], w: &[f64]) -> Vec<[f64; 3]> {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "safe-Rust sweeps: a minute in the interpreter (CI budget); the small cases run"
+)]
 fn translation_and_rotation_carry_through_the_solve() {
     let mut x0 = grid(4, 4);
     jitter(&mut x0, 0.03, 4);

@@ -376,6 +376,10 @@ fn invalid_tets_are_rejected_naming_them_and_nothing_is_written() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "safe-Rust builder checks over hash sets: slow in the interpreter (CI budget)"
+)]
 fn block_builder_counts_orientation_conformity_and_edges() {
     assert_eq!(tet_block_counts(2, 3, 4), Some((3 * 4 * 5, 6 * 24)));
     assert_eq!(tet_block_counts(0, 3, 4), None);
@@ -900,6 +904,10 @@ fn simulate_without_gravity(b: &Block, start: &[[f64; 3]], frames: usize) -> Vec
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "safe-Rust simulation: 200 sweeps of 48 tets in the interpreter (CI budget)"
+)]
 fn f32_and_f64_from_the_same_code() {
     let mut x32 = [[0.0_f32; 3]; 27];
     let mut t32 = [Tet::<f32>::default(); 48];
@@ -917,7 +925,7 @@ fn f32_and_f64_from_the_same_code() {
             tets: &mut t32,
             ..Default::default()
         });
-    for _ in 0..if cfg!(miri) { 2 } else { 20 } {
+    for _ in 0..20 {
         let mut sub = system.begin_substep(0.01).unwrap();
         for _ in 0..10 {
             sub.iterate().unwrap();
