@@ -45,8 +45,9 @@ use crate::constraint::particle_contact::ParticleContact;
 use crate::real::Real;
 use crate::Link;
 
-/// The caller's memory for self-collision ([`World::self_collision`]
-/// (super::World::self_collision)). With `pairs` empty (the default)
+/// The caller's memory for self-collision
+/// ([`World::self_collision`](super::World::self_collision)). With `pairs`
+/// empty (the default)
 /// self-collision is off and nothing else is read.
 #[derive(Debug, Default)]
 pub struct SelfCollision<'a, T, const D: usize> {
