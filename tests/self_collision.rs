@@ -148,6 +148,10 @@ fn cloth_scene<T: Real>(n: usize, folded: bool, y0: f64, r: f64) -> Scene<T> {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "safe-Rust simulation (minutes in the interpreter); the hash, exclusion, bound and refusal tests run there"
+)]
 fn a_folded_cloth_on_the_ground_never_passes_through_itself() {
     let r = 0.005;
     let (n, frames) = if cfg!(miri) { (4, 2) } else { (16, 240) };
@@ -175,6 +179,10 @@ fn a_folded_cloth_on_the_ground_never_passes_through_itself() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "safe-Rust simulation (minutes in the interpreter); the hash, exclusion, bound and refusal tests run there"
+)]
 fn a_cloth_on_a_sphere_folds_without_interpenetration() {
     let r = 0.005;
     let (n, frames) = if cfg!(miri) { (4, 2) } else { (14, 180) };
@@ -288,6 +296,10 @@ fn stacked<T: Real>(iterations: u32, alpha: f64) -> (f64, f64) {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "safe-Rust simulation (minutes in the interpreter); the hash, exclusion, bound and refusal tests run there"
+)]
 fn the_lifecycle_holds_a_stacked_particle_whatever_the_iterations() {
     let (alpha, m) = (1e-3, 0.2);
     let sag = alpha * m * G;
@@ -384,6 +396,10 @@ fn bad_self_collision_memory_is_rejected_and_nothing_is_written() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "safe-Rust simulation (minutes in the interpreter); the hash, exclusion, bound and refusal tests run there"
+)]
 fn the_same_scene_gives_the_same_bits() {
     let (n, frames) = if cfg!(miri) { (3, 1) } else { (8, 30) };
     let run = || {
