@@ -24,7 +24,7 @@
     // Sizes and field offsets of the C structs on wasm32 (checked by
     // .ci/steps/83-demo.sh with clang --target=wasm32 against include/xpbd.h).
     const LINK = 40, LINK_COMPLIANCE = 16;
-    const SYSTEM3 = 48, WORLD3 = 72, CONFIG3 = 88, SPHERE3 = 32, PLANE3 = 32, CONTACT = 16;
+    const SYSTEM3 = 48, WORLD3 = 132, CONFIG3 = 88, SPHERE3 = 32, PLANE3 = 32, CONTACT = 16;
     const BEND = 40, BEND_COMPLIANCE = 24, CONSTRAINTS3 = 56;
 
     const DT = 1 / 60;         // s, one frame
