@@ -12,7 +12,7 @@
 //!
 //! Environment: `XPBD_BENCH_QUICK=1` runs small sizes with few repetitions
 //! (a smoke test that every figure is produced). `XPBD_BENCH_ONLY=1d,rope,cloth,threads,kinds`
-//! (any subset, comma-separated; `bend`, `tet`, `tether`, `mesh` for one
+//! (any subset, comma-separated; `frame` for the whole colored frame; `bend`, `tet`, `tether`, `mesh` for one
 //! kind) runs only those parts; the default is all.
 //! `XPBD_BENCH_ROPE_SIZES=250,1000,4000` sets the rope sizes (links).
 //!
@@ -22,6 +22,7 @@
 //! two threads), `kinds` (bending, tets, tethers, closed meshes against
 //! plain C of the same formula, timed A B A B).
 
+mod frame;
 mod kinds;
 mod links;
 mod report;
@@ -61,11 +62,12 @@ pub fn run() -> Result<(Vec<Figure>, Vec<Ratio>), String> {
         None => true,
         Some(o) => o.split(',').any(|x| x.trim() == section),
     };
-    let sections: [(&str, Section); 4] = [
+    let sections: [(&str, Section); 5] = [
         ("1d", seed::seed_section),
         ("rope", links::rope_section),
         ("cloth", links::cloth_section),
         ("threads", threads::thread_section),
+        ("frame", frame::frame_section),
     ];
     for (name, section) in sections {
         if want(name) {

@@ -157,6 +157,14 @@ impl<'s, 'a, T: Real, const D: usize, const G: bool> Substep<'s, 'a, T, D, G> {
     /// pairs (`found + engine + k`).
     pub(crate) fn iterate_with_contacts(&mut self) -> Result<SweepStats<T>, StepError> {
         let stats = self.iterate()?;
+        self.sweep_contacts()?;
+        Ok(stats)
+    }
+
+    /// The contacts' part of [`iterate_with_contacts`](Self::iterate_with_contacts):
+    /// one sweep over the particle pairs, the found contacts and the
+    /// engine's, in that order (nothing without contacts).
+    pub(crate) fn sweep_contacts(&mut self) -> Result<(), StepError> {
         if let Some(group) = self.contacts.as_mut() {
             let s = &mut *self.system;
             let h2 = self.h * self.h;
@@ -189,7 +197,7 @@ impl<'s, 'a, T: Real, const D: usize, const G: bool> Substep<'s, 'a, T, D, G> {
             )
             .map_err(|stop| contact_error(stop, group.items.len()))?;
         }
-        Ok(stats)
+        Ok(())
     }
 }
 

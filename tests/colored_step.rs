@@ -1,0 +1,431 @@
+//! Colored stepping (`xpbd::step::step_colored`, issue 19 item 1): a
+//! frame in colored order, its phases run as tasks on an engine's job
+//! system, gives exactly the bits of the sequential `step_with` on the same
+//! (colored-ordered) world — positions, velocities, every λ, forces and
+//! the statistics — for one task, real threads (2, 3, 7), tasks run in
+//! reverse and tasks run twice; a job system that skips a task fails the
+//! frame with `JobContract` and leaves the world as it was; an improper
+//! coloring is refused before anything is written.
+
+use xpbd::step::{
+    scratch_len, self_collision_adjacency_len, self_collision_table_len, step_colored, step_with,
+    Capsule, Contact, EngineContact, Jobs, OneThread, ParticleContact, Plane, SelfCollision,
+    Sphere, StepConfig, StepError, StepStats, World,
+};
+use xpbd::{
+    bends_count_for_cloth, bends_for_cloth, cloth, cloth_link_count, color_instances, color_order,
+    fill_in_order, tethers, Attachment, Bend, Constraints, GroupColors, Instance, Link,
+    MeshVolumes, SystemError, Tether,
+};
+
+type V = [f64; 3];
+
+/// A group colored greedily and stored in colored order, with its
+/// boundaries.
+fn colored<const N: usize, K: Instance<N>>(items: &[K], n: usize) -> (Vec<K>, Vec<usize>) {
+    let mut used = vec![0u64; n];
+    let mut colors = vec![0u32; items.len()];
+    let count = color_instances(items, n, &mut used, &mut colors).unwrap();
+    let mut starts = vec![0usize; count as usize + 1];
+    let mut order = vec![0u32; items.len()];
+    color_order(&colors, count, &mut starts, &mut order).unwrap();
+    let mut out = items.to_vec();
+    assert_eq!(fill_in_order(items, &order, &mut out), Ok(items.len()));
+    (out, starts)
+}
+
+/// A cloth falling onto a sphere next to a moving capsule, above a plane:
+/// links, bends, tethers, an attachment, an engine contact,
+/// self-collision and tearing, every group in colored order.
+#[derive(Clone)]
+struct Scene {
+    x: Vec<V>,
+    v: Vec<V>,
+    w: Vec<f64>,
+    links: Vec<Link<f64>>,
+    bends: Vec<Bend<f64>>,
+    tethers: Vec<Tether<f64>>,
+    attachments: Vec<Attachment<f64>>,
+    engine: Vec<EngineContact<f64, 3>>,
+    max_force: Vec<f64>,
+    starts: [Vec<usize>; 3],
+    contacts: Vec<Contact<f64>>,
+    pairs: Vec<ParticleContact<f64>>,
+    table: Vec<u32>,
+    ids: Vec<u32>,
+    adjacency: Vec<u32>,
+    rest: Vec<V>,
+    torn: Vec<u32>,
+}
+
+const ROWS: usize = 14;
+const COLS: usize = 14;
+const S: f64 = 0.02;
+
+impl Scene {
+    fn new() -> Self {
+        let n = ROWS * COLS;
+        // Horizontal, rippled, centred over the sphere.
+        let x: Vec<V> = (0..n)
+            .map(|k| {
+                let (r, c) = ((k / COLS) as f64, (k % COLS) as f64);
+                let ripple = 0.002 * ((r * 1.3).sin() + (c * 0.7).cos());
+                [c * S - 0.13, 0.12 + ripple, r * S - 0.13]
+            })
+            .collect();
+        let mut w = vec![1.0 / 0.002; n];
+        w[0] = 0.0; // one pinned corner, the tethers' anchor
+        let mut links =
+            vec![Link::new(0, 1, 1.0, 0.0); cloth_link_count(ROWS, COLS, true).unwrap()];
+        cloth(&x, ROWS, COLS, true, 1e-7, &mut links).unwrap();
+        let mut bends = vec![
+            Bend {
+                particles: [0, 1, 2, 3],
+                rest_angle: 0.0,
+                compliance: 0.0,
+                lambda: 0.0
+            };
+            bends_count_for_cloth(ROWS, COLS)
+        ];
+        bends_for_cloth(ROWS, COLS, &x, 2e-3, &mut bends).unwrap();
+        let mut tether = vec![Tether::new(1, 0, 1.0, 0.0); n];
+        let t = tethers(&x, &w, &[0], 0.0, &mut tether).unwrap();
+        tether.truncate(t);
+        // The last row's only: tethers sharing the anchor take a color each
+        // (at most 64 colors).
+        tether.retain(|t| t.particle as usize >= n - COLS);
+        let (links, l) = colored(&links, n);
+        let (bends, b) = colored(&bends, n);
+        let (tethers, t) = colored(&tether, n);
+        let mut engine = EngineContact::new(5, [0.0, 1.0, 0.0], [0.0, 0.05, 0.0]);
+        engine.static_friction = 0.2;
+        engine.dynamic_friction = 0.1;
+        let max_force = links
+            .iter()
+            .enumerate()
+            .map(|(k, _)| if k % 7 == 3 { 0.05 } else { 1e9 })
+            .collect();
+        let links_len = links.len();
+        Scene {
+            v: vec![[0.0; 3]; n],
+            attachments: vec![Attachment::new(COLS as u32 - 1, x[COLS - 1], 1e-6)],
+            engine: vec![engine],
+            max_force,
+            starts: [l, b, t],
+            contacts: vec![Contact::default(); 2 * n],
+            pairs: vec![ParticleContact::default(); 8 * n],
+            table: vec![0; self_collision_table_len(n)],
+            ids: vec![0; n],
+            adjacency: vec![0; self_collision_adjacency_len(n, links_len)],
+            rest: x.clone(),
+            torn: vec![0; 16],
+            x,
+            w,
+            links,
+            bends,
+            tethers,
+        }
+    }
+
+    /// Bits of every position, velocity, λ and force.
+    fn bits(&self) -> Vec<u64> {
+        let mut b: Vec<u64> = self
+            .x
+            .iter()
+            .chain(&self.v)
+            .flatten()
+            .map(|c| c.to_bits())
+            .collect();
+        b.extend(self.links.iter().map(|l| l.lambda.to_bits()));
+        b.extend(self.links.iter().map(|l| u64::from(l.flags)));
+        b.extend(self.bends.iter().map(|l| l.lambda.to_bits()));
+        b.extend(self.tethers.iter().map(|l| l.lambda.to_bits()));
+        for a in &self.attachments {
+            b.extend(a.lambda.iter().chain(&a.force).map(|c| c.to_bits()));
+        }
+        b.extend(self.engine.iter().map(|e| e.force.to_bits()));
+        b
+    }
+
+    /// What a failed frame must leave as it was: positions, velocities,
+    /// link flags, forces (λ are per-substep state).
+    fn state(&self) -> Vec<u64> {
+        let mut b: Vec<u64> = self
+            .x
+            .iter()
+            .chain(&self.v)
+            .flatten()
+            .map(|c| c.to_bits())
+            .collect();
+        b.extend(self.links.iter().map(|l| u64::from(l.flags)));
+        for a in &self.attachments {
+            b.extend(a.force.iter().chain(&a.previous).map(|c| c.to_bits()));
+        }
+        b.extend(self.engine.iter().map(|e| e.force.to_bits()));
+        b
+    }
+
+    /// One frame, sequential (`jobs: None`) or colored.
+    fn frame(
+        &mut self,
+        frame: usize,
+        config: &StepConfig<f64, 3>,
+        jobs: Option<&dyn Jobs>,
+    ) -> Result<StepStats<f64>, StepError> {
+        let n = self.x.len();
+        let mut scratch = vec![[0.0; 3]; scratch_len(n)];
+        let planes = [Plane {
+            normal: [0.0, 1.0, 0.0],
+            offset: -0.3,
+        }];
+        let spheres = [Sphere {
+            center: [0.0, -0.05, 0.0],
+            radius: 0.1,
+        }];
+        let t = frame as f64 / 60.0;
+        let capsules = [Capsule {
+            center: [0.25 - 0.5 * t, -0.1, 0.05],
+            half_axis: [0.0, 0.0, 0.1],
+            radius: 0.03,
+            velocity: [-0.5, 0.0, 0.0],
+            angular_velocity: [0.0, 1.0, 0.0],
+            static_friction: 0.3,
+            dynamic_friction: 0.2,
+        }];
+        self.attachments[0].target = [0.12 + 0.1 * t, 0.12, -0.13];
+        let mut constraints = Constraints {
+            bends: &mut self.bends,
+            tets: &mut [],
+            tethers: &mut self.tethers,
+            meshes: MeshVolumes::default(),
+            attachments: &mut self.attachments,
+        };
+        let mut world = World::new(
+            &mut self.x,
+            &mut self.v,
+            &self.w,
+            &mut self.contacts,
+            &mut scratch,
+        );
+        world.links = &mut self.links;
+        world.planes = &planes;
+        world.spheres = &spheres;
+        world.capsules = &capsules;
+        world.engine_contacts = &mut self.engine;
+        world.link_max_force = &self.max_force;
+        world.torn = &mut self.torn;
+        world.self_collision = SelfCollision {
+            pairs: &mut self.pairs,
+            table: &mut self.table,
+            ids: &mut self.ids,
+            adjacency: &mut self.adjacency,
+            rest: &self.rest,
+        };
+        match jobs {
+            None => step_with(&mut world, &mut constraints, 1.0 / 60.0, config),
+            Some(jobs) => {
+                let colors = GroupColors {
+                    links: &self.starts[0],
+                    bends: &self.starts[1],
+                    tets: &[],
+                    tethers: &self.starts[2],
+                };
+                let mut stamp = vec![0u32; n];
+                step_colored(
+                    &mut world,
+                    &mut constraints,
+                    &colors,
+                    &mut stamp,
+                    1.0 / 60.0,
+                    config,
+                    jobs,
+                )
+            }
+        }
+    }
+}
+
+fn config() -> StepConfig<f64, 3> {
+    let mut c = StepConfig::new([0.0, -9.81, 0.0]);
+    c.substeps = 6;
+    c.iterations = 2;
+    c.particle_radius = 0.008;
+    c.static_friction = 0.3;
+    c.dynamic_friction = 0.2;
+    c.damping = 0.5;
+    c
+}
+
+/// Real threads: `threads` scoped threads, thread `t` running tasks
+/// `t, t + threads, …`; asks for `split` tasks per phase.
+struct Threads {
+    threads: usize,
+    split: usize,
+}
+
+impl Jobs for Threads {
+    fn split(&self) -> usize {
+        self.split
+    }
+    fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
+        std::thread::scope(|s| {
+            for t in 0..self.threads {
+                s.spawn(move || (t..count).step_by(self.threads).for_each(task));
+            }
+        });
+    }
+}
+
+/// The calling thread, tasks in reverse order.
+struct Reversed(usize);
+
+impl Jobs for Reversed {
+    fn split(&self) -> usize {
+        self.0
+    }
+    fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
+        (0..count).rev().for_each(task);
+    }
+}
+
+/// A faulty job system: every task twice, and out-of-range indices.
+struct Twice(usize);
+
+impl Jobs for Twice {
+    fn split(&self) -> usize {
+        self.0
+    }
+    fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
+        for i in 0..count + 3 {
+            task(i);
+            task(i);
+        }
+    }
+}
+
+/// A faulty job system that never runs the last task of a phase.
+struct SkipsLast(usize);
+
+impl Jobs for SkipsLast {
+    fn split(&self) -> usize {
+        self.0
+    }
+    fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
+        (0..count.saturating_sub(1)).for_each(task);
+    }
+}
+
+fn frames() -> usize {
+    if cfg!(miri) {
+        2
+    } else {
+        45
+    }
+}
+
+#[test]
+fn colored_frames_are_the_sequential_bits_for_every_job_system() {
+    let config = config();
+    let mut reference = Scene::new();
+    let mut stats = Vec::new();
+    let mut bits = Vec::new();
+    let (mut pairs, mut contacts, mut torn) = (0, 0, 0);
+    for f in 0..frames() {
+        let s = reference.frame(f, &config, None).unwrap();
+        pairs = pairs.max(s.max_pairs);
+        contacts = contacts.max(s.max_contacts);
+        torn += s.torn;
+        stats.push(s);
+        bits.push(reference.bits());
+    }
+    if !cfg!(miri) {
+        // The scene reaches every path: self-contacts, collider contacts,
+        // torn links.
+        assert!(
+            pairs > 0 && contacts > 0 && torn > 0,
+            "{pairs} {contacts} {torn}"
+        );
+    }
+    let systems: Vec<(&str, Box<dyn Jobs>)> = vec![
+        ("one thread", Box::new(OneThread)),
+        (
+            "2 threads",
+            Box::new(Threads {
+                threads: 2,
+                split: 2,
+            }),
+        ),
+        (
+            "3 threads, 7 tasks",
+            Box::new(Threads {
+                threads: 3,
+                split: 7,
+            }),
+        ),
+        (
+            "7 threads, 32 tasks",
+            Box::new(Threads {
+                threads: 7,
+                split: 1000,
+            }),
+        ),
+        ("reversed", Box::new(Reversed(5))),
+        ("twice", Box::new(Twice(4))),
+    ];
+    for (name, jobs) in &systems {
+        let mut scene = Scene::new();
+        for f in 0..frames() {
+            let s = scene.frame(f, &config, Some(jobs.as_ref())).unwrap();
+            assert_eq!(s, stats[f], "{name}: statistics of frame {f}");
+            assert!(scene.bits() == bits[f], "{name}: bits of frame {f}");
+        }
+    }
+}
+
+#[test]
+fn a_skipped_task_fails_the_frame_and_writes_nothing() {
+    let config = config();
+    // Enough particles for several prediction tasks.
+    let mut scene = Scene::new();
+    scene.frame(0, &config, None).unwrap();
+    let before = scene.state();
+    let r = scene.frame(1, &config, Some(&SkipsLast(4)));
+    assert_eq!(r, Err(StepError::JobContract));
+    assert!(scene.state() == before);
+    // One task per phase never asks the executor: nothing to skip.
+    assert!(scene.frame(1, &config, Some(&SkipsLast(1))).is_ok());
+}
+
+#[test]
+fn an_improper_coloring_is_refused_before_anything_is_written() {
+    let config = config();
+    let mut scene = Scene::new();
+    // Two links sharing a particle moved into the first color.
+    let first_end = scene.starts[0][1];
+    let a = scene.links[0];
+    let share = (first_end..scene.links.len())
+        .find(|&k| {
+            let l = scene.links[k];
+            [l.i, l.j].iter().any(|p| *p == a.i || *p == a.j)
+        })
+        .unwrap();
+    scene.starts[0][1] = share + 1;
+    let before = scene.state();
+    let r = scene.frame(0, &config, Some(&OneThread));
+    assert!(
+        matches!(
+            r,
+            Err(StepError::System(SystemError::InvalidShape))
+                | Err(StepError::System(SystemError::SameParticle { .. }))
+        ),
+        "{r:?}"
+    );
+    assert!(scene.state() == before);
+    // Boundaries past the links.
+    let mut scene = Scene::new();
+    let len = scene.links.len();
+    *scene.starts[0].last_mut().unwrap() = len + 1;
+    let r = scene.frame(0, &config, Some(&OneThread));
+    assert_eq!(r, Err(StepError::System(SystemError::InvalidShape)));
+    assert!(scene.state() == before);
+}
