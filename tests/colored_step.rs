@@ -316,14 +316,11 @@ impl Jobs for SkipsLast {
 }
 
 fn frames() -> usize {
-    if cfg!(miri) {
-        2
-    } else {
-        45
-    }
+    45
 }
 
 #[test]
+#[cfg_attr(miri, ignore)] // safe-Rust scene; the split phases run under Miri below
 fn colored_frames_are_the_sequential_bits_for_every_job_system() {
     let config = config();
     let mut reference = Scene::new();
@@ -428,4 +425,102 @@ fn an_improper_coloring_is_refused_before_anything_is_written() {
     let r = scene.frame(0, &config, Some(&OneThread));
     assert_eq!(r, Err(StepError::System(SystemError::InvalidShape)));
     assert!(scene.state() == before);
+}
+
+/// A cloth of `side²` particles resting on a plane with friction, links
+/// in colored order: every particle phase and the contact phases split
+/// into several tasks (1,024 particles or contacts each at least).
+fn ground_frames(
+    side: usize,
+    frames: usize,
+    jobs: Option<&dyn Jobs>,
+) -> (Vec<u64>, StepStats<f64>) {
+    let n = side * side;
+    let s = 0.01;
+    let mut x: Vec<V> = (0..n)
+        .map(|k| {
+            [
+                (k % side) as f64 * s,
+                0.004 + 0.001 * ((k % 7) as f64),
+                (k / side) as f64 * s,
+            ]
+        })
+        .collect();
+    let mut v: Vec<V> = (0..n)
+        .map(|k| [0.3 * ((k % 3) as f64 - 1.0), -0.2, 0.1])
+        .collect();
+    let w = vec![1.0; n];
+    let mut links = vec![Link::new(0, 1, s, 0.0); cloth_link_count(side, side, false).unwrap()];
+    cloth(&x, side, side, false, 1e-6, &mut links).unwrap();
+    let (mut links, starts) = colored(&links, n);
+    let mut contacts = vec![Contact::default(); n];
+    let mut scratch = vec![[0.0; 3]; scratch_len(n)];
+    let mut stamp = vec![0u32; n];
+    let planes = [Plane {
+        normal: [0.0, 1.0, 0.0],
+        offset: 0.0,
+    }];
+    let mut config = StepConfig::new([0.0, -9.81, 0.0]);
+    config.substeps = 3;
+    config.particle_radius = 0.005;
+    config.static_friction = 0.4;
+    config.dynamic_friction = 0.3;
+    let mut last = StepStats::default();
+    for _ in 0..frames {
+        let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
+        world.links = &mut links;
+        world.planes = &planes;
+        let mut groups = Constraints::default();
+        last = match jobs {
+            None => step_with(&mut world, &mut groups, 1.0 / 60.0, &config),
+            Some(jobs) => {
+                let colors = GroupColors {
+                    links: &starts,
+                    ..Default::default()
+                };
+                step_colored(
+                    &mut world,
+                    &mut groups,
+                    &colors,
+                    &mut stamp,
+                    1.0 / 60.0,
+                    &config,
+                    jobs,
+                )
+            }
+        }
+        .unwrap();
+    }
+    let mut bits: Vec<u64> = x.iter().chain(&v).flatten().map(|c| c.to_bits()).collect();
+    bits.extend(links.iter().map(|l| l.lambda.to_bits()));
+    (bits, last)
+}
+
+#[test]
+fn split_particle_and_contact_phases_keep_the_sequential_bits() {
+    // Under Miri the phases split from 8 particles or contacts on.
+    let (side, frames) = if cfg!(miri) { (6, 1) } else { (48, 8) };
+    let (reference, stats) = ground_frames(side, frames, None);
+    assert_eq!(
+        stats.max_contacts,
+        side * side,
+        "every particle on the plane"
+    );
+    let systems: Vec<Box<dyn Jobs>> = vec![
+        Box::new(OneThread),
+        Box::new(Threads {
+            threads: 2,
+            split: 2,
+        }),
+        Box::new(Threads {
+            threads: 3,
+            split: 5,
+        }),
+        Box::new(Reversed(32)),
+    ];
+    for jobs in &systems {
+        let (bits, s) = ground_frames(side, frames, Some(jobs.as_ref()));
+        assert_eq!(s, stats);
+        assert!(bits == reference);
+    }
 }

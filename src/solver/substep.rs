@@ -148,6 +148,22 @@ impl<'s, 'a, T: Real, const D: usize, const G: bool> Substep<'s, 'a, T, D, G> {
         self
     }
 
+    /// Positions, inverse masses, the contacts (if any) and h, for the
+    /// colored contact phases of `step::colored` (which solve the contacts
+    /// as [`sweep_contacts`](Self::sweep_contacts) does, split by particle).
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn contact_parts(
+        &mut self,
+    ) -> (&mut [[T; D]], &[T], Option<&mut ContactGroup<'s, T, D>>, T) {
+        let s = &mut *self.system;
+        (
+            &mut *s.positions,
+            s.inverse_masses,
+            self.contacts.as_mut(),
+            self.h,
+        )
+    }
+
     /// One iteration of a stepped substep: a sweep over the links (and
     /// groups), then over the particle–particle contacts, the contacts
     /// found against colliders, and the engine's contacts (Gauss-Seidel in
@@ -202,7 +218,7 @@ impl<'s, 'a, T: Real, const D: usize, const G: bool> Substep<'s, 'a, T, D, G> {
 }
 
 /// The step error of a contact sweep's stop, naming the contact `base + k`.
-fn contact_error(stop: Stop, base: usize) -> StepError {
+pub(crate) fn contact_error(stop: Stop, base: usize) -> StepError {
     let k = match stop {
         Stop::OutOfRange(k)
         | Stop::NonFinite(k)

@@ -28,17 +28,26 @@
 //! are the sequential ones too, except that a failing color is completed
 //! before the error is returned (the frame is rolled back either way).
 
+use super::colliders::{detect, dynamic_friction, each_contact};
 use super::jobs::{run_phase, split_range, task_count, Shared};
 pub use super::jobs::{Jobs, OneThread, MAX_JOBS};
 use super::{step_groups, StepConfig, StepError, StepStats, World};
 use crate::colored::groups::check_proper;
 use crate::colored::{job_range, GroupColors, CHUNK};
+use crate::constraint::contact::{Colliders, Contact};
 use crate::real::Real;
-use crate::solver::{Constraints, Group, Substep, SweepStats, SystemError};
+use crate::solver::{
+    contact_error, sweep, Constraints, Group, Substep, SweepStats, SystemError, ZeroLength,
+};
 
-/// Particles per prediction or velocity task, at least: smaller phases
-/// run as fewer tasks (splitting them costs more than it saves).
-const PARTICLES_PER_TASK: usize = 1024;
+/// Particles per prediction, detection or velocity task, at least:
+/// smaller phases run as fewer tasks (splitting them costs more than it
+/// saves). No bit depends on it; under Miri it is small, so that the
+/// interpreter's small scenes split too.
+const PARTICLES_PER_TASK: usize = if cfg!(miri) { 8 } else { 1024 };
+
+/// Contacts per contact-phase task, at least (as [`PARTICLES_PER_TASK`]).
+const CONTACTS_PER_TASK: usize = if cfg!(miri) { 8 } else { 1024 };
 
 /// How the substeps of a frame run: [`Sequential`] on the calling thread,
 /// or [`ColoredOrder`] on an engine's jobs.
@@ -53,6 +62,29 @@ pub(crate) trait Order<T: Real, const D: usize, const G: bool> {
         w: &[T],
         h: T,
         g: &[T; D],
+    ) -> Result<(), StepError>;
+
+    /// The collider contacts of the predicted positions in detection
+    /// order ([`detect`]): how many were stored and how many dropped.
+    fn detect(
+        &self,
+        x: &[[T; D]],
+        w: &[T],
+        p: &Colliders<'_, T, D>,
+        contacts: &mut [Contact<T>],
+    ) -> Result<(usize, usize), StepError>;
+
+    /// The collider contacts' dynamic friction ([`dynamic_friction`]).
+    #[allow(clippy::too_many_arguments)]
+    fn friction(
+        &self,
+        v: &mut [[T; D]],
+        x: &[[T; D]],
+        w: &[T],
+        contacts: &[Contact<T>],
+        p: &Colliders<'_, T, D>,
+        h: T,
+        mu: T,
     ) -> Result<(), StepError>;
 
     /// One iteration of the substep: its groups, then its contacts.
@@ -94,6 +126,32 @@ impl<T: Real, const D: usize, const G: bool> Order<T, D, G> for Sequential {
     #[inline]
     fn iterate(&self, substep: &mut Substep<'_, '_, T, D, G>) -> Result<SweepStats<T>, StepError> {
         substep.iterate_with_contacts()
+    }
+
+    #[inline]
+    fn detect(
+        &self,
+        x: &[[T; D]],
+        w: &[T],
+        p: &Colliders<'_, T, D>,
+        contacts: &mut [Contact<T>],
+    ) -> Result<(usize, usize), StepError> {
+        detect(x, w, p, contacts)
+    }
+
+    #[inline]
+    fn friction(
+        &self,
+        v: &mut [[T; D]],
+        x: &[[T; D]],
+        w: &[T],
+        contacts: &[Contact<T>],
+        p: &Colliders<'_, T, D>,
+        h: T,
+        mu: T,
+    ) -> Result<(), StepError> {
+        dynamic_friction(v, x, w, contacts, p, h, mu);
+        Ok(())
     }
 
     #[inline]
@@ -218,8 +276,152 @@ impl<T: Real> Order<T, 3, true> for ColoredOrder<'_> {
         substep: &mut Substep<'_, '_, T, 3, true>,
     ) -> Result<SweepStats<T>, StepError> {
         let stats = iterate_groups(substep, &self.colors, self.jobs)?;
-        substep.sweep_contacts()?;
+        sweep_contacts(substep, self.jobs)?;
         Ok(stats)
+    }
+
+    fn detect(
+        &self,
+        x: &[[T; 3]],
+        w: &[T],
+        p: &Colliders<'_, T, 3>,
+        contacts: &mut [Contact<T>],
+    ) -> Result<(usize, usize), StepError> {
+        let n = x.len();
+        let count = self.particle_tasks(n);
+        if count <= 1 {
+            return detect(x, w, p, contacts);
+        }
+        let range = |i: usize| {
+            let (a, b) = split_range(n, i, count);
+            (a, x.get(a..b), w.get(a..b), p.previous.get(a..b))
+        };
+        // Pass 1: each range counts its contacts.
+        let mut found = [0usize; MAX_JOBS];
+        run_phase(
+            self.jobs,
+            count,
+            &|i| match range(i) {
+                (a, Some(x), Some(w), Some(prev)) => {
+                    let mut k = 0usize;
+                    each_contact(x, w, prev, a, p, |_, _| k = k.saturating_add(1));
+                    k
+                }
+                _ => 0,
+            },
+            |i, k| {
+                if let Some(slot) = found.get_mut(i) {
+                    *slot = k;
+                }
+            },
+        )?;
+        // Pass 2: each range writes its contacts after those of the ranges
+        // before it; those beyond the capacity are dropped, as in
+        // detection order.
+        let mut offsets = [0usize; MAX_JOBS];
+        let mut total = 0usize;
+        for (o, k) in offsets.iter_mut().zip(&found) {
+            *o = total;
+            total = total.saturating_add(*k);
+        }
+        let capacity = contacts.len();
+        let cs = Shared::new(contacts);
+        let mut unnamed = false;
+        run_phase(
+            self.jobs,
+            count,
+            &|i| {
+                let (Some(&o), Some(&k)) = (offsets.get(i), found.get(i)) else {
+                    return false;
+                };
+                let (lo, hi) = (o.min(capacity), o.saturating_add(k).min(capacity));
+                // SAFETY: the tasks' ranges `o .. o + k` are disjoint
+                // (prefix sums), and `contacts` is not used until the phase
+                // ends.
+                let Some(out) = (unsafe { cs.range(lo, hi) }) else {
+                    return false;
+                };
+                let (a, Some(x), Some(w), Some(prev)) = range(i) else {
+                    return false;
+                };
+                let (mut slots, mut bad) = (out.iter_mut(), false);
+                each_contact(x, w, prev, a, p, |particle, collider| {
+                    match (u32::try_from(particle), u32::try_from(collider)) {
+                        (Ok(particle), Ok(collider)) => {
+                            if let Some(slot) = slots.next() {
+                                *slot = Contact::new(particle, collider);
+                            }
+                        }
+                        _ => bad = true,
+                    }
+                });
+                bad
+            },
+            |_, bad| unnamed |= bad,
+        )?;
+        if unnamed {
+            return Err(StepError::ContactCapacity);
+        }
+        let stored = total.min(capacity);
+        Ok((stored, total.saturating_sub(stored)))
+    }
+
+    fn friction(
+        &self,
+        v: &mut [[T; 3]],
+        x: &[[T; 3]],
+        w: &[T],
+        contacts: &[Contact<T>],
+        p: &Colliders<'_, T, 3>,
+        h: T,
+        mu: T,
+    ) -> Result<(), StepError> {
+        let count = task_count(self.jobs, contacts.len().div_ceil(CONTACTS_PER_TASK));
+        let Some(bounds) = contact_bounds(contacts, count).filter(|_| count > 1) else {
+            dynamic_friction(v, x, w, contacts, p, h, mu);
+            return Ok(());
+        };
+        let n = v.len();
+        let vs = Shared::new(v);
+        run_phase(
+            self.jobs,
+            count,
+            &|i| {
+                let Some((a, b, pa, pb)) = task_particles(&bounds, i, contacts, n) else {
+                    return;
+                };
+                // SAFETY: the tasks' particle ranges are disjoint (the
+                // contacts are sorted by particle and each task starts at a
+                // new one), and `v` is not used until the phase ends.
+                let v = unsafe { vs.range(pa, pb) };
+                let (Some(v), Some(x), Some(w), Some(prev), Some(items)) = (
+                    v,
+                    x.get(pa..pb),
+                    w.get(pa..pb),
+                    p.previous.get(pa..pb),
+                    contacts.get(a..b),
+                ) else {
+                    return;
+                };
+                let local = Colliders {
+                    previous: prev,
+                    ..*p
+                };
+                // The contacts name particles from `pa`: shifted copies, a
+                // chunk at a time (friction only reads them).
+                let shift = u32::try_from(pa).unwrap_or(0);
+                let mut chunk = [Contact::default(); 64];
+                for part in items.chunks(64) {
+                    for (c, item) in chunk.iter_mut().zip(part) {
+                        *c = *item;
+                        c.particle = c.particle.wrapping_sub(shift);
+                    }
+                    let used = chunk.get(..part.len()).unwrap_or(&[]);
+                    dynamic_friction(v, x, w, used, &local, h, mu);
+                }
+            },
+            |_, ()| {},
+        )
     }
 
     fn velocities(
@@ -259,6 +461,132 @@ impl<T: Real> Order<T, 3, true> for ColoredOrder<'_> {
             None => Ok(()),
         }
     }
+}
+
+/// The task boundaries of a contact phase: `count + 1` contact indices,
+/// each task starting at a new particle (`None` when the contacts are not
+/// sorted by particle; detection sorts them).
+fn contact_bounds<T>(items: &[Contact<T>], count: usize) -> Option<[usize; MAX_JOBS + 1]> {
+    let sorted = items
+        .iter()
+        .zip(items.iter().skip(1))
+        .all(|(a, b)| a.particle <= b.particle);
+    if !sorted {
+        return None;
+    }
+    let m = items.len();
+    let mut bounds = [m; MAX_JOBS + 1];
+    let mut at = 0usize;
+    for (i, b) in bounds.iter_mut().enumerate().take(count) {
+        at = at.max(split_range(m, i, count).0);
+        // On to the first contact of a new particle.
+        while at > 0 && at < m {
+            match (items.get(at.saturating_sub(1)), items.get(at)) {
+                (Some(p), Some(q)) if p.particle == q.particle => at = at.saturating_add(1),
+                _ => break,
+            }
+        }
+        *b = at;
+    }
+    Some(bounds)
+}
+
+/// Task `i`'s contacts `a .. b` and particles `pa .. pb` (clamped to `n`;
+/// a contact naming a particle beyond is reported by its sweep).
+fn task_particles<T>(
+    bounds: &[usize; MAX_JOBS + 1],
+    i: usize,
+    contacts: &[Contact<T>],
+    n: usize,
+) -> Option<(usize, usize, usize, usize)> {
+    let (&a, &b) = (bounds.get(i)?, bounds.get(i.checked_add(1)?)?);
+    let items = contacts.get(a..b)?;
+    let pa = usize::try_from(items.first()?.particle).ok()?.min(n);
+    let pb = usize::try_from(items.last()?.particle)
+        .ok()?
+        .saturating_add(1)
+        .min(n)
+        .max(pa);
+    Some((a, b, pa, pb))
+}
+
+/// The contacts' part of a colored iteration, in the order and with the
+/// bits of [`Substep::sweep_contacts`]: the particle pairs and the
+/// engine's contacts on this thread, the collider contacts as tasks split
+/// by particle.
+fn sweep_contacts<T: Real>(
+    substep: &mut Substep<'_, '_, T, 3, true>,
+    jobs: &dyn Jobs,
+) -> Result<(), StepError> {
+    let (x, w, group, h) = substep.contact_parts();
+    let Some(group) = group else {
+        return Ok(());
+    };
+    let h2 = h * h;
+    let found = group.items.len();
+    let base = found.saturating_add(group.engine.len());
+    sweep(x, w, group.pairs, &group.pair_shared, h2, ZeroLength::Skip)
+        .map_err(|stop| contact_error(stop, base))?;
+    let count = task_count(jobs, found.div_ceil(CONTACTS_PER_TASK));
+    match contact_bounds(group.items, count).filter(|_| count > 1) {
+        None => {
+            sweep(x, w, group.items, &group.colliders, h2, ZeroLength::Skip)
+                .map_err(|stop| contact_error(stop, 0))?;
+        }
+        Some(bounds) => {
+            let n = x.len();
+            let p = group.colliders;
+            let ranges: [Option<(usize, usize, usize, usize)>; MAX_JOBS] =
+                core::array::from_fn(|i| task_particles(&bounds, i, group.items, n));
+            let (xs, is) = (Shared::new(&mut *x), Shared::new(&mut *group.items));
+            let mut first: Option<StepError> = None;
+            run_phase(
+                jobs,
+                count,
+                &|i| {
+                    let Some(Some((a, b, pa, pb))) = ranges.get(i).copied() else {
+                        return Ok(());
+                    };
+                    // SAFETY: the tasks' contact ranges are disjoint, and so
+                    // are their particle ranges (the contacts are sorted by
+                    // particle, each task starts at a new one); `x` and the
+                    // contacts are not used until the phase ends.
+                    let (x, items) = unsafe { (xs.range(pa, pb), is.range(a, b)) };
+                    let (Some(x), Some(items), Some(w), Some(prev)) =
+                        (x, items, w.get(pa..pb), p.previous.get(pa..pb))
+                    else {
+                        return Ok(());
+                    };
+                    let local = Colliders {
+                        previous: prev,
+                        ..p
+                    };
+                    // The contacts name particles from `pa` while this task
+                    // solves them, and their own indices again after.
+                    let shift = u32::try_from(pa).unwrap_or(0);
+                    for c in items.iter_mut() {
+                        c.particle = c.particle.wrapping_sub(shift);
+                    }
+                    let r = sweep(x, w, items, &local, h2, ZeroLength::Skip);
+                    for c in items.iter_mut() {
+                        c.particle = c.particle.wrapping_add(shift);
+                    }
+                    r.map(|_| ()).map_err(|stop| contact_error(stop, a))
+                },
+                |_, r| {
+                    if let Err(e) = r {
+                        first = first.or(Some(e));
+                    }
+                },
+            )?;
+            if let Some(e) = first {
+                return Err(e);
+            }
+        }
+    }
+    sweep(x, w, group.engine, &group.surfaces, h2, ZeroLength::Skip)
+        .map_err(|stop| contact_error(stop, found))?;
+    Ok(())
 }
 
 /// One colored iteration of a substep's groups: every color of the links,

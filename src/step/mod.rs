@@ -117,7 +117,7 @@ pub use crate::error::StepError;
 use crate::error::SystemError;
 use crate::real::{finite_non_negative, Real};
 use crate::solver::{self, Constraints, ContactGroup, SweepStats, System, ZeroLength};
-use colliders::{detect, dynamic_friction, validate_colliders};
+use colliders::validate_colliders;
 pub use spatial::{self_collision_adjacency_len, self_collision_table_len, SelfCollision};
 
 /// The substeps per frame of [`StepConfig::new`] and
@@ -677,7 +677,8 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
                 h,
             },
         };
-        let (count, dropped) = detect(system.positions(), inverse_masses, &colliders, contacts)?;
+        let (count, dropped) =
+            order.detect(system.positions(), inverse_masses, &colliders, contacts)?;
         let dropped = dropped.saturating_add(pairs_dropped);
         if dropped > 0 && config.contact_overflow == ContactOverflow::Reject {
             return Err(StepError::ContactCapacity);
@@ -739,7 +740,7 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
             h,
             damped.then_some(keep),
         )?;
-        dynamic_friction(
+        order.friction(
             velocities,
             system.positions(),
             inverse_masses,
@@ -747,7 +748,7 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
             &colliders,
             h,
             config.dynamic_friction,
-        );
+        )?;
         engine_contact::dynamic_friction(velocities, inverse_masses, engine, h);
         particle_contact::dynamic_friction(
             velocities,
