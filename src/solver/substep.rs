@@ -47,6 +47,33 @@ pub(crate) struct ContactGroup<'s, T, const D: usize> {
     pub(crate) pairs: &'s mut [ParticleContact<T>],
     /// What they share.
     pub(crate) pair_shared: Pairs<'s, T, D>,
+    /// The pairs' colors when a colored step stored them in colored order
+    /// (`count == 0`: not colored, solved in slice order).
+    pub(crate) pair_colors: PairColors,
+}
+
+/// Colors of a substep's particle pairs (colored stepping): color `c` is
+/// the pairs `starts[c] .. starts[c + 1]`; no two pairs of a color share a
+/// particle, except in the last color, which holds the pairs that found
+/// none of the others and is solved in slice order on one thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PairColors {
+    /// Boundaries, `count + 1` used.
+    pub(crate) starts: [usize; PAIR_COLORS + 2],
+    /// Colors used (0: the pairs are not colored).
+    pub(crate) count: usize,
+}
+
+/// Colors a pair may take before it goes to the last, sequential color.
+pub(crate) const PAIR_COLORS: usize = 32;
+
+impl Default for PairColors {
+    fn default() -> Self {
+        Self {
+            starts: [0; PAIR_COLORS + 2],
+            count: 0,
+        }
+    }
 }
 
 /// A constraint instance's accumulated multipliers, for [`reset_lambdas`].

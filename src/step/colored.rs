@@ -35,9 +35,12 @@ use super::{step_groups, StepConfig, StepError, StepStats, World};
 use crate::colored::groups::check_proper;
 use crate::colored::{job_range, GroupColors, CHUNK};
 use crate::constraint::contact::{Colliders, Contact};
+use crate::constraint::particle_contact::{Pairs, ParticleContact};
+use crate::constraint::solve;
 use crate::real::Real;
 use crate::solver::{
-    contact_error, sweep, Constraints, Group, Substep, SweepStats, SystemError, ZeroLength,
+    contact_error, count_visit, sweep, Constraints, Group, PairColors, Stop, Substep, SweepStats,
+    SystemError, ZeroLength, PAIR_COLORS,
 };
 
 /// Particles per prediction, detection or velocity task, at least:
@@ -87,6 +90,11 @@ pub(crate) trait Order<T: Real, const D: usize, const G: bool> {
         mu: T,
     ) -> Result<(), StepError>;
 
+    /// Arranges a substep's particle pairs for its sweeps (`scratch`: one
+    /// `u32` per particle, free after the pair search): the sequential
+    /// order keeps them as found.
+    fn arrange_pairs(&self, pairs: &mut [ParticleContact<T>], scratch: &mut [u32]) -> PairColors;
+
     /// One iteration of the substep: its groups, then its contacts.
     fn iterate(&self, substep: &mut Substep<'_, '_, T, D, G>) -> Result<SweepStats<T>, StepError>;
 
@@ -126,6 +134,11 @@ impl<T: Real, const D: usize, const G: bool> Order<T, D, G> for Sequential {
     #[inline]
     fn iterate(&self, substep: &mut Substep<'_, '_, T, D, G>) -> Result<SweepStats<T>, StepError> {
         substep.iterate_with_contacts()
+    }
+
+    #[inline]
+    fn arrange_pairs(&self, _: &mut [ParticleContact<T>], _: &mut [u32]) -> PairColors {
+        PairColors::default()
     }
 
     #[inline]
@@ -278,6 +291,10 @@ impl<T: Real> Order<T, 3, true> for ColoredOrder<'_> {
         let stats = iterate_groups(substep, &self.colors, self.jobs)?;
         sweep_contacts(substep, self.jobs)?;
         Ok(stats)
+    }
+
+    fn arrange_pairs(&self, pairs: &mut [ParticleContact<T>], scratch: &mut [u32]) -> PairColors {
+        color_pairs(pairs, scratch)
     }
 
     fn detect(
@@ -463,6 +480,232 @@ impl<T: Real> Order<T, 3, true> for ColoredOrder<'_> {
     }
 }
 
+/// Colors a substep's particle pairs greedily (each pair, in the order
+/// found, takes the smallest of [`PAIR_COLORS`] colors neither particle
+/// has yet; a pair that finds none goes to one last color) and stores
+/// them in colored order, sorted by (color, i, j). `masks`: one `u32` per
+/// particle, overwritten. The color rides in λ until the substep's λ
+/// reset. Without enough scratch the pairs stay uncolored.
+fn color_pairs<T: Real>(pairs: &mut [ParticleContact<T>], masks: &mut [u32]) -> PairColors {
+    let mut colors = PairColors::default();
+    let Some(n) = pairs
+        .iter()
+        .map(|p| p.i.max(p.j))
+        .max()
+        .and_then(|m| usize::try_from(m).ok())
+        .and_then(|m| m.checked_add(1))
+    else {
+        return colors;
+    };
+    let Some(masks) = masks.get_mut(..n) else {
+        return colors;
+    };
+    masks.fill(0);
+    let mut counts = [0usize; PAIR_COLORS + 1];
+    for p in pairs.iter_mut() {
+        let (i, j) = (ix(p.i), ix(p.j));
+        let used =
+            masks.get(i).copied().unwrap_or(u32::MAX) | masks.get(j).copied().unwrap_or(u32::MAX);
+        let c = (!used).trailing_zeros();
+        let bit = 1u32.checked_shl(c).unwrap_or(0);
+        for k in [i, j] {
+            if let Some(m) = masks.get_mut(k) {
+                *m |= bit;
+            }
+        }
+        let c = usize::try_from(c).unwrap_or(PAIR_COLORS).min(PAIR_COLORS);
+        if let Some(k) = counts.get_mut(c) {
+            *k = k.saturating_add(1);
+        }
+        p.lambda = T::from_f64(f64::from(u32::try_from(c).unwrap_or(0)));
+    }
+    heap_sort(pairs, |a, b| {
+        (a.lambda, a.i, a.j).partial_cmp(&(b.lambda, b.i, b.j)) == Some(core::cmp::Ordering::Less)
+    });
+    let mut at = 0usize;
+    for (c, k) in counts.iter().enumerate() {
+        if let Some(s) = colors.starts.get_mut(c) {
+            *s = at;
+        }
+        at = at.saturating_add(*k);
+    }
+    if let Some(s) = colors.starts.get_mut(PAIR_COLORS.saturating_add(1)) {
+        *s = at;
+    }
+    colors.count = PAIR_COLORS.saturating_add(1);
+    colors
+}
+
+/// `usize` of a `u32` index (lossless on the 32- and 64-bit targets).
+fn ix(v: u32) -> usize {
+    usize::try_from(v).unwrap_or(usize::MAX)
+}
+
+/// In-place heap sort by `less` (no allocation, no panic path).
+fn heap_sort<E>(v: &mut [E], less: impl Fn(&E, &E) -> bool) {
+    fn swap<E>(v: &mut [E], a: usize, b: usize) {
+        let (lo, hi) = (a.min(b), a.max(b));
+        if let Some((first, rest)) = v.get_mut(lo..=hi).and_then(|s| s.split_first_mut()) {
+            if let Some(last) = rest.last_mut() {
+                core::mem::swap(first, last);
+            }
+        }
+    }
+    let sift = |v: &mut [E], mut root: usize, end: usize| loop {
+        let Some(child) = root.checked_mul(2).and_then(|c| c.checked_add(1)) else {
+            return;
+        };
+        if child >= end {
+            return;
+        }
+        let right = child.saturating_add(1);
+        let pick = match (v.get(child), v.get(right)) {
+            (Some(l), Some(r)) if right < end && less(l, r) => right,
+            _ => child,
+        };
+        match (v.get(root), v.get(pick)) {
+            (Some(a), Some(b)) if less(a, b) => {
+                swap(v, root, pick);
+                root = pick;
+            }
+            _ => return,
+        }
+    };
+    let len = v.len();
+    for root in (0..len / 2).rev() {
+        sift(v, root, len);
+    }
+    for end in (1..len).rev() {
+        swap(v, 0, end);
+        sift(v, 0, end);
+    }
+}
+
+/// Solves pairs `first ..` (the slice `pairs`) of one color through local
+/// copies of their two particles; a pair that cannot be applied is not
+/// written, the others are, and the first failure by index is returned.
+///
+/// # Safety
+/// No other task touches the particles of these pairs or the pairs
+/// meanwhile (one color of a proper coloring, or one task).
+unsafe fn solve_pairs<T: Real>(
+    x: &Shared<[T; 3]>,
+    w: &[T],
+    pairs: &mut [ParticleContact<T>],
+    first: usize,
+    shared: &Pairs<'_, T, 3>,
+    h2: T,
+) -> Result<(), Stop> {
+    let mut stats = SweepStats::default();
+    let mut stop = None;
+    for (k, pair) in pairs.iter_mut().enumerate() {
+        let index = first.saturating_add(k);
+        let (i, j) = (ix(pair.i), ix(pair.j));
+        // SAFETY: the two particles are this task's alone (caller); `range`
+        // checks the bounds.
+        let (xi, xj) = unsafe {
+            (
+                x.range(i, i.saturating_add(1)),
+                x.range(j, j.saturating_add(1)),
+            )
+        };
+        let (Some([xi]), Some([xj]), Some(&wi), Some(&wj), Some(&pi), Some(&pj)) = (
+            xi,
+            xj,
+            w.get(i),
+            w.get(j),
+            shared.previous.get(i),
+            shared.previous.get(j),
+        ) else {
+            stop = stop.or(Some(Stop::OutOfRange(index)));
+            continue;
+        };
+        if i == j {
+            stop = stop.or(Some(Stop::OutOfRange(index)));
+            continue;
+        }
+        let mut local_x = [*xi, *xj];
+        let local_prev = [pi, pj];
+        let local = Pairs {
+            previous: &local_prev,
+            ..*shared
+        };
+        let mut copy = ParticleContact {
+            i: 0,
+            j: 1,
+            lambda: pair.lambda,
+        };
+        let v = solve(&mut copy, &mut local_x, &[wi, wj], &local, h2);
+        if let Err(s) = count_visit(&mut stats, v, index, ZeroLength::Skip) {
+            let s = match s {
+                Stop::NonFinitePosition(k, q) => {
+                    Stop::NonFinitePosition(k, if q == 0 { i } else { j })
+                }
+                other => other,
+            };
+            stop = stop.or(Some(s));
+            continue;
+        }
+        [*xi, *xj] = local_x;
+        pair.lambda = copy.lambda;
+    }
+    stop.map_or(Ok(()), Err)
+}
+
+/// One sweep over colored particle pairs: each color as tasks (the last,
+/// uncolored one on this thread), colors in order; a failing color is
+/// completed and its lowest failing pair reported.
+fn sweep_pairs<T: Real>(
+    x: &mut [[T; 3]],
+    w: &[T],
+    pairs: &mut [ParticleContact<T>],
+    shared: &Pairs<'_, T, 3>,
+    colors: &PairColors,
+    h2: T,
+    jobs: &dyn Jobs,
+) -> Result<(), StepError> {
+    let base_error = |stop| contact_error(stop, 0);
+    let (xs, ps) = (Shared::new(x), Shared::new(pairs));
+    for (c, bounds) in colors.starts.windows(2).enumerate().take(colors.count) {
+        let (Some(&b), Some(&e)) = (bounds.first(), bounds.get(1)) else {
+            continue;
+        };
+        let count = if c.saturating_add(1) >= colors.count {
+            1
+        } else {
+            task_count(jobs, e.saturating_sub(b).div_ceil(CHUNK))
+        };
+        let mut first: Option<Stop> = None;
+        run_phase(
+            jobs,
+            count,
+            &|i| {
+                let Some((lo, hi)) = job_range(b, e, i, count) else {
+                    return Ok(());
+                };
+                // SAFETY: the tasks' pair ranges are disjoint and within
+                // one color (no particle twice; the last color runs as one
+                // task); `x` and the pairs are not used until the sweep
+                // ends.
+                let Some(items) = (unsafe { ps.range(lo, hi) }) else {
+                    return Ok(());
+                };
+                // SAFETY: as above.
+                unsafe { solve_pairs(&xs, w, items, lo, shared, h2) }
+            },
+            |_, r| {
+                if let Err(s) = r {
+                    first = first.or(Some(s));
+                }
+            },
+        )?;
+        if let Some(s) = first {
+            return Err(base_error(s));
+        }
+    }
+    Ok(())
+}
+
 /// The task boundaries of a contact phase: `count + 1` contact indices,
 /// each task starting at a new particle (`None` when the contacts are not
 /// sorted by particle; detection sorts them).
@@ -525,8 +768,20 @@ fn sweep_contacts<T: Real>(
     let h2 = h * h;
     let found = group.items.len();
     let base = found.saturating_add(group.engine.len());
-    sweep(x, w, group.pairs, &group.pair_shared, h2, ZeroLength::Skip)
-        .map_err(|stop| contact_error(stop, base))?;
+    if group.pair_colors.count == 0 {
+        sweep(x, w, group.pairs, &group.pair_shared, h2, ZeroLength::Skip)
+            .map_err(|stop| contact_error(stop, base))?;
+    } else {
+        let colors = group.pair_colors;
+        sweep_pairs(x, w, group.pairs, &group.pair_shared, &colors, h2, jobs).map_err(
+            |e| match e {
+                StepError::InvalidContactResult { contact } => StepError::InvalidContactResult {
+                    contact: base.saturating_add(contact),
+                },
+                other => other,
+            },
+        )?;
+    }
     let count = task_count(jobs, found.div_ceil(CONTACTS_PER_TASK));
     match contact_bounds(group.items, count).filter(|_| count > 1) {
         None => {

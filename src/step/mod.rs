@@ -690,6 +690,7 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
             .pairs
             .get_mut(..pair_count)
             .ok_or(StepError::ContactCapacity)?;
+        let pair_colors = order.arrange_pairs(pairs, sc.table);
         let found = contacts
             .get_mut(..count)
             .ok_or(StepError::ContactCapacity)?;
@@ -714,6 +715,7 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
                     alpha: config.contact_compliance / h2,
                     static_friction: config.static_friction,
                 },
+                pair_colors,
             };
             let lag = attachment::lag(s, config.substeps);
             let mut substep = system.begin_substep_with::<G>(h, group)?.with_lag(lag);
