@@ -8,7 +8,7 @@
 use std::sync::{Arc, Barrier, Mutex};
 use std::thread::JoinHandle;
 
-use xpbd::step::{step_colored, Contact, Jobs, OneThread, Plane, StepConfig, World};
+use xpbd::step::{step_colored, step_with, Contact, Jobs, OneThread, Plane, StepConfig, World};
 use xpbd::{cloth, cloth_link_count, color_instances, color_order, fill_in_order};
 use xpbd::{Constraints, GroupColors, Link, System};
 
@@ -139,6 +139,12 @@ impl Frame {
 
     /// One colored frame on `jobs`.
     fn step(&mut self, jobs: &dyn Jobs) -> Result<usize, String> {
+        self.frame(Some(jobs))
+    }
+
+    /// A colored frame on `jobs`, or (`None`) the sequential `step_with`
+    /// frame over the same (colored-ordered) links.
+    fn frame(&mut self, jobs: Option<&dyn Jobs>) -> Result<usize, String> {
         let planes = [Plane {
             normal: [0.0, 1.0, 0.0],
             offset: 0.0,
@@ -156,15 +162,18 @@ impl Frame {
             links: &self.starts,
             ..Default::default()
         };
-        let stats = step_colored(
-            &mut world,
-            &mut Constraints::default(),
-            &colors,
-            &mut self.stamp,
-            DT,
-            &Self::config(),
-            jobs,
-        )
+        let stats = match jobs {
+            Some(jobs) => step_colored(
+                &mut world,
+                &mut Constraints::default(),
+                &colors,
+                &mut self.stamp,
+                DT,
+                &Self::config(),
+                jobs,
+            ),
+            None => step_with(&mut world, &mut Constraints::default(), DT, &Self::config()),
+        }
         .map_err(|e| e.to_string())?;
         Ok(stats.max_contacts)
     }
@@ -229,6 +238,16 @@ pub(crate) fn frame_section(
     if let Some(e) = err {
         return Err(e);
     }
+    let seq = interleaved(
+        pairs,
+        solves,
+        || {
+            let _ = cell.borrow_mut().step(&OneThread);
+        },
+        || {
+            let _ = cell.borrow_mut().frame(None);
+        },
+    );
     let pool = Pool::new();
     let two = interleaved(
         pairs,
@@ -253,6 +272,11 @@ pub(crate) fn frame_section(
         ns: one.b.1,
     });
     figs.push(Figure {
+        case: name("sequential step_with (same links)"),
+        per_second: seq.b.0,
+        ns: seq.b.1,
+    });
+    figs.push(Figure {
         case: name("colored step, 2 threads"),
         per_second: two.a.0,
         ns: two.a.1,
@@ -268,6 +292,11 @@ pub(crate) fn frame_section(
         name("2 threads / 1 thread, whole frame"),
         &two,
         1.8,
+    ));
+    ratios.push(pair_ratio(
+        name("colored 1 thread / sequential step_with (context)"),
+        &seq,
+        0.0,
     ));
     Ok(())
 }

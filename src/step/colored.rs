@@ -4,29 +4,42 @@
 //!
 //! # Phases of one substep
 //!
-//! | phase | split into tasks by | tasks |
-//! |---|---|---|
-//! | `x_prev ← x`, prediction | particle ranges | up to [`Jobs::split`] |
-//! | self-collision pairs, collider contacts, λ reset | — | the calling thread |
-//! | each iteration: every color of the links, bends, tets, tethers | instance ranges of the color ([`job_range`](crate::colored::job_range)) | up to [`Jobs::split`] per color |
-//! | each iteration: mesh volumes, attachments, particle pairs, contacts, engine contacts | — | the calling thread |
-//! | velocity update, damping | particle ranges | up to [`Jobs::split`] |
-//! | dynamic friction | — | the calling thread |
+//! | phase | split into tasks by |
+//! |---|---|
+//! | `x_prev ← x`, prediction | particle ranges |
+//! | self-collision pair search, then the pairs' greedy coloring | — (the calling thread) |
+//! | collider contact detection | particle ranges, two passes (count, then write in detection order) |
+//! | validation and the λ reset of `begin_substep` | — |
+//! | each iteration: every color of the links, bends, tets, tethers | instance ranges of the color ([`job_range`](crate::colored::job_range)) |
+//! | each iteration: mesh volumes, attachments | — |
+//! | each iteration: every color of the particle pairs | pair ranges of the color |
+//! | each iteration: collider contacts | contact ranges starting at a new particle |
+//! | each iteration: engine contacts | — |
+//! | velocity update, damping | particle ranges |
+//! | dynamic friction of the collider contacts | contact ranges starting at a new particle |
+//! | the pairs' and engine contacts' friction, forces, tearing | — |
 //!
 //! Each phase ends before the next begins ([`Jobs::run`] returns when its
 //! tasks have). Within a phase the tasks touch disjoint particles and
 //! instances: the result does not depend on the split, the thread count
-//! or the order the tasks run in.
+//! or the order the tasks run in. A phase asks for at most
+//! [`Jobs::split`] tasks, and for fewer when it is small (1,024
+//! particles or contacts, or one 64-instance chunk of a color, per task
+//! at least).
 //!
 //! # The bits
 //!
-//! With the groups stored in colored order (the links too), a colored
-//! frame gives **exactly** the bits of [`step_with`](super::step_with) on
-//! the same world, for every split: a color's instances share no particle,
-//! so solving them in any split is the sequential sweep over the same
-//! order, and the contacts are solved in their sequential order. Errors
-//! are the sequential ones too, except that a failing color is completed
-//! before the error is returned (the frame is rolled back either way).
+//! With the groups stored in colored order, a colored frame without
+//! self-collision gives **exactly** the bits of
+//! [`step_with`](super::step_with) on the same world, for every split: a
+//! color's instances share no particle, so solving them in any split is
+//! the sequential sweep over the same order, and the contacts are solved
+//! in their sequential order. With self-collision the particle pairs are
+//! solved in their colored order (the coloring and the sort are part of
+//! the step, deterministic), so the bits differ from `step_with` but are
+//! the same for every split and thread count. Errors are the sequential
+//! ones, except that a failing color is completed before the error is
+//! returned (the frame is rolled back either way).
 
 use super::colliders::{detect, dynamic_friction, each_contact};
 use super::jobs::{run_phase, split_range, task_count, Shared};
@@ -900,10 +913,11 @@ fn iterate_groups<T: Real>(
 /// takes them: [`color_instances`](crate::color_instances),
 /// [`color_order`](crate::color_order),
 /// [`fill_in_order`](crate::fill_in_order)); the coloring is checked
-/// proper once per frame (`stamp`: scratch, one `u32` per particle). The
-/// result is bit-identical to [`step_with`](super::step_with) on the same
-/// world, whatever [`Jobs::split`] is and however many threads run the
-/// tasks.
+/// proper once per frame (`stamp`: scratch, one `u32` per particle).
+/// Without self-collision the result is bit-identical to
+/// [`step_with`](super::step_with) on the same world; with it, the
+/// particle pairs are solved in colored order. Either way the bits do not
+/// depend on [`Jobs::split`] or on how many threads run the tasks.
 ///
 /// # Errors
 ///

@@ -79,9 +79,11 @@
 //! [`step_colored`] runs the same frame with the links and every group in
 //! colored order and the frame's phases (prediction, each color, the
 //! velocity update) as tasks on the engine's job system ([`Jobs`]); the
-//! core spawns no thread. With the groups stored in colored order its bits
-//! are those of [`step_with`], for every split and thread count
-//! (`docs/colored.md`, "Colored stepping").
+//! core spawns no thread. With the groups stored in colored order and
+//! without self-collision its bits are those of [`step_with`]; with
+//! self-collision the particle pairs are colored too. The bits never
+//! depend on the split or the thread count (`docs/colored.md`, "Colored
+//! stepping").
 //!
 //! # Damping
 //!
