@@ -59,8 +59,9 @@ struct Scene {
     self_collision: bool,
 }
 
-const ROWS: usize = 14;
-const COLS: usize = 14;
+/// The scene's rows and columns (smaller in the interpreter).
+const ROWS: usize = if cfg!(miri) { 5 } else { 14 };
+const COLS: usize = ROWS;
 const S: f64 = 0.02;
 
 impl Scene {
@@ -439,6 +440,7 @@ fn an_improper_coloring_is_refused_before_anything_is_written() {
     let mut scene = Scene::new();
     let len = scene.links.len();
     *scene.starts[0].last_mut().unwrap() = len + 1;
+    let before = scene.state();
     let r = scene.frame(0, &config, Some(&OneThread));
     assert_eq!(r, Err(StepError::System(SystemError::InvalidShape)));
     assert!(scene.state() == before);
@@ -600,12 +602,12 @@ fn two_layers(side: usize, jobs: &dyn Jobs) -> (Vec<u64>, usize) {
     let mut ids = vec![0u32; n];
     let mut adjacency = vec![0u32; self_collision_adjacency_len(n, links.len())];
     let mut config = StepConfig::new([0.0, -9.81, 0.0]);
-    config.substeps = 2;
+    config.substeps = if cfg!(miri) { 1 } else { 2 };
     config.particle_radius = r;
     config.static_friction = 0.2;
     config.dynamic_friction = 0.1;
     let mut most = 0;
-    for _ in 0..2 {
+    for _ in 0..if cfg!(miri) { 1 } else { 2 } {
         let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
         world.links = &mut links;
         world.self_collision = SelfCollision {
@@ -641,14 +643,16 @@ fn pair_colors_split_into_tasks_with_the_same_bits() {
     let side = if cfg!(miri) { 9 } else { 14 };
     let (reference, pairs) = two_layers(side, &OneThread);
     assert!(pairs >= 4 * side * side && side * side > 64, "{pairs}");
-    let systems: Vec<Box<dyn Jobs>> = vec![
+    let mut systems: Vec<Box<dyn Jobs>> = vec![
         Box::new(Threads {
             threads: 2,
             split: 2,
         }),
         Box::new(Reversed(7)),
-        Box::new(Twice(3)),
     ];
+    if !cfg!(miri) {
+        systems.push(Box::new(Twice(3)));
+    }
     for jobs in &systems {
         assert!(two_layers(side, jobs.as_ref()).0 == reference);
     }
