@@ -82,6 +82,69 @@ pub(crate) fn sweep<T: Real, const D: usize, const N: usize, K: Constraint<T, D,
     Ok(stats)
 }
 
+/// A sweep's statistics as a kind's in-place kernel adds to them: the
+/// instance being solved (`index`, for a stop) and the policy. The kernel
+/// counts its outcome where it decides it ([`count`](Self::count)), so
+/// each outcome's counting is compiled at its own site; the same counts
+/// and stops as [`count_visit`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Tally<T> {
+    /// The statistics so far.
+    pub(crate) stats: SweepStats<T>,
+    /// The instance being solved (its position in the group).
+    pub(crate) index: usize,
+    /// The zero-length (degenerate) policy.
+    pub(crate) policy: ZeroLength,
+}
+
+impl<T: Real> Tally<T> {
+    /// Empty statistics under `policy`.
+    #[inline(always)]
+    pub(crate) fn new(policy: ZeroLength) -> Self {
+        Self {
+            stats: SweepStats::default(),
+            index: 0,
+            policy,
+        }
+    }
+
+    /// Counts the current instance's outcome ([`count_visit`]).
+    #[inline(always)]
+    pub(crate) fn count(&mut self, outcome: Outcome<T>) -> Result<(), Stop> {
+        count_visit(&mut self.stats, Ok(outcome), self.index, self.policy)
+    }
+
+    /// The stop a fault of the current instance is ([`count_visit`]).
+    #[inline(always)]
+    pub(crate) fn fault(&self, fault: Fault) -> Stop {
+        match fault {
+            Fault::OutOfRange => Stop::OutOfRange(self.index),
+            Fault::NonFinitePosition(p) => Stop::NonFinitePosition(self.index, p),
+            Fault::NonFinite => Stop::NonFinite(self.index),
+        }
+    }
+}
+
+/// [`sweep`] through a kind's own in-place kernel (`solve_one`: one
+/// instance solved and committed, or nothing written on a fault, its
+/// outcome counted in the [`Tally`]), for the kinds that have one (host
+/// sweeps: `solver::groups`). The same order, statistics and stops as
+/// [`sweep`].
+#[inline(always)]
+pub(crate) fn sweep_in_place<T: Real, K, P>(
+    items: &mut [K],
+    particles: &mut P,
+    policy: ZeroLength,
+    mut solve_one: impl FnMut(&mut K, &mut P, &mut Tally<T>) -> Result<(), Stop>,
+) -> Result<SweepStats<T>, Stop> {
+    let mut tally = Tally::new(policy);
+    for (index, item) in items.iter_mut().enumerate() {
+        tally.index = index;
+        solve_one(item, particles, &mut tally)?;
+    }
+    Ok(tally.stats)
+}
+
 /// One sweep over links with substep length `h` (s).
 pub(crate) fn sweep_links<T: Real, const D: usize>(
     positions: &mut [[T; D]],
