@@ -41,7 +41,7 @@ use core::ptr;
 use super::coloring::{check_instance_coloring, check_starts, Instance};
 use super::{ix, job_range};
 use crate::constraint::attachment::{solve_attachment, Attachment};
-use crate::constraint::bend::Bend;
+use crate::constraint::bend::{self, Bend};
 use crate::constraint::pressure::{solve_mesh, MeshVolume};
 use crate::constraint::tether::{self, Tether};
 use crate::constraint::volume::{self, Tet};
@@ -236,6 +236,12 @@ impl<T: Real> RawGroups<T> {
         let r = unsafe {
             match group {
                 Group::Links => return self.range(self.links, begin, end).map_err(Stop::for_links),
+                Group::Bends if IN_PLACE => {
+                    let h2 = self.h2;
+                    self.range_in_place(self.bends, begin, end, |b, x, tally| {
+                        bend::solve_in_place(b, x, h2, tally)
+                    })
+                }
                 Group::Bends => self.range(self.bends, begin, end),
                 Group::Tets if IN_PLACE => {
                     let h2 = self.h2;

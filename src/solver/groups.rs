@@ -19,9 +19,9 @@
 //! is then the instance's colored position.
 
 use super::sweep::{sweep_in_place, Stop};
-use super::{count_visit, reset_lambdas, sweep, SweepStats, ZeroLength};
+use super::{count_visit, reset_lambdas, SweepStats, ZeroLength};
 use crate::constraint::attachment::{solve_attachment, visit_attachment, Attachment};
-use crate::constraint::bend::Bend;
+use crate::constraint::bend::{self, Bend};
 use crate::constraint::pressure::{solve_mesh, visit_mesh, MeshVolumes};
 use crate::constraint::tether::{self, Tether};
 use crate::constraint::volume::{self, Tet};
@@ -265,7 +265,7 @@ impl<T: Real> Constraints<'_, T> {
         policy: ZeroLength,
     ) -> Result<SweepStats<T>, SystemError> {
         let mut base = base;
-        let s = sweep(positions, inverse_masses, self.bends, &(), h2, policy)
+        let s = sweep_bends(positions, inverse_masses, self.bends, h2, policy)
             .map_err(|e| stop_error(e, base))?;
         let mut stats = SweepStats::default().merge(s);
         base = base.saturating_add(self.bends.len());
@@ -404,7 +404,27 @@ impl<T: Real> Constraints<'_, T> {
     }
 }
 
-/// The host sweep of a tet group: [`sweep`] through the kind's in-place
+/// The host sweep of a bend group: `solver::sweep` through the kind's in-place
+/// kernel ([`bend::solve_in_place`]), out of line so that its registers
+/// are its own.
+#[inline(never)]
+fn sweep_bends<T: Real, const D: usize>(
+    positions: &mut [[T; D]],
+    inverse_masses: &[T],
+    bends: &mut [Bend<T>],
+    h2: T,
+    policy: ZeroLength,
+) -> Result<SweepStats<T>, Stop> {
+    let mut x = InPlace {
+        x: positions,
+        w: inverse_masses,
+    };
+    sweep_in_place(bends, &mut x, policy, |b, x, tally| {
+        bend::solve_in_place(b, x, h2, tally)
+    })
+}
+
+/// The host sweep of a tet group: `solver::sweep` through the kind's in-place
 /// kernel ([`volume::solve_in_place`]), out of line so that its registers
 /// are its own.
 #[inline(never)]
@@ -424,7 +444,7 @@ fn sweep_tets<T: Real, const D: usize>(
     })
 }
 
-/// The host sweep of a tether group: [`sweep`] through the kind's
+/// The host sweep of a tether group: `solver::sweep` through the kind's
 /// in-place kernel ([`tether::solve_in_place`]), out of line so that its
 /// registers are its own.
 #[inline(never)]
