@@ -22,7 +22,12 @@
 //! A job gathers an instance's `N` particles into a local array, solves a
 //! copy of the instance over them with `constraint::solve`, and writes the
 //! particles and λ back: no slice over the shared positions is formed, so
-//! jobs of one color run concurrently without aliasing.
+//! jobs of one color run concurrently without aliasing. On hosts (every
+//! target but bare metal) the bends, tets and tethers instead run their
+//! kind's in-place kernel (`solve_in_place` in `constraint::bend`,
+//! `volume`, `tether`: `solve`'s operations, so the same bits), which
+//! reads the particles through the raw views and writes only the particles
+//! it moves and the instance's λ.
 //!
 //! # Failures
 //!

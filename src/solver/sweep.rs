@@ -202,3 +202,139 @@ pub(crate) fn iterate_until<T: Real, const D: usize>(
     }
     Ok(result)
 }
+
+/// The kinds' in-place kernels (hosts) against the shared `solve` (bare
+/// metal, and every kind before them): the same positions, λ, statistics
+/// and stops, bit for bit, on ordinary and hostile instances.
+#[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
+mod in_place {
+    use super::*;
+    use crate::constraint::{bend, tether, volume, Bend, InPlace, Tet, Tether};
+
+    /// Positions of a few kinds of trouble, one case each.
+    fn cases() -> Vec<(Vec<[f64; 3]>, Vec<f64>)> {
+        let base: Vec<[f64; 3]> = (0..8)
+            .map(|k| {
+                let k = f64::from(k);
+                [
+                    0.3 * k + 0.01 * k * k,
+                    0.2 * (k % 3.0),
+                    0.1 * (k % 2.0) - 0.05 * k,
+                ]
+            })
+            .collect();
+        let w = vec![1.0, 0.0, 2.0, 1.0, 0.5, 1.0, 0.0, 3.0];
+        let mut out = vec![(base.clone(), w.clone())];
+        let mut nan = base.clone();
+        nan[2][1] = f64::NAN;
+        out.push((nan, w.clone()));
+        let mut inf = base.clone();
+        inf[5][0] = f64::INFINITY;
+        out.push((inf, w.clone()));
+        let point = vec![[0.25; 3]; 8];
+        out.push((point, w.clone()));
+        let huge: Vec<[f64; 3]> = base.iter().map(|p| p.map(|c| c * 1e300)).collect();
+        out.push((huge, w.clone()));
+        let tiny: Vec<[f64; 3]> = base.iter().map(|p| p.map(|c| c * 1e-160)).collect();
+        out.push((tiny, w.clone()));
+        out.push((base.clone(), vec![0.0; 8]));
+        let mut heavy = w.clone();
+        heavy[3] = f64::INFINITY;
+        out.push((base.clone(), heavy));
+        out.push((base, vec![1e300; 8]));
+        out
+    }
+
+    /// Runs `items` through both paths on every case, with both policies.
+    fn same<K: Clone + core::fmt::Debug + PartialEq>(
+        items: &[K],
+        generic: impl Fn(&mut [[f64; 3]], &[f64], &mut [K], ZeroLength) -> Result<SweepStats<f64>, Stop>,
+        kernel: impl Fn(&mut K, &mut InPlace<'_, f64, 3>, &mut Tally<f64>) -> Result<(), Stop>,
+    ) {
+        for (x, w) in cases() {
+            for policy in [ZeroLength::Skip, ZeroLength::Reject] {
+                for sweeps in 1..4 {
+                    let (mut xa, mut ia) = (x.clone(), items.to_vec());
+                    let (mut xb, mut ib) = (x.clone(), items.to_vec());
+                    for _ in 0..sweeps {
+                        let a = generic(&mut xa, &w, &mut ia, policy);
+                        let mut p = InPlace { x: &mut xb, w: &w };
+                        let b = sweep_in_place(&mut ib, &mut p, policy, &kernel);
+                        let bits = |s: &SweepStats<f64>| {
+                            (
+                                s.applied,
+                                s.skipped_static,
+                                s.skipped_zero_length,
+                                s.max_abs_c.to_bits(),
+                                s.max_residual.to_bits(),
+                            )
+                        };
+                        assert_eq!(a.as_ref().map(bits), b.as_ref().map(bits));
+                    }
+                    let flat = |x: &[[f64; 3]]| {
+                        x.as_flattened()
+                            .iter()
+                            .map(|v| v.to_bits())
+                            .collect::<Vec<_>>()
+                    };
+                    assert_eq!(flat(&xa), flat(&xb));
+                    assert_eq!(format!("{ia:?}"), format!("{ib:?}"));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn tethers() {
+        let items = [
+            Tether::new(2, 0, 0.1, 0.0),
+            Tether::new(3, 0, 0.1, 1e-3),
+            Tether::new(4, 1, 5.0, 0.0),
+            Tether::new(5, 6, 0.0, 0.0),
+            Tether::new(7, 2, 0.2, 0.0),
+            Tether::new(6, 1, 0.2, 0.0),
+            Tether::new(3, 3, 0.2, 0.0),
+            Tether::new(9, 0, 0.1, 0.0),
+        ];
+        same(
+            &items,
+            |x, w, t, p| sweep(x, w, t, &(), 0.01, p),
+            |t, x, tally| tether::solve_in_place(t, x, 0.01, tally),
+        );
+    }
+
+    #[test]
+    fn tets() {
+        let items = [
+            Tet::new([0, 2, 3, 4], 0.02, 0.0),
+            Tet::new([2, 3, 4, 5], -0.01, 1e-4),
+            Tet::new([1, 6, 0, 7], 0.05, 0.0),
+            Tet::new([1, 6, 1, 6], 0.05, 0.0),
+            Tet::new([4, 5, 7, 3], 0.03, 0.0),
+            Tet::new([0, 2, 3, 8], 0.02, 0.0),
+        ];
+        same(
+            &items,
+            |x, w, t, p| sweep(x, w, t, &(), 0.01, p),
+            |t, x, tally| volume::solve_in_place(t, x, 0.01, tally),
+        );
+    }
+
+    #[test]
+    fn bends() {
+        let items = [
+            Bend::new([0, 2, 3, 4], 0.1, 0.0),
+            Bend::new([2, 3, 4, 5], -0.3, 1e-4),
+            Bend::new([1, 6, 0, 7], 3.0, 0.0),
+            Bend::new([1, 6, 1, 6], 0.0, 0.0),
+            Bend::new([4, 5, 7, 3], 0.2, 0.0),
+            Bend::new([0, 2, 3, 8], 0.0, 0.0),
+        ];
+        same(
+            &items,
+            |x, w, t, p| sweep(x, w, t, &(), 0.01, p),
+            |b, x, tally| bend::solve_in_place(b, x, 0.01, tally),
+        );
+    }
+}
