@@ -656,7 +656,7 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>>(
             *v = *v + s * *g;
         }
     }
-    if finite_sum(u.lambda - u.lambda, next.as_flattened()) != T::ZERO {
+    if finite_sum(finite_sum(T::ZERO, &[u.lambda]), next.as_flattened()) != T::ZERO {
         return Err(tally.fault(Fault::NonFinite));
     }
     for ((&k, xk), &wk) in particles.iter().zip(&next).zip(&wk) {

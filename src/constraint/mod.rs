@@ -168,14 +168,13 @@ impl<T: Copy, const D: usize> Particles<T, D> for InPlace<'_, T, D> {
     }
 }
 
-/// `Σ (v − v)` over `values`, added to `acc`: `+0` while every value
-/// is finite (`v − v` is 0 exactly for a finite `v`, in every rounding
-/// mode), NaN as soon as one is not. The in-place kernels' finite test
-/// ([`finite_sum`]`(…) == 0`): a branch-free sum instead of one test per
-/// value; no result bit depends on it.
+/// `Σ v·0` over `values`, added to `acc`: ±0 while every value is finite
+/// (`v·0` is ±0 exactly for a finite `v`), NaN as soon as one is not. The
+/// in-place kernels' finite test (`finite_sum(0, …) == 0`): a branch-free
+/// sum instead of one test per value; no result bit depends on it.
 #[inline(always)]
 pub(crate) fn finite_sum<T: Real>(acc: T, values: &[T]) -> T {
-    values.iter().fold(acc, |acc, &v| acc + (v - v))
+    values.iter().fold(acc, |acc, &v| acc + v * T::ZERO)
 }
 
 /// The outcome of [`update`]: the step to apply and the new multiplier.

@@ -265,8 +265,8 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>>(
     }
     let len2 = length_squared(&xa, &xp);
     // `!(finite and ≥ MIN_POSITIVE)`, as `evaluate` tests it (a NaN fails
-    // both comparisons, `∞ − ∞` is NaN): float comparisons, no bit test.
-    if !(len2 >= T::MIN_POSITIVE && len2 - len2 == T::ZERO) {
+    // both comparisons, `∞·0` is NaN): float comparisons, no bit test.
+    if !(len2 >= T::MIN_POSITIVE && finite_sum(T::ZERO, &[len2]) == T::ZERO) {
         return unusable(&xa, &xp, a, p, len2, tally);
     }
     let len = len2.sqrt();
@@ -300,7 +300,7 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>>(
             *v = *v + s * *g;
         }
     }
-    if finite_sum(finite_sum(u.lambda - u.lambda, &na), &np) != T::ZERO {
+    if finite_sum(finite_sum(finite_sum(T::ZERO, &[u.lambda]), &na), &np) != T::ZERO {
         return Err(tally.fault(Fault::NonFinite));
     }
     if wa != T::ZERO {

@@ -296,9 +296,8 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>>(
         .fold(T::ZERO, |acc, (&wk, g)| acc + wk * dot3(g, g));
     let c = six_volume(&p) - six::<T>() * t.rest_volume;
     // `evaluate`'s rare path (a non-finite W or C, or W below the
-    // smallest normal), tested with float comparisons: `v − v` is 0
-    // exactly for a finite `v`.
-    if !(weight >= T::MIN_POSITIVE && (weight - weight) + (c - c) == T::ZERO) {
+    // smallest normal), tested with float comparisons ([`finite_sum`]).
+    if !(weight >= T::MIN_POSITIVE && finite_sum(T::ZERO, &[weight, c]) == T::ZERO) {
         if let Some(k) = unusable(&p, &particles, weight) {
             return match k {
                 Unusable::Position(k) => Err(tally.fault(Fault::NonFinitePosition(k))),
@@ -317,7 +316,7 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>>(
             *v = *v + s * *g;
         }
     }
-    if finite_sum(u.lambda - u.lambda, next.as_flattened()) != T::ZERO {
+    if finite_sum(finite_sum(T::ZERO, &[u.lambda]), next.as_flattened()) != T::ZERO {
         return Err(tally.fault(Fault::NonFinite));
     }
     for ((&k, xk), &wk) in particles.iter().zip(&next).zip(&wk) {
