@@ -637,7 +637,7 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>>(
         normal(weight).then_some((d, weight))
     });
     let Some((d, weight)) = found else {
-        return unusable(&p, &particles, tally);
+        return unusable(p, particles, tally);
     };
     let u = update(
         wrap(d.angle - b.rest_angle),
@@ -676,11 +676,11 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>>(
 #[cold]
 #[inline(never)]
 fn unusable<T: Real>(
-    p: &[[T; 3]; 4],
-    particles: &[usize; 4],
+    p: [[T; 3]; 4],
+    particles: [usize; 4],
     tally: &mut Tally<T>,
 ) -> Result<(), Stop> {
-    for (xk, &k) in p.iter().zip(particles) {
+    for (xk, &k) in p.iter().zip(&particles) {
         if !xk.iter().all(|v| v.is_finite()) {
             return Err(tally.fault(Fault::NonFinitePosition(k)));
         }

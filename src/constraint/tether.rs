@@ -267,7 +267,7 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>>(
     // `!(finite and ≥ MIN_POSITIVE)`, as `evaluate` tests it (a NaN fails
     // both comparisons, `∞·0` is NaN): float comparisons, no bit test.
     if !(len2 >= T::MIN_POSITIVE && finite_sum(T::ZERO, &[len2]) == T::ZERO) {
-        return unusable(&xa, &xp, a, p, len2, tally);
+        return unusable(xa, xp, a, p, len2, tally);
     }
     let len = len2.sqrt();
     let mut n = xp;
@@ -322,8 +322,8 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>>(
 #[cold]
 #[inline(never)]
 fn unusable<T: Real, const D: usize>(
-    xa: &[T; D],
-    xp: &[T; D],
+    xa: [T; D],
+    xp: [T; D],
     a: usize,
     p: usize,
     len2: T,

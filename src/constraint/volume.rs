@@ -298,7 +298,7 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>>(
     // `evaluate`'s rare path (a non-finite W or C, or W below the
     // smallest normal), tested with float comparisons ([`finite_sum`]).
     if !(weight >= T::MIN_POSITIVE && finite_sum(T::ZERO, &[weight, c]) == T::ZERO) {
-        if let Some(k) = unusable(&p, &particles, weight) {
+        if let Some(k) = unusable(p, particles, weight) {
             return match k {
                 Unusable::Position(k) => Err(tally.fault(Fault::NonFinitePosition(k))),
                 Unusable::Degenerate => tally.count(Outcome::Degenerate),
@@ -345,8 +345,8 @@ enum Unusable {
 /// result decides) for an overflow of finite positions.
 #[cold]
 #[inline(never)]
-fn unusable<T: Real>(p: &[[T; 3]; 4], particles: &[usize; 4], weight: T) -> Option<Unusable> {
-    for (xk, &k) in p.iter().zip(particles) {
+fn unusable<T: Real>(p: [[T; 3]; 4], particles: [usize; 4], weight: T) -> Option<Unusable> {
+    for (xk, &k) in p.iter().zip(&particles) {
         if !xk.iter().all(|v| v.is_finite()) {
             return Some(Unusable::Position(k));
         }
