@@ -498,7 +498,11 @@ fn visit_evaluated<T: Real, const D: usize, const N: usize>(
 
 /// [`visit`], then commits the correction: the positions and λ written
 /// together, or (on a fault) nothing. The one place an instance's
-/// correction is applied, for every kind.
+/// correction is applied, for every kind, except the host sweeps of bends,
+/// tets and tethers: their kinds' `solve_in_place` kernels spell out these
+/// same operations for one kind each (the same bits, outcomes and faults;
+/// `solver::sweep`'s `in_place` tests compare them), reading and writing
+/// the particles in place (docs/performance.md, "Constraint kinds").
 #[inline(always)]
 pub(crate) fn solve<T: Real, const D: usize, const N: usize, K: Constraint<T, D, N>>(
     item: &mut K,
