@@ -77,11 +77,10 @@
 //! `D ≠ 3` an instance evaluates as out of range.
 
 use super::{
-    finite_sum, update, Bound, Constraint, Evaluated, Evaluation, Fault, Outcome, Particles,
+    finite_sum, update, Bound, Constraint, Count, Evaluated, Evaluation, Fault, Outcome, Particles,
 };
 use crate::constraint::distance::index;
 use crate::real::{PerFormat, Real};
-use crate::solver::{Stop, Tally};
 
 /// One dihedral bending constraint: triangles `(p0, p1, p2)` and
 /// `(p1, p0, p3)` share the edge `p0–p1`; `p2` and `p3` are the wing
@@ -605,12 +604,12 @@ impl<T: Real, const D: usize> Constraint<T, D, 4> for Bend<T> {
 /// kernel of the host sweep (`solver::groups`) and of the colored ranges
 /// (`colored::groups`); bare metal keeps the shared path (code size).
 #[inline(always)]
-pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>>(
+pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Count<T>>(
     b: &mut Bend<T>,
     x: &mut P,
     h2: T,
-    tally: &mut Tally<T>,
-) -> Result<(), Stop> {
+    tally: &mut C,
+) -> Result<(), C::Stop> {
     let particles = b.particles.map(index);
     let mut p = [[T::ZERO; 3]; 4];
     let mut wk = [T::ZERO; 4];
@@ -675,11 +674,11 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>>(
 /// non-finite position named, else degenerate.
 #[cold]
 #[inline(never)]
-fn unusable<T: Real>(
+fn unusable<T: Real, C: Count<T>>(
     p: [[T; 3]; 4],
     particles: [usize; 4],
-    tally: &mut Tally<T>,
-) -> Result<(), Stop> {
+    tally: &mut C,
+) -> Result<(), C::Stop> {
     for (xk, &k) in p.iter().zip(&particles) {
         if !xk.iter().all(|v| v.is_finite()) {
             return Err(tally.fault(Fault::NonFinitePosition(k)));

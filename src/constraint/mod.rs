@@ -147,6 +147,19 @@ pub(crate) trait Particles<T, const D: usize> {
     fn set(&mut self, k: usize, x: [T; D]);
 }
 
+/// Where a kind's in-place kernel reports an instance's outcome (a
+/// sweep's statistics: `solver::sweep::Tally`): counted where the kernel
+/// decides it, so each outcome's counting is compiled at its own site.
+pub(crate) trait Count<T> {
+    /// Why the sweep stops at this instance.
+    type Stop;
+    /// Counts the current instance's outcome, or stops (a degenerate
+    /// instance under the rejecting policy).
+    fn count(&mut self, outcome: Outcome<T>) -> Result<(), Self::Stop>;
+    /// The stop a fault of the current instance is.
+    fn fault(&self, fault: Fault) -> Self::Stop;
+}
+
 /// A system's positions and inverse masses as [`Particles`].
 pub(crate) struct InPlace<'x, T, const D: usize> {
     /// Positions (m).

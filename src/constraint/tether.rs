@@ -26,12 +26,11 @@
 //! so it is skipped (counted with the static ones), never a NaN.
 
 use super::{
-    finite_sum, length_squared, update, Bound, Constraint, Evaluated, Evaluation, Fault, Outcome,
-    Particles,
+    finite_sum, length_squared, update, Bound, Constraint, Count, Evaluated, Evaluation, Fault,
+    Outcome, Particles,
 };
 use crate::constraint::distance::index;
 use crate::real::{finite_non_negative, Real};
-use crate::solver::{Stop, Tally};
 
 /// One tether: particle `particle` kept within `max_distance` of particle
 /// `anchor`, with its own accumulated multiplier λ.
@@ -249,12 +248,12 @@ impl<T: Real, const D: usize> Constraint<T, D, 2> for Tether<T> {
 /// kernel of the host sweep (`solver::groups`) and of the colored ranges
 /// (`colored::groups`); bare metal keeps the shared path (code size).
 #[inline(always)]
-pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>>(
+pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Count<T>>(
     t: &mut Tether<T>,
     x: &mut P,
     h2: T,
-    tally: &mut Tally<T>,
-) -> Result<(), Stop> {
+    tally: &mut C,
+) -> Result<(), C::Stop> {
     let (a, p) = (index(t.anchor), index(t.particle));
     let (Some((xa, wa)), Some((xp, wp))) = (x.get(a), x.get(p)) else {
         return Err(tally.fault(Fault::OutOfRange));
@@ -321,14 +320,14 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>>(
 /// distance whose square overflows degenerate.
 #[cold]
 #[inline(never)]
-fn unusable<T: Real, const D: usize>(
+fn unusable<T: Real, const D: usize, C: Count<T>>(
     xa: [T; D],
     xp: [T; D],
     a: usize,
     p: usize,
     len2: T,
-    tally: &mut Tally<T>,
-) -> Result<(), Stop> {
+    tally: &mut C,
+) -> Result<(), C::Stop> {
     if !xa.iter().all(|v| v.is_finite()) {
         return Err(tally.fault(Fault::NonFinitePosition(a)));
     }

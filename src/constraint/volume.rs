@@ -58,11 +58,10 @@
 //! as out of range.
 
 use super::{
-    finite_sum, update, Bound, Constraint, Evaluated, Evaluation, Fault, Outcome, Particles,
+    finite_sum, update, Bound, Constraint, Count, Evaluated, Evaluation, Fault, Outcome, Particles,
 };
 use crate::constraint::distance::index;
 use crate::real::Real;
-use crate::solver::{Stop, Tally};
 
 /// One tetrahedral volume constraint over particles `p0..p3`, with
 /// `V = ((x1 − x0) × (x2 − x0)) · (x3 − x0) / 6` (signed, m³).
@@ -267,12 +266,12 @@ impl<T: Real, const D: usize> Constraint<T, D, 4> for Tet<T> {
 /// kernel of the host sweep (`solver::groups`) and of the colored ranges
 /// (`colored::groups`); bare metal keeps the shared path (code size).
 #[inline(always)]
-pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>>(
+pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Count<T>>(
     t: &mut Tet<T>,
     x: &mut P,
     h2: T,
-    tally: &mut Tally<T>,
-) -> Result<(), Stop> {
+    tally: &mut C,
+) -> Result<(), C::Stop> {
     let particles = t.particles.map(index);
     let mut p = [[T::ZERO; 3]; 4];
     let mut wk = [T::ZERO; 4];

@@ -4,7 +4,7 @@
 
 use super::{within_work, Convergence, SweepStats, ZeroLength, MAX_ITERATIONS};
 use crate::constraint::distance::Link;
-use crate::constraint::{max, solve, visit, Constraint, Fault, Outcome};
+use crate::constraint::{max, solve, visit, Constraint, Count, Fault, Outcome};
 use crate::real::{finite_non_negative, Real};
 use crate::SystemError;
 
@@ -107,16 +107,20 @@ impl<T: Real> Tally<T> {
             policy,
         }
     }
+}
+
+impl<T: Real> Count<T> for Tally<T> {
+    type Stop = Stop;
 
     /// Counts the current instance's outcome ([`count_visit`]).
     #[inline(always)]
-    pub(crate) fn count(&mut self, outcome: Outcome<T>) -> Result<(), Stop> {
+    fn count(&mut self, outcome: Outcome<T>) -> Result<(), Stop> {
         count_visit(&mut self.stats, Ok(outcome), self.index, self.policy)
     }
 
     /// The stop a fault of the current instance is ([`count_visit`]).
     #[inline(always)]
-    pub(crate) fn fault(&self, fault: Fault) -> Stop {
+    fn fault(&self, fault: Fault) -> Stop {
         match fault {
             Fault::OutOfRange => Stop::OutOfRange(self.index),
             Fault::NonFinitePosition(p) => Stop::NonFinitePosition(self.index, p),
