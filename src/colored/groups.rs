@@ -22,7 +22,12 @@
 //! A job gathers an instance's `N` particles into a local array, solves a
 //! copy of the instance over them with `constraint::solve`, and writes the
 //! particles and λ back: no slice over the shared positions is formed, so
-//! jobs of one color run concurrently without aliasing.
+//! jobs of one color run concurrently without aliasing. On hosts (every
+//! target but bare metal) the bends, tets and tethers instead run their
+//! kind's in-place kernel (`solve_in_place` in `constraint::bend`,
+//! `volume`, `tether`: `solve`'s operations, so the same bits), which
+//! reads the particles through the raw views and writes only the particles
+//! it moves and the instance's λ.
 //!
 //! # Failures
 //!
@@ -41,15 +46,16 @@ use core::ptr;
 use super::coloring::{check_instance_coloring, check_starts, Instance};
 use super::{ix, job_range};
 use crate::constraint::attachment::{solve_attachment, Attachment};
-use crate::constraint::bend::Bend;
+use crate::constraint::bend::{self, Bend};
+use crate::constraint::distance;
 use crate::constraint::pressure::{solve_mesh, MeshVolume};
-use crate::constraint::tether::Tether;
-use crate::constraint::volume::Tet;
-use crate::constraint::{solve, Constraint};
+use crate::constraint::tether::{self, Tether};
+use crate::constraint::volume::{self, Tet};
+use crate::constraint::{solve, Constraint, Particles};
 use crate::real::Real;
 use crate::solver::{
     count_visit, stop_error, Constraints, Group, Link, Stop, Substep, SweepStats, SystemError,
-    ZeroLength,
+    Tally, ZeroLength,
 };
 
 /// The color boundaries of a 3D system's groups, each group stored in
@@ -235,9 +241,35 @@ impl<T: Real> RawGroups<T> {
         // SAFETY: forwarded caller contract.
         let r = unsafe {
             match group {
+                Group::Links if IN_PLACE => {
+                    let h2 = self.h2;
+                    return self
+                        .range_in_place(self.links, begin, end, |l, x, tally| {
+                            distance::solve_in_place(l, x, h2, tally)
+                        })
+                        .map_err(Stop::for_links);
+                }
                 Group::Links => return self.range(self.links, begin, end).map_err(Stop::for_links),
+                Group::Bends if IN_PLACE => {
+                    let h2 = self.h2;
+                    self.range_in_place(self.bends, begin, end, |b, x, tally| {
+                        bend::solve_in_place(b, x, h2, tally)
+                    })
+                }
                 Group::Bends => self.range(self.bends, begin, end),
+                Group::Tets if IN_PLACE => {
+                    let h2 = self.h2;
+                    self.range_in_place(self.tets, begin, end, |t, x, tally| {
+                        volume::solve_in_place(t, x, h2, tally)
+                    })
+                }
                 Group::Tets => self.range(self.tets, begin, end),
+                Group::Tethers if IN_PLACE => {
+                    let h2 = self.h2;
+                    self.range_in_place(self.tethers, begin, end, |t, x, tally| {
+                        tether::solve_in_place(t, x, h2, tally)
+                    })
+                }
                 Group::Tethers => self.range(self.tethers, begin, end),
                 Group::Meshes => self.meshes(begin, end),
                 Group::Attachments => self.attachments(begin, end),
@@ -312,6 +344,41 @@ impl<T: Real> RawGroups<T> {
             }
         }
         first.map_or(Ok(stats), Err)
+    }
+
+    /// Solves `items[begin .. end]` one by one with the kind's in-place
+    /// kernel `solve_one` (hosts: [`IN_PLACE`]), reading and writing the
+    /// shared particles through [`Shared`]: only the particles an instance
+    /// moves and its λ are written. The same bits, statistics and stops as
+    /// [`range`](Self::range) (the kernel is `solve`'s operations, with
+    /// the particles' global indices).
+    ///
+    /// # Safety
+    /// As [`run`](Self::run); `end ≤ items.len`.
+    unsafe fn range_in_place<K>(
+        &self,
+        items: RawGroup<K>,
+        begin: usize,
+        end: usize,
+        mut solve_one: impl FnMut(&mut K, &mut Shared<T>, &mut Tally<T>) -> Result<(), Stop>,
+    ) -> Result<SweepStats<T>, Stop> {
+        let mut tally = Tally::new(self.policy);
+        let mut first = None;
+        // SAFETY: forwarded caller contract: the buffers are valid for `n`
+        // particles and, while this range runs, the particles of its
+        // instances are its own (reads of others' are of data no job
+        // writes during the color).
+        let mut x = unsafe { Shared::new(self.x, self.w, self.n) };
+        for k in begin..end.min(items.len) {
+            tally.index = k;
+            // SAFETY: k < items.len, the buffer is valid, and only this
+            // range touches instance k (caller contract).
+            let item = unsafe { &mut *items.p.add(k) };
+            if let Err(stop) = solve_one(item, &mut x, &mut tally) {
+                first = first.or(Some(stop));
+            }
+        }
+        first.map_or(Ok(tally.stats), Err)
     }
 
     /// Solves mesh volumes `begin .. end` (each a color of its own).
@@ -402,6 +469,57 @@ impl<T: Real> RawGroups<T> {
         stats = stats.merge(unsafe { self.run(Group::Meshes, 0, self.volumes.len) }?);
         // SAFETY: forwarded caller contract (one thread).
         Ok(stats.merge(unsafe { self.run(Group::Attachments, 0, self.attachments.len) }?))
+    }
+}
+
+/// Whether the tets and tethers of a colored range are solved by their
+/// kinds' in-place kernels ([`RawGroups::range_in_place`]): on every
+/// target but bare metal (`target_os = "none"`), whose images keep the one
+/// generic range (code size, as `solver::groups::SHARED_LOOPS`). The same
+/// bits, statistics and stops either way.
+const IN_PLACE: bool = !cfg!(target_os = "none");
+
+/// The shared particles of a colored range as [`Particles`]: reads and
+/// writes of one particle through the raw views, none past `n`.
+pub(crate) struct Shared<T> {
+    /// Positions (m), `n` entries.
+    x: *mut [T; 3],
+    /// Inverse masses (1/kg), `n` entries; never written.
+    w: *const T,
+    /// The particle count.
+    n: usize,
+}
+
+impl<T> Shared<T> {
+    /// The particles of a range.
+    ///
+    /// # Safety
+    /// `x` and `w` are valid for `n` entries while the value lives, and
+    /// every particle it writes is the holder's alone meanwhile (the range
+    /// of one color of a proper coloring, or one thread); `w` is never
+    /// written.
+    unsafe fn new(x: *mut [T; 3], w: *const T, n: usize) -> Self {
+        Self { x, w, n }
+    }
+}
+
+impl<T: Copy> Particles<T, 3> for Shared<T> {
+    #[inline(always)]
+    fn get(&self, k: usize) -> Option<([T; 3], T)> {
+        if k >= self.n {
+            return None;
+        }
+        // SAFETY: k < n, so both reads are in the buffers (`new`'s
+        // contract); the particle is this range's alone or unwritten.
+        unsafe { Some((ptr::read(self.x.add(k)), ptr::read(self.w.add(k)))) }
+    }
+    #[inline(always)]
+    fn set(&mut self, k: usize, x: [T; 3]) {
+        if k < self.n {
+            // SAFETY: k < n, in the buffer; the particle an instance of
+            // this range moves is this range's alone (`new`'s contract).
+            unsafe { ptr::write(self.x.add(k), x) }
+        }
     }
 }
 

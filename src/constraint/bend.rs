@@ -76,7 +76,9 @@
 //! reference; the analysis is in `docs/bending.md`). Bending only exists in 3D: for
 //! `D ≠ 3` an instance evaluates as out of range.
 
-use super::{Bound, Constraint, Evaluated, Evaluation};
+use super::{
+    finite_sum, update, Bound, Constraint, Count, Evaluated, Evaluation, Fault, Outcome, Particles,
+};
 use crate::constraint::distance::index;
 use crate::real::{PerFormat, Real};
 
@@ -594,6 +596,95 @@ impl<T: Real, const D: usize> Constraint<T, D, 4> for Bend<T> {
             weight,
         })
     }
+}
+
+/// One bend solved in place: the operations of `constraint::visit` and
+/// `solve` for this kind (the same bits, faults and outcome), reading and
+/// writing only its particles and λ, and writing nothing on a fault. The
+/// kernel of the host sweep (`solver::groups`) and of the colored ranges
+/// (`colored::groups`); bare metal keeps the shared path (code size).
+#[inline(always)]
+pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Count<T>>(
+    b: &mut Bend<T>,
+    x: &mut P,
+    h2: T,
+    tally: &mut C,
+) -> Result<(), C::Stop> {
+    let particles = b.particles.map(index);
+    let mut p = [[T::ZERO; 3]; 4];
+    let mut wk = [T::ZERO; 4];
+    for ((&k, pk), wk) in particles.iter().zip(p.iter_mut()).zip(wk.iter_mut()) {
+        let Some((xk, w)) = x.get(k) else {
+            return Err(tally.fault(Fault::OutOfRange));
+        };
+        let Some(xk) = as3(&xk) else {
+            return Err(tally.fault(Fault::OutOfRange));
+        };
+        *pk = xk;
+        *wk = w;
+    }
+    if wk.iter().all(|&v| v == T::ZERO) {
+        return tally.count(Outcome::Static);
+    }
+    let [w0, w1, w2, w3] = wk;
+    let found = dihedral_of(&p).and_then(|d| {
+        let [g0, g1, g2, g3] = &d.gradient;
+        let weight = T::ZERO + w0 * dot3(g0, g0);
+        let weight = weight + w1 * dot3(g1, g1);
+        let weight = weight + w2 * dot3(g2, g2);
+        let weight = weight + w3 * dot3(g3, g3);
+        normal(weight).then_some((d, weight))
+    });
+    let Some((d, weight)) = found else {
+        return unusable(p, particles, tally);
+    };
+    let u = update(
+        wrap(d.angle - b.rest_angle),
+        b.lambda,
+        weight,
+        b.compliance / h2,
+        Bound::Free,
+    );
+    let mut next = p;
+    for ((xk, &wk), gk) in next.iter_mut().zip(&wk).zip(&d.gradient) {
+        if wk == T::ZERO {
+            continue;
+        }
+        let s = wk * u.delta;
+        for (v, g) in xk.iter_mut().zip(gk) {
+            *v = *v + s * *g;
+        }
+    }
+    if finite_sum(finite_sum(T::ZERO, &[u.lambda]), next.as_flattened()) != T::ZERO {
+        return Err(tally.fault(Fault::NonFinite));
+    }
+    for ((&k, xk), &wk) in particles.iter().zip(&next).zip(&wk) {
+        if wk != T::ZERO {
+            x.set(k, from3(*xk));
+        }
+    }
+    b.lambda = u.lambda;
+    tally.count(Outcome::Applied {
+        c_abs: u.c_abs,
+        residual: u.residual,
+    })
+}
+
+/// [`solve_in_place`]'s rare path, as `evaluate` decides it: the first
+/// non-finite position named, else degenerate.
+#[cold]
+#[inline(never)]
+fn unusable<T: Real, C: Count<T>>(
+    p: [[T; 3]; 4],
+    particles: [usize; 4],
+    tally: &mut C,
+) -> Result<(), C::Stop> {
+    for (xk, &k) in p.iter().zip(&particles) {
+        if !xk.iter().all(|v| v.is_finite()) {
+            return Err(tally.fault(Fault::NonFinitePosition(k)));
+        }
+    }
+    tally.count(Outcome::Degenerate)
 }
 
 #[cfg(test)]

@@ -24,7 +24,10 @@
 //! direction is undefined: the instance evaluates as degenerate and the
 //! sweep's [`ZeroLength`](crate::ZeroLength) policy rejects or skips it.
 
-use super::{length_squared, Bound, Constraint, Evaluated, Evaluation};
+use super::{
+    finite_sum, length_squared, update, Bound, Constraint, Count, Evaluated, Evaluation, Fault,
+    Outcome, Particles,
+};
 use crate::real::{finite_non_negative, Real};
 use crate::SystemError;
 
@@ -182,6 +185,108 @@ impl<T: Real, const D: usize> Constraint<T, D, 2> for Link<T> {
             weight,
         })
     }
+}
+
+/// `solve` for a link (the same bits, faults and outcome as the shared
+/// path over [`Link`]'s `evaluate`), reading and writing only its two
+/// particles and λ, and writing nothing on a fault: the kernel of the
+/// colored ranges on hosts (`colored::groups`), as the other kinds' are.
+#[inline(always)]
+pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Count<T>>(
+    l: &mut Link<T>,
+    x: &mut P,
+    h2: T,
+    tally: &mut C,
+) -> Result<(), C::Stop> {
+    if l.flags & Link::<T>::DISABLED != 0 {
+        return tally.count(Outcome::Static);
+    }
+    let (i, j) = (index(l.i), index(l.j));
+    let (Some((xi, wi)), Some((xj, wj))) = (x.get(i), x.get(j)) else {
+        return Err(tally.fault(Fault::OutOfRange));
+    };
+    let weight = wi + wj;
+    if weight == T::ZERO {
+        return tally.count(Outcome::Static);
+    }
+    let len2 = length_squared(&xi, &xj);
+    // As `evaluate`: below the normal range (or NaN) or infinite is the
+    // rare path; a normal but infinite square goes on (and fails as
+    // non-finite, as the shared path does).
+    let normal = len2 >= T::MIN_POSITIVE;
+    if !normal || finite_sum(T::ZERO, &[len2]) != T::ZERO {
+        if let Some(stop) = link_rare(&xi, &xj, i, j, normal, tally) {
+            return stop;
+        }
+    }
+    let len = len2.sqrt();
+    let mut n = xj;
+    for (v, a) in n.iter_mut().zip(&xi) {
+        *v = (*v - *a) / len;
+    }
+    let bound = if l.flags & Link::<T>::TENSION_ONLY != 0 {
+        Bound::NonPositive
+    } else {
+        Bound::Free
+    };
+    let u = update(len - l.rest, l.lambda, weight, l.compliance / h2, bound);
+    if u.idle {
+        return tally.count(Outcome::Idle);
+    }
+    let mut ni = xi;
+    if wi != T::ZERO {
+        let s = wi * u.delta;
+        for (v, g) in ni.iter_mut().zip(&n) {
+            *v = *v + s * -*g;
+        }
+    }
+    let mut nj = xj;
+    if wj != T::ZERO {
+        let s = wj * u.delta;
+        for (v, g) in nj.iter_mut().zip(&n) {
+            *v = *v + s * *g;
+        }
+    }
+    if finite_sum(finite_sum(finite_sum(T::ZERO, &[u.lambda]), &ni), &nj) != T::ZERO {
+        return Err(tally.fault(Fault::NonFinite));
+    }
+    if wi != T::ZERO {
+        x.set(i, ni);
+    }
+    if wj != T::ZERO {
+        x.set(j, nj);
+    }
+    l.lambda = u.lambda;
+    tally.count(Outcome::Applied {
+        c_abs: u.c_abs,
+        residual: u.residual,
+    })
+}
+
+/// [`solve_in_place`]'s rare path, as `evaluate` decides it: a non-finite
+/// position named (particle `i` first), a length below the normal range
+/// degenerate; `None` for a normal length whose square overflowed (the
+/// caller goes on).
+#[cold]
+#[inline(never)]
+fn link_rare<T: Real, const D: usize, C: Count<T>>(
+    xi: &[T; D],
+    xj: &[T; D],
+    i: usize,
+    j: usize,
+    normal: bool,
+    tally: &mut C,
+) -> Option<Result<(), C::Stop>> {
+    if !xi.iter().all(|v| v.is_finite()) {
+        return Some(Err(tally.fault(Fault::NonFinitePosition(i))));
+    }
+    if !xj.iter().all(|v| v.is_finite()) {
+        return Some(Err(tally.fault(Fault::NonFinitePosition(j))));
+    }
+    if !normal {
+        return Some(tally.count(Outcome::Degenerate));
+    }
+    None
 }
 
 /// Checks one link's own parameters as a substep relies on them, in this

@@ -134,6 +134,62 @@ pub(crate) fn non_finite_particle<T: Real, const D: usize>(
         .find(|&k| x.get(k).is_some_and(|p| !p.iter().all(|v| v.is_finite())))
 }
 
+/// The particles a kind's own fast sweep reads and writes in place (the
+/// host sweeps of `solver::groups` and the colored ranges of
+/// `colored::groups`): one particle's position (m) and inverse mass
+/// (1/kg), `None` past the particle count, and one position written.
+/// The values [`visit`] reads, so a kernel over them gives its bits.
+pub(crate) trait Particles<T, const D: usize> {
+    /// Particle `k`'s position and inverse mass, `None` when `k` names no
+    /// particle.
+    fn get(&self, k: usize) -> Option<([T; D], T)>;
+    /// Writes particle `k`'s position (nothing when `k` names no particle).
+    fn set(&mut self, k: usize, x: [T; D]);
+}
+
+/// Where a kind's in-place kernel reports an instance's outcome (a
+/// sweep's statistics: `solver::sweep::Tally`): counted where the kernel
+/// decides it, so each outcome's counting is compiled at its own site.
+pub(crate) trait Count<T> {
+    /// Why the sweep stops at this instance.
+    type Stop;
+    /// Counts the current instance's outcome, or stops (a degenerate
+    /// instance under the rejecting policy).
+    fn count(&mut self, outcome: Outcome<T>) -> Result<(), Self::Stop>;
+    /// The stop a fault of the current instance is.
+    fn fault(&self, fault: Fault) -> Self::Stop;
+}
+
+/// A system's positions and inverse masses as [`Particles`].
+pub(crate) struct InPlace<'x, T, const D: usize> {
+    /// Positions (m).
+    pub(crate) x: &'x mut [[T; D]],
+    /// Inverse masses (1/kg).
+    pub(crate) w: &'x [T],
+}
+
+impl<T: Copy, const D: usize> Particles<T, D> for InPlace<'_, T, D> {
+    #[inline(always)]
+    fn get(&self, k: usize) -> Option<([T; D], T)> {
+        Some((*self.x.get(k)?, *self.w.get(k)?))
+    }
+    #[inline(always)]
+    fn set(&mut self, k: usize, x: [T; D]) {
+        if let Some(slot) = self.x.get_mut(k) {
+            *slot = x;
+        }
+    }
+}
+
+/// `Σ v·0` over `values`, added to `acc`: ±0 while every value is finite
+/// (`v·0` is ±0 exactly for a finite `v`), NaN as soon as one is not. The
+/// in-place kernels' finite test (`finite_sum(0, …) == 0`): a branch-free
+/// sum instead of one test per value; no result bit depends on it.
+#[inline(always)]
+pub(crate) fn finite_sum<T: Real>(acc: T, values: &[T]) -> T {
+    values.iter().fold(acc, |acc, &v| acc + v * T::ZERO)
+}
+
 /// The outcome of [`update`]: the step to apply and the new multiplier.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Update<T> {
@@ -455,7 +511,11 @@ fn visit_evaluated<T: Real, const D: usize, const N: usize>(
 
 /// [`visit`], then commits the correction: the positions and λ written
 /// together, or (on a fault) nothing. The one place an instance's
-/// correction is applied, for every kind.
+/// correction is applied, for every kind, except the host sweeps of bends,
+/// tets and tethers: their kinds' `solve_in_place` kernels spell out these
+/// same operations for one kind each (the same bits, outcomes and faults;
+/// `solver::sweep`'s `in_place` tests compare them), reading and writing
+/// the particles in place (docs/performance.md, "Constraint kinds").
 #[inline(always)]
 pub(crate) fn solve<T: Real, const D: usize, const N: usize, K: Constraint<T, D, N>>(
     item: &mut K,

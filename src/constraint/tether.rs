@@ -25,7 +25,10 @@
 //! is the degenerate case: a tether there is inside its radius (`C ≤ 0`),
 //! so it is skipped (counted with the static ones), never a NaN.
 
-use super::{length_squared, Bound, Constraint, Evaluated, Evaluation};
+use super::{
+    finite_sum, length_squared, update, Bound, Constraint, Count, Evaluated, Evaluation, Fault,
+    Outcome, Particles,
+};
 use crate::constraint::distance::index;
 use crate::real::{finite_non_negative, Real};
 
@@ -237,4 +240,103 @@ impl<T: Real, const D: usize> Constraint<T, D, 2> for Tether<T> {
             weight,
         })
     }
+}
+
+/// One tether solved in place: the operations of `constraint::visit` and
+/// `solve` for this kind (the same bits, faults and outcome), reading and
+/// writing only its particles and λ, and writing nothing on a fault. The
+/// kernel of the host sweep (`solver::groups`) and of the colored ranges
+/// (`colored::groups`); bare metal keeps the shared path (code size).
+#[inline(always)]
+pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Count<T>>(
+    t: &mut Tether<T>,
+    x: &mut P,
+    h2: T,
+    tally: &mut C,
+) -> Result<(), C::Stop> {
+    let (a, p) = (index(t.anchor), index(t.particle));
+    let (Some((xa, wa)), Some((xp, wp))) = (x.get(a), x.get(p)) else {
+        return Err(tally.fault(Fault::OutOfRange));
+    };
+    let weight = wa + wp;
+    if weight == T::ZERO {
+        return tally.count(Outcome::Static);
+    }
+    let len2 = length_squared(&xa, &xp);
+    // `!(finite and ≥ MIN_POSITIVE)`, as `evaluate` tests it (a NaN fails
+    // both comparisons, `∞·0` is NaN): float comparisons, no bit test.
+    if !(len2 >= T::MIN_POSITIVE && finite_sum(T::ZERO, &[len2]) == T::ZERO) {
+        return unusable(xa, xp, a, p, len2, tally);
+    }
+    let len = len2.sqrt();
+    let mut n = xp;
+    for (v, o) in n.iter_mut().zip(&xa) {
+        *v = (*v - *o) / len;
+    }
+    let u = update(
+        len - t.max_distance,
+        t.lambda,
+        weight,
+        t.compliance / h2,
+        Bound::NonPositive,
+    );
+    if u.idle {
+        return tally.count(Outcome::Idle);
+    }
+    // `|x − x_a|²` is finite, so is every coordinate of both particles: only
+    // a moved particle can become non-finite (an unmoved one adds 0).
+    let mut na = xa;
+    if wa != T::ZERO {
+        let s = wa * u.delta;
+        for (v, g) in na.iter_mut().zip(&n) {
+            *v = *v + s * -*g;
+        }
+    }
+    let mut np = xp;
+    if wp != T::ZERO {
+        let s = wp * u.delta;
+        for (v, g) in np.iter_mut().zip(&n) {
+            *v = *v + s * *g;
+        }
+    }
+    if finite_sum(finite_sum(finite_sum(T::ZERO, &[u.lambda]), &na), &np) != T::ZERO {
+        return Err(tally.fault(Fault::NonFinite));
+    }
+    if wa != T::ZERO {
+        x.set(a, na);
+    }
+    if wp != T::ZERO {
+        x.set(p, np);
+    }
+    t.lambda = u.lambda;
+    tally.count(Outcome::Applied {
+        c_abs: u.c_abs,
+        residual: u.residual,
+    })
+}
+
+/// [`solve_in_place`]'s rare path, as `evaluate` decides it: a non-finite
+/// position named (the anchor first), coincident particles static, a
+/// distance whose square overflows degenerate.
+#[cold]
+#[inline(never)]
+fn unusable<T: Real, const D: usize, C: Count<T>>(
+    xa: [T; D],
+    xp: [T; D],
+    a: usize,
+    p: usize,
+    len2: T,
+    tally: &mut C,
+) -> Result<(), C::Stop> {
+    if !xa.iter().all(|v| v.is_finite()) {
+        return Err(tally.fault(Fault::NonFinitePosition(a)));
+    }
+    if !xp.iter().all(|v| v.is_finite()) {
+        return Err(tally.fault(Fault::NonFinitePosition(p)));
+    }
+    tally.count(if len2.is_finite() {
+        Outcome::Static
+    } else {
+        Outcome::Degenerate
+    })
 }

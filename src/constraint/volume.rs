@@ -57,7 +57,9 @@
 //! Only 3D systems hold tets; in any other dimension an instance evaluates
 //! as out of range.
 
-use super::{Bound, Constraint, Evaluated, Evaluation};
+use super::{
+    finite_sum, update, Bound, Constraint, Count, Evaluated, Evaluation, Fault, Outcome, Particles,
+};
 use crate::constraint::distance::index;
 use crate::real::Real;
 
@@ -256,6 +258,99 @@ impl<T: Real, const D: usize> Constraint<T, D, 4> for Tet<T> {
             weight,
         })
     }
+}
+
+/// One tet solved in place: the operations of `constraint::visit` and
+/// `solve` for this kind (the same bits, faults and outcome), reading and
+/// writing only its particles and λ, and writing nothing on a fault. The
+/// kernel of the host sweep (`solver::groups`) and of the colored ranges
+/// (`colored::groups`); bare metal keeps the shared path (code size).
+#[inline(always)]
+pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Count<T>>(
+    t: &mut Tet<T>,
+    x: &mut P,
+    h2: T,
+    tally: &mut C,
+) -> Result<(), C::Stop> {
+    let particles = t.particles.map(index);
+    let mut p = [[T::ZERO; 3]; 4];
+    let mut wk = [T::ZERO; 4];
+    for ((&k, pk), wk) in particles.iter().zip(p.iter_mut()).zip(wk.iter_mut()) {
+        let Some((xk, w)) = x.get(k) else {
+            return Err(tally.fault(Fault::OutOfRange));
+        };
+        let Some(xk) = as3(&xk) else {
+            return Err(tally.fault(Fault::OutOfRange));
+        };
+        *pk = xk;
+        *wk = w;
+    }
+    if wk.iter().all(|&v| v == T::ZERO) {
+        return tally.count(Outcome::Static);
+    }
+    let gradient = six_volume_gradients(&p);
+    let weight = wk
+        .iter()
+        .zip(&gradient)
+        .fold(T::ZERO, |acc, (&wk, g)| acc + wk * dot3(g, g));
+    let c = six_volume(&p) - six::<T>() * t.rest_volume;
+    // `evaluate`'s rare path (a non-finite W or C, or W below the
+    // smallest normal), tested with float comparisons ([`finite_sum`]).
+    if !(weight >= T::MIN_POSITIVE && finite_sum(T::ZERO, &[weight, c]) == T::ZERO) {
+        if let Some(k) = unusable(p, particles, weight) {
+            return match k {
+                Unusable::Position(k) => Err(tally.fault(Fault::NonFinitePosition(k))),
+                Unusable::Degenerate => tally.count(Outcome::Degenerate),
+            };
+        }
+    }
+    let u = update(c, t.lambda, weight, t.compliance / h2, Bound::Free);
+    let mut next = p;
+    for ((xk, &wk), gk) in next.iter_mut().zip(&wk).zip(&gradient) {
+        if wk == T::ZERO {
+            continue;
+        }
+        let s = wk * u.delta;
+        for (v, g) in xk.iter_mut().zip(gk) {
+            *v = *v + s * *g;
+        }
+    }
+    if finite_sum(finite_sum(T::ZERO, &[u.lambda]), next.as_flattened()) != T::ZERO {
+        return Err(tally.fault(Fault::NonFinite));
+    }
+    for ((&k, xk), &wk) in particles.iter().zip(&next).zip(&wk) {
+        if wk != T::ZERO {
+            x.set(k, from3(*xk));
+        }
+    }
+    t.lambda = u.lambda;
+    tally.count(Outcome::Applied {
+        c_abs: u.c_abs,
+        residual: u.residual,
+    })
+}
+
+/// Why [`solve_in_place`]'s rare path stops.
+enum Unusable {
+    /// This particle's position is NaN or infinite.
+    Position(usize),
+    /// No usable gradient.
+    Degenerate,
+}
+
+/// [`solve_in_place`]'s rare path, as `evaluate` decides it: a non-finite
+/// position named (the first in the tet's order), then W below the
+/// smallest normal degenerate; `None` (go on: the finite test of the
+/// result decides) for an overflow of finite positions.
+#[cold]
+#[inline(never)]
+fn unusable<T: Real>(p: [[T; 3]; 4], particles: [usize; 4], weight: T) -> Option<Unusable> {
+    for (xk, &k) in p.iter().zip(&particles) {
+        if !xk.iter().all(|v| v.is_finite()) {
+            return Some(Unusable::Position(k));
+        }
+    }
+    (weight < T::MIN_POSITIVE).then_some(Unusable::Degenerate)
 }
 
 #[cfg(test)]

@@ -18,14 +18,16 @@
 //! and in jobs with the same bits ([`crate::colored::groups`]); a position
 //! is then the instance's colored position.
 
-use super::sweep::Stop;
-use super::{count_visit, reset_lambdas, sweep, SweepStats, ZeroLength};
+use super::sweep::{sweep_in_place, Stop};
+use super::{count_visit, reset_lambdas, SweepStats, ZeroLength};
 use crate::constraint::attachment::{solve_attachment, visit_attachment, Attachment};
-use crate::constraint::bend::Bend;
+use crate::constraint::bend::{self, Bend};
 use crate::constraint::pressure::{solve_mesh, visit_mesh, MeshVolumes};
-use crate::constraint::tether::Tether;
-use crate::constraint::volume::Tet;
-use crate::constraint::{commit, solve, visit, Constraint, Fault, Invalid, Outcome, Visit};
+use crate::constraint::tether::{self, Tether};
+use crate::constraint::volume::{self, Tet};
+use crate::constraint::{
+    commit, solve, visit, Constraint, Fault, InPlace, Invalid, Outcome, Visit,
+};
 use crate::real::Real;
 use crate::SystemError;
 
@@ -263,15 +265,15 @@ impl<T: Real> Constraints<'_, T> {
         policy: ZeroLength,
     ) -> Result<SweepStats<T>, SystemError> {
         let mut base = base;
-        let s = sweep(positions, inverse_masses, self.bends, &(), h2, policy)
+        let s = sweep_bends(positions, inverse_masses, self.bends, h2, policy)
             .map_err(|e| stop_error(e, base))?;
         let mut stats = SweepStats::default().merge(s);
         base = base.saturating_add(self.bends.len());
-        let s = sweep(positions, inverse_masses, self.tets, &(), h2, policy)
+        let s = sweep_tets(positions, inverse_masses, self.tets, h2, policy)
             .map_err(|e| stop_error(e, base))?;
         stats = stats.merge(s);
         base = base.saturating_add(self.tets.len());
-        let s = sweep(positions, inverse_masses, self.tethers, &(), h2, policy)
+        let s = sweep_tethers(positions, inverse_masses, self.tethers, h2, policy)
             .map_err(|e| stop_error(e, base))?;
         stats = stats.merge(s);
         base = base.saturating_add(self.tethers.len());
@@ -400,6 +402,66 @@ impl<T: Real> Constraints<'_, T> {
         let s = measure_solvable(&self.meshes, positions, inverse_masses, h2, policy, base)?;
         Ok(stats.merge(s))
     }
+}
+
+/// The host sweep of a bend group: `solver::sweep` through the kind's in-place
+/// kernel ([`bend::solve_in_place`]), out of line so that its registers
+/// are its own.
+#[inline(never)]
+fn sweep_bends<T: Real, const D: usize>(
+    positions: &mut [[T; D]],
+    inverse_masses: &[T],
+    bends: &mut [Bend<T>],
+    h2: T,
+    policy: ZeroLength,
+) -> Result<SweepStats<T>, Stop> {
+    let mut x = InPlace {
+        x: positions,
+        w: inverse_masses,
+    };
+    sweep_in_place(bends, &mut x, policy, |b, x, tally| {
+        bend::solve_in_place(b, x, h2, tally)
+    })
+}
+
+/// The host sweep of a tet group: `solver::sweep` through the kind's in-place
+/// kernel ([`volume::solve_in_place`]), out of line so that its registers
+/// are its own.
+#[inline(never)]
+fn sweep_tets<T: Real, const D: usize>(
+    positions: &mut [[T; D]],
+    inverse_masses: &[T],
+    tets: &mut [Tet<T>],
+    h2: T,
+    policy: ZeroLength,
+) -> Result<SweepStats<T>, Stop> {
+    let mut x = InPlace {
+        x: positions,
+        w: inverse_masses,
+    };
+    sweep_in_place(tets, &mut x, policy, |t, x, tally| {
+        volume::solve_in_place(t, x, h2, tally)
+    })
+}
+
+/// The host sweep of a tether group: `solver::sweep` through the kind's
+/// in-place kernel ([`tether::solve_in_place`]), out of line so that its
+/// registers are its own.
+#[inline(never)]
+fn sweep_tethers<T: Real, const D: usize>(
+    positions: &mut [[T; D]],
+    inverse_masses: &[T],
+    tethers: &mut [Tether<T>],
+    h2: T,
+    policy: ZeroLength,
+) -> Result<SweepStats<T>, Stop> {
+    let mut x = InPlace {
+        x: positions,
+        w: inverse_masses,
+    };
+    sweep_in_place(tethers, &mut x, policy, |t, x, tally| {
+        tether::solve_in_place(t, x, h2, tally)
+    })
 }
 
 /// Whether the group sweep and measure loops are the shared ones reaching

@@ -4,7 +4,7 @@
 
 use super::{within_work, Convergence, SweepStats, ZeroLength, MAX_ITERATIONS};
 use crate::constraint::distance::Link;
-use crate::constraint::{max, solve, visit, Constraint, Fault, Outcome};
+use crate::constraint::{max, solve, visit, Constraint, Count, Fault, Outcome};
 use crate::real::{finite_non_negative, Real};
 use crate::SystemError;
 
@@ -82,6 +82,73 @@ pub(crate) fn sweep<T: Real, const D: usize, const N: usize, K: Constraint<T, D,
     Ok(stats)
 }
 
+/// A sweep's statistics as a kind's in-place kernel adds to them: the
+/// instance being solved (`index`, for a stop) and the policy. The kernel
+/// counts its outcome where it decides it ([`count`](Self::count)), so
+/// each outcome's counting is compiled at its own site; the same counts
+/// and stops as [`count_visit`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Tally<T> {
+    /// The statistics so far.
+    pub(crate) stats: SweepStats<T>,
+    /// The instance being solved (its position in the group).
+    pub(crate) index: usize,
+    /// The zero-length (degenerate) policy.
+    pub(crate) policy: ZeroLength,
+}
+
+impl<T: Real> Tally<T> {
+    /// Empty statistics under `policy`.
+    #[inline(always)]
+    pub(crate) fn new(policy: ZeroLength) -> Self {
+        Self {
+            stats: SweepStats::default(),
+            index: 0,
+            policy,
+        }
+    }
+}
+
+impl<T: Real> Count<T> for Tally<T> {
+    type Stop = Stop;
+
+    /// Counts the current instance's outcome ([`count_visit`]).
+    #[inline(always)]
+    fn count(&mut self, outcome: Outcome<T>) -> Result<(), Stop> {
+        count_visit(&mut self.stats, Ok(outcome), self.index, self.policy)
+    }
+
+    /// The stop a fault of the current instance is ([`count_visit`]).
+    #[inline(always)]
+    fn fault(&self, fault: Fault) -> Stop {
+        match fault {
+            Fault::OutOfRange => Stop::OutOfRange(self.index),
+            Fault::NonFinitePosition(p) => Stop::NonFinitePosition(self.index, p),
+            Fault::NonFinite => Stop::NonFinite(self.index),
+        }
+    }
+}
+
+/// [`sweep`] through a kind's own in-place kernel (`solve_one`: one
+/// instance solved and committed, or nothing written on a fault, its
+/// outcome counted in the [`Tally`]), for the kinds that have one (host
+/// sweeps: `solver::groups`). The same order, statistics and stops as
+/// [`sweep`].
+#[inline(always)]
+pub(crate) fn sweep_in_place<T: Real, K, P>(
+    items: &mut [K],
+    particles: &mut P,
+    policy: ZeroLength,
+    mut solve_one: impl FnMut(&mut K, &mut P, &mut Tally<T>) -> Result<(), Stop>,
+) -> Result<SweepStats<T>, Stop> {
+    let mut tally = Tally::new(policy);
+    for (index, item) in items.iter_mut().enumerate() {
+        tally.index = index;
+        solve_one(item, particles, &mut tally)?;
+    }
+    Ok(tally.stats)
+}
+
 /// One sweep over links with substep length `h` (s).
 pub(crate) fn sweep_links<T: Real, const D: usize>(
     positions: &mut [[T; D]],
@@ -138,4 +205,167 @@ pub(crate) fn iterate_until<T: Real, const D: usize>(
         }
     }
     Ok(result)
+}
+
+/// The kinds' in-place kernels (hosts) against the shared `solve` (bare
+/// metal, and every kind before them): the same positions, λ, statistics
+/// and stops, bit for bit, on ordinary and hostile instances.
+#[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
+mod in_place {
+    use super::*;
+    use crate::constraint::{bend, tether, volume, Bend, InPlace, Tet, Tether};
+
+    /// Positions of a few kinds of trouble, one case each.
+    fn cases() -> Vec<(Vec<[f64; 3]>, Vec<f64>)> {
+        let base: Vec<[f64; 3]> = (0..8)
+            .map(|k| {
+                let k = f64::from(k);
+                [
+                    0.3 * k + 0.01 * k * k,
+                    0.2 * (k % 3.0),
+                    0.1 * (k % 2.0) - 0.05 * k,
+                ]
+            })
+            .collect();
+        let w = vec![1.0, 0.0, 2.0, 1.0, 0.5, 1.0, 0.0, 3.0];
+        let mut out = vec![(base.clone(), w.clone())];
+        let mut nan = base.clone();
+        nan[2][1] = f64::NAN;
+        out.push((nan, w.clone()));
+        let mut inf = base.clone();
+        inf[5][0] = f64::INFINITY;
+        out.push((inf, w.clone()));
+        let point = vec![[0.25; 3]; 8];
+        out.push((point, w.clone()));
+        let huge: Vec<[f64; 3]> = base.iter().map(|p| p.map(|c| c * 1e300)).collect();
+        out.push((huge, w.clone()));
+        let tiny: Vec<[f64; 3]> = base.iter().map(|p| p.map(|c| c * 1e-160)).collect();
+        out.push((tiny, w.clone()));
+        out.push((base.clone(), vec![0.0; 8]));
+        let mut heavy = w.clone();
+        heavy[3] = f64::INFINITY;
+        out.push((base.clone(), heavy));
+        out.push((base, vec![1e300; 8]));
+        out
+    }
+
+    /// Runs `items` through both paths on every case, with both policies.
+    fn same<K: Clone + core::fmt::Debug + PartialEq>(
+        items: &[K],
+        generic: impl Fn(&mut [[f64; 3]], &[f64], &mut [K], ZeroLength) -> Result<SweepStats<f64>, Stop>,
+        kernel: impl Fn(&mut K, &mut InPlace<'_, f64, 3>, &mut Tally<f64>) -> Result<(), Stop>,
+    ) {
+        for (x, w) in cases() {
+            for policy in [ZeroLength::Skip, ZeroLength::Reject] {
+                for sweeps in 1..4 {
+                    let (mut xa, mut ia) = (x.clone(), items.to_vec());
+                    let (mut xb, mut ib) = (x.clone(), items.to_vec());
+                    for _ in 0..sweeps {
+                        let a = generic(&mut xa, &w, &mut ia, policy);
+                        let mut p = InPlace { x: &mut xb, w: &w };
+                        let b = sweep_in_place(&mut ib, &mut p, policy, &kernel);
+                        let bits = |s: &SweepStats<f64>| {
+                            (
+                                s.applied,
+                                s.skipped_static,
+                                s.skipped_zero_length,
+                                s.max_abs_c.to_bits(),
+                                s.max_residual.to_bits(),
+                            )
+                        };
+                        assert_eq!(a.as_ref().map(bits), b.as_ref().map(bits));
+                    }
+                    let flat = |x: &[[f64; 3]]| {
+                        x.as_flattened()
+                            .iter()
+                            .map(|v| v.to_bits())
+                            .collect::<Vec<_>>()
+                    };
+                    assert_eq!(flat(&xa), flat(&xb));
+                    assert_eq!(format!("{ia:?}"), format!("{ib:?}"));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn tethers() {
+        let items = [
+            Tether::new(2, 0, 0.1, 0.0),
+            Tether::new(3, 0, 0.1, 1e-3),
+            Tether::new(4, 1, 5.0, 0.0),
+            Tether::new(5, 6, 0.0, 0.0),
+            Tether::new(7, 2, 0.2, 0.0),
+            Tether::new(6, 1, 0.2, 0.0),
+            Tether::new(3, 3, 0.2, 0.0),
+            Tether::new(9, 0, 0.1, 0.0),
+        ];
+        same(
+            &items,
+            |x, w, t, p| sweep(x, w, t, &(), 0.01, p),
+            |t, x, tally| tether::solve_in_place(t, x, 0.01, tally),
+        );
+    }
+
+    #[test]
+    fn links() {
+        use crate::constraint::distance;
+        let mut slack = Link::new(1, 2, 5.0, 0.0);
+        slack.flags = Link::<f64>::TENSION_ONLY;
+        let mut taut = Link::new(3, 4, 0.01, 1e-4);
+        taut.flags = Link::<f64>::TENSION_ONLY;
+        let mut off = Link::new(0, 5, 0.2, 0.0);
+        off.flags = Link::<f64>::DISABLED;
+        let items = [
+            Link::new(0, 2, 0.2, 0.0),
+            Link::new(2, 3, 0.1, 1e-4),
+            Link::new(1, 6, 0.3, 0.0),
+            Link::new(4, 4, 0.2, 0.0),
+            slack,
+            taut,
+            off,
+            Link::new(5, 7, 0.05, 0.0),
+            Link::new(0, 8, 0.1, 0.0),
+        ];
+        same(
+            &items,
+            |x, w, t, p| sweep(x, w, t, &(), 0.01, p),
+            |l, x, tally| distance::solve_in_place(l, x, 0.01, tally),
+        );
+    }
+
+    #[test]
+    fn tets() {
+        let items = [
+            Tet::new([0, 2, 3, 4], 0.02, 0.0),
+            Tet::new([2, 3, 4, 5], -0.01, 1e-4),
+            Tet::new([1, 6, 0, 7], 0.05, 0.0),
+            Tet::new([1, 6, 1, 6], 0.05, 0.0),
+            Tet::new([4, 5, 7, 3], 0.03, 0.0),
+            Tet::new([0, 2, 3, 8], 0.02, 0.0),
+        ];
+        same(
+            &items,
+            |x, w, t, p| sweep(x, w, t, &(), 0.01, p),
+            |t, x, tally| volume::solve_in_place(t, x, 0.01, tally),
+        );
+    }
+
+    #[test]
+    fn bends() {
+        let items = [
+            Bend::new([0, 2, 3, 4], 0.1, 0.0),
+            Bend::new([2, 3, 4, 5], -0.3, 1e-4),
+            Bend::new([1, 6, 0, 7], 3.0, 0.0),
+            Bend::new([1, 6, 1, 6], 0.0, 0.0),
+            Bend::new([4, 5, 7, 3], 0.2, 0.0),
+            Bend::new([0, 2, 3, 8], 0.0, 0.0),
+        ];
+        same(
+            &items,
+            |x, w, t, p| sweep(x, w, t, &(), 0.01, p),
+            |b, x, tally| bend::solve_in_place(b, x, 0.01, tally),
+        );
+    }
 }
