@@ -20,12 +20,15 @@
 //! `report` (ratios, load and steal time), `seed` (the 1D seed solve),
 //! `links` (ropes and cloth: sequential and colored), `threads` (one and
 //! two threads), `kinds` (bending, tets, tethers, closed meshes against
-//! plain C of the same formula, timed A B A B).
+//! plain C of the same formula, timed A B A B), `self_collision`
+//! (self-collision's hash, query and solve per particle against a plain C
+//! spatial hash of the same design, `XPBD_BENCH_ONLY=self`).
 
 mod kinds;
 mod links;
 mod report;
 mod seed;
+mod self_collision;
 mod threads;
 mod timing;
 
@@ -61,11 +64,12 @@ pub fn run() -> Result<(Vec<Figure>, Vec<Ratio>), String> {
         None => true,
         Some(o) => o.split(',').any(|x| x.trim() == section),
     };
-    let sections: [(&str, Section); 4] = [
+    let sections: [(&str, Section); 5] = [
         ("1d", seed::seed_section),
         ("rope", links::rope_section),
         ("cloth", links::cloth_section),
         ("threads", threads::thread_section),
+        ("self", self_collision::self_section),
     ];
     for (name, section) in sections {
         if want(name) {
