@@ -13,7 +13,9 @@
 //! Environment: `XPBD_BENCH_QUICK=1` runs small sizes with few repetitions
 //! (a smoke test that every figure is produced). `XPBD_BENCH_ONLY=1d,rope,cloth,threads,kinds`
 //! (any subset, comma-separated; `bend`, `tet`, `tether`, `mesh` for one
-//! kind) runs only those parts; the default is all.
+//! kind; `self` for self-collision) runs only those parts; the default is all.
+//! `XPBD_BENCH_SELF_SIDES=50,158` and `XPBD_BENCH_SELF_PRECISION=f64` set
+//! the self-collision slab's sides and precisions.
 //! `XPBD_BENCH_ROPE_SIZES=250,1000,4000` sets the rope sizes (links).
 //!
 //! Modules: `timing` (figures, settings, best-of timing, medians),
