@@ -65,6 +65,7 @@ const LAYOUTS: &[Layout] = &[
     word_layout::<ffi::XpbdConstraints3>("XpbdConstraints3"),
     word_layout::<ffi::XpbdConstraints3F32>("XpbdConstraints3F32"),
     word_layout::<ffi::XpbdGroupColors>("XpbdGroupColors"),
+    word_layout::<ffi::XpbdJobSystem>("XpbdJobSystem"),
 ];
 
 /// A C type name with the size and alignment Rust gives it.

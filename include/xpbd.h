@@ -128,6 +128,12 @@
 #define XPBD_MAX_WORK 1073741824
 
 /**
+ * The most tasks `xpbd_world3_step_colored` splits one phase into
+ * (`XpbdJobSystem::split` is clamped to it).
+ */
+#define XPBD_MAX_JOBS 32
+
+/**
  * The spacing ratio above which `xpbd_world3_precision` reports a world
  * too far from its origin for the lengths it simulates.
  */
@@ -180,6 +186,12 @@
  * in Physics Simulation*).
  */
 #define DEFAULT_ITERATIONS 1
+
+/**
+ * Most tasks one phase is split into ([`Jobs::split`] is clamped to it):
+ * each phase keeps one result slot per task on the stack.
+ */
+#define MAX_JOBS 32
 
 /**
  * Status of a C call: 0 or 1 on success, a negative code on error.
@@ -2171,6 +2183,82 @@ typedef struct XpbdConstraints3 {
 } XpbdConstraints3;
 
 /**
+ * The color boundaries of a 3D system's links and groups, each stored in
+ * colored order (precision-free; see `docs/colored.md`): color `c` of a
+ * group is its entries `starts[c] .. starts[c + 1]`, so each `starts`
+ * array has `count + 1` entries, from 0 to the group's length,
+ * non-decreasing (`xpbd_color_order` writes them). An empty group may
+ * have `count` 0 and a NULL array. Mesh volumes need none: each is a
+ * color of its own. Only read.
+ */
+typedef struct XpbdGroupColors {
+  /**
+   * Boundaries of the system's links, `link_color_count + 1` entries.
+   */
+  const size_t *link_color_starts;
+  /**
+   * Number of link colors.
+   */
+  size_t link_color_count;
+  /**
+   * Boundaries of the bends, `bend_color_count + 1` entries.
+   */
+  const size_t *bend_color_starts;
+  /**
+   * Number of bend colors.
+   */
+  size_t bend_color_count;
+  /**
+   * Boundaries of the tets, `tet_color_count + 1` entries.
+   */
+  const size_t *tet_color_starts;
+  /**
+   * Number of tet colors.
+   */
+  size_t tet_color_count;
+  /**
+   * Boundaries of the tethers, `tether_color_count + 1` entries.
+   */
+  const size_t *tether_color_starts;
+  /**
+   * Number of tether colors.
+   */
+  size_t tether_color_count;
+} XpbdGroupColors;
+
+/**
+ * One task of a phase of `xpbd_world3_step_colored`: call it with the
+ * `task_context` the library passed to `XpbdJobSystem::run` and a task
+ * index below the count it passed.
+ */
+typedef void (*XpbdTaskFn)(void *task_context, uint32_t task);
+
+/**
+ * The engine's job system for `xpbd_world3_step_colored` (the library
+ * never creates a thread). The library calls `run` once per phase of a
+ * frame (prediction, each color of each group, the velocity update; see
+ * `docs/colored.md`) and waits for it to return.
+ */
+typedef struct XpbdJobSystem {
+  /**
+   * Runs `task(task_context, i)` for every `i` in `0 .. count`, each
+   * once, on any threads in any order, and returns only after all of
+   * them have returned. `user` is this struct's `user`. NULL: the
+   * calling thread runs every phase as one task.
+   */
+  void (*run)(void *user, uint32_t count, XpbdTaskFn task, void *task_context);
+  /**
+   * Passed to `run` unchanged (the engine's pool, say).
+   */
+  void *user;
+  /**
+   * Tasks per phase to ask for: typically the worker count (clamped to
+   * 1 ..= `XPBD_MAX_JOBS`; 0 is 1). No result bit depends on it.
+   */
+  uint32_t split;
+} XpbdJobSystem;
+
+/**
  * One dihedral bending constraint: triangles `(p0, p1, p2)` and
  * `(p1, p0, p3)` share the edge `p0–p1`; `p2` and `p3` are the wing
  * particles. `C = φ − φ₀` with φ the signed dihedral angle (see the
@@ -2443,50 +2531,6 @@ typedef struct XpbdConstraints3F32 {
    */
   size_t attachment_count;
 } XpbdConstraints3F32;
-
-/**
- * The color boundaries of a 3D system's links and groups, each stored in
- * colored order (precision-free; see `docs/colored.md`): color `c` of a
- * group is its entries `starts[c] .. starts[c + 1]`, so each `starts`
- * array has `count + 1` entries, from 0 to the group's length,
- * non-decreasing (`xpbd_color_order` writes them). An empty group may
- * have `count` 0 and a NULL array. Mesh volumes need none: each is a
- * color of its own. Only read.
- */
-typedef struct XpbdGroupColors {
-  /**
-   * Boundaries of the system's links, `link_color_count + 1` entries.
-   */
-  const size_t *link_color_starts;
-  /**
-   * Number of link colors.
-   */
-  size_t link_color_count;
-  /**
-   * Boundaries of the bends, `bend_color_count + 1` entries.
-   */
-  const size_t *bend_color_starts;
-  /**
-   * Number of bend colors.
-   */
-  size_t bend_color_count;
-  /**
-   * Boundaries of the tets, `tet_color_count + 1` entries.
-   */
-  const size_t *tet_color_starts;
-  /**
-   * Number of tet colors.
-   */
-  size_t tet_color_count;
-  /**
-   * Boundaries of the tethers, `tether_color_count + 1` entries.
-   */
-  const size_t *tether_color_starts;
-  /**
-   * Number of tether colors.
-   */
-  size_t tether_color_count;
-} XpbdGroupColors;
 
 #ifdef __cplusplus
 extern "C" {
@@ -3591,6 +3635,46 @@ XpbdStatus xpbd_world3_step_groups(struct XpbdWorld3 *world,
                                    struct XpbdStepStats *out_stats);
 
 /**
+ * Advances a 3D double world with constraint groups by one frame in
+ * **colored order**, its phases run as tasks on the engine's job system:
+ * `xpbd_world3_step_groups` with the links and the bends, tets and
+ * tethers of `*groups` solved color by color (each stored in colored
+ * order, its boundaries in `*colors`), the phases (prediction, each
+ * color of each group, the velocity update) split into at most
+ * `jobs->split` tasks (≤ `XPBD_MAX_JOBS`) that `jobs->run` runs on the
+ * engine's threads (`jobs` NULL: this thread). The result is
+ * bit-identical to `xpbd_world3_step_groups` on the same world and to
+ * the Rust `xpbd::step::step_colored`, for every split and thread count.
+ * The coloring is checked proper once per frame (`stamp`: scratch of
+ * `stamp_count` ≥ particle_count entries, clobbered). `out_stats` may be
+ * NULL (written on success only).
+ *
+ * Errors: those of `xpbd_world3_step_groups`; `NULL_POINTER` for a
+ * NULL `colors`; `INVALID_ARGUMENT` for bad boundaries, a short `stamp`
+ * or an improper color; `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` from the
+ * coloring check; `JOB_CONTRACT` when `jobs->run` returned without
+ * running a task; `ALIASED_BUFFERS` when the boundaries, `stamp` or
+ * `*jobs` overlap another buffer. On every error positions and
+ * velocities are as before the call.
+ *
+ * # Safety
+ * As `xpbd_world3_step_groups`; `colors` valid with its arrays;
+ * `stamp` valid for `stamp_count` entries; `jobs` NULL or valid, its
+ * `run` NULL or a function that runs every task once and returns after
+ * all have returned (running one after it returned, or two at once with
+ * the same index, is undefined behaviour).
+ */
+XpbdStatus xpbd_world3_step_colored(struct XpbdWorld3 *world,
+                                    const struct XpbdConstraints3 *groups,
+                                    const struct XpbdGroupColors *colors,
+                                    uint32_t *stamp,
+                                    size_t stamp_count,
+                                    double dt,
+                                    const struct XpbdStepConfig3 *config,
+                                    const struct XpbdJobSystem *jobs,
+                                    struct XpbdStepStats *out_stats);
+
+/**
  * Writes one long-range tether per moving particle (`inverse_masses[k] !=
  * 0`) that is not itself an anchor, of a 3D double rest shape, in particle
  * order: particle k is kept
@@ -3916,6 +4000,46 @@ XpbdStatus xpbd_world3_step_groups_f32(struct XpbdWorld3F32 *world,
                                        float dt,
                                        const struct XpbdStepConfig3F32 *config,
                                        struct XpbdStepStatsF32 *out_stats);
+
+/**
+ * Advances a 3D float world with constraint groups by one frame in
+ * **colored order**, its phases run as tasks on the engine's job system:
+ * `xpbd_world3_step_groups_f32` with the links and the bends, tets and
+ * tethers of `*groups` solved color by color (each stored in colored
+ * order, its boundaries in `*colors`), the phases (prediction, each
+ * color of each group, the velocity update) split into at most
+ * `jobs->split` tasks (≤ `XPBD_MAX_JOBS`) that `jobs->run` runs on the
+ * engine's threads (`jobs` NULL: this thread). The result is
+ * bit-identical to `xpbd_world3_step_groups_f32` on the same world and to
+ * the Rust `xpbd::step::step_colored`, for every split and thread count.
+ * The coloring is checked proper once per frame (`stamp`: scratch of
+ * `stamp_count` ≥ particle_count entries, clobbered). `out_stats` may be
+ * NULL (written on success only).
+ *
+ * Errors: those of `xpbd_world3_step_groups_f32`; `NULL_POINTER` for a
+ * NULL `colors`; `INVALID_ARGUMENT` for bad boundaries, a short `stamp`
+ * or an improper color; `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` from the
+ * coloring check; `JOB_CONTRACT` when `jobs->run` returned without
+ * running a task; `ALIASED_BUFFERS` when the boundaries, `stamp` or
+ * `*jobs` overlap another buffer. On every error positions and
+ * velocities are as before the call.
+ *
+ * # Safety
+ * As `xpbd_world3_step_groups_f32`; `colors` valid with its arrays;
+ * `stamp` valid for `stamp_count` entries; `jobs` NULL or valid, its
+ * `run` NULL or a function that runs every task once and returns after
+ * all have returned (running one after it returned, or two at once with
+ * the same index, is undefined behaviour).
+ */
+XpbdStatus xpbd_world3_step_colored_f32(struct XpbdWorld3F32 *world,
+                                        const struct XpbdConstraints3F32 *groups,
+                                        const struct XpbdGroupColors *colors,
+                                        uint32_t *stamp,
+                                        size_t stamp_count,
+                                        float dt,
+                                        const struct XpbdStepConfig3F32 *config,
+                                        const struct XpbdJobSystem *jobs,
+                                        struct XpbdStepStatsF32 *out_stats);
 
 /**
  * Writes one long-range tether per moving particle (`inverse_masses[k] !=
@@ -4503,6 +4627,9 @@ XPBD_CHECK_LAYOUT(XpbdConstraints3F32, 112, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
 XPBD_CHECK_LAYOUT(XpbdGroupColors, 64, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdJobSystem, 24, 8);
 #endif
 #undef XPBD_CHECK_LAYOUT
 #endif

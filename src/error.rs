@@ -344,6 +344,10 @@ pub enum StepError {
     /// frame's visits of links and contacts over
     /// [`MAX_WORK`](crate::MAX_WORK).
     WorkLimit,
+    /// The job system given to [`step_colored`](crate::step::step_colored)
+    /// returned from [`Jobs::run`](crate::step::Jobs::run) without running
+    /// every task of a phase.
+    JobContract,
 }
 
 impl From<SystemError> for StepError {
@@ -391,6 +395,7 @@ impl fmt::Display for StepError {
                 write!(f, "link {link}: maximum force is NaN, zero or negative")
             }
             StepError::WorkLimit => f.write_str("more work than one step may do"),
+            StepError::JobContract => f.write_str("the job system skipped a task of a phase"),
             StepError::InvalidSelfCollision => f.write_str(
                 "self-collision: radius 0, a scratch buffer too short or bad rest positions",
             ),

@@ -79,5 +79,6 @@ void test_attach(void);
 void test_engine(void);
 void test_self(void);
 void test_tear(void);
+void test_colored_step(void);
 
 #endif

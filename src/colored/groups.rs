@@ -529,7 +529,7 @@ impl<'a, T: Real> Substep<'_, 'a, T, 3, true> {
 
     /// The raw views of the substep's system, after checking `colors`'
     /// boundaries.
-    fn raw(&mut self, colors: &GroupColors<'_>) -> Result<RawGroups<T>, SystemError> {
+    pub(crate) fn raw(&mut self, colors: &GroupColors<'_>) -> Result<RawGroups<T>, SystemError> {
         let (s, h, lag) = self.parts();
         check_colors(colors, s.links.len(), &s.constraints)?;
         let policy = s.zero_length;

@@ -33,7 +33,7 @@ use crate::SystemError;
 
 /// The boundary arrays of a colors struct (each `count + 1` entries, none
 /// for a zero count), then the struct itself, for the overlap check.
-fn color_buffers(c: &XpbdGroupColors, colors: *const XpbdGroupColors) -> [Buf; 5] {
+pub(crate) fn color_buffers(c: &XpbdGroupColors, colors: *const XpbdGroupColors) -> [Buf; 5] {
     let b = |p: *const usize, count: usize| {
         Buf::of(
             p,
@@ -58,7 +58,7 @@ fn color_buffers(c: &XpbdGroupColors, colors: *const XpbdGroupColors) -> [Buf; 5
 /// # Safety
 /// The arrays passed [`check_groups`] as [`color_buffers`] lists them and
 /// are valid for reads, not written, for `'c`.
-unsafe fn color_slices<'c>(c: &XpbdGroupColors) -> GroupColors<'c> {
+pub(crate) unsafe fn color_slices<'c>(c: &XpbdGroupColors) -> GroupColors<'c> {
     // SAFETY: forwarded caller contract (a `count + 1` that overflows was
     // rejected by the span check).
     let s = |p: *const usize, count: usize| unsafe {

@@ -224,6 +224,7 @@ pub(crate) fn status_of(e: StepError) -> (XpbdStatus, usize) {
     match e {
         StepError::InvalidFrameTime => (XpbdStatus::InvalidTimeStep, 0),
         StepError::WorkLimit => (XpbdStatus::WorkLimit, 0),
+        StepError::JobContract => (XpbdStatus::JobContract, 0),
         StepError::InvalidSelfCollision => (XpbdStatus::InvalidArgument, 0),
         StepError::InvalidBudget | StepError::InvalidConfig | StepError::VelocityCountMismatch => {
             (XpbdStatus::InvalidArgument, 0)

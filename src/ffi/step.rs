@@ -8,18 +8,21 @@
 //! names the particle, link (or group constraint, counted after the links),
 //! collider or contact concerned.
 
+use core::ffi::c_void;
 use core::ptr;
 
 use super::check::{check_buffers, read, slice, slice_mut, write_opt, Buf};
+use super::colored_groups::{color_buffers, color_slices};
 use super::constraints;
 use super::status::{status_of, XpbdStatus};
 use super::types::{
-    policy_of, ConstraintsC, StepConfigC, WorldC, XPBD_CONTACT_OVERFLOW_KEEP_FIRST,
-    XPBD_CONTACT_OVERFLOW_REJECT, XPBD_ZERO_LENGTH_REJECT,
+    policy_of, ConstraintsC, StepConfigC, WorldC, XpbdGroupColors, XpbdJobSystem,
+    XPBD_CONTACT_OVERFLOW_KEEP_FIRST, XPBD_CONTACT_OVERFLOW_REJECT, XPBD_ZERO_LENGTH_REJECT,
 };
 use crate::real::Real;
 use crate::solver::Constraints;
-use crate::step::{self, ContactOverflow, SelfCollision, StepConfig, StepStats, World};
+use crate::step::{self, ContactOverflow, Jobs, SelfCollision, StepConfig, StepStats, World};
+use crate::StepError;
 
 /// The contact overflow policy of a C code, `None` for an unknown code.
 fn overflow_of(code: i32) -> Option<ContactOverflow> {
@@ -78,7 +81,11 @@ pub(crate) unsafe fn step_raw<T: Real>(
     out: *mut StepStats<T>,
 ) -> XpbdStatus {
     // SAFETY: forwarded caller contract.
-    unsafe { step_any::<T, false>(world, None, dt, config, out) }
+    unsafe {
+        step_any(world, None, &[], dt, config, out, |w, _, dt, c| {
+            step::step(w, dt, c)
+        })
+    }
 }
 
 /// `xpbd_world3_step_groups[_f32]`.
@@ -96,23 +103,121 @@ pub(crate) unsafe fn step_groups_raw<T: Real>(
         return XpbdStatus::NullPointer;
     }
     // SAFETY: forwarded caller contract.
-    unsafe { step_any::<T, true>(world, Some(groups), dt, config, out) }
+    unsafe { step_any(world, Some(groups), &[], dt, config, out, step::step_with) }
 }
 
-/// The one body of both steps: the world (and the groups, when given)
-/// checked against each other, the configuration and the output in one
-/// overlap check, then [`step::step_with`] (`G`) or [`step::step`], so the
-/// plain step carries no group code.
+/// `xpbd_world3_step_colored[_f32]`.
 ///
 /// # Safety
-/// See `xpbd_world3_step` and `xpbd_world3_step_groups`.
-unsafe fn step_any<T: Real, const G: bool>(
+/// See `xpbd_world3_step_colored`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn step_colored_raw<T: Real>(
+    world: *mut WorldC<T>,
+    groups: *const ConstraintsC<T>,
+    colors: *const XpbdGroupColors,
+    stamp: *mut u32,
+    stamp_count: usize,
+    dt: T,
+    config: *const StepConfigC<T>,
+    jobs: *const XpbdJobSystem,
+    out: *mut StepStats<T>,
+) -> XpbdStatus {
+    if groups.is_null() {
+        return XpbdStatus::NullPointer;
+    }
+    // SAFETY: forwarded caller contract (NULL-checked by the helper).
+    let Ok(c) = (unsafe { read(colors) }) else {
+        return XpbdStatus::NullPointer;
+    };
+    // SAFETY: NULL (one thread) or valid by the caller's contract.
+    let job_system = unsafe { read(jobs) }.ok();
+    let [a, b, cc, d, e] = color_buffers(&c, colors);
+    let extra = [a, b, cc, d, e, Buf::of(stamp, stamp_count), Buf::out(jobs)];
+    // SAFETY: forwarded caller contract; the colors' arrays, the stamp and
+    // the job system are in the overlap check (`extra`), the arrays only
+    // read, the stamp written only by the coloring check.
+    unsafe {
+        step_any(
+            world,
+            Some(groups),
+            &extra,
+            dt,
+            config,
+            out,
+            |w, g, dt, cfg| {
+                let colors = color_slices(&c);
+                let stamp = slice_mut(stamp, stamp_count);
+                let jobs = CJobs(job_system);
+                step::step_colored(w, g, &colors, stamp, dt, cfg, &jobs)
+            },
+        )
+    }
+}
+
+/// A C job system as [`Jobs`] (`None`: the calling thread).
+struct CJobs(Option<XpbdJobSystem>);
+
+impl Jobs for CJobs {
+    fn split(&self) -> usize {
+        self.0
+            .map_or(1, |j| usize::try_from(j.split).unwrap_or(step::MAX_JOBS))
+    }
+
+    fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
+        let (Some(run), Ok(count)) = (self.0.and_then(|j| j.run), u32::try_from(count)) else {
+            (0..count).for_each(task);
+            return;
+        };
+        let user = self.0.map_or(ptr::null_mut(), |j| j.user);
+        let context: *const &(dyn Fn(usize) + Sync) = &task;
+        // SAFETY: the engine's `run` is valid by the caller's contract; it
+        // calls `run_task` with this context, which lives until `run`
+        // returns, and returns only after every task has.
+        unsafe { run(user, count, run_task, context.cast_mut().cast()) }
+    }
+}
+
+/// The [`XpbdTaskFn`] the library hands to `XpbdJobSystem::run`.
+///
+/// # Safety
+/// `context` is the one `run` was given, and `run` has not returned.
+unsafe extern "C" fn run_task(context: *mut c_void, task: u32) {
+    let context: *const &(dyn Fn(usize) + Sync) = context.cast_const().cast();
+    // SAFETY: the caller's contract: `context` points at the task closure
+    // `CJobs::run` lent for the duration of the engine's `run`.
+    let task_fn = unsafe { *context };
+    if let Ok(i) = usize::try_from(task) {
+        task_fn(i);
+    }
+}
+
+/// The one body of every step: the world (and the groups, when given, and
+/// the `extra` buffers) checked against each other, the configuration and
+/// the output in one overlap check, then `run` ([`step::step`],
+/// [`step::step_with`] or [`step::step_colored`]: each entry point
+/// carries only its own).
+///
+/// # Safety
+/// See `xpbd_world3_step`, `xpbd_world3_step_groups` and
+/// `xpbd_world3_step_colored`; every buffer of `extra` is valid for its
+/// count.
+unsafe fn step_any<T: Real, F>(
     world: *mut WorldC<T>,
     groups: Option<*const ConstraintsC<T>>,
+    extra: &[Buf],
     dt: T,
     config: *const StepConfigC<T>,
     out: *mut StepStats<T>,
-) -> XpbdStatus {
+    run: F,
+) -> XpbdStatus
+where
+    F: FnOnce(
+        &mut World<'_, T, 3>,
+        &mut Constraints<'_, T>,
+        T,
+        &StepConfig<T, 3>,
+    ) -> Result<StepStats<T>, StepError>,
+{
     // SAFETY: forwarded caller contract (NULL-checked by the helper).
     let (w, c) = match unsafe { (read(world), read(config)) } {
         (Ok(w), Ok(c)) => (w, c),
@@ -154,7 +259,7 @@ unsafe fn step_any<T: Real, const G: bool>(
     let constraints = match groups {
         None => check_buffers(&bufs).map(|()| Constraints::default()),
         // SAFETY: forwarded caller contract; `bufs` is every other buffer.
-        Some(g) => unsafe { constraints::view(g, [&bufs, &[]]) },
+        Some(g) => unsafe { constraints::view(g, [&bufs, extra]) },
     };
     let mut constraints = match constraints {
         Ok(c) => c,
@@ -187,11 +292,7 @@ unsafe fn step_any<T: Real, const G: bool>(
             },
         }
     };
-    let result = if G {
-        step::step_with(&mut world_view, &mut constraints, dt, &step_config)
-    } else {
-        step::step(&mut world_view, dt, &step_config)
-    };
+    let result = run(&mut world_view, &mut constraints, dt, &step_config);
     match result {
         Ok(stats) => {
             // SAFETY: `out` is NULL or valid and disjoint from every buffer.

@@ -6,6 +6,8 @@
 //! buffers — are defined once, generic over the float type `T` (and the
 //! dimension `D`), and aliased per precision.
 
+use core::ffi::c_void;
+
 use crate::constraint::attachment::Attachment;
 use crate::constraint::bend::Bend;
 use crate::constraint::contact::{Contact, Plane, Sphere};
@@ -63,6 +65,10 @@ pub const XPBD_MAX_ITERATIONS: u32 = 65_536;
 /// `XPBD_STATUS_WORK_LIMIT`, writing nothing.
 pub const XPBD_MAX_WORK: u64 = 1_073_741_824;
 
+/// The most tasks `xpbd_world3_step_colored` splits one phase into
+/// (`XpbdJobSystem::split` is clamped to it).
+pub const XPBD_MAX_JOBS: u32 = 32;
+
 /// The spacing ratio above which `xpbd_world3_precision` reports a world
 /// too far from its origin for the lengths it simulates.
 pub const XPBD_PRECISION_LIMIT: f64 = 1e-3;
@@ -74,6 +80,7 @@ const _: () = assert!(XPBD_MAX_WORK == crate::solver::MAX_WORK);
 const _: () = assert!(Link::<f64>::TENSION_ONLY == XPBD_LINK_TENSION_ONLY);
 const _: () = assert!(Link::<f64>::DISABLED == XPBD_LINK_DISABLED);
 const _: () = assert!(XPBD_JOB_CHUNK == crate::colored::CHUNK);
+const _: () = assert!(XPBD_MAX_JOBS == 32 && crate::step::MAX_JOBS == 32);
 const _: () = assert!(XPBD_MAX_GREEDY_COLORS == crate::colored::coloring::MAX_GREEDY_COLORS);
 
 /// The zero-length policy of a C code, `None` for an unknown code.
@@ -494,6 +501,37 @@ pub struct XpbdGroupColors {
     pub tether_color_starts: *const usize,
     /// Number of tether colors.
     pub tether_color_count: usize,
+}
+
+/// One task of a phase of `xpbd_world3_step_colored`: call it with the
+/// `task_context` the library passed to `XpbdJobSystem::run` and a task
+/// index below the count it passed.
+pub type XpbdTaskFn = unsafe extern "C" fn(task_context: *mut c_void, task: u32);
+
+/// The engine's job system for `xpbd_world3_step_colored` (the library
+/// never creates a thread). The library calls `run` once per phase of a
+/// frame (prediction, each color of each group, the velocity update; see
+/// `docs/colored.md`) and waits for it to return.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct XpbdJobSystem {
+    /// Runs `task(task_context, i)` for every `i` in `0 .. count`, each
+    /// once, on any threads in any order, and returns only after all of
+    /// them have returned. `user` is this struct's `user`. NULL: the
+    /// calling thread runs every phase as one task.
+    pub run: Option<
+        unsafe extern "C" fn(
+            user: *mut c_void,
+            count: u32,
+            task: XpbdTaskFn,
+            task_context: *mut c_void,
+        ),
+    >,
+    /// Passed to `run` unchanged (the engine's pool, say).
+    pub user: *mut c_void,
+    /// Tasks per phase to ask for: typically the worker count (clamped to
+    /// 1 ..= `XPBD_MAX_JOBS`; 0 is 1). No result bit depends on it.
+    pub split: u32,
 }
 
 /// `XpbdTether` (C): a long-range tether, double.

@@ -47,6 +47,33 @@ pub(crate) struct ContactGroup<'s, T, const D: usize> {
     pub(crate) pairs: &'s mut [ParticleContact<T>],
     /// What they share.
     pub(crate) pair_shared: Pairs<'s, T, D>,
+    /// The pairs' colors when a colored step stored them in colored order
+    /// (`count == 0`: not colored, solved in slice order).
+    pub(crate) pair_colors: PairColors,
+}
+
+/// Colors of a substep's particle pairs (colored stepping): color `c` is
+/// the pairs `starts[c] .. starts[c + 1]`; no two pairs of a color share a
+/// particle, except in the last color, which holds the pairs that found
+/// none of the others and is solved in slice order on one thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PairColors {
+    /// Boundaries, `count + 1` used.
+    pub(crate) starts: [usize; PAIR_COLORS + 2],
+    /// Colors used (0: the pairs are not colored).
+    pub(crate) count: usize,
+}
+
+/// Colors a pair may take before it goes to the last, sequential color.
+pub(crate) const PAIR_COLORS: usize = 32;
+
+impl Default for PairColors {
+    fn default() -> Self {
+        Self {
+            starts: [0; PAIR_COLORS + 2],
+            count: 0,
+        }
+    }
 }
 
 /// A constraint instance's accumulated multipliers, for [`reset_lambdas`].
@@ -148,6 +175,22 @@ impl<'s, 'a, T: Real, const D: usize, const G: bool> Substep<'s, 'a, T, D, G> {
         self
     }
 
+    /// Positions, inverse masses, the contacts (if any) and h, for the
+    /// colored contact phases of `step::colored` (which solve the contacts
+    /// as [`sweep_contacts`](Self::sweep_contacts) does, split by particle).
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn contact_parts(
+        &mut self,
+    ) -> (&mut [[T; D]], &[T], Option<&mut ContactGroup<'s, T, D>>, T) {
+        let s = &mut *self.system;
+        (
+            &mut *s.positions,
+            s.inverse_masses,
+            self.contacts.as_mut(),
+            self.h,
+        )
+    }
+
     /// One iteration of a stepped substep: a sweep over the links (and
     /// groups), then over the particle–particle contacts, the contacts
     /// found against colliders, and the engine's contacts (Gauss-Seidel in
@@ -157,6 +200,14 @@ impl<'s, 'a, T: Real, const D: usize, const G: bool> Substep<'s, 'a, T, D, G> {
     /// pairs (`found + engine + k`).
     pub(crate) fn iterate_with_contacts(&mut self) -> Result<SweepStats<T>, StepError> {
         let stats = self.iterate()?;
+        self.sweep_contacts()?;
+        Ok(stats)
+    }
+
+    /// The contacts' part of [`iterate_with_contacts`](Self::iterate_with_contacts):
+    /// one sweep over the particle pairs, the found contacts and the
+    /// engine's, in that order (nothing without contacts).
+    pub(crate) fn sweep_contacts(&mut self) -> Result<(), StepError> {
         if let Some(group) = self.contacts.as_mut() {
             let s = &mut *self.system;
             let h2 = self.h * self.h;
@@ -189,12 +240,12 @@ impl<'s, 'a, T: Real, const D: usize, const G: bool> Substep<'s, 'a, T, D, G> {
             )
             .map_err(|stop| contact_error(stop, group.items.len()))?;
         }
-        Ok(stats)
+        Ok(())
     }
 }
 
 /// The step error of a contact sweep's stop, naming the contact `base + k`.
-fn contact_error(stop: Stop, base: usize) -> StepError {
+pub(crate) fn contact_error(stop: Stop, base: usize) -> StepError {
     let k = match stop {
         Stop::OutOfRange(k)
         | Stop::NonFinite(k)

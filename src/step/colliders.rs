@@ -64,20 +64,60 @@ pub(crate) fn detect<T: Real, const D: usize>(
     p: &Colliders<'_, T, D>,
     contacts: &mut [Contact<T>],
 ) -> Result<(usize, usize), StepError> {
+    let (mut count, mut dropped, mut unnamed) = (0usize, 0usize, false);
+    each_contact(
+        positions,
+        inverse_masses,
+        p.previous,
+        0,
+        p,
+        |particle, collider| {
+            let (Ok(particle), Ok(collider)) = (u32::try_from(particle), u32::try_from(collider))
+            else {
+                unnamed = true;
+                return;
+            };
+            match contacts.get_mut(count) {
+                Some(slot) => {
+                    *slot = Contact::new(particle, collider);
+                    count = count.saturating_add(1);
+                }
+                None => dropped = dropped.saturating_add(1),
+            }
+        },
+    );
+    if unnamed {
+        return Err(StepError::ContactCapacity);
+    }
+    Ok((count, dropped))
+}
+
+/// The detection of [`detect`] over the particles `first ..` of the
+/// slices (`positions`, `inverse_masses`, `previous` of one range):
+/// `hit(particle, collider)` for every contact, in detection order, with
+/// the particle's global index.
+#[inline]
+pub(crate) fn each_contact<T: Real, const D: usize>(
+    positions: &[[T; D]],
+    inverse_masses: &[T],
+    previous: &[[T; D]],
+    first: usize,
+    p: &Colliders<'_, T, D>,
+    mut hit: impl FnMut(usize, usize),
+) {
     let fixed = p.fixed();
     let colliders = fixed.saturating_add(p.moving.len());
-    let (mut count, mut dropped) = (0usize, 0usize);
-    for (particle, ((x, w), prev)) in positions
+    for (k, ((x, w), prev)) in positions
         .iter()
         .zip(inverse_masses)
-        .zip(p.previous)
+        .zip(previous)
         .enumerate()
     {
         if *w == T::ZERO {
             continue;
         }
         for collider in 0..colliders {
-            let hit = if collider < fixed {
+            let touches = if collider < fixed {
                 gap(x, collider, p.planes, p.spheres, p.radius).is_some_and(|(c, _)| c < T::ZERO)
             } else {
                 match p.surface(x, prev, collider) {
@@ -100,23 +140,11 @@ pub(crate) fn detect<T: Real, const D: usize>(
                     _ => false,
                 }
             };
-            if hit {
-                let (Ok(particle), Ok(collider)) =
-                    (u32::try_from(particle), u32::try_from(collider))
-                else {
-                    return Err(StepError::ContactCapacity);
-                };
-                match contacts.get_mut(count) {
-                    Some(slot) => {
-                        *slot = Contact::new(particle, collider);
-                        count = count.saturating_add(1);
-                    }
-                    None => dropped = dropped.saturating_add(1),
-                }
+            if touches {
+                hit(first.saturating_add(k), collider);
             }
         }
     }
-    Ok((count, dropped))
 }
 
 /// Dynamic friction: each contact with λ > 0 slows its particle's tangential

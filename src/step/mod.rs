@@ -74,6 +74,17 @@
 //! and the count to [`StepStats::torn`]. Later frames skip those links (see
 //! [`Link::DISABLED`]). Deterministic: the same inputs tear the same links.
 //!
+//! # Colored stepping on an engine's jobs
+//!
+//! [`step_colored`] runs the same frame with the links and every group in
+//! colored order and the frame's phases (prediction, each color, the
+//! velocity update) as tasks on the engine's job system ([`Jobs`]); the
+//! core spawns no thread. With the groups stored in colored order and
+//! without self-collision its bits are those of [`step_with`]; with
+//! self-collision the particle pairs are colored too. The bits never
+//! depend on the split or the thread count (`docs/colored.md`, "Colored
+//! stepping").
+//!
 //! # Damping
 //!
 //! Optional, and it is what it is: a non-physical loss of velocity,
@@ -81,8 +92,13 @@
 //! so that a rope comes to rest; it is not air drag and not material damping.
 
 mod colliders;
+mod colored;
+mod jobs;
 mod precision;
 mod spatial;
+
+pub use colored::{step_colored, Jobs, OneThread, MAX_JOBS};
+use colored::{Order, Sequential};
 
 pub(crate) use precision::shortest_length;
 pub use precision::{precision, world_precision, Precision, PRECISION_LIMIT};
@@ -103,7 +119,7 @@ pub use crate::error::StepError;
 use crate::error::SystemError;
 use crate::real::{finite_non_negative, Real};
 use crate::solver::{self, Constraints, ContactGroup, SweepStats, System, ZeroLength};
-use colliders::{detect, dynamic_friction, validate_colliders};
+use colliders::validate_colliders;
 pub use spatial::{self_collision_adjacency_len, self_collision_table_len, SelfCollision};
 
 /// The substeps per frame of [`StepConfig::new`] and
@@ -374,7 +390,13 @@ pub fn step<T: Real, const D: usize>(
     frame_dt: T,
     config: &StepConfig<T, D>,
 ) -> Result<StepStats<T>, StepError> {
-    step_groups::<T, D, false>(world, &mut Constraints::default(), frame_dt, config)
+    step_groups::<T, D, false, _>(
+        world,
+        &mut Constraints::default(),
+        frame_dt,
+        config,
+        &Sequential,
+    )
 }
 
 /// [`step`] for a 3D world whose particles also carry constraint groups
@@ -396,16 +418,18 @@ pub fn step_with<T: Real>(
     frame_dt: T,
     config: &StepConfig<T, 3>,
 ) -> Result<StepStats<T>, StepError> {
-    step_groups::<T, 3, true>(world, constraints, frame_dt, config)
+    step_groups::<T, 3, true, _>(world, constraints, frame_dt, config, &Sequential)
 }
 
-/// [`step`] and [`step_with`]: one implementation for every dimension (the
-/// groups are empty unless the world is 3D).
-fn step_groups<T: Real, const D: usize, const G: bool>(
+/// [`step`], [`step_with`] and [`step_colored`]: one implementation for
+/// every dimension (the groups are empty unless the world is 3D) and
+/// every order.
+fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     world: &mut World<'_, T, D>,
     constraints: &mut Constraints<'_, T>,
     frame_dt: T,
     config: &StepConfig<T, D>,
+    order: &O,
 ) -> Result<StepStats<T>, StepError> {
     if !frame_dt.is_finite() || frame_dt <= T::ZERO {
         return Err(StepError::InvalidFrameTime);
@@ -473,23 +497,24 @@ fn step_groups<T: Real, const D: usize, const G: bool>(
     copy(saved_v, world.velocities);
     let previous = previous.get_mut(..n).ok_or(too_small)?;
 
-    let result = run_substeps::<T, D, G>(world, constraints.reborrow(), previous, h, config)
-        .and_then(|stats| {
-            // A frame force beyond the float range (a very heavy particle
-            // pushed or held far in a short frame: λ finite, λ/h or
-            // impulse/dt not) fails the frame like a non-finite velocity,
-            // before any force is written.
-            let particle = constraints.unrepresentable_force(frame_dt).or_else(|| {
-                world
-                    .engine_contacts
-                    .iter()
-                    .find_map(|c| c.unrepresentable_force(frame_dt))
+    let result =
+        run_substeps::<T, D, G, O>(world, constraints.reborrow(), previous, h, config, order)
+            .and_then(|stats| {
+                // A frame force beyond the float range (a very heavy particle
+                // pushed or held far in a short frame: λ finite, λ/h or
+                // impulse/dt not) fails the frame like a non-finite velocity,
+                // before any force is written.
+                let particle = constraints.unrepresentable_force(frame_dt).or_else(|| {
+                    world
+                        .engine_contacts
+                        .iter()
+                        .find_map(|c| c.unrepresentable_force(frame_dt))
+                });
+                match particle {
+                    Some(particle) => Err(StepError::InvalidResult { particle }),
+                    None => Ok(stats),
+                }
             });
-            match particle {
-                Some(particle) => Err(StepError::InvalidResult { particle }),
-                None => Ok(stats),
-            }
-        });
     match result {
         Ok(mut stats) => {
             // Only a successful frame reports forces, moves the points on
@@ -582,12 +607,13 @@ fn copy<E: Copy>(dst: &mut [E], src: &[E]) {
 
 /// The substeps of one frame over the world's slices (validated by
 /// [`step`]); any error is returned at once (the caller rolls back).
-fn run_substeps<T: Real, const D: usize, const G: bool>(
+fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     world: &mut World<'_, T, D>,
     constraints: Constraints<'_, T>,
     previous: &mut [[T; D]],
     h: T,
     config: &StepConfig<T, D>,
+    order: &O,
 ) -> Result<StepStats<T>, StepError> {
     let h2 = h * h;
     let mut stats = StepStats::default();
@@ -617,27 +643,17 @@ fn run_substeps<T: Real, const D: usize, const G: bool>(
     system.constraints = constraints;
     system.constraints.begin_frame();
     for s in 0..config.substeps {
-        copy(previous, system.positions());
-        // Predict: x ← x + h v + h² g for moving particles; a kinematic
-        // particle (w = 0) with a velocity moves by h v.
-        for ((x, v), w) in system
-            .positions_mut()
-            .iter_mut()
-            .zip(velocities.iter())
-            .zip(inverse_masses)
-        {
-            if *w == T::ZERO {
-                if v.iter().any(|c| *c != T::ZERO) {
-                    for (xi, vi) in x.iter_mut().zip(v) {
-                        *xi = *xi + h * *vi;
-                    }
-                }
-                continue;
-            }
-            for ((xi, vi), gi) in x.iter_mut().zip(v).zip(&config.gravity) {
-                *xi = *xi + h * *vi + h2 * *gi;
-            }
-        }
+        // x_prev ← x, then predict: x ← x + h v + h² g for moving
+        // particles; a kinematic particle (w = 0) with a velocity moves by
+        // h v.
+        order.predict(
+            system.positions_mut(),
+            previous,
+            velocities,
+            inverse_masses,
+            h,
+            &config.gravity,
+        )?;
         let (mut pair_count, mut pairs_dropped) = (0usize, 0usize);
         if self_collision {
             let r = config.particle_radius;
@@ -663,7 +679,8 @@ fn run_substeps<T: Real, const D: usize, const G: bool>(
                 h,
             },
         };
-        let (count, dropped) = detect(system.positions(), inverse_masses, &colliders, contacts)?;
+        let (count, dropped) =
+            order.detect(system.positions(), inverse_masses, &colliders, contacts)?;
         let dropped = dropped.saturating_add(pairs_dropped);
         if dropped > 0 && config.contact_overflow == ContactOverflow::Reject {
             return Err(StepError::ContactCapacity);
@@ -675,6 +692,7 @@ fn run_substeps<T: Real, const D: usize, const G: bool>(
             .pairs
             .get_mut(..pair_count)
             .ok_or(StepError::ContactCapacity)?;
+        let pair_colors = order.arrange_pairs(pairs, sc.table);
         let found = contacts
             .get_mut(..count)
             .ok_or(StepError::ContactCapacity)?;
@@ -699,11 +717,12 @@ fn run_substeps<T: Real, const D: usize, const G: bool>(
                     alpha: config.contact_compliance / h2,
                     static_friction: config.static_friction,
                 },
+                pair_colors,
             };
             let lag = attachment::lag(s, config.substeps);
             let mut substep = system.begin_substep_with::<G>(h, group)?.with_lag(lag);
             for _ in 0..config.iterations {
-                stats.last = substep.iterate_with_contacts()?;
+                stats.last = order.iterate(&mut substep)?;
                 stats.iterations = stats.iterations.saturating_add(1);
                 if config.tolerance > T::ZERO && stats.last.max_residual <= config.tolerance {
                     stats.converged_substeps = stats.converged_substeps.saturating_add(1);
@@ -717,28 +736,15 @@ fn run_substeps<T: Real, const D: usize, const G: bool>(
         }
         // Velocity update (kinematic particles keep theirs), dynamic
         // friction, damping.
-        for (particle, (((v, x), prev), w)) in velocities
-            .iter_mut()
-            .zip(system.positions().iter())
-            .zip(previous.iter())
-            .zip(inverse_masses)
-            .enumerate()
-        {
-            if *w != T::ZERO {
-                for ((vi, xi), pi) in v.iter_mut().zip(x).zip(prev) {
-                    *vi = (*xi - *pi) / h;
-                }
-                if damped {
-                    for vi in v.iter_mut() {
-                        *vi = *vi * keep;
-                    }
-                }
-            }
-            if !v.iter().chain(x.iter()).all(|c| c.is_finite()) {
-                return Err(StepError::InvalidResult { particle });
-            }
-        }
-        dynamic_friction(
+        order.velocities(
+            velocities,
+            system.positions(),
+            previous,
+            inverse_masses,
+            h,
+            damped.then_some(keep),
+        )?;
+        order.friction(
             velocities,
             system.positions(),
             inverse_masses,
@@ -746,7 +752,7 @@ fn run_substeps<T: Real, const D: usize, const G: bool>(
             &colliders,
             h,
             config.dynamic_friction,
-        );
+        )?;
         engine_contact::dynamic_friction(velocities, inverse_masses, engine, h);
         particle_contact::dynamic_friction(
             velocities,

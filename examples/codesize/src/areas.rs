@@ -202,10 +202,12 @@ pub fn groups() {
 }
 
 /// Colored constraint groups: coloring a group, the colored substep entry
-/// and iteration, the group jobs (f64 and f32).
+/// and iteration, the group jobs, colored stepping (f64 and f32).
 #[inline(always)]
 pub fn colored_groups() {
     keep!(
+        xpbd_world3_step_colored,
+        xpbd_world3_step_colored_f32,
         xpbd_color_group,
         xpbd_color_group_f32,
         xpbd_system3_begin_substep_colored,

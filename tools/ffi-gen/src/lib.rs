@@ -580,6 +580,55 @@ pub unsafe extern "C" fn xpbd_world3_step_groups{S}(
     unsafe { step_groups_raw(world, groups, dt, config, out_stats) }
 }
 
+/// Advances a 3D {C} world with constraint groups by one frame in
+/// **colored order**, its phases run as tasks on the engine's job system:
+/// `xpbd_world3_step_groups{S}` with the links and the bends, tets and
+/// tethers of `*groups` solved color by color (each stored in colored
+/// order, its boundaries in `*colors`), the phases (prediction, each
+/// color of each group, the velocity update) split into at most
+/// `jobs->split` tasks (≤ `XPBD_MAX_JOBS`) that `jobs->run` runs on the
+/// engine's threads (`jobs` NULL: this thread). The result is
+/// bit-identical to `xpbd_world3_step_groups{S}` on the same world and to
+/// the Rust `xpbd::step::step_colored`, for every split and thread count.
+/// The coloring is checked proper once per frame (`stamp`: scratch of
+/// `stamp_count` ≥ particle_count entries, clobbered). `out_stats` may be
+/// NULL (written on success only).
+///
+/// Errors: those of `xpbd_world3_step_groups{S}`; `NULL_POINTER` for a
+/// NULL `colors`; `INVALID_ARGUMENT` for bad boundaries, a short `stamp`
+/// or an improper color; `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` from the
+/// coloring check; `JOB_CONTRACT` when `jobs->run` returned without
+/// running a task; `ALIASED_BUFFERS` when the boundaries, `stamp` or
+/// `*jobs` overlap another buffer. On every error positions and
+/// velocities are as before the call.
+///
+/// # Safety
+/// As `xpbd_world3_step_groups{S}`; `colors` valid with its arrays;
+/// `stamp` valid for `stamp_count` entries; `jobs` NULL or valid, its
+/// `run` NULL or a function that runs every task once and returns after
+/// all have returned (running one after it returned, or two at once with
+/// the same index, is undefined behaviour).
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn xpbd_world3_step_colored{S}(
+    world: *mut WorldC<{T}>,
+    groups: *const ConstraintsC<{T}>,
+    colors: *const XpbdGroupColors,
+    stamp: *mut u32,
+    stamp_count: usize,
+    dt: {T},
+    config: *const StepConfigC<{T}>,
+    jobs: *const XpbdJobSystem,
+    out_stats: *mut StepStats<{T}>,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe {
+        step_colored_raw(
+            world, groups, colors, stamp, stamp_count, dt, config, jobs, out_stats,
+        )
+    }
+}
+
 /// Writes one long-range tether per moving particle (`inverse_masses[k] !=
 /// 0`) that is not itself an anchor, of a 3D {C} rest shape, in particle
 /// order: particle k is kept
@@ -965,9 +1014,9 @@ use super::constraints::{
 };
 use super::distance::{distance_begin, distance_solve};
 use super::status::XpbdStatus;
-use super::step::{default_config, precision_raw, step_groups_raw, step_raw};
+use super::step::{default_config, precision_raw, step_colored_raw, step_groups_raw, step_raw};
 use super::system::{begin_substep_raw, build_raw, iterate_raw, iterate_until_raw, measure_raw};
-use super::types::{ColoredSystemC, ConstraintsC, DistanceConstraintC, StepConfigC, SystemC, WorldC, XpbdGroupColors};
+use super::types::{ColoredSystemC, ConstraintsC, DistanceConstraintC, StepConfigC, SystemC, WorldC, XpbdGroupColors, XpbdJobSystem};
 use crate::constraint::bend::Bend;
 use crate::constraint::pressure::MeshVolume;
 use crate::constraint::tether::Tether;

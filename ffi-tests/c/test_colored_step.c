@@ -1,0 +1,199 @@
+/* Colored stepping through the C ABI (issue 19 item 1):
+ * xpbd_world3_step_colored on a cloth with links, bends and tethers (each
+ * in colored order) falling onto a plane gives the bits of
+ * xpbd_world3_step_groups on the same world, with no job system, a job
+ * system of two POSIX threads (8 tasks per phase) and one that runs the
+ * tasks in reverse; a job system that skips a task is JOB_CONTRACT with
+ * the positions and velocities unchanged; an improper coloring is
+ * refused; a stamp overlapping the positions is ALIASED_BUFFERS. */
+#include <pthread.h>
+
+#include "ensure.h"
+
+enum { SR = 12, SC = 12, SN = SR * SC, SLINKS = SR * (SC - 1) + (SR - 1) * SC,
+       SBENDS = (SR - 2) * (SC - 1) + (SR - 1) * (SC - 2) + (SR - 1) * (SC - 1) };
+
+typedef struct {
+    double x[SN][3], v[SN][3], w[SN];
+    XpbdLink links[SLINKS];
+    XpbdBend bends[SBENDS];
+    XpbdTether tethers[SN];
+    size_t link_count, bend_count, tether_count;
+    size_t starts[3][65];
+    uint32_t colors[3];
+} StepScene;
+
+/* Puts `count` items of `size` bytes in colored order (colors given). */
+static int in_colored_order(void *items, size_t size, size_t count, const uint32_t *colors,
+                            uint32_t color_count, size_t *starts) {
+    static unsigned char copy[SBENDS * sizeof(XpbdBend)];
+    static uint32_t order[SBENDS];
+    size_t k;
+    if (count * size > sizeof copy || count > SBENDS) return 0;
+    if (xpbd_color_order(colors, count, color_count, starts, order) != XPBD_STATUS_OK) return 0;
+    memcpy(copy, items, count * size);
+    for (k = 0; k < count; ++k) memcpy((unsigned char *)items + k * size, copy + order[k] * size, size);
+    return 1;
+}
+
+static void step_scene(StepScene *s) {
+    static uint64_t scratch[SN];
+    static uint32_t colors[SBENDS];
+    uint32_t anchors[SC];
+    XpbdConstraints3 g;
+    int k;
+    memset(s, 0, sizeof *s);
+    for (k = 0; k < SN; ++k) {
+        s->x[k][0] = 0.02 * (double)(k % SC);
+        s->x[k][1] = 0.2 - 0.02 * (double)(k / SC);
+        s->x[k][2] = 0.003 * (double)(k % 3);
+        s->w[k] = k < SC ? 0.0 : 500.0;
+        s->v[k][2] = k < SC ? 0.0 : 0.4;
+    }
+    for (k = 0; k < SC; ++k) anchors[k] = (uint32_t)k;
+    ENSURE_STATUS(xpbd_build_cloth3(&s->x[0][0], SR, SC, 0, 1e-7, s->links, SLINKS, &s->link_count), XPBD_STATUS_OK);
+    ENSURE_STATUS(xpbd_build_bends_cloth3(&s->x[0][0], SR, SC, 1e-3, s->bends, SBENDS, &s->bend_count), XPBD_STATUS_OK);
+    ENSURE_STATUS(xpbd_build_tethers3(&s->x[0][0], s->w, SN, anchors, SC, 0.0, s->tethers, SN, &s->tether_count),
+                  XPBD_STATUS_OK);
+    ENSURE_STATUS(xpbd_color_greedy(s->links, s->link_count, SN, scratch, colors, &s->colors[0]), XPBD_STATUS_OK);
+    ENSURE(in_colored_order(s->links, sizeof s->links[0], s->link_count, colors, s->colors[0], s->starts[0]));
+    memset(&g, 0, sizeof g);
+    g.bends = s->bends; g.bend_count = s->bend_count;
+    g.tethers = s->tethers; g.tether_count = s->tether_count;
+    ENSURE_STATUS(xpbd_color_group(&g, XPBD_GROUP_BENDS, SN, scratch, colors, &s->colors[1], NULL), XPBD_STATUS_OK);
+    ENSURE(in_colored_order(s->bends, sizeof s->bends[0], s->bend_count, colors, s->colors[1], s->starts[1]));
+    ENSURE_STATUS(xpbd_color_group(&g, XPBD_GROUP_TETHERS, SN, scratch, colors, &s->colors[2], NULL), XPBD_STATUS_OK);
+    ENSURE(in_colored_order(s->tethers, sizeof s->tethers[0], s->tether_count, colors, s->colors[2], s->starts[2]));
+}
+
+/* Two POSIX threads: thread t runs tasks t, t + 2, ... */
+typedef struct {
+    uint32_t first, count;
+    XpbdTaskFn task;
+    void *context;
+} Worker;
+
+static void *worker_main(void *arg) {
+    Worker *wk = (Worker *)arg;
+    uint32_t i;
+    for (i = wk->first; i < wk->count; i += 2) wk->task(wk->context, i);
+    return NULL;
+}
+
+static void two_threads(void *user, uint32_t count, XpbdTaskFn task, void *context) {
+    pthread_t thread;
+    Worker a, b;
+    (void)user;
+    a.first = 0; b.first = 1;
+    a.count = b.count = count;
+    a.task = b.task = task;
+    a.context = b.context = context;
+    if (pthread_create(&thread, NULL, worker_main, &b) != 0) {
+        worker_main(&b); /* no thread: run its share here */
+        worker_main(&a);
+        return;
+    }
+    worker_main(&a);
+    pthread_join(thread, NULL);
+}
+
+static void reversed(void *user, uint32_t count, XpbdTaskFn task, void *context) {
+    (void)user;
+    while (count > 0) task(context, --count);
+}
+
+static void skips_last(void *user, uint32_t count, XpbdTaskFn task, void *context) {
+    uint32_t i;
+    (void)user;
+    for (i = 0; i + 1 < count; ++i) task(context, i);
+}
+
+/* Steps `frames` frames: sequential (how 0) or colored with `jobs`. */
+static XpbdStatus run_frames(StepScene *s, int frames, const XpbdJobSystem *jobs, int colored, uint32_t *stamp,
+                             size_t stamp_count, XpbdStepStats *out) {
+    static double scratch[3 * SN][3];
+    static XpbdContact contacts[SN];
+    const XpbdPlane3 ground = {{0.0, 1.0, 0.0}, 0.0};
+    XpbdWorld3 world;
+    XpbdConstraints3 g;
+    XpbdGroupColors c;
+    XpbdStepConfig3 config = xpbd_step_config3_default();
+    XpbdStatus st = XPBD_STATUS_OK;
+    int f;
+    memset(&world, 0, sizeof world);
+    world.positions = s->x; world.velocities = s->v; world.inverse_masses = s->w; world.particle_count = SN;
+    world.links = s->links; world.link_count = s->link_count;
+    world.planes = &ground; world.plane_count = 1;
+    world.contacts = contacts; world.contact_capacity = SN;
+    world.scratch = scratch; world.scratch_count = 3 * SN;
+    memset(&g, 0, sizeof g);
+    g.bends = s->bends; g.bend_count = s->bend_count;
+    g.tethers = s->tethers; g.tether_count = s->tether_count;
+    memset(&c, 0, sizeof c);
+    c.link_color_starts = s->starts[0]; c.link_color_count = s->colors[0];
+    c.bend_color_starts = s->starts[1]; c.bend_color_count = s->colors[1];
+    c.tether_color_starts = s->starts[2]; c.tether_color_count = s->colors[2];
+    config.substeps = 4;
+    config.particle_radius = 0.005;
+    config.static_friction = 0.3;
+    config.dynamic_friction = 0.2;
+    for (f = 0; f < frames && st == XPBD_STATUS_OK; ++f) {
+        st = colored ? xpbd_world3_step_colored(&world, &g, &c, stamp, stamp_count, 1.0 / 60.0, &config, jobs, out)
+                     : xpbd_world3_step_groups(&world, &g, 1.0 / 60.0, &config, out);
+    }
+    return st;
+}
+
+void test_colored_step(void) {
+    static StepScene start, reference, other;
+    static uint32_t stamp[SN];
+    static double x0[SN][3], v0[SN][3];
+    XpbdStepStats ref_stats, stats;
+    XpbdJobSystem jobs;
+    int k;
+    step_scene(&start);
+    ENSURE(start.colors[0] >= 2 && start.colors[1] >= 2 && start.colors[2] >= 2);
+    reference = start;
+    ENSURE_STATUS(run_frames(&reference, 40, NULL, 0, NULL, 0, &ref_stats), XPBD_STATUS_OK);
+    ENSURE(ref_stats.max_contacts > 0);
+    for (k = 0; k < 3; ++k) {
+        memset(&jobs, 0, sizeof jobs);
+        jobs.split = 8;
+        jobs.run = k == 0 ? NULL : k == 1 ? two_threads : reversed;
+        other = start;
+        memset(&stats, 0, sizeof stats);
+        ENSURE_STATUS(run_frames(&other, 40, &jobs, 1, stamp, SN, &stats), XPBD_STATUS_OK);
+        ENSURE(memcmp(other.x, reference.x, sizeof other.x) == 0);
+        ENSURE(memcmp(other.v, reference.v, sizeof other.v) == 0);
+        ENSURE(memcmp(other.links, reference.links, sizeof other.links) == 0);
+        ENSURE(memcmp(other.bends, reference.bends, sizeof other.bends) == 0);
+        ENSURE(memcmp(other.tethers, reference.tethers, sizeof other.tethers) == 0);
+        ENSURE(stats.substeps == ref_stats.substeps && stats.iterations == ref_stats.iterations);
+        ENSURE(stats.max_contacts == ref_stats.max_contacts && stats.last.applied == ref_stats.last.applied);
+        ENSURE(memcmp(&stats.last.max_residual, &ref_stats.last.max_residual, sizeof(double)) == 0);
+        ENSURE(memcmp(&stats.last.max_abs_c, &ref_stats.last.max_abs_c, sizeof(double)) == 0);
+    }
+    /* No job system at all: the calling thread. */
+    other = start;
+    ENSURE_STATUS(run_frames(&other, 40, NULL, 1, stamp, SN, &stats), XPBD_STATUS_OK);
+    ENSURE(memcmp(other.x, reference.x, sizeof other.x) == 0);
+
+    /* A job system that skips a task: JOB_CONTRACT, nothing moved. */
+    other = start;
+    memcpy(x0, other.x, sizeof x0); memcpy(v0, other.v, sizeof v0);
+    jobs.run = skips_last;
+    jobs.split = 4;
+    ENSURE_STATUS(run_frames(&other, 1, &jobs, 1, stamp, SN, NULL), XPBD_STATUS_JOB_CONTRACT);
+    ENSURE(memcmp(other.x, x0, sizeof x0) == 0 && memcmp(other.v, v0, sizeof v0) == 0);
+
+    /* A short stamp, an improper coloring: refused, nothing moved. */
+    ENSURE_STATUS(run_frames(&other, 1, NULL, 1, stamp, SN - 1, NULL), XPBD_STATUS_INVALID_ARGUMENT);
+    other.starts[0][1] = other.starts[0][2];
+    ENSURE(run_frames(&other, 1, NULL, 1, stamp, SN, NULL) != XPBD_STATUS_OK);
+    ENSURE(memcmp(other.x, x0, sizeof x0) == 0 && memcmp(other.v, v0, sizeof v0) == 0);
+
+    /* The stamp over the positions. */
+    other = start;
+    ENSURE_STATUS(run_frames(&other, 1, NULL, 1, (uint32_t *)(void *)other.x, SN, NULL), XPBD_STATUS_ALIASED_BUFFERS);
+    ENSURE(memcmp(other.x, start.x, sizeof x0) == 0);
+}

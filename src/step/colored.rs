@@ -1,0 +1,983 @@
+//! Colored stepping: the frame loop of [`step`](super::step) with every
+//! constraint group solved in colored order and the frame's phases split
+//! into tasks an engine's job system runs ([`Jobs`]).
+//!
+//! # Phases of one substep
+//!
+//! | phase | split into tasks by |
+//! |---|---|
+//! | `x_prev ← x`, prediction | particle ranges |
+//! | self-collision pair search, then the pairs' greedy coloring | — (the calling thread) |
+//! | collider contact detection | particle ranges, two passes (count, then write in detection order) |
+//! | validation and the λ reset of `begin_substep` | — |
+//! | each iteration: every color of the links, bends, tets, tethers | instance ranges of the color ([`job_range`](crate::colored::job_range)) |
+//! | each iteration: mesh volumes, attachments | — |
+//! | each iteration: every color of the particle pairs | pair ranges of the color |
+//! | each iteration: collider contacts | contact ranges starting at a new particle |
+//! | each iteration: engine contacts | — |
+//! | velocity update, damping | particle ranges |
+//! | dynamic friction of the collider contacts | contact ranges starting at a new particle |
+//! | the pairs' and engine contacts' friction, forces, tearing | — |
+//!
+//! Each phase ends before the next begins ([`Jobs::run`] returns when its
+//! tasks have). Within a phase the tasks touch disjoint particles and
+//! instances: the result does not depend on the split, the thread count
+//! or the order the tasks run in. A phase asks for at most
+//! [`Jobs::split`] tasks, and for fewer when it is small (1,024
+//! particles or contacts, or one 64-instance chunk of a color, per task
+//! at least).
+//!
+//! # The bits
+//!
+//! With the groups stored in colored order, a colored frame without
+//! self-collision gives **exactly** the bits of
+//! [`step_with`](super::step_with) on the same world, for every split: a
+//! color's instances share no particle, so solving them in any split is
+//! the sequential sweep over the same order, and the contacts are solved
+//! in their sequential order. With self-collision the particle pairs are
+//! solved in their colored order (the coloring and the sort are part of
+//! the step, deterministic), so the bits differ from `step_with` but are
+//! the same for every split and thread count. Errors are the sequential
+//! ones, except that a failing color is completed before the error is
+//! returned (the frame is rolled back either way).
+
+use super::colliders::{detect, dynamic_friction, each_contact};
+use super::jobs::{run_phase, split_range, task_count, Shared};
+pub use super::jobs::{Jobs, OneThread, MAX_JOBS};
+use super::{step_groups, StepConfig, StepError, StepStats, World};
+use crate::colored::groups::check_proper;
+use crate::colored::{job_range, GroupColors, CHUNK};
+use crate::constraint::contact::{Colliders, Contact};
+use crate::constraint::particle_contact::{Pairs, ParticleContact};
+use crate::constraint::solve;
+use crate::real::Real;
+use crate::solver::{
+    contact_error, count_visit, sweep, Constraints, Group, PairColors, Stop, Substep, SweepStats,
+    SystemError, ZeroLength, PAIR_COLORS,
+};
+
+/// Particles per prediction, detection or velocity task, at least:
+/// smaller phases run as fewer tasks (splitting them costs more than it
+/// saves). No bit depends on it; under Miri it is small, so that the
+/// interpreter's small scenes split too.
+const PARTICLES_PER_TASK: usize = if cfg!(miri) { 8 } else { 1024 };
+
+/// Contacts per contact-phase task, at least (as [`PARTICLES_PER_TASK`]).
+const CONTACTS_PER_TASK: usize = if cfg!(miri) { 8 } else { 1024 };
+
+/// How the substeps of a frame run: [`Sequential`] on the calling thread,
+/// or [`ColoredOrder`] on an engine's jobs.
+pub(crate) trait Order<T: Real, const D: usize, const G: bool> {
+    /// `x_prev ← x`, then `x ← x + h v + h² g` for particles with `w > 0`
+    /// and `x ← x + h v` for a kinematic one (w = 0) with a velocity.
+    fn predict(
+        &self,
+        x: &mut [[T; D]],
+        previous: &mut [[T; D]],
+        v: &[[T; D]],
+        w: &[T],
+        h: T,
+        g: &[T; D],
+    ) -> Result<(), StepError>;
+
+    /// The collider contacts of the predicted positions in detection
+    /// order ([`detect`]): how many were stored and how many dropped.
+    fn detect(
+        &self,
+        x: &[[T; D]],
+        w: &[T],
+        p: &Colliders<'_, T, D>,
+        contacts: &mut [Contact<T>],
+    ) -> Result<(usize, usize), StepError>;
+
+    /// The collider contacts' dynamic friction ([`dynamic_friction`]).
+    #[allow(clippy::too_many_arguments)]
+    fn friction(
+        &self,
+        v: &mut [[T; D]],
+        x: &[[T; D]],
+        w: &[T],
+        contacts: &[Contact<T>],
+        p: &Colliders<'_, T, D>,
+        h: T,
+        mu: T,
+    ) -> Result<(), StepError>;
+
+    /// Arranges a substep's particle pairs for its sweeps (`scratch`: one
+    /// `u32` per particle, free after the pair search): the sequential
+    /// order keeps them as found.
+    fn arrange_pairs(&self, pairs: &mut [ParticleContact<T>], scratch: &mut [u32]) -> PairColors;
+
+    /// One iteration of the substep: its groups, then its contacts.
+    fn iterate(&self, substep: &mut Substep<'_, '_, T, D, G>) -> Result<SweepStats<T>, StepError>;
+
+    /// `v ← (x − x_prev)/h` then `v ← v · keep` for particles with `w > 0`;
+    /// fails naming the first particle whose velocity or position is not
+    /// finite.
+    fn velocities(
+        &self,
+        v: &mut [[T; D]],
+        x: &[[T; D]],
+        previous: &[[T; D]],
+        w: &[T],
+        h: T,
+        keep: Option<T>,
+    ) -> Result<(), StepError>;
+}
+
+/// The sequential Gauss-Seidel frame of [`step`](super::step) and
+/// [`step_with`](super::step_with).
+pub(crate) struct Sequential;
+
+impl<T: Real, const D: usize, const G: bool> Order<T, D, G> for Sequential {
+    #[inline]
+    fn predict(
+        &self,
+        x: &mut [[T; D]],
+        previous: &mut [[T; D]],
+        v: &[[T; D]],
+        w: &[T],
+        h: T,
+        g: &[T; D],
+    ) -> Result<(), StepError> {
+        predict_range(x, previous, v, w, h, g);
+        Ok(())
+    }
+
+    #[inline]
+    fn iterate(&self, substep: &mut Substep<'_, '_, T, D, G>) -> Result<SweepStats<T>, StepError> {
+        substep.iterate_with_contacts()
+    }
+
+    #[inline]
+    fn arrange_pairs(&self, _: &mut [ParticleContact<T>], _: &mut [u32]) -> PairColors {
+        PairColors::default()
+    }
+
+    #[inline]
+    fn detect(
+        &self,
+        x: &[[T; D]],
+        w: &[T],
+        p: &Colliders<'_, T, D>,
+        contacts: &mut [Contact<T>],
+    ) -> Result<(usize, usize), StepError> {
+        detect(x, w, p, contacts)
+    }
+
+    #[inline]
+    fn friction(
+        &self,
+        v: &mut [[T; D]],
+        x: &[[T; D]],
+        w: &[T],
+        contacts: &[Contact<T>],
+        p: &Colliders<'_, T, D>,
+        h: T,
+        mu: T,
+    ) -> Result<(), StepError> {
+        dynamic_friction(v, x, w, contacts, p, h, mu);
+        Ok(())
+    }
+
+    #[inline]
+    fn velocities(
+        &self,
+        v: &mut [[T; D]],
+        x: &[[T; D]],
+        previous: &[[T; D]],
+        w: &[T],
+        h: T,
+        keep: Option<T>,
+    ) -> Result<(), StepError> {
+        match velocity_range(v, x, previous, w, h, keep) {
+            Some(particle) => Err(StepError::InvalidResult { particle }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The prediction of particles `0 .. x.len()` (all slices of one range).
+#[inline]
+fn predict_range<T: Real, const D: usize>(
+    x: &mut [[T; D]],
+    previous: &mut [[T; D]],
+    v: &[[T; D]],
+    w: &[T],
+    h: T,
+    g: &[T; D],
+) {
+    let h2 = h * h;
+    for (((x, p), v), w) in x.iter_mut().zip(previous.iter_mut()).zip(v).zip(w) {
+        *p = *x;
+        if *w == T::ZERO {
+            if v.iter().any(|c| *c != T::ZERO) {
+                for (xi, vi) in x.iter_mut().zip(v) {
+                    *xi = *xi + h * *vi;
+                }
+            }
+            continue;
+        }
+        for ((xi, vi), gi) in x.iter_mut().zip(v).zip(g) {
+            *xi = *xi + h * *vi + h2 * *gi;
+        }
+    }
+}
+
+/// The velocity update of particles `0 .. v.len()`: the first particle
+/// (local index) whose velocity or position is not finite, if any.
+#[inline]
+fn velocity_range<T: Real, const D: usize>(
+    v: &mut [[T; D]],
+    x: &[[T; D]],
+    previous: &[[T; D]],
+    w: &[T],
+    h: T,
+    keep: Option<T>,
+) -> Option<usize> {
+    for (particle, (((v, x), prev), w)) in v.iter_mut().zip(x).zip(previous).zip(w).enumerate() {
+        if *w != T::ZERO {
+            for ((vi, xi), pi) in v.iter_mut().zip(x).zip(prev) {
+                *vi = (*xi - *pi) / h;
+            }
+            if let Some(keep) = keep {
+                for vi in v.iter_mut() {
+                    *vi = *vi * keep;
+                }
+            }
+        }
+        if !v.iter().chain(x.iter()).all(|c| c.is_finite()) {
+            return Some(particle);
+        }
+    }
+    None
+}
+
+/// Colored order on an engine's jobs (see the module documentation).
+pub(crate) struct ColoredOrder<'c> {
+    /// The color boundaries of the links and groups.
+    pub(crate) colors: GroupColors<'c>,
+    /// The engine's job system.
+    pub(crate) jobs: &'c dyn Jobs,
+}
+
+impl ColoredOrder<'_> {
+    /// The task count of a particle phase over `n` particles.
+    fn particle_tasks(&self, n: usize) -> usize {
+        task_count(self.jobs, n.div_ceil(PARTICLES_PER_TASK))
+    }
+}
+
+impl<T: Real> Order<T, 3, true> for ColoredOrder<'_> {
+    fn predict(
+        &self,
+        x: &mut [[T; 3]],
+        previous: &mut [[T; 3]],
+        v: &[[T; 3]],
+        w: &[T],
+        h: T,
+        g: &[T; 3],
+    ) -> Result<(), StepError> {
+        let n = x.len();
+        let count = self.particle_tasks(n);
+        let (xs, ps) = (Shared::new(x), Shared::new(previous));
+        run_phase(
+            self.jobs,
+            count,
+            &|i| {
+                let (a, b) = split_range(n, i, count);
+                // SAFETY: the ranges of one phase are disjoint, and `x` and
+                // `previous` are not used until the phase ends.
+                let (x, p) = unsafe { (xs.range(a, b), ps.range(a, b)) };
+                if let (Some(x), Some(p), Some(v), Some(w)) = (x, p, v.get(a..b), w.get(a..b)) {
+                    predict_range(x, p, v, w, h, g);
+                }
+            },
+            |_, ()| {},
+        )
+    }
+
+    fn iterate(
+        &self,
+        substep: &mut Substep<'_, '_, T, 3, true>,
+    ) -> Result<SweepStats<T>, StepError> {
+        let stats = iterate_groups(substep, &self.colors, self.jobs)?;
+        sweep_contacts(substep, self.jobs)?;
+        Ok(stats)
+    }
+
+    fn arrange_pairs(&self, pairs: &mut [ParticleContact<T>], scratch: &mut [u32]) -> PairColors {
+        color_pairs(pairs, scratch)
+    }
+
+    fn detect(
+        &self,
+        x: &[[T; 3]],
+        w: &[T],
+        p: &Colliders<'_, T, 3>,
+        contacts: &mut [Contact<T>],
+    ) -> Result<(usize, usize), StepError> {
+        let n = x.len();
+        let count = self.particle_tasks(n);
+        if count <= 1 {
+            return detect(x, w, p, contacts);
+        }
+        let range = |i: usize| {
+            let (a, b) = split_range(n, i, count);
+            (a, x.get(a..b), w.get(a..b), p.previous.get(a..b))
+        };
+        // Pass 1: each range counts its contacts.
+        let mut found = [0usize; MAX_JOBS];
+        run_phase(
+            self.jobs,
+            count,
+            &|i| match range(i) {
+                (a, Some(x), Some(w), Some(prev)) => {
+                    let mut k = 0usize;
+                    each_contact(x, w, prev, a, p, |_, _| k = k.saturating_add(1));
+                    k
+                }
+                _ => 0,
+            },
+            |i, k| {
+                if let Some(slot) = found.get_mut(i) {
+                    *slot = k;
+                }
+            },
+        )?;
+        // Pass 2: each range writes its contacts after those of the ranges
+        // before it; those beyond the capacity are dropped, as in
+        // detection order.
+        let mut offsets = [0usize; MAX_JOBS];
+        let mut total = 0usize;
+        for (o, k) in offsets.iter_mut().zip(&found) {
+            *o = total;
+            total = total.saturating_add(*k);
+        }
+        let capacity = contacts.len();
+        let cs = Shared::new(contacts);
+        let mut unnamed = false;
+        run_phase(
+            self.jobs,
+            count,
+            &|i| {
+                let (Some(&o), Some(&k)) = (offsets.get(i), found.get(i)) else {
+                    return false;
+                };
+                let (lo, hi) = (o.min(capacity), o.saturating_add(k).min(capacity));
+                // SAFETY: the tasks' ranges `o .. o + k` are disjoint
+                // (prefix sums), and `contacts` is not used until the phase
+                // ends.
+                let Some(out) = (unsafe { cs.range(lo, hi) }) else {
+                    return false;
+                };
+                let (a, Some(x), Some(w), Some(prev)) = range(i) else {
+                    return false;
+                };
+                let (mut slots, mut bad) = (out.iter_mut(), false);
+                each_contact(x, w, prev, a, p, |particle, collider| {
+                    match (u32::try_from(particle), u32::try_from(collider)) {
+                        (Ok(particle), Ok(collider)) => {
+                            if let Some(slot) = slots.next() {
+                                *slot = Contact::new(particle, collider);
+                            }
+                        }
+                        _ => bad = true,
+                    }
+                });
+                bad
+            },
+            |_, bad| unnamed |= bad,
+        )?;
+        if unnamed {
+            return Err(StepError::ContactCapacity);
+        }
+        let stored = total.min(capacity);
+        Ok((stored, total.saturating_sub(stored)))
+    }
+
+    fn friction(
+        &self,
+        v: &mut [[T; 3]],
+        x: &[[T; 3]],
+        w: &[T],
+        contacts: &[Contact<T>],
+        p: &Colliders<'_, T, 3>,
+        h: T,
+        mu: T,
+    ) -> Result<(), StepError> {
+        let count = task_count(self.jobs, contacts.len().div_ceil(CONTACTS_PER_TASK));
+        let Some(bounds) = contact_bounds(contacts, count).filter(|_| count > 1) else {
+            dynamic_friction(v, x, w, contacts, p, h, mu);
+            return Ok(());
+        };
+        let n = v.len();
+        let vs = Shared::new(v);
+        run_phase(
+            self.jobs,
+            count,
+            &|i| {
+                let Some((a, b, pa, pb)) = task_particles(&bounds, i, contacts, n) else {
+                    return;
+                };
+                // SAFETY: the tasks' particle ranges are disjoint (the
+                // contacts are sorted by particle and each task starts at a
+                // new one), and `v` is not used until the phase ends.
+                let v = unsafe { vs.range(pa, pb) };
+                let (Some(v), Some(x), Some(w), Some(prev), Some(items)) = (
+                    v,
+                    x.get(pa..pb),
+                    w.get(pa..pb),
+                    p.previous.get(pa..pb),
+                    contacts.get(a..b),
+                ) else {
+                    return;
+                };
+                let local = Colliders {
+                    previous: prev,
+                    ..*p
+                };
+                // The contacts name particles from `pa`: shifted copies, a
+                // chunk at a time (friction only reads them).
+                let shift = u32::try_from(pa).unwrap_or(0);
+                let mut chunk = [Contact::default(); 64];
+                for part in items.chunks(64) {
+                    for (c, item) in chunk.iter_mut().zip(part) {
+                        *c = *item;
+                        c.particle = c.particle.wrapping_sub(shift);
+                    }
+                    let used = chunk.get(..part.len()).unwrap_or(&[]);
+                    dynamic_friction(v, x, w, used, &local, h, mu);
+                }
+            },
+            |_, ()| {},
+        )
+    }
+
+    fn velocities(
+        &self,
+        v: &mut [[T; 3]],
+        x: &[[T; 3]],
+        previous: &[[T; 3]],
+        w: &[T],
+        h: T,
+        keep: Option<T>,
+    ) -> Result<(), StepError> {
+        let n = v.len();
+        let count = self.particle_tasks(n);
+        let vs = Shared::new(v);
+        let mut first: Option<usize> = None;
+        run_phase(
+            self.jobs,
+            count,
+            &|i| {
+                let (a, b) = split_range(n, i, count);
+                // SAFETY: the ranges of one phase are disjoint, and `v` is
+                // not used until the phase ends.
+                let v = unsafe { vs.range(a, b) };
+                match (v, x.get(a..b), previous.get(a..b), w.get(a..b)) {
+                    (Some(v), Some(x), Some(p), Some(w)) => {
+                        velocity_range(v, x, p, w, h, keep).map(|k| a.saturating_add(k))
+                    }
+                    _ => None,
+                }
+            },
+            // Tasks come back in range order: the first failure is the
+            // lowest particle, as the sequential loop reports it.
+            |_, bad| first = first.or(bad),
+        )?;
+        match first {
+            Some(particle) => Err(StepError::InvalidResult { particle }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Colors a substep's particle pairs greedily (each pair, in the order
+/// found, takes the smallest of [`PAIR_COLORS`] colors neither particle
+/// has yet; a pair that finds none goes to one last color) and stores
+/// them in colored order, sorted by (color, i, j). `masks`: one `u32` per
+/// particle, overwritten. The color rides in λ until the substep's λ
+/// reset. Without enough scratch the pairs stay uncolored.
+fn color_pairs<T: Real>(pairs: &mut [ParticleContact<T>], masks: &mut [u32]) -> PairColors {
+    let mut colors = PairColors::default();
+    let Some(n) = pairs
+        .iter()
+        .map(|p| p.i.max(p.j))
+        .max()
+        .and_then(|m| usize::try_from(m).ok())
+        .and_then(|m| m.checked_add(1))
+    else {
+        return colors;
+    };
+    let Some(masks) = masks.get_mut(..n) else {
+        return colors;
+    };
+    masks.fill(0);
+    let mut counts = [0usize; PAIR_COLORS + 1];
+    for p in pairs.iter_mut() {
+        let (i, j) = (ix(p.i), ix(p.j));
+        let used =
+            masks.get(i).copied().unwrap_or(u32::MAX) | masks.get(j).copied().unwrap_or(u32::MAX);
+        let c = (!used).trailing_zeros();
+        let bit = 1u32.checked_shl(c).unwrap_or(0);
+        for k in [i, j] {
+            if let Some(m) = masks.get_mut(k) {
+                *m |= bit;
+            }
+        }
+        let c = usize::try_from(c).unwrap_or(PAIR_COLORS).min(PAIR_COLORS);
+        if let Some(k) = counts.get_mut(c) {
+            *k = k.saturating_add(1);
+        }
+        p.lambda = T::from_f64(f64::from(u32::try_from(c).unwrap_or(0)));
+    }
+    heap_sort(pairs, |a, b| {
+        (a.lambda, a.i, a.j).partial_cmp(&(b.lambda, b.i, b.j)) == Some(core::cmp::Ordering::Less)
+    });
+    let mut at = 0usize;
+    for (c, k) in counts.iter().enumerate() {
+        if let Some(s) = colors.starts.get_mut(c) {
+            *s = at;
+        }
+        at = at.saturating_add(*k);
+    }
+    if let Some(s) = colors.starts.get_mut(PAIR_COLORS.saturating_add(1)) {
+        *s = at;
+    }
+    colors.count = PAIR_COLORS.saturating_add(1);
+    colors
+}
+
+/// `usize` of a `u32` index (lossless on the 32- and 64-bit targets).
+fn ix(v: u32) -> usize {
+    usize::try_from(v).unwrap_or(usize::MAX)
+}
+
+/// In-place heap sort by `less` (no allocation, no panic path).
+fn heap_sort<E>(v: &mut [E], less: impl Fn(&E, &E) -> bool) {
+    fn swap<E>(v: &mut [E], a: usize, b: usize) {
+        let (lo, hi) = (a.min(b), a.max(b));
+        if let Some((first, rest)) = v.get_mut(lo..=hi).and_then(|s| s.split_first_mut()) {
+            if let Some(last) = rest.last_mut() {
+                core::mem::swap(first, last);
+            }
+        }
+    }
+    let sift = |v: &mut [E], mut root: usize, end: usize| loop {
+        let Some(child) = root.checked_mul(2).and_then(|c| c.checked_add(1)) else {
+            return;
+        };
+        if child >= end {
+            return;
+        }
+        let right = child.saturating_add(1);
+        let pick = match (v.get(child), v.get(right)) {
+            (Some(l), Some(r)) if right < end && less(l, r) => right,
+            _ => child,
+        };
+        match (v.get(root), v.get(pick)) {
+            (Some(a), Some(b)) if less(a, b) => {
+                swap(v, root, pick);
+                root = pick;
+            }
+            _ => return,
+        }
+    };
+    let len = v.len();
+    for root in (0..len / 2).rev() {
+        sift(v, root, len);
+    }
+    for end in (1..len).rev() {
+        swap(v, 0, end);
+        sift(v, 0, end);
+    }
+}
+
+/// Solves pairs `first ..` (the slice `pairs`) of one color through local
+/// copies of their two particles; a pair that cannot be applied is not
+/// written, the others are, and the first failure by index is returned.
+///
+/// # Safety
+/// No other task touches the particles of these pairs or the pairs
+/// meanwhile (one color of a proper coloring, or one task).
+unsafe fn solve_pairs<T: Real>(
+    x: &Shared<[T; 3]>,
+    w: &[T],
+    pairs: &mut [ParticleContact<T>],
+    first: usize,
+    shared: &Pairs<'_, T, 3>,
+    h2: T,
+) -> Result<(), Stop> {
+    let mut stats = SweepStats::default();
+    let mut stop = None;
+    for (k, pair) in pairs.iter_mut().enumerate() {
+        let index = first.saturating_add(k);
+        let (i, j) = (ix(pair.i), ix(pair.j));
+        // SAFETY: the two particles are this task's alone (caller); `range`
+        // checks the bounds.
+        let (xi, xj) = unsafe {
+            (
+                x.range(i, i.saturating_add(1)),
+                x.range(j, j.saturating_add(1)),
+            )
+        };
+        let (Some([xi]), Some([xj]), Some(&wi), Some(&wj), Some(&pi), Some(&pj)) = (
+            xi,
+            xj,
+            w.get(i),
+            w.get(j),
+            shared.previous.get(i),
+            shared.previous.get(j),
+        ) else {
+            stop = stop.or(Some(Stop::OutOfRange(index)));
+            continue;
+        };
+        if i == j {
+            stop = stop.or(Some(Stop::OutOfRange(index)));
+            continue;
+        }
+        let mut local_x = [*xi, *xj];
+        let local_prev = [pi, pj];
+        let local = Pairs {
+            previous: &local_prev,
+            ..*shared
+        };
+        let mut copy = ParticleContact {
+            i: 0,
+            j: 1,
+            lambda: pair.lambda,
+        };
+        let v = solve(&mut copy, &mut local_x, &[wi, wj], &local, h2);
+        if let Err(s) = count_visit(&mut stats, v, index, ZeroLength::Skip) {
+            let s = match s {
+                Stop::NonFinitePosition(k, q) => {
+                    Stop::NonFinitePosition(k, if q == 0 { i } else { j })
+                }
+                other => other,
+            };
+            stop = stop.or(Some(s));
+            continue;
+        }
+        [*xi, *xj] = local_x;
+        pair.lambda = copy.lambda;
+    }
+    stop.map_or(Ok(()), Err)
+}
+
+/// One sweep over colored particle pairs: each color as tasks (the last,
+/// uncolored one on this thread), colors in order; a failing color is
+/// completed and its lowest failing pair reported.
+fn sweep_pairs<T: Real>(
+    x: &mut [[T; 3]],
+    w: &[T],
+    pairs: &mut [ParticleContact<T>],
+    shared: &Pairs<'_, T, 3>,
+    colors: &PairColors,
+    h2: T,
+    jobs: &dyn Jobs,
+) -> Result<(), StepError> {
+    let base_error = |stop| contact_error(stop, 0);
+    let (xs, ps) = (Shared::new(x), Shared::new(pairs));
+    for (c, bounds) in colors.starts.windows(2).enumerate().take(colors.count) {
+        let (Some(&b), Some(&e)) = (bounds.first(), bounds.get(1)) else {
+            continue;
+        };
+        let count = if c.saturating_add(1) >= colors.count {
+            1
+        } else {
+            task_count(jobs, e.saturating_sub(b).div_ceil(CHUNK))
+        };
+        let mut first: Option<Stop> = None;
+        run_phase(
+            jobs,
+            count,
+            &|i| {
+                let Some((lo, hi)) = job_range(b, e, i, count) else {
+                    return Ok(());
+                };
+                // SAFETY: the tasks' pair ranges are disjoint and within
+                // one color (no particle twice; the last color runs as one
+                // task); `x` and the pairs are not used until the sweep
+                // ends.
+                let Some(items) = (unsafe { ps.range(lo, hi) }) else {
+                    return Ok(());
+                };
+                // SAFETY: as above.
+                unsafe { solve_pairs(&xs, w, items, lo, shared, h2) }
+            },
+            |_, r| {
+                if let Err(s) = r {
+                    first = first.or(Some(s));
+                }
+            },
+        )?;
+        if let Some(s) = first {
+            return Err(base_error(s));
+        }
+    }
+    Ok(())
+}
+
+/// The task boundaries of a contact phase: `count + 1` contact indices,
+/// each task starting at a new particle (`None` when the contacts are not
+/// sorted by particle; detection sorts them).
+fn contact_bounds<T>(items: &[Contact<T>], count: usize) -> Option<[usize; MAX_JOBS + 1]> {
+    let sorted = items
+        .iter()
+        .zip(items.iter().skip(1))
+        .all(|(a, b)| a.particle <= b.particle);
+    if !sorted {
+        return None;
+    }
+    let m = items.len();
+    let mut bounds = [m; MAX_JOBS + 1];
+    let mut at = 0usize;
+    for (i, b) in bounds.iter_mut().enumerate().take(count) {
+        at = at.max(split_range(m, i, count).0);
+        // On to the first contact of a new particle.
+        while at > 0 && at < m {
+            match (items.get(at.saturating_sub(1)), items.get(at)) {
+                (Some(p), Some(q)) if p.particle == q.particle => at = at.saturating_add(1),
+                _ => break,
+            }
+        }
+        *b = at;
+    }
+    Some(bounds)
+}
+
+/// Task `i`'s contacts `a .. b` and particles `pa .. pb` (clamped to `n`;
+/// a contact naming a particle beyond is reported by its sweep).
+fn task_particles<T>(
+    bounds: &[usize; MAX_JOBS + 1],
+    i: usize,
+    contacts: &[Contact<T>],
+    n: usize,
+) -> Option<(usize, usize, usize, usize)> {
+    let (&a, &b) = (bounds.get(i)?, bounds.get(i.checked_add(1)?)?);
+    let items = contacts.get(a..b)?;
+    let pa = usize::try_from(items.first()?.particle).ok()?.min(n);
+    let pb = usize::try_from(items.last()?.particle)
+        .ok()?
+        .saturating_add(1)
+        .min(n)
+        .max(pa);
+    Some((a, b, pa, pb))
+}
+
+/// The contacts' part of a colored iteration, in the order and with the
+/// bits of [`Substep::sweep_contacts`]: the particle pairs and the
+/// engine's contacts on this thread, the collider contacts as tasks split
+/// by particle.
+fn sweep_contacts<T: Real>(
+    substep: &mut Substep<'_, '_, T, 3, true>,
+    jobs: &dyn Jobs,
+) -> Result<(), StepError> {
+    let (x, w, group, h) = substep.contact_parts();
+    let Some(group) = group else {
+        return Ok(());
+    };
+    let h2 = h * h;
+    let found = group.items.len();
+    let base = found.saturating_add(group.engine.len());
+    if group.pair_colors.count == 0 {
+        sweep(x, w, group.pairs, &group.pair_shared, h2, ZeroLength::Skip)
+            .map_err(|stop| contact_error(stop, base))?;
+    } else {
+        let colors = group.pair_colors;
+        sweep_pairs(x, w, group.pairs, &group.pair_shared, &colors, h2, jobs).map_err(
+            |e| match e {
+                StepError::InvalidContactResult { contact } => StepError::InvalidContactResult {
+                    contact: base.saturating_add(contact),
+                },
+                other => other,
+            },
+        )?;
+    }
+    let count = task_count(jobs, found.div_ceil(CONTACTS_PER_TASK));
+    match contact_bounds(group.items, count).filter(|_| count > 1) {
+        None => {
+            sweep(x, w, group.items, &group.colliders, h2, ZeroLength::Skip)
+                .map_err(|stop| contact_error(stop, 0))?;
+        }
+        Some(bounds) => {
+            let n = x.len();
+            let p = group.colliders;
+            let ranges: [Option<(usize, usize, usize, usize)>; MAX_JOBS] =
+                core::array::from_fn(|i| task_particles(&bounds, i, group.items, n));
+            let (xs, is) = (Shared::new(&mut *x), Shared::new(&mut *group.items));
+            let mut first: Option<StepError> = None;
+            run_phase(
+                jobs,
+                count,
+                &|i| {
+                    let Some(Some((a, b, pa, pb))) = ranges.get(i).copied() else {
+                        return Ok(());
+                    };
+                    // SAFETY: the tasks' contact ranges are disjoint, and so
+                    // are their particle ranges (the contacts are sorted by
+                    // particle, each task starts at a new one); `x` and the
+                    // contacts are not used until the phase ends.
+                    let (x, items) = unsafe { (xs.range(pa, pb), is.range(a, b)) };
+                    let (Some(x), Some(items), Some(w), Some(prev)) =
+                        (x, items, w.get(pa..pb), p.previous.get(pa..pb))
+                    else {
+                        return Ok(());
+                    };
+                    let local = Colliders {
+                        previous: prev,
+                        ..p
+                    };
+                    // The contacts name particles from `pa` while this task
+                    // solves them, and their own indices again after.
+                    let shift = u32::try_from(pa).unwrap_or(0);
+                    for c in items.iter_mut() {
+                        c.particle = c.particle.wrapping_sub(shift);
+                    }
+                    let r = sweep(x, w, items, &local, h2, ZeroLength::Skip);
+                    for c in items.iter_mut() {
+                        c.particle = c.particle.wrapping_add(shift);
+                    }
+                    r.map(|_| ()).map_err(|stop| contact_error(stop, a))
+                },
+                |_, r| {
+                    if let Err(e) = r {
+                        first = first.or(Some(e));
+                    }
+                },
+            )?;
+            if let Some(e) = first {
+                return Err(e);
+            }
+        }
+    }
+    sweep(x, w, group.engine, &group.surfaces, h2, ZeroLength::Skip)
+        .map_err(|stop| contact_error(stop, found))?;
+    Ok(())
+}
+
+/// One colored iteration of a substep's groups: every color of the links,
+/// bends, tets and tethers as tasks on `jobs`, then the mesh volumes and
+/// the attachments on this thread. A failing color is completed; its
+/// lowest failing instance is reported.
+fn iterate_groups<T: Real>(
+    substep: &mut Substep<'_, '_, T, 3, true>,
+    colors: &GroupColors<'_>,
+    jobs: &dyn Jobs,
+) -> Result<SweepStats<T>, StepError> {
+    let raw = substep.raw(colors)?;
+    let mut stats = SweepStats::default();
+    for group in [Group::Links, Group::Bends, Group::Tets, Group::Tethers] {
+        let starts = colors.of(group).unwrap_or(&[]);
+        for w in starts.windows(2) {
+            let (Some(&b), Some(&e)) = (w.first(), w.get(1)) else {
+                continue;
+            };
+            let count = task_count(jobs, e.saturating_sub(b).div_ceil(CHUNK));
+            let mut first: Option<SystemError> = None;
+            run_phase(
+                jobs,
+                count,
+                &|i| match job_range(b, e, i, count) {
+                    // SAFETY: the ranges lie within one color of a coloring
+                    // `step_colored` checked proper, they are disjoint, and
+                    // nothing else touches the system during the phase.
+                    Some((lo, hi)) => unsafe { raw.run(group, lo, hi) },
+                    None => Ok(SweepStats::default()),
+                },
+                |_, r| match r {
+                    Ok(s) => stats = stats.merge(s),
+                    Err(e) => first = first.or(Some(e)),
+                },
+            )?;
+            if let Some(e) = first {
+                return Err(e.into());
+            }
+        }
+    }
+    for group in [Group::Meshes, Group::Attachments] {
+        // SAFETY: one range over the whole group on this thread, while
+        // nothing else touches the system.
+        stats = stats.merge(unsafe { raw.run(group, 0, usize::MAX) }?);
+    }
+    Ok(stats)
+}
+
+/// [`step_with`](super::step_with) in colored order, its phases run as
+/// tasks on `jobs` (see [`crate::step`]'s colored stepping section and
+/// the table of phases there).
+///
+/// The links and every group must be stored in colored order with their
+/// boundaries in `colors` (as [`ColoredGroups`](crate::ColoredGroups)
+/// takes them: [`color_instances`](crate::color_instances),
+/// [`color_order`](crate::color_order),
+/// [`fill_in_order`](crate::fill_in_order)); the coloring is checked
+/// proper once per frame (`stamp`: scratch, one `u32` per particle).
+/// Without self-collision the result is bit-identical to
+/// [`step_with`](super::step_with) on the same world; with it, the
+/// particle pairs are solved in colored order. Either way the bits do not
+/// depend on [`Jobs::split`] or on how many threads run the tasks.
+///
+/// # Errors
+///
+/// As [`step_with`](super::step_with); [`SystemError::InvalidShape`]
+/// (bad boundaries, `stamp` shorter than the particles, an improper color),
+/// [`SystemError::IndexOutOfRange`] and [`SystemError::SameParticle`]
+/// from the coloring check; [`StepError::JobContract`] when the job
+/// system did not run a task. On every error positions and velocities are
+/// restored and nothing is torn.
+///
+/// # Examples
+///
+/// ```
+/// use xpbd::step::{step_colored, OneThread, StepConfig, World};
+/// use xpbd::{color_instances, color_order, fill_in_order, Constraints, GroupColors, Link};
+///
+/// // A 4-link rope, top pinned, links stored in colored order.
+/// let mut x: Vec<[f64; 3]> = (0..5).map(|i| [0.1 * i as f64, 1.0, 0.0]).collect();
+/// let mut v = vec![[0.0; 3]; 5];
+/// let w = [0.0, 1.0, 1.0, 1.0, 1.0];
+/// let links: Vec<Link<f64>> = (0..4).map(|i| Link::new(i, i + 1, 0.1, 0.0)).collect();
+/// let (mut used, mut color) = (vec![0u64; 5], vec![0u32; 4]);
+/// let count = color_instances(&links, 5, &mut used, &mut color).unwrap();
+/// let (mut starts, mut order) = (vec![0usize; count as usize + 1], vec![0u32; 4]);
+/// color_order(&color, count, &mut starts, &mut order).unwrap();
+/// let mut colored = links.clone();
+/// fill_in_order(&links, &order, &mut colored).unwrap();
+///
+/// let mut scratch = vec![[0.0; 3]; 15];
+/// let mut contacts = [];
+/// let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
+/// world.links = &mut colored;
+/// let colors = GroupColors { links: &starts, ..Default::default() };
+/// let mut stamp = [0u32; 5];
+/// let config = StepConfig::new([0.0, -9.81, 0.0]);
+/// let mut groups = Constraints::default();
+/// step_colored(&mut world, &mut groups, &colors, &mut stamp, 1.0 / 60.0, &config, &OneThread)
+///     .unwrap();
+/// assert!(world.positions[4][1] < 1.0);
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn step_colored<T: Real>(
+    world: &mut World<'_, T, 3>,
+    constraints: &mut Constraints<'_, T>,
+    colors: &GroupColors<'_>,
+    stamp: &mut [u32],
+    frame_dt: T,
+    config: &StepConfig<T, 3>,
+    jobs: &dyn Jobs,
+) -> Result<StepStats<T>, StepError> {
+    check_proper(
+        colors,
+        world.links,
+        constraints,
+        world.positions.len(),
+        stamp,
+    )?;
+    let order = ColoredOrder {
+        colors: *colors,
+        jobs,
+    };
+    step_groups::<T, 3, true, _>(world, constraints, frame_dt, config, &order)
+}

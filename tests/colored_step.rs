@@ -1,0 +1,655 @@
+//! Colored stepping (`xpbd::step::step_colored`, issue 19 item 1): a
+//! frame in colored order, its phases run as tasks on an engine's job
+//! system, gives exactly the bits of the sequential `step_with` on the same
+//! (colored-ordered) world — positions, velocities, every λ, forces and
+//! the statistics — for one task, real threads (2, 3, 7), tasks run in
+//! reverse and tasks run twice; a job system that skips a task fails the
+//! frame with `JobContract` and leaves the world as it was; an improper
+//! coloring is refused before anything is written.
+
+use xpbd::step::{
+    scratch_len, self_collision_adjacency_len, self_collision_table_len, step_colored, step_with,
+    Capsule, Contact, EngineContact, Jobs, OneThread, ParticleContact, Plane, SelfCollision,
+    Sphere, StepConfig, StepError, StepStats, World,
+};
+use xpbd::{
+    bends_count_for_cloth, bends_for_cloth, cloth, cloth_link_count, color_instances, color_order,
+    fill_in_order, tethers, Attachment, Bend, Constraints, GroupColors, Instance, Link,
+    MeshVolumes, SystemError, Tether,
+};
+
+type V = [f64; 3];
+
+/// A group colored greedily and stored in colored order, with its
+/// boundaries.
+fn colored<const N: usize, K: Instance<N>>(items: &[K], n: usize) -> (Vec<K>, Vec<usize>) {
+    let mut used = vec![0u64; n];
+    let mut colors = vec![0u32; items.len()];
+    let count = color_instances(items, n, &mut used, &mut colors).unwrap();
+    let mut starts = vec![0usize; count as usize + 1];
+    let mut order = vec![0u32; items.len()];
+    color_order(&colors, count, &mut starts, &mut order).unwrap();
+    let mut out = items.to_vec();
+    assert_eq!(fill_in_order(items, &order, &mut out), Ok(items.len()));
+    (out, starts)
+}
+
+/// A cloth falling onto a sphere next to a moving capsule, above a plane:
+/// links, bends, tethers, an attachment, an engine contact,
+/// self-collision and tearing, every group in colored order.
+#[derive(Clone)]
+struct Scene {
+    x: Vec<V>,
+    v: Vec<V>,
+    w: Vec<f64>,
+    links: Vec<Link<f64>>,
+    bends: Vec<Bend<f64>>,
+    tethers: Vec<Tether<f64>>,
+    attachments: Vec<Attachment<f64>>,
+    engine: Vec<EngineContact<f64, 3>>,
+    max_force: Vec<f64>,
+    starts: [Vec<usize>; 3],
+    contacts: Vec<Contact<f64>>,
+    pairs: Vec<ParticleContact<f64>>,
+    table: Vec<u32>,
+    ids: Vec<u32>,
+    adjacency: Vec<u32>,
+    rest: Vec<V>,
+    torn: Vec<u32>,
+    self_collision: bool,
+}
+
+const ROWS: usize = 14;
+const COLS: usize = 14;
+const S: f64 = 0.02;
+
+impl Scene {
+    fn new() -> Self {
+        let n = ROWS * COLS;
+        // Horizontal, rippled, centred over the sphere.
+        let x: Vec<V> = (0..n)
+            .map(|k| {
+                let (r, c) = ((k / COLS) as f64, (k % COLS) as f64);
+                let ripple = 0.002 * ((r * 1.3).sin() + (c * 0.7).cos());
+                [c * S - 0.13, 0.12 + ripple, r * S - 0.13]
+            })
+            .collect();
+        let mut w = vec![1.0 / 0.002; n];
+        w[0] = 0.0; // one pinned corner, the tethers' anchor
+        let mut links =
+            vec![Link::new(0, 1, 1.0, 0.0); cloth_link_count(ROWS, COLS, true).unwrap()];
+        cloth(&x, ROWS, COLS, true, 1e-7, &mut links).unwrap();
+        let mut bends = vec![
+            Bend {
+                particles: [0, 1, 2, 3],
+                rest_angle: 0.0,
+                compliance: 0.0,
+                lambda: 0.0
+            };
+            bends_count_for_cloth(ROWS, COLS)
+        ];
+        bends_for_cloth(ROWS, COLS, &x, 2e-3, &mut bends).unwrap();
+        let mut tether = vec![Tether::new(1, 0, 1.0, 0.0); n];
+        let t = tethers(&x, &w, &[0], 0.0, &mut tether).unwrap();
+        tether.truncate(t);
+        // The last row's only: tethers sharing the anchor take a color each
+        // (at most 64 colors).
+        tether.retain(|t| t.particle as usize >= n - COLS);
+        let (links, l) = colored(&links, n);
+        let (bends, b) = colored(&bends, n);
+        let (tethers, t) = colored(&tether, n);
+        let mut engine = EngineContact::new(5, [0.0, 1.0, 0.0], [0.0, 0.05, 0.0]);
+        engine.static_friction = 0.2;
+        engine.dynamic_friction = 0.1;
+        let max_force = links
+            .iter()
+            .enumerate()
+            .map(|(k, _)| if k % 7 == 3 { 0.05 } else { 1e9 })
+            .collect();
+        let links_len = links.len();
+        Scene {
+            v: vec![[0.0; 3]; n],
+            attachments: vec![Attachment::new(COLS as u32 - 1, x[COLS - 1], 1e-6)],
+            engine: vec![engine],
+            max_force,
+            starts: [l, b, t],
+            contacts: vec![Contact::default(); 2 * n],
+            pairs: vec![ParticleContact::default(); 8 * n],
+            table: vec![0; self_collision_table_len(n)],
+            ids: vec![0; n],
+            adjacency: vec![0; self_collision_adjacency_len(n, links_len)],
+            rest: x.clone(),
+            torn: vec![0; 16],
+            self_collision: true,
+            x,
+            w,
+            links,
+            bends,
+            tethers,
+        }
+    }
+
+    /// Bits of every position, velocity, λ and force.
+    fn bits(&self) -> Vec<u64> {
+        let mut b: Vec<u64> = self
+            .x
+            .iter()
+            .chain(&self.v)
+            .flatten()
+            .map(|c| c.to_bits())
+            .collect();
+        b.extend(self.links.iter().map(|l| l.lambda.to_bits()));
+        b.extend(self.links.iter().map(|l| u64::from(l.flags)));
+        b.extend(self.bends.iter().map(|l| l.lambda.to_bits()));
+        b.extend(self.tethers.iter().map(|l| l.lambda.to_bits()));
+        for a in &self.attachments {
+            b.extend(a.lambda.iter().chain(&a.force).map(|c| c.to_bits()));
+        }
+        b.extend(self.engine.iter().map(|e| e.force.to_bits()));
+        b
+    }
+
+    /// What a failed frame must leave as it was: positions, velocities,
+    /// link flags, forces (λ are per-substep state).
+    fn state(&self) -> Vec<u64> {
+        let mut b: Vec<u64> = self
+            .x
+            .iter()
+            .chain(&self.v)
+            .flatten()
+            .map(|c| c.to_bits())
+            .collect();
+        b.extend(self.links.iter().map(|l| u64::from(l.flags)));
+        for a in &self.attachments {
+            b.extend(a.force.iter().chain(&a.previous).map(|c| c.to_bits()));
+        }
+        b.extend(self.engine.iter().map(|e| e.force.to_bits()));
+        b
+    }
+
+    /// One frame, sequential (`jobs: None`) or colored.
+    fn frame(
+        &mut self,
+        frame: usize,
+        config: &StepConfig<f64, 3>,
+        jobs: Option<&dyn Jobs>,
+    ) -> Result<StepStats<f64>, StepError> {
+        let n = self.x.len();
+        let mut scratch = vec![[0.0; 3]; scratch_len(n)];
+        let planes = [Plane {
+            normal: [0.0, 1.0, 0.0],
+            offset: -0.3,
+        }];
+        let spheres = [Sphere {
+            center: [0.0, -0.05, 0.0],
+            radius: 0.1,
+        }];
+        let t = frame as f64 / 60.0;
+        let capsules = [Capsule {
+            center: [0.25 - 0.5 * t, -0.1, 0.05],
+            half_axis: [0.0, 0.0, 0.1],
+            radius: 0.03,
+            velocity: [-0.5, 0.0, 0.0],
+            angular_velocity: [0.0, 1.0, 0.0],
+            static_friction: 0.3,
+            dynamic_friction: 0.2,
+        }];
+        self.attachments[0].target = [0.12 + 0.1 * t, 0.12, -0.13];
+        let mut constraints = Constraints {
+            bends: &mut self.bends,
+            tets: &mut [],
+            tethers: &mut self.tethers,
+            meshes: MeshVolumes::default(),
+            attachments: &mut self.attachments,
+        };
+        let mut world = World::new(
+            &mut self.x,
+            &mut self.v,
+            &self.w,
+            &mut self.contacts,
+            &mut scratch,
+        );
+        world.links = &mut self.links;
+        world.planes = &planes;
+        world.spheres = &spheres;
+        world.capsules = &capsules;
+        world.engine_contacts = &mut self.engine;
+        world.link_max_force = &self.max_force;
+        world.torn = &mut self.torn;
+        if self.self_collision {
+            world.self_collision = SelfCollision {
+                pairs: &mut self.pairs,
+                table: &mut self.table,
+                ids: &mut self.ids,
+                adjacency: &mut self.adjacency,
+                rest: &self.rest,
+            };
+        }
+        match jobs {
+            None => step_with(&mut world, &mut constraints, 1.0 / 60.0, config),
+            Some(jobs) => {
+                let colors = GroupColors {
+                    links: &self.starts[0],
+                    bends: &self.starts[1],
+                    tets: &[],
+                    tethers: &self.starts[2],
+                };
+                let mut stamp = vec![0u32; n];
+                step_colored(
+                    &mut world,
+                    &mut constraints,
+                    &colors,
+                    &mut stamp,
+                    1.0 / 60.0,
+                    config,
+                    jobs,
+                )
+            }
+        }
+    }
+}
+
+fn config() -> StepConfig<f64, 3> {
+    let mut c = StepConfig::new([0.0, -9.81, 0.0]);
+    c.substeps = 6;
+    c.iterations = 2;
+    c.particle_radius = 0.008;
+    c.static_friction = 0.3;
+    c.dynamic_friction = 0.2;
+    c.damping = 0.5;
+    c
+}
+
+/// Real threads: `threads` scoped threads, thread `t` running tasks
+/// `t, t + threads, …`; asks for `split` tasks per phase.
+struct Threads {
+    threads: usize,
+    split: usize,
+}
+
+impl Jobs for Threads {
+    fn split(&self) -> usize {
+        self.split
+    }
+    fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
+        std::thread::scope(|s| {
+            for t in 0..self.threads {
+                s.spawn(move || (t..count).step_by(self.threads).for_each(task));
+            }
+        });
+    }
+}
+
+/// The calling thread, tasks in reverse order.
+struct Reversed(usize);
+
+impl Jobs for Reversed {
+    fn split(&self) -> usize {
+        self.0
+    }
+    fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
+        (0..count).rev().for_each(task);
+    }
+}
+
+/// A faulty job system: every task twice, and out-of-range indices.
+struct Twice(usize);
+
+impl Jobs for Twice {
+    fn split(&self) -> usize {
+        self.0
+    }
+    fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
+        for i in 0..count + 3 {
+            task(i);
+            task(i);
+        }
+    }
+}
+
+/// A faulty job system that never runs the last task of a phase.
+struct SkipsLast(usize);
+
+impl Jobs for SkipsLast {
+    fn split(&self) -> usize {
+        self.0
+    }
+    fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
+        (0..count.saturating_sub(1)).for_each(task);
+    }
+}
+
+fn frames() -> usize {
+    45
+}
+
+/// Frames of the scene with or without self-collision: every job system
+/// gives the bits of the reference, `step_with` without self-collision,
+/// the colored step on one thread with it (the pairs are solved in
+/// colored order there).
+fn every_job_system_agrees(self_collision: bool) {
+    let config = config();
+    let mut reference = Scene::new();
+    reference.self_collision = self_collision;
+    let mut stats = Vec::new();
+    let mut bits = Vec::new();
+    let (mut pairs, mut contacts, mut torn) = (0, 0, 0);
+    for f in 0..frames() {
+        let jobs: Option<&dyn Jobs> = if self_collision {
+            Some(&OneThread)
+        } else {
+            None
+        };
+        let s = reference.frame(f, &config, jobs).unwrap();
+        pairs = pairs.max(s.max_pairs);
+        contacts = contacts.max(s.max_contacts);
+        torn += s.torn;
+        stats.push(s);
+        bits.push(reference.bits());
+    }
+    // The scene reaches every path: self-contacts (more than one chunk of
+    // a color), collider contacts, torn links.
+    assert!(contacts > 0 && torn > 0, "{contacts} {torn}");
+    assert!(!self_collision || pairs > 0, "{pairs}");
+    let systems: Vec<(&str, Box<dyn Jobs>)> = vec![
+        ("one thread", Box::new(OneThread)),
+        (
+            "2 threads",
+            Box::new(Threads {
+                threads: 2,
+                split: 2,
+            }),
+        ),
+        (
+            "3 threads, 7 tasks",
+            Box::new(Threads {
+                threads: 3,
+                split: 7,
+            }),
+        ),
+        (
+            "7 threads, 32 tasks",
+            Box::new(Threads {
+                threads: 7,
+                split: 1000,
+            }),
+        ),
+        ("reversed", Box::new(Reversed(5))),
+        ("twice", Box::new(Twice(4))),
+    ];
+    for (name, jobs) in &systems {
+        let mut scene = Scene::new();
+        scene.self_collision = self_collision;
+        for f in 0..frames() {
+            let s = scene.frame(f, &config, Some(jobs.as_ref())).unwrap();
+            assert_eq!(s, stats[f], "{name}: statistics of frame {f}");
+            assert!(scene.bits() == bits[f], "{name}: bits of frame {f}");
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore)] // safe-Rust scene; the split phases run under Miri below
+fn colored_frames_are_the_sequential_bits_for_every_job_system() {
+    every_job_system_agrees(false);
+}
+
+#[test]
+#[cfg_attr(miri, ignore)] // as above; the pair tasks run under Miri below
+fn colored_self_collision_is_the_same_for_every_job_system() {
+    every_job_system_agrees(true);
+}
+
+#[test]
+fn a_skipped_task_fails_the_frame_and_writes_nothing() {
+    // Enough particles for several prediction tasks (under Miri, 8 each).
+    let side = if cfg!(miri) { 6 } else { 48 };
+    let (_, r) = ground(side, 1, None, Some(&SkipsLast(4)));
+    assert_eq!(r, Err(StepError::JobContract));
+    // One task per phase never asks the executor: nothing to skip.
+    assert!(ground(side, 1, None, Some(&SkipsLast(1))).1.is_ok());
+}
+
+#[test]
+fn an_improper_coloring_is_refused_before_anything_is_written() {
+    let config = config();
+    let mut scene = Scene::new();
+    // Two links sharing a particle moved into the first color.
+    let first_end = scene.starts[0][1];
+    let a = scene.links[0];
+    let share = (first_end..scene.links.len())
+        .find(|&k| {
+            let l = scene.links[k];
+            [l.i, l.j].iter().any(|p| *p == a.i || *p == a.j)
+        })
+        .unwrap();
+    scene.starts[0][1] = share + 1;
+    let before = scene.state();
+    let r = scene.frame(0, &config, Some(&OneThread));
+    assert!(
+        matches!(
+            r,
+            Err(StepError::System(SystemError::InvalidShape))
+                | Err(StepError::System(SystemError::SameParticle { .. }))
+        ),
+        "{r:?}"
+    );
+    assert!(scene.state() == before);
+    // Boundaries past the links.
+    let mut scene = Scene::new();
+    let len = scene.links.len();
+    *scene.starts[0].last_mut().unwrap() = len + 1;
+    let r = scene.frame(0, &config, Some(&OneThread));
+    assert_eq!(r, Err(StepError::System(SystemError::InvalidShape)));
+    assert!(scene.state() == before);
+}
+
+/// A cloth of `side²` particles resting on a plane with friction, links
+/// in colored order: every particle phase and the contact phases split
+/// into several tasks (1,024 particles or contacts each at least).
+fn ground_frames(
+    side: usize,
+    frames: usize,
+    jobs: Option<&dyn Jobs>,
+) -> (Vec<u64>, StepStats<f64>) {
+    let (bits, stats) = ground(side, frames, jobs, None);
+    (bits, stats.unwrap())
+}
+
+/// [`ground_frames`], then one more frame on `then` (if given): the bits
+/// of x and v before it and of everything after, and its result.
+fn ground(
+    side: usize,
+    frames: usize,
+    jobs: Option<&dyn Jobs>,
+    then: Option<&dyn Jobs>,
+) -> (Vec<u64>, Result<StepStats<f64>, StepError>) {
+    let n = side * side;
+    let s = 0.01;
+    let mut x: Vec<V> = (0..n)
+        .map(|k| {
+            [
+                (k % side) as f64 * s,
+                0.004 + 0.001 * ((k % 7) as f64),
+                (k / side) as f64 * s,
+            ]
+        })
+        .collect();
+    let mut v: Vec<V> = (0..n)
+        .map(|k| [0.3 * ((k % 3) as f64 - 1.0), -0.2, 0.1])
+        .collect();
+    let w = vec![1.0; n];
+    let mut links = vec![Link::new(0, 1, s, 0.0); cloth_link_count(side, side, false).unwrap()];
+    cloth(&x, side, side, false, 1e-6, &mut links).unwrap();
+    let (mut links, starts) = colored(&links, n);
+    let mut contacts = vec![Contact::default(); n];
+    let mut scratch = vec![[0.0; 3]; scratch_len(n)];
+    let mut stamp = vec![0u32; n];
+    let planes = [Plane {
+        normal: [0.0, 1.0, 0.0],
+        offset: 0.0,
+    }];
+    let mut config = StepConfig::new([0.0, -9.81, 0.0]);
+    config.substeps = 3;
+    config.particle_radius = 0.005;
+    config.static_friction = 0.4;
+    config.dynamic_friction = 0.3;
+    let mut last = Ok(StepStats::default());
+    let mut before = Vec::new();
+    for f in 0..=frames {
+        let jobs = if f < frames {
+            jobs
+        } else if then.is_some() {
+            before = x.iter().chain(&v).flatten().map(|c| c.to_bits()).collect();
+            then
+        } else {
+            break;
+        };
+        let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
+        world.links = &mut links;
+        world.planes = &planes;
+        let mut groups = Constraints::default();
+        last = match jobs {
+            None => step_with(&mut world, &mut groups, 1.0 / 60.0, &config),
+            Some(jobs) => {
+                let colors = GroupColors {
+                    links: &starts,
+                    ..Default::default()
+                };
+                step_colored(
+                    &mut world,
+                    &mut groups,
+                    &colors,
+                    &mut stamp,
+                    1.0 / 60.0,
+                    &config,
+                    jobs,
+                )
+            }
+        };
+    }
+    let mut bits: Vec<u64> = x.iter().chain(&v).flatten().map(|c| c.to_bits()).collect();
+    if then.is_some() {
+        // What a failed frame must leave as it was: x and v.
+        if last.is_err() {
+            assert!(bits == before, "a failed frame moved something");
+        }
+        return (before, last);
+    }
+    bits.extend(links.iter().map(|l| l.lambda.to_bits()));
+    (bits, last)
+}
+
+#[test]
+fn split_particle_and_contact_phases_keep_the_sequential_bits() {
+    // Under Miri the phases split from 8 particles or contacts on.
+    let (side, frames) = if cfg!(miri) { (6, 1) } else { (48, 8) };
+    let (reference, stats) = ground_frames(side, frames, None);
+    assert_eq!(
+        stats.max_contacts,
+        side * side,
+        "every particle on the plane"
+    );
+    let systems: Vec<Box<dyn Jobs>> = vec![
+        Box::new(OneThread),
+        Box::new(Threads {
+            threads: 2,
+            split: 2,
+        }),
+        Box::new(Threads {
+            threads: 3,
+            split: 5,
+        }),
+        Box::new(Reversed(32)),
+    ];
+    for jobs in &systems {
+        let (bits, s) = ground_frames(side, frames, Some(jobs.as_ref()));
+        assert_eq!(s, stats);
+        assert!(bits == reference);
+    }
+}
+
+/// Two `side²` layers of particles, one resting on the other (each
+/// particle 1.2 r over one of the lower layer and within 2r of its
+/// four neighbours, the upper layer linked): several colors of pairs,
+/// the first longer than a 64-pair chunk, so the pair tasks split. Returns the bits and the most pairs of a substep.
+fn two_layers(side: usize, jobs: &dyn Jobs) -> (Vec<u64>, usize) {
+    let (m, s, r) = (side * side, 0.015, 0.01);
+    let n = 2 * m;
+    let mut x: Vec<V> = (0..n)
+        .map(|k| {
+            let q = k % m;
+            let y = if k < m { 0.0 } else { 1.2 * r };
+            [(q % side) as f64 * s, y, (q / side) as f64 * s]
+        })
+        .collect();
+    let mut v = vec![[0.0; 3]; n];
+    let w: Vec<f64> = (0..n).map(|k| if k < m { 0.0 } else { 1.0 }).collect();
+    let mut links = vec![Link::new(0, 1, s, 0.0); cloth_link_count(side, side, false).unwrap()];
+    cloth(&x[m..], side, side, false, 1e-6, &mut links).unwrap();
+    for l in &mut links {
+        l.i += m as u32;
+        l.j += m as u32;
+    }
+    let (mut links, starts) = colored(&links, n);
+    let mut contacts = vec![Contact::default(); 1];
+    let mut scratch = vec![[0.0; 3]; scratch_len(n)];
+    let mut stamp = vec![0u32; n];
+    let mut pairs = vec![ParticleContact::default(); 32 * n];
+    let mut table = vec![0u32; self_collision_table_len(n)];
+    let mut ids = vec![0u32; n];
+    let mut adjacency = vec![0u32; self_collision_adjacency_len(n, links.len())];
+    let mut config = StepConfig::new([0.0, -9.81, 0.0]);
+    config.substeps = 2;
+    config.particle_radius = r;
+    config.static_friction = 0.2;
+    config.dynamic_friction = 0.1;
+    let mut most = 0;
+    for _ in 0..2 {
+        let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
+        world.links = &mut links;
+        world.self_collision = SelfCollision {
+            pairs: &mut pairs,
+            table: &mut table,
+            ids: &mut ids,
+            adjacency: &mut adjacency,
+            rest: &[],
+        };
+        let colors = GroupColors {
+            links: &starts,
+            ..Default::default()
+        };
+        let mut groups = Constraints::default();
+        let st = step_colored(
+            &mut world,
+            &mut groups,
+            &colors,
+            &mut stamp,
+            1.0 / 60.0,
+            &config,
+            jobs,
+        )
+        .unwrap();
+        most = most.max(st.max_pairs);
+    }
+    let bits = x.iter().chain(&v).flatten().map(|c| c.to_bits()).collect();
+    (bits, most)
+}
+
+#[test]
+fn pair_colors_split_into_tasks_with_the_same_bits() {
+    let side = if cfg!(miri) { 9 } else { 14 };
+    let (reference, pairs) = two_layers(side, &OneThread);
+    assert!(pairs >= 4 * side * side && side * side > 64, "{pairs}");
+    let systems: Vec<Box<dyn Jobs>> = vec![
+        Box::new(Threads {
+            threads: 2,
+            split: 2,
+        }),
+        Box::new(Reversed(7)),
+        Box::new(Twice(3)),
+    ];
+    for jobs in &systems {
+        assert!(two_layers(side, jobs.as_ref()).0 == reference);
+    }
+}
