@@ -13,20 +13,25 @@
 //! Environment: `XPBD_BENCH_QUICK=1` runs small sizes with few repetitions
 //! (a smoke test that every figure is produced). `XPBD_BENCH_ONLY=1d,rope,cloth,threads,kinds`
 //! (any subset, comma-separated; `frame` for the whole colored frame; `bend`, `tet`, `tether`, `mesh` for one
-//! kind) runs only those parts; the default is all.
+//! kind; `self` for self-collision) runs only those parts; the default is all.
+//! `XPBD_BENCH_SELF_SIDES=50,158` and `XPBD_BENCH_SELF_PRECISION=f64` set
+//! the self-collision slab's sides and precisions.
 //! `XPBD_BENCH_ROPE_SIZES=250,1000,4000` sets the rope sizes (links).
 //!
 //! Modules: `timing` (figures, settings, best-of timing, medians),
 //! `report` (ratios, load and steal time), `seed` (the 1D seed solve),
 //! `links` (ropes and cloth: sequential and colored), `threads` (one and
 //! two threads), `kinds` (bending, tets, tethers, closed meshes against
-//! plain C of the same formula, timed A B A B).
+//! plain C of the same formula, timed A B A B), `self_collision`
+//! (self-collision's hash, query and solve per particle against a plain C
+//! spatial hash of the same design, `XPBD_BENCH_ONLY=self`).
 
 mod frame;
 mod kinds;
 mod links;
 mod report;
 mod seed;
+mod self_collision;
 mod threads;
 mod timing;
 
@@ -62,12 +67,13 @@ pub fn run() -> Result<(Vec<Figure>, Vec<Ratio>), String> {
         None => true,
         Some(o) => o.split(',').any(|x| x.trim() == section),
     };
-    let sections: [(&str, Section); 5] = [
+    let sections: [(&str, Section); 6] = [
         ("1d", seed::seed_section),
         ("rope", links::rope_section),
         ("cloth", links::cloth_section),
         ("threads", threads::thread_section),
         ("frame", frame::frame_section),
+        ("self", self_collision::self_section),
     ];
     for (name, section) in sections {
         if want(name) {
