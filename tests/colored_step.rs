@@ -547,23 +547,23 @@ fn split_particle_and_contact_phases_keep_the_sequential_bits() {
     // Under Miri the phases split from 8 particles or contacts on.
     let (side, frames) = if cfg!(miri) { (6, 1) } else { (48, 8) };
     let (reference, stats) = ground_frames(side, frames, None);
-    assert_eq!(
-        stats.max_contacts,
-        side * side,
-        "every particle on the plane"
-    );
-    let systems: Vec<Box<dyn Jobs>> = vec![
-        Box::new(OneThread),
+    // More contacts than two tasks' worth (1,024 each; under Miri 8).
+    let per_task = if cfg!(miri) { 8 } else { 1024 };
+    assert!(stats.max_contacts > 2 * per_task, "{}", stats.max_contacts);
+    let mut systems: Vec<Box<dyn Jobs>> = vec![
         Box::new(Threads {
             threads: 2,
             split: 2,
         }),
-        Box::new(Threads {
-            threads: 3,
-            split: 5,
-        }),
         Box::new(Reversed(32)),
     ];
+    if !cfg!(miri) {
+        systems.push(Box::new(OneThread));
+        systems.push(Box::new(Threads {
+            threads: 3,
+            split: 5,
+        }));
+    }
     for jobs in &systems {
         let (bits, s) = ground_frames(side, frames, Some(jobs.as_ref()));
         assert_eq!(s, stats);
