@@ -37,7 +37,8 @@
 # hostile_groups_world (25): 333 s;
 # B = every other file in tests/ not in `native_only` (hostile_engine_world
 # 77, hostile_self_collision 58, attachment 22, ...: 194 s), the doc tests
-# (8 s) and the scenarios (hash 112 s): 315 s, a little lighter since it
+# (5 to 17 s of wall time: their harness runs outside the interpreter)
+# and the scenarios (hash 112 s): about 315 s, a little lighter since it
 # gains the new test files. B is computed from the directory, so a new test
 # file is never left out. Each group has its own target directory (no
 # waiting on cargo's build lock) and prints its wall and CPU time (CPU time
