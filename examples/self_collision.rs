@@ -213,7 +213,15 @@ fn drop_cloth(
                     ..Default::default()
                 };
                 let mut groups = Constraints::default();
-                step_colored(&mut world, &mut groups, &colors, &mut stamp, DT, &config, jobs)
+                step_colored(
+                    &mut world,
+                    &mut groups,
+                    &colors,
+                    &mut stamp,
+                    DT,
+                    &config,
+                    jobs,
+                )
             }
         }
         .expect("step");
@@ -266,7 +274,11 @@ fn main() {
     // of the cost): the state after them against the two-thread run's.
     let alone = drop_cloth(50, true, 0.05, &[], 151, Some(&OneThread));
     let bits = |x: Option<&Vec<[f64; 3]>>| -> Vec<u64> {
-        x.into_iter().flatten().flatten().map(|c| c.to_bits()).collect()
+        x.into_iter()
+            .flatten()
+            .flatten()
+            .map(|c| c.to_bits())
+            .collect()
     };
     let same = !bits(alone.shots.last()).is_empty()
         && bits(folded.shots.get(1)) == bits(alone.shots.last());

@@ -639,18 +639,18 @@ fn two_layers(side: usize, jobs: &dyn Jobs) -> (Vec<u64>, usize) {
 }
 
 #[test]
+#[cfg_attr(miri, ignore)] // minutes in the interpreter; the pair tasks' unit test runs there
 fn pair_colors_split_into_tasks_with_the_same_bits() {
     let side = if cfg!(miri) { 9 } else { 14 };
     let (reference, pairs) = two_layers(side, &OneThread);
     assert!(pairs >= 4 * side * side && side * side > 64, "{pairs}");
-    let mut systems: Vec<Box<dyn Jobs>> = vec![
-        Box::new(Threads {
-            threads: 2,
-            split: 2,
-        }),
-        Box::new(Reversed(7)),
-    ];
+    // Under Miri (slow here: ~1 minute a run) real threads only.
+    let mut systems: Vec<Box<dyn Jobs>> = vec![Box::new(Threads {
+        threads: 2,
+        split: 2,
+    })];
     if !cfg!(miri) {
+        systems.push(Box::new(Reversed(7)));
         systems.push(Box::new(Twice(3)));
     }
     for jobs in &systems {

@@ -336,6 +336,9 @@ fn refusals_write_nothing() {
     for (what, expected) in cases {
         let mut out = sentinel;
         let mut w = rope.world();
+        // One raw pointer to the world for every use (the world and, in
+        // one case, the job system over it).
+        let wp: *mut XpbdWorld3 = ptr::addr_of_mut!(w);
         let mut colors = rope.colors();
         let mut stamp = rope.stamp.as_mut_ptr();
         let mut stamp_count = N;
@@ -354,7 +357,7 @@ fn refusals_write_nothing() {
                 stamp_count = 2;
             }
             "starts over links" => colors.link_color_starts = rope.links.as_ptr().cast(),
-            "jobs over world" => jp = ptr::addr_of!(w).cast(),
+            "jobs over world" => jp = wp.cast_const().cast(),
             "starts past links" => {
                 starts[2] = 6;
                 colors.link_color_starts = starts.as_ptr();
@@ -373,8 +376,7 @@ fn refusals_write_nothing() {
         let dt = 1.0 / 60.0;
         // SAFETY: every pointer is valid for its count or NULL; the
         // overlaps are what is tested.
-        let st =
-            unsafe { f64::colored(&mut w, g, cp, stamp, stamp_count, dt, &config, jp, &mut out) };
+        let st = unsafe { f64::colored(wp, g, cp, stamp, stamp_count, dt, &config, jp, &mut out) };
         assert_eq!(st, expected, "{what}");
         assert_eq!(out, sentinel, "{what}");
         assert!(rope.bits() == before, "{what}");

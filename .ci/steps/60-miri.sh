@@ -34,12 +34,13 @@
 # A = the unit tests (38 s), colored (43), colored_groups (53),
 # colored_neighbours (59), colored_proptests (19), hostile_colored_groups
 # (32), hostile_groups (18), tearing (22), hostile_c (24),
-# hostile_groups_world (25): 333 s;
+# hostile_groups_world (25), hostile_colored_step (52; unit tests +8 for
+# the colored step's): about 393 s;
 # B = every other file in tests/ not in `native_only` (hostile_engine_world
-# 77, hostile_self_collision 58, attachment 22, ...: 194 s), the doc tests
-# (5 to 17 s of wall time: their harness runs outside the interpreter)
-# and the scenarios (hash 112 s): about 315 s, a little lighter since it
-# gains the new test files. B is computed from the directory, so a new test
+# 77, hostile_self_collision 58, colored_step 55, attachment 22, ...:
+# 249 s), the doc tests (5 to 17 s of wall time: their harness runs
+# outside the interpreter) and the scenarios (hash 112 s): about 370 s, a
+# little lighter since it gains the new test files. B is computed from the directory, so a new test
 # file is never left out. Each group has its own target directory (no
 # waiting on cargo's build lock) and prints its wall and CPU time (CPU time
 # is about the wall time on an idle core).
@@ -48,7 +49,7 @@ rustup run nightly rustc --version >/dev/null 2>&1 || rustup toolchain install n
 rustup +nightly component add miri rust-src
 cargo +nightly miri setup
 
-group_a=(colored colored_neighbours colored_proptests colored_groups hostile_colored_groups hostile_groups tearing hostile_c hostile_groups_world)
+group_a=(colored colored_neighbours colored_proptests colored_groups hostile_colored_groups hostile_groups tearing hostile_c hostile_groups_world hostile_colored_step)
 native_only=(architecture bend engine_contacts hanging_rope moving_colliders pressure seed_figures self_collision system system_proptests tether tether_links volume)
 markers='unsafe|xpbd_[a-z0-9_]+\(|extern "C"|ColoredSystem|iterate_colored|\.colored\(|\.jobs\('
 for name in "${native_only[@]}"; do

@@ -981,3 +981,91 @@ pub fn step_colored<T: Real>(
     };
     step_groups::<T, 3, true, _>(world, constraints, frame_dt, config, &order)
 }
+
+#[cfg(test)]
+#[allow(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::panic,
+    clippy::as_conversions
+)]
+mod tests {
+    use super::*;
+
+    /// Runs tasks in reverse order on the calling thread.
+    struct Reversed;
+
+    impl Jobs for Reversed {
+        fn split(&self) -> usize {
+            4
+        }
+        fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
+            (0..count).rev().for_each(task);
+        }
+    }
+
+    #[test]
+    fn heap_sort_sorts() {
+        let mut v: Vec<u32> = (0..200u32)
+            .map(|k| k.wrapping_mul(2_654_435_761) % 97)
+            .collect();
+        let mut expected = v.clone();
+        expected.sort_unstable();
+        heap_sort(&mut v, |a, b| a < b);
+        assert_eq!(v, expected);
+        let mut empty: [u32; 0] = [];
+        heap_sort(&mut empty, |a, b| a < b);
+    }
+
+    /// A chain of 200 particles with a pair between every two neighbours:
+    /// two colors of about 100 pairs (two 64-pair chunks each), solved as
+    /// tasks in reverse order and as one task, the same bits; the
+    /// coloring is proper.
+    #[test]
+    fn pair_colors_split_into_tasks() {
+        let n = if cfg!(miri) { 140 } else { 200 };
+        let x0: Vec<[f64; 3]> = (0..n).map(|k| [0.009 * k as f64, 0.0, 0.0]).collect();
+        let previous = x0.clone();
+        let w = vec![1.0; n];
+        let mut pairs: Vec<ParticleContact<f64>> = (0..n - 1)
+            .map(|k| ParticleContact {
+                i: k as u32,
+                j: k as u32 + 1,
+                lambda: 0.0,
+            })
+            .collect();
+        let mut masks = vec![0u32; n];
+        let colors = color_pairs(&mut pairs, &mut masks);
+        assert_eq!(colors.count, PAIR_COLORS + 1);
+        for c in colors.starts.windows(2) {
+            let mut seen = vec![false; n];
+            for p in &pairs[c[0]..c[1]] {
+                assert!(!seen[p.i as usize] && !seen[p.j as usize]);
+                seen[p.i as usize] = true;
+                seen[p.j as usize] = true;
+            }
+        }
+        assert!(colors.starts[1] > 64, "{:?}", &colors.starts[..3]);
+        for p in pairs.iter_mut() {
+            p.lambda = 0.0;
+        }
+        let shared = Pairs {
+            previous: &previous,
+            distance: 0.01,
+            alpha: 0.0,
+            static_friction: 0.0,
+        };
+        let run = |jobs: &dyn Jobs| {
+            let (mut x, mut p) = (x0.clone(), pairs.clone());
+            sweep_pairs(&mut x, &w, &mut p, &shared, &colors, 1e-4, jobs).unwrap();
+            let bits: Vec<u64> = x.iter().flatten().map(|c| c.to_bits()).collect();
+            (
+                bits,
+                p.iter().map(|p| p.lambda.to_bits()).collect::<Vec<_>>(),
+            )
+        };
+        let one = run(&OneThread);
+        assert!(one.1.iter().any(|&l| l != 0), "the pairs pushed");
+        assert_eq!(run(&Reversed), one);
+    }
+}
