@@ -93,6 +93,7 @@
 
 mod colliders;
 mod colored;
+mod colored_pairs;
 mod jobs;
 mod precision;
 mod spatial;
