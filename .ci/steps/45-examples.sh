@@ -31,7 +31,9 @@ grep -q '(never inside)' target/engine_coupling.txt
 test -s target/plots/engine_coupling.svg
 # Issue 18's example: a folded cloth on the ground and a cloth on a sphere
 # with self-collision; the example asserts no collidable pair is closer
-# than 2r − 1e-6 m and writes the plot.
+# than 2r − 1e-6 m and writes the plot. The folded cloth is stepped in
+# colored order on two threads and checked bit-identical on one thread.
 cargo run --release --example self_collision | tee target/self_collision.txt
 grep -q '^smallest distance' target/self_collision.txt
+grep -q 'bit-identical to two threads: yes' target/self_collision.txt
 test -s target/plots/self_collision.svg
