@@ -18,7 +18,7 @@
 //! and in jobs with the same bits ([`crate::colored::groups`]); a position
 //! is then the instance's colored position.
 
-use super::sweep::{sweep_in_place, Stop};
+use super::sweep::{sweep_in_place, Stop, Tally};
 use super::{count_visit, reset_lambdas, SweepStats, ZeroLength};
 use crate::constraint::attachment::{solve_attachment, visit_attachment, Attachment};
 use crate::constraint::bend::{self, Bend};
@@ -265,16 +265,26 @@ impl<T: Real> Constraints<'_, T> {
         policy: ZeroLength,
     ) -> Result<SweepStats<T>, SystemError> {
         let mut base = base;
-        let s = sweep_bends(positions, inverse_masses, self.bends, h2, policy)
-            .map_err(|e| stop_error(e, base))?;
+        let s = sweep_kind(positions, inverse_masses, self.bends, policy, |b, x, t| {
+            bend::solve_in_place(b, x, h2, t)
+        })
+        .map_err(|e| stop_error(e, base))?;
         let mut stats = SweepStats::default().merge(s);
         base = base.saturating_add(self.bends.len());
-        let s = sweep_tets(positions, inverse_masses, self.tets, h2, policy)
-            .map_err(|e| stop_error(e, base))?;
+        let s = sweep_kind(positions, inverse_masses, self.tets, policy, |k, x, t| {
+            volume::solve_in_place(k, x, h2, t)
+        })
+        .map_err(|e| stop_error(e, base))?;
         stats = stats.merge(s);
         base = base.saturating_add(self.tets.len());
-        let s = sweep_tethers(positions, inverse_masses, self.tethers, h2, policy)
-            .map_err(|e| stop_error(e, base))?;
+        let s = sweep_kind(
+            positions,
+            inverse_masses,
+            self.tethers,
+            policy,
+            |k, x, t| tether::solve_in_place(k, x, h2, t),
+        )
+        .map_err(|e| stop_error(e, base))?;
         stats = stats.merge(s);
         base = base.saturating_add(self.tethers.len());
         let mut s = SweepStats::default();
@@ -404,64 +414,22 @@ impl<T: Real> Constraints<'_, T> {
     }
 }
 
-/// The host sweep of a bend group: `solver::sweep` through the kind's in-place
-/// kernel ([`bend::solve_in_place`]), out of line so that its registers
-/// are its own.
+/// The host sweep of one group: `solver::sweep` through the kind's
+/// in-place kernel (`bend`, `volume` or `tether::solve_in_place`), out of
+/// line so that its registers are its own (one copy per kind).
 #[inline(never)]
-fn sweep_bends<T: Real, const D: usize>(
+fn sweep_kind<T: Real, const D: usize, K>(
     positions: &mut [[T; D]],
     inverse_masses: &[T],
-    bends: &mut [Bend<T>],
-    h2: T,
+    items: &mut [K],
     policy: ZeroLength,
+    kernel: impl Fn(&mut K, &mut InPlace<'_, T, D>, &mut Tally<T>) -> Result<(), Stop>,
 ) -> Result<SweepStats<T>, Stop> {
     let mut x = InPlace {
         x: positions,
         w: inverse_masses,
     };
-    sweep_in_place(bends, &mut x, policy, |b, x, tally| {
-        bend::solve_in_place(b, x, h2, tally)
-    })
-}
-
-/// The host sweep of a tet group: `solver::sweep` through the kind's in-place
-/// kernel ([`volume::solve_in_place`]), out of line so that its registers
-/// are its own.
-#[inline(never)]
-fn sweep_tets<T: Real, const D: usize>(
-    positions: &mut [[T; D]],
-    inverse_masses: &[T],
-    tets: &mut [Tet<T>],
-    h2: T,
-    policy: ZeroLength,
-) -> Result<SweepStats<T>, Stop> {
-    let mut x = InPlace {
-        x: positions,
-        w: inverse_masses,
-    };
-    sweep_in_place(tets, &mut x, policy, |t, x, tally| {
-        volume::solve_in_place(t, x, h2, tally)
-    })
-}
-
-/// The host sweep of a tether group: `solver::sweep` through the kind's
-/// in-place kernel ([`tether::solve_in_place`]), out of line so that its
-/// registers are its own.
-#[inline(never)]
-fn sweep_tethers<T: Real, const D: usize>(
-    positions: &mut [[T; D]],
-    inverse_masses: &[T],
-    tethers: &mut [Tether<T>],
-    h2: T,
-    policy: ZeroLength,
-) -> Result<SweepStats<T>, Stop> {
-    let mut x = InPlace {
-        x: positions,
-        w: inverse_masses,
-    };
-    sweep_in_place(tethers, &mut x, policy, |t, x, tally| {
-        tether::solve_in_place(t, x, h2, tally)
-    })
+    sweep_in_place(items, &mut x, policy, kernel)
 }
 
 /// Whether the group sweep and measure loops are the shared ones reaching
