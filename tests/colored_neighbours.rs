@@ -156,20 +156,22 @@ fn f32_ropes_of_every_length_match_the_reference() {
 #[test]
 fn almost_neighbour_groups_take_the_general_path() {
     let links = if cfg!(miri) { 24 } else { 70 };
+    // One sweep under Miri (CI budget), three natively.
+    let sweeps = if cfg!(miri) { 1 } else { 3 };
     let (x, w, base) = rope_f32(links);
     let (colors, count) = rope_colors(links);
     // One link reversed: (k+1, k) is not i0 + 2t, i0 + 2t + 1.
     for k in [0, 3, 9, links - 1] {
         let mut l = base.clone();
         l[k] = Link::new(l[k].j, l[k].i, l[k].rest, l[k].compliance);
-        compare(&x, &w, &l, &colors, count, 3);
+        compare(&x, &w, &l, &colors, count, sweeps);
     }
     // Two links of one color swapped in the list (so in colored order):
     // every link still joins neighbours, but the group is out of order.
     for (a, b) in [(0, 2), (4, 6), (5, 7), (2, 10)] {
         let mut l = base.clone();
         l.swap(a, b);
-        compare(&x, &w, &l, &colors, count, 3);
+        compare(&x, &w, &l, &colors, count, sweeps);
     }
     // A particle skipped: links (k, k+2) break the pattern of their group
     // (and the particle in between hangs free).
@@ -180,7 +182,7 @@ fn almost_neighbour_groups_take_the_general_path() {
         let mut used = vec![0u64; x.len()];
         let mut c = vec![0u32; l.len()];
         let n = greedy_coloring(&l, x.len(), &mut used, &mut c).unwrap();
-        compare(&x, &w, &l, &c, n, 3);
+        compare(&x, &w, &l, &c, n, sweeps);
     }
     // Links to a particle outside the group: (0, 4) and (5, 0) in place of
     // (3, 4) and (5, 6) in color 1 (which no other link of color 1 joins
@@ -188,7 +190,7 @@ fn almost_neighbour_groups_take_the_general_path() {
     for (k, i, j) in [(3, 0, 4), (5, 5, 0)] {
         let mut l = base.clone();
         l[k] = Link::new(i, j, 0.05, l[k].compliance);
-        compare(&x, &w, &l, &colors, count, 3);
+        compare(&x, &w, &l, &colors, count, sweeps);
     }
     // Groups alternately neighbours and not: the rope's links in one color,
     // then the same links with every second group's links reversed.
@@ -198,7 +200,7 @@ fn almost_neighbour_groups_take_the_general_path() {
             *link = Link::new(link.j, link.i, link.rest, link.compliance);
         }
     }
-    compare(&x, &w, &l, &colors, count, 3);
+    compare(&x, &w, &l, &colors, count, sweeps);
 }
 
 #[test]
@@ -292,7 +294,7 @@ fn the_first_failed_link_is_named_and_left_untouched() {
         &[0, 2, 4], // lanes 0-2 of group 0 (lane 0 with a static particle)
         &[20, 10],  // group 2, and group 1 (general when reversed below)
     ];
-    for &failing in cases {
+    for (case, &failing) in cases.iter().enumerate() {
         let mut l = base.clone();
         for &k in failing {
             l[k].rest = 3e37;
@@ -304,7 +306,11 @@ fn the_first_failed_link_is_named_and_left_untouched() {
             .unwrap();
         // With link 8 (colored position 4) reversed, group 1 takes the
         // general path: the same failures through both paths.
+        // Under Miri (CI budget) each case runs one way, alternately.
         for reversed in [false, true] {
+            if cfg!(miri) && reversed != (case % 2 == 1) {
+                continue;
+            }
             let mut l = l.clone();
             if reversed {
                 l[8] = Link::new(l[8].j, l[8].i, l[8].rest, l[8].compliance);

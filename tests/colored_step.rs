@@ -492,7 +492,7 @@ fn ground(
         offset: 0.0,
     }];
     let mut config = StepConfig::new([0.0, -9.81, 0.0]);
-    config.substeps = 3;
+    config.substeps = if cfg!(miri) { 2 } else { 3 };
     config.particle_radius = 0.005;
     config.static_friction = 0.4;
     config.dynamic_friction = 0.3;

@@ -148,7 +148,12 @@ impl Prec for f64 {
         unsafe { xpbd_world3_step_colored(w, g, colors, stamp, stamp_count, dt, c, jobs, out) }
     }
     fn config() -> XpbdStepConfig3 {
-        xpbd_step_config3_default()
+        let mut c = xpbd_step_config3_default();
+        // Under Miri (CI budget) 4 substeps, the default 20 natively.
+        if cfg!(miri) {
+            c.substeps = 4;
+        }
+        c
     }
 }
 
@@ -178,7 +183,12 @@ impl Prec for f32 {
         unsafe { xpbd_world3_step_colored_f32(w, g, colors, stamp, stamp_count, dt, c, jobs, out) }
     }
     fn config() -> XpbdStepConfig3F32 {
-        xpbd_step_config3_default_f32()
+        let mut c = xpbd_step_config3_default_f32();
+        // Under Miri (CI budget) 4 substeps, the default 20 natively.
+        if cfg!(miri) {
+            c.substeps = 4;
+        }
+        c
     }
 }
 

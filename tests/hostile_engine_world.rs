@@ -475,7 +475,9 @@ fn aliased_null_and_misaligned_arrays_are_refused_in_f32() {
 }
 
 /// A bad value written between two steps is named, and nothing changes.
-fn bad_values_between_steps_are_named<T: Prec>() {
+/// Under Miri (CI budget) the f64 test takes the even edits and the f32
+/// test the odd ones (`half`); natively each takes all ten.
+fn bad_values_between_steps_are_named<T: Prec>(half: usize) {
     let mut s = Store::<T>::new();
     let good = s.world();
     let mut world = good;
@@ -541,7 +543,8 @@ fn bad_values_between_steps_are_named<T: Prec>() {
         ),
     ];
     let frames = if cfg!(miri) { 1 } else { 3 };
-    for (what, edit, index) in edits {
+    let (skip, stride) = if cfg!(miri) { (half, 2) } else { (0, 1) };
+    for (what, edit, index) in edits.into_iter().skip(skip).step_by(stride) {
         // SAFETY: valid, disjoint buffers; the store's arrays are read and
         // written through its raw pointers between calls.
         unsafe {
@@ -579,12 +582,12 @@ fn bad_values_between_steps_are_named<T: Prec>() {
 
 #[test]
 fn a_bad_capsule_box_or_engine_contact_between_steps_is_named() {
-    bad_values_between_steps_are_named::<f64>();
+    bad_values_between_steps_are_named::<f64>(0);
 }
 
 #[test]
 fn a_bad_capsule_box_or_engine_contact_between_steps_is_named_in_f32() {
-    bad_values_between_steps_are_named::<f32>();
+    bad_values_between_steps_are_named::<f32>(1);
 }
 
 #[test]

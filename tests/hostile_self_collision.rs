@@ -221,7 +221,9 @@ fn over<E>(p: *const E) -> XpbdStatus {
 
 type Case<T> = (String, WorldC<T>, *const StepConfigC<T>, XpbdStatus);
 
-fn hostile_buffers_are_refused<T: Prec>() {
+/// Under Miri (CI budget) the f64 test takes the even cases and the f32
+/// test the odd ones (`half`); natively each takes all of them.
+fn hostile_buffers_are_refused<T: Prec>(half: usize) {
     let mut s = Store::<T>::new();
     let good = s.world();
     let mut world = good;
@@ -426,7 +428,8 @@ fn hostile_buffers_are_refused<T: Prec>() {
             bad,
         ),
     ]);
-    for (what, w, c, want) in cases {
+    let (skip, stride) = if cfg!(miri) { (half, 2) } else { (0, 1) };
+    for (what, w, c, want) in cases.into_iter().skip(skip).step_by(stride) {
         // SAFETY: the struct is plain data written through its own pointer;
         // every buffer is valid, and the overlapping, NULL or misaligned
         // ones are refused before any access.
@@ -451,12 +454,12 @@ fn hostile_buffers_are_refused<T: Prec>() {
 
 #[test]
 fn aliased_null_and_misaligned_self_collision_buffers_are_refused() {
-    hostile_buffers_are_refused::<f64>();
+    hostile_buffers_are_refused::<f64>(0);
 }
 
 #[test]
 fn aliased_null_and_misaligned_self_collision_buffers_are_refused_in_f32() {
-    hostile_buffers_are_refused::<f32>();
+    hostile_buffers_are_refused::<f32>(1);
 }
 
 /// Short scratch, bad rest positions and radius 0: INVALID_ARGUMENT with

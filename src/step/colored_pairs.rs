@@ -59,9 +59,6 @@ pub(super) fn color_pairs<T: Real>(
         }
         p.lambda = T::from_f64(f64::from(u32::try_from(c).unwrap_or(0)));
     }
-    heap_sort(pairs, |a, b| {
-        (a.lambda, a.i, a.j).partial_cmp(&(b.lambda, b.i, b.j)) == Some(core::cmp::Ordering::Less)
-    });
     let mut at = 0usize;
     for (c, k) in counts.iter().enumerate() {
         if let Some(s) = colors.starts.get_mut(c) {
@@ -72,8 +69,165 @@ pub(super) fn color_pairs<T: Real>(
     if let Some(s) = colors.starts.get_mut(PAIR_COLORS.saturating_add(1)) {
         *s = at;
     }
+    // Sorted by (color, i, j). The pair search stores pairs by ascending
+    // i, and a particle has at most one pair per color (the rest color
+    // aside), so a stable distribution into the color buckets already
+    // sorts every bucket but the rest; that one, and every bucket of input
+    // that is not by ascending i, is sorted by (i, j) afterwards. The keys
+    // are unique, so the order is the one a full sort gives.
+    let by_i = pairs.windows(2).all(|w| match w {
+        [a, b] => a.i <= b.i,
+        _ => true,
+    });
+    let sort_from = if distribute_stably(pairs, &colors.starts) {
+        if by_i {
+            PAIR_COLORS
+        } else {
+            0
+        }
+    } else {
+        distribute(pairs, &colors.starts);
+        0
+    };
+    for c in colors
+        .starts
+        .windows(2)
+        .take(PAIR_COLORS.saturating_add(1))
+        .skip(sort_from)
+    {
+        if let Some(bucket) = c
+            .first()
+            .zip(c.get(1))
+            .and_then(|(&a, &b)| pairs.get_mut(a..b))
+        {
+            heap_sort(bucket, |a, b| key(a) < key(b));
+        }
+    }
     colors.count = PAIR_COLORS.saturating_add(1);
     colors
+}
+
+/// Moves the pairs into their color buckets (`starts`, colors in λ),
+/// keeping the order found within each bucket: each pair's place rides in
+/// λ, then the permutation is applied by following its cycles (O(n), in
+/// place); λ holds the color again after. Returns false, moving nothing,
+/// when the places are not all exact in `T` (over 2²⁴ pairs in f32).
+fn distribute_stably<T: Real>(pairs: &mut [ParticleContact<T>], starts: &[usize]) -> bool {
+    let exact = |n: usize| {
+        u32::try_from(n).is_ok_and(|n| {
+            let x = f64::from(n);
+            T::from_f64(x).to_f64() == x
+        })
+    };
+    let len = pairs.len();
+    if !(exact(len) && exact(len.saturating_sub(1))) {
+        return false;
+    }
+    let mut next = [0usize; PAIR_COLORS + 1];
+    for (n, s) in next.iter_mut().zip(starts) {
+        *n = *s;
+    }
+    for p in pairs.iter_mut() {
+        let Some(slot) = next.get_mut(stored_color(p.lambda)) else {
+            continue;
+        };
+        p.lambda = T::from_f64(f64::from(u32::try_from(*slot).unwrap_or(0)));
+        *slot = slot.saturating_add(1);
+    }
+    for k in 0..len {
+        while let Some(to) = pairs.get(k).and_then(|p| whole(p.lambda)) {
+            // The places before k are filled; a place there (impossible for
+            // the counts the places came from) ends the cycle.
+            if to <= k || to >= len {
+                break;
+            }
+            swap(pairs, k, to);
+        }
+    }
+    for (c, w) in starts.windows(2).enumerate() {
+        let color = T::from_f64(f64::from(u32::try_from(c).unwrap_or(0)));
+        if let Some(bucket) = w
+            .first()
+            .zip(w.get(1))
+            .and_then(|(&a, &b)| pairs.get_mut(a..b))
+        {
+            bucket.iter_mut().for_each(|p| p.lambda = color);
+        }
+    }
+    true
+}
+
+/// Moves the pairs into their color buckets (`starts`, colors in λ) in
+/// place, in no particular order within a bucket (an American flag pass).
+fn distribute<T: Real>(pairs: &mut [ParticleContact<T>], starts: &[usize]) {
+    let mut next = [0usize; PAIR_COLORS + 1];
+    for (n, s) in next.iter_mut().zip(starts) {
+        *n = *s;
+    }
+    for c in 0..=PAIR_COLORS {
+        let end = starts.get(c.saturating_add(1)).copied().unwrap_or(0);
+        while let Some(at) = next.get(c).copied().filter(|&at| at < end) {
+            let home = pairs.get(at).map_or(c, |p| stored_color(p.lambda));
+            if home == c {
+                if let Some(n) = next.get_mut(c) {
+                    *n = at.saturating_add(1);
+                }
+                continue;
+            }
+            let Some(to) = next.get_mut(home) else { break };
+            let target = *to;
+            *to = target.saturating_add(1);
+            if target <= at {
+                // Cannot happen for counts made from the same colors;
+                // stop rather than loop.
+                break;
+            }
+            swap(pairs, at, target);
+        }
+    }
+}
+
+/// The whole number `x` holds (below 2⁵³), read from the bits of its `f64`
+/// value; `None` for anything else.
+fn whole<T: Real>(x: T) -> Option<usize> {
+    let bits = x.to_f64().to_bits();
+    if bits == 0 {
+        return Some(0);
+    }
+    if bits >> 63 != 0 {
+        return None;
+    }
+    let e = ((bits >> 52) & 0x7ff)
+        .checked_sub(1023)
+        .filter(|&e| e <= 52)?;
+    let m = (bits & ((1u64 << 52) - 1)) | (1u64 << 52);
+    let shift = u32::try_from(52 - e).ok()?;
+    // Not whole: bits below the point.
+    if shift > 0 && m.checked_shl(64 - shift).unwrap_or(0) != 0 {
+        return None;
+    }
+    usize::try_from(m.checked_shr(shift).unwrap_or(0)).ok()
+}
+
+/// The color `color_pairs` stored in λ (a whole number 0 ..=
+/// [`PAIR_COLORS`]); anything else reads as the last color.
+fn stored_color<T: Real>(lambda: T) -> usize {
+    whole(lambda).map_or(PAIR_COLORS, |c| c.min(PAIR_COLORS))
+}
+
+/// The (i, j) sort key of a pair.
+fn key<T>(p: &ParticleContact<T>) -> u64 {
+    (u64::from(p.i) << 32) | u64::from(p.j)
+}
+
+/// Swaps elements `a` and `b` of `v` (nothing when out of range).
+fn swap<E>(v: &mut [E], a: usize, b: usize) {
+    let (lo, hi) = (a.min(b), a.max(b));
+    if let Some((first, rest)) = v.get_mut(lo..=hi).and_then(|s| s.split_first_mut()) {
+        if let Some(last) = rest.last_mut() {
+            core::mem::swap(first, last);
+        }
+    }
 }
 
 /// `usize` of a `u32` index (lossless on the 32- and 64-bit targets).
@@ -83,14 +237,6 @@ fn ix(v: u32) -> usize {
 
 /// In-place heap sort by `less` (no allocation, no panic path).
 fn heap_sort<E>(v: &mut [E], less: impl Fn(&E, &E) -> bool) {
-    fn swap<E>(v: &mut [E], a: usize, b: usize) {
-        let (lo, hi) = (a.min(b), a.max(b));
-        if let Some((first, rest)) = v.get_mut(lo..=hi).and_then(|s| s.split_first_mut()) {
-            if let Some(last) = rest.last_mut() {
-                core::mem::swap(first, last);
-            }
-        }
-    }
     let sift = |v: &mut [E], mut root: usize, end: usize| loop {
         let Some(child) = root.checked_mul(2).and_then(|c| c.checked_add(1)) else {
             return;
@@ -280,6 +426,98 @@ mod tests {
         assert_eq!(v, expected);
         let mut empty: [u32; 0] = [];
         heap_sort(&mut empty, |a, b| a < b);
+    }
+
+    /// Pairs in a scrambled order, many sharing particles (some past the
+    /// 32 colors): after coloring, the same pairs, sorted by (color, i, j),
+    /// each in the bucket of the color its λ holds; the colors read back.
+    #[test]
+    fn pairs_end_sorted_by_color_then_index() {
+        for c in 0..=PAIR_COLORS {
+            let c32 = u32::try_from(c).unwrap();
+            assert_eq!(stored_color(f64::from(c32)), c);
+            assert_eq!(stored_color(f64::from(c32) as f32), c);
+        }
+        let n = if cfg!(miri) { 40u32 } else { 120 };
+        let mut pairs = Vec::new();
+        for k in 0..n * 6 {
+            let a = k.wrapping_mul(2_654_435_761) % n;
+            let b = k.wrapping_mul(40_503) % n;
+            // A hub particle 0 with many pairs: the rest color gets some.
+            let (a, b) = if k % 3 == 0 { (0, a.max(1)) } else { (a, b) };
+            let (i, j) = (a.min(b), a.max(b));
+            if i != j
+                && !pairs
+                    .iter()
+                    .any(|p: &ParticleContact<f64>| (p.i, p.j) == (i, j))
+            {
+                pairs.push(ParticleContact { i, j, lambda: 0.0 });
+            }
+        }
+        for (x, want) in [(3.5, None), (-1.0, None), (0.5, None), (-0.0, None)] {
+            assert_eq!(whole(x), want, "{x}");
+        }
+        assert_eq!(whole(2f64.powi(40) + 3.0), Some((1 << 40) + 3));
+        assert_eq!(whole(f64::NAN), None);
+        // Scrambled (every bucket sorted after), then by ascending i as the
+        // pair search stores them (only the rest color sorted after).
+        let mut by_i = pairs.clone();
+        by_i.sort_by_key(|p| p.i);
+        for mut pairs in [pairs, by_i] {
+            check_sorted(&mut pairs, n);
+        }
+        // The unstable distribution (the fallback) ends in the same order.
+        let mut pairs: Vec<ParticleContact<f64>> = (0..n - 1)
+            .rev()
+            .map(|k| ParticleContact {
+                i: k,
+                j: k + 1,
+                lambda: f64::from(k % 5),
+            })
+            .collect();
+        let mut starts = vec![0; PAIR_COLORS + 2];
+        for c in 0..5 {
+            starts[c + 1] =
+                starts[c] + pairs.iter().filter(|p| stored_color(p.lambda) == c).count();
+        }
+        for c in 6..PAIR_COLORS + 2 {
+            starts[c] = starts[5];
+        }
+        let mut stable = pairs.clone();
+        assert!(distribute_stably(&mut stable, &starts));
+        distribute(&mut pairs, &starts);
+        for w in starts.windows(2) {
+            assert!(pairs[w[0]..w[1]]
+                .iter()
+                .zip(&stable[w[0]..w[1]])
+                .all(|(a, b)| a.lambda == b.lambda));
+            let mut a: Vec<u64> = pairs[w[0]..w[1]].iter().map(key).collect();
+            let b: Vec<u64> = stable[w[0]..w[1]].iter().map(key).collect();
+            // Stable: the order of the input (descending i) kept.
+            assert!(b.windows(2).all(|k| k[0] > k[1]));
+            a.sort_unstable();
+            let mut b = b;
+            b.sort_unstable();
+            assert_eq!(a, b);
+        }
+    }
+
+    fn check_sorted(pairs: &mut [ParticleContact<f64>], n: u32) {
+        let mut expected: Vec<(u32, u32)> = pairs.iter().map(|p| (p.i, p.j)).collect();
+        let mut masks = vec![0u32; usize::try_from(n).unwrap()];
+        let colors = color_pairs(pairs, &mut masks);
+        let last = colors.starts[PAIR_COLORS + 1];
+        assert_eq!(last, pairs.len());
+        assert!(colors.starts[PAIR_COLORS] < last, "the rest color is used");
+        let mut seen: Vec<(u32, u32)> = pairs.iter().map(|p| (p.i, p.j)).collect();
+        seen.sort_unstable();
+        expected.sort_unstable();
+        assert_eq!(seen, expected);
+        for c in 0..=PAIR_COLORS {
+            let bucket = &pairs[colors.starts[c]..colors.starts[c + 1]];
+            assert!(bucket.iter().all(|p| stored_color(p.lambda) == c));
+            assert!(bucket.windows(2).all(|w| key(&w[0]) < key(&w[1])));
+        }
     }
 
     /// A chain of 200 particles with a pair between every two neighbours:
