@@ -63,7 +63,7 @@
         }                                                                         \
     }
 
-/* Any colored link set (the cloth): per-link indices li, lj, color c in
+/* Any colored link set (a context row for the cloth): per-link indices li, lj, color c in
  * slots starts[c] .. starts[c + 1]. */
 #define RB_LINKS(NAME, T, SQRT)                                                   \
     void NAME(T *restrict x, T *restrict y, T *restrict z, const T *restrict w,  \
@@ -81,7 +81,50 @@
         }                                                                         \
     }
 
+/* A rows x cols cloth with shear links (xpbd's `cloth` builder and
+ * `cloth_coloring`), indices implicit: 8 colors of straight runs, each
+ * link slot after the previous one. Color: horizontal links (r, c)-(r, c+1)
+ * of even c, of odd c; vertical (r, c)-(r+1, c) of even r, of odd r;
+ * diagonals (r, c)-(r+1, c+1) of even r, of odd r; diagonals
+ * (r, c+1)-(r+1, c) of even r, of odd r. Within a row the particles of a
+ * color are contiguous (stride 1) or every other one (stride 2). */
+#define RB_RUN(T, SQRT, STEP)                                                     \
+    _Pragma("GCC ivdep")                                                          \
+    for (size_t t = 0; t < count; ++t) {                                          \
+        size_t i = first + STEP * t, j = i + dj, k = slot + t;                    \
+        RB_LINK(T, SQRT)                                                          \
+    }
+
+#define RB_GRID(NAME, T, SQRT)                                                    \
+    void NAME(T *restrict x, T *restrict y, T *restrict z, const T *restrict w,  \
+              const T *restrict rest, const T *restrict alpha,                    \
+              const T *restrict g, T *restrict lambda, size_t rows, size_t cols) {\
+        size_t c1 = cols - 1, slot = 0;                                           \
+        /* first row, row step, row end, first column, column step, columns,  \
+         * offset of i in the row, j - i */                                       \
+        const size_t f[8][8] = {                                                  \
+            {0, 1, rows, 0, 2, c1, 0, 1},         {0, 1, rows, 1, 2, c1, 0, 1},   \
+            {0, 2, rows - 1, 0, 1, cols, 0, cols}, {1, 2, rows - 1, 0, 1, cols, 0, cols}, \
+            {0, 2, rows - 1, 0, 1, c1, 0, cols + 1}, {1, 2, rows - 1, 0, 1, c1, 0, cols + 1}, \
+            {0, 2, rows - 1, 0, 1, c1, 1, cols - 1}, {1, 2, rows - 1, 0, 1, c1, 1, cols - 1}}; \
+        for (int col = 0; col < 8; ++col) {                                       \
+            size_t step = f[col][4], dj = f[col][7];                              \
+            size_t count = (f[col][5] - f[col][3] + step - 1) / step;             \
+            for (size_t r = f[col][0]; r < f[col][2]; r += f[col][1]) {           \
+                size_t first = r * cols + f[col][3] + f[col][6];                  \
+                if (step == 1) {                                                  \
+                    RB_RUN(T, SQRT, 1)                                            \
+                } else {                                                          \
+                    RB_RUN(T, SQRT, 2)                                            \
+                }                                                                 \
+                slot += count;                                                    \
+            }                                                                     \
+        }                                                                         \
+    }
+
 RB_ROPE(RB(rope_f64), double, sqrt)
 RB_ROPE(RB(rope_f32), float, sqrtf)
 RB_LINKS(RB(links_f64), double, sqrt)
 RB_LINKS(RB(links_f32), float, sqrtf)
+RB_GRID(RB(grid_f64), double, sqrt)
+RB_GRID(RB(grid_f32), float, sqrtf)

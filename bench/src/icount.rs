@@ -14,7 +14,10 @@
 //!
 //! Valgrind decodes AVX2 but not AVX-512, so the `-march=native` copy of
 //! the red-black C cannot be counted on an AVX-512 machine; the
-//! `-march=x86-64-v3` copy (AVX2) stands in for it (`redblack-v3`). Under
+//! `-march=x86-64-v3` copy (AVX2) stands in for it (`redblack-v3`).
+//! `redblack-*` are the implicit-index kernels (rope, cloth grid),
+//! `redblack-indexed-*` the per-link index one, `gather-c` the general
+//! gather kernel of `bench/c/reference.c`. Under
 //! valgrind the CPU identification is valgrind's (no AVX-512), so a kernel
 //! selected at run time picks its AVX2 or baseline version.
 
@@ -36,11 +39,13 @@ const CLOTH_SIDE: usize = 100;
 const CLOTH_SWEEPS: usize = 5;
 
 /// The kernels, as `<scene>-<precision>-<kernel>`.
-const KERNELS: [&str; 8] = [
+const KERNELS: [&str; 10] = [
     "colored-ours",
     "redblack-base",
     "redblack-v3",
     "redblack-native",
+    "redblack-indexed-base",
+    "redblack-indexed-v3",
     "gather-c",
     "seq-ours",
     "seq-c-xpbd-layout",
@@ -159,16 +164,28 @@ fn count<T: PlainC + CRef>(scene: &Scene<T>, rope: bool, kernel: &str) -> Result
                 }
             });
         }
-        "redblack-base" | "redblack-v3" | "redblack-native" => {
+        "redblack-base"
+        | "redblack-v3"
+        | "redblack-native"
+        | "redblack-indexed-base"
+        | "redblack-indexed-v3" => {
             let isa = match kernel {
-                "redblack-base" => Isa::Base,
-                "redblack-v3" => Isa::V3,
-                _ => Isa::Native,
+                "redblack-base" | "redblack-indexed-base" => Isa::Base,
+                "redblack-native" => Isa::Native,
+                _ => Isa::V3,
             };
-            let f = if rope { T::rb_rope } else { T::rb_links };
+            let indexed = kernel.starts_with("redblack-indexed");
+            let grid = (CLOTH_SIDE, CLOTH_SIDE);
             icount_kernel(&mut || {
                 for _ in 0..sweeps {
-                    f(isa, black_box(&mut p), w, &plan, &mut lambda);
+                    let p = black_box(&mut p);
+                    if indexed {
+                        T::rb_links(isa, p, w, &plan, &mut lambda);
+                    } else if rope {
+                        T::rb_rope(isa, p, w, &plan, &mut lambda);
+                    } else {
+                        T::rb_grid(isa, p, w, &plan, &mut lambda, grid);
+                    }
                 }
             });
         }

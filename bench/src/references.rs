@@ -36,16 +36,6 @@ pub(crate) enum Isa {
     V3,
 }
 
-impl Isa {
-    pub(crate) fn label(self) -> &'static str {
-        match self {
-            Isa::Base => "baseline",
-            Isa::Native => "-march=native",
-            Isa::V3 => "-march=x86-64-v3",
-        }
-    }
-}
-
 /// One link of PositionBasedDynamics' layout (`PbdDistanceF64`/`F32` in
 /// `bench/c/sequential.c`): body indices, rest length, stiffness
 /// (1 / compliance), λ.
@@ -59,7 +49,7 @@ pub(crate) struct PbdLink<T> {
 }
 
 macro_rules! rb_extern {
-    ($($rope:ident, $links:ident, $t:ty;)*) => {
+    ($($rope:ident, $links:ident, $grid:ident, $t:ty;)*) => {
         extern "C" {
             $(
                 fn $rope(
@@ -73,18 +63,23 @@ macro_rules! rb_extern {
                     rest: *const $t, alpha: *const $t, g: *const $t, lambda: *mut $t,
                     starts: *const usize, colors: usize,
                 );
+                fn $grid(
+                    x: *mut $t, y: *mut $t, z: *mut $t, w: *const $t,
+                    rest: *const $t, alpha: *const $t, g: *const $t, lambda: *mut $t,
+                    rows: usize, cols: usize,
+                );
             )*
         }
     };
 }
 
 rb_extern! {
-    rb_base_rope_f64, rb_base_links_f64, f64;
-    rb_native_rope_f64, rb_native_links_f64, f64;
-    rb_v3_rope_f64, rb_v3_links_f64, f64;
-    rb_base_rope_f32, rb_base_links_f32, f32;
-    rb_native_rope_f32, rb_native_links_f32, f32;
-    rb_v3_rope_f32, rb_v3_links_f32, f32;
+    rb_base_rope_f64, rb_base_links_f64, rb_base_grid_f64, f64;
+    rb_native_rope_f64, rb_native_links_f64, rb_native_grid_f64, f64;
+    rb_v3_rope_f64, rb_v3_links_f64, rb_v3_grid_f64, f64;
+    rb_base_rope_f32, rb_base_links_f32, rb_base_grid_f32, f32;
+    rb_native_rope_f32, rb_native_links_f32, rb_native_grid_f32, f32;
+    rb_v3_rope_f32, rb_v3_links_f32, rb_v3_grid_f32, f32;
 }
 
 extern "C" {
@@ -134,6 +129,16 @@ pub(crate) trait PlainC: Real {
     /// One red-black sweep of a rope (link k joins k and k + 1; `p` in
     /// our colored order, even links then odd ones).
     fn rb_rope(isa: Isa, p: &mut Xyz<Self>, w: &[Self], plan: &Plan<Self>, lambda: &mut [Self]);
+    /// One red-black sweep of a `rows` × `cols` cloth with shear links,
+    /// indices implicit (`plan` in `cloth_coloring`'s order).
+    fn rb_grid(
+        isa: Isa,
+        p: &mut Xyz<Self>,
+        w: &[Self],
+        plan: &Plan<Self>,
+        lambda: &mut [Self],
+        grid: (usize, usize),
+    );
     /// One red-black sweep over per-link indices, colors as `plan.starts`.
     fn rb_links(isa: Isa, p: &mut Xyz<Self>, w: &[Self], plan: &Plan<Self>, lambda: &mut [Self]);
     /// One sequential sweep, plain C layout (`seq` arrays).
@@ -179,7 +184,7 @@ pub(crate) fn pbd_links<T: Real>(links: &[Link<T>]) -> Vec<PbdLink<T>> {
 }
 
 macro_rules! plain_c {
-    ($t:ty, $seq:ident, $pbd:ident, [$($isa:path => $rope:ident, $links:ident),*]) => {
+    ($t:ty, $seq:ident, $pbd:ident, [$($isa:path => $rope:ident, $links:ident, $grid:ident),*]) => {
         impl PlainC for $t {
             fn rb_rope(isa: Isa, p: &mut Xyz<$t>, w: &[$t], plan: &Plan<$t>, lambda: &mut [$t]) {
                 let f = match isa { $($isa => $rope,)* };
@@ -193,6 +198,23 @@ macro_rules! plain_c {
                     f(p.x.as_mut_ptr(), p.y.as_mut_ptr(), p.z.as_mut_ptr(), w.as_ptr(),
                       plan.rest.as_ptr(), plan.alpha.as_ptr(), plan.g.as_ptr(),
                       lambda.as_mut_ptr(), plan.rest.len())
+                }
+            }
+            fn rb_grid(isa: Isa, p: &mut Xyz<$t>, w: &[$t], plan: &Plan<$t>, lambda: &mut [$t],
+                       (rows, cols): (usize, usize)) {
+                let f = match isa { $($isa => $grid,)* };
+                let n = p.x.len();
+                assert!(rows >= 2 && cols >= 2 && rows * cols == n && p.y.len() == n
+                    && p.z.len() == n && w.len() == n
+                    && xpbd::cloth_link_count(rows, cols, true) == Some(plan.rest.len())
+                    && plan.alpha.len() == plan.rest.len() && plan.g.len() == plan.rest.len()
+                    && lambda.len() == plan.rest.len());
+                // SAFETY: a rows × cols cloth with shear links: its
+                // particle and link counts checked above.
+                unsafe {
+                    f(p.x.as_mut_ptr(), p.y.as_mut_ptr(), p.z.as_mut_ptr(), w.as_ptr(),
+                      plan.rest.as_ptr(), plan.alpha.as_ptr(), plan.g.as_ptr(),
+                      lambda.as_mut_ptr(), rows, cols)
                 }
             }
             fn rb_links(isa: Isa, p: &mut Xyz<$t>, w: &[$t], plan: &Plan<$t>, lambda: &mut [$t]) {
@@ -234,18 +256,15 @@ macro_rules! plain_c {
 }
 
 plain_c!(f64, plain_seq_sweep_f64, pbd_seq_sweep_f64, [
-    Isa::Base => rb_base_rope_f64, rb_base_links_f64,
-    Isa::Native => rb_native_rope_f64, rb_native_links_f64,
-    Isa::V3 => rb_v3_rope_f64, rb_v3_links_f64
+    Isa::Base => rb_base_rope_f64, rb_base_links_f64, rb_base_grid_f64,
+    Isa::Native => rb_native_rope_f64, rb_native_links_f64, rb_native_grid_f64,
+    Isa::V3 => rb_v3_rope_f64, rb_v3_links_f64, rb_v3_grid_f64
 ]);
 plain_c!(f32, plain_seq_sweep_f32, pbd_seq_sweep_f32, [
-    Isa::Base => rb_base_rope_f32, rb_base_links_f32,
-    Isa::Native => rb_native_rope_f32, rb_native_links_f32,
-    Isa::V3 => rb_v3_rope_f32, rb_v3_links_f32
+    Isa::Base => rb_base_rope_f32, rb_base_links_f32, rb_base_grid_f32,
+    Isa::Native => rb_native_rope_f32, rb_native_links_f32, rb_native_grid_f32,
+    Isa::V3 => rb_v3_rope_f32, rb_v3_links_f32, rb_v3_grid_f32
 ]);
-
-/// One red-black C sweep (`PlainC::rb_rope` or `PlainC::rb_links`).
-type CSweep<T> = fn(Isa, &mut Xyz<T>, &[T], &Plan<T>, &mut [T]);
 
 /// The colored plan with α̃ and g as our `begin_substep` computes them
 /// (for the C sides, which read them) and λ = 0.
@@ -287,12 +306,18 @@ pub(crate) fn check_rope_order<T>(plan: &Plan<T>) -> Result<(), String> {
     }
 }
 
+/// The red-black C sides of a colored row: (figure label, ratio label,
+/// target, ISA, per-link indices rather than implicit ones).
+type Side = (&'static str, &'static str, f64, Isa, bool);
+
 /// Our colored SoA sweep against the red-black C at the baseline and at
-/// `-march=native`, in rotation; all three must end with the same bits.
+/// `-march=native` (implicit indices: a rope, or the cloth of `grid` =
+/// (rows, cols)); for the cloth also the per-link index kernel at both
+/// levels (context). All in rotation; all must end with the same bits.
 fn colored_rows<T: PlainC>(
     s: &Settings,
     scene: &Scene<T>,
-    rope: bool,
+    grid: Option<(usize, usize)>,
     name: &str,
     figs: &mut Vec<Figure>,
     ratios: &mut Vec<Ratio>,
@@ -300,10 +325,45 @@ fn colored_rows<T: PlainC>(
     let m = scene.links.len();
     let sweeps = sweeps_for(s, m);
     let cplan = substep_plan(scene)?;
-    if rope {
+    if grid.is_none() {
         check_rope_order(&cplan)?;
     }
-    let c_sweep: CSweep<T> = if rope { T::rb_rope } else { T::rb_links };
+    let implicit: &[Side] = &[
+        (
+            "C red-black baseline",
+            "colored SoA, ours / C red-black baseline",
+            1.0,
+            Isa::Base,
+            false,
+        ),
+        (
+            "C red-black -march=native",
+            "colored SoA, ours / C red-black -march=native",
+            1.0,
+            Isa::Native,
+            false,
+        ),
+    ];
+    let indexed: &[Side] = &[
+        (
+            "C red-black per-link indices baseline",
+            "colored SoA, ours / C red-black per-link indices baseline",
+            0.0,
+            Isa::Base,
+            true,
+        ),
+        (
+            "C red-black per-link indices -march=native",
+            "colored SoA, ours / C red-black per-link indices -march=native",
+            0.0,
+            Isa::Native,
+            true,
+        ),
+    ];
+    let sides: Vec<Side> = match grid {
+        None => implicit.to_vec(),
+        Some(_) => implicit.iter().chain(indexed).copied().collect(),
+    };
     let mut plan = Plan::new(scene)?;
     let mut ours = Xyz::of(scene);
     let mut stamp = vec![0u32; scene.x.len()];
@@ -322,70 +382,69 @@ fn colored_rows<T: PlainC>(
         .begin_substep(T::from_f64(H))
         .map_err(|e| e.to_string())?;
     let mut err = None;
-    let (mut base, mut native) = (Xyz::of(scene), Xyz::of(scene));
-    let (mut lb, mut ln) = (vec![T::ZERO; m], vec![T::ZERO; m]);
-    let pairs = rotation(
-        s.reps,
-        sweeps * m,
-        &mut [
-            &mut || {
+    let mut states: Vec<(Xyz<T>, Vec<T>)> = sides
+        .iter()
+        .map(|_| (Xyz::of(scene), vec![T::ZERO; m]))
+        .collect();
+    let cplan = &cplan;
+    let mut c_fns: Vec<Box<dyn FnMut() + '_>> = sides
+        .iter()
+        .zip(&mut states)
+        .map(|(&(_, _, _, isa, per_link), (p, lambda))| {
+            Box::new(move || {
                 for _ in 0..sweeps {
-                    if let Err(e) = black_box(&mut sub).iterate() {
-                        err = Some(e);
+                    let p = black_box(&mut *p);
+                    match (grid, per_link) {
+                        (None, false) => T::rb_rope(isa, p, &scene.w, cplan, lambda),
+                        (Some(g), false) => T::rb_grid(isa, p, &scene.w, cplan, lambda, g),
+                        (_, true) => T::rb_links(isa, p, &scene.w, cplan, lambda),
                     }
                 }
-            },
-            &mut || {
-                for _ in 0..sweeps {
-                    c_sweep(Isa::Base, black_box(&mut base), &scene.w, &cplan, &mut lb);
-                }
-            },
-            &mut || {
-                for _ in 0..sweeps {
-                    c_sweep(
-                        Isa::Native,
-                        black_box(&mut native),
-                        &scene.w,
-                        &cplan,
-                        &mut ln,
-                    );
-                }
-            },
-        ],
-    );
+            }) as Box<dyn FnMut()>
+        })
+        .collect();
+    let mut ours_fn = || {
+        for _ in 0..sweeps {
+            if let Err(e) = black_box(&mut sub).iterate() {
+                err = Some(e);
+            }
+        }
+    };
+    let mut all: Vec<&mut dyn FnMut()> = vec![&mut ours_fn];
+    all.extend(c_fns.iter_mut().map(|f| &mut **f as &mut dyn FnMut()));
+    let pairs = rotation(s.reps, sweeps * m, &mut all);
+    drop(all);
+    drop(c_fns);
     if let Some(e) = err {
         return Err(format!("{name}: {e}"));
     }
     let ours_bits = ours.bits();
-    for (isa, p) in [(Isa::Base, &base), (Isa::Native, &native)] {
-        if p.bits() != ours_bits {
-            return Err(format!(
-                "{name}: our colored sweep and the red-black C ({}) differ",
-                isa.label()
-            ));
+    let lambda = bits(plan.lambda.iter().copied());
+    for ((label, ..), (p, l)) in sides.iter().zip(&states) {
+        if p.bits() != ours_bits || bits(l.iter().copied()) != lambda {
+            return Err(format!("{name}: our colored sweep and the {label} differ"));
         }
     }
-    let lambda = bits(plan.lambda.iter().copied());
-    if lambda != bits(lb) || lambda != bits(ln) {
-        return Err(format!("{name}: colored λ differ from the red-black C"));
+    let ours_label = "Rust colored SoA (rotation)";
+    if let Some(p) = pairs.first() {
+        figs.push(Figure {
+            case: format!("{name} {ours_label}"),
+            per_second: p.a.0,
+            ns: p.a.1,
+        });
     }
-    push_rows(
-        figs,
-        ratios,
-        name,
-        "Rust colored SoA (rotation)",
-        &[
-            (
-                "C red-black baseline",
-                "colored SoA, ours / C red-black baseline",
-            ),
-            (
-                "C red-black -march=native",
-                "colored SoA, ours / C red-black -march=native",
-            ),
-        ],
-        &pairs,
-    );
+    for (&(case, what, target, ..), p) in sides.iter().zip(&pairs) {
+        figs.push(Figure {
+            case: format!("{name} {case}"),
+            per_second: p.b.0,
+            ns: p.b.1,
+        });
+        ratios.push(pair_ratio(
+            format!("{name}: {what} (median of rounds)"),
+            p,
+            target,
+        ));
+    }
     Ok(())
 }
 
@@ -542,20 +601,20 @@ pub(crate) fn refs_section(
     for n in rope_sizes(s)? {
         let scene = rope_scene::<f64>(n)?;
         let name = format!("rope {n} links f64");
-        colored_rows(s, &scene, true, &name, figs, ratios)?;
+        colored_rows(s, &scene, None, &name, figs, ratios)?;
         sequential_rows(s, &scene, &name, figs, ratios)?;
         drop(scene);
         let scene = rope_scene::<f32>(n)?;
         let name = format!("rope {n} links f32");
-        colored_rows(s, &scene, true, &name, figs, ratios)?;
+        colored_rows(s, &scene, None, &name, figs, ratios)?;
         sequential_rows(s, &scene, &name, figs, ratios)?;
     }
     let (rows, cols) = if s.quick { (100, 100) } else { (1000, 1000) };
     let scene = cloth_scene::<f64>(rows, cols)?;
     let name = format!("cloth {rows}x{cols} ({} links) f64", scene.links.len());
-    colored_rows(s, &scene, false, &name, figs, ratios)?;
+    colored_rows(s, &scene, Some((rows, cols)), &name, figs, ratios)?;
     drop(scene);
     let scene = cloth_scene::<f32>(rows, cols)?;
     let name = format!("cloth {rows}x{cols} f32");
-    colored_rows(s, &scene, false, &name, figs, ratios)
+    colored_rows(s, &scene, Some((rows, cols)), &name, figs, ratios)
 }
