@@ -1,27 +1,26 @@
-//! Compiles the hand-written C reference kernels (bench/c/reference.c, and
-//! bench/c/spatial.c for self-collision) with
-//! `-O3 -fno-math-errno -ffp-contract=off` for the x86-64 baseline: no
-//! `-march`, the same ISA level the Rust code is compiled for.
+//! Compiles the hand-written C reference kernels with
+//! `-O3 -fno-math-errno -ffp-contract=off`:
+//!
+//! - bench/c/reference.c, bench/c/spatial.c (self-collision) and
+//!   bench/c/sequential.c (plain sequential Gauss-Seidel, the
+//!   PositionBasedDynamics formula) for the x86-64 baseline: no `-march`,
+//!   the same ISA level the Rust code is compiled for;
+//! - bench/c/redblack.c (the plain red-black kernels) three times: at the
+//!   baseline (`rb_base_*`), with `-march=native` (`rb_native_*`: the
+//!   machine's whole ISA, the reference for run-time selected kernels) and
+//!   with `-march=x86-64-v3` (`rb_v3_*`: AVX2 without AVX-512, which
+//!   valgrind can decode, for the instruction counts of bench/icount.sh).
+//!   Off x86-64 the last two are compiled without `-march` (plus
+//!   `-march=native` for `rb_native_*` where the compiler accepts it).
 
 use std::env;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-fn main() {
-    let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
-    let root = manifest.parent().expect("bench has a parent").to_path_buf();
-    let src = manifest.join("c/reference.c");
-    let spatial = manifest.join("c/spatial.c");
-    println!("cargo:rerun-if-changed={}", src.display());
-    println!("cargo:rerun-if-changed={}", spatial.display());
-    println!(
-        "cargo:rerun-if-changed={}",
-        root.join("include/xpbd.h").display()
-    );
+fn base(files: &[&Path], include: &Path) -> cc::Build {
     let mut build = cc::Build::new();
     build
-        .file(&src)
-        .file(&spatial)
-        .include(root.join("include"))
+        .files(files)
+        .include(include)
         .std("c99")
         .opt_level(3)
         .flag("-O3")
@@ -29,6 +28,48 @@ fn main() {
         .flag("-ffp-contract=off")
         .flag("-Wall")
         .flag("-Wextra");
-    build.compile("xpbd_bench_reference");
-    println!("cargo:rustc-env=XPBD_BENCH_CFLAGS=-O3 -fno-math-errno -ffp-contract=off (x86-64 baseline, no -march)");
+    build
+}
+
+fn main() {
+    let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
+    let root = manifest.parent().expect("bench has a parent").to_path_buf();
+    let include = root.join("include");
+    let c = |name: &str| manifest.join("c").join(name);
+    let (reference, spatial, sequential, redblack) = (
+        c("reference.c"),
+        c("spatial.c"),
+        c("sequential.c"),
+        c("redblack.c"),
+    );
+    for f in [&reference, &spatial, &sequential, &redblack] {
+        println!("cargo:rerun-if-changed={}", f.display());
+    }
+    println!(
+        "cargo:rerun-if-changed={}",
+        include.join("xpbd.h").display()
+    );
+    base(&[&reference, &spatial, &sequential], &include).compile("xpbd_bench_reference");
+
+    let x86_64 = env::var("CARGO_CFG_TARGET_ARCH").is_ok_and(|a| a == "x86_64");
+    let copies: [(&str, Option<&str>); 3] = [
+        ("rb_base_", None),
+        ("rb_native_", Some("-march=native")),
+        ("rb_v3_", x86_64.then_some("-march=x86-64-v3")),
+    ];
+    let mut native = "no -march (not accepted)";
+    for (prefix, march) in copies {
+        let mut build = base(&[&redblack], &include);
+        build.define("RB_PREFIX", prefix);
+        if let Some(flag) = march {
+            if build.is_flag_supported(flag).unwrap_or(false) {
+                build.flag(flag);
+                if prefix == "rb_native_" {
+                    native = "-march=native";
+                }
+            }
+        }
+        build.compile(&format!("xpbd_bench_{prefix}redblack"));
+    }
+    println!("cargo:rustc-env=XPBD_BENCH_CFLAGS=-O3 -fno-math-errno -ffp-contract=off (x86-64 baseline, no -march; the red-black copy rb_native_ with {native})");
 }

@@ -15,7 +15,9 @@ for needed in "1D seed solve, C ABI called from C" "Rust colored SoA" "C colored
     "Rust sequential" "C sequential" "2 threads" "ratio (ours / reference)" "memory, f64" \
     "bend: cloth" "tet: block" "tether: pinned cloth" "mesh: icosphere" \
     "sequential, ours / C (median of A/B pairs)" "Rust colored, 1 thread" "C in colored order" \
-    "colored, ours / C (median of A/B pairs)" "self f64 n = 1024: ours / C" "self f32 n = 4096: ours / C"; do
+    "colored, ours / C (median of A/B pairs)" "self f64 n = 1024: ours / C" "self f32 n = 4096: ours / C" \
+    "colored SoA, ours / C red-black baseline" "colored SoA, ours / C red-black -march=native" \
+    "sequential, ours / C plain Gauss-Seidel" "sequential, ours / C PositionBasedDynamics formula"; do
     if ! grep -q "$needed" "$log"; then
         cat "$log"
         echo "bench smoke: no figure for '$needed'"

@@ -17,18 +17,27 @@
 //! `XPBD_BENCH_SELF_SIDES=50,158` and `XPBD_BENCH_SELF_PRECISION=f64` set
 //! the self-collision slab's sides and precisions.
 //! `XPBD_BENCH_ROPE_SIZES=250,1000,4000` sets the rope sizes (links).
+//! `XPBD_BENCH_ONLY=refs` runs only the honest references (issue 19 item
+//! 3: red-black C at the baseline and at `-march=native`, plain C
+//! Gauss-Seidel, PositionBasedDynamics' formula, timed in rotation);
+//! `XPBD_BENCH_ICOUNT=<kernel|list|all>` runs kernels for instruction
+//! counts only (`bench/icount.sh`).
 //!
 //! Modules: `timing` (figures, settings, best-of timing, medians),
 //! `report` (ratios, load and steal time), `seed` (the 1D seed solve),
-//! `links` (ropes and cloth: sequential and colored), `threads` (one and
+//! `links` (ropes and cloth: sequential and colored), `references`
+//! (the same against plain C in rotation), `icount` (kernels for
+//! callgrind), `threads` (one and
 //! two threads), `kinds` (bending, tets, tethers, closed meshes against
 //! plain C of the same formula, timed A B A B), `self_collision`
 //! (self-collision's hash, query and solve per particle against a plain C
 //! spatial hash of the same design, `XPBD_BENCH_ONLY=self`).
 
 mod frame;
+mod icount;
 mod kinds;
 mod links;
+mod references;
 mod report;
 mod seed;
 mod self_collision;
@@ -47,6 +56,11 @@ pub use timing::{Figure, Settings};
 ///
 /// When a figure cannot be produced or results disagree.
 pub fn run() -> Result<(Vec<Figure>, Vec<Ratio>), String> {
+    if let Ok(what) = std::env::var("XPBD_BENCH_ICOUNT") {
+        // Instruction counts (bench/icount.sh): only the named kernel.
+        icount::run(&what)?;
+        return Ok((Vec::new(), Vec::new()));
+    }
     let s = Settings::from_env();
     let mut figs = Vec::new();
     let mut ratios = Vec::new();
@@ -67,10 +81,11 @@ pub fn run() -> Result<(Vec<Figure>, Vec<Ratio>), String> {
         None => true,
         Some(o) => o.split(',').any(|x| x.trim() == section),
     };
-    let sections: [(&str, Section); 6] = [
+    let sections: [(&str, Section); 7] = [
         ("1d", seed::seed_section),
         ("rope", links::rope_section),
         ("cloth", links::cloth_section),
+        ("refs", references::refs_section),
         ("threads", threads::thread_section),
         ("frame", frame::frame_section),
         ("self", self_collision::self_section),

@@ -164,3 +164,47 @@ pub(crate) fn interleaved(
         ),
     }
 }
+
+/// Times `sides[0]` (ours) and every other side (the references) in
+/// rotation, A B C … A B C …: one warm-up call each, then `rounds`
+/// rounds. Returns one [`Pair`] per reference (`a` ours, `b` that
+/// reference): each figure is the best of its calls, the ratio the median
+/// over the rounds of `time_reference / time_ours` (> 1: ours faster),
+/// with the range of the per-round ratios. [`interleaved`] for several
+/// references at once: each round sees ours and every reference under the
+/// same load.
+pub(crate) fn rotation(rounds: usize, solves: usize, sides: &mut [&mut dyn FnMut()]) -> Vec<Pair> {
+    for f in sides.iter_mut() {
+        f();
+    }
+    let mut times = vec![Vec::with_capacity(rounds); sides.len()];
+    for _ in 0..rounds {
+        for (f, t) in sides.iter_mut().zip(&mut times) {
+            let start = Instant::now();
+            f();
+            t.push(start.elapsed().as_secs_f64());
+        }
+    }
+    let figure = |t: &[f64]| {
+        let best = t.iter().copied().fold(f64::INFINITY, f64::min);
+        let ns = best * 1e9 / solves as f64;
+        (1e9 / ns, ns)
+    };
+    let ours = &times[0];
+    times[1..]
+        .iter()
+        .map(|r| {
+            let mut ratios: Vec<f64> = r.iter().zip(ours).map(|(r, o)| r / o).collect();
+            ratios.sort_by(f64::total_cmp);
+            Pair {
+                a: figure(ours),
+                b: figure(r),
+                ratio: ratios.get(ratios.len() / 2).copied().unwrap_or(f64::NAN),
+                spread: (
+                    ratios.first().copied().unwrap_or(f64::NAN),
+                    ratios.last().copied().unwrap_or(f64::NAN),
+                ),
+            }
+        })
+        .collect()
+}
