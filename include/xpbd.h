@@ -89,6 +89,23 @@
 #define XPBD_ZERO_LENGTH_SKIP 1
 
 /**
+ * SIMD bit (`xpbd_simd_detect`, `XpbdColoredSystem3::simd`): the AVX2
+ * colored kernels (x86-64; no FMA, the same bits as the baseline).
+ */
+#define XPBD_SIMD_AVX2 1
+
+/**
+ * SIMD bit: the AVX-512 (F + DQ) colored kernels (x86-64; the AVX2 ones
+ * when the library was built with Rust older than 1.89).
+ */
+#define XPBD_SIMD_AVX512 2
+
+/**
+ * SIMD bit: the NEON colored kernels (aarch64, where every CPU has them).
+ */
+#define XPBD_SIMD_NEON 4
+
+/**
  * Link flag: unilateral, resists only stretching (the accumulated λ is
  * clamped to λ ≤ 0, so the link never pushes).
  */

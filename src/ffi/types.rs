@@ -27,12 +27,19 @@ pub const XPBD_ZERO_LENGTH_SKIP: i32 = 1;
 
 /// SIMD bit (`xpbd_simd_detect`, `XpbdColoredSystem3::simd`): the AVX2
 /// colored kernels (x86-64; no FMA, the same bits as the baseline).
-pub const XPBD_SIMD_AVX2: u32 = crate::colored::Isa::AVX2_BIT;
+pub const XPBD_SIMD_AVX2: u32 = 1;
 /// SIMD bit: the AVX-512 (F + DQ) colored kernels (x86-64; the AVX2 ones
 /// when the library was built with Rust older than 1.89).
-pub const XPBD_SIMD_AVX512: u32 = crate::colored::Isa::AVX512_BIT;
+pub const XPBD_SIMD_AVX512: u32 = 2;
 /// SIMD bit: the NEON colored kernels (aarch64, where every CPU has them).
-pub const XPBD_SIMD_NEON: u32 = crate::colored::Isa::NEON_BIT;
+pub const XPBD_SIMD_NEON: u32 = 4;
+
+// The C bits are the Rust ones (literals above, for cbindgen).
+const _: () = assert!(
+    XPBD_SIMD_AVX2 == crate::colored::Isa::AVX2_BIT
+        && XPBD_SIMD_AVX512 == crate::colored::Isa::AVX512_BIT
+        && XPBD_SIMD_NEON == crate::colored::Isa::NEON_BIT
+);
 
 /// Link flag: unilateral, resists only stretching (the accumulated λ is
 /// clamped to λ ≤ 0, so the link never pushes).

@@ -40,6 +40,10 @@
 
 use core::marker::PhantomData;
 
+#[cfg(any(
+    all(target_arch = "x86_64", target_feature = "sse2"),
+    all(target_arch = "aarch64", target_feature = "neon")
+))]
 use super::isa::Level;
 #[cfg(doc)]
 use super::CHUNK;
