@@ -22,6 +22,26 @@
 #define XPBD_VERSION_NUMBER (XPBD_VERSION_MAJOR * 10000 + XPBD_VERSION_MINOR * 100 + XPBD_VERSION_PATCH)
 
 /**
+ * AVX2 (with AVX; no FMA is used): x86-64 only.
+ */
+#define Isa_AVX2_BIT 1
+
+/**
+ * AVX-512 Foundation and DQ (with AVX2; no FMA is used): x86-64 only.
+ */
+#define Isa_AVX512_BIT 2
+
+/**
+ * Advanced SIMD (NEON): aarch64, where every CPU has it.
+ */
+#define Isa_NEON_BIT 4
+
+/**
+ * Every bit this version defines.
+ */
+#define Isa_KNOWN_BITS 7
+
+/**
  * Bit of `xpbd_fp_environment()`: subnormal results are flushed to ±0
  * (flush-to-zero: x86 MXCSR.FZ, Arm FPCR/FPSCR.FZ). A result below
  * 2.2250738585072014e-308 (double) or 1.17549435e-38 (float) in
@@ -67,6 +87,23 @@
  * Zero-length policy: skip the link and count it in `skipped_zero_length`.
  */
 #define XPBD_ZERO_LENGTH_SKIP 1
+
+/**
+ * SIMD bit (`xpbd_simd_detect`, `XpbdColoredSystem3::simd`): the AVX2
+ * colored kernels (x86-64; no FMA, the same bits as the baseline).
+ */
+#define XPBD_SIMD_AVX2 1
+
+/**
+ * SIMD bit: the AVX-512 (F + DQ) colored kernels (x86-64; the AVX2 ones
+ * when the library was built with Rust older than 1.89).
+ */
+#define XPBD_SIMD_AVX512 2
+
+/**
+ * SIMD bit: the NEON colored kernels (aarch64, where every CPU has them).
+ */
+#define XPBD_SIMD_NEON 4
 
 /**
  * Link flag: unilateral, resists only stretching (the accumulated λ is
@@ -293,9 +330,11 @@ enum XpbdStatus
    */
   XPBD_STATUS_INVALID_COLLIDER = -18,
   /**
-   * Reserved: a link flag the called path does not solve. No function
-   * of this version returns it (the colored path honours
-   * `XPBD_LINK_TENSION_ONLY` since 0.1); the value stays assigned.
+   * A flag bit this machine or version does not support: a SIMD bit
+   * the CPU or OS lacks, or an undefined one
+   * (`xpbd_colored3_set_simd`); nothing changed. (Until 0.1 also a link
+   * flag the colored path did not solve; it honours
+   * `XPBD_LINK_TENSION_ONLY` since.)
    */
   XPBD_STATUS_UNSUPPORTED_FLAG = -19,
   /**
@@ -1702,8 +1741,9 @@ typedef struct XpbdStepStatsF32 {
  * rules).
  *
  * Zero-initialise, fill in the buffer fields, counts and
- * `zero_length_policy`; the library writes only `substep_active`, `h` and
- * `error_index`, and the buffers' contents.
+ * `zero_length_policy` (and `simd` through `xpbd_colored3_set_simd`); the
+ * library writes only `substep_active`, `h`, `error_index` and `simd`,
+ * and the buffers' contents.
  */
 typedef struct XpbdColoredSystem3 {
   /**
@@ -1800,6 +1840,19 @@ typedef struct XpbdColoredSystem3 {
    * position) the error names, 0 when none.
    */
   size_t error_index;
+  /**
+   * The SIMD kernels of the solving calls (the last field: every
+   * earlier field keeps its offset): `XPBD_SIMD_*` bits, 0 (a
+   * zero-initialised struct) for the baseline kernel; every value gives
+   * the same bits. Set it with `xpbd_colored3_set_simd`, which refuses
+   * bits this CPU lacks. The solving calls do not detect the CPU again
+   * (cpuid is slow under a hypervisor, and the library keeps no global
+   * state): a value written directly must be a subset of
+   * `xpbd_simd_detect()`, otherwise the CPU stops the program at an
+   * instruction it lacks. Bits this version does not define are
+   * `XPBD_STATUS_INVALID_ARGUMENT`.
+   */
+  uint32_t simd;
 } XpbdColoredSystem3;
 
 /**
@@ -1808,8 +1861,9 @@ typedef struct XpbdColoredSystem3 {
  * rules).
  *
  * Zero-initialise, fill in the buffer fields, counts and
- * `zero_length_policy`; the library writes only `substep_active`, `h` and
- * `error_index`, and the buffers' contents.
+ * `zero_length_policy` (and `simd` through `xpbd_colored3_set_simd`); the
+ * library writes only `substep_active`, `h`, `error_index` and `simd`,
+ * and the buffers' contents.
  */
 typedef struct XpbdColoredSystem3F32 {
   /**
@@ -1906,6 +1960,19 @@ typedef struct XpbdColoredSystem3F32 {
    * position) the error names, 0 when none.
    */
   size_t error_index;
+  /**
+   * The SIMD kernels of the solving calls (the last field: every
+   * earlier field keeps its offset): `XPBD_SIMD_*` bits, 0 (a
+   * zero-initialised struct) for the baseline kernel; every value gives
+   * the same bits. Set it with `xpbd_colored3_set_simd`, which refuses
+   * bits this CPU lacks. The solving calls do not detect the CPU again
+   * (cpuid is slow under a hypervisor, and the library keeps no global
+   * state): a value written directly must be a subset of
+   * `xpbd_simd_detect()`, otherwise the CPU stops the program at an
+   * instruction it lacks. Bits this version does not define are
+   * `XPBD_STATUS_INVALID_ARGUMENT`.
+   */
+  uint32_t simd;
 } XpbdColoredSystem3F32;
 
 /**
@@ -2532,9 +2599,21 @@ typedef struct XpbdConstraints3F32 {
   size_t attachment_count;
 } XpbdConstraints3F32;
 
+
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * The SIMD kernels this CPU and its operating system support, as
+ * `XPBD_SIMD_*` bits: x86-64 `XPBD_SIMD_AVX2` and `XPBD_SIMD_AVX512`
+ * (cpuid and xgetbv: call it once, not per frame, as cpuid is slow under
+ * a hypervisor), aarch64 `XPBD_SIMD_NEON`, 0 elsewhere. The library
+ * keeps no copy: store the value (or a subset) in a colored system with
+ * `xpbd_colored3_set_simd`.
+ */
+uint32_t xpbd_simd_detect(void);
 
 /**
  * The link range `[*out_begin, *out_end)` of job `job` of `job_count` for
@@ -3355,6 +3434,21 @@ XpbdStatus xpbd_colored3_solve_job(const struct XpbdColoredSystem3 *system,
                                    size_t *out_error_index);
 
 /**
+ * Sets the SIMD kernels of a colored double system's solving calls
+ * (`system->simd`): `simd` is a set of `XPBD_SIMD_*` bits, 0 for the
+ * baseline kernel; every set gives the same bits. Checks the bits against
+ * the CPU (cpuid and xgetbv, as `xpbd_simd_detect`: call it once, not per
+ * substep) and refuses, writing nothing, a bit the CPU or OS lacks or
+ * this version does not define: `XPBD_STATUS_UNSUPPORTED_FLAG`. May be
+ * called at any time except while a job of the system runs (the struct is
+ * written).
+ *
+ * # Safety
+ * `system` is NULL or valid.
+ */
+XpbdStatus xpbd_colored3_set_simd(struct XpbdColoredSystem3 *system, uint32_t simd);
+
+/**
  * `*acc` ← the merge of `*acc` and `*part` (double stats; counts add, maxima
  * take the larger): combines the stats of the jobs of one sweep,
  * independent of how it was split. `acc` and `part` may be the same.
@@ -3460,6 +3554,21 @@ XpbdStatus xpbd_colored3_solve_job_f32(const struct XpbdColoredSystem3F32 *syste
                                        size_t job_count,
                                        struct XpbdSweepStatsF32 *out_stats,
                                        size_t *out_error_index);
+
+/**
+ * Sets the SIMD kernels of a colored float system's solving calls
+ * (`system->simd`): `simd` is a set of `XPBD_SIMD_*` bits, 0 for the
+ * baseline kernel; every set gives the same bits. Checks the bits against
+ * the CPU (cpuid and xgetbv, as `xpbd_simd_detect`: call it once, not per
+ * substep) and refuses, writing nothing, a bit the CPU or OS lacks or
+ * this version does not define: `XPBD_STATUS_UNSUPPORTED_FLAG`. May be
+ * called at any time except while a job of the system runs (the struct is
+ * written).
+ *
+ * # Safety
+ * `system` is NULL or valid.
+ */
+XpbdStatus xpbd_colored3_set_simd_f32(struct XpbdColoredSystem3F32 *system, uint32_t simd);
 
 /**
  * `*acc` ← the merge of `*acc` and `*part` (float stats; counts add, maxima
@@ -4596,10 +4705,10 @@ XPBD_CHECK_LAYOUT(XpbdWorld3, 264, 8);
 XPBD_CHECK_LAYOUT(XpbdWorld3F32, 264, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
-XPBD_CHECK_LAYOUT(XpbdColoredSystem3, 160, 8);
+XPBD_CHECK_LAYOUT(XpbdColoredSystem3, 168, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
-XPBD_CHECK_LAYOUT(XpbdColoredSystem3F32, 160, 8);
+XPBD_CHECK_LAYOUT(XpbdColoredSystem3F32, 168, 8);
 #endif
 XPBD_CHECK_LAYOUT(XpbdBend, 40, 8);
 XPBD_CHECK_LAYOUT(XpbdBendF32, 28, 4);

@@ -334,6 +334,7 @@ fn rust_and_c_entry_points_give_the_same_bits() {
         substep_active: 0,
         h: 0.0,
         error_index: 0,
+        simd: 0,
     };
     // SAFETY: every buffer is valid for its count and unaliased.
     unsafe {

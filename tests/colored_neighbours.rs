@@ -373,6 +373,7 @@ fn c_system(
         substep_active: 0,
         h: 0.0,
         error_index: 0,
+        simd: 0,
     }
 }
 

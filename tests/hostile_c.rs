@@ -138,6 +138,7 @@ impl Colored {
             substep_active: 0,
             h: 0.0,
             error_index: 0,
+            simd: 0,
         }
     }
 }

@@ -237,6 +237,7 @@ fn no_solve_path_allocates() {
         substep_active: 0,
         h: 0.0,
         error_index: 0,
+        simd: 0,
     };
     let mut stats = XpbdSweepStats::default();
     assert_eq!(

@@ -10,10 +10,11 @@ use xpbd::{
     Aos, ColoredLinks, ColoredSystem, Link, Real, Soa, System,
 };
 
-use crate::report::{ratio, Ratio};
+use crate::report::{pair_ratio, ratio, Ratio};
 use crate::timing::{
-    bits, median, placed, soa_bits, sweeps_for, time, Figure, Settings, H, PLACEMENTS,
+    bits, interleaved, median, placed, soa_bits, sweeps_for, time, Figure, Settings, H, PLACEMENTS,
 };
+use xpbd::colored::Isa;
 
 extern "C" {
     fn ref_seq_sweep_f64(x: *mut [f64; 3], w: *const f64, links: *mut XpbdLink, n: usize, h: f64);
@@ -357,6 +358,92 @@ pub(crate) fn colored_case<T: Real + CRef>(
     Ok((sps, aps, cps))
 }
 
+/// Colored SoA at the run-time kernel (`Isa::detect`) against the same at
+/// the baseline kernel (SSE2 on x86-64), timed A B A B; the bits must agree.
+pub(crate) fn isa_case<T: Real>(
+    s: &Settings,
+    scene: &Scene<T>,
+    figs: &mut Vec<Figure>,
+    name: &str,
+) -> Result<Ratio, String> {
+    let m = scene.links.len();
+    let sweeps = sweeps_for(s, m);
+    let h = T::from_f64(H);
+    // `XPBD_BENCH_ISA_MASK=1` (AVX2 only), `=2`, …: a subset of the detected
+    // kernels (`Isa::restrict`).
+    let mask = std::env::var("XPBD_BENCH_ISA_MASK")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(u32::MAX);
+    let isa = Isa::detect().restrict(mask);
+    let mut runs = Vec::new();
+    for level in [isa, Isa::BASELINE] {
+        let [x, y, z] = crate::timing::soa_of(&scene.x);
+        runs.push((Plan::new(scene)?, x, y, z, vec![0u32; scene.x.len()], level));
+    }
+    let mut subs = Vec::new();
+    for (plan, x, y, z, stamp, level) in runs.iter_mut() {
+        let p = Soa {
+            x,
+            y,
+            z,
+            w: &scene.w,
+        };
+        let sys = ColoredSystem::new_with_isa(p, plan.links(), stamp, *level)
+            .map_err(|e| e.to_string())?;
+        subs.push(sys);
+    }
+    let mut it = subs.iter_mut();
+    let (Some(a), Some(b)) = (it.next(), it.next()) else {
+        return Err("isa_case".into());
+    };
+    let (mut sa, mut sb) = (
+        a.begin_substep(h).map_err(|e| e.to_string())?,
+        b.begin_substep(h).map_err(|e| e.to_string())?,
+    );
+    let mut err = None;
+    let pair = interleaved(
+        s.reps.max(3),
+        sweeps * m,
+        || {
+            for _ in 0..sweeps {
+                if let Err(e) = black_box(&mut sa).iterate() {
+                    err = Some(e);
+                }
+            }
+        },
+        || {
+            for _ in 0..sweeps {
+                let _ = black_box(&mut sb).iterate();
+            }
+        },
+    );
+    if let Some(e) = err {
+        return Err(format!("{name}: {e}"));
+    }
+    let pa = sa.particles();
+    let pb = sb.particles();
+    if soa_bits(pa.x, pa.y, pa.z) != soa_bits(pb.x, pb.y, pb.z) {
+        return Err(format!("{name}: run-time and baseline kernels differ"));
+    }
+    let kernel = isa.kernel_name();
+    figs.push(Figure {
+        case: format!("{name} Rust colored SoA, {kernel} kernel"),
+        per_second: pair.a.0,
+        ns: pair.a.1,
+    });
+    figs.push(Figure {
+        case: format!("{name} Rust colored SoA, baseline kernel"),
+        per_second: pair.b.0,
+        ns: pair.b.1,
+    });
+    Ok(pair_ratio(
+        format!("{name}: colored SoA, run-time kernel ({kernel}) / baseline"),
+        &pair,
+        0.0,
+    ))
+}
+
 /// The C reference kernels for one precision.
 pub(crate) trait CRef: Sized {
     fn seq(x: &mut [[Self; 3]], w: &[Self], links: &mut [Link<Self>], h: Self);
@@ -534,6 +621,8 @@ pub(crate) fn rope_section(
             soa,
             2.0,
         ));
+        ratios.push(isa_case(s, &rope_scene::<f64>(n)?, figs, &name)?);
+        ratios.push(isa_case(s, &scene32, figs, &name32)?);
     }
     Ok(())
 }
@@ -549,6 +638,7 @@ pub(crate) fn cloth_section(
     let name = format!("cloth {rows}x{cols} ({} links) f64", scene.links.len());
     let (seq, cseq) = seq_case(s, &scene, figs, &name)?;
     let (soa, aos, c) = colored_case(s, &scene, figs, &name)?;
+    ratios.push(isa_case(s, &scene, figs, &name)?);
     drop(scene);
     ratios.push(ratio(
         format!("{name}: sequential, ours / C"),
@@ -578,6 +668,7 @@ pub(crate) fn cloth_section(
     let name32 = format!("cloth {rows}x{cols} f32");
     let (seq32, cseq32) = seq_case(s, &scene32, figs, &name32)?;
     let (soa32, _, c32) = colored_case(s, &scene32, figs, &name32)?;
+    ratios.push(isa_case(s, &scene32, figs, &name32)?);
     drop(scene32);
     ratios.push(ratio(
         format!("{name32}: sequential, ours / C"),

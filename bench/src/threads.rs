@@ -170,6 +170,7 @@ pub(crate) fn pooled_case(
         substep_active: 0,
         h: 0.0,
         error_index: 0,
+        simd: 0,
     };
     // SAFETY: every buffer above lives until the end of this function and
     // holds its count of entries.

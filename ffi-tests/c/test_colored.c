@@ -3,7 +3,7 @@
  * xpbd_colored3_iterate (AoS and SoA) and by xpbd_colored3_solve_job for
  * several job counts run in any order; f32; greedy and cloth colorings; the
  * rejections (NULL, no substep, layout, aliasing, improper coloring, bad
- * input with nothing written). */
+ * input with nothing written); every SIMD kernel level the CPU has. */
 #include "ensure.h"
 
 #include <float.h>
@@ -266,8 +266,68 @@ static void rejections(void) {
     ENSURE(sys.error_index == 3);
 }
 
+/* Every SIMD kernel the CPU has (xpbd_simd_detect) matches the plain C
+ * reference bit for bit (SoA: the neighbour fast path in float); the
+ * setter refuses, writing nothing, bits the CPU lacks or this version does
+ * not define; an undefined bit written directly is refused by the solving
+ * calls. */
+static void simd_levels(void) {
+    static Rope r;
+    double want[N][3], want_lambda[M], xs[N], ys[N], zs[N];
+    const double h = 1.0 / 240.0;
+    const uint32_t detected = xpbd_simd_detect();
+    const uint32_t bits[4] = {0, XPBD_SIMD_AVX2, XPBD_SIMD_AVX512, XPBD_SIMD_NEON};
+    XpbdColoredSystem3 sys;
+    XpbdSweepStats st;
+    int k, s, b;
+    uint32_t bit;
+    make_rope(&r);
+    memcpy(want, r.x0, sizeof want);
+    reference(&r, want, want_lambda, h);
+    ENSURE((detected & ~(uint32_t)(XPBD_SIMD_AVX2 | XPBD_SIMD_AVX512 | XPBD_SIMD_NEON)) == 0);
+    for (b = 0; b < 4; ++b) {
+        if ((detected & bits[b]) != bits[b]) continue;
+        for (k = 0; k < N; ++k) { xs[k] = r.x0[k][0]; ys[k] = r.x0[k][1]; zs[k] = r.x0[k][2]; }
+        setup(&sys, &r);
+        sys.x = xs; sys.y = ys; sys.z = zs;
+        ENSURE_STATUS(xpbd_colored3_set_simd(&sys, bits[b]), XPBD_STATUS_OK);
+        ENSURE(sys.simd == bits[b]);
+        ENSURE_STATUS(xpbd_colored3_begin_substep(&sys, h), XPBD_STATUS_OK);
+        for (s = 0; s < SWEEPS; ++s) ENSURE_STATUS(xpbd_colored3_iterate(&sys, &st), XPBD_STATUS_OK);
+        for (k = 0; k < N; ++k) {
+            ENSURE_BITS64(xs[k], want[k][0]);
+            ENSURE_BITS64(ys[k], want[k][1]);
+            ENSURE_BITS64(zs[k], want[k][2]);
+        }
+        for (k = 0; k < M; ++k) ENSURE_BITS64(r.lambda[k], want_lambda[k]);
+    }
+    /* Refusals: nothing written. */
+    setup(&sys, &r);
+    ENSURE_STATUS(xpbd_colored3_set_simd(NULL, 0), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_colored3_set_simd(&sys, detected), XPBD_STATUS_OK);
+    for (bit = 1; bit != 0; bit <<= 1) {
+        if (detected & bit) continue;
+        ENSURE_STATUS(xpbd_colored3_set_simd(&sys, detected | bit), XPBD_STATUS_UNSUPPORTED_FLAG);
+        ENSURE(sys.simd == detected);
+    }
+    {
+        XpbdColoredSystem3F32 s32;
+        memset(&s32, 0, sizeof s32);
+        ENSURE_STATUS(xpbd_colored3_set_simd_f32(&s32, 0x80000000u), XPBD_STATUS_UNSUPPORTED_FLAG);
+        ENSURE(s32.simd == 0);
+    }
+    /* An undefined bit written directly. */
+    for (k = 0; k < N; ++k) { xs[k] = r.x0[k][0]; ys[k] = r.x0[k][1]; zs[k] = r.x0[k][2]; }
+    setup(&sys, &r);
+    sys.x = xs; sys.y = ys; sys.z = zs;
+    ENSURE_STATUS(xpbd_colored3_begin_substep(&sys, h), XPBD_STATUS_OK);
+    sys.simd = 8;
+    ENSURE_STATUS(xpbd_colored3_iterate(&sys, &st), XPBD_STATUS_INVALID_ARGUMENT);
+}
+
 void test_colored(void) {
     colored_matches_reference();
+    simd_levels();
     f32_and_cloth();
     rejections();
 }

@@ -595,6 +595,7 @@ macro_rules! colored_abi {
                     substep_active: 0,
                     h: 0.0,
                     error_index: 0,
+                    simd: 0,
                 });
                 let mut known = Known {
                     clean: false,

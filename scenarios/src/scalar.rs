@@ -131,6 +131,7 @@ impl Scalar for f64 {
             substep_active: 0,
             h: 0.0,
             error_index: 0,
+            simd: 0,
         }
     }
     unsafe fn c_colored_begin(s: *mut Self::CColored, h: Self) -> XpbdStatus {
@@ -216,6 +217,7 @@ impl Scalar for f32 {
             substep_active: 0,
             h: 0.0,
             error_index: 0,
+            simd: 0,
         }
     }
     unsafe fn c_colored_begin(s: *mut Self::CColored, h: Self) -> XpbdStatus {

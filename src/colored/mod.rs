@@ -92,12 +92,14 @@ use crate::solver::{SystemError, ZeroLength};
 
 pub mod coloring;
 pub mod groups;
+mod isa;
 mod kernel;
 mod layout;
 mod links;
 mod system;
 
 pub use groups::{ColoredGroups, GroupColors, GroupJob, GroupJobs};
+pub use isa::Isa;
 pub(crate) use kernel::solve_range;
 pub(crate) use layout::Strided;
 pub use layout::{Aos, Particles, Soa};

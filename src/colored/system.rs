@@ -4,7 +4,7 @@
 
 use core::marker::PhantomData;
 
-use super::{ix, job_range, solve_range, ColoredLinks, Particles, RawLinks, RawParticles};
+use super::{ix, job_range, solve_range, ColoredLinks, Isa, Particles, RawLinks, RawParticles};
 #[cfg(doc)]
 use super::{Aos, Soa};
 use crate::constraint::distance::{validate_link, Link};
@@ -55,10 +55,12 @@ pub struct ColoredSystem<'a, T: Real, P: Particles<T>> {
     particles: P,
     links: ColoredLinks<'a, T>,
     zero_length: ZeroLength,
+    isa: Isa,
 }
 
 impl<'a, T: Real, P: Particles<T>> ColoredSystem<'a, T, P> {
-    /// A colored system, with [`ZeroLength::Reject`]. Checks once what the
+    /// A colored system, with [`ZeroLength::Reject`] and the kernels of
+    /// this machine ([`Isa::detect`]). Checks once what the
     /// kernel relies on: all arrays consistent in length, every index below
     /// the particle count, `i ≠ j`, the color boundaries, and that the
     /// coloring is proper (`stamp`: scratch, one `u32` per particle).
@@ -73,6 +75,22 @@ impl<'a, T: Real, P: Particles<T>> ColoredSystem<'a, T, P> {
         particles: P,
         links: ColoredLinks<'a, T>,
         stamp: &mut [u32],
+    ) -> Result<Self, SystemError> {
+        Self::new_with_isa(particles, links, stamp, Isa::detect())
+    }
+
+    /// As [`new`](Self::new), with the kernels of `isa` (no detection: for
+    /// a caller that builds systems often and detected once). Every
+    /// [`Isa`] gives the same bits.
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new).
+    pub fn new_with_isa(
+        particles: P,
+        links: ColoredLinks<'a, T>,
+        stamp: &mut [u32],
+        isa: Isa,
     ) -> Result<Self, SystemError> {
         let n = particles
             .count()
@@ -99,7 +117,23 @@ impl<'a, T: Real, P: Particles<T>> ColoredSystem<'a, T, P> {
             particles,
             links,
             zero_length: ZeroLength::Reject,
+            isa,
         })
+    }
+
+    /// The same system with the kernels of `isa` (e.g.
+    /// `Isa::detect().restrict(Isa::AVX2_BIT)`, or [`Isa::BASELINE`]): the
+    /// same bits, another speed.
+    #[must_use]
+    pub fn with_isa(mut self, isa: Isa) -> Self {
+        self.isa = isa;
+        self
+    }
+
+    /// The kernels this system runs (see [`Isa`]).
+    #[must_use]
+    pub fn isa(&self) -> Isa {
+        self.isa
     }
 
     /// The same system with another zero-length policy.
@@ -276,7 +310,7 @@ impl<T: Real, P: Particles<T>> ColoredSubstep<'_, '_, T, P> {
     /// first link that could not be applied: that link is untouched, the
     /// rest of its color was applied, the later colors were not run.
     pub fn iterate(&mut self) -> Result<SweepStats<T>, SystemError> {
-        let policy = self.system.zero_length;
+        let (policy, isa) = (self.system.zero_length, self.system.isa);
         let (p, l) = self.raw();
         let mut stats = SweepStats::default();
         for w in self.system.links.color_starts.windows(2) {
@@ -286,7 +320,7 @@ impl<T: Real, P: Particles<T>> ColoredSubstep<'_, '_, T, P> {
             // SAFETY: `new` checked every index below the particle count,
             // the boundaries ascending within the link arrays, and the
             // coloring proper; `&mut self` excludes any other access.
-            stats = stats.merge(unsafe { solve_range(p, l, b, e, policy)? });
+            stats = stats.merge(unsafe { solve_range(p, l, b, e, policy, isa)? });
         }
         Ok(stats)
     }
@@ -339,12 +373,13 @@ impl<T: Real, P: Particles<T>> ColoredSubstep<'_, '_, T, P> {
         if jobs == 0 {
             return Err(SystemError::InvalidShape);
         }
-        let policy = self.system.zero_length;
+        let (policy, isa) = (self.system.zero_length, self.system.isa);
         let (p, l) = self.raw();
         Ok(ColorJobs {
             p,
             l,
             policy,
+            isa,
             begin,
             end,
             next: 0,
@@ -371,6 +406,7 @@ pub struct ColorJobs<'s, T, R> {
     p: R,
     l: RawLinks<T>,
     policy: ZeroLength,
+    isa: Isa,
     begin: usize,
     end: usize,
     next: usize,
@@ -387,6 +423,7 @@ impl<'s, T: Real, R: RawParticles<T>> Iterator for ColorJobs<'s, T, R> {
             p: self.p,
             l: self.l,
             policy: self.policy,
+            isa: self.isa,
             begin,
             end,
             _borrow: PhantomData,
@@ -399,6 +436,7 @@ pub struct ColorJob<'s, T, R> {
     p: R,
     l: RawLinks<T>,
     policy: ZeroLength,
+    isa: Isa,
     begin: usize,
     end: usize,
     _borrow: PhantomData<&'s mut ()>,
@@ -422,6 +460,6 @@ impl<T: Real, R: RawParticles<T>> ColorJob<'_, T, R> {
         // `ColorJobs` are disjoint, the coloring is proper (checked at
         // construction) so their particles are disjoint, and the jobs borrow
         // the substep mutably, so nothing else touches the system meanwhile.
-        unsafe { solve_range(self.p, self.l, self.begin, self.end, self.policy) }
+        unsafe { solve_range(self.p, self.l, self.begin, self.end, self.policy, self.isa) }
     }
 }

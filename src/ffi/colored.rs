@@ -32,7 +32,7 @@ use core::ptr;
 use super::check::{check_buffers, check_groups, read, slice, slice_mut, write_opt, Buf};
 use super::status::XpbdStatus;
 use super::types::{policy_of, ColoredSystemC};
-use crate::colored::{self, ColoredLinks, ColoredSystem, RawLinks, RawStrided, Strided};
+use crate::colored::{self, ColoredLinks, ColoredSystem, Isa, RawLinks, RawStrided, Strided};
 use crate::real::{finite_positive, Real};
 use crate::solver::{Link, SweepStats, ZeroLength};
 use crate::SystemError;
@@ -53,6 +53,9 @@ fn check<T>(
     outs: &[Buf],
 ) -> Result<(Layout, ZeroLength), XpbdStatus> {
     let policy = policy_of(f.zero_length_policy).ok_or(XpbdStatus::InvalidArgument)?;
+    if f.simd & !Isa::KNOWN_BITS != 0 {
+        return Err(XpbdStatus::InvalidArgument);
+    }
     let (n, m) = (f.particle_count, f.link_count);
     let soa = !f.x.is_null() || !f.y.is_null() || !f.z.is_null();
     let layout = match (f.positions.is_null(), soa) {
@@ -134,7 +137,9 @@ pub(crate) unsafe fn colored_begin_raw<T: Real>(
         let w = slice(f.inverse_masses, f.particle_count);
         let stamp = slice_mut(f.stamp, f.particle_count);
         let p = Strided::new(strided(&f, layout), w);
-        ColoredSystem::new(p, links, stamp).and_then(|sys| {
+        // No detection here (cpuid per substep): begin_substep runs no
+        // kernel.
+        ColoredSystem::new_with_isa(p, links, stamp, Isa::BASELINE).and_then(|sys| {
             let mut sys = sys.with_zero_length(policy);
             sys.begin_substep(h).map(|_| ())
         })
@@ -247,8 +252,12 @@ unsafe fn solve<T: Real>(
         lambda: f.lambda,
         w: f.inverse_masses,
     };
+    // The bits were checked known by `check`; their support was checked
+    // by `xpbd_colored3_set_simd` (the caller's contract for a value
+    // written directly: see `XpbdColoredSystem3::simd`).
+    let isa = Isa::trusted(f.simd);
     // SAFETY: forwarded caller contract.
-    unsafe { colored::solve_range(strided(f, layout), l, begin, end, policy) }
+    unsafe { colored::solve_range(strided(f, layout), l, begin, end, policy, isa) }
 }
 
 /// Either layout's positions as one strided view ([`RawStrided`]): one
@@ -400,6 +409,36 @@ pub(crate) unsafe fn colored_job_raw<T: Real>(
             XpbdStatus::from(e)
         }
     }
+}
+
+/// # Safety
+/// See `xpbd_colored3_set_simd`.
+pub(crate) unsafe fn colored_set_simd_raw<T: Copy>(
+    system: *mut ColoredSystemC<T>,
+    simd: u32,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract.
+    if let Err(status) = unsafe { read(system) } {
+        return status;
+    }
+    if Isa::from_bits(simd).is_none() {
+        return XpbdStatus::UnsupportedFlag;
+    }
+    // SAFETY: `system` is non-null (read above) and valid; `addr_of_mut!`
+    // forms no reference.
+    unsafe { ptr::write(ptr::addr_of_mut!((*system).simd), simd) };
+    XpbdStatus::Ok
+}
+
+/// The SIMD kernels this CPU and its operating system support, as
+/// `XPBD_SIMD_*` bits: x86-64 `XPBD_SIMD_AVX2` and `XPBD_SIMD_AVX512`
+/// (cpuid and xgetbv: call it once, not per frame, as cpuid is slow under
+/// a hypervisor), aarch64 `XPBD_SIMD_NEON`, 0 elsewhere. The library
+/// keeps no copy: store the value (or a subset) in a colored system with
+/// `xpbd_colored3_set_simd`.
+#[no_mangle]
+pub extern "C" fn xpbd_simd_detect() -> u32 {
+    Isa::detect().bits()
 }
 
 /// The cheap part of the job contract (`docs/c-api.md`), kept in

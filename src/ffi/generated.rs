@@ -4,7 +4,7 @@
 //! area's file, where the checks are. `tools/ffi-gen/tests/drift.rs` fails
 //! when this file differs from what the generator writes.
 
-use super::colored::{colored_begin_raw, colored_iterate_raw, colored_job_raw, fill_raw, greedy_raw, merge_raw};
+use super::colored::{colored_begin_raw, colored_iterate_raw, colored_job_raw, colored_set_simd_raw, fill_raw, greedy_raw, merge_raw};
 use super::colored_groups::{begin_colored_raw, color_group_raw, group_job_raw, iterate_colored_raw};
 use super::constraints::{
     build_bends_cloth_raw, build_icosphere_raw, build_mesh_volume_raw, build_tet_block_raw, build_tethers_raw, build_tethers_along_links_raw, Grouped,
@@ -865,6 +865,23 @@ pub unsafe extern "C" fn xpbd_colored3_solve_job(
     unsafe { colored_job_raw(system, color, job, job_count, out_stats, out_error_index) }
 }
 
+/// Sets the SIMD kernels of a colored double system's solving calls
+/// (`system->simd`): `simd` is a set of `XPBD_SIMD_*` bits, 0 for the
+/// baseline kernel; every set gives the same bits. Checks the bits against
+/// the CPU (cpuid and xgetbv, as `xpbd_simd_detect`: call it once, not per
+/// substep) and refuses, writing nothing, a bit the CPU or OS lacks or
+/// this version does not define: `XPBD_STATUS_UNSUPPORTED_FLAG`. May be
+/// called at any time except while a job of the system runs (the struct is
+/// written).
+///
+/// # Safety
+/// `system` is NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_colored3_set_simd(system: *mut ColoredSystemC<f64>, simd: u32) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { colored_set_simd_raw(system, simd) }
+}
+
 /// `*acc` ← the merge of `*acc` and `*part` (double stats; counts add, maxima
 /// take the larger): combines the stats of the jobs of one sweep,
 /// independent of how it was split. `acc` and `part` may be the same.
@@ -987,6 +1004,23 @@ pub unsafe extern "C" fn xpbd_colored3_solve_job_f32(
 ) -> XpbdStatus {
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe { colored_job_raw(system, color, job, job_count, out_stats, out_error_index) }
+}
+
+/// Sets the SIMD kernels of a colored float system's solving calls
+/// (`system->simd`): `simd` is a set of `XPBD_SIMD_*` bits, 0 for the
+/// baseline kernel; every set gives the same bits. Checks the bits against
+/// the CPU (cpuid and xgetbv, as `xpbd_simd_detect`: call it once, not per
+/// substep) and refuses, writing nothing, a bit the CPU or OS lacks or
+/// this version does not define: `XPBD_STATUS_UNSUPPORTED_FLAG`. May be
+/// called at any time except while a job of the system runs (the struct is
+/// written).
+///
+/// # Safety
+/// `system` is NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_colored3_set_simd_f32(system: *mut ColoredSystemC<f32>, simd: u32) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { colored_set_simd_raw(system, simd) }
 }
 
 /// `*acc` ← the merge of `*acc` and `*part` (float stats; counts add, maxima

@@ -54,7 +54,9 @@ mod step;
 mod system;
 mod types;
 
-pub use colored::{xpbd_color_cloth, xpbd_color_order, xpbd_color_rope, xpbd_job_range};
+pub use colored::{
+    xpbd_color_cloth, xpbd_color_order, xpbd_color_rope, xpbd_job_range, xpbd_simd_detect,
+};
 pub use constraints::{xpbd_bends_cloth_count, xpbd_icosphere_counts, xpbd_tet_block_counts};
 pub use fenv::{
     xpbd_fp_environment, XPBD_FP_DENORMALS_ARE_ZERO, XPBD_FP_FLUSH_TO_ZERO,

@@ -47,9 +47,11 @@ pub mod ffi_colored {
     pub use crate::ffi::{
         xpbd_color_cloth, xpbd_color_greedy, xpbd_color_greedy_f32, xpbd_color_order,
         xpbd_color_rope, xpbd_colored3_begin_substep, xpbd_colored3_begin_substep_f32,
-        xpbd_colored3_iterate, xpbd_colored3_iterate_f32, xpbd_colored3_solve_job,
-        xpbd_colored3_solve_job_f32, xpbd_colored_links_fill, xpbd_colored_links_fill_f32,
-        xpbd_job_range, xpbd_sweep_stats_merge, xpbd_sweep_stats_merge_f32, XpbdColoredSystem3,
-        XpbdColoredSystem3F32, XPBD_JOB_CHUNK, XPBD_MAX_GREEDY_COLORS,
+        xpbd_colored3_iterate, xpbd_colored3_iterate_f32, xpbd_colored3_set_simd,
+        xpbd_colored3_set_simd_f32, xpbd_colored3_solve_job, xpbd_colored3_solve_job_f32,
+        xpbd_colored_links_fill, xpbd_colored_links_fill_f32, xpbd_job_range, xpbd_simd_detect,
+        xpbd_sweep_stats_merge, xpbd_sweep_stats_merge_f32, XpbdColoredSystem3,
+        XpbdColoredSystem3F32, XPBD_JOB_CHUNK, XPBD_MAX_GREEDY_COLORS, XPBD_SIMD_AVX2,
+        XPBD_SIMD_AVX512, XPBD_SIMD_NEON,
     };
 }

@@ -61,9 +61,11 @@ pub enum XpbdStatus {
     /// friction, axes not orthonormal or a particle out of range; nothing
     /// changed.
     InvalidCollider = -18,
-    /// Reserved: a link flag the called path does not solve. No function
-    /// of this version returns it (the colored path honours
-    /// `XPBD_LINK_TENSION_ONLY` since 0.1); the value stays assigned.
+    /// A flag bit this machine or version does not support: a SIMD bit
+    /// the CPU or OS lacks, or an undefined one
+    /// (`xpbd_colored3_set_simd`); nothing changed. (Until 0.1 also a link
+    /// flag the colored path did not solve; it honours
+    /// `XPBD_LINK_TENSION_ONLY` since.)
     UnsupportedFlag = -19,
     /// The call would do more work than one call may (`XPBD_MAX_SUBSTEPS`,
     /// `XPBD_MAX_ITERATIONS`, `XPBD_MAX_WORK`); nothing changed.
@@ -158,7 +160,7 @@ impl XpbdStatus {
             XpbdStatus::NonFiniteVelocity => c"non-finite velocity: a particle velocity is NaN or infinite",
             XpbdStatus::InvalidCollider => c"invalid collider: a plane, sphere, capsule, box or engine contact is not finite, degenerate or out of range",
             XpbdStatus::UnsupportedFlag => {
-                c"unsupported flag: reserved, not returned by this version"
+                c"unsupported flag: a SIMD bit this CPU lacks or this version does not define"
             }
             XpbdStatus::WorkLimit => c"work limit: the call would do more work than one call may",
             XpbdStatus::JobContract => {

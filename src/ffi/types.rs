@@ -25,6 +25,22 @@ pub const XPBD_ZERO_LENGTH_REJECT: i32 = 0;
 /// Zero-length policy: skip the link and count it in `skipped_zero_length`.
 pub const XPBD_ZERO_LENGTH_SKIP: i32 = 1;
 
+/// SIMD bit (`xpbd_simd_detect`, `XpbdColoredSystem3::simd`): the AVX2
+/// colored kernels (x86-64; no FMA, the same bits as the baseline).
+pub const XPBD_SIMD_AVX2: u32 = 1;
+/// SIMD bit: the AVX-512 (F + DQ) colored kernels (x86-64; the AVX2 ones
+/// when the library was built with Rust older than 1.89).
+pub const XPBD_SIMD_AVX512: u32 = 2;
+/// SIMD bit: the NEON colored kernels (aarch64, where every CPU has them).
+pub const XPBD_SIMD_NEON: u32 = 4;
+
+// The C bits are the Rust ones (literals above, for cbindgen).
+const _: () = assert!(
+    XPBD_SIMD_AVX2 == crate::colored::Isa::AVX2_BIT
+        && XPBD_SIMD_AVX512 == crate::colored::Isa::AVX512_BIT
+        && XPBD_SIMD_NEON == crate::colored::Isa::NEON_BIT
+);
+
 /// Link flag: unilateral, resists only stretching (the accumulated λ is
 /// clamped to λ ≤ 0, so the link never pushes).
 pub const XPBD_LINK_TENSION_ONLY: u32 = 1;
@@ -334,8 +350,9 @@ pub struct ConstraintsC<T> {
 /// rules).
 ///
 /// Zero-initialise, fill in the buffer fields, counts and
-/// `zero_length_policy`; the library writes only `substep_active`, `h` and
-/// `error_index`, and the buffers' contents.
+/// `zero_length_policy` (and `simd` through `xpbd_colored3_set_simd`); the
+/// library writes only `substep_active`, `h`, `error_index` and `simd`,
+/// and the buffers' contents.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct ColoredSystemC<T> {
@@ -391,6 +408,17 @@ pub struct ColoredSystemC<T> {
     /// Written by the library on error: the particle or link (colored
     /// position) the error names, 0 when none.
     pub error_index: usize,
+    /// The SIMD kernels of the solving calls (the last field: every
+    /// earlier field keeps its offset): `XPBD_SIMD_*` bits, 0 (a
+    /// zero-initialised struct) for the baseline kernel; every value gives
+    /// the same bits. Set it with `xpbd_colored3_set_simd`, which refuses
+    /// bits this CPU lacks. The solving calls do not detect the CPU again
+    /// (cpuid is slow under a hypervisor, and the library keeps no global
+    /// state): a value written directly must be a subset of
+    /// `xpbd_simd_detect()`, otherwise the CPU stops the program at an
+    /// instruction it lacks. Bits this version does not define are
+    /// `XPBD_STATUS_INVALID_ARGUMENT`.
+    pub simd: u32,
 }
 
 /// `XpbdDistanceConstraint` (C): a 1D constraint's λ, double.

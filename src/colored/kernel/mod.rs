@@ -3,9 +3,17 @@
 //!
 //! | target | f32 | f64 |
 //! |---|---|---|
-//! | x86-64 (SSE2) | `sse::range_f32` (`__m128`, with the neighbour fast path over SoA) | `sse::range` over `__m128d` |
-//! | aarch64, wasm32 + `simd128` | `chunk::generic_range` | `chunk::generic_range` |
+//! | x86-64 (SSE2 baseline) | `simd::range_f32` (`__m128`, with the neighbour fast path over SoA) | `simd::range` over `__m128d` |
+//! | x86-64, `Isa` with AVX2 | `simd::range_f32_avx2` (`__m256`) | `simd::range_f64_avx2` (`__m256d`) |
+//! | x86-64, `Isa` with AVX-512 | `simd::range_f32_avx512` (`__m512`) | `simd::range_f64_avx512` (`__m512d`) |
+//! | aarch64, `Isa` with NEON | `simd::neon_range_f32` (`float32x4_t`, neighbour fast path) | `simd::neon_range_f64` (`float64x2_t`) |
+//! | aarch64 baseline, wasm32 + `simd128` | `chunk::generic_range` | `chunk::generic_range` |
 //! | others (32-bit ARM, RISC-V, wasm32, ...) | `scalar::scalar_range` | `scalar::scalar_range` |
+//!
+//! The [`Isa`] (see its documentation) is chosen at run time by one
+//! `match` per range; the x86-64 wider kernels are `#[target_feature]`
+//! functions over the same generic code as the SSE2 one (`simd`), so every
+//! row gives the same bits.
 //!
 //! # How the float type picks its kernel
 //!
@@ -32,16 +40,24 @@
 
 use core::marker::PhantomData;
 
+#[cfg(any(
+    all(target_arch = "x86_64", target_feature = "sse2"),
+    all(target_arch = "aarch64", target_feature = "neon")
+))]
+use super::isa::Level;
 #[cfg(doc)]
 use super::CHUNK;
-use super::{RawFamily, RawLinks, RawParticles};
+use super::{Isa, RawFamily, RawLinks, RawParticles};
 use crate::real::{PerFormat, Real};
 use crate::solver::{SweepStats, SystemError, ZeroLength};
 
 mod chunk;
 mod scalar;
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-mod sse;
+#[cfg(any(
+    all(target_arch = "x86_64", target_feature = "sse2"),
+    all(target_arch = "aarch64", target_feature = "neon")
+))]
+mod simd;
 
 /// Solves links `begin .. end` (all of one color) in chunks of [`CHUNK`].
 /// Every link is visited; a link that cannot be applied (non-finite result,
@@ -60,9 +76,10 @@ pub(crate) unsafe fn solve_range<T: Real, P: RawParticles<T>>(
     begin: usize,
     end: usize,
     policy: ZeroLength,
+    isa: Isa,
 ) -> Result<SweepStats<T>, SystemError> {
     // SAFETY: forwarded caller contract.
-    let (stats, error) = unsafe { range(p, l, begin, end, policy) };
+    let (stats, error) = unsafe { range(p, l, begin, end, policy, isa) };
     match error {
         Some(e) => Err(e),
         None => Ok(stats),
@@ -119,8 +136,8 @@ pub(super) unsafe fn link_error<T: Real, P: RawParticles<T>>(
     }
 }
 
-/// The target's kernel for `T` (see the module documentation): returns the
-/// statistics and the first link not applied.
+/// The target's kernel for `T` and `isa` (see the module documentation):
+/// returns the statistics and the first link not applied.
 ///
 /// # Safety
 /// As [`solve_range`].
@@ -131,9 +148,10 @@ unsafe fn range<T: Real, P: RawParticles<T>>(
     begin: usize,
     end: usize,
     policy: ZeroLength,
+    isa: Isa,
 ) -> (SweepStats<T>, Option<SystemError>) {
     // SAFETY: forwarded caller contract (`Kernel`'s arms require it).
-    unsafe { T::per_format::<Kernel<P::Family>>((p, l, begin, end, policy)) }
+    unsafe { T::per_format::<Kernel<P::Family>>((p, l, begin, end, policy, isa)) }
 }
 
 /// The colored kernel as a per-format computation: the arguments of
@@ -145,23 +163,45 @@ unsafe fn range<T: Real, P: RawParticles<T>>(
 struct Kernel<F>(PhantomData<F>);
 
 impl<F: RawFamily> PerFormat for Kernel<F> {
-    type In<T: Real> = (F::Raw<T>, RawLinks<T>, usize, usize, ZeroLength);
+    type In<T: Real> = (F::Raw<T>, RawLinks<T>, usize, usize, ZeroLength, Isa);
     type Out<T: Real> = (SweepStats<T>, Option<SystemError>);
 
     #[inline(always)]
     unsafe fn f32(x: Self::In<f32>) -> Self::Out<f32> {
-        let (p, l, begin, end, policy) = x;
+        let (p, l, begin, end, policy, isa) = x;
         #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-        // SAFETY: forwarded caller contract.
+        // SAFETY: forwarded caller contract; each wider kernel runs only
+        // when `isa` holds its bit, which an `Isa` holds only when cpuid
+        // and xgetbv showed the CPU and OS support it.
         unsafe {
-            sse::range_f32::<F::Raw<f32>>(p, l, begin, end, policy)
+            match isa.level() {
+                #[cfg(xpbd_avx512)]
+                Level::Avx512 => simd::range_f32_avx512::<F::Raw<f32>>(p, l, begin, end, policy),
+                #[cfg(not(xpbd_avx512))]
+                Level::Avx512 => simd::range_f32_avx2::<F::Raw<f32>>(p, l, begin, end, policy),
+                Level::Avx2 => simd::range_f32_avx2::<F::Raw<f32>>(p, l, begin, end, policy),
+                Level::Baseline | Level::Neon => simd::range_f32::<
+                    core::arch::x86_64::__m128,
+                    F::Raw<f32>,
+                >(p, l, begin, end, policy),
+            }
+        }
+        #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+        // SAFETY: forwarded caller contract; NEON is enabled at compile
+        // time.
+        unsafe {
+            match isa.level() {
+                Level::Neon => simd::neon_range_f32(p, l, begin, end, policy),
+                _ => chunk::generic_range(p, l, begin, end, policy),
+            }
         }
         #[cfg(any(
-            target_arch = "aarch64",
+            all(target_arch = "aarch64", not(target_feature = "neon")),
             all(target_arch = "wasm32", target_feature = "simd128")
         ))]
         // SAFETY: forwarded caller contract.
         unsafe {
+            let _ = isa;
             chunk::generic_range(p, l, begin, end, policy)
         }
         #[cfg(not(any(
@@ -171,24 +211,45 @@ impl<F: RawFamily> PerFormat for Kernel<F> {
         )))]
         // SAFETY: forwarded caller contract.
         unsafe {
+            let _ = isa;
             scalar::scalar_range(p, l, begin, end, policy)
         }
     }
 
     #[inline(always)]
     unsafe fn f64(x: Self::In<f64>) -> Self::Out<f64> {
-        let (p, l, begin, end, policy) = x;
+        let (p, l, begin, end, policy, isa) = x;
         #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-        // SAFETY: forwarded caller contract.
+        // SAFETY: as for `f32`.
         unsafe {
-            sse::range::<f64, core::arch::x86_64::__m128d, F::Raw<f64>>(p, l, begin, end, policy)
+            match isa.level() {
+                #[cfg(xpbd_avx512)]
+                Level::Avx512 => simd::range_f64_avx512::<F::Raw<f64>>(p, l, begin, end, policy),
+                #[cfg(not(xpbd_avx512))]
+                Level::Avx512 => simd::range_f64_avx2::<F::Raw<f64>>(p, l, begin, end, policy),
+                Level::Avx2 => simd::range_f64_avx2::<F::Raw<f64>>(p, l, begin, end, policy),
+                Level::Baseline | Level::Neon => {
+                    simd::range::<f64, core::arch::x86_64::__m128d, F::Raw<f64>>(
+                        p, l, begin, end, policy,
+                    )
+                }
+            }
+        }
+        #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+        // SAFETY: as for `f32`.
+        unsafe {
+            match isa.level() {
+                Level::Neon => simd::neon_range_f64(p, l, begin, end, policy),
+                _ => chunk::generic_range(p, l, begin, end, policy),
+            }
         }
         #[cfg(any(
-            target_arch = "aarch64",
+            all(target_arch = "aarch64", not(target_feature = "neon")),
             all(target_arch = "wasm32", target_feature = "simd128")
         ))]
         // SAFETY: forwarded caller contract.
         unsafe {
+            let _ = isa;
             chunk::generic_range(p, l, begin, end, policy)
         }
         #[cfg(not(any(
@@ -198,6 +259,7 @@ impl<F: RawFamily> PerFormat for Kernel<F> {
         )))]
         // SAFETY: forwarded caller contract.
         unsafe {
+            let _ = isa;
             scalar::scalar_range(p, l, begin, end, policy)
         }
     }
@@ -314,12 +376,47 @@ mod tests {
         ZeroLength,
     ) -> (SweepStats<T>, Option<SystemError>);
 
+    /// The target's kernel at `isa`.
+    fn run_isa<T: Real>(
+        c: &Case<T>,
+        isa: Isa,
+        b: usize,
+        e: usize,
+        policy: ZeroLength,
+    ) -> (Vec<u64>, SweepStats<u64>, Option<SystemError>) {
+        // SAFETY: `run` passes its contract on.
+        run_with(c, b, e, policy, |p, l, b, e, z| unsafe {
+            range(p, l, b, e, z, isa)
+        })
+    }
+
     fn run<T: Real>(
         c: &Case<T>,
         kernel: Kernel<T>,
         b: usize,
         e: usize,
         policy: ZeroLength,
+    ) -> (Vec<u64>, SweepStats<u64>, Option<SystemError>) {
+        // SAFETY: `run_with` passes its contract on.
+        run_with(c, b, e, policy, |p, l, b, e, z| unsafe {
+            kernel(p, l, b, e, z)
+        })
+    }
+
+    /// Runs `kernel` on a copy of the case; `kernel` must uphold the
+    /// contract of [`solve_range`] for valid arguments (it gets only such).
+    fn run_with<T: Real>(
+        c: &Case<T>,
+        b: usize,
+        e: usize,
+        policy: ZeroLength,
+        kernel: impl Fn(
+            RawAos<T>,
+            RawLinks<T>,
+            usize,
+            usize,
+            ZeroLength,
+        ) -> (SweepStats<T>, Option<SystemError>),
     ) -> (Vec<u64>, SweepStats<u64>, Option<SystemError>) {
         let mut pos = c.pos.clone();
         let mut lambda = c.lambda.clone();
@@ -335,9 +432,9 @@ mod tests {
         let p = RawAos {
             p: pos.as_mut_ptr(),
         };
-        // SAFETY: every index is below the particle count, the range within
-        // the links, no particle shared, nothing else touches the buffers.
-        let (s, err) = unsafe { kernel(p, l, b, e, policy) };
+        // Every index is below the particle count, the range within the
+        // links, no particle shared, nothing else touches the buffers.
+        let (s, err) = kernel(p, l, b, e, policy);
         let mut bits: Vec<u64> = pos.iter().flatten().map(|v| v.raw()).collect();
         bits.extend(lambda.iter().map(|v| v.raw()));
         let s = SweepStats {
@@ -348,6 +445,19 @@ mod tests {
             max_residual: s.max_residual.raw(),
         };
         (bits, s, err)
+    }
+
+    /// Each kernel level this machine runs: the baseline and every single
+    /// bit of [`Isa::detect`] (under Miri none: it cannot run cpuid).
+    pub(crate) fn levels() -> Vec<Isa> {
+        let d = Isa::detect();
+        let mut v = vec![Isa::BASELINE];
+        for bit in [Isa::AVX2_BIT, Isa::AVX512_BIT, Isa::NEON_BIT] {
+            if d.bits() & bit != 0 {
+                v.push(d.restrict(bit));
+            }
+        }
+        v
     }
 
     fn compare<T: Real>() {
@@ -369,9 +479,12 @@ mod tests {
             for policy in [ZeroLength::Reject, ZeroLength::Skip] {
                 let s = run(&c, scalar::scalar_range::<T, RawAos<T>>, b, e, policy);
                 let g = run(&c, chunk::generic_range::<T, RawAos<T>>, b, e, policy);
-                let t = run(&c, range::<T, RawAos<T>>, b, e, policy);
                 assert_eq!(s, g, "trial {trial}");
-                assert_eq!(s, t, "trial {trial}");
+                // The target's kernel at every level this machine has.
+                for isa in levels() {
+                    let t = run_isa(&c, isa, b, e, policy);
+                    assert_eq!(s, t, "trial {trial}, {}", isa.kernel_name());
+                }
                 errors += usize::from(s.2.is_some());
             }
         }

@@ -1,4 +1,7 @@
-//! The kernels on x86-64: two f64 or four f32 links per SSE register
+//! The explicit SIMD kernels, written once over [`Lanes`]: on x86-64 SSE2
+//! (the baseline), AVX2 and AVX-512 (`wide`), on aarch64 NEON (`neon`).
+//!
+//! The baseline on x86-64: two f64 or four f32 links per SSE register
 //! (`sqrtpd`/`divpd`, `sqrtps`/`divps`), particles gathered and scattered
 //! directly (or, for f32 groups of links joining neighbours in SoA
 //! particles, loaded and stored contiguously: `Neighbours`), the same IEEE
@@ -14,9 +17,19 @@ use crate::solver::{SweepStats, SystemError, ZeroLength};
 
 mod lanes;
 mod neighbours;
+#[cfg(target_arch = "aarch64")]
+mod neon;
+#[cfg(target_arch = "x86_64")]
+mod wide;
 
 pub(super) use lanes::Lanes;
 pub(super) use neighbours::range_f32;
+#[cfg(target_arch = "aarch64")]
+pub(super) use neon::{neon_range_f32, neon_range_f64};
+#[cfg(target_arch = "x86_64")]
+pub(super) use wide::{range_f32_avx2, range_f64_avx2};
+#[cfg(all(target_arch = "x86_64", xpbd_avx512))]
+pub(super) use wide::{range_f32_avx512, range_f64_avx512};
 
 /// The per-link inputs of one group of `LANES` links (colored positions
 /// `k .. k + LANES`).
@@ -57,11 +70,7 @@ struct Solved<V> {
 /// The mask with every lane set.
 #[inline(always)]
 fn all_lanes<T: Real, V: Lanes<T>>() -> u32 {
-    if V::LANES == 2 {
-        3
-    } else {
-        15
-    }
+    V::ALL
 }
 
 /// `yes` in the lanes where `mask` is all ones, `no` elsewhere.
@@ -248,15 +257,15 @@ type Gathered<V> = ([V; 3], [V; 3], V, V);
 /// `k .. k + LANES` are link positions of a range of
 /// [`super::solve_range`], whose indices are below the particle count.
 #[inline(always)]
-#[allow(clippy::indexing_slicing)] // fixed [_; 4] arrays indexed by lane < LANES ≤ 4
+#[allow(clippy::indexing_slicing)] // `LANES`-entry arrays indexed by lane < LANES
 unsafe fn gather<T: Real, V: Lanes<T>, P: RawParticles<T>>(
     p: P,
     l: RawLinks<T>,
     k: usize,
-) -> ([usize; 4], [usize; 4], Gathered<V>) {
-    let z4 = [T::ZERO; 4];
-    let mut pi = [0usize; 4];
-    let mut pj = [0usize; 4];
+) -> (V::Indices, V::Indices, Gathered<V>) {
+    let z4 = V::Scalars::default();
+    let mut pi = V::Indices::default();
+    let mut pj = V::Indices::default();
     let (mut ax, mut ay, mut az, mut bx, mut by, mut bz, mut wi, mut wj) =
         (z4, z4, z4, z4, z4, z4, z4, z4);
     for t in 0..V::LANES {
@@ -297,16 +306,16 @@ unsafe fn gather<T: Real, V: Lanes<T>, P: RawParticles<T>>(
 /// As [`gather`], for the same group; no other lane or thread writes
 /// these particles (proper coloring).
 #[inline(always)]
-#[allow(clippy::indexing_slicing)] // fixed [_; 4] arrays indexed by lane < LANES ≤ 4
+#[allow(clippy::indexing_slicing)] // `LANES`-entry arrays indexed by lane < LANES
 unsafe fn scatter<T: Real, V: Lanes<T>, P: RawParticles<T>>(
     p: P,
     l: RawLinks<T>,
     k: usize,
-    pi: &[usize; 4],
-    pj: &[usize; 4],
+    pi: &V::Indices,
+    pj: &V::Indices,
     o: &Solved<V>,
 ) {
-    let z4 = [T::ZERO; 4];
+    let z4 = V::Scalars::default();
     let (mut oax, mut oay, mut oaz, mut obx, mut oby, mut obz) = (z4, z4, z4, z4, z4, z4);
     o.a[0].get(&mut oax);
     o.a[1].get(&mut oay);
@@ -435,7 +444,7 @@ unsafe fn load_link<T: Real, V: Lanes<T>>(l: RawLinks<T>, k: usize) -> LinkLanes
 /// As [`super::solve_range`]; `fast` accesses the particles of `p` (or
 /// nothing).
 #[inline(always)]
-#[allow(clippy::indexing_slicing)] // fixed [_; 4] arrays indexed by lane < LANES ≤ 4
+#[allow(clippy::indexing_slicing)] // `LANES`-entry arrays indexed by lane < LANES
 unsafe fn range_with<T: Real, V: Lanes<T>, P: RawParticles<T>, F: FastPath<T, V>>(
     p: P,
     l: RawLinks<T>,
@@ -457,7 +466,7 @@ unsafe fn range_with<T: Real, V: Lanes<T>, P: RawParticles<T>, F: FastPath<T, V>
         max_r: zero,
     };
     let mut k = begin;
-    let z4 = [T::ZERO; 4];
+    let z4 = V::Scalars::default();
     loop {
         // Groups the fast path takes (every lane applied, so the
         // statistics are a count and the maxima), in a tight loop of
@@ -522,8 +531,8 @@ unsafe fn range_with<T: Real, V: Lanes<T>, P: RawParticles<T>, F: FastPath<T, V>
         applied: ix(applied),
         skipped_static: ix(skipped_static),
         skipped_zero_length: if reject { 0 } else { ix(skipped_zero) },
-        max_abs_c: mc.iter().fold(T::ZERO, |a, b| max(a, *b)),
-        max_residual: mr.iter().fold(T::ZERO, |a, b| max(a, *b)),
+        max_abs_c: mc.as_ref().iter().fold(T::ZERO, |a, b| max(a, *b)),
+        max_residual: mr.as_ref().iter().fold(T::ZERO, |a, b| max(a, *b)),
     };
     if k < end {
         // SAFETY: forwarded caller contract, for the remaining links.
@@ -536,7 +545,7 @@ unsafe fn range_with<T: Real, V: Lanes<T>, P: RawParticles<T>, F: FastPath<T, V>
     (stats, error)
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_arch = "x86_64"))]
 #[allow(clippy::indexing_slicing, clippy::as_conversions)]
 mod tests {
     use super::*;
@@ -585,7 +594,14 @@ mod tests {
             }
         }
         for v in cases {
-            let got = all_finite::<T, V>(v.map(|x| V::set(&x))).mask();
+            let got = all_finite::<T, V>(v.map(|x| {
+                let mut a = V::Scalars::default();
+                for (t, value) in x.iter().take(V::LANES).enumerate() {
+                    a[t] = *value;
+                }
+                V::set(&a)
+            }))
+            .mask();
             let want = (0..V::LANES).fold(0u32, |m, lane| {
                 let sum = v
                     .iter()

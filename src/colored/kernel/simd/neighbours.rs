@@ -4,9 +4,13 @@
 use super::{
     load_link, range_with, solve, Acc, FastPath, GatherPairs, Group, Lanes, LinkLanes, Solved,
 };
-use crate::colored::{ix, RawLinks, RawParticles, RawSoa};
+#[cfg(target_arch = "x86_64")]
+use crate::colored::ix;
+use crate::colored::{RawLinks, RawParticles, RawSoa};
 use crate::solver::{SweepStats, SystemError, ZeroLength};
+#[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
+use core::marker::PhantomData;
 
 /// The f32 fast path for groups of four links that join neighbours in
 /// structure-of-arrays particles: link `t` of the group joins particles
@@ -23,9 +27,62 @@ use core::arch::x86_64::*;
 /// (5–20 %: it saves only the index loads there, and costs the
 /// pattern check).
 #[derive(Clone, Copy)]
-struct Neighbours {
+struct Neighbours<V> {
     soa: RawSoa<f32>,
     l: RawLinks<f32>,
+    _lanes: PhantomData<V>,
+}
+
+/// A register of f32 lanes that can load and store the particles of a
+/// neighbour group directly: `LANES` links `(i0 + 2t, i0 + 2t + 1)`, whose
+/// particles are the `2 LANES` consecutive entries from `i0` of each
+/// particle array.
+///
+/// # Safety
+/// Implementations touch exactly the memory their methods name.
+pub(in crate::colored::kernel) unsafe trait Pairs:
+    Lanes<f32>
+{
+    /// `Some(i0)` when `i[t] = i0 + 2t` and `j[t] = i0 + 2t + 1` for
+    /// `t < LANES`, all as exact integers (no wrap-around); `None`
+    /// otherwise.
+    ///
+    /// # Safety
+    /// `i` and `j` are valid for `LANES` reads.
+    unsafe fn neighbours(i: *const u32, j: *const u32) -> Option<usize>;
+    /// Lane `t` of the first register gets `p[2t]`, of the second
+    /// `p[2t + 1]`, for `t < LANES`.
+    ///
+    /// # Safety
+    /// `p .. p + 2 LANES` is valid for reads.
+    unsafe fn load_pairs(p: *const f32) -> (Self, Self);
+    /// Writes `p[2t] = even[t]` and `p[2t + 1] = odd[t]` for
+    /// `t < LANES`: the inverse of [`load_pairs`](Self::load_pairs).
+    ///
+    /// # Safety
+    /// `p .. p + 2 LANES` is valid for writes.
+    unsafe fn store_pairs(p: *mut f32, even: Self, odd: Self);
+}
+
+// SAFETY: each method reads or writes only the `LANES` or `2 LANES`
+// values its contract names (16-byte loads and stores).
+#[cfg(target_arch = "x86_64")]
+unsafe impl Pairs for __m128 {
+    #[inline(always)]
+    unsafe fn neighbours(i: *const u32, j: *const u32) -> Option<usize> {
+        // SAFETY: forwarded.
+        unsafe { neighbours(i, j) }
+    }
+    #[inline(always)]
+    unsafe fn load_pairs(p: *const f32) -> (Self, Self) {
+        // SAFETY: forwarded.
+        unsafe { load_pairs(p) }
+    }
+    #[inline(always)]
+    unsafe fn store_pairs(p: *mut f32, even: Self, odd: Self) {
+        // SAFETY: forwarded.
+        unsafe { store_pairs(p, even, odd) }
+    }
 }
 
 /// `Some(i0)` when `i[t] = i0 + 2t` and `j[t] = i0 + 2t + 1` for
@@ -33,6 +90,7 @@ struct Neighbours {
 ///
 /// # Safety
 /// `i` and `j` are valid for 4 reads.
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn neighbours(i: *const u32, j: *const u32) -> Option<usize> {
     // SAFETY: SSE2 is enabled at compile time; `i` and `j` are valid for
@@ -60,6 +118,7 @@ unsafe fn neighbours(i: *const u32, j: *const u32) -> Option<usize> {
 ///
 /// # Safety
 /// `p .. p + 8` is valid for reads.
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn load_pairs(p: *const f32) -> (__m128, __m128) {
     // SAFETY: SSE at compile time; `p .. p + 8` readable (caller
@@ -79,6 +138,7 @@ unsafe fn load_pairs(p: *const f32) -> (__m128, __m128) {
 ///
 /// # Safety
 /// `p .. p + 8` is valid for writes.
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn store_pairs(p: *mut f32, even: __m128, odd: __m128) {
     // SAFETY: SSE at compile time; `p .. p + 8` writable (caller
@@ -93,21 +153,22 @@ unsafe fn store_pairs(p: *mut f32, even: __m128, odd: __m128) {
 // exactly (i0 + 2t, i0 + 2t + 1) for t < 4, and then exactly the
 // particles i0 .. i0 + 8 (those links' particles) and the group's λ;
 // otherwise it returns `None` having written nothing.
-unsafe impl FastPath<f32, __m128> for Neighbours {
+unsafe impl<V: Pairs> FastPath<f32, V> for Neighbours<V> {
     /// Two groups per step where it can (two independent dependency
     /// chains side by side, so the core overlaps their square roots and
     /// divisions), one group otherwise.
     #[inline(always)]
-    unsafe fn run(self, k: usize, end: usize, acc: &mut Acc<__m128>) -> usize {
+    unsafe fn run(self, k: usize, end: usize, acc: &mut Acc<V>) -> usize {
         let (s, l) = (self.soa, self.l);
+        let n = V::LANES;
         let mut k = k;
         loop {
-            while k + 8 <= end {
-                // SAFETY: `k .. k + 8` are link positions of the range.
+            while k + 2 * n <= end {
+                // SAFETY: `k .. k + 2n` are link positions of the range.
                 let (Some(ia), Some(ib)) = (unsafe {
                     (
-                        neighbours(l.i.add(k), l.j.add(k)),
-                        neighbours(l.i.add(k + 4), l.j.add(k + 4)),
+                        V::neighbours(l.i.add(k), l.j.add(k)),
+                        V::neighbours(l.i.add(k + n), l.j.add(k + n)),
                     )
                 }) else {
                     break;
@@ -116,42 +177,42 @@ unsafe impl FastPath<f32, __m128> for Neighbours {
                 // particle: proper coloring).
                 let (oa, ob) = unsafe {
                     (
-                        solve_group(load_group(s, l, ia), load_link(l, k)),
-                        solve_group(load_group(s, l, ib), load_link(l, k + 4)),
+                        solve_group(load_group::<V>(s, l, ia), load_link(l, k)),
+                        solve_group(load_group::<V>(s, l, ib), load_link(l, k + n)),
                     )
                 };
-                if oa.applied != 15 || ob.applied != 15 {
+                if oa.applied != V::ALL || ob.applied != V::ALL {
                     break;
                 }
                 // SAFETY: as for the single group below.
                 unsafe {
                     store_group(s, l, ia, k, &oa, acc);
-                    store_group(s, l, ib, k + 4, &ob, acc);
+                    store_group(s, l, ib, k + n, &ob, acc);
                 }
-                k += 8;
+                k += 2 * n;
             }
-            if k + 4 > end {
+            if k + n > end {
                 return k;
             }
-            // SAFETY: `k .. k + 4` are link positions of the range.
-            let Some(i0) = (unsafe { neighbours(l.i.add(k), l.j.add(k)) }) else {
+            // SAFETY: `k .. k + n` are link positions of the range.
+            let Some(i0) = (unsafe { V::neighbours(l.i.add(k), l.j.add(k)) }) else {
                 return k;
             };
             // SAFETY: the group's links join particles i0 + 2t and
-            // i0 + 2t + 1 (t < 4), each below the particle count
-            // (caller contract): the 8 entries from i0 of each particle
+            // i0 + 2t + 1 (t < n), each below the particle count
+            // (caller contract): the 2n entries from i0 of each particle
             // array are in bounds and belong to no other link of the
             // color (proper coloring), so no other thread touches them.
-            let o = unsafe { solve_group(load_group(s, l, i0), load_link(l, k)) };
-            if o.applied != 15 {
+            let o = unsafe { solve_group(load_group::<V>(s, l, i0), load_link(l, k)) };
+            if o.applied != V::ALL {
                 // Rare: leave the group (nothing written) to the general
                 // path, which keeps the old values in the lanes not
                 // applied.
                 return k;
             }
-            // SAFETY: as for the loads; λ of the links `k .. k + 4`.
+            // SAFETY: as for the loads; λ of the links `k .. k + n`.
             unsafe { store_group(s, l, i0, k, &o, acc) };
-            k += 4;
+            k += n;
         }
     }
 }
@@ -159,17 +220,9 @@ unsafe impl FastPath<f32, __m128> for Neighbours {
 /// The particles of one neighbour group and its links' values, solved.
 #[inline(always)]
 #[allow(clippy::type_complexity)]
-fn solve_group(
-    p: (
-        (__m128, __m128),
-        (__m128, __m128),
-        (__m128, __m128),
-        (__m128, __m128),
-    ),
-    link: LinkLanes<__m128>,
-) -> Solved<__m128> {
+fn solve_group<V: Pairs>(p: ((V, V), (V, V), (V, V), (V, V)), link: LinkLanes<V>) -> Solved<V> {
     let ((ax, bx), (ay, by), (az, bz), (wi, wj)) = p;
-    solve::<f32, __m128>(
+    solve::<f32, V>(
         &Group {
             a: [ax, ay, az],
             b: [bx, by, bz],
@@ -182,29 +235,29 @@ fn solve_group(
 }
 
 /// Writes a solved neighbour group (particles from `i0`, λ of the links
-/// `k .. k + 4`) and adds it to the statistics.
+/// `k .. k + LANES`) and adds it to the statistics.
 ///
 /// # Safety
-/// As for [`load_group`]; `k .. k + 4` are link positions of the range.
+/// As for [`load_group`]; `k .. k + LANES` are link positions of the range.
 #[inline(always)]
-unsafe fn store_group(
+unsafe fn store_group<V: Pairs>(
     s: RawSoa<f32>,
     l: RawLinks<f32>,
     i0: usize,
     k: usize,
-    o: &Solved<__m128>,
-    acc: &mut Acc<__m128>,
+    o: &Solved<V>,
+    acc: &mut Acc<V>,
 ) {
-    let sign = <__m128 as Lanes<f32>>::splat(-0.0);
+    let sign = V::splat(-0.0);
     let ([nax, nay, naz], [nbx, nby, nbz]) = (o.a, o.b);
     // SAFETY: caller contract.
     unsafe {
-        store_pairs(s.x.add(i0), nax, nbx);
-        store_pairs(s.y.add(i0), nay, nby);
-        store_pairs(s.z.add(i0), naz, nbz);
+        V::store_pairs(s.x.add(i0), nax, nbx);
+        V::store_pairs(s.y.add(i0), nay, nby);
+        V::store_pairs(s.z.add(i0), naz, nbz);
         o.lambda.store(l.lambda.add(k));
     }
-    acc.applied += 4;
+    acc.applied += V::ALL.count_ones();
     acc.max_c = acc.max_c.max(sign.andnot(o.c));
     acc.max_r = acc.max_r.max(sign.andnot(o.numerator));
 }
@@ -213,26 +266,21 @@ unsafe fn store_group(
 /// (first, second) particles of the four links.
 ///
 /// # Safety
-/// `i0 .. i0 + 8` are particle indices, as in [`Neighbours`].
+/// `i0 .. i0 + 2 LANES` are particle indices, as in [`Neighbours`].
 #[inline(always)]
 #[allow(clippy::type_complexity)]
-unsafe fn load_group(
+unsafe fn load_group<V: Pairs>(
     s: RawSoa<f32>,
     l: RawLinks<f32>,
     i0: usize,
-) -> (
-    (__m128, __m128),
-    (__m128, __m128),
-    (__m128, __m128),
-    (__m128, __m128),
-) {
-    // SAFETY: `i0 .. i0 + 8` readable in each array (caller contract).
+) -> ((V, V), (V, V), (V, V), (V, V)) {
+    // SAFETY: `i0 .. i0 + 2 LANES` readable in each array (caller contract).
     unsafe {
         (
-            load_pairs(s.x.add(i0)),
-            load_pairs(s.y.add(i0)),
-            load_pairs(s.z.add(i0)),
-            load_pairs(l.w.add(i0)),
+            V::load_pairs(s.x.add(i0)),
+            V::load_pairs(s.y.add(i0)),
+            V::load_pairs(s.z.add(i0)),
+            V::load_pairs(l.w.add(i0)),
         )
     }
 }
@@ -243,7 +291,7 @@ unsafe fn load_group(
 /// # Safety
 /// As [`solve_range`](super::super::solve_range).
 #[inline(always)]
-pub(in crate::colored::kernel) unsafe fn range_f32<P: RawParticles<f32>>(
+pub(in crate::colored::kernel) unsafe fn range_f32<V: Pairs, P: RawParticles<f32>>(
     p: P,
     l: RawLinks<f32>,
     begin: usize,
@@ -254,15 +302,19 @@ pub(in crate::colored::kernel) unsafe fn range_f32<P: RawParticles<f32>>(
     // arrays are those of `p`).
     unsafe {
         match p.soa() {
-            Some(soa) => range_with::<f32, __m128, P, Neighbours>(
+            Some(soa) => range_with::<f32, V, P, Neighbours<V>>(
                 p,
                 l,
                 begin,
                 end,
                 policy,
-                Neighbours { soa, l },
+                Neighbours {
+                    soa,
+                    l,
+                    _lanes: PhantomData,
+                },
             ),
-            None => range_with::<f32, __m128, P, GatherPairs<f32, P>>(
+            None => range_with::<f32, V, P, GatherPairs<f32, P>>(
                 p,
                 l,
                 begin,
@@ -274,7 +326,7 @@ pub(in crate::colored::kernel) unsafe fn range_f32<P: RawParticles<f32>>(
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_arch = "x86_64"))]
 #[allow(clippy::indexing_slicing, clippy::as_conversions)]
 mod tests {
     use super::*;

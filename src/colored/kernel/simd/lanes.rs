@@ -1,19 +1,29 @@
-//! [`Lanes`]: one SSE register of `f64` or `f32` values, each operation a
-//! single SSE/SSE2 instruction.
+//! [`Lanes`]: one SIMD register of `f64` or `f32` values, each operation a
+//! single instruction; here for SSE/SSE2 (`__m128d`, `__m128`), in `wide`
+//! for AVX2 and AVX-512.
 
 use crate::real::Real;
+#[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
+use core::ops::IndexMut;
 
-/// One SSE register of `LANES` values of `T`. Every method is a single
-/// SSE/SSE2 instruction (or a few for `set`/`get`); SSE2 is part of the
-/// x86-64 baseline, so all are always available.
+/// One SIMD register of `LANES` values of `T`. Every method is a single
+/// instruction (or a few for `set`/`get`). SSE2 is part of the x86-64
+/// baseline, so the SSE impls are always available; the AVX2 and AVX-512
+/// impls (`wide`) only inside the kernels compiled for them.
 pub(crate) trait Lanes<T: Real>: Copy {
     const LANES: usize;
+    /// The mask with every lane set (`LANES` low bits).
+    const ALL: u32;
+    /// `LANES` scalars.
+    type Scalars: Copy + Default + AsRef<[T]> + IndexMut<usize, Output = T>;
+    /// `LANES` particle indices.
+    type Indices: Copy + Default + IndexMut<usize, Output = usize>;
     fn splat(v: T) -> Self;
     /// From `LANES` scalars.
-    fn set(v: &[T; 4]) -> Self;
-    /// To `LANES` scalars (the rest of the array untouched).
-    fn get(self, out: &mut [T; 4]);
+    fn set(v: &Self::Scalars) -> Self;
+    /// To `LANES` scalars.
+    fn get(self, out: &mut Self::Scalars);
     /// # Safety
     /// `p` is valid for `LANES` reads.
     unsafe fn load(p: *const T) -> Self;
@@ -41,22 +51,29 @@ macro_rules! lanes {
      $add:ident, $sub:ident, $mul:ident, $div:ident, $sqrt:ident, $and:ident,
      $andn:ident, $or:ident, $xor:ident, $max:ident, $ne:ident, $ge:ident, $eq:ident,
      $mm:ident) => {
-        // SAFETY (every method): SSE/SSE2 are enabled at compile time
-        // (cfg above); the intrinsics touch no memory except `load` and
-        // `store`, whose pointers the caller vouches for, and `set`/`get`,
-        // which use local arrays of at least `LANES` values.
+        // SAFETY (every method): the instructions are available: SSE/SSE2
+        // are enabled at compile time (cfg of the module), and the AVX2
+        // and AVX-512 impls (`wide`) are used only by the kernels compiled
+        // with `#[target_feature]` for them, which run only when an `Isa`
+        // (cpuid and xgetbv) showed the CPU and OS support them. The
+        // intrinsics touch no memory except `load` and `store`, whose
+        // pointers the caller vouches for, and `set`/`get`, which use
+        // arrays of `LANES` values.
         impl Lanes<$t> for $v {
             const LANES: usize = $n;
+            const ALL: u32 = $all;
+            type Scalars = [$t; $n];
+            type Indices = [usize; $n];
             #[inline(always)]
             fn splat(v: $t) -> Self {
                 unsafe { $set1(v) }
             }
             #[inline(always)]
-            fn set(v: &[$t; 4]) -> Self {
+            fn set(v: &[$t; $n]) -> Self {
                 unsafe { $ld(v.as_ptr()) }
             }
             #[inline(always)]
-            fn get(self, out: &mut [$t; 4]) {
+            fn get(self, out: &mut [$t; $n]) {
                 unsafe { $st(out.as_mut_ptr(), self) }
             }
             #[inline(always)]
@@ -128,6 +145,9 @@ macro_rules! lanes {
     };
 }
 
+pub(super) use lanes;
+
+#[cfg(target_arch = "x86_64")]
 #[allow(clippy::undocumented_unsafe_blocks)] // documented once at the impl
 mod impls {
     use super::*;
