@@ -42,6 +42,7 @@
 //! returned (the frame is rolled back either way).
 
 use super::colliders::{detect, dynamic_friction, each_contact};
+use super::colored_entry as entry;
 use super::colored_pairs::{color_pairs, sweep_pairs};
 use super::jobs::{run_phase, split_range, task_count, Shared};
 pub use super::jobs::{Jobs, OneThread, MAX_JOBS};
@@ -51,9 +52,10 @@ use crate::colored::{job_range, GroupColors, CHUNK};
 use crate::constraint::contact::{Colliders, Contact};
 use crate::constraint::particle_contact::ParticleContact;
 use crate::real::Real;
+use crate::constraint::distance::Link;
 use crate::solver::{
-    contact_error, sweep, Constraints, Group, PairColors, Substep, SweepStats, SystemError,
-    ZeroLength,
+    contact_error, sweep, validate, Constraints, ContactGroup, Group, PairColors, Substep,
+    SweepStats, System, SystemError, ZeroLength,
 };
 
 /// Particles per prediction, detection or velocity task, at least:
@@ -68,6 +70,29 @@ const CONTACTS_PER_TASK: usize = if cfg!(miri) { 8 } else { 1024 };
 /// How the substeps of a frame run: [`Sequential`] on the calling thread,
 /// or [`ColoredOrder`] on an engine's jobs.
 pub(crate) trait Order<T: Real, const D: usize, const G: bool> {
+    /// The frame's check of the particles and links
+    /// ([`validate`](crate::solver::validate)).
+    fn validate(
+        &self,
+        positions: &[[T; D]],
+        w: &[T],
+        links: &[Link<T>],
+        h: T,
+        policy: ZeroLength,
+    ) -> Result<(), StepError>;
+
+    /// `dst ← src` (the roll-back snapshot of a frame's start).
+    fn save(&self, dst: &mut [[T; D]], src: &[[T; D]]) -> Result<(), StepError>;
+
+    /// A stepped substep's entry (`begin_substep`: its checks, then every
+    /// λ ← 0), holding the substep's contacts.
+    fn begin<'s, 'a>(
+        &self,
+        system: &'s mut System<'a, T, D>,
+        h: T,
+        group: ContactGroup<'s, T, D>,
+    ) -> Result<Substep<'s, 'a, T, D, G>, StepError>;
+
     /// `x_prev ← x`, then `x ← x + h v + h² g` for particles with `w > 0`
     /// and `x ← x + h v` for a kinematic one (w = 0) with a velocity.
     fn predict(
@@ -130,6 +155,34 @@ pub(crate) trait Order<T: Real, const D: usize, const G: bool> {
 pub(crate) struct Sequential;
 
 impl<T: Real, const D: usize, const G: bool> Order<T, D, G> for Sequential {
+    #[inline]
+    fn validate(
+        &self,
+        positions: &[[T; D]],
+        w: &[T],
+        links: &[Link<T>],
+        h: T,
+        policy: ZeroLength,
+    ) -> Result<(), StepError> {
+        Ok(validate(positions, w, links, h, policy)?)
+    }
+
+    #[inline]
+    fn save(&self, dst: &mut [[T; D]], src: &[[T; D]]) -> Result<(), StepError> {
+        super::copy(dst, src);
+        Ok(())
+    }
+
+    #[inline]
+    fn begin<'s, 'a>(
+        &self,
+        system: &'s mut System<'a, T, D>,
+        h: T,
+        group: ContactGroup<'s, T, D>,
+    ) -> Result<Substep<'s, 'a, T, D, G>, StepError> {
+        Ok(system.begin_substep_with::<G>(h, group)?)
+    }
+
     #[inline]
     fn predict(
         &self,
@@ -269,6 +322,30 @@ impl ColoredOrder<'_> {
 }
 
 impl<T: Real> Order<T, 3, true> for ColoredOrder<'_> {
+    fn validate(
+        &self,
+        positions: &[[T; 3]],
+        w: &[T],
+        links: &[Link<T>],
+        h: T,
+        policy: ZeroLength,
+    ) -> Result<(), StepError> {
+        entry::validate_frame(self.jobs, positions, w, links, h, policy)
+    }
+
+    fn save(&self, dst: &mut [[T; 3]], src: &[[T; 3]]) -> Result<(), StepError> {
+        entry::copy(self.jobs, dst, src)
+    }
+
+    fn begin<'s, 'a>(
+        &self,
+        system: &'s mut System<'a, T, 3>,
+        h: T,
+        group: ContactGroup<'s, T, 3>,
+    ) -> Result<Substep<'s, 'a, T, 3, true>, StepError> {
+        entry::begin(self.jobs, system, h, group)
+    }
+
     fn predict(
         &self,
         x: &mut [[T; 3]],

@@ -93,6 +93,7 @@
 
 mod colliders;
 mod colored;
+mod colored_entry;
 mod colored_pairs;
 mod jobs;
 mod precision;
@@ -471,7 +472,7 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     }
     let substeps = T::from_f64(f64::from(config.substeps));
     let h = frame_dt / substeps;
-    solver::validate(
+    order.validate(
         world.positions,
         world.inverse_masses,
         world.links,
@@ -494,8 +495,15 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
         .split_at_mut_checked(n.checked_mul(2).ok_or(too_small)?)
         .ok_or(too_small)?;
     let (saved_x, saved_v) = saved.split_at_mut_checked(n).ok_or(too_small)?;
-    copy(saved_x, world.positions);
-    copy(saved_v, world.velocities);
+    let saving = order
+        .save(saved_x, world.positions)
+        .and_then(|()| order.save(saved_v, world.velocities));
+    if let Err(e) = saving {
+        // Nothing was written but the snapshot (a job system that skipped
+        // a task).
+        world.scratch = scratch;
+        return Err(e);
+    }
     let previous = previous.get_mut(..n).ok_or(too_small)?;
 
     let result =
@@ -721,7 +729,7 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
                 pair_colors,
             };
             let lag = attachment::lag(s, config.substeps);
-            let mut substep = system.begin_substep_with::<G>(h, group)?.with_lag(lag);
+            let mut substep = order.begin(&mut system, h, group)?.with_lag(lag);
             for _ in 0..config.iterations {
                 stats.last = order.iterate(&mut substep)?;
                 stats.iterations = stats.iterations.saturating_add(1);
