@@ -43,6 +43,7 @@
 
 use super::colliders::{detect, dynamic_friction, each_contact};
 use super::colored_entry as entry;
+use super::colored_particles::{self as particles, Update};
 use super::colored_pairs::{color_pairs, sweep_pairs};
 use super::jobs::{run_phase, split_range, task_count, Shared};
 pub use super::jobs::{Jobs, OneThread, MAX_JOBS};
@@ -62,7 +63,7 @@ use crate::solver::{
 /// smaller phases run as fewer tasks (splitting them costs more than it
 /// saves). No bit depends on it; under Miri it is small, so that the
 /// interpreter's small scenes split too.
-const PARTICLES_PER_TASK: usize = if cfg!(miri) { 8 } else { 1024 };
+pub(super) const PARTICLES_PER_TASK: usize = if cfg!(miri) { 8 } else { 1024 };
 
 /// Contacts per contact-phase task, at least (as [`PARTICLES_PER_TASK`]).
 const CONTACTS_PER_TASK: usize = if cfg!(miri) { 8 } else { 1024 };
@@ -115,19 +116,6 @@ pub(crate) trait Order<T: Real, const D: usize, const G: bool> {
         contacts: &mut [Contact<T>],
     ) -> Result<(usize, usize), StepError>;
 
-    /// The collider contacts' dynamic friction ([`dynamic_friction`]).
-    #[allow(clippy::too_many_arguments)]
-    fn friction(
-        &self,
-        v: &mut [[T; D]],
-        x: &[[T; D]],
-        w: &[T],
-        contacts: &[Contact<T>],
-        p: &Colliders<'_, T, D>,
-        h: T,
-        mu: T,
-    ) -> Result<(), StepError>;
-
     /// Arranges a substep's particle pairs for its sweeps (`scratch`: one
     /// `u32` per particle, free after the pair search): the sequential
     /// order keeps them as found.
@@ -136,18 +124,14 @@ pub(crate) trait Order<T: Real, const D: usize, const G: bool> {
     /// One iteration of the substep: its groups, then its contacts.
     fn iterate(&self, substep: &mut Substep<'_, '_, T, D, G>) -> Result<SweepStats<T>, StepError>;
 
-    /// `v ← (x − x_prev)/h` then `v ← v · keep` for particles with `w > 0`;
-    /// fails naming the first particle whose velocity or position is not
-    /// finite.
-    fn velocities(
-        &self,
-        v: &mut [[T; D]],
-        x: &[[T; D]],
-        previous: &[[T; D]],
-        w: &[T],
-        h: T,
-        keep: Option<T>,
-    ) -> Result<(), StepError>;
+    /// `v ← (x − x_prev)/h` then `v ← v · keep` for particles with `w > 0`
+    /// (failing, before anything else, naming the first particle whose
+    /// velocity or position is not finite), then the collider contacts'
+    /// dynamic friction ([`dynamic_friction`]). With `last` (nothing
+    /// changes a velocity after it in the substep) it may also make the
+    /// substep's final check, failing naming the first particle whose
+    /// velocity is not finite; returns whether it made that check.
+    fn velocities(&self, v: &mut [[T; D]], u: &Update<'_, '_, T, D>) -> Result<bool, StepError>;
 }
 
 /// The sequential Gauss-Seidel frame of [`step`](super::step) and
@@ -219,34 +203,12 @@ impl<T: Real, const D: usize, const G: bool> Order<T, D, G> for Sequential {
     }
 
     #[inline]
-    fn friction(
-        &self,
-        v: &mut [[T; D]],
-        x: &[[T; D]],
-        w: &[T],
-        contacts: &[Contact<T>],
-        p: &Colliders<'_, T, D>,
-        h: T,
-        mu: T,
-    ) -> Result<(), StepError> {
-        dynamic_friction(v, x, w, contacts, p, h, mu);
-        Ok(())
-    }
-
-    #[inline]
-    fn velocities(
-        &self,
-        v: &mut [[T; D]],
-        x: &[[T; D]],
-        previous: &[[T; D]],
-        w: &[T],
-        h: T,
-        keep: Option<T>,
-    ) -> Result<(), StepError> {
-        match velocity_range(v, x, previous, w, h, keep) {
-            Some(particle) => Err(StepError::InvalidResult { particle }),
-            None => Ok(()),
+    fn velocities(&self, v: &mut [[T; D]], u: &Update<'_, '_, T, D>) -> Result<bool, StepError> {
+        if let Some(particle) = velocity_range(v, u.x, u.previous, u.w, u.h, u.keep) {
+            return Err(StepError::InvalidResult { particle });
         }
+        dynamic_friction(v, u.x, u.w, u.contacts, u.colliders, u.h, u.mu);
+        Ok(false)
     }
 }
 
@@ -280,7 +242,7 @@ fn predict_range<T: Real, const D: usize>(
 /// The velocity update of particles `0 .. v.len()`: the first particle
 /// (local index) whose velocity or position is not finite, if any.
 #[inline]
-fn velocity_range<T: Real, const D: usize>(
+pub(super) fn velocity_range<T: Real, const D: usize>(
     v: &mut [[T; D]],
     x: &[[T; D]],
     previous: &[[T; D]],
@@ -473,100 +435,8 @@ impl<T: Real> Order<T, 3, true> for ColoredOrder<'_> {
         Ok((stored, total.saturating_sub(stored)))
     }
 
-    fn friction(
-        &self,
-        v: &mut [[T; 3]],
-        x: &[[T; 3]],
-        w: &[T],
-        contacts: &[Contact<T>],
-        p: &Colliders<'_, T, 3>,
-        h: T,
-        mu: T,
-    ) -> Result<(), StepError> {
-        let count = task_count(self.jobs, contacts.len().div_ceil(CONTACTS_PER_TASK));
-        let Some(bounds) = contact_bounds(contacts, count).filter(|_| count > 1) else {
-            dynamic_friction(v, x, w, contacts, p, h, mu);
-            return Ok(());
-        };
-        let n = v.len();
-        let vs = Shared::new(v);
-        run_phase(
-            self.jobs,
-            count,
-            &|i| {
-                let Some((a, b, pa, pb)) = task_particles(&bounds, i, contacts, n) else {
-                    return;
-                };
-                // SAFETY: the tasks' particle ranges are disjoint (the
-                // contacts are sorted by particle and each task starts at a
-                // new one), and `v` is not used until the phase ends.
-                let v = unsafe { vs.range(pa, pb) };
-                let (Some(v), Some(x), Some(w), Some(prev), Some(items)) = (
-                    v,
-                    x.get(pa..pb),
-                    w.get(pa..pb),
-                    p.previous.get(pa..pb),
-                    contacts.get(a..b),
-                ) else {
-                    return;
-                };
-                let local = Colliders {
-                    previous: prev,
-                    ..*p
-                };
-                // The contacts name particles from `pa`: shifted copies, a
-                // chunk at a time (friction only reads them).
-                let shift = u32::try_from(pa).unwrap_or(0);
-                let mut chunk = [Contact::default(); 64];
-                for part in items.chunks(64) {
-                    for (c, item) in chunk.iter_mut().zip(part) {
-                        *c = *item;
-                        c.particle = c.particle.wrapping_sub(shift);
-                    }
-                    let used = chunk.get(..part.len()).unwrap_or(&[]);
-                    dynamic_friction(v, x, w, used, &local, h, mu);
-                }
-            },
-            |_, ()| {},
-        )
-    }
-
-    fn velocities(
-        &self,
-        v: &mut [[T; 3]],
-        x: &[[T; 3]],
-        previous: &[[T; 3]],
-        w: &[T],
-        h: T,
-        keep: Option<T>,
-    ) -> Result<(), StepError> {
-        let n = v.len();
-        let count = self.particle_tasks(n);
-        let vs = Shared::new(v);
-        let mut first: Option<usize> = None;
-        run_phase(
-            self.jobs,
-            count,
-            &|i| {
-                let (a, b) = split_range(n, i, count);
-                // SAFETY: the ranges of one phase are disjoint, and `v` is
-                // not used until the phase ends.
-                let v = unsafe { vs.range(a, b) };
-                match (v, x.get(a..b), previous.get(a..b), w.get(a..b)) {
-                    (Some(v), Some(x), Some(p), Some(w)) => {
-                        velocity_range(v, x, p, w, h, keep).map(|k| a.saturating_add(k))
-                    }
-                    _ => None,
-                }
-            },
-            // Tasks come back in range order: the first failure is the
-            // lowest particle, as the sequential loop reports it.
-            |_, bad| first = first.or(bad),
-        )?;
-        match first {
-            Some(particle) => Err(StepError::InvalidResult { particle }),
-            None => Ok(()),
-        }
+    fn velocities(&self, v: &mut [[T; 3]], u: &Update<'_, '_, T, 3>) -> Result<bool, StepError> {
+        particles::velocities(self.jobs, v, u)
     }
 }
 

@@ -95,12 +95,14 @@ mod colliders;
 mod colored;
 mod colored_entry;
 mod colored_pairs;
+mod colored_particles;
 mod jobs;
 mod precision;
 mod spatial;
 
 pub use colored::{step_colored, Jobs, OneThread, MAX_JOBS};
 use colored::{Order, Sequential};
+use colored_particles::Update;
 
 pub(crate) use precision::shortest_length;
 pub use precision::{precision, world_precision, Precision, PRECISION_LIMIT};
@@ -745,23 +747,21 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
         }
         // Velocity update (kinematic particles keep theirs), dynamic
         // friction, damping.
-        order.velocities(
-            velocities,
-            system.positions(),
+        let update = Update {
+            x: system.positions(),
             previous,
-            inverse_masses,
+            w: inverse_masses,
             h,
-            damped.then_some(keep),
-        )?;
-        order.friction(
-            velocities,
-            system.positions(),
-            inverse_masses,
-            found,
-            &colliders,
-            h,
-            config.dynamic_friction,
-        )?;
+            keep: damped.then_some(keep),
+            contacts: found,
+            colliders: &colliders,
+            mu: config.dynamic_friction,
+            last: engine.is_empty() && pairs.is_empty(),
+        };
+        if order.velocities(velocities, &update)? {
+            stats.substeps = stats.substeps.saturating_add(1);
+            continue;
+        }
         engine_contact::dynamic_friction(velocities, inverse_masses, engine, h);
         particle_contact::dynamic_friction(
             velocities,
