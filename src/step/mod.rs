@@ -689,7 +689,10 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
                 time,
                 h,
             },
-        };
+            units: [[T::ZERO; D]; 4],
+            cached: 0,
+        }
+        .with_units();
         let (count, dropped) =
             order.detect(system.positions(), inverse_masses, &colliders, contacts)?;
         let dropped = dropped.saturating_add(pairs_dropped);
