@@ -41,7 +41,7 @@
 //! ones, except that a failing color is completed before the error is
 //! returned (the frame is rolled back either way).
 
-use super::colliders::{detect, dynamic_friction, each_contact};
+use super::colliders::{detect, dynamic_friction};
 use super::colored_entry as entry;
 use super::colored_particles::{self as particles, Update};
 use super::colored_pairs::{color_pairs, sweep_pairs};
@@ -115,6 +115,31 @@ pub(crate) trait Order<T: Real, const D: usize, const G: bool> {
         p: &Colliders<'_, T, D>,
         contacts: &mut [Contact<T>],
     ) -> Result<(usize, usize), StepError>;
+
+    /// [`predict`](Self::predict), then [`detect`](Self::detect) at the
+    /// predicted positions (a substep without self-collision: nothing
+    /// moves a particle in between); `p`'s `previous` is replaced by
+    /// `previous`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn predict_detect(
+        &self,
+        x: &mut [[T; D]],
+        previous: &mut [[T; D]],
+        v: &[[T; D]],
+        w: &[T],
+        h: T,
+        g: &[T; D],
+        p: &Colliders<'_, T, D>,
+        contacts: &mut [Contact<T>],
+    ) -> Result<(usize, usize), StepError> {
+        self.predict(x, previous, v, w, h, g)?;
+        let p = Colliders {
+            previous: &*previous,
+            ..*p
+        };
+        self.detect(x, w, &p, contacts)
+    }
 
     /// Arranges a substep's particle pairs for its sweeps (`scratch`: one
     /// `u32` per particle, free after the pair search): the sequential
@@ -214,7 +239,7 @@ impl<T: Real, const D: usize, const G: bool> Order<T, D, G> for Sequential {
 
 /// The prediction of particles `0 .. x.len()` (all slices of one range).
 #[inline]
-fn predict_range<T: Real, const D: usize>(
+pub(super) fn predict_range<T: Real, const D: usize>(
     x: &mut [[T; D]],
     previous: &mut [[T; D]],
     v: &[[T; D]],
@@ -356,83 +381,21 @@ impl<T: Real> Order<T, 3, true> for ColoredOrder<'_> {
         p: &Colliders<'_, T, 3>,
         contacts: &mut [Contact<T>],
     ) -> Result<(usize, usize), StepError> {
-        let n = x.len();
-        let count = self.particle_tasks(n);
-        if count <= 1 {
-            return detect(x, w, p, contacts);
-        }
-        let range = |i: usize| {
-            let (a, b) = split_range(n, i, count);
-            (a, x.get(a..b), w.get(a..b), p.previous.get(a..b))
-        };
-        // Pass 1: each range counts its contacts.
-        let mut found = [0usize; MAX_JOBS];
-        run_phase(
-            self.jobs,
-            count,
-            &|i| match range(i) {
-                (a, Some(x), Some(w), Some(prev)) => {
-                    let mut k = 0usize;
-                    each_contact(x, w, prev, a, p, |_, _| k = k.saturating_add(1));
-                    k
-                }
-                _ => 0,
-            },
-            |i, k| {
-                if let Some(slot) = found.get_mut(i) {
-                    *slot = k;
-                }
-            },
-        )?;
-        // Pass 2: each range writes its contacts after those of the ranges
-        // before it; those beyond the capacity are dropped, as in
-        // detection order.
-        let mut offsets = [0usize; MAX_JOBS];
-        let mut total = 0usize;
-        for (o, k) in offsets.iter_mut().zip(&found) {
-            *o = total;
-            total = total.saturating_add(*k);
-        }
-        let capacity = contacts.len();
-        let cs = Shared::new(contacts);
-        let mut unnamed = false;
-        run_phase(
-            self.jobs,
-            count,
-            &|i| {
-                let (Some(&o), Some(&k)) = (offsets.get(i), found.get(i)) else {
-                    return false;
-                };
-                let (lo, hi) = (o.min(capacity), o.saturating_add(k).min(capacity));
-                // SAFETY: the tasks' ranges `o .. o + k` are disjoint
-                // (prefix sums), and `contacts` is not used until the phase
-                // ends.
-                let Some(out) = (unsafe { cs.range(lo, hi) }) else {
-                    return false;
-                };
-                let (a, Some(x), Some(w), Some(prev)) = range(i) else {
-                    return false;
-                };
-                let (mut slots, mut bad) = (out.iter_mut(), false);
-                each_contact(x, w, prev, a, p, |particle, collider| {
-                    match (u32::try_from(particle), u32::try_from(collider)) {
-                        (Ok(particle), Ok(collider)) => {
-                            if let Some(slot) = slots.next() {
-                                *slot = Contact::new(particle, collider);
-                            }
-                        }
-                        _ => bad = true,
-                    }
-                });
-                bad
-            },
-            |_, bad| unnamed |= bad,
-        )?;
-        if unnamed {
-            return Err(StepError::ContactCapacity);
-        }
-        let stored = total.min(capacity);
-        Ok((stored, total.saturating_sub(stored)))
+        particles::detect(self.jobs, x, w, p, contacts, None)
+    }
+
+    fn predict_detect(
+        &self,
+        x: &mut [[T; 3]],
+        previous: &mut [[T; 3]],
+        v: &[[T; 3]],
+        w: &[T],
+        h: T,
+        g: &[T; 3],
+        p: &Colliders<'_, T, 3>,
+        contacts: &mut [Contact<T>],
+    ) -> Result<(usize, usize), StepError> {
+        particles::predict_detect(self.jobs, x, previous, v, w, h, g, p, contacts)
     }
 
     fn velocities(&self, v: &mut [[T; 3]], u: &Update<'_, '_, T, 3>) -> Result<bool, StepError> {

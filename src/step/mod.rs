@@ -654,32 +654,13 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     system.constraints = constraints;
     system.constraints.begin_frame();
     for s in 0..config.substeps {
-        // x_prev ← x, then predict: x ← x + h v + h² g for moving
-        // particles; a kinematic particle (w = 0) with a velocity moves by
-        // h v.
-        order.predict(
-            system.positions_mut(),
-            previous,
-            velocities,
-            inverse_masses,
-            h,
-            &config.gravity,
-        )?;
-        let (mut pair_count, mut pairs_dropped) = (0usize, 0usize);
-        if self_collision {
-            let r = config.particle_radius;
-            let clamped =
-                spatial::clamp_displacements(system.positions_mut(), previous, inverse_masses, r);
-            stats.clamped = stats.clamped.saturating_add(clamped);
-            (pair_count, pairs_dropped) =
-                spatial::find_pairs(system.positions(), inverse_masses, sc, r);
-        }
         // The substep's end, s after the frame's start.
         let time = h * T::from_f64(f64::from(s.saturating_add(1)));
-        let colliders = Colliders {
+        // The colliders (their `previous` set after the prediction).
+        let template = Colliders {
             planes: world.planes,
             spheres: world.spheres,
-            previous: &*previous,
+            previous: &[],
             radius: config.particle_radius,
             alpha: config.contact_compliance / h2,
             static_friction: config.static_friction,
@@ -693,8 +674,47 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
             cached: 0,
         }
         .with_units();
-        let (count, dropped) =
-            order.detect(system.positions(), inverse_masses, &colliders, contacts)?;
+        // x_prev ← x, then predict: x ← x + h v + h² g for moving
+        // particles; a kinematic particle (w = 0) with a velocity moves by
+        // h v. Then the contacts against colliders at the predicted
+        // positions (after the self-collision's clamp, if on).
+        let (mut pair_count, mut pairs_dropped) = (0usize, 0usize);
+        let (count, dropped) = if self_collision {
+            order.predict(
+                system.positions_mut(),
+                previous,
+                velocities,
+                inverse_masses,
+                h,
+                &config.gravity,
+            )?;
+            let r = config.particle_radius;
+            let clamped =
+                spatial::clamp_displacements(system.positions_mut(), previous, inverse_masses, r);
+            stats.clamped = stats.clamped.saturating_add(clamped);
+            (pair_count, pairs_dropped) =
+                spatial::find_pairs(system.positions(), inverse_masses, sc, r);
+            let colliders = Colliders {
+                previous: &*previous,
+                ..template
+            };
+            order.detect(system.positions(), inverse_masses, &colliders, contacts)?
+        } else {
+            order.predict_detect(
+                system.positions_mut(),
+                previous,
+                velocities,
+                inverse_masses,
+                h,
+                &config.gravity,
+                &template,
+                contacts,
+            )?
+        };
+        let colliders = Colliders {
+            previous: &*previous,
+            ..template
+        };
         let dropped = dropped.saturating_add(pairs_dropped);
         if dropped > 0 && config.contact_overflow == ContactOverflow::Reject {
             return Err(StepError::ContactCapacity);
