@@ -403,51 +403,23 @@ impl<T: Real> Order<T, 3, true> for ColoredOrder<'_> {
     }
 }
 
-/// The task boundaries of a contact phase: `count + 1` contact indices,
-/// each task starting at a new particle (`None` when the contacts are not
-/// sorted by particle; detection sorts them).
-fn contact_bounds<T>(items: &[Contact<T>], count: usize) -> Option<[usize; MAX_JOBS + 1]> {
-    let sorted = items
-        .iter()
-        .zip(items.iter().skip(1))
-        .all(|(a, b)| a.particle <= b.particle);
-    if !sorted {
-        return None;
-    }
-    let m = items.len();
-    let mut bounds = [m; MAX_JOBS + 1];
-    let mut at = 0usize;
-    for (i, b) in bounds.iter_mut().enumerate().take(count) {
-        at = at.max(split_range(m, i, count).0);
-        // On to the first contact of a new particle.
-        while at > 0 && at < m {
-            match (items.get(at.saturating_sub(1)), items.get(at)) {
-                (Some(p), Some(q)) if p.particle == q.particle => at = at.saturating_add(1),
-                _ => break,
-            }
-        }
-        *b = at;
-    }
-    Some(bounds)
-}
-
-/// Task `i`'s contacts `a .. b` and particles `pa .. pb` (clamped to `n`;
-/// a contact naming a particle beyond is reported by its sweep).
-fn task_particles<T>(
-    bounds: &[usize; MAX_JOBS + 1],
-    i: usize,
+/// Task `i` of `count` of a contact phase over `n` particles: its
+/// particles `pa .. pb` (near-equal ranges) and the contacts `a .. b`
+/// naming them (detection stores the contacts sorted by particle; one
+/// naming a particle outside its task's range, never, is reported by the
+/// sweep as out of range, not solved).
+fn task_contacts<T>(
     contacts: &[Contact<T>],
     n: usize,
-) -> Option<(usize, usize, usize, usize)> {
-    let (&a, &b) = (bounds.get(i)?, bounds.get(i.checked_add(1)?)?);
-    let items = contacts.get(a..b)?;
-    let pa = usize::try_from(items.first()?.particle).ok()?.min(n);
-    let pb = usize::try_from(items.last()?.particle)
-        .ok()?
-        .saturating_add(1)
-        .min(n)
-        .max(pa);
-    Some((a, b, pa, pb))
+    i: usize,
+    count: usize,
+) -> (usize, usize, usize, usize) {
+    let (pa, pb) = split_range(n, i, count);
+    let below = |p: usize| {
+        contacts.partition_point(|c| usize::try_from(c.particle).is_ok_and(|k| k < p))
+    };
+    let b = if pb >= n { contacts.len() } else { below(pb) };
+    (below(pa).min(b), b, pa, pb)
 }
 
 /// The contacts' part of a colored iteration, in the order and with the
@@ -480,28 +452,27 @@ fn sweep_contacts<T: Real>(
         )?;
     }
     let count = task_count(jobs, found.div_ceil(CONTACTS_PER_TASK));
-    match contact_bounds(group.items, count).filter(|_| count > 1) {
-        None => {
-            sweep(x, w, group.items, &group.colliders, h2, ZeroLength::Skip)
-                .map_err(|stop| contact_error(stop, 0))?;
-        }
-        Some(bounds) => {
+    if count <= 1 {
+        sweep(x, w, group.items, &group.colliders, h2, ZeroLength::Skip)
+            .map_err(|stop| contact_error(stop, 0))?;
+    } else {
+        {
             let n = x.len();
             let p = group.colliders;
-            let ranges: [Option<(usize, usize, usize, usize)>; MAX_JOBS] =
-                core::array::from_fn(|i| task_particles(&bounds, i, group.items, n));
+            let ranges: [(usize, usize, usize, usize); MAX_JOBS] =
+                core::array::from_fn(|i| task_contacts(group.items, n, i, count));
             let (xs, is) = (Shared::new(&mut *x), Shared::new(&mut *group.items));
             let mut first: Option<StepError> = None;
             run_phase(
                 jobs,
                 count,
                 &|i| {
-                    let Some(Some((a, b, pa, pb))) = ranges.get(i).copied() else {
+                    let Some((a, b, pa, pb)) = ranges.get(i).copied() else {
                         return Ok(());
                     };
-                    // SAFETY: the tasks' contact ranges are disjoint, and so
-                    // are their particle ranges (the contacts are sorted by
-                    // particle, each task starts at a new one); `x` and the
+                    // SAFETY: the tasks' particle ranges are disjoint
+                    // (`split_range`), and so are their contact ranges
+                    // (bounds non-decreasing in the task); `x` and the
                     // contacts are not used until the phase ends.
                     let (x, items) = unsafe { (xs.range(pa, pb), is.range(a, b)) };
                     let (Some(x), Some(items), Some(w), Some(prev)) =
