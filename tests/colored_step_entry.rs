@@ -129,7 +129,15 @@ impl Cloth {
                     links: &self.starts,
                     ..Default::default()
                 };
-                step_colored(&mut world, &mut groups, &colors, &mut stamp, dt, &config, jobs)
+                step_colored(
+                    &mut world,
+                    &mut groups,
+                    &colors,
+                    &mut stamp,
+                    dt,
+                    &config,
+                    jobs,
+                )
             }
         }
         .map(|_| ())

@@ -43,17 +43,17 @@
 
 use super::colliders::{detect, dynamic_friction};
 use super::colored_entry as entry;
-use super::colored_particles::{self as particles, Update};
 use super::colored_pairs::{color_pairs, sweep_pairs};
+use super::colored_particles::{self as particles, Update};
 use super::jobs::{run_phase, split_range, task_count, Shared};
 pub use super::jobs::{Jobs, OneThread, MAX_JOBS};
 use super::{step_groups, StepConfig, StepError, StepStats, World};
 use crate::colored::groups::check_proper;
 use crate::colored::{job_range, GroupColors, CHUNK};
 use crate::constraint::contact::{Colliders, Contact};
+use crate::constraint::distance::Link;
 use crate::constraint::particle_contact::ParticleContact;
 use crate::real::Real;
-use crate::constraint::distance::Link;
 use crate::solver::{
     contact_error, sweep, validate, Constraints, ContactGroup, Group, PairColors, Substep,
     SweepStats, System, SystemError, ZeroLength,
@@ -415,9 +415,8 @@ fn task_contacts<T>(
     count: usize,
 ) -> (usize, usize, usize, usize) {
     let (pa, pb) = split_range(n, i, count);
-    let below = |p: usize| {
-        contacts.partition_point(|c| usize::try_from(c.particle).is_ok_and(|k| k < p))
-    };
+    let below =
+        |p: usize| contacts.partition_point(|c| usize::try_from(c.particle).is_ok_and(|k| k < p));
     let b = if pb >= n { contacts.len() } else { below(pb) };
     (below(pa).min(b), b, pa, pb)
 }

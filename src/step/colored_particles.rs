@@ -125,87 +125,87 @@ pub(super) fn detect<T: Real, const D: usize>(
     contacts: &mut [Contact<T>],
     counted: Option<[usize; MAX_JOBS]>,
 ) -> Result<(usize, usize), StepError> {
-        let n = x.len();
-        let count = task_count(jobs, n.div_ceil(PARTICLES_PER_TASK));
-        if count <= 1 {
-            return detect_all(x, w, p, contacts);
-        }
-        let range = |i: usize| {
-            let (a, b) = split_range(n, i, count);
-            (a, x.get(a..b), w.get(a..b), p.previous.get(a..b))
-        };
-        // Pass 1: each range counts its contacts.
-        let mut found = [0usize; MAX_JOBS];
-        if let Some(counted) = counted {
-            found = counted;
-        } else {
-            run_phase(
-                jobs,
-                count,
-                &|i| match range(i) {
-                    (a, Some(x), Some(w), Some(prev)) => {
-                        let mut k = 0usize;
-                        each_contact(x, w, prev, a, p, |_, _| k = k.saturating_add(1));
-                        k
-                    }
-                    _ => 0,
-                },
-                |i, k| {
-                    if let Some(slot) = found.get_mut(i) {
-                        *slot = k;
-                    }
-                },
-            )?;
-        }
-        // Pass 2: each range writes its contacts after those of the ranges
-        // before it; those beyond the capacity are dropped, as in
-        // detection order.
-        let mut offsets = [0usize; MAX_JOBS];
-        let mut total = 0usize;
-        for (o, k) in offsets.iter_mut().zip(&found) {
-            *o = total;
-            total = total.saturating_add(*k);
-        }
-        let capacity = contacts.len();
-        let cs = Shared::new(contacts);
-        let mut unnamed = false;
+    let n = x.len();
+    let count = task_count(jobs, n.div_ceil(PARTICLES_PER_TASK));
+    if count <= 1 {
+        return detect_all(x, w, p, contacts);
+    }
+    let range = |i: usize| {
+        let (a, b) = split_range(n, i, count);
+        (a, x.get(a..b), w.get(a..b), p.previous.get(a..b))
+    };
+    // Pass 1: each range counts its contacts.
+    let mut found = [0usize; MAX_JOBS];
+    if let Some(counted) = counted {
+        found = counted;
+    } else {
         run_phase(
             jobs,
             count,
-            &|i| {
-                let (Some(&o), Some(&k)) = (offsets.get(i), found.get(i)) else {
-                    return false;
-                };
-                let (lo, hi) = (o.min(capacity), o.saturating_add(k).min(capacity));
-                // SAFETY: the tasks' ranges `o .. o + k` are disjoint
-                // (prefix sums), and `contacts` is not used until the phase
-                // ends.
-                let Some(out) = (unsafe { cs.range(lo, hi) }) else {
-                    return false;
-                };
-                let (a, Some(x), Some(w), Some(prev)) = range(i) else {
-                    return false;
-                };
-                let (mut slots, mut bad) = (out.iter_mut(), false);
-                each_contact(x, w, prev, a, p, |particle, collider| {
-                    match (u32::try_from(particle), u32::try_from(collider)) {
-                        (Ok(particle), Ok(collider)) => {
-                            if let Some(slot) = slots.next() {
-                                *slot = Contact::new(particle, collider);
-                            }
-                        }
-                        _ => bad = true,
-                    }
-                });
-                bad
+            &|i| match range(i) {
+                (a, Some(x), Some(w), Some(prev)) => {
+                    let mut k = 0usize;
+                    each_contact(x, w, prev, a, p, |_, _| k = k.saturating_add(1));
+                    k
+                }
+                _ => 0,
             },
-            |_, bad| unnamed |= bad,
+            |i, k| {
+                if let Some(slot) = found.get_mut(i) {
+                    *slot = k;
+                }
+            },
         )?;
-        if unnamed {
-            return Err(StepError::ContactCapacity);
-        }
-        let stored = total.min(capacity);
-        Ok((stored, total.saturating_sub(stored)))
+    }
+    // Pass 2: each range writes its contacts after those of the ranges
+    // before it; those beyond the capacity are dropped, as in
+    // detection order.
+    let mut offsets = [0usize; MAX_JOBS];
+    let mut total = 0usize;
+    for (o, k) in offsets.iter_mut().zip(&found) {
+        *o = total;
+        total = total.saturating_add(*k);
+    }
+    let capacity = contacts.len();
+    let cs = Shared::new(contacts);
+    let mut unnamed = false;
+    run_phase(
+        jobs,
+        count,
+        &|i| {
+            let (Some(&o), Some(&k)) = (offsets.get(i), found.get(i)) else {
+                return false;
+            };
+            let (lo, hi) = (o.min(capacity), o.saturating_add(k).min(capacity));
+            // SAFETY: the tasks' ranges `o .. o + k` are disjoint
+            // (prefix sums), and `contacts` is not used until the phase
+            // ends.
+            let Some(out) = (unsafe { cs.range(lo, hi) }) else {
+                return false;
+            };
+            let (a, Some(x), Some(w), Some(prev)) = range(i) else {
+                return false;
+            };
+            let (mut slots, mut bad) = (out.iter_mut(), false);
+            each_contact(x, w, prev, a, p, |particle, collider| {
+                match (u32::try_from(particle), u32::try_from(collider)) {
+                    (Ok(particle), Ok(collider)) => {
+                        if let Some(slot) = slots.next() {
+                            *slot = Contact::new(particle, collider);
+                        }
+                    }
+                    _ => bad = true,
+                }
+            });
+            bad
+        },
+        |_, bad| unnamed |= bad,
+    )?;
+    if unnamed {
+        return Err(StepError::ContactCapacity);
+    }
+    let stored = total.min(capacity);
+    Ok((stored, total.saturating_sub(stored)))
 }
 
 /// Particles predicted, then searched for contacts, at a time: the chunk
@@ -219,7 +219,12 @@ fn chunks<'r, T, const D: usize>(
     prev: &'r mut [[T; D]],
     v: &'r [[T; D]],
     w: &'r [T],
-) -> impl Iterator<Item = ((&'r mut [[T; D]], &'r mut [[T; D]]), (&'r [[T; D]], &'r [T]))> {
+) -> impl Iterator<
+    Item = (
+        (&'r mut [[T; D]], &'r mut [[T; D]]),
+        (&'r [[T; D]], &'r [T]),
+    ),
+> {
     let parts = x.chunks_mut(CHUNK).zip(prev.chunks_mut(CHUNK));
     parts.zip(v.chunks(CHUNK).zip(w.chunks(CHUNK)))
 }
