@@ -6,17 +6,15 @@
 //!
 //! | phase | split into tasks by |
 //! |---|---|
-//! | `x_prev ← x`, prediction | particle ranges |
-//! | self-collision pair search, then the pairs' greedy coloring | — (the calling thread) |
-//! | collider contact detection | particle ranges, two passes (count, then write in detection order) |
-//! | validation and the λ reset of `begin_substep` | — |
+//! | `x_prev ← x`, prediction and collider detection in one pass (with self-collision: prediction, then the pair search and the pairs' coloring on the calling thread, then detection) | particle ranges (several: a second pass writes the contacts in detection order) |
+//! | the substep's entry: positions, zero lengths ([`colored_entry`](super::colored_entry)) | particle and link ranges |
+//! | every λ ← 0 | ranges of every kind |
 //! | each iteration: every color of the links, bends, tets, tethers | instance ranges of the color ([`job_range`](crate::colored::job_range)) |
 //! | each iteration: mesh volumes, attachments | — |
 //! | each iteration: every color of the particle pairs | pair ranges of the color |
-//! | each iteration: collider contacts | contact ranges starting at a new particle |
+//! | each iteration: collider contacts | particle ranges, their contacts by binary search |
 //! | each iteration: engine contacts | — |
-//! | velocity update, damping | particle ranges |
-//! | dynamic friction of the collider contacts | contact ranges starting at a new particle |
+//! | velocity update, damping, collider friction, finite check in one pass ([`colored_particles`](super::colored_particles)) | particle ranges |
 //! | the pairs' and engine contacts' friction, forces, tearing | — |
 //!
 //! Each phase ends before the next begins ([`Jobs::run`] returns when its
@@ -72,7 +70,7 @@ const CONTACTS_PER_TASK: usize = if cfg!(miri) { 8 } else { 1024 };
 /// or [`ColoredOrder`] on an engine's jobs.
 pub(crate) trait Order<T: Real, const D: usize, const G: bool> {
     /// The frame's check of the particles and links
-    /// ([`validate`](crate::solver::validate)).
+    /// ([`validate`]).
     fn validate(
         &self,
         positions: &[[T; D]],
