@@ -134,6 +134,11 @@ pub(crate) struct Colliders<'c, T, const D: usize> {
     pub(crate) cached: usize,
 }
 
+/// Whether [`Colliders::with_units`] keeps the planes' unit normals: on
+/// hosts; on bare metal (`target_os = "none"`) every gap normalises, in
+/// less code (docs/code-size.md), with the same bits.
+const KEEP_UNITS: bool = !cfg!(target_os = "none");
+
 /// A contact's plane or sphere surface, or a moving collider's separating
 /// plane: `(C, n̂, the reference start for friction, μ_s)`.
 type Surface<T, const D: usize> = (T, [T; D], Option<[T; D]>, T);
@@ -145,6 +150,9 @@ impl<T: Real, const D: usize> Colliders<'_, T, D> {
     #[must_use]
     pub(crate) fn with_units(mut self) -> Self {
         self.cached = 0;
+        if !KEEP_UNITS {
+            return self;
+        }
         for (u, p) in self.units.iter_mut().zip(self.planes) {
             let Some(n) = unit_any(&p.normal) else {
                 break;
@@ -159,7 +167,7 @@ impl<T: Real, const D: usize> Colliders<'_, T, D> {
     /// when there is one (the same arithmetic, the same bits).
     #[inline(always)]
     pub(crate) fn gap(&self, x: &[T; D], collider: usize) -> Option<(T, [T; D])> {
-        if collider < self.cached {
+        if KEEP_UNITS && collider < self.cached {
             if let (Some(n), Some(p)) = (self.units.get(collider), self.planes.get(collider)) {
                 return Some((dot(n, x) - p.offset - self.radius, *n));
             }

@@ -66,9 +66,21 @@ pub(super) const PARTICLES_PER_TASK: usize = if cfg!(miri) { 8 } else { 1024 };
 /// Contacts per contact-phase task, at least (as [`PARTICLES_PER_TASK`]).
 const CONTACTS_PER_TASK: usize = if cfg!(miri) { 8 } else { 1024 };
 
+/// Whether the colored step fuses prediction and detection and runs its
+/// checks, snapshot and λ reset as tasks: on hosts. On bare metal
+/// (`target_os = "none"`, where docs/code-size.md measures) the
+/// sequential passes on the calling thread take less code, with the same
+/// bits and errors.
+const HOST: bool = !cfg!(target_os = "none");
+
 /// How the substeps of a frame run: [`Sequential`] on the calling thread,
 /// or [`ColoredOrder`] on an engine's jobs.
 pub(crate) trait Order<T: Real, const D: usize, const G: bool> {
+    /// Whether a substep without self-collision takes
+    /// [`predict_detect`](Self::predict_detect) (else
+    /// [`predict`](Self::predict), then [`detect`](Self::detect)).
+    const FUSED: bool = false;
+
     /// The frame's check of the particles and links
     /// ([`validate`]).
     fn validate(
@@ -307,6 +319,8 @@ impl ColoredOrder<'_> {
 }
 
 impl<T: Real> Order<T, 3, true> for ColoredOrder<'_> {
+    const FUSED: bool = HOST;
+
     fn validate(
         &self,
         positions: &[[T; 3]],
@@ -315,10 +329,17 @@ impl<T: Real> Order<T, 3, true> for ColoredOrder<'_> {
         h: T,
         policy: ZeroLength,
     ) -> Result<(), StepError> {
+        if !HOST {
+            return Ok(validate(positions, w, links, h, policy)?);
+        }
         entry::validate_frame(self.jobs, positions, w, links, h, policy)
     }
 
     fn save(&self, dst: &mut [[T; 3]], src: &[[T; 3]]) -> Result<(), StepError> {
+        if !HOST {
+            super::copy(dst, src);
+            return Ok(());
+        }
         entry::copy(self.jobs, dst, src)
     }
 
@@ -328,6 +349,9 @@ impl<T: Real> Order<T, 3, true> for ColoredOrder<'_> {
         h: T,
         group: ContactGroup<'s, T, 3>,
     ) -> Result<Substep<'s, 'a, T, 3, true>, StepError> {
+        if !HOST {
+            return Ok(system.begin_substep_with::<true>(h, group)?);
+        }
         entry::begin(self.jobs, system, h, group)
     }
 

@@ -679,27 +679,7 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
         // h v. Then the contacts against colliders at the predicted
         // positions (after the self-collision's clamp, if on).
         let (mut pair_count, mut pairs_dropped) = (0usize, 0usize);
-        let (count, dropped) = if self_collision {
-            order.predict(
-                system.positions_mut(),
-                previous,
-                velocities,
-                inverse_masses,
-                h,
-                &config.gravity,
-            )?;
-            let r = config.particle_radius;
-            let clamped =
-                spatial::clamp_displacements(system.positions_mut(), previous, inverse_masses, r);
-            stats.clamped = stats.clamped.saturating_add(clamped);
-            (pair_count, pairs_dropped) =
-                spatial::find_pairs(system.positions(), inverse_masses, sc, r);
-            let colliders = Colliders {
-                previous: &*previous,
-                ..template
-            };
-            order.detect(system.positions(), inverse_masses, &colliders, contacts)?
-        } else {
+        let (count, dropped) = if O::FUSED && !self_collision {
             order.predict_detect(
                 system.positions_mut(),
                 previous,
@@ -710,6 +690,32 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
                 &template,
                 contacts,
             )?
+        } else {
+            order.predict(
+                system.positions_mut(),
+                previous,
+                velocities,
+                inverse_masses,
+                h,
+                &config.gravity,
+            )?;
+            if self_collision {
+                let r = config.particle_radius;
+                let clamped = spatial::clamp_displacements(
+                    system.positions_mut(),
+                    previous,
+                    inverse_masses,
+                    r,
+                );
+                stats.clamped = stats.clamped.saturating_add(clamped);
+                (pair_count, pairs_dropped) =
+                    spatial::find_pairs(system.positions(), inverse_masses, sc, r);
+            }
+            let colliders = Colliders {
+                previous: &*previous,
+                ..template
+            };
+            order.detect(system.positions(), inverse_masses, &colliders, contacts)?
         };
         let colliders = Colliders {
             previous: &*previous,
