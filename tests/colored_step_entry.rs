@@ -144,15 +144,15 @@ impl Cloth {
     }
 }
 
+/// The job systems compared (under Miri only the threads, whose split
+/// phases are what the interpreter checks).
 fn systems() -> Vec<Box<dyn Jobs>> {
-    let mut s: Vec<Box<dyn Jobs>> = vec![
-        Box::new(OneThread),
-        Box::new(Threads {
-            threads: 2,
-            split: 3,
-        }),
-    ];
+    let mut s: Vec<Box<dyn Jobs>> = vec![Box::new(Threads {
+        threads: 2,
+        split: 3,
+    })];
     if !cfg!(miri) {
+        s.push(Box::new(OneThread));
         s.push(Box::new(Reversed(32)));
     }
     s
@@ -208,6 +208,7 @@ fn a_non_finite_prediction_names_the_particle_before_any_link() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore)] // tests/colored_step.rs checks passing frames there
 fn the_colored_entry_passes_what_step_with_passes() {
     let mut reference = Cloth::new();
     reference.v[3] = [0.5, 0.25, -0.125];
