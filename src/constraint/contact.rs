@@ -126,13 +126,55 @@ pub(crate) struct Colliders<'c, T, const D: usize> {
     /// Capsules and boxes (collider indices after the spheres) and the
     /// substep's time.
     pub(crate) moving: Moving<'c, T, D>,
+    /// The unit normals of the first `cached` (at most 4) planes
+    /// ([`with_units`](Colliders::with_units)): the bits `unit_any` gives
+    /// on every call, computed once.
+    pub(crate) units: [[T; D]; 4],
+    /// How many planes `units` holds (0: none, every gap normalises).
+    pub(crate) cached: usize,
 }
+
+/// Whether [`Colliders::with_units`] keeps the planes' unit normals: on
+/// hosts; on bare metal (`target_os = "none"`) every gap normalises, in
+/// less code (docs/code-size.md), with the same bits.
+const KEEP_UNITS: bool = !cfg!(target_os = "none");
 
 /// A contact's plane or sphere surface, or a moving collider's separating
 /// plane: `(C, n̂, the reference start for friction, μ_s)`.
 type Surface<T, const D: usize> = (T, [T; D], Option<[T; D]>, T);
 
 impl<T: Real, const D: usize> Colliders<'_, T, D> {
+    /// The same colliders keeping the unit normals of their first
+    /// 4 planes (a substep's many contacts need them each
+    /// time; the values are those of [`unit_any`], so no bit changes).
+    #[must_use]
+    pub(crate) fn with_units(mut self) -> Self {
+        self.cached = 0;
+        if !KEEP_UNITS {
+            return self;
+        }
+        for (u, p) in self.units.iter_mut().zip(self.planes) {
+            let Some(n) = unit_any(&p.normal) else {
+                break;
+            };
+            *u = n;
+            self.cached = self.cached.saturating_add(1);
+        }
+        self
+    }
+
+    /// [`gap`] for this substep's colliders, from the kept unit normal
+    /// when there is one (the same arithmetic, the same bits).
+    #[inline(always)]
+    pub(crate) fn gap(&self, x: &[T; D], collider: usize) -> Option<(T, [T; D])> {
+        if KEEP_UNITS && collider < self.cached {
+            if let (Some(n), Some(p)) = (self.units.get(collider), self.planes.get(collider)) {
+                return Some((dot(n, x) - p.offset - self.radius, *n));
+            }
+        }
+        gap(x, collider, self.planes, self.spheres, self.radius)
+    }
+
     /// The number of static colliders (planes and spheres).
     #[inline(always)]
     pub(crate) fn fixed(&self) -> usize {
@@ -153,7 +195,7 @@ impl<T: Real, const D: usize> Colliders<'_, T, D> {
     ) -> Option<Surface<T, D>> {
         let fixed = self.fixed();
         if collider < fixed {
-            let (c, n) = gap(x, collider, self.planes, self.spheres, self.radius)?;
+            let (c, n) = self.gap(x, collider)?;
             return Some((c, n, None, self.static_friction));
         }
         self.moving_surface(x, prev, collider.saturating_sub(fixed))

@@ -88,7 +88,9 @@ pub use substep::Substep;
 pub(crate) use substep::{contact_error, reset_lambdas, ContactGroup, PairColors, PAIR_COLORS};
 pub(crate) use sweep::{count_visit, iterate_until, measure, sweep, sweep_links, Stop, Tally};
 pub use system::System;
-pub(crate) use system::{first_non_finite, validate};
+pub(crate) use system::{
+    first_non_finite, first_zero_length, validate, validate_links, validate_particles,
+};
 
 /// What a sweep does with a link whose particles coincide (see the module
 /// documentation for the exact threshold).

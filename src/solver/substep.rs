@@ -167,10 +167,17 @@ impl<'s, 'a, T: Real, const D: usize, const G: bool> Substep<'s, 'a, T, D, G> {
 
     /// The same substep holding a group of contacts too: their λ are reset
     /// here, with the links' (in [`System::begin_substep_with`]).
-    pub(crate) fn with_contacts(mut self, group: ContactGroup<'s, T, D>) -> Self {
+    pub(crate) fn with_contacts(self, group: ContactGroup<'s, T, D>) -> Self {
         reset_lambdas(group.items);
         reset_lambdas(group.engine);
         reset_lambdas(group.pairs);
+        self.holding(group)
+    }
+
+    /// The same substep holding a group of contacts whose λ the caller
+    /// has reset (the colored step resets them in its tasks, with
+    /// [`reset_lambdas`] over ranges).
+    pub(crate) fn holding(mut self, group: ContactGroup<'s, T, D>) -> Self {
         self.contacts = Some(group);
         self
     }

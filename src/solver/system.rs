@@ -51,20 +51,47 @@ fn validate_flat<T: Real>(
         return Err(SystemError::TooManyParticles);
     }
     let d = x.len().checked_div(count).unwrap_or(0);
-    for (particle, w) in inverse_masses.iter().enumerate() {
-        if !coords(x, d, particle)
-            .unwrap_or(&[])
-            .iter()
-            .all(|c| c.is_finite())
-        {
+    validate_particles(x, d, inverse_masses, 0)?;
+    validate_links(x, d, inverse_masses, links, 0, h * h, policy)
+}
+
+/// The particle checks of [`validate`] over the particles `first ..` of
+/// one range (`x`: their `d` coordinates each, `inverse_masses`: theirs),
+/// in index order, naming a particle by its global index.
+#[inline]
+pub(crate) fn validate_particles<T: Real>(
+    x: &[T],
+    d: usize,
+    inverse_masses: &[T],
+    first: usize,
+) -> Result<(), SystemError> {
+    for (k, w) in inverse_masses.iter().enumerate() {
+        let particle = first.saturating_add(k);
+        if !coords(x, d, k).unwrap_or(&[]).iter().all(|c| c.is_finite()) {
             return Err(SystemError::NonFinitePosition { particle });
         }
         if !finite_non_negative(*w) {
             return Err(SystemError::InvalidInverseMass { particle });
         }
     }
-    let h2 = h * h;
-    for (constraint, link) in links.iter().enumerate() {
+    Ok(())
+}
+
+/// The link checks of [`validate`] over the links `first ..` of one range
+/// (`x` and `inverse_masses`: every particle), in link order, naming a
+/// link by its global index.
+#[inline]
+pub(crate) fn validate_links<T: Real>(
+    x: &[T],
+    d: usize,
+    inverse_masses: &[T],
+    links: &[Link<T>],
+    first: usize,
+    h2: T,
+    policy: ZeroLength,
+) -> Result<(), SystemError> {
+    for (k, link) in links.iter().enumerate() {
+        let constraint = first.saturating_add(k);
         // `inverse_masses` has `count` entries: its bounds are the particles'.
         let (Some(&wi), Some(&wj)) = (
             inverse_masses.get(index(link.i)),
@@ -92,6 +119,37 @@ fn validate_flat<T: Real>(
         )?;
     }
     Ok(())
+}
+
+/// The one check of [`validate_links`] that depends on the positions,
+/// for links that passed every other one at these inverse masses and
+/// this h (a step's substeps after its frame's check): the first link
+/// (global index, from `first`) under [`ZeroLength::Reject`] that is
+/// enabled, moves a particle and joins two coincident ones
+/// ([`SystemError::ZeroLength`], as [`validate_links`] reports it).
+#[inline]
+pub(crate) fn first_zero_length<T: Real>(
+    x: &[T],
+    d: usize,
+    inverse_masses: &[T],
+    links: &[Link<T>],
+    first: usize,
+) -> Option<usize> {
+    links.iter().enumerate().find_map(|(k, link)| {
+        let (Some(&wi), Some(&wj)) = (
+            inverse_masses.get(index(link.i)),
+            inverse_masses.get(index(link.j)),
+        ) else {
+            return None;
+        };
+        let zero = !link.is_disabled()
+            && wi + wj != T::ZERO
+            && length_squared(
+                coords(x, d, index(link.i)).unwrap_or(&[]),
+                coords(x, d, index(link.j)).unwrap_or(&[]),
+            ) < T::MIN_POSITIVE;
+        zero.then(|| first.saturating_add(k))
+    })
 }
 
 impl<'a, T: Real> System<'a, T, 3> {

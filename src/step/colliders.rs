@@ -3,7 +3,7 @@
 //! constraint itself (C, ∇C, λ ≥ 0, static friction) is
 //! [`crate::constraint::contact`].
 
-use crate::constraint::contact::{gap, Colliders, Contact, Plane, Sphere};
+use crate::constraint::contact::{Colliders, Contact, Plane, Sphere};
 use crate::constraint::engine_contact::slow_tangential;
 use crate::constraint::moving::{box_valid, capsule_valid, near, separating, Capsule, OrientedBox};
 use crate::constraint::{length_squared, unit_any};
@@ -118,7 +118,7 @@ pub(crate) fn each_contact<T: Real, const D: usize>(
         }
         for collider in 0..colliders {
             let touches = if collider < fixed {
-                gap(x, collider, p.planes, p.spheres, p.radius).is_some_and(|(c, _)| c < T::ZERO)
+                p.gap(x, collider).is_some_and(|(c, _)| c < T::ZERO)
             } else {
                 match p.surface(x, prev, collider) {
                     Some((c, _, Some(carried), _)) => {

@@ -6,17 +6,15 @@
 //!
 //! | phase | split into tasks by |
 //! |---|---|
-//! | `x_prev ← x`, prediction | particle ranges |
-//! | self-collision pair search, then the pairs' greedy coloring | — (the calling thread) |
-//! | collider contact detection | particle ranges, two passes (count, then write in detection order) |
-//! | validation and the λ reset of `begin_substep` | — |
+//! | `x_prev ← x`, prediction and collider detection in one pass (with self-collision: prediction, then the pair search and the pairs' coloring on the calling thread, then detection) | particle ranges (several: a second pass writes the contacts in detection order) |
+//! | the substep's entry: positions, zero lengths ([`colored_entry`](super::colored_entry)) | particle and link ranges |
+//! | every λ ← 0 | ranges of every kind |
 //! | each iteration: every color of the links, bends, tets, tethers | instance ranges of the color ([`job_range`](crate::colored::job_range)) |
 //! | each iteration: mesh volumes, attachments | — |
 //! | each iteration: every color of the particle pairs | pair ranges of the color |
-//! | each iteration: collider contacts | contact ranges starting at a new particle |
+//! | each iteration: collider contacts | particle ranges, their contacts by binary search |
 //! | each iteration: engine contacts | — |
-//! | velocity update, damping | particle ranges |
-//! | dynamic friction of the collider contacts | contact ranges starting at a new particle |
+//! | velocity update, damping, collider friction, finite check in one pass ([`colored_particles`](super::colored_particles)) | particle ranges |
 //! | the pairs' and engine contacts' friction, forces, tearing | — |
 //!
 //! Each phase ends before the next begins ([`Jobs::run`] returns when its
@@ -41,33 +39,71 @@
 //! ones, except that a failing color is completed before the error is
 //! returned (the frame is rolled back either way).
 
-use super::colliders::{detect, dynamic_friction, each_contact};
+use super::colliders::{detect, dynamic_friction};
+use super::colored_entry as entry;
 use super::colored_pairs::{color_pairs, sweep_pairs};
+use super::colored_particles::{self as particles, Update};
 use super::jobs::{run_phase, split_range, task_count, Shared};
 pub use super::jobs::{Jobs, OneThread, MAX_JOBS};
 use super::{step_groups, StepConfig, StepError, StepStats, World};
 use crate::colored::groups::check_proper;
 use crate::colored::{job_range, GroupColors, CHUNK};
 use crate::constraint::contact::{Colliders, Contact};
+use crate::constraint::distance::Link;
 use crate::constraint::particle_contact::ParticleContact;
 use crate::real::Real;
 use crate::solver::{
-    contact_error, sweep, Constraints, Group, PairColors, Substep, SweepStats, SystemError,
-    ZeroLength,
+    contact_error, sweep, validate, Constraints, ContactGroup, Group, PairColors, Substep,
+    SweepStats, System, SystemError, ZeroLength,
 };
 
 /// Particles per prediction, detection or velocity task, at least:
 /// smaller phases run as fewer tasks (splitting them costs more than it
 /// saves). No bit depends on it; under Miri it is small, so that the
 /// interpreter's small scenes split too.
-const PARTICLES_PER_TASK: usize = if cfg!(miri) { 8 } else { 1024 };
+pub(super) const PARTICLES_PER_TASK: usize = if cfg!(miri) { 8 } else { 1024 };
 
 /// Contacts per contact-phase task, at least (as [`PARTICLES_PER_TASK`]).
 const CONTACTS_PER_TASK: usize = if cfg!(miri) { 8 } else { 1024 };
 
+/// Whether the colored step fuses prediction and detection and runs its
+/// checks, snapshot and λ reset as tasks: on hosts. On bare metal
+/// (`target_os = "none"`, where docs/code-size.md measures) the
+/// sequential passes on the calling thread take less code, with the same
+/// bits and errors.
+const HOST: bool = !cfg!(target_os = "none");
+
 /// How the substeps of a frame run: [`Sequential`] on the calling thread,
 /// or [`ColoredOrder`] on an engine's jobs.
 pub(crate) trait Order<T: Real, const D: usize, const G: bool> {
+    /// Whether a substep without self-collision takes
+    /// [`predict_detect`](Self::predict_detect) (else
+    /// [`predict`](Self::predict), then [`detect`](Self::detect)).
+    const FUSED: bool = false;
+
+    /// The frame's check of the particles and links
+    /// ([`validate`]).
+    fn validate(
+        &self,
+        positions: &[[T; D]],
+        w: &[T],
+        links: &[Link<T>],
+        h: T,
+        policy: ZeroLength,
+    ) -> Result<(), StepError>;
+
+    /// `dst ← src` (the roll-back snapshot of a frame's start).
+    fn save(&self, dst: &mut [[T; D]], src: &[[T; D]]) -> Result<(), StepError>;
+
+    /// A stepped substep's entry (`begin_substep`: its checks, then every
+    /// λ ← 0), holding the substep's contacts.
+    fn begin<'s, 'a>(
+        &self,
+        system: &'s mut System<'a, T, D>,
+        h: T,
+        group: ContactGroup<'s, T, D>,
+    ) -> Result<Substep<'s, 'a, T, D, G>, StepError>;
+
     /// `x_prev ← x`, then `x ← x + h v + h² g` for particles with `w > 0`
     /// and `x ← x + h v` for a kinematic one (w = 0) with a velocity.
     fn predict(
@@ -90,18 +126,30 @@ pub(crate) trait Order<T: Real, const D: usize, const G: bool> {
         contacts: &mut [Contact<T>],
     ) -> Result<(usize, usize), StepError>;
 
-    /// The collider contacts' dynamic friction ([`dynamic_friction`]).
+    /// [`predict`](Self::predict), then [`detect`](Self::detect) at the
+    /// predicted positions (a substep without self-collision: nothing
+    /// moves a particle in between); `p`'s `previous` is replaced by
+    /// `previous`.
     #[allow(clippy::too_many_arguments)]
-    fn friction(
+    #[inline]
+    fn predict_detect(
         &self,
-        v: &mut [[T; D]],
-        x: &[[T; D]],
+        x: &mut [[T; D]],
+        previous: &mut [[T; D]],
+        v: &[[T; D]],
         w: &[T],
-        contacts: &[Contact<T>],
-        p: &Colliders<'_, T, D>,
         h: T,
-        mu: T,
-    ) -> Result<(), StepError>;
+        g: &[T; D],
+        p: &Colliders<'_, T, D>,
+        contacts: &mut [Contact<T>],
+    ) -> Result<(usize, usize), StepError> {
+        self.predict(x, previous, v, w, h, g)?;
+        let p = Colliders {
+            previous: &*previous,
+            ..*p
+        };
+        self.detect(x, w, &p, contacts)
+    }
 
     /// Arranges a substep's particle pairs for its sweeps (`scratch`: one
     /// `u32` per particle, free after the pair search): the sequential
@@ -111,18 +159,14 @@ pub(crate) trait Order<T: Real, const D: usize, const G: bool> {
     /// One iteration of the substep: its groups, then its contacts.
     fn iterate(&self, substep: &mut Substep<'_, '_, T, D, G>) -> Result<SweepStats<T>, StepError>;
 
-    /// `v ← (x − x_prev)/h` then `v ← v · keep` for particles with `w > 0`;
-    /// fails naming the first particle whose velocity or position is not
-    /// finite.
-    fn velocities(
-        &self,
-        v: &mut [[T; D]],
-        x: &[[T; D]],
-        previous: &[[T; D]],
-        w: &[T],
-        h: T,
-        keep: Option<T>,
-    ) -> Result<(), StepError>;
+    /// `v ← (x − x_prev)/h` then `v ← v · keep` for particles with `w > 0`
+    /// (failing, before anything else, naming the first particle whose
+    /// velocity or position is not finite), then the collider contacts'
+    /// dynamic friction ([`dynamic_friction`]). With `last` (nothing
+    /// changes a velocity after it in the substep) it may also make the
+    /// substep's final check, failing naming the first particle whose
+    /// velocity is not finite; returns whether it made that check.
+    fn velocities(&self, v: &mut [[T; D]], u: &Update<'_, '_, T, D>) -> Result<bool, StepError>;
 }
 
 /// The sequential Gauss-Seidel frame of [`step`](super::step) and
@@ -130,6 +174,34 @@ pub(crate) trait Order<T: Real, const D: usize, const G: bool> {
 pub(crate) struct Sequential;
 
 impl<T: Real, const D: usize, const G: bool> Order<T, D, G> for Sequential {
+    #[inline]
+    fn validate(
+        &self,
+        positions: &[[T; D]],
+        w: &[T],
+        links: &[Link<T>],
+        h: T,
+        policy: ZeroLength,
+    ) -> Result<(), StepError> {
+        Ok(validate(positions, w, links, h, policy)?)
+    }
+
+    #[inline]
+    fn save(&self, dst: &mut [[T; D]], src: &[[T; D]]) -> Result<(), StepError> {
+        super::copy(dst, src);
+        Ok(())
+    }
+
+    #[inline]
+    fn begin<'s, 'a>(
+        &self,
+        system: &'s mut System<'a, T, D>,
+        h: T,
+        group: ContactGroup<'s, T, D>,
+    ) -> Result<Substep<'s, 'a, T, D, G>, StepError> {
+        Ok(system.begin_substep_with::<G>(h, group)?)
+    }
+
     #[inline]
     fn predict(
         &self,
@@ -166,40 +238,18 @@ impl<T: Real, const D: usize, const G: bool> Order<T, D, G> for Sequential {
     }
 
     #[inline]
-    fn friction(
-        &self,
-        v: &mut [[T; D]],
-        x: &[[T; D]],
-        w: &[T],
-        contacts: &[Contact<T>],
-        p: &Colliders<'_, T, D>,
-        h: T,
-        mu: T,
-    ) -> Result<(), StepError> {
-        dynamic_friction(v, x, w, contacts, p, h, mu);
-        Ok(())
-    }
-
-    #[inline]
-    fn velocities(
-        &self,
-        v: &mut [[T; D]],
-        x: &[[T; D]],
-        previous: &[[T; D]],
-        w: &[T],
-        h: T,
-        keep: Option<T>,
-    ) -> Result<(), StepError> {
-        match velocity_range(v, x, previous, w, h, keep) {
-            Some(particle) => Err(StepError::InvalidResult { particle }),
-            None => Ok(()),
+    fn velocities(&self, v: &mut [[T; D]], u: &Update<'_, '_, T, D>) -> Result<bool, StepError> {
+        if let Some(particle) = velocity_range(v, u.x, u.previous, u.w, u.h, u.keep) {
+            return Err(StepError::InvalidResult { particle });
         }
+        dynamic_friction(v, u.x, u.w, u.contacts, u.colliders, u.h, u.mu);
+        Ok(false)
     }
 }
 
 /// The prediction of particles `0 .. x.len()` (all slices of one range).
 #[inline]
-fn predict_range<T: Real, const D: usize>(
+pub(super) fn predict_range<T: Real, const D: usize>(
     x: &mut [[T; D]],
     previous: &mut [[T; D]],
     v: &[[T; D]],
@@ -227,7 +277,7 @@ fn predict_range<T: Real, const D: usize>(
 /// The velocity update of particles `0 .. v.len()`: the first particle
 /// (local index) whose velocity or position is not finite, if any.
 #[inline]
-fn velocity_range<T: Real, const D: usize>(
+pub(super) fn velocity_range<T: Real, const D: usize>(
     v: &mut [[T; D]],
     x: &[[T; D]],
     previous: &[[T; D]],
@@ -269,6 +319,42 @@ impl ColoredOrder<'_> {
 }
 
 impl<T: Real> Order<T, 3, true> for ColoredOrder<'_> {
+    const FUSED: bool = HOST;
+
+    fn validate(
+        &self,
+        positions: &[[T; 3]],
+        w: &[T],
+        links: &[Link<T>],
+        h: T,
+        policy: ZeroLength,
+    ) -> Result<(), StepError> {
+        if !HOST {
+            return Ok(validate(positions, w, links, h, policy)?);
+        }
+        entry::validate_frame(self.jobs, positions, w, links, h, policy)
+    }
+
+    fn save(&self, dst: &mut [[T; 3]], src: &[[T; 3]]) -> Result<(), StepError> {
+        if !HOST {
+            super::copy(dst, src);
+            return Ok(());
+        }
+        entry::copy(self.jobs, dst, src)
+    }
+
+    fn begin<'s, 'a>(
+        &self,
+        system: &'s mut System<'a, T, 3>,
+        h: T,
+        group: ContactGroup<'s, T, 3>,
+    ) -> Result<Substep<'s, 'a, T, 3, true>, StepError> {
+        if !HOST {
+            return Ok(system.begin_substep_with::<true>(h, group)?);
+        }
+        entry::begin(self.jobs, system, h, group)
+    }
+
     fn predict(
         &self,
         x: &mut [[T; 3]],
@@ -317,227 +403,44 @@ impl<T: Real> Order<T, 3, true> for ColoredOrder<'_> {
         p: &Colliders<'_, T, 3>,
         contacts: &mut [Contact<T>],
     ) -> Result<(usize, usize), StepError> {
-        let n = x.len();
-        let count = self.particle_tasks(n);
-        if count <= 1 {
-            return detect(x, w, p, contacts);
-        }
-        let range = |i: usize| {
-            let (a, b) = split_range(n, i, count);
-            (a, x.get(a..b), w.get(a..b), p.previous.get(a..b))
-        };
-        // Pass 1: each range counts its contacts.
-        let mut found = [0usize; MAX_JOBS];
-        run_phase(
-            self.jobs,
-            count,
-            &|i| match range(i) {
-                (a, Some(x), Some(w), Some(prev)) => {
-                    let mut k = 0usize;
-                    each_contact(x, w, prev, a, p, |_, _| k = k.saturating_add(1));
-                    k
-                }
-                _ => 0,
-            },
-            |i, k| {
-                if let Some(slot) = found.get_mut(i) {
-                    *slot = k;
-                }
-            },
-        )?;
-        // Pass 2: each range writes its contacts after those of the ranges
-        // before it; those beyond the capacity are dropped, as in
-        // detection order.
-        let mut offsets = [0usize; MAX_JOBS];
-        let mut total = 0usize;
-        for (o, k) in offsets.iter_mut().zip(&found) {
-            *o = total;
-            total = total.saturating_add(*k);
-        }
-        let capacity = contacts.len();
-        let cs = Shared::new(contacts);
-        let mut unnamed = false;
-        run_phase(
-            self.jobs,
-            count,
-            &|i| {
-                let (Some(&o), Some(&k)) = (offsets.get(i), found.get(i)) else {
-                    return false;
-                };
-                let (lo, hi) = (o.min(capacity), o.saturating_add(k).min(capacity));
-                // SAFETY: the tasks' ranges `o .. o + k` are disjoint
-                // (prefix sums), and `contacts` is not used until the phase
-                // ends.
-                let Some(out) = (unsafe { cs.range(lo, hi) }) else {
-                    return false;
-                };
-                let (a, Some(x), Some(w), Some(prev)) = range(i) else {
-                    return false;
-                };
-                let (mut slots, mut bad) = (out.iter_mut(), false);
-                each_contact(x, w, prev, a, p, |particle, collider| {
-                    match (u32::try_from(particle), u32::try_from(collider)) {
-                        (Ok(particle), Ok(collider)) => {
-                            if let Some(slot) = slots.next() {
-                                *slot = Contact::new(particle, collider);
-                            }
-                        }
-                        _ => bad = true,
-                    }
-                });
-                bad
-            },
-            |_, bad| unnamed |= bad,
-        )?;
-        if unnamed {
-            return Err(StepError::ContactCapacity);
-        }
-        let stored = total.min(capacity);
-        Ok((stored, total.saturating_sub(stored)))
+        particles::detect(self.jobs, x, w, p, contacts, None)
     }
 
-    fn friction(
+    fn predict_detect(
         &self,
-        v: &mut [[T; 3]],
-        x: &[[T; 3]],
+        x: &mut [[T; 3]],
+        previous: &mut [[T; 3]],
+        v: &[[T; 3]],
         w: &[T],
-        contacts: &[Contact<T>],
+        h: T,
+        g: &[T; 3],
         p: &Colliders<'_, T, 3>,
-        h: T,
-        mu: T,
-    ) -> Result<(), StepError> {
-        let count = task_count(self.jobs, contacts.len().div_ceil(CONTACTS_PER_TASK));
-        let Some(bounds) = contact_bounds(contacts, count).filter(|_| count > 1) else {
-            dynamic_friction(v, x, w, contacts, p, h, mu);
-            return Ok(());
-        };
-        let n = v.len();
-        let vs = Shared::new(v);
-        run_phase(
-            self.jobs,
-            count,
-            &|i| {
-                let Some((a, b, pa, pb)) = task_particles(&bounds, i, contacts, n) else {
-                    return;
-                };
-                // SAFETY: the tasks' particle ranges are disjoint (the
-                // contacts are sorted by particle and each task starts at a
-                // new one), and `v` is not used until the phase ends.
-                let v = unsafe { vs.range(pa, pb) };
-                let (Some(v), Some(x), Some(w), Some(prev), Some(items)) = (
-                    v,
-                    x.get(pa..pb),
-                    w.get(pa..pb),
-                    p.previous.get(pa..pb),
-                    contacts.get(a..b),
-                ) else {
-                    return;
-                };
-                let local = Colliders {
-                    previous: prev,
-                    ..*p
-                };
-                // The contacts name particles from `pa`: shifted copies, a
-                // chunk at a time (friction only reads them).
-                let shift = u32::try_from(pa).unwrap_or(0);
-                let mut chunk = [Contact::default(); 64];
-                for part in items.chunks(64) {
-                    for (c, item) in chunk.iter_mut().zip(part) {
-                        *c = *item;
-                        c.particle = c.particle.wrapping_sub(shift);
-                    }
-                    let used = chunk.get(..part.len()).unwrap_or(&[]);
-                    dynamic_friction(v, x, w, used, &local, h, mu);
-                }
-            },
-            |_, ()| {},
-        )
+        contacts: &mut [Contact<T>],
+    ) -> Result<(usize, usize), StepError> {
+        particles::predict_detect(self.jobs, x, previous, v, w, h, g, p, contacts)
     }
 
-    fn velocities(
-        &self,
-        v: &mut [[T; 3]],
-        x: &[[T; 3]],
-        previous: &[[T; 3]],
-        w: &[T],
-        h: T,
-        keep: Option<T>,
-    ) -> Result<(), StepError> {
-        let n = v.len();
-        let count = self.particle_tasks(n);
-        let vs = Shared::new(v);
-        let mut first: Option<usize> = None;
-        run_phase(
-            self.jobs,
-            count,
-            &|i| {
-                let (a, b) = split_range(n, i, count);
-                // SAFETY: the ranges of one phase are disjoint, and `v` is
-                // not used until the phase ends.
-                let v = unsafe { vs.range(a, b) };
-                match (v, x.get(a..b), previous.get(a..b), w.get(a..b)) {
-                    (Some(v), Some(x), Some(p), Some(w)) => {
-                        velocity_range(v, x, p, w, h, keep).map(|k| a.saturating_add(k))
-                    }
-                    _ => None,
-                }
-            },
-            // Tasks come back in range order: the first failure is the
-            // lowest particle, as the sequential loop reports it.
-            |_, bad| first = first.or(bad),
-        )?;
-        match first {
-            Some(particle) => Err(StepError::InvalidResult { particle }),
-            None => Ok(()),
-        }
+    fn velocities(&self, v: &mut [[T; 3]], u: &Update<'_, '_, T, 3>) -> Result<bool, StepError> {
+        particles::velocities(self.jobs, v, u)
     }
 }
 
-/// The task boundaries of a contact phase: `count + 1` contact indices,
-/// each task starting at a new particle (`None` when the contacts are not
-/// sorted by particle; detection sorts them).
-fn contact_bounds<T>(items: &[Contact<T>], count: usize) -> Option<[usize; MAX_JOBS + 1]> {
-    let sorted = items
-        .iter()
-        .zip(items.iter().skip(1))
-        .all(|(a, b)| a.particle <= b.particle);
-    if !sorted {
-        return None;
-    }
-    let m = items.len();
-    let mut bounds = [m; MAX_JOBS + 1];
-    let mut at = 0usize;
-    for (i, b) in bounds.iter_mut().enumerate().take(count) {
-        at = at.max(split_range(m, i, count).0);
-        // On to the first contact of a new particle.
-        while at > 0 && at < m {
-            match (items.get(at.saturating_sub(1)), items.get(at)) {
-                (Some(p), Some(q)) if p.particle == q.particle => at = at.saturating_add(1),
-                _ => break,
-            }
-        }
-        *b = at;
-    }
-    Some(bounds)
-}
-
-/// Task `i`'s contacts `a .. b` and particles `pa .. pb` (clamped to `n`;
-/// a contact naming a particle beyond is reported by its sweep).
-fn task_particles<T>(
-    bounds: &[usize; MAX_JOBS + 1],
-    i: usize,
+/// Task `i` of `count` of a contact phase over `n` particles: its
+/// particles `pa .. pb` (near-equal ranges) and the contacts `a .. b`
+/// naming them (detection stores the contacts sorted by particle; one
+/// naming a particle outside its task's range, never, is reported by the
+/// sweep as out of range, not solved).
+fn task_contacts<T>(
     contacts: &[Contact<T>],
     n: usize,
-) -> Option<(usize, usize, usize, usize)> {
-    let (&a, &b) = (bounds.get(i)?, bounds.get(i.checked_add(1)?)?);
-    let items = contacts.get(a..b)?;
-    let pa = usize::try_from(items.first()?.particle).ok()?.min(n);
-    let pb = usize::try_from(items.last()?.particle)
-        .ok()?
-        .saturating_add(1)
-        .min(n)
-        .max(pa);
-    Some((a, b, pa, pb))
+    i: usize,
+    count: usize,
+) -> (usize, usize, usize, usize) {
+    let (pa, pb) = split_range(n, i, count);
+    let below =
+        |p: usize| contacts.partition_point(|c| usize::try_from(c.particle).is_ok_and(|k| k < p));
+    let b = if pb >= n { contacts.len() } else { below(pb) };
+    (below(pa).min(b), b, pa, pb)
 }
 
 /// The contacts' part of a colored iteration, in the order and with the
@@ -570,28 +473,27 @@ fn sweep_contacts<T: Real>(
         )?;
     }
     let count = task_count(jobs, found.div_ceil(CONTACTS_PER_TASK));
-    match contact_bounds(group.items, count).filter(|_| count > 1) {
-        None => {
-            sweep(x, w, group.items, &group.colliders, h2, ZeroLength::Skip)
-                .map_err(|stop| contact_error(stop, 0))?;
-        }
-        Some(bounds) => {
+    if count <= 1 {
+        sweep(x, w, group.items, &group.colliders, h2, ZeroLength::Skip)
+            .map_err(|stop| contact_error(stop, 0))?;
+    } else {
+        {
             let n = x.len();
             let p = group.colliders;
-            let ranges: [Option<(usize, usize, usize, usize)>; MAX_JOBS] =
-                core::array::from_fn(|i| task_particles(&bounds, i, group.items, n));
+            let ranges: [(usize, usize, usize, usize); MAX_JOBS] =
+                core::array::from_fn(|i| task_contacts(group.items, n, i, count));
             let (xs, is) = (Shared::new(&mut *x), Shared::new(&mut *group.items));
             let mut first: Option<StepError> = None;
             run_phase(
                 jobs,
                 count,
                 &|i| {
-                    let Some(Some((a, b, pa, pb))) = ranges.get(i).copied() else {
+                    let Some((a, b, pa, pb)) = ranges.get(i).copied() else {
                         return Ok(());
                     };
-                    // SAFETY: the tasks' contact ranges are disjoint, and so
-                    // are their particle ranges (the contacts are sorted by
-                    // particle, each task starts at a new one); `x` and the
+                    // SAFETY: the tasks' particle ranges are disjoint
+                    // (`split_range`), and so are their contact ranges
+                    // (bounds non-decreasing in the task); `x` and the
                     // contacts are not used until the phase ends.
                     let (x, items) = unsafe { (xs.range(pa, pb), is.range(a, b)) };
                     let (Some(x), Some(items), Some(w), Some(prev)) =

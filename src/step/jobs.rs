@@ -176,6 +176,11 @@ impl<E> Shared<E> {
         }
     }
 
+    /// The length of the lent slice.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
     /// The items `a .. b` (`None` out of bounds).
     ///
     /// # Safety

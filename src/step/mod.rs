@@ -93,13 +93,16 @@
 
 mod colliders;
 mod colored;
+mod colored_entry;
 mod colored_pairs;
+mod colored_particles;
 mod jobs;
 mod precision;
 mod spatial;
 
 pub use colored::{step_colored, Jobs, OneThread, MAX_JOBS};
 use colored::{Order, Sequential};
+use colored_particles::Update;
 
 pub(crate) use precision::shortest_length;
 pub use precision::{precision, world_precision, Precision, PRECISION_LIMIT};
@@ -471,7 +474,7 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     }
     let substeps = T::from_f64(f64::from(config.substeps));
     let h = frame_dt / substeps;
-    solver::validate(
+    order.validate(
         world.positions,
         world.inverse_masses,
         world.links,
@@ -494,8 +497,15 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
         .split_at_mut_checked(n.checked_mul(2).ok_or(too_small)?)
         .ok_or(too_small)?;
     let (saved_x, saved_v) = saved.split_at_mut_checked(n).ok_or(too_small)?;
-    copy(saved_x, world.positions);
-    copy(saved_v, world.velocities);
+    let saving = order
+        .save(saved_x, world.positions)
+        .and_then(|()| order.save(saved_v, world.velocities));
+    if let Err(e) = saving {
+        // Nothing was written but the snapshot (a job system that skipped
+        // a task).
+        world.scratch = scratch;
+        return Err(e);
+    }
     let previous = previous.get_mut(..n).ok_or(too_small)?;
 
     let result =
@@ -644,32 +654,13 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     system.constraints = constraints;
     system.constraints.begin_frame();
     for s in 0..config.substeps {
-        // x_prev ← x, then predict: x ← x + h v + h² g for moving
-        // particles; a kinematic particle (w = 0) with a velocity moves by
-        // h v.
-        order.predict(
-            system.positions_mut(),
-            previous,
-            velocities,
-            inverse_masses,
-            h,
-            &config.gravity,
-        )?;
-        let (mut pair_count, mut pairs_dropped) = (0usize, 0usize);
-        if self_collision {
-            let r = config.particle_radius;
-            let clamped =
-                spatial::clamp_displacements(system.positions_mut(), previous, inverse_masses, r);
-            stats.clamped = stats.clamped.saturating_add(clamped);
-            (pair_count, pairs_dropped) =
-                spatial::find_pairs(system.positions(), inverse_masses, sc, r);
-        }
         // The substep's end, s after the frame's start.
         let time = h * T::from_f64(f64::from(s.saturating_add(1)));
-        let colliders = Colliders {
+        // The colliders (their `previous` set after the prediction).
+        let template = Colliders {
             planes: world.planes,
             spheres: world.spheres,
-            previous: &*previous,
+            previous: &[],
             radius: config.particle_radius,
             alpha: config.contact_compliance / h2,
             static_friction: config.static_friction,
@@ -679,9 +670,57 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
                 time,
                 h,
             },
+            units: [[T::ZERO; D]; 4],
+            cached: 0,
+        }
+        .with_units();
+        // x_prev ← x, then predict: x ← x + h v + h² g for moving
+        // particles; a kinematic particle (w = 0) with a velocity moves by
+        // h v. Then the contacts against colliders at the predicted
+        // positions (after the self-collision's clamp, if on).
+        let (mut pair_count, mut pairs_dropped) = (0usize, 0usize);
+        let (count, dropped) = if O::FUSED && !self_collision {
+            order.predict_detect(
+                system.positions_mut(),
+                previous,
+                velocities,
+                inverse_masses,
+                h,
+                &config.gravity,
+                &template,
+                contacts,
+            )?
+        } else {
+            order.predict(
+                system.positions_mut(),
+                previous,
+                velocities,
+                inverse_masses,
+                h,
+                &config.gravity,
+            )?;
+            if self_collision {
+                let r = config.particle_radius;
+                let clamped = spatial::clamp_displacements(
+                    system.positions_mut(),
+                    previous,
+                    inverse_masses,
+                    r,
+                );
+                stats.clamped = stats.clamped.saturating_add(clamped);
+                (pair_count, pairs_dropped) =
+                    spatial::find_pairs(system.positions(), inverse_masses, sc, r);
+            }
+            let colliders = Colliders {
+                previous: &*previous,
+                ..template
+            };
+            order.detect(system.positions(), inverse_masses, &colliders, contacts)?
         };
-        let (count, dropped) =
-            order.detect(system.positions(), inverse_masses, &colliders, contacts)?;
+        let colliders = Colliders {
+            previous: &*previous,
+            ..template
+        };
         let dropped = dropped.saturating_add(pairs_dropped);
         if dropped > 0 && config.contact_overflow == ContactOverflow::Reject {
             return Err(StepError::ContactCapacity);
@@ -721,7 +760,7 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
                 pair_colors,
             };
             let lag = attachment::lag(s, config.substeps);
-            let mut substep = system.begin_substep_with::<G>(h, group)?.with_lag(lag);
+            let mut substep = order.begin(&mut system, h, group)?.with_lag(lag);
             for _ in 0..config.iterations {
                 stats.last = order.iterate(&mut substep)?;
                 stats.iterations = stats.iterations.saturating_add(1);
@@ -737,23 +776,21 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
         }
         // Velocity update (kinematic particles keep theirs), dynamic
         // friction, damping.
-        order.velocities(
-            velocities,
-            system.positions(),
+        let update = Update {
+            x: system.positions(),
             previous,
-            inverse_masses,
+            w: inverse_masses,
             h,
-            damped.then_some(keep),
-        )?;
-        order.friction(
-            velocities,
-            system.positions(),
-            inverse_masses,
-            found,
-            &colliders,
-            h,
-            config.dynamic_friction,
-        )?;
+            keep: damped.then_some(keep),
+            contacts: found,
+            colliders: &colliders,
+            mu: config.dynamic_friction,
+            last: engine.is_empty() && pairs.is_empty(),
+        };
+        if order.velocities(velocities, &update)? {
+            stats.substeps = stats.substeps.saturating_add(1);
+            continue;
+        }
         engine_contact::dynamic_friction(velocities, inverse_masses, engine, h);
         particle_contact::dynamic_friction(
             velocities,

@@ -1,0 +1,220 @@
+//! The colored step's checks and λ reset as tasks: the frame's validation
+//! of the particles and links, the roll-back snapshot, and each
+//! substep's entry (the positions, the zero lengths, every λ ← 0), split
+//! over particle and instance ranges.
+//!
+//! Errors are the sequential ones: the checks of a range stop at its
+//! first failure, and of several ranges' failures the lowest range's is
+//! reported (tasks come back in range order), every particle error before
+//! any link error, as [`validate`](crate::solver::validate) checks them.
+//! A substep entry checks and then resets in two phases, so that on an
+//! error no λ has been written, as `begin_substep` promises.
+
+use super::jobs::{run_phase, split_range, task_count, Shared};
+use super::{Jobs, StepError};
+use crate::constraint::distance::Link;
+use crate::real::Real;
+use crate::solver::{
+    first_non_finite, first_zero_length, reset_lambdas, validate_links, validate_particles,
+    ContactGroup, Substep, System, SystemError, ZeroLength,
+};
+
+/// Particles or instances per checking or resetting task, at least (no
+/// bit depends on it; small under Miri, so that its small scenes split).
+const ITEMS_PER_TASK: usize = if cfg!(miri) { 8 } else { 4096 };
+
+/// The task count of a phase over ranges of `items` items.
+fn tasks(jobs: &dyn Jobs, items: usize) -> usize {
+    task_count(jobs, items.div_ceil(ITEMS_PER_TASK))
+}
+
+/// The frame's check of the particles and links
+/// ([`validate`](crate::solver::validate), same errors in the same
+/// order) as tasks over particle and link ranges.
+pub(super) fn validate_frame<T: Real, const D: usize>(
+    jobs: &dyn Jobs,
+    positions: &[[T; D]],
+    inverse_masses: &[T],
+    links: &[Link<T>],
+    h: T,
+    policy: ZeroLength,
+) -> Result<(), StepError> {
+    if !h.is_finite() || h <= T::ZERO {
+        return Err(SystemError::InvalidTimeStep.into());
+    }
+    let (n, m) = (positions.len(), links.len());
+    if n != inverse_masses.len() {
+        return Err(SystemError::ParticleCountMismatch.into());
+    }
+    if u32::try_from(n).is_err() {
+        return Err(SystemError::TooManyParticles.into());
+    }
+    let h2 = h * h;
+    let x = positions.as_flattened();
+    let count = tasks(jobs, n.max(m));
+    let (mut particle, mut link) = (None, None);
+    run_phase(
+        jobs,
+        count,
+        &|i| {
+            let (a, b) = split_range(n, i, count);
+            let p = match (positions.get(a..b), inverse_masses.get(a..b)) {
+                (Some(x), Some(w)) => validate_particles(x.as_flattened(), D, w, a).err(),
+                _ => None,
+            };
+            let (a, b) = split_range(m, i, count);
+            let l = links
+                .get(a..b)
+                .and_then(|l| validate_links(x, D, inverse_masses, l, a, h2, policy).err());
+            (p, l)
+        },
+        |_, (p, l)| {
+            particle = particle.or(p);
+            link = link.or(l);
+        },
+    )?;
+    match particle.or(link) {
+        Some(e) => Err(e.into()),
+        None => Ok(()),
+    }
+}
+
+/// `dst ← src` over the common length, as tasks over ranges (the frame's
+/// roll-back snapshot).
+pub(super) fn copy<E: Copy + Send + Sync>(
+    jobs: &dyn Jobs,
+    dst: &mut [E],
+    src: &[E],
+) -> Result<(), StepError> {
+    let n = dst.len().min(src.len());
+    let count = tasks(jobs, n);
+    let ds = Shared::new(dst);
+    run_phase(
+        jobs,
+        count,
+        &|i| {
+            let (a, b) = split_range(n, i, count);
+            // SAFETY: the ranges of one phase are disjoint, and `dst` is
+            // not used until the phase ends.
+            if let (Some(d), Some(s)) = (unsafe { ds.range(a, b) }, src.get(a..b)) {
+                super::copy(d, s);
+            }
+        },
+        |_, ()| {},
+    )
+}
+
+/// A substep's entry in a colored step: what `begin_substep` checks that
+/// can change within a frame whose start [`validate_frame`] and the
+/// groups' check passed at this `h` (the positions, and under
+/// [`ZeroLength::Reject`] the links' lengths; inverse masses, indices,
+/// rest values, compliances and scales do not change during a frame), as
+/// tasks; then, as tasks again, every λ ← 0 (links, groups, contacts).
+/// The errors are those `begin_substep` reports; on one nothing is
+/// written.
+pub(super) fn begin<'s, 'a, T: Real, const D: usize, const G: bool>(
+    jobs: &dyn Jobs,
+    system: &'s mut System<'a, T, D>,
+    h: T,
+    mut group: ContactGroup<'s, T, D>,
+) -> Result<Substep<'s, 'a, T, D, G>, StepError> {
+    let (n, m) = (system.positions.len(), system.links.len());
+    let reject = system.zero_length == ZeroLength::Reject;
+    {
+        let (positions, w, links) = (&*system.positions, system.inverse_masses, &*system.links);
+        let x = positions.as_flattened();
+        let count = tasks(jobs, n.max(m));
+        let (mut particle, mut link) = (None, None);
+        run_phase(
+            jobs,
+            count,
+            &|i| {
+                let (a, b) = split_range(n, i, count);
+                let p = positions
+                    .get(a..b)
+                    .and_then(first_non_finite)
+                    .map(|k| a.saturating_add(k));
+                let (a, b) = split_range(m, i, count);
+                let l = match links.get(a..b) {
+                    Some(l) if reject => first_zero_length(x, D, w, l, a),
+                    _ => None,
+                };
+                (p, l)
+            },
+            |_, (p, l)| {
+                particle = particle.or(p);
+                link = link.or(l);
+            },
+        )?;
+        if let Some(particle) = particle {
+            return Err(SystemError::NonFinitePosition { particle }.into());
+        }
+        if let Some(constraint) = link {
+            return Err(SystemError::ZeroLength { constraint }.into());
+        }
+    }
+    reset::<T, D, G>(jobs, system, &mut group)?;
+    Ok(Substep::new(system, h).holding(group))
+}
+
+/// Every λ ← 0 (links, the groups when `G`, the contacts of `group`) as
+/// tasks, each resetting its range of every kind.
+fn reset<T: Real, const D: usize, const G: bool>(
+    jobs: &dyn Jobs,
+    system: &mut System<'_, T, D>,
+    group: &mut ContactGroup<'_, T, D>,
+) -> Result<(), StepError> {
+    let c = &mut system.constraints;
+    let sizes = [
+        system.links.len(),
+        c.bends.len(),
+        c.tets.len(),
+        c.tethers.len(),
+        group.items.len(),
+        group.engine.len(),
+        group.pairs.len(),
+    ];
+    let most = sizes.iter().copied().max().unwrap_or(0);
+    let count = tasks(jobs, most);
+    let links = Shared::new(&mut *system.links);
+    let bends = Shared::new(&mut *c.bends);
+    let tets = Shared::new(&mut *c.tets);
+    let tethers = Shared::new(&mut *c.tethers);
+    let items = Shared::new(&mut *group.items);
+    let engine = Shared::new(&mut *group.engine);
+    let pairs = Shared::new(&mut *group.pairs);
+    run_phase(
+        jobs,
+        count,
+        &|i| {
+            let range = |len: usize| split_range(len, i, count);
+            // SAFETY: task i takes range i of each slice; the ranges of one
+            // phase are disjoint, and nothing else uses the slices until
+            // the phase ends.
+            unsafe {
+                let (a, b) = range(links.len());
+                reset_lambdas(links.range(a, b).unwrap_or(&mut []));
+                if G {
+                    let (a, b) = range(bends.len());
+                    reset_lambdas(bends.range(a, b).unwrap_or(&mut []));
+                    let (a, b) = range(tets.len());
+                    reset_lambdas(tets.range(a, b).unwrap_or(&mut []));
+                    let (a, b) = range(tethers.len());
+                    reset_lambdas(tethers.range(a, b).unwrap_or(&mut []));
+                }
+                let (a, b) = range(items.len());
+                reset_lambdas(items.range(a, b).unwrap_or(&mut []));
+                let (a, b) = range(engine.len());
+                reset_lambdas(engine.range(a, b).unwrap_or(&mut []));
+                let (a, b) = range(pairs.len());
+                reset_lambdas(pairs.range(a, b).unwrap_or(&mut []));
+            }
+        },
+        |_, ()| {},
+    )?;
+    if G {
+        reset_lambdas(c.meshes.volumes);
+        reset_lambdas(c.attachments);
+    }
+    Ok(())
+}

@@ -1,0 +1,222 @@
+//! The colored step's substep entry (`step_colored`, issue 19): its checks
+//! and λ reset run as tasks over particle and link ranges, and still
+//! report what `step_with` reports — a position made non-finite by the
+//! prediction, or under `ZeroLength::Reject` two linked particles the
+//! prediction made coincide, the lowest index first and a particle
+//! before a link — writing nothing (x, v and every λ as before the frame)
+//! for every job system. Small cases under Miri.
+
+use xpbd::step::{scratch_len, step_colored, step_with, Contact, Jobs, OneThread, StepConfig};
+use xpbd::step::{StepError, World};
+use xpbd::{cloth, cloth_link_count, color_instances, color_order, fill_in_order};
+use xpbd::{Constraints, GroupColors, Link, SystemError};
+
+type V = [f64; 3];
+
+/// Threads: `threads` scoped threads, thread `t` running tasks `t, t +
+/// threads, …`; asks for `split` tasks per phase.
+struct Threads {
+    threads: usize,
+    split: usize,
+}
+
+impl Jobs for Threads {
+    fn split(&self) -> usize {
+        self.split
+    }
+    fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
+        std::thread::scope(|s| {
+            for t in 0..self.threads {
+                s.spawn(move || (t..count).step_by(self.threads).for_each(task));
+            }
+        });
+    }
+}
+
+/// The calling thread, tasks in reverse order.
+struct Reversed(usize);
+
+impl Jobs for Reversed {
+    fn split(&self) -> usize {
+        self.0
+    }
+    fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
+        (0..count).rev().for_each(task);
+    }
+}
+
+/// Side of the cloth: enough links for several checking tasks (4,096
+/// items each at least; 8 under Miri).
+const SIDE: usize = if cfg!(miri) { 6 } else { 90 };
+
+/// Spacing (m), a power of two: every position below is exact.
+const S: f64 = 1.0 / 64.0;
+
+/// A cloth at rest, links in colored order with nonzero λ, no gravity;
+/// `moves` gives particles a velocity (m/s). One substep of h = 1/64 s.
+struct Cloth {
+    x: Vec<V>,
+    v: Vec<V>,
+    w: Vec<f64>,
+    links: Vec<Link<f64>>,
+    starts: Vec<usize>,
+}
+
+impl Cloth {
+    fn new() -> Self {
+        let n = SIDE * SIDE;
+        let x: Vec<V> = (0..n)
+            .map(|k| [(k % SIDE) as f64 * S, 0.0, (k / SIDE) as f64 * S])
+            .collect();
+        let mut links = vec![Link::new(0, 1, S, 0.0); cloth_link_count(SIDE, SIDE, false).unwrap()];
+        cloth(&x, SIDE, SIDE, false, 1e-6, &mut links).unwrap();
+        let (mut used, mut color) = (vec![0u64; n], vec![0u32; links.len()]);
+        let count = color_instances(&links, n, &mut used, &mut color).unwrap();
+        let mut starts = vec![0usize; count as usize + 1];
+        let mut order = vec![0u32; links.len()];
+        color_order(&color, count, &mut starts, &mut order).unwrap();
+        let mut sorted = links.clone();
+        fill_in_order(&links, &order, &mut sorted).unwrap();
+        for (k, l) in sorted.iter_mut().enumerate() {
+            l.lambda = k as f64 + 0.5;
+        }
+        Cloth {
+            v: vec![[0.0; 3]; n],
+            w: vec![1.0; n],
+            x,
+            links: sorted,
+            starts,
+        }
+    }
+
+    /// Link `k`'s second particle gets the velocity that puts it exactly
+    /// on its first particle after one prediction of h = 1/64 s.
+    fn collapse(&mut self, k: usize) {
+        let (i, j) = (self.links[k].i as usize, self.links[k].j as usize);
+        for c in 0..3 {
+            self.v[j][c] = (self.x[i][c] - self.x[j][c]) * 64.0;
+        }
+    }
+
+    fn bits(&self) -> Vec<u64> {
+        let xv = self.x.iter().chain(&self.v).flatten().map(|c| c.to_bits());
+        xv.chain(self.links.iter().map(|l| l.lambda.to_bits()))
+            .collect()
+    }
+
+    /// One frame, colored on `jobs` or (`None`) `step_with`.
+    fn frame(&mut self, jobs: Option<&dyn Jobs>) -> Result<(), StepError> {
+        let n = self.x.len();
+        let mut contacts = vec![Contact::default(); 4];
+        let mut scratch = vec![[0.0; 3]; scratch_len(n)];
+        let mut stamp = vec![0u32; n];
+        let mut world = World::new(
+            &mut self.x,
+            &mut self.v,
+            &self.w,
+            &mut contacts,
+            &mut scratch,
+        );
+        world.links = &mut self.links;
+        let mut config = StepConfig::new([0.0; 3]);
+        config.substeps = 1;
+        let mut groups = Constraints::default();
+        let dt = 1.0 / 64.0;
+        match jobs {
+            None => step_with(&mut world, &mut groups, dt, &config),
+            Some(jobs) => {
+                let colors = GroupColors {
+                    links: &self.starts,
+                    ..Default::default()
+                };
+                step_colored(
+                    &mut world,
+                    &mut groups,
+                    &colors,
+                    &mut stamp,
+                    dt,
+                    &config,
+                    jobs,
+                )
+            }
+        }
+        .map(|_| ())
+    }
+}
+
+/// The job systems compared (under Miri only the threads, whose split
+/// phases are what the interpreter checks).
+fn systems() -> Vec<Box<dyn Jobs>> {
+    let mut s: Vec<Box<dyn Jobs>> = vec![Box::new(Threads {
+        threads: 2,
+        split: 3,
+    })];
+    if !cfg!(miri) {
+        s.push(Box::new(OneThread));
+        s.push(Box::new(Reversed(32)));
+    }
+    s
+}
+
+/// `prepare` applied to a fresh cloth: every job system fails the frame
+/// with `expected`, as `step_with` does, and leaves x, v and every λ as
+/// they were.
+fn fails_alike(prepare: impl Fn(&mut Cloth), expected: StepError) {
+    let mut reference = Cloth::new();
+    prepare(&mut reference);
+    let before = reference.bits();
+    assert_eq!(reference.frame(None), Err(expected));
+    assert!(reference.bits() == before);
+    for jobs in systems() {
+        let mut c = Cloth::new();
+        prepare(&mut c);
+        assert_eq!(c.frame(Some(jobs.as_ref())), Err(expected));
+        assert!(c.bits() == before, "the failed frame wrote something");
+    }
+}
+
+#[test]
+fn coincident_predicted_particles_name_the_lowest_link() {
+    let m = Cloth::new().links.len();
+    let (low, high) = (m / 3, m - 2);
+    fails_alike(
+        |c| {
+            c.collapse(high);
+            c.collapse(low);
+        },
+        StepError::System(SystemError::ZeroLength { constraint: low }),
+    );
+}
+
+#[test]
+fn a_non_finite_prediction_names_the_particle_before_any_link() {
+    let n = SIDE * SIDE;
+    let m = Cloth::new().links.len();
+    let (low, high) = (n / 2 + 1, n - 3);
+    fails_alike(
+        |c| {
+            c.collapse(1);
+            c.collapse(m - 1);
+            for p in [high, low] {
+                // Finite, and beyond the float range after x + h v.
+                c.x[p][1] = 1.79e308;
+                c.v[p][1] = 1e308;
+            }
+        },
+        StepError::System(SystemError::NonFinitePosition { particle: low }),
+    );
+}
+
+#[test]
+#[cfg_attr(miri, ignore)] // tests/colored_step.rs checks passing frames there
+fn the_colored_entry_passes_what_step_with_passes() {
+    let mut reference = Cloth::new();
+    reference.v[3] = [0.5, 0.25, -0.125];
+    reference.frame(None).unwrap();
+    for jobs in systems() {
+        let mut c = Cloth::new();
+        c.v[3] = [0.5, 0.25, -0.125];
+        c.frame(Some(jobs.as_ref())).unwrap();
+        assert!(c.bits() == reference.bits());
+    }
+}
