@@ -15,7 +15,8 @@ export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L /usr/aarch64-linux-gnu"
 t=aarch64-unknown-linux-gnu
 cargo test --locked --release --target "$t" -p xpbd-scenarios -- --nocapture
-cargo test --locked --release --target "$t" -p xpbd --lib --test colored --test colored_neighbours --test colored_isa \
+# colored_isa with its smaller scene list (XPBD_SMALL_SCENES) under emulation.
+XPBD_SMALL_SCENES=1 cargo test --locked --release --target "$t" -p xpbd --lib --test colored --test colored_neighbours --test colored_isa \
     --test seed_figures --test lifecycle --test ffi_rust --test ffi_system_rust --test fp_environment
 cargo build --locked --release --lib --target wasm32-unknown-unknown
 RUSTFLAGS="-C target-feature=+simd128" cargo build --locked --release --lib --target wasm32-unknown-unknown \
