@@ -76,6 +76,12 @@ impl Jobs for Pool {
     }
 
     fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
+        // One task (a small phase: most pair colors of this cloth): run it
+        // here rather than wake the worker for nothing.
+        if count <= 1 {
+            (0..count).for_each(task);
+            return;
+        }
         // SAFETY: only the lifetime is erased; the worker is done with the
         // task before `done`, which this call waits for.
         let erased: &'static (dyn Fn(usize) + Sync) = unsafe { std::mem::transmute(task) };
