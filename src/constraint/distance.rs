@@ -25,8 +25,8 @@
 //! sweep's [`ZeroLength`](crate::ZeroLength) policy rejects or skips it.
 
 use super::{
-    finite_sum, length_squared, update, Bound, Constraint, Count, Evaluated, Evaluation, Fault,
-    Outcome, Particles,
+    all_finite, finite_sum, length_squared, update, Bound, Constraint, Count, Evaluated,
+    Evaluation, Fault, Outcome, Particles,
 };
 use crate::real::{finite_non_negative, Real};
 use crate::SystemError;
@@ -247,7 +247,7 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
             *v = *v + s * *g;
         }
     }
-    if finite_sum(finite_sum(finite_sum(T::ZERO, &[u.lambda]), &ni), &nj) != T::ZERO {
+    if !all_finite(&[&[u.lambda], &ni, &nj]) {
         return Err(tally.fault(Fault::NonFinite));
     }
     if wi != T::ZERO {

@@ -26,8 +26,8 @@
 //! so it is skipped (counted with the static ones), never a NaN.
 
 use super::{
-    finite_sum, length_squared, update, Bound, Constraint, Count, Evaluated, Evaluation, Fault,
-    Outcome, Particles,
+    all_finite, finite_sum, length_squared, update, Bound, Constraint, Count, Evaluated,
+    Evaluation, Fault, Outcome, Particles,
 };
 use crate::constraint::distance::index;
 use crate::real::{finite_non_negative, Real};
@@ -299,7 +299,7 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
             *v = *v + s * *g;
         }
     }
-    if finite_sum(finite_sum(finite_sum(T::ZERO, &[u.lambda]), &na), &np) != T::ZERO {
+    if !all_finite(&[&[u.lambda], &na, &np]) {
         return Err(tally.fault(Fault::NonFinite));
     }
     if wa != T::ZERO {

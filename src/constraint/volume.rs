@@ -58,7 +58,8 @@
 //! as out of range.
 
 use super::{
-    finite_sum, update, Bound, Constraint, Count, Evaluated, Evaluation, Fault, Outcome, Particles,
+    all_finite, finite_sum, update, Bound, Constraint, Count, Evaluated, Evaluation, Fault,
+    Outcome, Particles,
 };
 use crate::constraint::distance::index;
 use crate::real::Real;
@@ -315,7 +316,7 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
             *v = *v + s * *g;
         }
     }
-    if finite_sum(finite_sum(T::ZERO, &[u.lambda]), next.as_flattened()) != T::ZERO {
+    if !all_finite(&[&[u.lambda], next.as_flattened()]) {
         return Err(tally.fault(Fault::NonFinite));
     }
     for ((&k, xk), &wk) in particles.iter().zip(&next).zip(&wk) {
