@@ -22,7 +22,9 @@
 //! volumes: begin / iterate / iterate_until / measure with groups, the
 //! grouped step, the tether builder); [`groups_colored`] for the colored
 //! group calls (coloring a group, the colored begin and iteration, the
-//! jobs) against the sequential sweep, bit for bit.
+//! jobs) against the sequential sweep, bit for bit; [`step_colored`] for
+//! colored stepping (`xpbd_world3_step_colored` on fuzzed job systems)
+//! against the grouped step, bit for bit.
 
 // The model spells the SPEC's conditions literally: `!(x > 0)` is "not
 // greater than zero", NaN included, which is the point.
@@ -33,6 +35,7 @@ use xpbd::ffi::XpbdStatus;
 pub mod colored;
 pub mod groups;
 pub mod groups_colored;
+pub mod step_colored;
 pub mod world;
 use xpbd_scenarios::Scalar;
 

@@ -1,0 +1,500 @@
+//! Fuzzing colored stepping (`xpbd_world3_step_colored`, f64) against the
+//! grouped step (`xpbd_world3_step_groups`) on the same world.
+//!
+//! The bytes build a small 3D world (≤ 12 particles with velocities,
+//! links, bends, tets, tethers, up to two planes and a sphere, a contact
+//! buffer, tearing limits) with mostly valid but sometimes hostile values
+//! (NaN, ±∞, huge, negative, out-of-range or repeated indices), color each
+//! group through the C calls (`xpbd_color_greedy`, `xpbd_color_group`),
+//! put it in colored order (`xpbd_color_order`), sometimes corrupt a color
+//! boundary or shorten the stamp, and step a few frames two ways from the
+//! same start: the grouped step, and the colored step on a byte-chosen job
+//! system (none; the calling thread with a split of 1 … 40, tasks run in
+//! order or reversed; or an engine that skips a task).
+//!
+//! Checks, besides no crash and no sanitizer report:
+//! - every status is a documented code (−23 … 1);
+//! - a refused colored step leaves positions, velocities, links, groups
+//!   and the stamp's neighbours as they were (positions and velocities
+//!   bit for bit; λ and contacts are documented scratch);
+//! - an engine that skips a task gets `JOB_CONTRACT` (or an earlier
+//!   refusal), never OK;
+//! - with a proper coloring, unchanged boundaries, a long enough stamp
+//!   and an honest job system, the colored step returns the grouped step's
+//!   status, and on OK the same bits: positions, velocities, every λ,
+//!   the torn list and the statistics.
+
+use core::ffi::c_void;
+use xpbd::ffi::XpbdStatus;
+use xpbd::ffi::*;
+
+use crate::Input;
+
+fn documented(s: XpbdStatus) -> bool {
+    (-23..=1).contains(&s.code())
+}
+
+/// A world in caller memory (the vectors are never resized after the
+/// structs point into them).
+#[derive(Clone)]
+struct Scene {
+    x: Vec<[f64; 3]>,
+    v: Vec<[f64; 3]>,
+    w: Vec<f64>,
+    links: Vec<XpbdLink>,
+    max_force: Vec<f64>,
+    torn: Vec<u32>,
+    bends: Vec<XpbdBend>,
+    tets: Vec<XpbdTet>,
+    tethers: Vec<XpbdTether>,
+    planes: Vec<XpbdPlane3>,
+    spheres: Vec<XpbdSphere3>,
+    contacts: Vec<XpbdContact>,
+    scratch: Vec<[f64; 3]>,
+    starts: [Vec<usize>; 4],
+    counts: [usize; 4],
+}
+
+/// Points `p` at `v`, or NULL when `v` is empty.
+fn at<E>(v: &mut [E]) -> *mut E {
+    if v.is_empty() {
+        core::ptr::null_mut()
+    } else {
+        v.as_mut_ptr()
+    }
+}
+
+impl Scene {
+    /// Positions and velocities (what a refusal must leave as it was).
+    fn state(&self) -> Vec<u64> {
+        self.x
+            .iter()
+            .chain(&self.v)
+            .flatten()
+            .map(|c| c.to_bits())
+            .collect()
+    }
+
+    /// Everything a successful step writes that both paths must agree on.
+    fn bits(&self) -> Vec<u64> {
+        let mut b = self.state();
+        b.extend(self.links.iter().map(|l| l.lambda.to_bits()));
+        b.extend(self.bends.iter().map(|e| e.lambda.to_bits()));
+        b.extend(self.tets.iter().map(|t| t.lambda.to_bits()));
+        b.extend(self.tethers.iter().map(|t| t.lambda.to_bits()));
+        b.extend(self.links.iter().map(|l| u64::from(l.flags)));
+        b.extend(self.torn.iter().map(|&t| u64::from(t)));
+        b
+    }
+
+    /// The world, groups and colors structs over this scene's memory.
+    fn structs(&mut self) -> (XpbdWorld3, XpbdConstraints3, XpbdGroupColors) {
+        // SAFETY: all-zero is a valid value of these plain C structs.
+        let (mut w, mut g, mut c): (XpbdWorld3, XpbdConstraints3, XpbdGroupColors) =
+            unsafe { core::mem::zeroed() };
+        w.positions = self.x.as_mut_ptr();
+        w.velocities = self.v.as_mut_ptr();
+        w.inverse_masses = self.w.as_ptr();
+        w.particle_count = self.x.len();
+        w.links = at(&mut self.links);
+        w.link_count = self.links.len();
+        w.planes = at(&mut self.planes);
+        w.plane_count = self.planes.len();
+        w.spheres = at(&mut self.spheres);
+        w.sphere_count = self.spheres.len();
+        w.contacts = at(&mut self.contacts);
+        w.contact_capacity = self.contacts.len();
+        w.scratch = at(&mut self.scratch);
+        w.scratch_count = self.scratch.len();
+        if !self.max_force.is_empty() {
+            w.link_max_force = self.max_force.as_ptr();
+            w.torn = at(&mut self.torn);
+            w.torn_capacity = self.torn.len();
+        }
+        g.bends = at(&mut self.bends);
+        g.bend_count = self.bends.len();
+        g.tets = at(&mut self.tets);
+        g.tet_count = self.tets.len();
+        g.tethers = at(&mut self.tethers);
+        g.tether_count = self.tethers.len();
+        let s = |v: &Vec<usize>| {
+            if v.is_empty() {
+                core::ptr::null()
+            } else {
+                v.as_ptr()
+            }
+        };
+        c.link_color_starts = s(&self.starts[0]);
+        c.link_color_count = self.counts[0];
+        c.bend_color_starts = s(&self.starts[1]);
+        c.bend_color_count = self.counts[1];
+        c.tet_color_starts = s(&self.starts[2]);
+        c.tet_color_count = self.counts[2];
+        c.tether_color_starts = s(&self.starts[3]);
+        c.tether_color_count = self.counts[3];
+        (w, g, c)
+    }
+}
+
+/// A value from the bytes: usually `valid`, sometimes hostile.
+fn value(input: &mut Input, valid: f64) -> f64 {
+    if input.byte() < 240 {
+        valid
+    } else {
+        input.real::<f64>()
+    }
+}
+
+/// `K` particle indices among the first `n` (the fuzzed particles):
+/// usually distinct (consecutive from a byte-chosen start), sometimes one
+/// repeated or `total` (out of range).
+fn indices<const K: usize>(input: &mut Input, (n, total): (usize, usize)) -> [u32; K] {
+    let start = usize::from(input.byte());
+    let mut p: [u32; K] = core::array::from_fn(|k| ((start + k) % n) as u32);
+    let hostile = input.byte();
+    if hostile >= 248 {
+        let k = usize::from(hostile) % K;
+        p[k] = if hostile & 1 == 0 {
+            total as u32
+        } else {
+            p[(k + 1) % K]
+        };
+    }
+    p
+}
+
+/// Particles of the optional chain appended to the fuzzed ones: enough
+/// that the particle phases split into two tasks (1,024 particles per
+/// task at least) and the link colors into several.
+const CHAIN: usize = 2100;
+
+/// Colors a group of `len` items through `color` (the C call); `None`
+/// when refused.
+fn color(
+    len: usize,
+    color: impl FnOnce(*mut u32, *mut u32) -> XpbdStatus,
+) -> Option<(Vec<u32>, u32)> {
+    let mut colors = vec![0u32; len];
+    let mut count = 0u32;
+    let status = color(colors.as_mut_ptr(), &mut count);
+    assert!(documented(status), "status {}", status.code());
+    (status == XpbdStatus::Ok).then_some((colors, count))
+}
+
+/// Puts `items` in colored order (`xpbd_color_order`); the boundaries and
+/// the color count (none for an empty group).
+fn order<K: Copy>(items: &mut [K], (colors, count): (Vec<u32>, u32)) -> (Vec<usize>, usize) {
+    let mut starts = vec![0usize; count as usize + 1];
+    let mut order = vec![0u32; items.len()];
+    // SAFETY: valid, disjoint buffers of the documented lengths.
+    let s = unsafe {
+        xpbd_color_order(
+            colors.as_ptr(),
+            items.len(),
+            count,
+            starts.as_mut_ptr(),
+            order.as_mut_ptr(),
+        )
+    };
+    assert_eq!(s, XpbdStatus::Ok);
+    let copy = items.to_vec();
+    for (slot, &k) in items.iter_mut().zip(&order) {
+        *slot = copy[k as usize];
+    }
+    if items.is_empty() {
+        return (vec![], 0);
+    }
+    (starts, count as usize)
+}
+
+/// How the fuzzed engine runs a phase's tasks (its `user` pointer).
+#[derive(Clone, Copy)]
+struct Engine {
+    /// Run the tasks last to first.
+    reversed: bool,
+    /// Skip this task of every phase (`u32::MAX`: none).
+    skip: u32,
+}
+
+/// The fuzzed engine's `run`: every task once, on this thread.
+unsafe extern "C" fn engine_run(user: *mut c_void, count: u32, task: XpbdTaskFn, ctx: *mut c_void) {
+    // SAFETY: `user` is the `Engine` the fuzz target lent for the step.
+    let e = unsafe { *user.cast::<Engine>() };
+    for k in 0..count {
+        let t = if e.reversed { count - 1 - k } else { k };
+        if t != e.skip {
+            // SAFETY: the library's task with its context, while `run` runs.
+            unsafe { task(ctx, t) };
+        }
+    }
+}
+
+/// The fuzz target.
+pub fn step_colored(data: &[u8]) {
+    let mut input = Input::new(data);
+    let small = 4 + usize::from(input.byte() % 9);
+    let chain = input.byte() >= 160;
+    let n = small + if chain { CHAIN } else { 0 };
+    let r = (small, n);
+    let mut x = Vec::with_capacity(n);
+    for k in 0..small {
+        let j = 0.01 * f64::from(input.byte()) / 255.0;
+        x.push([
+            value(&mut input, (k % 3) as f64 * 0.1 + j),
+            value(&mut input, (k / 3 % 2) as f64 * 0.1 + 0.05),
+            value(&mut input, (k / 6) as f64 * 0.1 - j),
+        ]);
+    }
+    let mut v: Vec<[f64; 3]> = (0..small)
+        .map(|_| [value(&mut input, 0.0), value(&mut input, -0.5), 0.0])
+        .collect();
+    let mut w: Vec<f64> = (0..small)
+        .map(|k| value(&mut input, if k == 0 { 0.0 } else { 1.0 }))
+        .collect();
+    // The chain: a straight rope along x from 1 m, its first particle
+    // pinned, valid values (its links come first in the link group).
+    for k in small..n {
+        x.push([1.0 + (k - small) as f64 * 0.01, 0.05, 0.0]);
+        v.push([0.0; 3]);
+        w.push(if k == small { 0.0 } else { 1.0 });
+    }
+    let count = |input: &mut Input, most: u8| usize::from(input.byte() % (most + 1));
+    let (nl, nb, nt, ne) = (
+        count(&mut input, 8),
+        count(&mut input, 4),
+        count(&mut input, 4),
+        count(&mut input, 4),
+    );
+    let mut links: Vec<XpbdLink> = (small + 1..n)
+        .map(|j| XpbdLink {
+            i: (j - 1) as u32,
+            j: j as u32,
+            rest: 0.01,
+            compliance: 0.0,
+            lambda: 0.0,
+            flags: 0,
+        })
+        .collect();
+    for _ in 0..nl {
+        let [i, j] = indices(&mut input, r);
+        links.push(XpbdLink {
+            i,
+            j,
+            rest: value(&mut input, 0.1),
+            compliance: value(&mut input, 1e-6),
+            lambda: 0.0,
+            flags: u32::from(input.byte() == 7),
+        });
+    }
+    let four = |input: &mut Input| indices::<4>(input, r);
+    let bends: Vec<XpbdBend> = (0..nb)
+        .map(|_| XpbdBend {
+            particles: four(&mut input),
+            rest_angle: value(&mut input, 0.2),
+            compliance: value(&mut input, 1e-3),
+            lambda: 0.0,
+        })
+        .collect();
+    let tets: Vec<XpbdTet> = (0..nt)
+        .map(|_| XpbdTet {
+            particles: four(&mut input),
+            rest_volume: value(&mut input, 1e-4),
+            compliance: value(&mut input, 1e-6),
+            lambda: 0.0,
+        })
+        .collect();
+    let tethers: Vec<XpbdTether> = (0..ne)
+        .map(|_| {
+            let [particle, anchor] = indices(&mut input, r);
+            XpbdTether {
+                particle,
+                anchor,
+                max_distance: value(&mut input, 0.15),
+                compliance: value(&mut input, 0.0),
+                lambda: 0.0,
+            }
+        })
+        .collect();
+    let planes: Vec<XpbdPlane3> = (0..count(&mut input, 2))
+        .map(|k| XpbdPlane3 {
+            normal: [0.0, value(&mut input, 1.0), value(&mut input, 0.0)],
+            offset: value(&mut input, -0.2 * (k as f64 + 1.0)),
+        })
+        .collect();
+    let spheres: Vec<XpbdSphere3> = (0..count(&mut input, 1))
+        .map(|_| XpbdSphere3 {
+            center: [0.1, value(&mut input, -0.3), 0.0],
+            radius: value(&mut input, 0.25),
+        })
+        .collect();
+    // Room for every particle against every collider, sometimes less.
+    let room = n * (planes.len() + spheres.len());
+    let short = input.byte();
+    let contacts = vec![XpbdContact::default(); if short >= 240 { room / 2 } else { room }];
+    let tearing = input.byte() >= 192;
+    let max_force: Vec<f64> = if tearing {
+        (0..links.len()).map(|_| value(&mut input, 50.0)).collect()
+    } else {
+        vec![]
+    };
+    let torn = vec![0u32; if tearing { count(&mut input, 4) } else { 0 }];
+    let scratch = vec![[0.0; 3]; 3 * n];
+    let mut scene = Scene {
+        x,
+        v,
+        w,
+        links,
+        max_force,
+        torn,
+        bends,
+        tets,
+        tethers,
+        planes,
+        spheres,
+        contacts,
+        scratch,
+        starts: Default::default(),
+        counts: [0; 4],
+    };
+    // Color every group through the C calls; stop on a refusal (the
+    // coloring's own refusals are `groups_colored`'s to check).
+    let mut marks = vec![0u64; n];
+    let (world, g, _) = scene.structs();
+    let mp = marks.as_mut_ptr();
+    let none = core::ptr::null_mut();
+    // SAFETY (each call): valid, disjoint buffers of the stated counts.
+    let nl = world.link_count;
+    let l = color(nl, |c, out| unsafe {
+        xpbd_color_greedy(world.links, nl, n, mp, c, out)
+    });
+    let b = color(nb, |c, out| unsafe {
+        xpbd_color_group(&g, XPBD_GROUP_BENDS, n, mp, c, out, none)
+    });
+    let t = color(nt, |c, out| unsafe {
+        xpbd_color_group(&g, XPBD_GROUP_TETS, n, mp, c, out, none)
+    });
+    let e = color(ne, |c, out| unsafe {
+        xpbd_color_group(&g, XPBD_GROUP_TETHERS, n, mp, c, out, none)
+    });
+    let (Some(l), Some(b), Some(t), Some(e)) = (l, b, t, e) else {
+        return;
+    };
+    // Tearing limits follow their links into colored order.
+    let mut paired: Vec<(XpbdLink, f64)> = scene
+        .links
+        .iter()
+        .enumerate()
+        .map(|(k, &link)| (link, scene.max_force.get(k).copied().unwrap_or(0.0)))
+        .collect();
+    let groups = [
+        order(&mut paired, l),
+        order(&mut scene.bends, b),
+        order(&mut scene.tets, t),
+        order(&mut scene.tethers, e),
+    ];
+    scene.links = paired.iter().map(|p| p.0).collect();
+    if tearing {
+        scene.max_force = paired.iter().map(|p| p.1).collect();
+    }
+    for (k, (starts, count)) in groups.into_iter().enumerate() {
+        scene.starts[k] = starts;
+        scene.counts[k] = count;
+    }
+    // Sometimes a corrupt boundary or a short stamp.
+    let corrupt = input.byte();
+    if corrupt >= 232 {
+        let k = usize::from(corrupt % 4);
+        if let Some(s) = scene.starts[k].get_mut(usize::from(input.byte()) % 3) {
+            *s = s
+                .wrapping_add(usize::from(input.byte() % 3))
+                .wrapping_sub(1);
+        }
+    }
+    let stamp_len = if input.byte() >= 248 { n - 1 } else { n };
+    let mut config = xpbd_step_config3_default();
+    config.substeps = 1 + u32::from(input.byte() % 3);
+    config.iterations = 1 + u32::from(input.byte() % 3);
+    config.particle_radius = value(&mut input, 0.01);
+    config.static_friction = value(&mut input, 0.4);
+    config.dynamic_friction = value(&mut input, 0.3);
+    config.zero_length_policy = i32::from(input.byte() % 2);
+    config.contact_overflow = i32::from(input.byte() % 2);
+    let dt = value(&mut input, 1.0 / 60.0);
+    let kind = input.byte();
+    let engine = Engine {
+        reversed: kind & 1 == 1,
+        skip: if kind >= 240 {
+            u32::from(kind % 4)
+        } else {
+            u32::MAX
+        },
+    };
+    let jobs = XpbdJobSystem {
+        run: if kind % 8 == 2 {
+            None
+        } else {
+            Some(engine_run)
+        },
+        user: (&engine as *const Engine).cast_mut().cast(),
+        split: u32::from(input.byte() % 41),
+    };
+    let jp: *const XpbdJobSystem = if kind & 7 == 0 {
+        core::ptr::null()
+    } else {
+        &jobs
+    };
+    let honest = corrupt < 232 && stamp_len == n && engine.skip == u32::MAX;
+    let mut grouped = scene.clone();
+    let mut colored = scene;
+    let frames = 1 + usize::from(input.byte() % 3);
+    for _ in 0..frames {
+        let (mut wa, ga, _) = grouped.structs();
+        let mut sa = XpbdStepStats::default();
+        // SAFETY: the structs name live, disjoint vectors of their counts.
+        let a = unsafe { xpbd_world3_step_groups(&mut wa, &ga, dt, &config, &mut sa) };
+        let before = colored.state();
+        let (mut wb, gb, cb) = colored.structs();
+        let mut stamp = vec![0u32; n + 1];
+        let guard = stamp[n];
+        let mut sb = XpbdStepStats::default();
+        // SAFETY: as above; the stamp holds `stamp_len` ≤ its length.
+        let s = unsafe {
+            xpbd_world3_step_colored(
+                &mut wb,
+                &gb,
+                &cb,
+                stamp.as_mut_ptr(),
+                stamp_len,
+                dt,
+                &config,
+                jp,
+                &mut sb,
+            )
+        };
+        assert!(documented(a) && documented(s), "{} {}", a.code(), s.code());
+        assert_eq!(stamp[n], guard, "written past the stamp");
+        if s != XpbdStatus::Ok {
+            assert_eq!(colored.state(), before, "a refused colored step moved");
+        }
+        if chain && !jp.is_null() && jobs.run.is_some() && jobs.split >= 2 && engine.skip <= 1 {
+            // The prediction phase of the chain runs as two tasks: a
+            // skipped one is seen.
+            assert_ne!(s, XpbdStatus::Ok, "a skipped task went unnoticed");
+        }
+        if honest {
+            assert_eq!(a, s, "colored and grouped steps disagree on the status");
+            if s == XpbdStatus::Ok {
+                assert_eq!(grouped.bits(), colored.bits(), "colored bits differ");
+                assert_eq!(
+                    (sa.substeps, sa.iterations, sa.converged_substeps),
+                    (sb.substeps, sb.iterations, sb.converged_substeps)
+                );
+                assert_eq!((sa.max_contacts, sa.torn), (sb.max_contacts, sb.torn));
+                assert_eq!(sa.last, sb.last, "statistics differ");
+            }
+        }
+        if a != XpbdStatus::Ok || s != XpbdStatus::Ok {
+            return;
+        }
+    }
+}
