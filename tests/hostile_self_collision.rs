@@ -596,7 +596,7 @@ fn invalid_self_collision_is_refused_writing_nothing_in_f32() {
     invalid_self_collision_writes_nothing::<f32>();
 }
 
-/// Found by fuzzing (`fuzz/src/world.rs`, f32): a plane whose normal is
+/// Found by fuzzing (`fuzz/src/world/step.rs`, f32): a plane whose normal is
 /// finite but whose length overflows, 3e38 m from a particle, throws it to
 /// a velocity near `f32::MAX`; the next frame's dynamic friction turned
 /// that velocity into NaN after the finiteness check, and the step

@@ -1,0 +1,392 @@
+//! The step harness's generators of colliders and engine contacts and its
+//! model of their documented field rules, one module per precision
+//! (`step_parts!`, used by `super::step`).
+
+/// The generators and field-rule model for one precision.
+macro_rules! step_parts {
+    ($m:ident, $T:ty, $World:ident, $Plane:ident, $Sphere:ident, $Capsule:ident, $Box:ident,
+     $Engine:ident) => {
+        /// Generators and field rules for one precision.
+        pub mod $m {
+            #[allow(unused_imports)]
+            use super::*;
+            use xpbd_scenarios::Scalar;
+
+            /// A moderate float: a multiple of 1/16 in [−8, 8).
+            pub(super) fn nice(inp: &mut Input<'_>) -> $T {
+                #[allow(clippy::cast_possible_wrap)]
+                let b = inp.byte() as i8;
+                <$T>::from(b) / 16.0
+            }
+
+            pub(super) fn nice3(inp: &mut Input<'_>) -> [$T; 3] {
+                [nice(inp), nice(inp), nice(inp)]
+            }
+
+            /// A moderate non-negative float (a radius, a friction).
+            pub(super) fn small(inp: &mut Input<'_>) -> $T {
+                nice(inp).abs() / 4.0
+            }
+
+            /// A hostile value for one field.
+            pub(super) fn hostile(inp: &mut Input<'_>) -> $T {
+                match inp.byte() % 10 {
+                    0 => <$T>::NAN,
+                    1 => <$T>::INFINITY,
+                    2 => <$T>::NEG_INFINITY,
+                    3 => <$T>::MAX,
+                    4 => -<$T>::MAX,
+                    5 => -1.0,
+                    6 => 1e30,
+                    7 => <$T>::MIN_POSITIVE / 4.0,
+                    8 => -0.0,
+                    _ => inp.real(),
+                }
+            }
+
+            /// A capsule: valid, valid but for one hostile field, or raw.
+            pub(super) fn capsule(inp: &mut Input<'_>) -> $Capsule {
+                let mode = inp.byte() % 16;
+                if mode == 15 {
+                    return $Capsule {
+                        center: [inp.real(), inp.real(), inp.real()],
+                        half_axis: [inp.real(), inp.real(), inp.real()],
+                        radius: inp.real(),
+                        velocity: [inp.real(), inp.real(), inp.real()],
+                        angular_velocity: [inp.real(), inp.real(), inp.real()],
+                        static_friction: inp.real(),
+                        dynamic_friction: inp.real(),
+                    };
+                }
+                let mut c = $Capsule {
+                    center: nice3(inp),
+                    half_axis: nice3(inp).map(|v| v / 4.0),
+                    radius: small(inp),
+                    velocity: nice3(inp),
+                    angular_velocity: nice3(inp),
+                    static_friction: small(inp),
+                    dynamic_friction: small(inp),
+                };
+                if mode >= 12 {
+                    let v = hostile(inp);
+                    let k = usize::from(inp.byte() % 15);
+                    *match k {
+                        0..=2 => &mut c.center[k],
+                        3..=5 => &mut c.half_axis[k - 3],
+                        6 => &mut c.radius,
+                        7..=9 => &mut c.velocity[k - 7],
+                        10..=12 => &mut c.angular_velocity[k - 10],
+                        13 => &mut c.static_friction,
+                        _ => &mut c.dynamic_friction,
+                    } = v;
+                }
+                c
+            }
+
+            /// The rows of the rotation of a random quaternion (identity
+            /// for a zero one).
+            pub(super) fn rotation(inp: &mut Input<'_>) -> [[$T; 3]; 3] {
+                let q = [nice(inp), nice(inp), nice(inp), nice(inp)];
+                let l2: $T = q.iter().map(|v| v * v).sum();
+                if l2 == 0.0 {
+                    return [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+                }
+                let [w, x, y, z] = q.map(|v| v / l2.sqrt());
+                [
+                    [
+                        1.0 - 2.0 * (y * y + z * z),
+                        2.0 * (x * y - w * z),
+                        2.0 * (x * z + w * y),
+                    ],
+                    [
+                        2.0 * (x * y + w * z),
+                        1.0 - 2.0 * (x * x + z * z),
+                        2.0 * (y * z - w * x),
+                    ],
+                    [
+                        2.0 * (x * z - w * y),
+                        2.0 * (y * z + w * x),
+                        1.0 - 2.0 * (x * x + y * y),
+                    ],
+                ]
+            }
+
+            /// A box: valid (a random rotation), valid but for one hostile
+            /// field or skewed, stretched, repeated or zeroed axes, or raw.
+            pub(super) fn oriented_box(inp: &mut Input<'_>) -> $Box {
+                let mode = inp.byte() % 16;
+                if mode == 15 {
+                    let r3 = |inp: &mut Input<'_>| [inp.real(), inp.real(), inp.real()];
+                    return $Box {
+                        center: r3(inp),
+                        axes: [r3(inp), r3(inp), r3(inp)],
+                        half_extents: r3(inp),
+                        velocity: r3(inp),
+                        angular_velocity: r3(inp),
+                        static_friction: inp.real(),
+                        dynamic_friction: inp.real(),
+                    };
+                }
+                let mut b = $Box {
+                    center: nice3(inp),
+                    axes: rotation(inp),
+                    half_extents: [small(inp), small(inp), small(inp)],
+                    velocity: nice3(inp),
+                    angular_velocity: nice3(inp),
+                    static_friction: small(inp),
+                    dynamic_friction: small(inp),
+                };
+                if mode >= 12 {
+                    let (i, j) = (usize::from(inp.byte() % 3), usize::from(inp.byte() % 3));
+                    match inp.byte() % 4 {
+                        0 | 1 => {
+                            let v = hostile(inp);
+                            let k = usize::from(inp.byte() % 14);
+                            *match k {
+                                0..=2 => &mut b.center[k],
+                                3 => &mut b.axes[i][j],
+                                4..=6 => &mut b.half_extents[k - 4],
+                                7..=9 => &mut b.velocity[k - 7],
+                                10..=12 => &mut b.angular_velocity[k - 10],
+                                _ => &mut b.static_friction,
+                            } = v;
+                        }
+                        // Skewed: off by a little (within 1e-3 or not) or a lot.
+                        2 => {
+                            const SKEW: [f64; 6] = [1e-5, 4e-4, 6e-4, 2e-3, 0.1, -0.5];
+                            let d = SKEW[usize::from(inp.byte() % 6)];
+                            b.axes[i][j] += <$T as xpbd::Real>::from_f64(d);
+                        }
+                        _ => match inp.byte() % 4 {
+                            0 => b.axes[i] = b.axes[j],
+                            1 => b.axes[i] = [0.0; 3],
+                            2 => b.axes[i] = b.axes[i].map(|v| -v), // a reflection: still orthonormal
+                            _ => b.axes[i] = b.axes[i].map(|v| v * 1.01),
+                        },
+                    }
+                }
+                b
+            }
+
+            /// An engine contact of one of `n` particles: valid, valid but
+            /// for one hostile field, a particle out of range or a zero (or
+            /// extreme) normal, or raw; λ, impulse and force arbitrary.
+            pub(super) fn engine_contact(inp: &mut Input<'_>, n: usize) -> $Engine {
+                let mode = inp.byte() % 16;
+                let n32 = u32::try_from(n).unwrap_or(u32::MAX);
+                if mode == 15 {
+                    let r3 = |inp: &mut Input<'_>| [inp.real(), inp.real(), inp.real()];
+                    #[allow(clippy::cast_possible_truncation)]
+                    let particle = inp.bits(4) as u32;
+                    return $Engine {
+                        particle,
+                        normal: r3(inp),
+                        point: r3(inp),
+                        velocity: r3(inp),
+                        static_friction: inp.real(),
+                        dynamic_friction: inp.real(),
+                        lambda: inp.real(),
+                        impulse: inp.real(),
+                        force: inp.real(),
+                    };
+                }
+                let mut e = $Engine {
+                    particle: u32::from(inp.byte()) % n32.max(1),
+                    normal: nice3(inp),
+                    point: nice3(inp),
+                    velocity: nice3(inp).map(|v| v / 4.0),
+                    static_friction: small(inp),
+                    dynamic_friction: small(inp),
+                    lambda: inp.real(),
+                    impulse: inp.real(),
+                    force: inp.real(),
+                };
+                if mode >= 12 {
+                    match inp.byte() % 4 {
+                        0 | 1 => {
+                            let v = hostile(inp);
+                            let k = usize::from(inp.byte() % 11);
+                            *match k {
+                                0..=2 => &mut e.normal[k],
+                                3..=5 => &mut e.point[k - 3],
+                                6..=8 => &mut e.velocity[k - 6],
+                                9 => &mut e.static_friction,
+                                _ => &mut e.dynamic_friction,
+                            } = v;
+                        }
+                        2 => {
+                            e.particle = match inp.byte() % 4 {
+                                0 => n32,
+                                1 => n32.saturating_add(1),
+                                2 => u32::MAX,
+                                _ => 1 << 31,
+                            }
+                        }
+                        _ => {
+                            e.normal = match inp.byte() % 4 {
+                                0 => [0.0; 3],
+                                1 => [-0.0, 0.0, -0.0],
+                                // Valid, of extreme length (rescaled).
+                                2 => [<$T>::MIN_POSITIVE / 4.0, 0.0, 0.0],
+                                _ => [<$T>::MAX, <$T>::MAX, 0.0],
+                            }
+                        }
+                    }
+                }
+                e
+            }
+
+            // The model of the documented field rules (written from the
+            // docs: every value finite, radii, extents and frictions ≥ 0,
+            // normals non-zero, axes orthonormal within 1e-3).
+            pub(super) fn fin(v: &[$T]) -> bool {
+                v.iter().all(|x| x.is_finite())
+            }
+            pub(super) fn nonneg(x: $T) -> bool {
+                x.is_finite() && x >= 0.0
+            }
+            pub(super) fn direction(v: &[$T; 3]) -> bool {
+                fin(v) && v.iter().any(|x| *x != 0.0)
+            }
+            pub(super) fn dot(a: &[$T; 3], b: &[$T; 3]) -> $T {
+                a.iter().zip(b).fold(0.0, |acc, (x, y)| acc + x * y)
+            }
+            pub(super) fn plane_ok(p: &$Plane) -> bool {
+                direction(&p.normal) && p.offset.is_finite()
+            }
+            pub(super) fn sphere_ok(s: &$Sphere) -> bool {
+                fin(&s.center) && nonneg(s.radius)
+            }
+            pub(super) fn capsule_ok(c: &$Capsule) -> bool {
+                fin(&c.center)
+                    && fin(&c.half_axis)
+                    && fin(&c.velocity)
+                    && fin(&c.angular_velocity)
+                    && nonneg(c.radius)
+                    && nonneg(c.static_friction)
+                    && nonneg(c.dynamic_friction)
+            }
+            pub(super) fn box_ok(b: &$Box) -> bool {
+                let tolerance = <$T as xpbd::Real>::from_f64(1e-3);
+                let axes = (0..3).all(|i| {
+                    fin(&b.axes[i])
+                        && (0..3).all(|j| {
+                            let want = if i == j { 1.0 } else { 0.0 };
+                            (dot(&b.axes[i], &b.axes[j]) - want).abs() <= tolerance
+                        })
+                });
+                axes && fin(&b.center)
+                    && fin(&b.velocity)
+                    && fin(&b.angular_velocity)
+                    && b.half_extents.iter().all(|e| nonneg(*e))
+                    && nonneg(b.static_friction)
+                    && nonneg(b.dynamic_friction)
+            }
+            pub(super) fn engine_ok(e: &$Engine, n: usize) -> bool {
+                usize::try_from(e.particle).is_ok_and(|k| k < n)
+                    && direction(&e.normal)
+                    && fin(&e.point)
+                    && fin(&e.velocity)
+                    && nonneg(e.static_friction)
+                    && nonneg(e.dynamic_friction)
+            }
+
+            /// The model's first invalid collider of an accepted world
+            /// (planes, spheres, capsules, boxes, then engine contacts).
+            pub(super) fn first_invalid(a: &Arena, base: *const u8, w: &$World) -> Option<usize> {
+                let n = w.particle_count;
+                let planes = elems(a, base, w.planes, w.plane_count);
+                let spheres = elems(a, base, w.spheres, w.sphere_count);
+                let capsules = elems(a, base, w.capsules, w.capsule_count);
+                let boxes = elems(a, base, w.boxes, w.box_count);
+                let engine = elems(
+                    a,
+                    base,
+                    w.engine_contacts.cast_const(),
+                    w.engine_contact_count,
+                );
+                let ok = planes
+                    .iter()
+                    .map(plane_ok)
+                    .chain(spheres.iter().map(sphere_ok))
+                    .chain(capsules.iter().map(capsule_ok))
+                    .chain(boxes.iter().map(box_ok))
+                    .chain(engine.iter().map(|e| engine_ok(e, n)));
+                ok.enumerate().find(|(_, ok)| !ok).map(|(k, _)| k)
+            }
+
+            /// An engine contact's own fields, by bits (what the library
+            /// never writes).
+            pub(super) fn own_fields(e: &$Engine) -> [u64; 12] {
+                let f = |v: $T| Scalar::bits(v);
+                [
+                    u64::from(e.particle),
+                    f(e.normal[0]),
+                    f(e.normal[1]),
+                    f(e.normal[2]),
+                    f(e.point[0]),
+                    f(e.point[1]),
+                    f(e.point[2]),
+                    f(e.velocity[0]),
+                    f(e.velocity[1]),
+                    f(e.velocity[2]),
+                    f(e.static_friction),
+                    f(e.dynamic_friction),
+                ]
+            }
+
+            /// An edit between frames: one capsule, box or engine contact
+            /// rewritten (valid or hostile: NaN, ±∞, …), or one coordinate
+            /// of a position made NaN, ±∞ or any float.
+            pub(super) fn edit(inp: &mut Input<'_>, a: &mut Arena, w: &$World, n: usize) {
+                let base = a.base().cast_const();
+                let k = usize::from(inp.byte());
+                match inp.byte() % 5 {
+                    0 if w.capsule_count > 0 => {
+                        let at = w.capsules.wrapping_add(k % w.capsule_count);
+                        if let Some(off) = offset_in(at.cast(), base) {
+                            let c = capsule(inp);
+                            write_at(a, off, c);
+                        }
+                    }
+                    1 if w.box_count > 0 => {
+                        let at = w.boxes.wrapping_add(k % w.box_count);
+                        if let Some(off) = offset_in(at.cast(), base) {
+                            let b = oriented_box(inp);
+                            write_at(a, off, b);
+                        }
+                    }
+                    2 if w.engine_contact_count > 0 => {
+                        let at = w.engine_contacts.wrapping_add(k % w.engine_contact_count);
+                        if let Some(off) = offset_in(at.cast(), base) {
+                            let e = engine_contact(inp, n);
+                            write_at(a, off, e);
+                        }
+                    }
+                    4 if w.particle_count > 0 && !w.rest_positions.is_null() => {
+                        let at = w.rest_positions.wrapping_add(k % w.particle_count);
+                        if let Some(off) = offset_in(at.cast(), base) {
+                            let d = usize::from(inp.byte() % 3);
+                            let v = hostile(inp);
+                            write_at(a, off + d * core::mem::size_of::<$T>(), v);
+                        }
+                    }
+                    3 if w.particle_count > 0 => {
+                        let at = w.positions.wrapping_add(k % w.particle_count);
+                        if let Some(off) = offset_in(at.cast(), base) {
+                            let d = usize::from(inp.byte() % 3);
+                            let v: $T = match inp.byte() % 4 {
+                                0 => <$T>::NAN,
+                                1 => <$T>::INFINITY,
+                                2 => <$T>::NEG_INFINITY,
+                                _ => inp.real(),
+                            };
+                            write_at(a, off + d * core::mem::size_of::<$T>(), v);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    };
+}
