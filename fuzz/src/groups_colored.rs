@@ -22,11 +22,8 @@
 use xpbd::ffi::XpbdStatus;
 use xpbd::ffi::*;
 
+use crate::coloring::{color_all, documented, group_colors, order, value};
 use crate::Input;
-
-fn documented(s: XpbdStatus) -> bool {
-    (-23..=1).contains(&s.code())
-}
 
 /// A scene in caller memory (the vectors are never resized after the
 /// structs point into them).
@@ -55,8 +52,7 @@ impl Scene {
     /// The three structs over this scene's memory.
     fn structs(&mut self) -> (XpbdSystem3, XpbdConstraints3, XpbdGroupColors) {
         // SAFETY: all-zero is a valid value of these plain C structs.
-        let (mut sys, mut g, mut c): (XpbdSystem3, XpbdConstraints3, XpbdGroupColors) =
-            unsafe { core::mem::zeroed() };
+        let (mut sys, mut g): (XpbdSystem3, XpbdConstraints3) = unsafe { core::mem::zeroed() };
         sys.positions = self.x.as_mut_ptr();
         sys.inverse_masses = self.w.as_ptr();
         sys.particle_count = self.x.len();
@@ -68,31 +64,8 @@ impl Scene {
         g.tet_count = self.tets.len();
         g.tethers = self.tethers.as_mut_ptr();
         g.tether_count = self.tethers.len();
-        let s = |v: &Vec<usize>| {
-            if v.is_empty() {
-                core::ptr::null()
-            } else {
-                v.as_ptr()
-            }
-        };
-        c.link_color_starts = s(&self.starts[0]);
-        c.link_color_count = self.counts[0];
-        c.bend_color_starts = s(&self.starts[1]);
-        c.bend_color_count = self.counts[1];
-        c.tet_color_starts = s(&self.starts[2]);
-        c.tet_color_count = self.counts[2];
-        c.tether_color_starts = s(&self.starts[3]);
-        c.tether_color_count = self.counts[3];
+        let c = group_colors(&self.starts, self.counts);
         (sys, g, c)
-    }
-}
-
-/// A value from the bytes: usually `valid`, sometimes hostile.
-fn value(input: &mut Input, valid: f64) -> f64 {
-    if input.byte() < 240 {
-        valid
-    } else {
-        input.real::<f64>()
     }
 }
 
@@ -100,53 +73,6 @@ fn value(input: &mut Input, valid: f64) -> f64 {
 fn index(input: &mut Input, n: usize) -> u32 {
     let b = usize::from(input.byte());
     (if b >= 250 { n } else { b % n }) as u32
-}
-
-/// Colors a group of `len` items through `color` (the C call) and checks
-/// the no-write rule on a refusal; `None` when refused.
-fn color(
-    len: usize,
-    color: impl FnOnce(*mut u32, *mut u32) -> XpbdStatus,
-) -> Option<(Vec<u32>, u32)> {
-    let mut colors = vec![0xdead_beef_u32; len];
-    let mut count = 0x5555_u32;
-    let status = color(colors.as_mut_ptr(), &mut count);
-    assert!(documented(status), "status {}", status.code());
-    if status != XpbdStatus::Ok {
-        assert!(
-            colors.iter().all(|&c| c == 0xdead_beef),
-            "colors written on a refusal"
-        );
-        assert_eq!(count, 0x5555, "count written on a refusal");
-        return None;
-    }
-    Some((colors, count))
-}
-
-/// Puts `items` in colored order (`xpbd_color_order`); the boundaries and
-/// the color count (none for an empty group).
-fn order<K: Copy>(items: &mut [K], (colors, count): (Vec<u32>, u32)) -> (Vec<usize>, usize) {
-    let mut starts = vec![0usize; count as usize + 1];
-    let mut order = vec![0u32; items.len()];
-    // SAFETY: valid, disjoint buffers of the documented lengths.
-    let s = unsafe {
-        xpbd_color_order(
-            colors.as_ptr(),
-            items.len(),
-            count,
-            starts.as_mut_ptr(),
-            order.as_mut_ptr(),
-        )
-    };
-    assert_eq!(s, XpbdStatus::Ok);
-    let copy = items.to_vec();
-    for (slot, &k) in items.iter_mut().zip(&order) {
-        *slot = copy[k as usize];
-    }
-    if items.is_empty() {
-        return (vec![], 0);
-    }
-    (starts, count as usize)
 }
 
 /// One substep of `iterations` sweeps: 0 sequential, 1 colored, 2 jobs.
@@ -312,22 +238,7 @@ pub fn groups_colored(data: &[u8]) {
     let mut scratch = vec![0u64; n];
     // Color every group through the C calls; stop on a refusal.
     let (sys, g, _) = scene.structs();
-    let sp = scratch.as_mut_ptr();
-    let none = core::ptr::null_mut();
-    // SAFETY (each call): valid, disjoint buffers of the stated counts.
-    let l = color(nl, |c, out| unsafe {
-        xpbd_color_greedy(sys.links, nl, n, sp, c, out)
-    });
-    let b = color(nb, |c, out| unsafe {
-        xpbd_color_group(&g, XPBD_GROUP_BENDS, n, sp, c, out, none)
-    });
-    let t = color(nt, |c, out| unsafe {
-        xpbd_color_group(&g, XPBD_GROUP_TETS, n, sp, c, out, none)
-    });
-    let e = color(ne, |c, out| unsafe {
-        xpbd_color_group(&g, XPBD_GROUP_TETHERS, n, sp, c, out, none)
-    });
-    let (Some(l), Some(b), Some(t), Some(e)) = (l, b, t, e) else {
+    let Some([l, b, t, e]) = color_all((sys.links, nl), &g, n) else {
         return;
     };
     let groups = [

@@ -33,6 +33,7 @@
 use xpbd::ffi::XpbdStatus;
 
 pub mod colored;
+pub mod coloring;
 pub mod groups;
 pub mod groups_colored;
 pub mod step_colored;

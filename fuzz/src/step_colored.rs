@@ -28,11 +28,8 @@ use core::ffi::c_void;
 use xpbd::ffi::XpbdStatus;
 use xpbd::ffi::*;
 
+use crate::coloring::{color_all, documented, group_colors, order, value};
 use crate::Input;
-
-fn documented(s: XpbdStatus) -> bool {
-    (-23..=1).contains(&s.code())
-}
 
 /// A world in caller memory (the vectors are never resized after the
 /// structs point into them).
@@ -90,8 +87,7 @@ impl Scene {
     /// The world, groups and colors structs over this scene's memory.
     fn structs(&mut self) -> (XpbdWorld3, XpbdConstraints3, XpbdGroupColors) {
         // SAFETY: all-zero is a valid value of these plain C structs.
-        let (mut w, mut g, mut c): (XpbdWorld3, XpbdConstraints3, XpbdGroupColors) =
-            unsafe { core::mem::zeroed() };
+        let (mut w, mut g): (XpbdWorld3, XpbdConstraints3) = unsafe { core::mem::zeroed() };
         w.positions = self.x.as_mut_ptr();
         w.velocities = self.v.as_mut_ptr();
         w.inverse_masses = self.w.as_ptr();
@@ -117,31 +113,8 @@ impl Scene {
         g.tet_count = self.tets.len();
         g.tethers = at(&mut self.tethers);
         g.tether_count = self.tethers.len();
-        let s = |v: &Vec<usize>| {
-            if v.is_empty() {
-                core::ptr::null()
-            } else {
-                v.as_ptr()
-            }
-        };
-        c.link_color_starts = s(&self.starts[0]);
-        c.link_color_count = self.counts[0];
-        c.bend_color_starts = s(&self.starts[1]);
-        c.bend_color_count = self.counts[1];
-        c.tet_color_starts = s(&self.starts[2]);
-        c.tet_color_count = self.counts[2];
-        c.tether_color_starts = s(&self.starts[3]);
-        c.tether_color_count = self.counts[3];
+        let c = group_colors(&self.starts, self.counts);
         (w, g, c)
-    }
-}
-
-/// A value from the bytes: usually `valid`, sometimes hostile.
-fn value(input: &mut Input, valid: f64) -> f64 {
-    if input.byte() < 240 {
-        valid
-    } else {
-        input.real::<f64>()
     }
 }
 
@@ -167,45 +140,6 @@ fn indices<const K: usize>(input: &mut Input, (n, total): (usize, usize)) -> [u3
 /// that the particle phases split into two tasks (1,024 particles per
 /// task at least) and the link colors into several.
 const CHAIN: usize = 2100;
-
-/// Colors a group of `len` items through `color` (the C call); `None`
-/// when refused.
-fn color(
-    len: usize,
-    color: impl FnOnce(*mut u32, *mut u32) -> XpbdStatus,
-) -> Option<(Vec<u32>, u32)> {
-    let mut colors = vec![0u32; len];
-    let mut count = 0u32;
-    let status = color(colors.as_mut_ptr(), &mut count);
-    assert!(documented(status), "status {}", status.code());
-    (status == XpbdStatus::Ok).then_some((colors, count))
-}
-
-/// Puts `items` in colored order (`xpbd_color_order`); the boundaries and
-/// the color count (none for an empty group).
-fn order<K: Copy>(items: &mut [K], (colors, count): (Vec<u32>, u32)) -> (Vec<usize>, usize) {
-    let mut starts = vec![0usize; count as usize + 1];
-    let mut order = vec![0u32; items.len()];
-    // SAFETY: valid, disjoint buffers of the documented lengths.
-    let s = unsafe {
-        xpbd_color_order(
-            colors.as_ptr(),
-            items.len(),
-            count,
-            starts.as_mut_ptr(),
-            order.as_mut_ptr(),
-        )
-    };
-    assert_eq!(s, XpbdStatus::Ok);
-    let copy = items.to_vec();
-    for (slot, &k) in items.iter_mut().zip(&order) {
-        *slot = copy[k as usize];
-    }
-    if items.is_empty() {
-        return (vec![], 0);
-    }
-    (starts, count as usize)
-}
 
 /// How the fuzzed engine runs a phase's tasks (its `user` pointer).
 #[derive(Clone, Copy)]
@@ -233,7 +167,7 @@ unsafe extern "C" fn engine_run(user: *mut c_void, count: u32, task: XpbdTaskFn,
 pub fn step_colored(data: &[u8]) {
     let mut input = Input::new(data);
     let small = 4 + usize::from(input.byte() % 9);
-    let chain = input.byte() >= 160;
+    let chain = input.byte() >= 224;
     let n = small + if chain { CHAIN } else { 0 };
     let r = (small, n);
     let mut x = Vec::with_capacity(n);
@@ -358,25 +292,8 @@ pub fn step_colored(data: &[u8]) {
     };
     // Color every group through the C calls; stop on a refusal (the
     // coloring's own refusals are `groups_colored`'s to check).
-    let mut marks = vec![0u64; n];
     let (world, g, _) = scene.structs();
-    let mp = marks.as_mut_ptr();
-    let none = core::ptr::null_mut();
-    // SAFETY (each call): valid, disjoint buffers of the stated counts.
-    let nl = world.link_count;
-    let l = color(nl, |c, out| unsafe {
-        xpbd_color_greedy(world.links, nl, n, mp, c, out)
-    });
-    let b = color(nb, |c, out| unsafe {
-        xpbd_color_group(&g, XPBD_GROUP_BENDS, n, mp, c, out, none)
-    });
-    let t = color(nt, |c, out| unsafe {
-        xpbd_color_group(&g, XPBD_GROUP_TETS, n, mp, c, out, none)
-    });
-    let e = color(ne, |c, out| unsafe {
-        xpbd_color_group(&g, XPBD_GROUP_TETHERS, n, mp, c, out, none)
-    });
-    let (Some(l), Some(b), Some(t), Some(e)) = (l, b, t, e) else {
+    let Some([l, b, t, e]) = color_all((world.links, world.link_count), &g, n) else {
         return;
     };
     // Tearing limits follow their links into colored order.
