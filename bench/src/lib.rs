@@ -11,7 +11,8 @@
 //! result disagrees with its reference, never because of a timing.
 //!
 //! Environment: `XPBD_BENCH_QUICK=1` runs small sizes with few repetitions
-//! (a smoke test that every figure is produced). `XPBD_BENCH_ONLY=1d,rope,cloth,threads,kinds`
+//! (a smoke test that every figure is produced); `XPBD_BENCH_REPS=<n>`
+//! sets the repetitions (pairs), e.g. 1 under valgrind. `XPBD_BENCH_ONLY=1d,rope,cloth,threads,kinds`
 //! (any subset, comma-separated; `frame` for the whole colored frame; `bend`, `tet`, `tether`, `mesh` for one
 //! kind; `self` for self-collision) runs only those parts; the default is all.
 //! `XPBD_BENCH_SELF_SIDES=50,158` and `XPBD_BENCH_SELF_PRECISION=f64` set

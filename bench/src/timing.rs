@@ -28,9 +28,19 @@ pub struct Settings {
 }
 
 impl Settings {
-    /// From the environment (`XPBD_BENCH_QUICK=1` for the smoke test).
+    /// From the environment (`XPBD_BENCH_QUICK=1` for the smoke test;
+    /// `XPBD_BENCH_REPS=<n>` sets the repetitions, e.g. 1 under valgrind).
     #[must_use]
     pub fn from_env() -> Self {
+        let s = Self::defaults();
+        match std::env::var("XPBD_BENCH_REPS").map(|v| v.parse::<usize>()) {
+            Ok(Ok(reps)) => Settings { reps, ..s },
+            _ => s,
+        }
+    }
+
+    /// The settings without `XPBD_BENCH_REPS`.
+    fn defaults() -> Self {
         let quick = std::env::var("XPBD_BENCH_QUICK").is_ok_and(|v| v == "1");
         if quick {
             Settings {

@@ -603,6 +603,19 @@ impl<T: Real, const D: usize> Constraint<T, D, 4> for Bend<T> {
 /// writing only its particles and λ, and writing nothing on a fault. The
 /// kernel of the host sweep (`solver::groups`) and of the colored ranges
 /// (`colored::groups`); bare metal keeps the shared path (code size).
+///
+/// One test decides the common case (as for tets, `volume`): `|e|²`,
+/// `|n1|²`, `|n2|²` and W at least the smallest normal, and the sum of the
+/// sine and cosine parts, W, λ' and every `x_k + (w_k Δλ) ∇_k C` (static
+/// particles included) finite. A finite sum proves each term finite; W
+/// finite proves every gradient finite (`0 · ∞` is NaN) and with them
+/// `|e|²`, `|n1|²`, `|n2|²` (an infinite one makes `len/|n1|²` or
+/// `len/|n2|²` zero or infinite against an infinite or non-zero normal,
+/// a gradient NaN or infinite), and those prove the positions finite (a
+/// non-finite coordinate of `p0 … p3` leaves `e`, `e × a` or `b × e` with
+/// one), so the static particles' corrected positions (their own) are:
+/// every check of `dihedral`, `evaluate` and `visit` then passes.
+/// Otherwise [`settle`] decides as they would; nothing is written before.
 #[inline(always)]
 pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Count<T>>(
     b: &mut Bend<T>,
@@ -626,6 +639,122 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
     if wk.iter().all(|&v| v == T::ZERO) {
         return tally.count(Outcome::Static);
     }
+    // `dihedral_of`'s operations, its checks left to the one test below.
+    let [p0, p1, p2, p3] = p;
+    let e = sub(&p1, &p0);
+    let a = sub(&p2, &p0);
+    let bb = sub(&p3, &p0);
+    let n1 = cross(&e, &a);
+    let n2 = cross(&bb, &e);
+    let ee = dot3(&e, &e);
+    let nn1 = dot3(&n1, &n1);
+    let nn2 = dot3(&n2, &n2);
+    let len = ee.sqrt();
+    let sine = dot3(&cross(&n2, &n1), &e);
+    let cosine = dot3(&n1, &n2) * len;
+    let angle = atan2(sine, cosine);
+    let g2 = scale(&n1, len / nn1);
+    let g3 = scale(&n2, len / nn2);
+    let s2 = dot3(&a, &e) / ee;
+    let s3 = dot3(&bb, &e) / ee;
+    let t2 = T::ONE - s2;
+    let t3 = T::ONE - s3;
+    let ([u0, u1, u2], [v0, v1, v2]) = (g2, g3);
+    let g0 = [
+        -(t2 * u0) - t3 * v0,
+        -(t2 * u1) - t3 * v1,
+        -(t2 * u2) - t3 * v2,
+    ];
+    let g1 = [
+        -(s2 * u0) - s3 * v0,
+        -(s2 * u1) - s3 * v1,
+        -(s2 * u2) - s3 * v2,
+    ];
+    let [w0, w1, w2, w3] = wk;
+    let weight = T::ZERO + w0 * dot3(&g0, &g0);
+    let weight = weight + w1 * dot3(&g1, &g1);
+    let weight = weight + w2 * dot3(&g2, &g2);
+    let weight = weight + w3 * dot3(&g3, &g3);
+    let u = update(
+        wrap(angle - b.rest_angle),
+        b.lambda,
+        weight,
+        b.compliance / h2,
+        Bound::Free,
+    );
+    let gradient = [g0, g1, g2, g3];
+    let mut next = p;
+    for ((xk, &wk), gk) in next.iter_mut().zip(&wk).zip(&gradient) {
+        let s = wk * u.delta;
+        for (v, g) in xk.iter_mut().zip(gk) {
+            *v = *v + s * *g;
+        }
+    }
+    let [n0, n1, n2, n3] = &next;
+    let [sx, sy, sz] = add(&add(n0, n1), &add(n2, n3));
+    let sum = ((sx + sy) + (sz + u.lambda)) + ((sine + cosine) + weight);
+    let least = T::MIN_POSITIVE;
+    if !(ee >= least && nn1 >= least && nn2 >= least && weight >= least && sum * T::ZERO == T::ZERO)
+    {
+        match settle(b, x, particles, h2) {
+            Verdict::Go => {}
+            Verdict::Position(k) => return Err(tally.fault(Fault::NonFinitePosition(k))),
+            Verdict::Degenerate => return tally.count(Outcome::Degenerate),
+            Verdict::NonFinite => return Err(tally.fault(Fault::NonFinite)),
+        }
+    }
+    for ((&k, xk), &wk) in particles.iter().zip(&next).zip(&wk) {
+        if wk != T::ZERO {
+            x.set(k, from3(*xk));
+        }
+    }
+    b.lambda = u.lambda;
+    tally.count(Outcome::Applied {
+        c_abs: u.c_abs,
+        residual: u.residual,
+    })
+}
+
+/// `a + b` per coordinate.
+#[inline(always)]
+fn add<T: Real>(a: &[T; 3], b: &[T; 3]) -> [T; 3] {
+    let ([ax, ay, az], [bx, by, bz]) = (*a, *b);
+    [ax + bx, ay + by, az + bz]
+}
+
+/// What [`settle`] decides.
+enum Verdict {
+    /// Write the corrected positions and λ'.
+    Go,
+    /// This particle's position is NaN or infinite.
+    Position(usize),
+    /// No usable gradient.
+    Degenerate,
+    /// A corrected position or λ' is not finite.
+    NonFinite,
+}
+
+/// [`solve_in_place`]'s rare path: the operations and checks of
+/// `evaluate` and `visit` again from the same values (nothing has been
+/// written), deciding as they do: no usable dihedral or W (a non-finite
+/// position named first, else degenerate), then a non-finite corrected
+/// position or λ'.
+#[cold]
+#[inline(never)]
+fn settle<T: Real, const D: usize, P: Particles<T, D>>(
+    b: &Bend<T>,
+    x: &P,
+    particles: [usize; 4],
+    h2: T,
+) -> Verdict {
+    let mut p = [[T::ZERO; 3]; 4];
+    let mut wk = [T::ZERO; 4];
+    for ((&k, pk), wk) in particles.iter().zip(p.iter_mut()).zip(wk.iter_mut()) {
+        if let Some((xk, w)) = x.get(k) {
+            *pk = as3(&xk).unwrap_or(*pk);
+            *wk = w;
+        }
+    }
     let [w0, w1, w2, w3] = wk;
     let found = dihedral_of(&p).and_then(|d| {
         let [g0, g1, g2, g3] = &d.gradient;
@@ -636,7 +765,12 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
         normal(weight).then_some((d, weight))
     });
     let Some((d, weight)) = found else {
-        return unusable(p, particles, tally);
+        for (xk, &k) in p.iter().zip(&particles) {
+            if !xk.iter().all(|v| v.is_finite()) {
+                return Verdict::Position(k);
+            }
+        }
+        return Verdict::Degenerate;
     };
     let u = update(
         wrap(d.angle - b.rest_angle),
@@ -655,36 +789,11 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
             *v = *v + s * *g;
         }
     }
-    if !all_finite(&[&[u.lambda], next.as_flattened()]) {
-        return Err(tally.fault(Fault::NonFinite));
+    if all_finite(&[&[u.lambda], next.as_flattened()]) {
+        Verdict::Go
+    } else {
+        Verdict::NonFinite
     }
-    for ((&k, xk), &wk) in particles.iter().zip(&next).zip(&wk) {
-        if wk != T::ZERO {
-            x.set(k, from3(*xk));
-        }
-    }
-    b.lambda = u.lambda;
-    tally.count(Outcome::Applied {
-        c_abs: u.c_abs,
-        residual: u.residual,
-    })
-}
-
-/// [`solve_in_place`]'s rare path, as `evaluate` decides it: the first
-/// non-finite position named, else degenerate.
-#[cold]
-#[inline(never)]
-fn unusable<T: Real, C: Count<T>>(
-    p: [[T; 3]; 4],
-    particles: [usize; 4],
-    tally: &mut C,
-) -> Result<(), C::Stop> {
-    for (xk, &k) in p.iter().zip(&particles) {
-        if !xk.iter().all(|v| v.is_finite()) {
-            return Err(tally.fault(Fault::NonFinitePosition(k)));
-        }
-    }
-    tally.count(Outcome::Degenerate)
 }
 
 #[cfg(test)]

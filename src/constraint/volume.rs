@@ -58,8 +58,7 @@
 //! as out of range.
 
 use super::{
-    all_finite, finite_sum, update, Bound, Constraint, Count, Evaluated, Evaluation, Fault,
-    Outcome, Particles,
+    all_finite, update, Bound, Constraint, Count, Evaluated, Evaluation, Fault, Outcome, Particles,
 };
 use crate::constraint::distance::index;
 use crate::real::Real;
@@ -266,6 +265,19 @@ impl<T: Real, const D: usize> Constraint<T, D, 4> for Tet<T> {
 /// writing only its particles and λ, and writing nothing on a fault. The
 /// kernel of the host sweep (`solver::groups`) and of the colored ranges
 /// (`colored::groups`); bare metal keeps the shared path (code size).
+///
+/// One test decides the common case: `W ≥ MIN_POSITIVE` and the sum of
+/// `W`, λ' and every `x_k + (w_k Δλ) ∇_k C` (static particles included)
+/// finite. A finite sum proves each term finite (no finite terms add up
+/// to ±∞ or NaN, and no ∞ is cancelled by finite terms); λ' finite
+/// proves `C` finite, so the positions are (`C` is the triple product of
+/// their differences: a non-finite coordinate leaves it non-finite), so
+/// the static particles' corrected positions (their own, `evaluate`'s
+/// `next`) are, and `W` finite proves every gradient finite (`0 · ∞` is
+/// NaN). Everything `evaluate`'s rare path and the finite check of the
+/// result would test then passes. Otherwise [`settle`] decides as they
+/// would (a non-finite position named, then degenerate, then a
+/// non-finite result); nothing is written before the decision.
 #[inline(always)]
 pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Count<T>>(
     t: &mut Tet<T>,
@@ -289,35 +301,42 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
     if wk.iter().all(|&v| v == T::ZERO) {
         return tally.count(Outcome::Static);
     }
-    let gradient = six_volume_gradients(&p);
+    // `six_volume_gradients` and `six_volume` (whose cross product is the
+    // last gradient's), spelled out.
+    let [x0, x1, x2, x3] = &p;
+    let e1 = sub3(x1, x0);
+    let e2 = sub3(x2, x0);
+    let e3 = sub3(x3, x0);
+    let g3 = cross(&e1, &e2);
+    let gradient = [
+        cross(&sub3(x3, x1), &sub3(x2, x1)),
+        cross(&e2, &e3),
+        cross(&e3, &e1),
+        g3,
+    ];
     let weight = wk
         .iter()
         .zip(&gradient)
         .fold(T::ZERO, |acc, (&wk, g)| acc + wk * dot3(g, g));
-    let c = six_volume(&p) - six::<T>() * t.rest_volume;
-    // `evaluate`'s rare path (a non-finite W or C, or W below the
-    // smallest normal), tested with float comparisons ([`finite_sum`]).
-    if !(weight >= T::MIN_POSITIVE && finite_sum(T::ZERO, &[weight, c]) == T::ZERO) {
-        if let Some(k) = unusable(p, particles, weight) {
-            return match k {
-                Unusable::Position(k) => Err(tally.fault(Fault::NonFinitePosition(k))),
-                Unusable::Degenerate => tally.count(Outcome::Degenerate),
-            };
-        }
-    }
+    let c = dot3(&g3, &e3) - six::<T>() * t.rest_volume;
     let u = update(c, t.lambda, weight, t.compliance / h2, Bound::Free);
     let mut next = p;
     for ((xk, &wk), gk) in next.iter_mut().zip(&wk).zip(&gradient) {
-        if wk == T::ZERO {
-            continue;
-        }
         let s = wk * u.delta;
         for (v, g) in xk.iter_mut().zip(gk) {
             *v = *v + s * *g;
         }
     }
-    if !all_finite(&[&[u.lambda], next.as_flattened()]) {
-        return Err(tally.fault(Fault::NonFinite));
+    let [n0, n1, n2, n3] = &next;
+    let [sx, sy, sz] = add3(&add3(n0, n1), &add3(n2, n3));
+    let sum = (sx + sy) + (sz + (u.lambda + weight));
+    if !(weight >= T::MIN_POSITIVE && sum * T::ZERO == T::ZERO) {
+        match settle(x, particles, weight, c, u.lambda, &next) {
+            Verdict::Go => {}
+            Verdict::Position(k) => return Err(tally.fault(Fault::NonFinitePosition(k))),
+            Verdict::Degenerate => return tally.count(Outcome::Degenerate),
+            Verdict::NonFinite => return Err(tally.fault(Fault::NonFinite)),
+        }
     }
     for ((&k, xk), &wk) in particles.iter().zip(&next).zip(&wk) {
         if wk != T::ZERO {
@@ -331,27 +350,70 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
     })
 }
 
-/// Why [`solve_in_place`]'s rare path stops.
-enum Unusable {
+/// `a + b` (3D).
+#[inline(always)]
+fn add3<T: Real>(a: &[T; 3], b: &[T; 3]) -> [T; 3] {
+    let [ax, ay, az] = *a;
+    let [bx, by, bz] = *b;
+    [ax + bx, ay + by, az + bz]
+}
+
+/// What [`settle`] decides.
+enum Verdict {
+    /// Write the corrected positions and λ'.
+    Go,
     /// This particle's position is NaN or infinite.
     Position(usize),
     /// No usable gradient.
     Degenerate,
+    /// A corrected position or λ' is not finite.
+    NonFinite,
 }
 
-/// [`solve_in_place`]'s rare path, as `evaluate` decides it: a non-finite
-/// position named (the first in the tet's order), then W below the
-/// smallest normal degenerate; `None` (go on: the finite test of the
-/// result decides) for an overflow of finite positions.
+/// [`solve_in_place`]'s rare path, deciding as `evaluate` and `visit` do:
+/// when W or C is not finite or W is below the smallest normal, the first
+/// non-finite position (in the tet's order) is named, else W below the
+/// smallest normal is degenerate; then every corrected position
+/// (`next_k` for a moving particle, its own position for a static one)
+/// and λ' must be finite. The positions and inverse masses are read again
+/// from `x` (nothing has been written).
 #[cold]
 #[inline(never)]
-fn unusable<T: Real>(p: [[T; 3]; 4], particles: [usize; 4], weight: T) -> Option<Unusable> {
-    for (xk, &k) in p.iter().zip(&particles) {
-        if !xk.iter().all(|v| v.is_finite()) {
-            return Some(Unusable::Position(k));
+fn settle<T: Real, const D: usize, P: Particles<T, D>>(
+    x: &P,
+    particles: [usize; 4],
+    weight: T,
+    c: T,
+    lambda: T,
+    next: &[[T; 3]; 4],
+) -> Verdict {
+    let mut p = [[T::ZERO; 3]; 4];
+    let mut corrected = *next;
+    for ((&k, pk), nk) in particles.iter().zip(p.iter_mut()).zip(corrected.iter_mut()) {
+        if let Some((xk, w)) = x.get(k) {
+            if let Some(xk) = as3(&xk) {
+                *pk = xk;
+                if w == T::ZERO {
+                    *nk = xk;
+                }
+            }
         }
     }
-    (weight < T::MIN_POSITIVE).then_some(Unusable::Degenerate)
+    if !(weight.is_finite() && c.is_finite() && weight >= T::MIN_POSITIVE) {
+        for (xk, &k) in p.iter().zip(&particles) {
+            if !xk.iter().all(|v| v.is_finite()) {
+                return Verdict::Position(k);
+            }
+        }
+        if weight < T::MIN_POSITIVE {
+            return Verdict::Degenerate;
+        }
+    }
+    if all_finite(&[&[lambda], corrected.as_flattened()]) {
+        Verdict::Go
+    } else {
+        Verdict::NonFinite
+    }
 }
 
 #[cfg(test)]
