@@ -378,7 +378,10 @@ impl<T: Real> RawGroups<T> {
                 first = first.or(Some(stop));
             }
         }
-        first.map_or(Ok(tally.stats), Err)
+        first.map_or(
+            Ok(tally.stats(end.min(items.len).saturating_sub(begin))),
+            Err,
+        )
     }
 
     /// Solves mesh volumes `begin .. end` (each a color of its own).

@@ -168,6 +168,23 @@ pub(crate) struct InPlace<'x, T, const D: usize> {
     pub(crate) w: &'x [T],
 }
 
+impl<'x, T, const D: usize> InPlace<'x, T, D> {
+    /// The first `min(x.len(), w.len())` particles: both slices of one
+    /// length, so that one comparison proves an index in both (the
+    /// particles past the shorter slice are the ones [`Particles::get`]
+    /// reports as `None` either way).
+    #[inline(always)]
+    pub(crate) fn new(x: &'x mut [[T; D]], w: &'x [T]) -> Self {
+        let n = x.len().min(w.len());
+        let x = match x.get_mut(..n) {
+            Some(x) => x,
+            None => &mut [],
+        };
+        let w = w.get(..n).unwrap_or_default();
+        Self { x, w }
+    }
+}
+
 impl<T: Copy, const D: usize> Particles<T, D> for InPlace<'_, T, D> {
     #[inline(always)]
     fn get(&self, k: usize) -> Option<([T; D], T)> {

@@ -425,10 +425,7 @@ fn sweep_kind<T: Real, const D: usize, K>(
     policy: ZeroLength,
     kernel: impl Fn(&mut K, &mut InPlace<'_, T, D>, &mut Tally<T>) -> Result<(), Stop>,
 ) -> Result<SweepStats<T>, Stop> {
-    let mut x = InPlace {
-        x: positions,
-        w: inverse_masses,
-    };
+    let mut x = InPlace::new(positions, inverse_masses);
     sweep_in_place(items, &mut x, policy, kernel)
 }
 
