@@ -351,10 +351,15 @@ impl<T: Real> RawGroups<T> {
     /// shared particles through [`Shared`]: only the particles an instance
     /// moves and its λ are written. The same bits, statistics and stops as
     /// [`range`](Self::range) (the kernel is `solve`'s operations, with
-    /// the particles' global indices).
+    /// the particles' global indices). Out of line, one copy per kind, so
+    /// that its registers are its own (inlined into [`run`](Self::run),
+    /// beside every other kind, the kernel kept each instance's particles
+    /// in stack copies and read them back at another width: a failed store
+    /// forward per instance).
     ///
     /// # Safety
     /// As [`run`](Self::run); `end ≤ items.len`.
+    #[inline(never)]
     unsafe fn range_in_place<K>(
         &self,
         items: RawGroup<K>,
@@ -375,7 +380,7 @@ impl<T: Real> RawGroups<T> {
             // range touches instance k (caller contract).
             let item = unsafe { &mut *items.p.add(k) };
             if let Err(stop) = solve_one(item, &mut x, &mut tally) {
-                first = first.or(Some(stop));
+                keep_first(&mut first, stop);
             }
         }
         first.map_or(
@@ -472,6 +477,16 @@ impl<T: Real> RawGroups<T> {
         stats = stats.merge(unsafe { self.run(Group::Meshes, 0, self.volumes.len) }?);
         // SAFETY: forwarded caller contract (one thread).
         Ok(stats.merge(unsafe { self.run(Group::Attachments, 0, self.attachments.len) }?))
+    }
+}
+
+/// Keeps a range's first stop: out of line and cold, so the range's loop
+/// keeps no stop in its registers (only its address).
+#[cold]
+#[inline(never)]
+fn keep_first(first: &mut Option<Stop>, stop: Stop) {
+    if first.is_none() {
+        *first = Some(stop);
     }
 }
 
