@@ -51,7 +51,7 @@ use crate::constraint::distance;
 use crate::constraint::pressure::{solve_mesh, MeshVolume};
 use crate::constraint::tether::{self, Tether};
 use crate::constraint::volume::{self, Tet};
-use crate::constraint::{solve, Constraint, Particles};
+use crate::constraint::{solve, Constraint, Particles, Scaled};
 use crate::real::Real;
 use crate::solver::{
     count_visit, stop_error, Constraints, Group, Link, Stop, Substep, SweepStats, SystemError,
@@ -265,9 +265,9 @@ impl<T: Real> RawGroups<T> {
                 }
                 Group::Tets => self.range(self.tets, begin, end),
                 Group::Tethers if IN_PLACE => {
-                    let h2 = self.h2;
-                    self.range_in_place(self.tethers, begin, end, |t, x, tally| {
-                        tether::solve_in_place(t, x, h2, tally)
+                    let mut alpha = Scaled::new(self.h2);
+                    self.range_in_place(self.tethers, begin, end, move |t, x, tally| {
+                        tether::solve_in_place(t, x, &mut alpha, tally)
                     })
                 }
                 Group::Tethers => self.range(self.tethers, begin, end),
@@ -365,8 +365,11 @@ impl<T: Real> RawGroups<T> {
         items: RawGroup<K>,
         begin: usize,
         end: usize,
-        mut solve_one: impl FnMut(&mut K, &mut Shared<T>, &mut Tally<T>) -> Result<(), Stop>,
+        solve_one: impl FnMut(&mut K, &mut Shared<T>, &mut Tally<T>) -> Result<(), Stop>,
     ) -> Result<SweepStats<T>, Stop> {
+        // A local of this function (the argument is the caller's memory):
+        // a kernel's state in it (`Scaled`) can live in registers.
+        let mut solve_one = solve_one;
         let mut tally = Tally::new(self.policy);
         let mut first = None;
         // SAFETY: forwarded caller contract: the buffers are valid for `n`

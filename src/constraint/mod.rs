@@ -198,6 +198,44 @@ impl<T: Copy, const D: usize> Particles<T, D> for InPlace<'_, T, D> {
     }
 }
 
+/// `α̃ = α/h²` (1/kg) for a sweep's instances in turn, the last quotient
+/// kept with the compliance α it came from: an instance whose compliance
+/// has the previous one's bits gets that quotient without dividing again
+/// (a division is deterministic: the same operands give the same bits),
+/// so a group whose instances share a compliance divides once per sweep
+/// instead of once per instance. Valid for one `h²` (`h2`, s²).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Scaled<T> {
+    /// h² (s²).
+    h2: T,
+    /// The compliance of the kept quotient (m/N).
+    alpha: T,
+    /// `alpha / h2`, exactly as divided.
+    tilde: T,
+}
+
+impl<T: Real> Scaled<T> {
+    /// The quotients of `h2`, starting from `+0 / h2`.
+    #[inline(always)]
+    pub(crate) fn new(h2: T) -> Self {
+        Self {
+            h2,
+            alpha: T::ZERO,
+            tilde: T::ZERO / h2,
+        }
+    }
+
+    /// `alpha / h2`, the same bits as that division.
+    #[inline(always)]
+    pub(crate) fn of(&mut self, alpha: T) -> T {
+        if alpha.raw() != self.alpha.raw() {
+            self.alpha = alpha;
+            self.tilde = alpha / self.h2;
+        }
+        self.tilde
+    }
+}
+
 /// `Σ v·0` over `values`, added to `acc`: ±0 while every value is finite
 /// (`v·0` is ±0 exactly for a finite `v`), NaN as soon as one is not. The
 /// in-place kernels' finite test (`finite_sum(0, …) == 0`): a branch-free

@@ -263,7 +263,7 @@ pub(crate) fn iterate_until<T: Real, const D: usize>(
 #[allow(clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
 mod in_place {
     use super::*;
-    use crate::constraint::{bend, tether, volume, Bend, InPlace, Tet, Tether};
+    use crate::constraint::{bend, tether, volume, Bend, InPlace, Scaled, Tet, Tether};
 
     /// Positions of a few kinds of trouble, one case each.
     fn cases() -> Vec<(Vec<[f64; 3]>, Vec<f64>)> {
@@ -350,13 +350,25 @@ mod in_place {
             Tether::new(5, 6, 0.0, 0.0),
             Tether::new(7, 2, 0.2, 0.0),
             Tether::new(6, 1, 0.2, 0.0),
+            Tether::new(4, 0, 0.1, -0.0),
+            Tether::new(5, 1, 0.1, 0.0),
+            Tether::new(7, 1, 0.3, 1e-3),
+            Tether::new(2, 6, 0.1, 1e-3),
+            Tether::new(3, 6, 0.1, 2e-3),
             Tether::new(3, 3, 0.2, 0.0),
             Tether::new(9, 0, 0.1, 0.0),
         ];
+        let memo = core::cell::Cell::new(Scaled::new(0.01));
         same(
             &items,
             |x, w, t, p| sweep(x, w, t, &(), 0.01, p),
-            |t, x, tally| tether::solve_in_place(t, x, 0.01, tally),
+            |t, x, tally| {
+                // One quotient kept across every call (the same `h²`).
+                let mut alpha = memo.get();
+                let r = tether::solve_in_place(t, x, &mut alpha, tally);
+                memo.set(alpha);
+                r
+            },
         );
     }
 
