@@ -27,10 +27,10 @@
 
 use super::{
     finite_sum, length_squared, update, Bound, Constraint, Count, Evaluated, Evaluation, Fault,
-    Outcome, Particles,
+    Outcome, Particles, Scaled,
 };
 use crate::constraint::distance::index;
-use crate::real::{finite_non_negative, Real};
+use crate::real::{finite_non_negative, finite_normal_positive, Real};
 
 /// One tether: particle `particle` kept within `max_distance` of particle
 /// `anchor`, with its own accumulated multiplier λ.
@@ -247,19 +247,18 @@ impl<T: Real, const D: usize> Constraint<T, D, 2> for Tether<T> {
 /// writing only its particles and λ, and writing nothing on a fault. The
 /// kernel of the host sweep (`solver::groups`) and of the colored ranges
 /// (`colored::groups`); bare metal keeps the shared path (code size).
+/// `alpha` gives `α̃ = α/h²` (the same bits as that division, which it
+/// skips for a tether with the previous one's compliance).
 ///
-/// `evaluate` first turns away a `|x − x_a|²` that is NaN, below the
-/// smallest normal or infinite. Here only the first two branch off at
-/// once (one comparison, as in C); an infinite one is found by the finite
-/// test of the results, which tests `|x − x_a|²` with them, and the idle
-/// return tests it alone. Nothing is written or counted before either
-/// test, so the rare path then decides as `evaluate` would have: the same
-/// outcome and fault.
+/// `evaluate` turns away a `|x − x_a|²` that is NaN, infinite or below
+/// the smallest normal: here one unsigned comparison of its encoding
+/// ([`finite_normal_positive`]), made before the square root, so that
+/// `|x − x_a|²` is not kept past it.
 #[inline(always)]
 pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Count<T>>(
     t: &mut Tether<T>,
     x: &mut P,
-    h2: T,
+    alpha: &mut Scaled<T>,
     tally: &mut C,
 ) -> Result<(), C::Stop> {
     let (a, p) = (index(t.anchor), index(t.particle));
@@ -271,9 +270,7 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
         return tally.count(Outcome::Static);
     }
     let len2 = length_squared(&xa, &xp);
-    // NaN and `len2 < MIN_POSITIVE` fail; `+∞` passes (above).
-    let usable = len2 >= T::MIN_POSITIVE;
-    if !usable {
+    if !finite_normal_positive(len2) {
         return settle(unusable(&xa, &xp, a, p, len2), tally);
     }
     let len = len2.sqrt();
@@ -285,34 +282,31 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
         len - t.max_distance,
         t.lambda,
         weight,
-        t.compliance / h2,
+        alpha.of(t.compliance),
         Bound::NonPositive,
     );
     if u.idle {
-        if !len2.is_finite() {
-            return settle(unusable(&xa, &xp, a, p, len2), tally);
-        }
         return tally.count(Outcome::Idle);
     }
-    // `Σ v·0` over λ', `|x − x_a|²` and the coordinates of each moved
-    // particle: ±0 when all are finite, NaN otherwise. A finite
-    // `|x − x_a|²` makes every coordinate of both particles finite, so an
-    // unmoved particle (which keeps its bits) needs no test; the sum's
-    // order decides nothing (a NaN anywhere makes it NaN). One branch per
-    // pair of moved particles (with `w = 0` the anchor is the usual case).
-    let finite = finite_sum(T::ZERO, &[u.lambda, len2]);
+    // `Σ v·0` over λ' and the coordinates of each moved particle: ±0 when
+    // all are finite, NaN otherwise. A finite `|x − x_a|²` makes every
+    // coordinate of both particles finite, so an unmoved particle (which
+    // keeps its bits) needs no test; the sum's order decides nothing (a
+    // NaN anywhere makes it NaN). One branch per pair of moved particles
+    // (with `w = 0` the anchor is the usual case).
+    let finite = u.lambda * T::ZERO;
     match (wa != T::ZERO, wp != T::ZERO) {
         (false, true) => {
             let np = moved(xp, wp * u.delta, &n);
             if finite_sum(finite, &np) != T::ZERO {
-                return settle(not_finite(&xa, &xp, a, p, len2), tally);
+                return Err(tally.fault(Fault::NonFinite));
             }
             x.set(p, np);
         }
         (true, false) => {
             let na = moved_back(xa, wa * u.delta, &n);
             if finite_sum(finite, &na) != T::ZERO {
-                return settle(not_finite(&xa, &xp, a, p, len2), tally);
+                return Err(tally.fault(Fault::NonFinite));
             }
             x.set(a, na);
         }
@@ -320,14 +314,14 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
             let na = moved_back(xa, wa * u.delta, &n);
             let np = moved(xp, wp * u.delta, &n);
             if finite_sum(finite_sum(finite, &na), &np) != T::ZERO {
-                return settle(not_finite(&xa, &xp, a, p, len2), tally);
+                return Err(tally.fault(Fault::NonFinite));
             }
             x.set(a, na);
             x.set(p, np);
         }
         (false, false) => {
             if finite != T::ZERO {
-                return settle(not_finite(&xa, &xp, a, p, len2), tally);
+                return Err(tally.fault(Fault::NonFinite));
             }
         }
     }
@@ -392,23 +386,4 @@ fn unusable<T: Real, const D: usize>(
     } else {
         Outcome::Degenerate
     })
-}
-
-/// [`solve_in_place`]'s failed finite test: with a finite `|x − x_a|²` a
-/// corrected position or λ is not finite (`visit`'s fault); an infinite
-/// one is [`unusable`]'s case, which `evaluate` would have found first.
-#[cold]
-#[inline(never)]
-fn not_finite<T: Real, const D: usize>(
-    xa: &[T; D],
-    xp: &[T; D],
-    a: usize,
-    p: usize,
-    len2: T,
-) -> Result<Outcome<T>, Fault> {
-    if len2.is_finite() {
-        Err(Fault::NonFinite)
-    } else {
-        unusable(xa, xp, a, p, len2)
-    }
 }
