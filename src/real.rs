@@ -241,6 +241,15 @@ pub(crate) fn finite_positive<T: Real>(x: T) -> bool {
     x.raw().wrapping_sub(1) < T::INF - 1
 }
 
+/// `x.is_finite() && x >= T::MIN_POSITIVE`: an encoding from the
+/// smallest positive normal up to (not including) +∞, in one unsigned
+/// comparison (NaN, ±0, subnormals, negatives and +∞ fail).
+#[inline(always)]
+pub(crate) fn finite_normal_positive<T: Real>(x: T) -> bool {
+    let min = T::MIN_POSITIVE.raw();
+    x.raw().wrapping_sub(min) < T::INF - min
+}
+
 /// `x == 0 && y == 0` (either sign). One test on both encodings: the
 /// single-value form is folded back into a float comparison by the
 /// optimiser (a soft-float call on Cortex-M4F).

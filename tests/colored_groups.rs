@@ -579,14 +579,24 @@ fn rejected_group_colors_write_nothing() {
 
 #[test]
 fn a_failing_instance_gives_the_same_error_and_bits_for_every_split() {
-    // A tet collapsed to a point: degenerate, rejected under the default
-    // policy. Its color is completed, the later colors are not run.
-    let mut scene = tet_scene(if cfg!(miri) { 1 } else { 3 }, 2, 2);
+    let mut base = tet_scene(if cfg!(miri) { 1 } else { 3 }, 2, 2);
     // No links: a collapsed tet would give them zero length.
-    scene.links.clear();
-    scene.starts[0].clear();
-    let color_len = scene.starts[2][1] - scene.starts[2][0];
-    let k = color_len - 1; // the last tet of color 0
+    base.links.clear();
+    base.starts[0].clear();
+    let color_len = base.starts[2][1] - base.starts[2][0];
+    // The last tet of color 0, and its first (the rest of the color is
+    // still solved: on one thread the colors run in one loop, which must
+    // end with the failing color).
+    for k in [color_len - 1, 0] {
+        failing_tet(base.clone(), k);
+    }
+}
+
+/// [`a_failing_instance_gives_the_same_error_and_bits_for_every_split`]
+/// with tet `k` (of color 0) collapsed to a point: degenerate, rejected
+/// under the default policy. Its color is completed, the later colors are
+/// not run.
+fn failing_tet(mut scene: Scene, k: usize) {
     let at = scene.x[scene.tets[k].particles[0] as usize];
     for p in scene.tets[k].particles {
         scene.x[p as usize] = at;

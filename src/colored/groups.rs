@@ -51,7 +51,7 @@ use crate::constraint::distance;
 use crate::constraint::pressure::{solve_mesh, MeshVolume};
 use crate::constraint::tether::{self, Tether};
 use crate::constraint::volume::{self, Tet};
-use crate::constraint::{solve, Constraint, Particles};
+use crate::constraint::{solve, Constraint, Particles, Scaled};
 use crate::real::Real;
 use crate::solver::{
     count_visit, stop_error, Constraints, Group, Link, Stop, Substep, SweepStats, SystemError,
@@ -236,6 +236,27 @@ impl<T: Real> RawGroups<T> {
         begin: usize,
         end: usize,
     ) -> Result<SweepStats<T>, SystemError> {
+        // SAFETY: forwarded caller contract.
+        unsafe { self.run_colors(group, begin, end, &[]) }
+    }
+
+    /// [`run`](Self::run) over `begin .. end` spanning the colors whose
+    /// boundaries are `starts` (checked by [`check_colors`]; empty: one
+    /// range), on one thread: every instance in order, as color after
+    /// color, and after a failure the rest of its color only (the colored
+    /// iteration stops before the next color). The in-place kinds (hosts)
+    /// solve the span in one loop; the others ignore `starts` (the caller
+    /// passes a color at a time).
+    ///
+    /// # Safety
+    /// As [`run`](Self::run).
+    unsafe fn run_colors(
+        &self,
+        group: Group,
+        begin: usize,
+        end: usize,
+        starts: &[usize],
+    ) -> Result<SweepStats<T>, SystemError> {
         let end = end.min(self.len(group));
         let base = self.base(group);
         // SAFETY: forwarded caller contract.
@@ -244,7 +265,7 @@ impl<T: Real> RawGroups<T> {
                 Group::Links if IN_PLACE => {
                     let h2 = self.h2;
                     return self
-                        .range_in_place(self.links, begin, end, |l, x, tally| {
+                        .range_in_place(self.links, begin, end, starts, |l, x, tally| {
                             distance::solve_in_place(l, x, h2, tally)
                         })
                         .map_err(Stop::for_links);
@@ -252,22 +273,22 @@ impl<T: Real> RawGroups<T> {
                 Group::Links => return self.range(self.links, begin, end).map_err(Stop::for_links),
                 Group::Bends if IN_PLACE => {
                     let h2 = self.h2;
-                    self.range_in_place(self.bends, begin, end, |b, x, tally| {
+                    self.range_in_place(self.bends, begin, end, starts, |b, x, tally| {
                         bend::solve_in_place(b, x, h2, tally)
                     })
                 }
                 Group::Bends => self.range(self.bends, begin, end),
                 Group::Tets if IN_PLACE => {
                     let h2 = self.h2;
-                    self.range_in_place(self.tets, begin, end, |t, x, tally| {
+                    self.range_in_place(self.tets, begin, end, starts, |t, x, tally| {
                         volume::solve_in_place(t, x, h2, tally)
                     })
                 }
                 Group::Tets => self.range(self.tets, begin, end),
                 Group::Tethers if IN_PLACE => {
-                    let h2 = self.h2;
-                    self.range_in_place(self.tethers, begin, end, |t, x, tally| {
-                        tether::solve_in_place(t, x, h2, tally)
+                    let mut alpha = Scaled::new(self.h2);
+                    self.range_in_place(self.tethers, begin, end, starts, move |t, x, tally| {
+                        tether::solve_in_place(t, x, &mut alpha, tally)
                     })
                 }
                 Group::Tethers => self.range(self.tethers, begin, end),
@@ -351,17 +372,26 @@ impl<T: Real> RawGroups<T> {
     /// shared particles through [`Shared`]: only the particles an instance
     /// moves and its λ are written. The same bits, statistics and stops as
     /// [`range`](Self::range) (the kernel is `solve`'s operations, with
-    /// the particles' global indices).
+    /// the particles' global indices). Out of line, one copy per kind, so
+    /// that its registers are its own (inlined into [`run`](Self::run),
+    /// beside every other kind, the kernel kept each instance's particles
+    /// in stack copies and read them back at another width: a failed store
+    /// forward per instance).
     ///
     /// # Safety
     /// As [`run`](Self::run); `end ≤ items.len`.
+    #[inline(never)]
     unsafe fn range_in_place<K>(
         &self,
         items: RawGroup<K>,
         begin: usize,
         end: usize,
-        mut solve_one: impl FnMut(&mut K, &mut Shared<T>, &mut Tally<T>) -> Result<(), Stop>,
+        starts: &[usize],
+        solve_one: impl FnMut(&mut K, &mut Shared<T>, &mut Tally<T>) -> Result<(), Stop>,
     ) -> Result<SweepStats<T>, Stop> {
+        // A local of this function (the argument is the caller's memory):
+        // a kernel's state in it (`Scaled`) can live in registers.
+        let mut solve_one = solve_one;
         let mut tally = Tally::new(self.policy);
         let mut first = None;
         // SAFETY: forwarded caller contract: the buffers are valid for `n`
@@ -369,16 +399,19 @@ impl<T: Real> RawGroups<T> {
         // instances are its own (reads of others' are of data no job
         // writes during the color).
         let mut x = unsafe { Shared::new(self.x, self.w, self.n) };
-        for k in begin..end.min(items.len) {
+        let mut end = end.min(items.len);
+        let mut k = begin;
+        while k < end {
             tally.index = k;
-            // SAFETY: k < items.len, the buffer is valid, and only this
-            // range touches instance k (caller contract).
+            // SAFETY: k < end ≤ items.len, the buffer is valid, and only
+            // this range touches instance k (caller contract).
             let item = unsafe { &mut *items.p.add(k) };
             if let Err(stop) = solve_one(item, &mut x, &mut tally) {
-                first = first.or(Some(stop));
+                end = keep_first(&mut first, stop, starts, k, end);
             }
+            k = k.wrapping_add(1);
         }
-        first.map_or(Ok(tally.stats), Err)
+        first.map_or(Ok(tally.stats(end.saturating_sub(begin))), Err)
     }
 
     /// Solves mesh volumes `begin .. end` (each a color of its own).
@@ -457,6 +490,15 @@ impl<T: Real> RawGroups<T> {
         let mut stats = SweepStats::default();
         for group in [Group::Links, Group::Bends, Group::Tets, Group::Tethers] {
             let starts = colors.of(group).unwrap_or(&[]);
+            if IN_PLACE {
+                // One thread: the group's colors in one loop (the same
+                // order, bits, statistics and stop as color by color).
+                if let (Some(&b), Some(&e)) = (starts.first(), starts.last()) {
+                    // SAFETY: forwarded caller contract; `starts` checked.
+                    stats = stats.merge(unsafe { self.run_colors(group, b, e, starts) }?);
+                }
+                continue;
+            }
             for w in starts.windows(2) {
                 let (Some(&b), Some(&e)) = (w.first(), w.get(1)) else {
                     continue;
@@ -470,6 +512,30 @@ impl<T: Real> RawGroups<T> {
         // SAFETY: forwarded caller contract (one thread).
         Ok(stats.merge(unsafe { self.run(Group::Attachments, 0, self.attachments.len) }?))
     }
+}
+
+/// Keeps a range's first stop (instance `k` failed) and returns where the
+/// range now ends: `end`, or with color boundaries `starts` the end of
+/// `k`'s color if sooner (the colors after a failing one are not solved).
+/// Out of line and cold, so the range's loop keeps no stop in its
+/// registers (only its address).
+#[cold]
+#[inline(never)]
+fn keep_first(
+    first: &mut Option<Stop>,
+    stop: Stop,
+    starts: &[usize],
+    k: usize,
+    end: usize,
+) -> usize {
+    if first.is_none() {
+        *first = Some(stop);
+    }
+    starts
+        .iter()
+        .copied()
+        .find(|&s| s > k)
+        .map_or(end, |s| s.min(end))
 }
 
 /// Whether the tets and tethers of a colored range are solved by their

@@ -168,6 +168,23 @@ pub(crate) struct InPlace<'x, T, const D: usize> {
     pub(crate) w: &'x [T],
 }
 
+impl<'x, T, const D: usize> InPlace<'x, T, D> {
+    /// The first `min(x.len(), w.len())` particles: both slices of one
+    /// length, so that one comparison proves an index in both (the
+    /// particles past the shorter slice are the ones [`Particles::get`]
+    /// reports as `None` either way).
+    #[inline(always)]
+    pub(crate) fn new(x: &'x mut [[T; D]], w: &'x [T]) -> Self {
+        let n = x.len().min(w.len());
+        let x = match x.get_mut(..n) {
+            Some(x) => x,
+            None => &mut [],
+        };
+        let w = w.get(..n).unwrap_or_default();
+        Self { x, w }
+    }
+}
+
 impl<T: Copy, const D: usize> Particles<T, D> for InPlace<'_, T, D> {
     #[inline(always)]
     fn get(&self, k: usize) -> Option<([T; D], T)> {
@@ -178,6 +195,44 @@ impl<T: Copy, const D: usize> Particles<T, D> for InPlace<'_, T, D> {
         if let Some(slot) = self.x.get_mut(k) {
             *slot = x;
         }
+    }
+}
+
+/// `α̃ = α/h²` (1/kg) for a sweep's instances in turn, the last quotient
+/// kept with the compliance α it came from: an instance whose compliance
+/// has the previous one's bits gets that quotient without dividing again
+/// (a division is deterministic: the same operands give the same bits),
+/// so a group whose instances share a compliance divides once per sweep
+/// instead of once per instance. Valid for one `h²` (`h2`, s²).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Scaled<T> {
+    /// h² (s²).
+    h2: T,
+    /// The compliance of the kept quotient (m/N).
+    alpha: T,
+    /// `alpha / h2`, exactly as divided.
+    tilde: T,
+}
+
+impl<T: Real> Scaled<T> {
+    /// The quotients of `h2`, starting from `+0 / h2`.
+    #[inline(always)]
+    pub(crate) fn new(h2: T) -> Self {
+        Self {
+            h2,
+            alpha: T::ZERO,
+            tilde: T::ZERO / h2,
+        }
+    }
+
+    /// `alpha / h2`, the same bits as that division.
+    #[inline(always)]
+    pub(crate) fn of(&mut self, alpha: T) -> T {
+        if alpha.raw() != self.alpha.raw() {
+            self.alpha = alpha;
+            self.tilde = alpha / self.h2;
+        }
+        self.tilde
     }
 }
 

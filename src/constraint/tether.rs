@@ -26,11 +26,11 @@
 //! so it is skipped (counted with the static ones), never a NaN.
 
 use super::{
-    all_finite, finite_sum, length_squared, update, Bound, Constraint, Count, Evaluated,
-    Evaluation, Fault, Outcome, Particles,
+    finite_sum, length_squared, update, Bound, Constraint, Count, Evaluated, Evaluation, Fault,
+    Outcome, Particles, Scaled,
 };
 use crate::constraint::distance::index;
-use crate::real::{finite_non_negative, Real};
+use crate::real::{finite_non_negative, finite_normal_positive, Real};
 
 /// One tether: particle `particle` kept within `max_distance` of particle
 /// `anchor`, with its own accumulated multiplier λ.
@@ -247,11 +247,18 @@ impl<T: Real, const D: usize> Constraint<T, D, 2> for Tether<T> {
 /// writing only its particles and λ, and writing nothing on a fault. The
 /// kernel of the host sweep (`solver::groups`) and of the colored ranges
 /// (`colored::groups`); bare metal keeps the shared path (code size).
+/// `alpha` gives `α̃ = α/h²` (the same bits as that division, which it
+/// skips for a tether with the previous one's compliance).
+///
+/// `evaluate` turns away a `|x − x_a|²` that is NaN, infinite or below
+/// the smallest normal: here one unsigned comparison of its encoding
+/// ([`finite_normal_positive`]), made before the square root, so that
+/// `|x − x_a|²` is not kept past it.
 #[inline(always)]
 pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Count<T>>(
     t: &mut Tether<T>,
     x: &mut P,
-    h2: T,
+    alpha: &mut Scaled<T>,
     tally: &mut C,
 ) -> Result<(), C::Stop> {
     let (a, p) = (index(t.anchor), index(t.particle));
@@ -263,10 +270,8 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
         return tally.count(Outcome::Static);
     }
     let len2 = length_squared(&xa, &xp);
-    // `!(finite and ≥ MIN_POSITIVE)`, as `evaluate` tests it (a NaN fails
-    // both comparisons, `∞·0` is NaN): float comparisons, no bit test.
-    if !(len2 >= T::MIN_POSITIVE && finite_sum(T::ZERO, &[len2]) == T::ZERO) {
-        return unusable(xa, xp, a, p, len2, tally);
+    if !finite_normal_positive(len2) {
+        return settle(unusable(&xa, &xp, a, p, len2), tally);
     }
     let len = len2.sqrt();
     let mut n = xp;
@@ -277,36 +282,48 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
         len - t.max_distance,
         t.lambda,
         weight,
-        t.compliance / h2,
+        alpha.of(t.compliance),
         Bound::NonPositive,
     );
     if u.idle {
         return tally.count(Outcome::Idle);
     }
-    // `|x − x_a|²` is finite, so is every coordinate of both particles: only
-    // a moved particle can become non-finite (an unmoved one adds 0).
-    let mut na = xa;
-    if wa != T::ZERO {
-        let s = wa * u.delta;
-        for (v, g) in na.iter_mut().zip(&n) {
-            *v = *v + s * -*g;
+    // `Σ v·0` over λ' and the coordinates of each moved particle: ±0 when
+    // all are finite, NaN otherwise. A finite `|x − x_a|²` makes every
+    // coordinate of both particles finite, so an unmoved particle (which
+    // keeps its bits) needs no test; the sum's order decides nothing (a
+    // NaN anywhere makes it NaN). One branch per pair of moved particles
+    // (with `w = 0` the anchor is the usual case).
+    let finite = u.lambda * T::ZERO;
+    match (wa != T::ZERO, wp != T::ZERO) {
+        (false, true) => {
+            let np = moved(xp, wp * u.delta, &n);
+            if finite_sum(finite, &np) != T::ZERO {
+                return Err(tally.fault(Fault::NonFinite));
+            }
+            x.set(p, np);
         }
-    }
-    let mut np = xp;
-    if wp != T::ZERO {
-        let s = wp * u.delta;
-        for (v, g) in np.iter_mut().zip(&n) {
-            *v = *v + s * *g;
+        (true, false) => {
+            let na = moved_back(xa, wa * u.delta, &n);
+            if finite_sum(finite, &na) != T::ZERO {
+                return Err(tally.fault(Fault::NonFinite));
+            }
+            x.set(a, na);
         }
-    }
-    if !all_finite(&[&[u.lambda], &na, &np]) {
-        return Err(tally.fault(Fault::NonFinite));
-    }
-    if wa != T::ZERO {
-        x.set(a, na);
-    }
-    if wp != T::ZERO {
-        x.set(p, np);
+        (true, true) => {
+            let na = moved_back(xa, wa * u.delta, &n);
+            let np = moved(xp, wp * u.delta, &n);
+            if finite_sum(finite_sum(finite, &na), &np) != T::ZERO {
+                return Err(tally.fault(Fault::NonFinite));
+            }
+            x.set(a, na);
+            x.set(p, np);
+        }
+        (false, false) => {
+            if finite != T::ZERO {
+                return Err(tally.fault(Fault::NonFinite));
+            }
+        }
     }
     t.lambda = u.lambda;
     tally.count(Outcome::Applied {
@@ -315,26 +332,56 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
     })
 }
 
+/// The held particle corrected: `x + s n` (`s = w Δλ`).
+#[inline(always)]
+fn moved<T: Real, const D: usize>(mut x: [T; D], s: T, n: &[T; D]) -> [T; D] {
+    for (v, g) in x.iter_mut().zip(n) {
+        *v = *v + s * *g;
+    }
+    x
+}
+
+/// The anchor corrected: `x + s (−n)` (`s = w_a Δλ`).
+#[inline(always)]
+fn moved_back<T: Real, const D: usize>(mut x: [T; D], s: T, n: &[T; D]) -> [T; D] {
+    for (v, g) in x.iter_mut().zip(n) {
+        *v = *v + s * -*g;
+    }
+    x
+}
+
+/// A rare path's decision counted (an outcome) or turned into the stop.
+#[inline(always)]
+fn settle<T: Real, C: Count<T>>(
+    decided: Result<Outcome<T>, Fault>,
+    tally: &mut C,
+) -> Result<(), C::Stop> {
+    match decided {
+        Ok(outcome) => tally.count(outcome),
+        Err(fault) => Err(tally.fault(fault)),
+    }
+}
+
 /// [`solve_in_place`]'s rare path, as `evaluate` decides it: a non-finite
 /// position named (the anchor first), coincident particles static, a
-/// distance whose square overflows degenerate.
+/// distance whose square overflows degenerate. Takes no statistics, so
+/// the sweep keeps them in registers.
 #[cold]
 #[inline(never)]
-fn unusable<T: Real, const D: usize, C: Count<T>>(
-    xa: [T; D],
-    xp: [T; D],
+fn unusable<T: Real, const D: usize>(
+    xa: &[T; D],
+    xp: &[T; D],
     a: usize,
     p: usize,
     len2: T,
-    tally: &mut C,
-) -> Result<(), C::Stop> {
+) -> Result<Outcome<T>, Fault> {
     if !xa.iter().all(|v| v.is_finite()) {
-        return Err(tally.fault(Fault::NonFinitePosition(a)));
+        return Err(Fault::NonFinitePosition(a));
     }
     if !xp.iter().all(|v| v.is_finite()) {
-        return Err(tally.fault(Fault::NonFinitePosition(p)));
+        return Err(Fault::NonFinitePosition(p));
     }
-    tally.count(if len2.is_finite() {
+    Ok(if len2.is_finite() {
         Outcome::Static
     } else {
         Outcome::Degenerate

@@ -26,7 +26,7 @@ use crate::constraint::pressure::{solve_mesh, visit_mesh, MeshVolumes};
 use crate::constraint::tether::{self, Tether};
 use crate::constraint::volume::{self, Tet};
 use crate::constraint::{
-    commit, solve, visit, Constraint, Fault, InPlace, Invalid, Outcome, Visit,
+    commit, solve, visit, Constraint, Fault, InPlace, Invalid, Outcome, Scaled, Visit,
 };
 use crate::real::Real;
 use crate::SystemError;
@@ -277,12 +277,13 @@ impl<T: Real> Constraints<'_, T> {
         .map_err(|e| stop_error(e, base))?;
         stats = stats.merge(s);
         base = base.saturating_add(self.tets.len());
+        let mut alpha = Scaled::new(h2);
         let s = sweep_kind(
             positions,
             inverse_masses,
             self.tethers,
             policy,
-            |k, x, t| tether::solve_in_place(k, x, h2, t),
+            move |k, x, t| tether::solve_in_place(k, x, &mut alpha, t),
         )
         .map_err(|e| stop_error(e, base))?;
         stats = stats.merge(s);
@@ -423,12 +424,9 @@ fn sweep_kind<T: Real, const D: usize, K>(
     inverse_masses: &[T],
     items: &mut [K],
     policy: ZeroLength,
-    kernel: impl Fn(&mut K, &mut InPlace<'_, T, D>, &mut Tally<T>) -> Result<(), Stop>,
+    kernel: impl FnMut(&mut K, &mut InPlace<'_, T, D>, &mut Tally<T>) -> Result<(), Stop>,
 ) -> Result<SweepStats<T>, Stop> {
-    let mut x = InPlace {
-        x: positions,
-        w: inverse_masses,
-    };
+    let mut x = InPlace::new(positions, inverse_masses);
     sweep_in_place(items, &mut x, policy, kernel)
 }
 

@@ -87,14 +87,30 @@ pub(crate) fn sweep<T: Real, const D: usize, const N: usize, K: Constraint<T, D,
 /// counts its outcome where it decides it ([`count`](Self::count)), so
 /// each outcome's counting is compiled at its own site; the same counts
 /// and stops as [`count_visit`].
+///
+/// Only the skipped instances are counted: every instance visited without
+/// a stop is exactly one of applied (or idle), static or skipped for zero
+/// length, so [`stats`](Self::stats) derives `applied` from the number of
+/// instances visited. Statistics are read only after a sweep without a
+/// stop (a stop discards them), so the derivation is exact. A count grows
+/// by at most one per instance of one slice, so it never reaches
+/// `usize::MAX` and a plain (wrapping) add gives `count_visit`'s
+/// saturating one. The fields are few and plain so that the sweep loops
+/// keep them in registers.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Tally<T> {
-    /// The statistics so far.
-    pub(crate) stats: SweepStats<T>,
+    /// The largest `|C|` so far.
+    max_abs_c: T,
+    /// The largest `|C + α̃λ|` so far.
+    max_residual: T,
+    /// Instances skipped as static so far.
+    skipped_static: usize,
+    /// Instances skipped for zero length so far.
+    skipped_zero_length: usize,
     /// The instance being solved (its position in the group).
     pub(crate) index: usize,
     /// The zero-length (degenerate) policy.
-    pub(crate) policy: ZeroLength,
+    policy: ZeroLength,
 }
 
 impl<T: Real> Tally<T> {
@@ -102,9 +118,27 @@ impl<T: Real> Tally<T> {
     #[inline(always)]
     pub(crate) fn new(policy: ZeroLength) -> Self {
         Self {
-            stats: SweepStats::default(),
+            max_abs_c: T::ZERO,
+            max_residual: T::ZERO,
+            skipped_static: 0,
+            skipped_zero_length: 0,
             index: 0,
             policy,
+        }
+    }
+
+    /// The statistics of a sweep (or range) that visited `visited`
+    /// instances, every one counted and none stopped.
+    #[inline(always)]
+    pub(crate) fn stats(&self, visited: usize) -> SweepStats<T> {
+        SweepStats {
+            applied: visited
+                .saturating_sub(self.skipped_static)
+                .saturating_sub(self.skipped_zero_length),
+            skipped_static: self.skipped_static,
+            skipped_zero_length: self.skipped_zero_length,
+            max_abs_c: self.max_abs_c,
+            max_residual: self.max_residual,
         }
     }
 }
@@ -115,7 +149,21 @@ impl<T: Real> Count<T> for Tally<T> {
     /// Counts the current instance's outcome ([`count_visit`]).
     #[inline(always)]
     fn count(&mut self, outcome: Outcome<T>) -> Result<(), Stop> {
-        count_visit(&mut self.stats, Ok(outcome), self.index, self.policy)
+        match outcome {
+            Outcome::Static => self.skipped_static = self.skipped_static.wrapping_add(1),
+            Outcome::Idle => {}
+            Outcome::Degenerate => match self.policy {
+                ZeroLength::Reject => return Err(Stop::Degenerate(self.index)),
+                ZeroLength::Skip => {
+                    self.skipped_zero_length = self.skipped_zero_length.wrapping_add(1);
+                }
+            },
+            Outcome::Applied { c_abs, residual } => {
+                self.max_abs_c = max(self.max_abs_c, c_abs);
+                self.max_residual = max(self.max_residual, residual);
+            }
+        }
+        Ok(())
     }
 
     /// The stop a fault of the current instance is ([`count_visit`]).
@@ -142,11 +190,12 @@ pub(crate) fn sweep_in_place<T: Real, K, P>(
     mut solve_one: impl FnMut(&mut K, &mut P, &mut Tally<T>) -> Result<(), Stop>,
 ) -> Result<SweepStats<T>, Stop> {
     let mut tally = Tally::new(policy);
+    let visited = items.len();
     for (index, item) in items.iter_mut().enumerate() {
         tally.index = index;
         solve_one(item, particles, &mut tally)?;
     }
-    Ok(tally.stats)
+    Ok(tally.stats(visited))
 }
 
 /// One sweep over links with substep length `h` (s).
@@ -214,7 +263,7 @@ pub(crate) fn iterate_until<T: Real, const D: usize>(
 #[allow(clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
 mod in_place {
     use super::*;
-    use crate::constraint::{bend, tether, volume, Bend, InPlace, Tet, Tether};
+    use crate::constraint::{bend, tether, volume, Bend, InPlace, Scaled, Tet, Tether};
 
     /// Positions of a few kinds of trouble, one case each.
     fn cases() -> Vec<(Vec<[f64; 3]>, Vec<f64>)> {
@@ -301,13 +350,25 @@ mod in_place {
             Tether::new(5, 6, 0.0, 0.0),
             Tether::new(7, 2, 0.2, 0.0),
             Tether::new(6, 1, 0.2, 0.0),
+            Tether::new(4, 0, 0.1, -0.0),
+            Tether::new(5, 1, 0.1, 0.0),
+            Tether::new(7, 1, 0.3, 1e-3),
+            Tether::new(2, 6, 0.1, 1e-3),
+            Tether::new(3, 6, 0.1, 2e-3),
             Tether::new(3, 3, 0.2, 0.0),
             Tether::new(9, 0, 0.1, 0.0),
         ];
+        let memo = core::cell::Cell::new(Scaled::new(0.01));
         same(
             &items,
             |x, w, t, p| sweep(x, w, t, &(), 0.01, p),
-            |t, x, tally| tether::solve_in_place(t, x, 0.01, tally),
+            |t, x, tally| {
+                // One quotient kept across every call (the same `h²`).
+                let mut alpha = memo.get();
+                let r = tether::solve_in_place(t, x, &mut alpha, tally);
+                memo.set(alpha);
+                r
+            },
         );
     }
 
