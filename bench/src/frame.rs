@@ -5,7 +5,8 @@
 //! one thread and on two (a persistent two-thread job system, as an
 //! engine's pool would run the phases).
 
-use std::sync::{Arc, Barrier, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use xpbd::step::{step_colored, step_with, Contact, Jobs, OneThread, Plane, StepConfig, World};
@@ -23,37 +24,70 @@ const R: f64 = 0.002;
 #[derive(Clone, Copy)]
 struct Task(*const (dyn Fn(usize) + Sync));
 // SAFETY: the task is `Sync`, and `Pool::run` keeps it alive until the
-// worker has finished with it (the second barrier).
+// worker has reported it finished.
 unsafe impl Send for Task {}
 
+/// Waits until `done()` holds: a short spin, then yielding the core
+/// between looks (no sleep and kernel wake-up per phase).
+fn wait_until(done: impl Fn() -> bool) {
+    let mut spins = 0u32;
+    while !done() {
+        if spins < 4096 {
+            spins += 1;
+            std::hint::spin_loop();
+        } else {
+            std::thread::yield_now();
+        }
+    }
+}
+
+/// What the caller and the worker share: the phase's task, the phase
+/// number posted and the one the worker finished, the stop flag.
+struct Shared {
+    job: Mutex<Option<(usize, Task)>>,
+    posted: AtomicU64,
+    finished: AtomicU64,
+    stop: AtomicBool,
+}
+
 /// One worker thread besides the caller: tasks `1, 3, 5, …` run there,
-/// `0, 2, 4, …` on the calling thread; two barrier waits per phase.
+/// `0, 2, 4, …` on the calling thread; a phase is handed over through two
+/// counters with a short spin, as an engine's job system does.
 struct Pool {
-    job: Arc<Mutex<Option<(usize, Task)>>>,
-    start: Arc<Barrier>,
-    done: Arc<Barrier>,
+    shared: Arc<Shared>,
     worker: Option<JoinHandle<()>>,
 }
 
 impl Pool {
     fn new() -> Self {
-        let job: Arc<Mutex<Option<(usize, Task)>>> = Arc::new(Mutex::new(None));
-        let (start, done) = (Arc::new(Barrier::new(2)), Arc::new(Barrier::new(2)));
-        let (j, s, d) = (job.clone(), start.clone(), done.clone());
-        let worker = std::thread::spawn(move || loop {
-            s.wait();
-            let Some((count, task)) = *j.lock().unwrap() else {
-                break;
-            };
-            // SAFETY: `run` waits on `done` before its task goes away.
-            let f = unsafe { &*task.0 };
-            (1..count).step_by(2).for_each(f);
-            d.wait();
+        let shared = Arc::new(Shared {
+            job: Mutex::new(None),
+            posted: AtomicU64::new(0),
+            finished: AtomicU64::new(0),
+            stop: AtomicBool::new(false),
+        });
+        let sh = shared.clone();
+        let worker = std::thread::spawn(move || {
+            let mut seen = 0;
+            loop {
+                wait_until(|| {
+                    sh.stop.load(Ordering::Acquire) || sh.posted.load(Ordering::Acquire) != seen
+                });
+                if sh.stop.load(Ordering::Acquire) {
+                    break;
+                }
+                seen = sh.posted.load(Ordering::Acquire);
+                if let Some((count, task)) = *sh.job.lock().unwrap() {
+                    // SAFETY: `run` waits for `finished` before its task
+                    // goes away.
+                    let f = unsafe { &*task.0 };
+                    (1..count).step_by(2).for_each(f);
+                }
+                sh.finished.store(seen, Ordering::Release);
+            }
         });
         Pool {
-            job,
-            start,
-            done,
+            shared,
             worker: Some(worker),
         }
     }
@@ -66,19 +100,21 @@ impl Jobs for Pool {
 
     fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
         // SAFETY: only the lifetime is erased; the worker stops using the
-        // task before `done`, which this call waits for.
+        // task before `finished` reaches this phase, which this call waits
+        // for.
         let erased: &'static (dyn Fn(usize) + Sync) = unsafe { std::mem::transmute(task) };
-        *self.job.lock().unwrap() = Some((count, Task(erased)));
-        self.start.wait();
+        let sh = &self.shared;
+        *sh.job.lock().unwrap() = Some((count, Task(erased)));
+        let phase = sh.posted.load(Ordering::Relaxed) + 1;
+        sh.posted.store(phase, Ordering::Release);
         (0..count).step_by(2).for_each(task);
-        self.done.wait();
+        wait_until(|| sh.finished.load(Ordering::Acquire) == phase);
     }
 }
 
 impl Drop for Pool {
     fn drop(&mut self) {
-        *self.job.lock().unwrap() = None;
-        self.start.wait();
+        self.shared.stop.store(true, Ordering::Release);
         if let Some(w) = self.worker.take() {
             let _ = w.join();
         }
