@@ -123,7 +123,7 @@ pub use fenv::{fp_environment, FpEnvironment, Rounding};
 pub use real::Real;
 pub use solver::{
     bends_count_for_cloth, bends_for_cloth, bends_for_triangles, closed_loop, cloth,
-    cloth_link_count, enclosed_volume, icosphere, icosphere_counts, mesh_volume, rope,
+    cloth_link_count, enclosed_volume, icosphere, icosphere_counts, mesh_volume, rope, MeshParticles,
     surface_links, tet_block, tet_block_counts, tet_block_link_count, tet_block_links,
     tet_rest_volumes, tet_volume, tethers_along_links, Constraints, Convergence, Group, Link,
     Substep, SweepStats, System, ZeroLength, MAX_ITERATIONS, MAX_SUBSTEPS, MAX_WORK,

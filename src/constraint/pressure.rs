@@ -41,18 +41,29 @@
 //!
 //! # One correction per particle
 //!
-//! A particle lies in several triangles; its gradient is accumulated in the
-//! group's scratch (one `[T; 3]` per particle: the mesh's entries are
-//! zeroed first), and every pass that must see each particle once consumes
-//! its entry (sets it to zero after use: a particle with a zero gradient
-//! has nothing to add to W nor to correct). A solve makes these passes over
-//! the triangles' corners, O(triangles) whatever the particle numbering:
-//! check indices and positions; zero and accumulate `V` and `∇C`; sum `W`
-//! (consuming); the update; zero and accumulate `∇C` again (the same
-//! operations, the same bits); form every corrected position
-//! `x_k + (w_k Δλ) ∇_k C` and check it finite (nothing written yet); write
-//! them (consuming, so each particle once) and λ. A fault writes no
-//! position and no λ; the scratch's contents after a sweep are unspecified.
+//! A particle lies in several triangles; the mesh names its distinct
+//! particles once each in a list (`first_particle .. first_particle +
+//! particle_count` of its group's particle array, in the order they first
+//! appear in its triangles: [`mesh_volume`](crate::mesh_volume) writes it,
+//! and every substep's validation checks it against the triangles). Its
+//! gradient is accumulated in the group's scratch (one `[T; 3]` per
+//! particle). A solve makes one pass over the triangles and three over the
+//! list, O(triangles + particles):
+//!
+//! 1. the list: each particle's index, position (3D, finite) and inverse
+//!    mass checked, its scratch entry zeroed;
+//! 2. the triangles: `6V` and every `6∇_k V` accumulated (indices checked);
+//! 3. the list: `∇_k V = (6∇_k V)/6` stored back in the scratch and
+//!    `W = Σ w_k |∇_k V|²` summed (moving particles only);
+//! 4. the update, then the list: every corrected position
+//!    `x_k + (w_k Δλ) ∇_k V` formed and written, its entry consumed (set
+//!    to zero: a particle moves once), and λ. Before writing, the
+//!    corrected positions are proved finite by a bound from the largest
+//!    `|x|`, `w` and `|∇V|` ([`BOUND`], hosts) or checked one by one
+//!    (nothing written yet).
+//!
+//! A fault writes no position and no λ; the scratch's contents after a
+//! sweep (or a validation, which marks particles in it) are unspecified.
 //!
 //! # Degenerate meshes
 //!
@@ -73,7 +84,9 @@ use crate::real::Real;
 
 /// One closed-mesh volume constraint over the triangles
 /// `first_triangle .. first_triangle + triangle_count` of its group's
-/// triangle array.
+/// triangle array, whose distinct particles are
+/// `first_particle .. first_particle + particle_count` of its group's
+/// particle array (in the order they first appear in the triangles).
 ///
 /// `#[repr(C)]`: this struct *is* the C type `XpbdMeshVolume`
 /// (`MeshVolume<f64>`) and `XpbdMeshVolumeF32` (`MeshVolume<f32>`).
@@ -84,6 +97,11 @@ pub struct MeshVolume<T> {
     pub first_triangle: u32,
     /// Number of triangles (≥ 4 for a closed mesh).
     pub triangle_count: u32,
+    /// First entry of this mesh's particle list in the group's particle
+    /// array.
+    pub first_particle: u32,
+    /// Number of distinct particles of the triangles (the list's length).
+    pub particle_count: u32,
     /// Rest volume V₀ (m³), finite and > 0.
     pub rest_volume: T,
     /// Pressure (inflation) factor k: the target volume is `k·V₀`; finite
@@ -100,26 +118,31 @@ pub struct MeshVolume<T> {
 }
 
 /// The closed meshes of a system: their constraints, the triangle array
-/// they index (particle indices, counter-clockwise seen from outside) and
-/// a gradient scratch of one `[T; 3]` per particle (the library's during a
-/// sweep).
+/// they index (particle indices, counter-clockwise seen from outside), the
+/// particle array their lists index (each mesh's distinct particles in
+/// first-appearance order, as [`mesh_volume`](crate::mesh_volume) writes
+/// them) and a gradient scratch of one `[T; 3]` per particle (the
+/// library's during a sweep and a validation).
 #[derive(Debug, Default)]
 pub struct MeshVolumes<'a, T> {
     /// The volume constraints.
     pub volumes: &'a mut [MeshVolume<T>],
     /// Triangles `[a, b, c]` (particle indices).
     pub triangles: &'a [[u32; 3]],
+    /// The meshes' particle lists (particle indices).
+    pub particles: &'a [u32],
     /// Scratch, one entry per particle (or empty when `volumes` is).
     pub scratch: &'a mut [[T; 3]],
 }
 
 impl<T: Real> MeshVolume<T> {
     /// A mesh volume constraint over `triangle_count` triangles from
-    /// `first_triangle`, with λ = 0.
+    /// `first_triangle` and the `particle_count` particles of its list from
+    /// `first_particle`, with λ = 0.
     #[must_use]
     pub fn new(
-        first_triangle: u32,
-        triangle_count: u32,
+        [first_triangle, triangle_count]: [u32; 2],
+        [first_particle, particle_count]: [u32; 2],
         rest_volume: T,
         pressure: T,
         compliance: T,
@@ -127,6 +150,8 @@ impl<T: Real> MeshVolume<T> {
         Self {
             first_triangle,
             triangle_count,
+            first_particle,
+            particle_count,
             rest_volume,
             pressure,
             compliance,
@@ -188,25 +213,112 @@ impl<T: Real> MeshVolume<T> {
     }
 }
 
-/// Checks every corner of `tris`: an index naming a position, an inverse
-/// mass (and a scratch entry when `scratch` is given, its length), the
-/// system 3D, the position finite. Returns the reference point `r` and
-/// whether any particle moves.
+/// The zero-to-one and one-to-two marks [`MeshVolume::check_list`] keeps in
+/// the first coordinate of a particle's scratch entry.
+#[inline(always)]
+fn mark<T: Real>(n: u8) -> [T; 3] {
+    [T::from_f64(f64::from(n)), T::ZERO, T::ZERO]
+}
+
+impl<T: Real> MeshVolume<T> {
+    /// This mesh's particle list in the group's array (`None` when the
+    /// range does not fit).
+    #[inline]
+    pub(crate) fn list<'p>(&self, all: &'p [u32]) -> Option<&'p [u32]> {
+        let first = index(self.first_particle);
+        let end = first.checked_add(index(self.particle_count))?;
+        all.get(first..end)
+    }
+
+    /// Checks this mesh's particle list against its triangles (which
+    /// [`check`](Self::check) accepted), marking particles in `marks` (the
+    /// group's scratch, at least one entry per particle: its contents
+    /// after are unspecified), in this order: the list's range inside
+    /// `particles` ([`Invalid::RestValue`]); every entry below the particle
+    /// count `n` ([`Invalid::IndexOutOfRange`]); no entry twice
+    /// ([`Invalid::SameParticle`]); then the list exactly the triangles'
+    /// distinct particles in the order they first appear
+    /// ([`Invalid::RestValue`] for one missing, out of order or not in the
+    /// triangles). O(triangles + particles).
+    #[inline(never)]
+    pub(crate) fn check_list(
+        &self,
+        triangles: &[[u32; 3]],
+        particles: &[u32],
+        n: usize,
+        marks: &mut [[T; 3]],
+    ) -> Result<(), Invalid> {
+        let (Some(tris), Some(list)) = (self.triangles(triangles), self.list(particles)) else {
+            return Err(Invalid::RestValue);
+        };
+        let corners = tris.as_flattened();
+        // 0: not (yet) met; 1: listed; 2: listed and met in the triangles.
+        let (unmet, listed, met) = (mark::<T>(0), mark::<T>(1), mark::<T>(2));
+        for &k in corners {
+            *marks.get_mut(index(k)).ok_or(Invalid::IndexOutOfRange)? = unmet;
+        }
+        for &k in list {
+            let k = index(k);
+            if k >= n {
+                return Err(Invalid::IndexOutOfRange);
+            }
+            *marks.get_mut(k).ok_or(Invalid::IndexOutOfRange)? = unmet;
+        }
+        for &k in list {
+            let m = marks.get_mut(index(k)).ok_or(Invalid::IndexOutOfRange)?;
+            if *m == listed {
+                return Err(Invalid::SameParticle);
+            }
+            *m = listed;
+        }
+        let mut next = list.iter();
+        for &k in corners {
+            let m = marks.get_mut(index(k)).ok_or(Invalid::IndexOutOfRange)?;
+            if *m == listed {
+                if next.next() != Some(&k) {
+                    return Err(Invalid::RestValue);
+                }
+                *m = met;
+            } else if *m != met {
+                return Err(Invalid::RestValue);
+            }
+        }
+        if next.next().is_some() {
+            return Err(Invalid::RestValue);
+        }
+        Ok(())
+    }
+}
+
+/// What [`begin`] found: the mesh's particle list and, on hosts
+/// ([`BOUND`]), the largest `|x_k|` coordinate and `w_k` of its moving
+/// particles.
+struct Start<'t, T> {
+    list: &'t [u32],
+    bound: [T; 2],
+}
+
+/// Checks every particle of `list` (pass 1): an index naming a position
+/// and an inverse mass (and a scratch entry, zeroed, when `scratch` is
+/// given), the system 3D, the position finite. Returns the largest
+/// `|x_k|` coordinate and `w_k` of the moving particles (on hosts) and
+/// whether any moves.
 #[inline(always)]
 fn inspect<T: Real, const D: usize>(
-    tris: &[[u32; 3]],
+    list: &[u32],
     positions: &[[T; D]],
     inverse_masses: &[T],
-    scratch: Option<usize>,
-) -> Result<([T; 3], bool), Fault> {
+    mut scratch: Option<&mut [[T; 3]]>,
+) -> Result<([T; 2], bool), Fault> {
     let mut moving = false;
-    for &k in tris.as_flattened() {
+    let [mut bx, mut bw] = [T::ZERO; 2];
+    for &k in list {
         let k = index(k);
         let (Some(p), Some(&w)) = (positions.get(k), inverse_masses.get(k)) else {
             return Err(Fault::OutOfRange);
         };
-        if scratch.is_some_and(|n| k >= n) {
-            return Err(Fault::OutOfRange);
+        if let Some(s) = scratch.as_deref_mut() {
+            *s.get_mut(k).ok_or(Fault::OutOfRange)? = [T::ZERO; 3];
         }
         let Some(p) = as3(p) else {
             return Err(Fault::OutOfRange);
@@ -214,72 +326,58 @@ fn inspect<T: Real, const D: usize>(
         if !p.iter().all(|c| c.is_finite()) {
             return Err(Fault::NonFinitePosition(k));
         }
-        moving |= w != T::ZERO;
+        if w != T::ZERO {
+            moving = true;
+            if BOUND {
+                for v in p {
+                    bx = super::max(bx, v.abs());
+                }
+                bw = super::max(bw, w);
+            }
+        }
     }
-    let r = tris
-        .first()
-        .and_then(|&[first, _, _]| positions.get(index(first)))
-        .and_then(as3)
-        .ok_or(Fault::OutOfRange)?;
-    Ok((r, moving))
+    Ok(([bx, bw], moving))
 }
 
-/// Particle `k`'s position relative to `r` (for a bad index, which
-/// [`inspect`] has excluded, `r − r`).
+/// Particle `k`'s position relative to `r`; `None` for a bad index.
 #[inline(always)]
-fn relative<T: Real, const D: usize>(positions: &[[T; D]], k: u32, r: &[T; 3]) -> [T; 3] {
-    let p = positions.get(index(k)).and_then(as3).unwrap_or(*r);
-    sub3(&p, r)
+fn relative<T: Real, const D: usize>(positions: &[[T; D]], k: u32, r: &[T; 3]) -> Option<[T; 3]> {
+    Some(sub3(&as3(positions.get(index(k))?)?, r))
 }
 
 /// `6V` of the triangles (relative to `r`), and, with a scratch, their
-/// gradients `6∇_k V` accumulated into it after zeroing the mesh's entries.
+/// gradients `6∇_k V` added to it (pass 2); `None` for an index naming no
+/// position or scratch entry.
+#[inline(always)]
 fn accumulate<T: Real, const D: usize>(
     tris: &[[u32; 3]],
     positions: &[[T; D]],
     r: &[T; 3],
     mut scratch: Option<&mut [[T; 3]]>,
-) -> T {
-    if let Some(s) = scratch.as_deref_mut() {
-        for &k in tris.as_flattened() {
-            if let Some(e) = s.get_mut(index(k)) {
-                *e = [T::ZERO; 3];
-            }
-        }
-    }
+) -> Option<T> {
     let mut six_v = T::ZERO;
     for &[a, b, c] in tris {
-        let (xa, xb, xc) = (
-            relative(positions, a, r),
-            relative(positions, b, r),
-            relative(positions, c, r),
-        );
+        let xa = relative(positions, a, r)?;
+        let xb = relative(positions, b, r)?;
+        let xc = relative(positions, c, r)?;
         let bc = cross(&xb, &xc);
         six_v = six_v + dot3(&xa, &bc);
         if let Some(s) = scratch.as_deref_mut() {
-            add_to(s, a, &bc);
-            add_to(s, b, &cross(&xc, &xa));
-            add_to(s, c, &cross(&xa, &xb));
+            add_to(s, a, &bc)?;
+            add_to(s, b, &cross(&xc, &xa))?;
+            add_to(s, c, &cross(&xa, &xb))?;
         }
     }
-    six_v
+    Some(six_v)
 }
 
-/// `scratch[k] += v`.
+/// `scratch[k] += v`; `None` for a bad index.
 #[inline(always)]
-fn add_to<T: Real>(scratch: &mut [[T; 3]], k: u32, v: &[T; 3]) {
-    if let Some(e) = scratch.get_mut(index(k)) {
-        let ([e0, e1, e2], [v0, v1, v2]) = (*e, *v);
-        *e = [e0 + v0, e1 + v1, e2 + v2];
-    }
-}
-
-/// `∇_k V = (6∇_k V) / 6`, coordinate by coordinate.
-#[inline(always)]
-fn gradient<T: Real>(six_grad: &[T; 3]) -> [T; 3] {
-    let six = T::from_f64(6.0);
-    let [x, y, z] = *six_grad;
-    [x / six, y / six, z / six]
+fn add_to<T: Real>(scratch: &mut [[T; 3]], k: u32, v: &[T; 3]) -> Option<()> {
+    let e = scratch.get_mut(index(k))?;
+    let ([e0, e1, e2], [v0, v1, v2]) = (*e, *v);
+    *e = [e0 + v0, e1 + v1, e2 + v2];
+    Some(())
 }
 
 /// `C = V − k·V₀` from `6V`.
@@ -288,180 +386,140 @@ fn value<T: Real>(mesh: &MeshVolume<T>, six_v: T) -> T {
     six_v / T::from_f64(6.0) - mesh.pressure * mesh.rest_volume
 }
 
-/// The start [`solve_mesh`] and [`visit_mesh`] share: the mesh's triangles,
-/// [`inspect`] (with the scratch's length when given), then, when a
-/// particle moves, `C` from [`accumulate`] (the gradients into `scratch`
-/// when given). `None` when every particle is static.
+/// The start [`solve_mesh`] and [`visit_mesh`] share: the mesh's ranges,
+/// [`inspect`] (zeroing the scratch when given), then, when a particle
+/// moves, `C` from [`accumulate`] (the gradients into `scratch` when
+/// given). `None` when every particle is static.
 #[inline(never)]
-#[allow(clippy::type_complexity)]
 fn begin<'t, T: Real, const D: usize>(
     mesh: &MeshVolume<T>,
-    triangles: &'t [[u32; 3]],
+    (triangles, particles): (&'t [[u32; 3]], &'t [u32]),
     positions: &[[T; D]],
     inverse_masses: &[T],
-    scratch: Option<&mut [[T; 3]]>,
-) -> Result<Option<(&'t [[u32; 3]], [T; 3], T)>, Fault> {
-    let tris = mesh.triangles(triangles).ok_or(Fault::OutOfRange)?;
-    let (r, moving) = inspect(
-        tris,
-        positions,
-        inverse_masses,
-        scratch.as_ref().map(|s| s.len()),
-    )?;
+    mut scratch: Option<&mut [[T; 3]]>,
+) -> Result<Option<(Start<'t, T>, T)>, Fault> {
+    let (Some(tris), Some(list)) = (mesh.triangles(triangles), mesh.list(particles)) else {
+        return Err(Fault::OutOfRange);
+    };
+    let (bound, moving) = inspect(list, positions, inverse_masses, scratch.as_deref_mut())?;
+    let r = tris
+        .first()
+        .and_then(|&[first, _, _]| positions.get(index(first)))
+        .and_then(as3)
+        .ok_or(Fault::OutOfRange)?;
     if !moving {
         return Ok(None);
     }
-    let c = value(mesh, accumulate(tris, positions, &r, scratch));
-    Ok(Some((tris, r, c)))
+    let six_v = accumulate(tris, positions, &r, scratch).ok_or(Fault::OutOfRange)?;
+    Ok(Some((Start { list, bound }, value(mesh, six_v))))
 }
 
-/// What one [`pass`] over the corners of a mesh does.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Pass {
-    /// `W = Σ w_k |∇_k V|²` over the moving particles, one term per
-    /// particle (its scratch entry consumed: zeroed).
-    Weight,
-    /// Every corrected position `x_k + (w_k Δλ) ∇_k V` of a moving corner
-    /// checked finite; nothing written.
-    Check,
-    /// The corrected positions written, once per particle (its scratch
-    /// entry consumed).
-    Write,
-}
-
-/// What [`Corners::pass`] reads and writes: a mesh's triangles, the
-/// positions, the gradients `6∇_k V` in `scratch` and the inverse masses
-/// (every corner's position, inverse mass and scratch entry exist:
-/// [`inspect`] checked them).
-struct Corners<'a, T, const D: usize> {
-    tris: &'a [[u32; 3]],
-    positions: &'a mut [[T; D]],
-    scratch: &'a mut [[T; 3]],
-    inverse_masses: &'a [T],
-    /// On hosts ([`BOUND`]), what [`Pass::Weight`] saw of the terms it
-    /// summed: the largest `|x_k|` coordinate, `w_k` and `|6∇_k V|`
-    /// coordinate (see [`Corners::finite_after`]).
-    bound: [T; 3],
-}
-
-/// Whether [`solve_mesh`] skips [`Pass::Check`] when
-/// [`Corners::finite_after`] proves every corrected position finite: on
-/// every target but bare metal (`target_os = "none"`, whose images keep
-/// the one check: code size). The check only decides whether the mesh is
-/// written, and when the bound holds it would pass: the same bits and
-/// faults either way.
+/// Whether [`solve_mesh`] skips the check of every corrected position
+/// when [`finite_after`] proves them finite: on every target but bare
+/// metal (`target_os = "none"`, whose images keep the one check: code
+/// size). The check only decides whether the mesh is written, and when
+/// the bound holds it would pass: the same bits and faults either way.
 const BOUND: bool = !cfg!(target_os = "none");
 
-impl<T: Real, const D: usize> Corners<'_, T, D> {
-    /// One pass of [`solve_mesh`] over the corners. Returns `W` for
-    /// [`Pass::Weight`] (zero otherwise); `None` from [`Pass::Check`] for
-    /// a corrected position that is not finite. One function for the three passes (code size);
-    /// each keeps its own operations.
-    #[inline(never)]
-    fn pass(&mut self, delta: T, pass: Pass) -> Option<T> {
-        let Self {
-            tris,
-            positions,
-            scratch,
-            inverse_masses,
-            ..
-        } = self;
-        let mut weight = T::ZERO;
-        for &k in tris.as_flattened() {
-            let k = index(k);
-            let (Some(p), Some(e), Some(&w)) = (
-                positions.get_mut(k),
-                scratch.get_mut(k),
-                inverse_masses.get(k),
-            ) else {
-                continue;
-            };
-            // A consumed (or zero) entry adds nothing and writes nothing; the
-            // check covers every moving corner.
-            let [e0, e1, e2] = *e;
-            let zero = e0 == T::ZERO && e1 == T::ZERO && e2 == T::ZERO;
-            if w != T::ZERO && (pass == Pass::Check || !zero) {
-                let g = gradient(e);
-                if pass == Pass::Weight {
-                    weight = weight + w * dot3(&g, &g);
-                    if BOUND {
-                        let [bx, bw, be] = &mut self.bound;
-                        for &v in p.iter() {
-                            *bx = super::max(*bx, v.abs());
-                        }
-                        *bw = super::max(*bw, w.abs());
-                        *be = super::max(*be, super::max(e0.abs(), super::max(e1.abs(), e2.abs())));
-                    }
-                } else {
-                    let s = w * delta;
-                    for (x, g) in p.iter_mut().zip(&g) {
-                        let v = *x + s * *g;
-                        if pass == Pass::Write {
-                            *x = v;
-                        } else if !v.is_finite() {
-                            return None;
-                        }
-                    }
+/// Pass 3: `∇_k V = (6∇_k V) / 6` of every moving particle of `list`
+/// stored back in its scratch entry, and `W = Σ w_k |∇_k V|²` (m⁴/kg) in
+/// list order; on hosts also the largest `|∇_k V|` coordinate.
+#[inline(always)]
+fn weigh<T: Real>(list: &[u32], scratch: &mut [[T; 3]], inverse_masses: &[T]) -> (T, T) {
+    let six = T::from_f64(6.0);
+    let (mut weight, mut be) = (T::ZERO, T::ZERO);
+    for &k in list {
+        let k = index(k);
+        let (Some(e), Some(&w)) = (scratch.get_mut(k), inverse_masses.get(k)) else {
+            continue;
+        };
+        if w != T::ZERO {
+            let [x, y, z] = *e;
+            let g = [x / six, y / six, z / six];
+            weight = weight + w * dot3(&g, &g);
+            *e = g;
+            if BOUND {
+                for v in g {
+                    be = super::max(be, v.abs());
                 }
             }
-            if pass != Pass::Check {
+        }
+    }
+    (weight, be)
+}
+
+/// Whether every corrected position `x_k + (w_k Δλ) ∇_k V` of a moving
+/// particle is finite for `delta = Δλ`, proved from the largest terms
+/// [`inspect`] and [`weigh`] saw, `X`, `W` and `G`: each
+/// `|x + (w Δλ) g|` is at most `B = X + (W |Δλ|) G` up to a few roundings
+/// of at most one ulp each (in any rounding mode). `2B` finite leaves a
+/// factor of two for them, which proves every corrected position finite.
+/// `false` (run the check) when the bound fails or is NaN.
+#[inline(always)]
+fn finite_after<T: Real>([x, w]: [T; 2], g: T, delta: T) -> bool {
+    let b = x + (w * delta.abs()) * g;
+    (b + b).is_finite()
+}
+
+/// Pass 4 (`WRITE`): every moving particle of `list` moved to
+/// `x_k + (w_k Δλ) ∇_k V`, its scratch entry consumed (zeroed: a particle
+/// listed twice moves once). Without `WRITE`, the same values only
+/// checked finite (nothing written). `false` for a non-finite one.
+#[inline(never)]
+fn correct<T: Real, const D: usize, const WRITE: bool>(
+    list: &[u32],
+    scratch: &mut [[T; 3]],
+    positions: &mut [[T; D]],
+    inverse_masses: &[T],
+    delta: T,
+) -> bool {
+    for &k in list {
+        let k = index(k);
+        let (Some(p), Some(e), Some(&w)) = (
+            positions.get_mut(k),
+            scratch.get_mut(k),
+            inverse_masses.get(k),
+        ) else {
+            continue;
+        };
+        if w != T::ZERO {
+            let s = w * delta;
+            for (x, g) in p.iter_mut().zip(e.iter()) {
+                let v = *x + s * *g;
+                if WRITE {
+                    *x = v;
+                } else if !v.is_finite() {
+                    return false;
+                }
+            }
+            if WRITE {
                 *e = [T::ZERO; 3];
             }
         }
-        Some(weight)
     }
-
-    /// Whether every corrected position `x_k + (w_k Δλ) ∇_k V` of a moving
-    /// corner is finite for `delta = Δλ`, proved from the largest terms
-    /// [`Pass::Weight`] saw, `X`, `W` and `E` (every moving particle with
-    /// a non-zero gradient; the others keep `x_k + s·0 = x_k` for a finite
-    /// `s`): `|e/6| ≤ |e|`, so each `|x + (w Δλ)(e/6)|` is at most
-    /// `B = X + (W |Δλ|) E` up to a few roundings of at most one ulp each
-    /// (in any rounding mode). `2B` finite leaves a factor of two for
-    /// them, which proves every corrected position finite. `false` (run
-    /// the check) when the bound fails or is NaN.
-    #[inline(always)]
-    fn finite_after(&self, delta: T) -> bool {
-        let [x, w, e] = self.bound;
-        let b = x + (w * delta.abs()) * e;
-        (b + b).is_finite()
-    }
+    true
 }
 
 /// Solves one mesh: evaluates `C` and its gradient (into `scratch`), the
-/// one [`update`], forms and checks every corrected position, then commits
-/// the positions and λ together, or (on a fault) nothing. The passes are
-/// the module's; `positions` (m), `inverse_masses` (1/kg), `h2` the
-/// substep length squared (s²).
+/// one [`update`], proves or checks every corrected position finite, then
+/// commits the positions and λ together, or (on a fault) nothing. The
+/// passes are the module's; `positions` (m), `inverse_masses` (1/kg), `h2`
+/// the substep length squared (s²).
 #[inline(always)]
 pub(crate) fn solve_mesh<T: Real, const D: usize>(
     mesh: &mut MeshVolume<T>,
-    triangles: &[[u32; 3]],
+    groups: (&[[u32; 3]], &[u32]),
     scratch: &mut [[T; 3]],
     positions: &mut [[T; D]],
     inverse_masses: &[T],
     h2: T,
 ) -> Result<Outcome<T>, Fault> {
-    let start = begin(
-        mesh,
-        triangles,
-        positions,
-        inverse_masses,
-        Some(&mut *scratch),
-    )?;
-    let Some((tris, r, c)) = start else {
+    let start = begin(mesh, groups, positions, inverse_masses, Some(&mut *scratch))?;
+    let Some((start, c)) = start else {
         return Ok(Outcome::Static);
     };
-    let mut corners = Corners {
-        tris,
-        positions,
-        scratch,
-        inverse_masses,
-        bound: [T::ZERO; 3],
-    };
-    let weight = corners
-        .pass(T::ZERO, Pass::Weight)
-        .ok_or(Fault::NonFinite)?;
+    let list = start.list;
+    let (weight, be) = weigh(list, scratch, inverse_masses);
     // The positions are finite: a non-finite W or C is an overflow.
     if !weight.is_finite() || !c.is_finite() {
         return Err(Fault::NonFinite);
@@ -473,13 +531,14 @@ pub(crate) fn solve_mesh<T: Real, const D: usize>(
     if !u.lambda.is_finite() {
         return Err(Fault::NonFinite);
     }
-    accumulate(tris, corners.positions, &r, Some(&mut *corners.scratch));
-    // Every corrected position, checked before any is written; then the
-    // same operations, written once per particle.
-    if !(BOUND && corners.finite_after(u.delta)) {
-        corners.pass(u.delta, Pass::Check).ok_or(Fault::NonFinite)?;
+    // Every corrected position proved or checked finite before any is
+    // written; then the same operations, written once per particle.
+    if !(BOUND && finite_after(start.bound, be, u.delta))
+        && !correct::<T, D, false>(list, scratch, positions, inverse_masses, u.delta)
+    {
+        return Err(Fault::NonFinite);
     }
-    corners.pass(u.delta, Pass::Write).ok_or(Fault::NonFinite)?;
+    correct::<T, D, true>(list, scratch, positions, inverse_masses, u.delta);
     mesh.lambda = u.lambda;
     Ok(Outcome::Applied {
         c_abs: u.c_abs,
@@ -494,12 +553,12 @@ pub(crate) fn solve_mesh<T: Real, const D: usize>(
 #[inline(always)]
 pub(crate) fn visit_mesh<T: Real, const D: usize>(
     mesh: &MeshVolume<T>,
-    triangles: &[[u32; 3]],
+    groups: (&[[u32; 3]], &[u32]),
     positions: &[[T; D]],
     inverse_masses: &[T],
     h2: T,
 ) -> Result<Outcome<T>, Fault> {
-    let Some((_, _, c)) = begin(mesh, triangles, positions, inverse_masses, None)? else {
+    let Some((_, c)) = begin(mesh, groups, positions, inverse_masses, None)? else {
         return Ok(Outcome::Static);
     };
     if !c.is_finite() {
@@ -524,13 +583,16 @@ pub(crate) fn enclosed<T: Real>(tris: &[[u32; 3]], positions: &[[T; 3]]) -> Opti
     }
     let &[first, _, _] = tris.first()?;
     let r = *positions.get(index(first))?;
-    Some(accumulate(tris, positions, &r, None) / T::from_f64(6.0))
+    Some(accumulate(tris, positions, &r, None)? / T::from_f64(6.0))
 }
 
 #[cfg(test)]
 #[allow(clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
 mod tests {
     use super::*;
+
+    /// The tet mesh's particles in first-appearance order.
+    const LIST: [u32; 4] = [0, 2, 1, 3];
 
     /// A unit right tetrahedron as a closed mesh (outward triangles).
     fn tet_mesh() -> ([[f64; 3]; 4], [[u32; 3]; 4]) {
@@ -550,10 +612,10 @@ mod tests {
         let (mut x, tris) = tet_mesh();
         assert_eq!(enclosed(&tris, &x), Some(1.0 / 6.0));
         let w = [1.0, 1.0, 0.0, 1.0];
-        let mut mesh = MeshVolume::new(0, 4, 1.0 / 6.0, 2.0, 0.0);
+        let mut mesh = MeshVolume::new([0, 4], [0, 4], 1.0 / 6.0, 2.0, 0.0);
         let mut scratch = [[7.0; 3]; 4];
         let before = x;
-        let out = solve_mesh(&mut mesh, &tris, &mut scratch, &mut x, &w, 1.0).unwrap();
+        let out = solve_mesh(&mut mesh, (&tris, &LIST), &mut scratch, &mut x, &w, 1.0).unwrap();
         // C = 1/6 − 2/6; ∇V per particle as for the tet kind, over 6.
         let Outcome::Applied { c_abs, .. } = out else {
             panic!("{out:?}")
@@ -581,34 +643,71 @@ mod tests {
     #[test]
     fn static_degenerate_and_faults_write_nothing() {
         let (x, tris) = tet_mesh();
-        let mut mesh = MeshVolume::new(0, 4, 1.0, 1.0, 0.0);
+        let mut mesh = MeshVolume::new([0, 4], [0, 4], 1.0, 1.0, 0.0);
         let mut s = [[0.0; 3]; 4];
         let mut y = x;
-        let out = solve_mesh(&mut mesh, &tris, &mut s, &mut y, &[0.0; 4], 1.0);
+        let out = solve_mesh(&mut mesh, (&tris, &LIST), &mut s, &mut y, &[0.0; 4], 1.0);
         assert_eq!(out, Ok(Outcome::Static));
         let mut point = [[0.25; 3]; 4];
-        let out = solve_mesh(&mut mesh, &tris, &mut s, &mut point, &[1.0; 4], 1.0);
+        let out = solve_mesh(&mut mesh, (&tris, &LIST), &mut s, &mut point, &[1.0; 4], 1.0);
         assert_eq!(out, Ok(Outcome::Degenerate));
         assert_eq!(point, [[0.25; 3]; 4]);
         let mut bad = x;
         bad[3][1] = f64::NAN;
-        let out = solve_mesh(&mut mesh, &tris, &mut s, &mut bad, &[1.0; 4], 1.0);
+        let out = solve_mesh(&mut mesh, (&tris, &LIST), &mut s, &mut bad, &[1.0; 4], 1.0);
         assert_eq!(out, Err(Fault::NonFinitePosition(3)));
         let mut huge = x.map(|p| p.map(|c| c * 1e300));
         let keep = huge;
-        let out = solve_mesh(&mut mesh, &tris, &mut s, &mut huge, &[1.0; 4], 1.0);
+        let out = solve_mesh(&mut mesh, (&tris, &LIST), &mut s, &mut huge, &[1.0; 4], 1.0);
         assert_eq!(out, Err(Fault::NonFinite));
         assert_eq!(huge, keep);
         assert_eq!(mesh.lambda, 0.0);
-        let out = solve_mesh(&mut mesh, &tris, &mut s[..3], &mut y, &[1.0; 4], 1.0);
+        let out = solve_mesh(&mut mesh, (&tris, &LIST), &mut s[..3], &mut y, &[1.0; 4], 1.0);
         assert_eq!(out, Err(Fault::OutOfRange));
         let mut flat = [[0.0; 2]; 4];
-        let out = solve_mesh(&mut mesh, &tris, &mut s, &mut flat, &[1.0; 4], 1.0);
+        let out = solve_mesh(&mut mesh, (&tris, &LIST), &mut s, &mut flat, &[1.0; 4], 1.0);
         assert_eq!(out, Err(Fault::OutOfRange));
-        let far = MeshVolume::new(1, 4, 1.0, 1.0, 0.0);
+        let far = MeshVolume::new([1, 4], [0, 4], 1.0, 1.0, 0.0);
         assert_eq!(
-            visit_mesh(&far, &tris, &x, &[1.0; 4], 1.0),
+            visit_mesh(&far, (&tris, &LIST), &x, &[1.0; 4], 1.0),
             Err(Fault::OutOfRange)
         );
+    }
+
+    #[test]
+    fn forged_lists_are_rejected() {
+        let (_, tris) = tet_mesh();
+        let mesh = MeshVolume::new([0, 4], [0, 4], 1.0, 1.0, 0.0);
+        let mut marks = [[9.0; 3]; 5];
+        let check = |list: &[u32], marks: &mut [[f64; 3]]| mesh.check_list(&tris, list, 5, marks);
+        assert_eq!(check(&LIST, &mut marks), Ok(()));
+        assert_eq!(check(&[0, 2, 1, 3, 4], &mut marks), Ok(()), "first 4 only");
+        assert_eq!(check(&[0, 2, 1], &mut marks), Err(Invalid::RestValue));
+        assert_eq!(check(&[0, 2, 1, 5], &mut marks), Err(Invalid::IndexOutOfRange));
+        assert_eq!(check(&[0, 2, 1, 1], &mut marks), Err(Invalid::SameParticle));
+        assert_eq!(check(&[0, 1, 2, 3], &mut marks), Err(Invalid::RestValue));
+        assert_eq!(check(&[0, 2, 1, 4], &mut marks), Err(Invalid::RestValue));
+        let longer = MeshVolume::new([0, 4], [0, 5], 1.0, 1.0, 0.0);
+        let extra = longer.check_list(&tris, &[0, 2, 1, 3, 4], 5, &mut marks);
+        assert_eq!(extra, Err(Invalid::RestValue), "an entry not in the triangles");
+        let short = longer.check_list(&tris, &[0, 2, 1, 3, 4], 5, &mut marks[..4]);
+        assert_eq!(short, Err(Invalid::IndexOutOfRange));
+    }
+
+    #[test]
+    fn a_repeated_entry_moves_its_particle_once() {
+        let (x0, tris) = tet_mesh();
+        let w = [1.0; 4];
+        let (mut x, mut y) = (x0, x0);
+        let mut m1 = MeshVolume::new([0, 4], [0, 4], 1.0 / 6.0, 2.0, 0.0);
+        let mut m2 = MeshVolume::new([0, 4], [0, 5], 1.0 / 6.0, 2.0, 0.0);
+        let mut s = [[0.0; 3]; 4];
+        solve_mesh(&mut m1, (&tris, &LIST), &mut s, &mut x, &w, 1.0).unwrap();
+        let forged = [0, 2, 1, 3, 3];
+        solve_mesh(&mut m2, (&tris, &forged), &mut s, &mut y, &w, 1.0).unwrap();
+        // W counts particle 3 twice (a forged list is wrong physics), but
+        // no particle moves twice: particle 3 moves along its gradient once.
+        assert!(y.iter().flatten().all(|c| c.is_finite()));
+        assert!(m2.lambda.abs() < m1.lambda.abs());
     }
 }
