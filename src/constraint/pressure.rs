@@ -50,17 +50,20 @@
 //! particle). A solve makes one pass over the triangles and three over the
 //! list, O(triangles + particles):
 //!
-//! 1. the list: each particle's index, position (3D, finite) and inverse
-//!    mass checked, its scratch entry zeroed;
-//! 2. the triangles: `6V` and every `6∇_k V` accumulated (indices checked);
-//! 3. the list: `∇_k V = (6∇_k V)/6` stored back in the scratch and
-//!    `W = Σ w_k |∇_k V|²` summed (moving particles only);
+//! 1. the list: each particle's scratch entry zeroed;
+//! 2. the triangles: `6V` and every `6∇_k V` accumulated (indices
+//!    checked). A non-finite position makes `C` non-finite (some product
+//!    of its triangle is), and a non-finite `C` is then diagnosed by one
+//!    more pass over the list: the first non-finite position in list
+//!    order, else a static mesh, else an overflow;
+//! 3. the list: `∇_k V = (6∇_k V)/6` of each moving particle stored back
+//!    in the scratch and `W = Σ w_k |∇_k V|²` summed in list order;
 //! 4. the update, then the list: every corrected position
 //!    `x_k + (w_k Δλ) ∇_k V` formed and written, its entry consumed (set
 //!    to zero: a particle moves once), and λ. Before writing, the
-//!    corrected positions are proved finite by a bound from the largest
-//!    `|x|`, `w` and `|∇V|` ([`BOUND`], hosts) or checked one by one
-//!    (nothing written yet).
+//!    corrected positions are proved finite by a bound from the `|x|`,
+//!    `w` and `|∇V|` pass 3 saw (hosts) or checked one by one (nothing
+//!    written yet).
 //!
 //! A fault writes no position and no λ; the scratch's contents after a
 //! sweep (or a validation, which marks particles in it) are unspecified.
@@ -290,53 +293,31 @@ impl<T: Real> MeshVolume<T> {
     }
 }
 
-/// What [`begin`] found: the mesh's particle list and, on hosts
-/// ([`BOUND`]), the largest `|x_k|` coordinate and `w_k` of its moving
-/// particles.
-struct Start<'t, T> {
-    list: &'t [u32],
-    bound: [T; 2],
-}
-
-/// Checks every particle of `list` (pass 1): an index naming a position
-/// and an inverse mass (and a scratch entry, zeroed, when `scratch` is
-/// given), the system 3D, the position finite. Returns the largest
-/// `|x_k|` coordinate and `w_k` of the moving particles (on hosts) and
-/// whether any moves.
-#[inline(always)]
+/// Checks every particle of `list`: an index naming a position and an
+/// inverse mass, the system 3D, the position finite; returns whether any
+/// particle moves. [`visit_mesh`]'s first pass, and [`solve_mesh`]'s
+/// diagnosis of a non-finite `C`.
+#[inline(never)]
 fn inspect<T: Real, const D: usize>(
     list: &[u32],
     positions: &[[T; D]],
     inverse_masses: &[T],
-    mut scratch: Option<&mut [[T; 3]]>,
-) -> Result<([T; 2], bool), Fault> {
+) -> Result<bool, Fault> {
     let mut moving = false;
-    let [mut bx, mut bw] = [T::ZERO; 2];
     for &k in list {
         let k = index(k);
         let (Some(p), Some(&w)) = (positions.get(k), inverse_masses.get(k)) else {
             return Err(Fault::OutOfRange);
         };
-        if let Some(s) = scratch.as_deref_mut() {
-            *s.get_mut(k).ok_or(Fault::OutOfRange)? = [T::ZERO; 3];
-        }
         let Some(p) = as3(p) else {
             return Err(Fault::OutOfRange);
         };
         if !p.iter().all(|c| c.is_finite()) {
             return Err(Fault::NonFinitePosition(k));
         }
-        if w != T::ZERO {
-            moving = true;
-            if BOUND {
-                for v in p {
-                    bx = super::max(bx, v.abs());
-                }
-                bw = super::max(bw, w);
-            }
-        }
+        moving |= w != T::ZERO;
     }
-    Ok(([bx, bw], moving))
+    Ok(moving)
 }
 
 /// Particle `k`'s position relative to `r`; `None` for a bad index.
@@ -347,7 +328,8 @@ fn relative<T: Real, const D: usize>(positions: &[[T; D]], k: u32, r: &[T; 3]) -
 
 /// `6V` of the triangles (relative to `r`), and, with a scratch, their
 /// gradients `6∇_k V` added to it (pass 2); `None` for an index naming no
-/// position or scratch entry.
+/// position or scratch entry. A non-finite position of a corner makes
+/// `6V` non-finite (its triangle's term has a non-finite product).
 #[inline(always)]
 fn accumulate<T: Real, const D: usize>(
     tris: &[[u32; 3]],
@@ -386,79 +368,131 @@ fn value<T: Real>(mesh: &MeshVolume<T>, six_v: T) -> T {
     six_v / T::from_f64(6.0) - mesh.pressure * mesh.rest_volume
 }
 
-/// The start [`solve_mesh`] and [`visit_mesh`] share: the mesh's ranges,
-/// [`inspect`] (zeroing the scratch when given), then, when a particle
-/// moves, `C` from [`accumulate`] (the gradients into `scratch` when
-/// given). `None` when every particle is static.
-#[inline(never)]
-fn begin<'t, T: Real, const D: usize>(
+/// The mesh's triangles and particle list in its group's arrays.
+#[inline(always)]
+fn ranges<'t, T: Real>(
     mesh: &MeshVolume<T>,
     (triangles, particles): (&'t [[u32; 3]], &'t [u32]),
+) -> Result<(&'t [[u32; 3]], &'t [u32]), Fault> {
+    match (mesh.triangles(triangles), mesh.list(particles)) {
+        (Some(t), Some(l)) => Ok((t, l)),
+        _ => Err(Fault::OutOfRange),
+    }
+}
+
+/// `C` of the mesh (pass 2 over its triangles, relative to their first
+/// corner), its gradients added into `scratch` when given.
+#[inline(always)]
+fn evaluate<T: Real, const D: usize>(
+    mesh: &MeshVolume<T>,
+    tris: &[[u32; 3]],
     positions: &[[T; D]],
-    inverse_masses: &[T],
-    mut scratch: Option<&mut [[T; 3]]>,
-) -> Result<Option<(Start<'t, T>, T)>, Fault> {
-    let (Some(tris), Some(list)) = (mesh.triangles(triangles), mesh.list(particles)) else {
-        return Err(Fault::OutOfRange);
-    };
-    let (bound, moving) = inspect(list, positions, inverse_masses, scratch.as_deref_mut())?;
+    scratch: Option<&mut [[T; 3]]>,
+) -> Result<T, Fault> {
     let r = tris
         .first()
         .and_then(|&[first, _, _]| positions.get(index(first)))
         .and_then(as3)
         .ok_or(Fault::OutOfRange)?;
-    if !moving {
-        return Ok(None);
-    }
     let six_v = accumulate(tris, positions, &r, scratch).ok_or(Fault::OutOfRange)?;
-    Ok(Some((Start { list, bound }, value(mesh, six_v))))
+    Ok(value(mesh, six_v))
+}
+
+/// Passes 1 and 2 of [`solve_mesh`]: the list's scratch entries zeroed,
+/// then `C` and the gradients `6∇_k V` (into the scratch). Out of line:
+/// the kind's code keeps its name (docs/code-size.md).
+#[inline(never)]
+fn gradients<T: Real, const D: usize>(
+    mesh: &MeshVolume<T>,
+    (tris, list): (&[[u32; 3]], &[u32]),
+    positions: &[[T; D]],
+    scratch: &mut [[T; 3]],
+) -> Result<T, Fault> {
+    for &k in list {
+        *scratch.get_mut(index(k)).ok_or(Fault::OutOfRange)? = [T::ZERO; 3];
+    }
+    evaluate(mesh, tris, positions, Some(scratch))
 }
 
 /// Whether [`solve_mesh`] skips the check of every corrected position
-/// when [`finite_after`] proves them finite: on every target but bare
-/// metal (`target_os = "none"`, whose images keep the one check: code
+/// when [`Weighed::finite_after`] proves them finite: on every target but
+/// bare metal (`target_os = "none"`, whose images keep the one check: code
 /// size). The check only decides whether the mesh is written, and when
 /// the bound holds it would pass: the same bits and faults either way.
 const BOUND: bool = !cfg!(target_os = "none");
 
+/// What [`weigh`] found over a mesh's list.
+struct Weighed<T> {
+    /// `W = Σ w_k |∇_k V|²` (m⁴/kg).
+    weight: T,
+    /// Whether any particle moves (`w_k ≠ 0`).
+    moving: bool,
+    /// On hosts ([`BOUND`]), over the moving particles: the sum of the
+    /// `|x_k|` coordinates (at least the largest, and not finite when one
+    /// is not), the largest `w_k` and `|∇_k V|` coordinate.
+    bound: [T; 3],
+}
+
 /// Pass 3: `∇_k V = (6∇_k V) / 6` of every moving particle of `list`
-/// stored back in its scratch entry, and `W = Σ w_k |∇_k V|²` (m⁴/kg) in
-/// list order; on hosts also the largest `|∇_k V|` coordinate.
+/// stored back in its scratch entry, `W` summed in list order, and the
+/// terms of the bound. `OutOfRange` for an index naming no position,
+/// inverse mass or scratch entry.
 #[inline(always)]
-fn weigh<T: Real>(list: &[u32], scratch: &mut [[T; 3]], inverse_masses: &[T]) -> (T, T) {
+fn weigh<T: Real, const D: usize>(
+    list: &[u32],
+    scratch: &mut [[T; 3]],
+    positions: &[[T; D]],
+    inverse_masses: &[T],
+) -> Result<Weighed<T>, Fault> {
     let six = T::from_f64(6.0);
-    let (mut weight, mut be) = (T::ZERO, T::ZERO);
+    let mut out = Weighed {
+        weight: T::ZERO,
+        moving: false,
+        bound: [T::ZERO; 3],
+    };
     for &k in list {
         let k = index(k);
-        let (Some(e), Some(&w)) = (scratch.get_mut(k), inverse_masses.get(k)) else {
-            continue;
+        let (Some(e), Some(&w), Some(p)) =
+            (scratch.get_mut(k), inverse_masses.get(k), positions.get(k))
+        else {
+            return Err(Fault::OutOfRange);
         };
         if w != T::ZERO {
+            out.moving = true;
             let [x, y, z] = *e;
             let g = [x / six, y / six, z / six];
-            weight = weight + w * dot3(&g, &g);
+            out.weight = out.weight + w * dot3(&g, &g);
             *e = g;
             if BOUND {
+                let [bx, bw, bg] = &mut out.bound;
+                // A sum (at least the largest term; NaN and ∞ stay).
+                for &v in p {
+                    *bx = *bx + v.abs();
+                }
+                *bw = super::max(*bw, w);
                 for v in g {
-                    be = super::max(be, v.abs());
+                    *bg = super::max(*bg, v.abs());
                 }
             }
         }
     }
-    (weight, be)
+    Ok(out)
 }
 
-/// Whether every corrected position `x_k + (w_k Δλ) ∇_k V` of a moving
-/// particle is finite for `delta = Δλ`, proved from the largest terms
-/// [`inspect`] and [`weigh`] saw, `X`, `W` and `G`: each
-/// `|x + (w Δλ) g|` is at most `B = X + (W |Δλ|) G` up to a few roundings
-/// of at most one ulp each (in any rounding mode). `2B` finite leaves a
-/// factor of two for them, which proves every corrected position finite.
-/// `false` (run the check) when the bound fails or is NaN.
-#[inline(always)]
-fn finite_after<T: Real>([x, w]: [T; 2], g: T, delta: T) -> bool {
-    let b = x + (w * delta.abs()) * g;
-    (b + b).is_finite()
+impl<T: Real> Weighed<T> {
+    /// Whether every corrected position `x_k + (w_k Δλ) ∇_k V` of a moving
+    /// particle is finite for `delta = Δλ`, proved from the terms [`weigh`]
+    /// saw, `X` (≥ every `|x|`), `W` and `G`: each `|x + (w Δλ) g|` is at most
+    /// `B = X + (W |Δλ|) G` up to a few roundings of at most one ulp each
+    /// (in any rounding mode). `2B` finite leaves a factor of two for
+    /// them, which proves every corrected position finite. `false` (run
+    /// the check) when the bound fails or is NaN (a non-finite `|x|`).
+    #[inline(always)]
+    fn finite_after(&self, delta: T) -> bool {
+        let [x, w, g] = self.bound;
+        let b = x + (w * delta.abs()) * g;
+        (b + b).is_finite()
+    }
 }
 
 /// Pass 4 (`WRITE`): every moving particle of `list` moved to
@@ -504,7 +538,9 @@ fn correct<T: Real, const D: usize, const WRITE: bool>(
 /// one [`update`], proves or checks every corrected position finite, then
 /// commits the positions and λ together, or (on a fault) nothing. The
 /// passes are the module's; `positions` (m), `inverse_masses` (1/kg), `h2`
-/// the substep length squared (s²).
+/// the substep length squared (s²). A non-finite `C` is diagnosed by
+/// [`inspect`]: a non-finite position (the first in list order), a static
+/// mesh, or an overflow.
 #[inline(always)]
 pub(crate) fn solve_mesh<T: Real, const D: usize>(
     mesh: &mut MeshVolume<T>,
@@ -514,14 +550,21 @@ pub(crate) fn solve_mesh<T: Real, const D: usize>(
     inverse_masses: &[T],
     h2: T,
 ) -> Result<Outcome<T>, Fault> {
-    let start = begin(mesh, groups, positions, inverse_masses, Some(&mut *scratch))?;
-    let Some((start, c)) = start else {
+    let (tris, list) = ranges(mesh, groups)?;
+    let c = gradients(mesh, (tris, list), positions, scratch)?;
+    if !c.is_finite() {
+        return match inspect(list, positions, inverse_masses)? {
+            true => Err(Fault::NonFinite),
+            false => Ok(Outcome::Static),
+        };
+    }
+    let weighed = weigh(list, scratch, positions, inverse_masses)?;
+    let weight = weighed.weight;
+    if !weighed.moving {
         return Ok(Outcome::Static);
-    };
-    let list = start.list;
-    let (weight, be) = weigh(list, scratch, inverse_masses);
-    // The positions are finite: a non-finite W or C is an overflow.
-    if !weight.is_finite() || !c.is_finite() {
+    }
+    // The positions are finite (C is): a non-finite W is an overflow.
+    if !weight.is_finite() {
         return Err(Fault::NonFinite);
     }
     if weight < T::MIN_POSITIVE {
@@ -533,7 +576,7 @@ pub(crate) fn solve_mesh<T: Real, const D: usize>(
     }
     // Every corrected position proved or checked finite before any is
     // written; then the same operations, written once per particle.
-    if !(BOUND && finite_after(start.bound, be, u.delta))
+    if !(BOUND && weighed.finite_after(u.delta))
         && !correct::<T, D, false>(list, scratch, positions, inverse_masses, u.delta)
     {
         return Err(Fault::NonFinite);
@@ -558,9 +601,11 @@ pub(crate) fn visit_mesh<T: Real, const D: usize>(
     inverse_masses: &[T],
     h2: T,
 ) -> Result<Outcome<T>, Fault> {
-    let Some((_, c)) = begin(mesh, groups, positions, inverse_masses, None)? else {
+    let (tris, list) = ranges(mesh, groups)?;
+    if !inspect(list, positions, inverse_masses)? {
         return Ok(Outcome::Static);
-    };
+    }
+    let c = evaluate(mesh, tris, positions, None)?;
     if !c.is_finite() {
         return Err(Fault::NonFinite);
     }
