@@ -15,10 +15,9 @@
 //! positions between them).
 
 use xpbd::{
-    MeshParticles,
     enclosed_volume, icosphere, icosphere_counts, mesh_volume, surface_links, tet_block,
     tet_block_counts, tet_block_link_count, tet_block_links, tet_volume, Constraints, Link,
-    MeshVolume, MeshVolumes, System, Tet,
+    MeshParticles, MeshVolume, MeshVolumes, System, Tet,
 };
 
 const G: f64 = 9.81; // m/s²

@@ -8,9 +8,9 @@
 
 use core::ptr;
 use xpbd::ffi::*;
-use xpbd::{MeshParticles, 
+use xpbd::{
     bends_count_for_cloth, bends_for_cloth, icosphere, icosphere_counts, mesh_volume, tet_block,
-    tet_block_counts, Bend, MeshVolume, Tet,
+    tet_block_counts, Bend, MeshParticles, MeshVolume, Tet,
 };
 
 /// The bytes of plain data without padding (positions, bends, tets,
@@ -552,11 +552,41 @@ fn mesh_volume_refusals_write_nothing() {
     let refused = unsafe {
         [
             (
-                xpbd_build_mesh_volume(tp, nt, 0, n, xp, np, 1.0, 0.0, lp, np, 0, sp, np, ptr::null_mut()),
+                xpbd_build_mesh_volume(
+                    tp,
+                    nt,
+                    0,
+                    n,
+                    xp,
+                    np,
+                    1.0,
+                    0.0,
+                    lp,
+                    np,
+                    0,
+                    sp,
+                    np,
+                    ptr::null_mut(),
+                ),
                 XpbdStatus::NullPointer,
             ),
             (
-                xpbd_build_mesh_volume(ptr::null(), nt, 0, n, xp, np, 1.0, 0.0, lp, np, 0, sp, np, o),
+                xpbd_build_mesh_volume(
+                    ptr::null(),
+                    nt,
+                    0,
+                    n,
+                    xp,
+                    np,
+                    1.0,
+                    0.0,
+                    lp,
+                    np,
+                    0,
+                    sp,
+                    np,
+                    o,
+                ),
                 XpbdStatus::NullPointer,
             ),
             (
@@ -602,7 +632,22 @@ fn mesh_volume_refusals_write_nothing() {
     // SAFETY: live buffers passed twice, which must be refused unread.
     let got = unsafe {
         [
-            xpbd_build_mesh_volume(tp, nt, 0, n, xm.cast_const().cast(), np, 1.0, 0.0, lp, np, 0, sp, np, xm),
+            xpbd_build_mesh_volume(
+                tp,
+                nt,
+                0,
+                n,
+                xm.cast_const().cast(),
+                np,
+                1.0,
+                0.0,
+                lp,
+                np,
+                0,
+                sp,
+                np,
+                xm,
+            ),
             xpbd_build_mesh_volume(tp, nt, 0, n, xp, np, 1.0, 0.0, lp, np, 0, sp, np, tm),
         ]
     };

@@ -6,12 +6,12 @@
 //! links' colors are those of `greedy_coloring`; every rejected input
 //! writes nothing; λ lives across the iterations of a substep.
 
-use xpbd::{MeshParticles, 
+use xpbd::{
     bends_count_for_cloth, bends_for_cloth, check_instance_coloring, cloth, cloth_link_count,
     color_instances, color_order, fill_in_order, greedy_coloring, icosphere, icosphere_counts,
     mesh_volume, surface_links, tet_block, tet_block_counts, tet_block_link_count, tet_block_links,
-    tethers, Bend, Constraints, Group, GroupColors, Instance, Link, MeshVolume, MeshVolumes,
-    SweepStats, System, SystemError, Tet, Tether,
+    tethers, Bend, Constraints, Group, GroupColors, Instance, Link, MeshParticles, MeshVolume,
+    MeshVolumes, SweepStats, System, SystemError, Tet, Tether,
 };
 
 type V = [f64; 3];

@@ -43,7 +43,10 @@ fn with_list<T: Real>(tris: &[[u32; 3]], meshes: &mut [MeshVolume<T>]) -> Vec<u3
         let first = m.first_triangle as usize;
         let count = m.triangle_count as usize;
         let start = all.len();
-        for &k in tris[first..first + count].iter().flatten() {
+        let own = first
+            .checked_add(count)
+            .and_then(|end| tris.get(first..end));
+        for &k in own.unwrap_or(&[]).iter().flatten() {
             if !all[start..].contains(&k) {
                 all.push(k);
             }
@@ -254,7 +257,9 @@ fn gradient_matches_finite_differences_and_each_particle_moves_once() {
                 }
             })
             .collect();
-        let mesh = MeshVolume::new([0, tris.len() as u32], [0, 0],
+        let mesh = MeshVolume::new(
+            [0, tris.len() as u32],
+            [0, 0],
             v,
             0.8 + 0.01 * (case % 10) as f64,
             0.0,
@@ -625,6 +630,58 @@ fn invalid_meshes_are_rejected_naming_them_and_nothing_is_written() {
         system.begin_substep(0.01).unwrap_err(),
         SystemError::CapacityTooSmall { needed: 12 }
     );
+    // Forged particle lists: each rejected naming the mesh, nothing written.
+    let mut good_volumes = [good];
+    let list = with_list(&tris, &mut good_volumes);
+    let forge = |f: &dyn Fn(&mut Vec<u32>, &mut MeshVolume<f64>)| {
+        let (mut l, mut m) = (list.clone(), good_volumes[0]);
+        f(&mut l, &mut m);
+        (l, m)
+    };
+    let forged = [
+        (
+            forge(&|l, _| l[5] = 12),
+            SystemError::IndexOutOfRange { constraint: 1 },
+        ),
+        (
+            forge(&|l, _| l[5] = l[2]),
+            SystemError::SameParticle { constraint: 1 },
+        ),
+        (
+            forge(&|l, _| l.swap(3, 4)),
+            SystemError::InvalidRestValue { constraint: 1 },
+        ),
+        (
+            forge(&|_, m| m.particle_count = 11),
+            SystemError::InvalidRestValue { constraint: 1 },
+        ),
+        (
+            forge(&|_, m| m.first_particle = 1),
+            SystemError::InvalidRestValue { constraint: 1 },
+        ),
+    ];
+    for ((particles, mesh), error) in forged {
+        let mut x = x0.clone();
+        let mut links = [Link::new(0, 1, 1.0, 0.0)];
+        let mut volumes = [mesh];
+        volumes[0].lambda = 0.5;
+        let mut scratch = vec![[0.0; 3]; 12];
+        let mut system = System::new(&mut x, &[1.0; 12], &mut links)
+            .unwrap()
+            .with_constraints(Constraints {
+                meshes: MeshVolumes {
+                    volumes: &mut volumes,
+                    triangles: &tris,
+                    particles: &particles,
+                    scratch: &mut scratch,
+                },
+                ..Default::default()
+            });
+        let got = system.begin_substep(0.01).unwrap_err();
+        assert_eq!(got, error, "{particles:?} {mesh:?}");
+        assert_eq!(x, x0);
+        assert_eq!(volumes[0].lambda.to_bits(), 0.5_f64.to_bits());
+    }
 }
 
 #[test]
@@ -633,7 +690,13 @@ fn builders_reject_precisely_and_write_nothing() {
     let ok = build(&tris, 0, 20, &x, 1.25, 1e-4).unwrap();
     assert_eq!(
         ok,
-        MeshVolume::new([0, 20], [0, 0], enclosed_volume(&tris, &x).unwrap(), 1.25, 1e-4)
+        MeshVolume::new(
+            [0, 20],
+            [0, 12],
+            enclosed_volume(&tris, &x).unwrap(),
+            1.25,
+            1e-4
+        )
     );
     let mut bad_tris = tris.clone();
     bad_tris[3] = [0, 1, 40];

@@ -694,7 +694,14 @@ mod tests {
         let out = solve_mesh(&mut mesh, (&tris, &LIST), &mut s, &mut y, &[0.0; 4], 1.0);
         assert_eq!(out, Ok(Outcome::Static));
         let mut point = [[0.25; 3]; 4];
-        let out = solve_mesh(&mut mesh, (&tris, &LIST), &mut s, &mut point, &[1.0; 4], 1.0);
+        let out = solve_mesh(
+            &mut mesh,
+            (&tris, &LIST),
+            &mut s,
+            &mut point,
+            &[1.0; 4],
+            1.0,
+        );
         assert_eq!(out, Ok(Outcome::Degenerate));
         assert_eq!(point, [[0.25; 3]; 4]);
         let mut bad = x;
@@ -707,7 +714,14 @@ mod tests {
         assert_eq!(out, Err(Fault::NonFinite));
         assert_eq!(huge, keep);
         assert_eq!(mesh.lambda, 0.0);
-        let out = solve_mesh(&mut mesh, (&tris, &LIST), &mut s[..3], &mut y, &[1.0; 4], 1.0);
+        let out = solve_mesh(
+            &mut mesh,
+            (&tris, &LIST),
+            &mut s[..3],
+            &mut y,
+            &[1.0; 4],
+            1.0,
+        );
         assert_eq!(out, Err(Fault::OutOfRange));
         let mut flat = [[0.0; 2]; 4];
         let out = solve_mesh(&mut mesh, (&tris, &LIST), &mut s, &mut flat, &[1.0; 4], 1.0);
@@ -728,13 +742,20 @@ mod tests {
         assert_eq!(check(&LIST, &mut marks), Ok(()));
         assert_eq!(check(&[0, 2, 1, 3, 4], &mut marks), Ok(()), "first 4 only");
         assert_eq!(check(&[0, 2, 1], &mut marks), Err(Invalid::RestValue));
-        assert_eq!(check(&[0, 2, 1, 5], &mut marks), Err(Invalid::IndexOutOfRange));
+        assert_eq!(
+            check(&[0, 2, 1, 5], &mut marks),
+            Err(Invalid::IndexOutOfRange)
+        );
         assert_eq!(check(&[0, 2, 1, 1], &mut marks), Err(Invalid::SameParticle));
         assert_eq!(check(&[0, 1, 2, 3], &mut marks), Err(Invalid::RestValue));
         assert_eq!(check(&[0, 2, 1, 4], &mut marks), Err(Invalid::RestValue));
         let longer = MeshVolume::new([0, 4], [0, 5], 1.0, 1.0, 0.0);
         let extra = longer.check_list(&tris, &[0, 2, 1, 3, 4], 5, &mut marks);
-        assert_eq!(extra, Err(Invalid::RestValue), "an entry not in the triangles");
+        assert_eq!(
+            extra,
+            Err(Invalid::RestValue),
+            "an entry not in the triangles"
+        );
         let short = longer.check_list(&tris, &[0, 2, 1, 3, 4], 5, &mut marks[..4]);
         assert_eq!(short, Err(Invalid::IndexOutOfRange));
     }

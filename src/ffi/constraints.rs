@@ -40,8 +40,8 @@ use crate::constraint::volume::Tet;
 use crate::real::Real;
 use crate::solver::tethers_along_links;
 use crate::solver::{
-    bends_count_for_cloth, bends_for_cloth, icosphere, icosphere_counts, mesh_volume, tet_block, MeshParticles,
-    tet_block_counts, Constraints, System,
+    bends_count_for_cloth, bends_for_cloth, icosphere, icosphere_counts, mesh_volume, tet_block,
+    tet_block_counts, Constraints, MeshParticles, System,
 };
 use crate::Link;
 

@@ -448,7 +448,13 @@ pub fn mesh_volume<T: Real>(
     compliance: T,
     list: MeshParticles<'_, T>,
 ) -> Result<MeshVolume<T>, SystemError> {
-    let mut mesh = MeshVolume::new([first, count], [list.first, 0], T::ONE, pressure, compliance);
+    let mut mesh = MeshVolume::new(
+        [first, count],
+        [list.first, 0],
+        T::ONE,
+        pressure,
+        compliance,
+    );
     let tris = mesh.topology(triangles, x).map_err(|e| match e {
         Invalid::IndexOutOfRange => SystemError::IndexOutOfRange { constraint: 0 },
         Invalid::SameParticle => SystemError::SameParticle { constraint: 0 },

@@ -394,7 +394,13 @@ impl<T: Real> Constraints<'_, T> {
         let mut s = SweepStats::default();
         let m = &self.meshes;
         for (index, mesh) in m.volumes.iter().enumerate() {
-            let v = visit_mesh(mesh, (m.triangles, m.particles), positions, inverse_masses, h2);
+            let v = visit_mesh(
+                mesh,
+                (m.triangles, m.particles),
+                positions,
+                inverse_masses,
+                h2,
+            );
             count_visit(&mut s, v, index, policy).map_err(|e| stop_error(e, base))?;
         }
         Ok(stats.merge(s))

@@ -78,8 +78,9 @@ pub use build::{closed_loop, cloth, cloth_link_count, rope};
 pub use build_bends::{bends_count_for_cloth, bends_for_cloth, bends_for_triangles};
 pub use build_tethers::tethers_along_links;
 pub use build_volumes::{
-    enclosed_volume, icosphere, icosphere_counts, mesh_volume, surface_links, tet_block, MeshParticles,
+    enclosed_volume, icosphere, icosphere_counts, mesh_volume, surface_links, tet_block,
     tet_block_counts, tet_block_link_count, tet_block_links, tet_rest_volumes, tet_volume,
+    MeshParticles,
 };
 pub(crate) use groups::stop_error;
 pub use groups::{Constraints, Group};
