@@ -576,9 +576,8 @@ pub(crate) fn solve_mesh<T: Real, const D: usize>(
     }
     // Every corrected position proved or checked finite before any is
     // written; then the same operations, written once per particle.
-    if !(BOUND && weighed.finite_after(u.delta))
-        && !correct::<T, D, false>(list, scratch, positions, inverse_masses, u.delta)
-    {
+    let proved = BOUND && weighed.finite_after(u.delta);
+    if !(proved || correct::<T, D, false>(list, scratch, positions, inverse_masses, u.delta)) {
         return Err(Fault::NonFinite);
     }
     correct::<T, D, true>(list, scratch, positions, inverse_masses, u.delta);
