@@ -216,11 +216,26 @@ impl<T: Real> MeshVolume<T> {
     }
 }
 
-/// The zero-to-one and one-to-two marks [`MeshVolume::check_list`] keeps in
-/// the first coordinate of a particle's scratch entry.
+/// The mark of particle `k` (the first coordinate of its scratch entry);
+/// `IndexOutOfRange` for `k ≥ n` or past the scratch.
 #[inline(always)]
-fn mark<T: Real>(n: u8) -> [T; 3] {
-    [T::from_f64(f64::from(n)), T::ZERO, T::ZERO]
+fn mark<T>(marks: &mut [[T; 3]], k: u32, n: usize) -> Result<&mut T, Invalid> {
+    match marks.get_mut(index(k)) {
+        Some([m, ..]) if index(k) < n => Ok(m),
+        _ => Err(Invalid::IndexOutOfRange),
+    }
+}
+
+/// The error for list entry `e` found where another particle (or the
+/// list's end) was due: [`Invalid::SameParticle`] when `e` was met
+/// already (listed twice), else [`Invalid::RestValue`] (out of order, or
+/// not in the triangles).
+#[inline(always)]
+fn repeated<T: Real>(marks: &mut [[T; 3]], e: u32, n: usize, met: T) -> Invalid {
+    match mark(marks, e, n) {
+        Ok(m) if *m == met => Invalid::SameParticle,
+        _ => Invalid::RestValue,
+    }
 }
 
 impl<T: Real> MeshVolume<T> {
@@ -255,41 +270,37 @@ impl<T: Real> MeshVolume<T> {
             return Err(Invalid::RestValue);
         };
         let corners = tris.as_flattened();
-        // 0: not (yet) met; 1: listed; 2: listed and met in the triangles.
-        let (unmet, listed, met) = (mark::<T>(0), mark::<T>(1), mark::<T>(2));
-        for &k in corners {
-            *marks.get_mut(index(k)).ok_or(Invalid::IndexOutOfRange)? = unmet;
+        // In the first coordinate of a particle's entry: 0 not (yet) met;
+        // 1 listed; 2 listed and met in the triangles.
+        let (unmet, listed, met) = (T::ZERO, T::ONE, T::from_f64(2.0));
+        for &k in corners.iter().chain(list) {
+            *mark(marks, k, n)? = unmet;
         }
         for &k in list {
-            let k = index(k);
-            if k >= n {
-                return Err(Invalid::IndexOutOfRange);
-            }
-            *marks.get_mut(k).ok_or(Invalid::IndexOutOfRange)? = unmet;
+            *mark(marks, k, n)? = listed;
         }
-        for &k in list {
-            let m = marks.get_mut(index(k)).ok_or(Invalid::IndexOutOfRange)?;
-            if *m == listed {
-                return Err(Invalid::SameParticle);
-            }
-            *m = listed;
-        }
+        // The list must be the corners' first appearances, in order.
         let mut next = list.iter();
         for &k in corners {
-            let m = marks.get_mut(index(k)).ok_or(Invalid::IndexOutOfRange)?;
+            let m = mark(marks, k, n)?;
             if *m == listed {
-                if next.next() != Some(&k) {
-                    return Err(Invalid::RestValue);
-                }
                 *m = met;
+                match next.next() {
+                    Some(&e) if e == k => continue,
+                    Some(&e) => return Err(repeated(marks, e, n, met)),
+                    None => return Err(Invalid::RestValue),
+                }
             } else if *m != met {
-                return Err(Invalid::RestValue);
+                // A particle missing: its place may hold a repeated one.
+                return Err(next
+                    .next()
+                    .map_or(Invalid::RestValue, |&e| repeated(marks, e, n, met)));
             }
         }
-        if next.next().is_some() {
-            return Err(Invalid::RestValue);
+        match next.next() {
+            Some(&e) => Err(repeated(marks, e, n, met)),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
 
@@ -381,14 +392,24 @@ fn ranges<'t, T: Real>(
 }
 
 /// `C` of the mesh (pass 2 over its triangles, relative to their first
-/// corner), its gradients added into `scratch` when given.
-#[inline(always)]
+/// corner); with a scratch, first the list's entries zeroed (pass 1),
+/// then the gradients `6∇_k V` added into it. One function for the solve
+/// and the measure on bare metal (code size; the kind's code keeps its
+/// name, docs/code-size.md); inlined elsewhere (each caller's copy knows
+/// whether it has a scratch).
+#[cfg_attr(target_os = "none", inline(never))]
+#[cfg_attr(not(target_os = "none"), inline(always))]
 fn evaluate<T: Real, const D: usize>(
     mesh: &MeshVolume<T>,
-    tris: &[[u32; 3]],
+    (tris, list): (&[[u32; 3]], &[u32]),
     positions: &[[T; D]],
-    scratch: Option<&mut [[T; 3]]>,
+    mut scratch: Option<&mut [[T; 3]]>,
 ) -> Result<T, Fault> {
+    if let Some(s) = scratch.as_deref_mut() {
+        for &k in list {
+            *s.get_mut(index(k)).ok_or(Fault::OutOfRange)? = [T::ZERO; 3];
+        }
+    }
     let r = tris
         .first()
         .and_then(|&[first, _, _]| positions.get(index(first)))
@@ -396,22 +417,6 @@ fn evaluate<T: Real, const D: usize>(
         .ok_or(Fault::OutOfRange)?;
     let six_v = accumulate(tris, positions, &r, scratch).ok_or(Fault::OutOfRange)?;
     Ok(value(mesh, six_v))
-}
-
-/// Passes 1 and 2 of [`solve_mesh`]: the list's scratch entries zeroed,
-/// then `C` and the gradients `6∇_k V` (into the scratch). Out of line:
-/// the kind's code keeps its name (docs/code-size.md).
-#[inline(never)]
-fn gradients<T: Real, const D: usize>(
-    mesh: &MeshVolume<T>,
-    (tris, list): (&[[u32; 3]], &[u32]),
-    positions: &[[T; D]],
-    scratch: &mut [[T; 3]],
-) -> Result<T, Fault> {
-    for &k in list {
-        *scratch.get_mut(index(k)).ok_or(Fault::OutOfRange)? = [T::ZERO; 3];
-    }
-    evaluate(mesh, tris, positions, Some(scratch))
 }
 
 /// Whether [`solve_mesh`] skips the check of every corrected position
@@ -495,17 +500,17 @@ impl<T: Real> Weighed<T> {
     }
 }
 
-/// Pass 4 (`WRITE`): every moving particle of `list` moved to
+/// Pass 4 (`write`): every moving particle of `list` moved to
 /// `x_k + (w_k Δλ) ∇_k V`, its scratch entry consumed (zeroed: a particle
-/// listed twice moves once). Without `WRITE`, the same values only
+/// listed twice moves once). Without `write`, the same values only
 /// checked finite (nothing written). `false` for a non-finite one.
 #[inline(never)]
-fn correct<T: Real, const D: usize, const WRITE: bool>(
+fn correct<T: Real, const D: usize>(
     list: &[u32],
     scratch: &mut [[T; 3]],
     positions: &mut [[T; D]],
     inverse_masses: &[T],
-    delta: T,
+    (delta, write): (T, bool),
 ) -> bool {
     for &k in list {
         let k = index(k);
@@ -520,13 +525,13 @@ fn correct<T: Real, const D: usize, const WRITE: bool>(
             let s = w * delta;
             for (x, g) in p.iter_mut().zip(e.iter()) {
                 let v = *x + s * *g;
-                if WRITE {
+                if write {
                     *x = v;
                 } else if !v.is_finite() {
                     return false;
                 }
             }
-            if WRITE {
+            if write {
                 *e = [T::ZERO; 3];
             }
         }
@@ -551,7 +556,7 @@ pub(crate) fn solve_mesh<T: Real, const D: usize>(
     h2: T,
 ) -> Result<Outcome<T>, Fault> {
     let (tris, list) = ranges(mesh, groups)?;
-    let c = gradients(mesh, (tris, list), positions, scratch)?;
+    let c = evaluate(mesh, (tris, list), positions, Some(&mut *scratch))?;
     if !c.is_finite() {
         return match inspect(list, positions, inverse_masses)? {
             true => Err(Fault::NonFinite),
@@ -577,10 +582,10 @@ pub(crate) fn solve_mesh<T: Real, const D: usize>(
     // Every corrected position proved or checked finite before any is
     // written; then the same operations, written once per particle.
     let proved = BOUND && weighed.finite_after(u.delta);
-    if !(proved || correct::<T, D, false>(list, scratch, positions, inverse_masses, u.delta)) {
+    if !(proved || correct(list, scratch, positions, inverse_masses, (u.delta, false))) {
         return Err(Fault::NonFinite);
     }
-    correct::<T, D, true>(list, scratch, positions, inverse_masses, u.delta);
+    correct(list, scratch, positions, inverse_masses, (u.delta, true));
     mesh.lambda = u.lambda;
     Ok(Outcome::Applied {
         c_abs: u.c_abs,
@@ -604,7 +609,7 @@ pub(crate) fn visit_mesh<T: Real, const D: usize>(
     if !inspect(list, positions, inverse_masses)? {
         return Ok(Outcome::Static);
     }
-    let c = evaluate(mesh, tris, positions, None)?;
+    let c = evaluate(mesh, (tris, list), positions, None)?;
     if !c.is_finite() {
         return Err(Fault::NonFinite);
     }
