@@ -226,14 +226,15 @@ fn mark<T>(marks: &mut [[T; 3]], k: u32, n: usize) -> Result<&mut T, Invalid> {
     }
 }
 
-/// The error for list entry `e` found where another particle (or the
-/// list's end) was due: [`Invalid::SameParticle`] when `e` was met
-/// already (listed twice), else [`Invalid::RestValue`] (out of order, or
-/// not in the triangles).
+/// The error for list entry `e` found where another particle (or, for
+/// `None`, the list's end) was due: [`Invalid::SameParticle`] when `e` has
+/// appeared in the triangles already (it is listed twice), else
+/// [`Invalid::RestValue`] (out of order, not in the triangles, or the list
+/// too short).
 #[inline(always)]
-fn repeated<T: Real>(marks: &mut [[T; 3]], e: u32, n: usize, met: T) -> Invalid {
-    match mark(marks, e, n) {
-        Ok(m) if *m == met => Invalid::SameParticle,
+fn misplaced<T: Real>(marks: &mut [[T; 3]], e: Option<&u32>, n: usize) -> Invalid {
+    match e.map(|&e| mark(marks, e, n)) {
+        Some(Ok(m)) if *m == T::ONE => Invalid::SameParticle,
         _ => Invalid::RestValue,
     }
 }
@@ -253,11 +254,12 @@ impl<T: Real> MeshVolume<T> {
     /// group's scratch, at least one entry per particle: its contents
     /// after are unspecified), in this order: the list's range inside
     /// `particles` ([`Invalid::RestValue`]); every entry below the particle
-    /// count `n` ([`Invalid::IndexOutOfRange`]); no entry twice
-    /// ([`Invalid::SameParticle`]); then the list exactly the triangles'
-    /// distinct particles in the order they first appear
-    /// ([`Invalid::RestValue`] for one missing, out of order or not in the
-    /// triangles). O(triangles + particles).
+    /// count `n` ([`Invalid::IndexOutOfRange`]); then, walking the
+    /// triangles' corners, the list exactly their distinct particles in the
+    /// order they first appear: at the first entry that differs,
+    /// [`Invalid::SameParticle`] when it names a particle that appeared
+    /// already (listed twice), else [`Invalid::RestValue`] (out of order,
+    /// not in the triangles, or one missing). O(triangles + particles).
     #[inline(never)]
     pub(crate) fn check_list(
         &self,
@@ -270,36 +272,26 @@ impl<T: Real> MeshVolume<T> {
             return Err(Invalid::RestValue);
         };
         let corners = tris.as_flattened();
-        // In the first coordinate of a particle's entry: 0 not (yet) met;
-        // 1 listed; 2 listed and met in the triangles.
-        let (unmet, listed, met) = (T::ZERO, T::ONE, T::from_f64(2.0));
+        // In the first coordinate of a particle's entry: 1 once it has
+        // appeared in the triangles, 0 before.
         for &k in corners.iter().chain(list) {
-            *mark(marks, k, n)? = unmet;
-        }
-        for &k in list {
-            *mark(marks, k, n)? = listed;
+            *mark(marks, k, n)? = T::ZERO;
         }
         // The list must be the corners' first appearances, in order.
         let mut next = list.iter();
         for &k in corners {
             let m = mark(marks, k, n)?;
-            if *m == listed {
-                *m = met;
+            if *m != T::ONE {
+                *m = T::ONE;
                 match next.next() {
-                    Some(&e) if e == k => continue,
-                    Some(&e) => return Err(repeated(marks, e, n, met)),
-                    None => return Err(Invalid::RestValue),
+                    Some(&e) if e == k => {}
+                    e => return Err(misplaced(marks, e, n)),
                 }
-            } else if *m != met {
-                // A particle missing: its place may hold a repeated one.
-                return Err(next
-                    .next()
-                    .map_or(Invalid::RestValue, |&e| repeated(marks, e, n, met)));
             }
         }
         match next.next() {
-            Some(&e) => Err(repeated(marks, e, n, met)),
             None => Ok(()),
+            e => Err(misplaced(marks, e, n)),
         }
     }
 }
