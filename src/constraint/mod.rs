@@ -134,6 +134,21 @@ pub(crate) fn non_finite_particle<T: Real, const D: usize>(
         .find(|&k| x.get(k).is_some_and(|p| !p.iter().all(|v| v.is_finite())))
 }
 
+/// [`non_finite_particle`] over a list of `u32` particle indices (a
+/// closed mesh's distinct particles): the first whose position is NaN or
+/// infinite.
+#[cold]
+#[inline(never)]
+pub(crate) fn non_finite_listed<T: Real, const D: usize>(
+    x: &[[T; D]],
+    particles: &[u32],
+) -> Option<usize> {
+    particles
+        .iter()
+        .map(|&k| distance::index(k))
+        .find(|&k| x.get(k).is_some_and(|p| !p.iter().all(|v| v.is_finite())))
+}
+
 /// The particles a kind's own fast sweep reads and writes in place (the
 /// host sweeps of `solver::groups` and the colored ranges of
 /// `colored::groups`): one particle's position (m) and inverse mass

@@ -296,31 +296,22 @@ impl<T: Real> MeshVolume<T> {
     }
 }
 
-/// Checks every particle of `list`: an index naming a position and an
-/// inverse mass, the system 3D, the position finite; returns whether any
-/// particle moves. [`visit_mesh`]'s first pass, and [`solve_mesh`]'s
-/// diagnosis of a non-finite `C`.
+/// What a non-finite `C` means: the first particle of `list` whose
+/// position is not finite ([`Fault::NonFinitePosition`]), else an
+/// overflow of a moving mesh ([`Fault::NonFinite`]), else a static mesh.
+/// The rare path of [`solve_mesh`] and [`visit_mesh`].
+#[cold]
 #[inline(never)]
-fn inspect<T: Real, const D: usize>(
+fn diagnose<T: Real, const D: usize>(
     list: &[u32],
     positions: &[[T; D]],
-    inverse_masses: &[T],
-) -> Result<bool, Fault> {
-    let mut moving = false;
-    for &k in list {
-        let k = index(k);
-        let (Some(p), Some(&w)) = (positions.get(k), inverse_masses.get(k)) else {
-            return Err(Fault::OutOfRange);
-        };
-        let Some(p) = as3(p) else {
-            return Err(Fault::OutOfRange);
-        };
-        if !p.iter().all(|c| c.is_finite()) {
-            return Err(Fault::NonFinitePosition(k));
-        }
-        moving |= w != T::ZERO;
+    moving: bool,
+) -> Result<Outcome<T>, Fault> {
+    match super::non_finite_listed(positions, list) {
+        Some(k) => Err(Fault::NonFinitePosition(k)),
+        None if moving => Err(Fault::NonFinite),
+        None => Ok(Outcome::Static),
     }
-    Ok(moving)
 }
 
 /// Particle `k`'s position relative to `r`; `None` for a bad index.
@@ -384,10 +375,12 @@ fn ranges<'t, T: Real>(
 }
 
 /// `C` of the mesh (pass 2 over its triangles, relative to their first
-/// corner); with a scratch, first the list's entries zeroed (pass 1),
-/// then the gradients `6∇_k V` added into it. One function for the solve
-/// and the measure on bare metal (code size; the kind's code keeps its
-/// name, docs/code-size.md); inlined elsewhere (each caller's copy knows
+/// corner) and whether any particle of its list moves (pass 1 over the
+/// list, every entry checked to name a position and an inverse mass; with
+/// a scratch, its entries zeroed there), then, with a scratch, the
+/// gradients `6∇_k V` added into it. One function for the solve and the
+/// measure on bare metal (code size; the kind's code keeps its name,
+/// docs/code-size.md); inlined elsewhere (each caller's copy knows
 /// whether it has a scratch).
 #[cfg_attr(target_os = "none", inline(never))]
 #[cfg_attr(not(target_os = "none"), inline(always))]
@@ -395,11 +388,18 @@ fn evaluate<T: Real, const D: usize>(
     mesh: &MeshVolume<T>,
     (tris, list): (&[[u32; 3]], &[u32]),
     positions: &[[T; D]],
+    inverse_masses: &[T],
     mut scratch: Option<&mut [[T; 3]]>,
-) -> Result<T, Fault> {
-    if let Some(s) = scratch.as_deref_mut() {
-        for &k in list {
-            *s.get_mut(index(k)).ok_or(Fault::OutOfRange)? = [T::ZERO; 3];
+) -> Result<(T, bool), Fault> {
+    let mut moving = false;
+    for &k in list {
+        let k = index(k);
+        let (Some(_), Some(&w)) = (positions.get(k), inverse_masses.get(k)) else {
+            return Err(Fault::OutOfRange);
+        };
+        moving |= w != T::ZERO;
+        if let Some(s) = scratch.as_deref_mut() {
+            *s.get_mut(k).ok_or(Fault::OutOfRange)? = [T::ZERO; 3];
         }
     }
     let r = tris
@@ -408,7 +408,7 @@ fn evaluate<T: Real, const D: usize>(
         .and_then(as3)
         .ok_or(Fault::OutOfRange)?;
     let six_v = accumulate(tris, positions, &r, scratch).ok_or(Fault::OutOfRange)?;
-    Ok(value(mesh, six_v))
+    Ok((value(mesh, six_v), moving))
 }
 
 /// Whether [`solve_mesh`] skips the check of every corrected position
@@ -536,7 +536,7 @@ fn correct<T: Real, const D: usize>(
 /// commits the positions and λ together, or (on a fault) nothing. The
 /// passes are the module's; `positions` (m), `inverse_masses` (1/kg), `h2`
 /// the substep length squared (s²). A non-finite `C` is diagnosed by
-/// [`inspect`]: a non-finite position (the first in list order), a static
+/// [`diagnose`]: a non-finite position (the first in list order), a static
 /// mesh, or an overflow.
 #[inline(always)]
 pub(crate) fn solve_mesh<T: Real, const D: usize>(
@@ -548,12 +548,15 @@ pub(crate) fn solve_mesh<T: Real, const D: usize>(
     h2: T,
 ) -> Result<Outcome<T>, Fault> {
     let (tris, list) = ranges(mesh, groups)?;
-    let c = evaluate(mesh, (tris, list), positions, Some(&mut *scratch))?;
+    let (c, moving) = evaluate(
+        mesh,
+        (tris, list),
+        positions,
+        inverse_masses,
+        Some(&mut *scratch),
+    )?;
     if !c.is_finite() {
-        return match inspect(list, positions, inverse_masses)? {
-            true => Err(Fault::NonFinite),
-            false => Ok(Outcome::Static),
-        };
+        return diagnose(list, positions, moving);
     }
     let weighed = weigh(list, scratch, positions, inverse_masses)?;
     let weight = weighed.weight;
@@ -598,12 +601,12 @@ pub(crate) fn visit_mesh<T: Real, const D: usize>(
     h2: T,
 ) -> Result<Outcome<T>, Fault> {
     let (tris, list) = ranges(mesh, groups)?;
-    if !inspect(list, positions, inverse_masses)? {
-        return Ok(Outcome::Static);
-    }
-    let c = evaluate(mesh, (tris, list), positions, None)?;
+    let (c, moving) = evaluate(mesh, (tris, list), positions, inverse_masses, None)?;
     if !c.is_finite() {
-        return Err(Fault::NonFinite);
+        return diagnose(list, positions, moving);
+    }
+    if !moving {
+        return Ok(Outcome::Static);
     }
     // The update's own |C| and |C + α̃λ| (they do not depend on W).
     let u = update(c, mesh.lambda, T::ONE, mesh.compliance / h2, Bound::Free);
