@@ -121,25 +121,11 @@ pub(crate) fn check_compliance<T: Real>(compliance: T, h2: T) -> Result<(), Inva
 
 /// The first of `particles` (indices into the positions `x`) whose
 /// position is NaN or infinite: the rare path of an evaluation that found
-/// no usable gradient (one copy for every kind).
+/// no usable gradient (one copy for every kind: a bend's or a tet's four
+/// particles, a closed mesh's particle list).
 #[cold]
 #[inline(never)]
 pub(crate) fn non_finite_particle<T: Real, const D: usize>(
-    x: &[[T; D]],
-    particles: &[usize],
-) -> Option<usize> {
-    particles
-        .iter()
-        .copied()
-        .find(|&k| x.get(k).is_some_and(|p| !p.iter().all(|v| v.is_finite())))
-}
-
-/// [`non_finite_particle`] over a list of `u32` particle indices (a
-/// closed mesh's distinct particles): the first whose position is NaN or
-/// infinite.
-#[cold]
-#[inline(never)]
-pub(crate) fn non_finite_listed<T: Real, const D: usize>(
     x: &[[T; D]],
     particles: &[u32],
 ) -> Option<usize> {

@@ -203,8 +203,17 @@ impl<T: Real> MeshVolume<T> {
     /// `k·V₀` finite ([`Invalid::RestValue`]); the compliance.
     // Out of line at every opt-level: the kind's code keeps its name
     // (docs/code-size.md, per kind).
+    ///
+    /// Then, last (it writes `marks`, the group's scratch, at least one
+    /// entry per particle), the particle list ([`check_list`](Self::check_list)).
     #[inline(never)]
-    pub(crate) fn check(&self, triangles: &[[u32; 3]], w: &[T], h2: T) -> Result<(), Invalid> {
+    pub(crate) fn check(
+        &self,
+        (triangles, particles): (&[[u32; 3]], &[u32]),
+        w: &[T],
+        h2: T,
+        marks: &mut [[T; 3]],
+    ) -> Result<(), Invalid> {
         self.topology(triangles, w)?;
         if !crate::real::finite_positive(self.rest_volume)
             || !crate::real::finite_positive(self.pressure)
@@ -212,7 +221,8 @@ impl<T: Real> MeshVolume<T> {
         {
             return Err(Invalid::RestValue);
         }
-        super::check_compliance(self.compliance, h2)
+        super::check_compliance(self.compliance, h2)?;
+        self.check_list(triangles, particles, w.len(), marks)
     }
 }
 
@@ -260,7 +270,7 @@ impl<T: Real> MeshVolume<T> {
     /// [`Invalid::SameParticle`] when it names a particle that appeared
     /// already (listed twice), else [`Invalid::RestValue`] (out of order,
     /// not in the triangles, or one missing). O(triangles + particles).
-    #[inline(never)]
+    #[inline(always)]
     pub(crate) fn check_list(
         &self,
         triangles: &[[u32; 3]],
@@ -299,15 +309,15 @@ impl<T: Real> MeshVolume<T> {
 /// What a non-finite `C` means: the first particle of `list` whose
 /// position is not finite ([`Fault::NonFinitePosition`]), else an
 /// overflow of a moving mesh ([`Fault::NonFinite`]), else a static mesh.
-/// The rare path of [`solve_mesh`] and [`visit_mesh`].
+/// The rare path of [`evaluate`].
 #[cold]
 #[inline(never)]
 fn diagnose<T: Real, const D: usize>(
     list: &[u32],
     positions: &[[T; D]],
     moving: bool,
-) -> Result<Outcome<T>, Fault> {
-    match super::non_finite_listed(positions, list) {
+) -> Settled<T> {
+    match super::non_finite_particle(positions, list) {
         Some(k) => Err(Fault::NonFinitePosition(k)),
         None if moving => Err(Fault::NonFinite),
         None => Ok(Outcome::Static),
@@ -323,7 +333,8 @@ fn relative<T: Real, const D: usize>(positions: &[[T; D]], k: u32, r: &[T; 3]) -
 /// `6V` of the triangles (relative to `r`), and, with a scratch, their
 /// gradients `6∇_k V` added to it (pass 2); `None` for an index naming no
 /// position or scratch entry. A non-finite position of a corner makes
-/// `6V` non-finite (its triangle's term has a non-finite product).
+/// `6V` non-finite (its triangle's term has a non-finite product). On bare
+/// metal [`accumulate_turning`] (the same bits and `None`s).
 #[inline(always)]
 fn accumulate<T: Real, const D: usize>(
     tris: &[[u32; 3]],
@@ -331,6 +342,9 @@ fn accumulate<T: Real, const D: usize>(
     r: &[T; 3],
     mut scratch: Option<&mut [[T; 3]]>,
 ) -> Option<T> {
+    if cfg!(target_os = "none") {
+        return accumulate_turning(tris, positions, r, scratch);
+    }
     let mut six_v = T::ZERO;
     for &[a, b, c] in tris {
         let xa = relative(positions, a, r)?;
@@ -342,6 +356,40 @@ fn accumulate<T: Real, const D: usize>(
             add_to(s, a, &bc)?;
             add_to(s, b, &cross(&xc, &xa))?;
             add_to(s, c, &cross(&xa, &xb))?;
+        }
+    }
+    Some(six_v)
+}
+
+/// [`accumulate`] one corner at a time (bare metal: code size): each
+/// triangle turned `(a, b, c)`, `(b, c, a)`, `(c, a, b)`, the first
+/// corner's gradient `x_q × x_o` formed from the other two positions
+/// (relative to `r`) and added to its scratch entry, `6V` gaining
+/// `x_a · (x_b × x_c)` on the first turn. The same operations in the same
+/// order (positions read again), so the same bits; a bad index gives
+/// `None` as there (every position of a triangle is read on its first
+/// turn, before any scratch entry).
+#[inline(always)]
+fn accumulate_turning<T: Real, const D: usize>(
+    tris: &[[u32; 3]],
+    positions: &[[T; D]],
+    r: &[T; 3],
+    mut scratch: Option<&mut [[T; 3]]>,
+) -> Option<T> {
+    let mut six_v = T::ZERO;
+    for &corners in tris {
+        let mut turn = corners;
+        for first in [true, false, false] {
+            let [p, q, o] = turn;
+            let g = cross(&relative(positions, q, r)?, &relative(positions, o, r)?);
+            if first {
+                six_v = six_v + dot3(&relative(positions, p, r)?, &g);
+            }
+            let Some(s) = scratch.as_deref_mut() else {
+                break;
+            };
+            add_to(s, p, &g)?;
+            turn = [q, o, p];
         }
     }
     Some(six_v)
@@ -367,48 +415,63 @@ fn value<T: Real>(mesh: &MeshVolume<T>, six_v: T) -> T {
 fn ranges<'t, T: Real>(
     mesh: &MeshVolume<T>,
     (triangles, particles): (&'t [[u32; 3]], &'t [u32]),
-) -> Result<(&'t [[u32; 3]], &'t [u32]), Fault> {
-    match (mesh.triangles(triangles), mesh.list(particles)) {
-        (Some(t), Some(l)) => Ok((t, l)),
-        _ => Err(Fault::OutOfRange),
-    }
+) -> Option<(&'t [[u32; 3]], &'t [u32])> {
+    Some((mesh.triangles(triangles)?, mesh.list(particles)?))
 }
 
-/// `C` of the mesh (pass 2 over its triangles, relative to their first
-/// corner) and whether any particle of its list moves (pass 1 over the
-/// list, every entry checked to name a position and an inverse mass; with
-/// a scratch, its entries zeroed there), then, with a scratch, the
-/// gradients `6∇_k V` added into it. One function for the solve and the
-/// measure on bare metal (code size; the kind's code keeps its name,
-/// docs/code-size.md); inlined elsewhere (each caller's copy knows
-/// whether it has a scratch).
+/// A mesh settled before its update: its outcome or its fault.
+type Settled<T> = Result<Outcome<T>, Fault>;
+
+/// Passes 1 and 2, and what they settle: the mesh's triangles and list in
+/// its group's arrays; the list (pass 1: every entry checked to name a
+/// position and an inverse mass, with a scratch its entry zeroed there)
+/// and whether any of its particles moves; then `C` over the triangles
+/// (pass 2, relative to their first corner), with a scratch the gradients
+/// `6∇_k V` added into it. `Ok((C, list))` for a finite `C` of a moving
+/// mesh; else the mesh settled: `OutOfRange` for a range or an index
+/// naming no position, inverse mass or scratch entry (or a system not
+/// 3D), a non-finite `C` diagnosed by [`diagnose`] (a non-finite position,
+/// else an overflow, else a static mesh), else [`Outcome::Static`].
+///
+/// One function for the solve and the measure on bare metal (code size;
+/// the kind's code keeps its name, docs/code-size.md); inlined elsewhere
+/// (each caller's copy knows whether it has a scratch).
 #[cfg_attr(target_os = "none", inline(never))]
 #[cfg_attr(not(target_os = "none"), inline(always))]
-fn evaluate<T: Real, const D: usize>(
+fn evaluate<'t, T: Real, const D: usize>(
     mesh: &MeshVolume<T>,
-    (tris, list): (&[[u32; 3]], &[u32]),
+    groups: (&'t [[u32; 3]], &'t [u32]),
     positions: &[[T; D]],
     inverse_masses: &[T],
     mut scratch: Option<&mut [[T; 3]]>,
-) -> Result<(T, bool), Fault> {
+) -> Result<(T, &'t [u32]), Settled<T>> {
+    const OUT_OF_RANGE: Fault = Fault::OutOfRange;
+    let (tris, list) = ranges(mesh, groups).ok_or(Err(OUT_OF_RANGE))?;
     let mut moving = false;
     for &k in list {
         let k = index(k);
         let (Some(_), Some(&w)) = (positions.get(k), inverse_masses.get(k)) else {
-            return Err(Fault::OutOfRange);
+            return Err(Err(OUT_OF_RANGE));
         };
         moving |= w != T::ZERO;
         if let Some(s) = scratch.as_deref_mut() {
-            *s.get_mut(k).ok_or(Fault::OutOfRange)? = [T::ZERO; 3];
+            *s.get_mut(k).ok_or(Err(OUT_OF_RANGE))? = [T::ZERO; 3];
         }
     }
     let r = tris
         .first()
         .and_then(|&[first, _, _]| positions.get(index(first)))
         .and_then(as3)
-        .ok_or(Fault::OutOfRange)?;
-    let six_v = accumulate(tris, positions, &r, scratch).ok_or(Fault::OutOfRange)?;
-    Ok((value(mesh, six_v), moving))
+        .ok_or(Err(OUT_OF_RANGE))?;
+    let six_v = accumulate(tris, positions, &r, scratch).ok_or(Err(OUT_OF_RANGE))?;
+    let c = value(mesh, six_v);
+    if !c.is_finite() {
+        return Err(diagnose(list, positions, moving));
+    }
+    if !moving {
+        return Err(Ok(Outcome::Static));
+    }
+    Ok((c, list))
 }
 
 /// Whether [`solve_mesh`] skips the check of every corrected position
@@ -422,8 +485,6 @@ const BOUND: bool = !cfg!(target_os = "none");
 struct Weighed<T> {
     /// `W = Σ w_k |∇_k V|²` (m⁴/kg).
     weight: T,
-    /// Whether any particle moves (`w_k ≠ 0`).
-    moving: bool,
     /// On hosts ([`BOUND`]), over the moving particles: the sum of the
     /// `|x_k|` coordinates (at least the largest, and not finite when one
     /// is not), the largest `w_k` and `|∇_k V|` coordinate.
@@ -444,7 +505,6 @@ fn weigh<T: Real, const D: usize>(
     let six = T::from_f64(6.0);
     let mut out = Weighed {
         weight: T::ZERO,
-        moving: false,
         bound: [T::ZERO; 3],
     };
     for &k in list {
@@ -455,7 +515,6 @@ fn weigh<T: Real, const D: usize>(
             return Err(Fault::OutOfRange);
         };
         if w != T::ZERO {
-            out.moving = true;
             let [x, y, z] = *e;
             let g = [x / six, y / six, z / six];
             out.weight = out.weight + w * dot3(&g, &g);
@@ -535,9 +594,9 @@ fn correct<T: Real, const D: usize>(
 /// one [`update`], proves or checks every corrected position finite, then
 /// commits the positions and λ together, or (on a fault) nothing. The
 /// passes are the module's; `positions` (m), `inverse_masses` (1/kg), `h2`
-/// the substep length squared (s²). A non-finite `C` is diagnosed by
-/// [`diagnose`]: a non-finite position (the first in list order), a static
-/// mesh, or an overflow.
+/// the substep length squared (s²). [`evaluate`] settles a static mesh, a
+/// non-finite `C` (a non-finite position, the first in list order, or an
+/// overflow) and a bad range or index.
 #[inline(always)]
 pub(crate) fn solve_mesh<T: Real, const D: usize>(
     mesh: &mut MeshVolume<T>,
@@ -547,22 +606,13 @@ pub(crate) fn solve_mesh<T: Real, const D: usize>(
     inverse_masses: &[T],
     h2: T,
 ) -> Result<Outcome<T>, Fault> {
-    let (tris, list) = ranges(mesh, groups)?;
-    let (c, moving) = evaluate(
-        mesh,
-        (tris, list),
-        positions,
-        inverse_masses,
-        Some(&mut *scratch),
-    )?;
-    if !c.is_finite() {
-        return diagnose(list, positions, moving);
-    }
+    let (c, list) = match evaluate(mesh, groups, positions, inverse_masses, Some(scratch)) {
+        Ok(found) => found,
+        Err(settled) => return settled,
+    };
+    // Pass 1 found every entry's position, inverse mass and scratch entry.
     let weighed = weigh(list, scratch, positions, inverse_masses)?;
     let weight = weighed.weight;
-    if !weighed.moving {
-        return Ok(Outcome::Static);
-    }
     // The positions are finite (C is): a non-finite W is an overflow.
     if !weight.is_finite() {
         return Err(Fault::NonFinite);
@@ -574,13 +624,19 @@ pub(crate) fn solve_mesh<T: Real, const D: usize>(
     if !u.lambda.is_finite() {
         return Err(Fault::NonFinite);
     }
-    // Every corrected position proved or checked finite before any is
-    // written; then the same operations, written once per particle.
-    let proved = BOUND && weighed.finite_after(u.delta);
-    if !(proved || correct(list, scratch, positions, inverse_masses, (u.delta, false))) {
-        return Err(Fault::NonFinite);
+    // Every corrected position proved, or checked finite (`write` false),
+    // before any is written; then the same operations, written once per
+    // particle (one call site: code size).
+    let mut write = BOUND && weighed.finite_after(u.delta);
+    loop {
+        if !correct(list, scratch, positions, inverse_masses, (u.delta, write)) {
+            return Err(Fault::NonFinite);
+        }
+        if write {
+            break;
+        }
+        write = true;
     }
-    correct(list, scratch, positions, inverse_masses, (u.delta, true));
     mesh.lambda = u.lambda;
     Ok(Outcome::Applied {
         c_abs: u.c_abs,
@@ -591,7 +647,7 @@ pub(crate) fn solve_mesh<T: Real, const D: usize>(
 /// What [`solve_mesh`] would count, writing nothing: `|C|` and
 /// `|C + α̃λ|` when a particle of the mesh moves (counted as applied
 /// without forming the gradient, so a degenerate mesh counts as applied
-/// here), static otherwise; the faults of [`solve_mesh`].
+/// here), static otherwise; the faults of [`solve_mesh`]'s [`evaluate`].
 #[inline(always)]
 pub(crate) fn visit_mesh<T: Real, const D: usize>(
     mesh: &MeshVolume<T>,
@@ -600,20 +656,17 @@ pub(crate) fn visit_mesh<T: Real, const D: usize>(
     inverse_masses: &[T],
     h2: T,
 ) -> Result<Outcome<T>, Fault> {
-    let (tris, list) = ranges(mesh, groups)?;
-    let (c, moving) = evaluate(mesh, (tris, list), positions, inverse_masses, None)?;
-    if !c.is_finite() {
-        return diagnose(list, positions, moving);
+    match evaluate(mesh, groups, positions, inverse_masses, None) {
+        Ok((c, _)) => {
+            // The update's own |C| and |C + α̃λ| (they do not depend on W).
+            let u = update(c, mesh.lambda, T::ONE, mesh.compliance / h2, Bound::Free);
+            Ok(Outcome::Applied {
+                c_abs: u.c_abs,
+                residual: u.residual,
+            })
+        }
+        Err(settled) => settled,
     }
-    if !moving {
-        return Ok(Outcome::Static);
-    }
-    // The update's own |C| and |C + α̃λ| (they do not depend on W).
-    let u = update(c, mesh.lambda, T::ONE, mesh.compliance / h2, Bound::Free);
-    Ok(Outcome::Applied {
-        c_abs: u.c_abs,
-        residual: u.residual,
-    })
 }
 
 /// The enclosed volume `V` (m³) of closed triangles over `positions`, with
@@ -730,6 +783,56 @@ mod tests {
             visit_mesh(&far, (&tris, &LIST), &x, &[1.0; 4], 1.0),
             Err(Fault::OutOfRange)
         );
+    }
+
+    /// `accumulate` (the host path) and `accumulate_turning` (bare metal)
+    /// on a perturbed octahedron: the same `6V` and scratch, bit for bit,
+    /// and the same `None` for an index past the positions or the scratch.
+    fn turning_matches<T: Real>() {
+        let tris: [[u32; 3]; 8] = [
+            [0, 2, 4],
+            [2, 1, 4],
+            [1, 3, 4],
+            [3, 0, 4],
+            [2, 0, 5],
+            [1, 2, 5],
+            [3, 1, 5],
+            [0, 3, 5],
+        ];
+        let mut seed = 0x9e37_79b9_u32;
+        let mut x = [[T::ZERO; 3]; 6];
+        for (k, p) in x.iter_mut().enumerate() {
+            for (i, c) in p.iter_mut().enumerate() {
+                seed ^= seed << 13;
+                seed ^= seed >> 17;
+                seed ^= seed << 5;
+                let axis = match (i == k / 2, k % 2) {
+                    (true, 0) => 1.0,
+                    (true, _) => -1.0,
+                    _ => 0.0,
+                };
+                *c = T::from_f64(axis + f64::from(seed) / 2f64.powi(32) * 0.4 - 0.2 + 3.0);
+            }
+        }
+        let r = x[0];
+        let bits = |v: &dyn core::fmt::Debug| format!("{v:?}");
+        let (mut s1, mut s2) = ([[T::from_f64(0.5); 3]; 6], [[T::from_f64(0.5); 3]; 6]);
+        let v1 = accumulate(&tris, &x, &r, Some(&mut s1));
+        let v2 = accumulate_turning(&tris, &x, &r, Some(&mut s2));
+        assert!(v1.is_some_and(|v| v != T::ZERO));
+        assert_eq!(bits(&(v1, s1)), bits(&(v2, s2)));
+        let none = accumulate_turning(&tris, &x, &r, None);
+        assert_eq!(bits(&accumulate(&tris, &x, &r, None)), bits(&none));
+        assert_eq!(bits(&none), bits(&v1));
+        assert_eq!(accumulate_turning(&tris, &x[..5], &r, None), None);
+        assert_eq!(accumulate_turning(&tris, &x, &r, Some(&mut s2[..5])), None);
+        assert_eq!(accumulate(&tris, &x, &r, Some(&mut s1[..5])), None);
+    }
+
+    #[test]
+    fn turning_accumulation_gives_the_same_bits() {
+        turning_matches::<f32>();
+        turning_matches::<f64>();
     }
 
     #[test]
