@@ -203,17 +203,8 @@ impl<T: Real> MeshVolume<T> {
     /// `k·V₀` finite ([`Invalid::RestValue`]); the compliance.
     // Out of line at every opt-level: the kind's code keeps its name
     // (docs/code-size.md, per kind).
-    ///
-    /// Then, last (it writes `marks`, the group's scratch, at least one
-    /// entry per particle), the particle list ([`check_list`](Self::check_list)).
     #[inline(never)]
-    pub(crate) fn check(
-        &self,
-        (triangles, particles): (&[[u32; 3]], &[u32]),
-        w: &[T],
-        h2: T,
-        marks: &mut [[T; 3]],
-    ) -> Result<(), Invalid> {
+    pub(crate) fn check(&self, triangles: &[[u32; 3]], w: &[T], h2: T) -> Result<(), Invalid> {
         self.topology(triangles, w)?;
         if !crate::real::finite_positive(self.rest_volume)
             || !crate::real::finite_positive(self.pressure)
@@ -221,8 +212,7 @@ impl<T: Real> MeshVolume<T> {
         {
             return Err(Invalid::RestValue);
         }
-        super::check_compliance(self.compliance, h2)?;
-        self.check_list(triangles, particles, w.len(), marks)
+        super::check_compliance(self.compliance, h2)
     }
 }
 
@@ -270,7 +260,7 @@ impl<T: Real> MeshVolume<T> {
     /// [`Invalid::SameParticle`] when it names a particle that appeared
     /// already (listed twice), else [`Invalid::RestValue`] (out of order,
     /// not in the triangles, or one missing). O(triangles + particles).
-    #[inline(always)]
+    #[inline(never)]
     pub(crate) fn check_list(
         &self,
         triangles: &[[u32; 3]],
@@ -310,8 +300,8 @@ impl<T: Real> MeshVolume<T> {
 /// position is not finite ([`Fault::NonFinitePosition`]), else an
 /// overflow of a moving mesh ([`Fault::NonFinite`]), else a static mesh.
 /// The rare path of [`evaluate`].
-#[cold]
-#[inline(never)]
+#[cfg_attr(not(target_os = "none"), cold, inline(never))]
+#[cfg_attr(target_os = "none", inline(always))]
 fn diagnose<T: Real, const D: usize>(
     list: &[u32],
     positions: &[[T; D]],

@@ -147,10 +147,9 @@ impl<T: Real> Constraints<'_, T> {
         None
     }
 
-    /// Checks every instance's own parameters, in group order (bends, tets,
-    /// tethers, then the mesh scratch's length and each mesh with its
-    /// particle list, marking particles in the scratch: the one buffer
-    /// written; then the attachments); `base` is the index of the first
+    /// Checks every instance's own parameters, then the mesh scratch's
+    /// length and every mesh's particle list (marking particles in the
+    /// scratch: the one buffer written); `base` is the index of the first
     /// bend (the link count).
     pub(crate) fn validate(&mut self, base: usize, w: &[T], h2: T) -> Result<(), SystemError> {
         let mut at = base;
@@ -166,18 +165,23 @@ impl<T: Real> Constraints<'_, T> {
             t.check(w, h2).map_err(|e| invalid(e, at))?;
             at = at.saturating_add(1);
         }
-        let m = &mut self.meshes;
-        if !m.volumes.is_empty() && m.scratch.len() < w.len() {
-            return Err(SystemError::CapacityTooSmall { needed: w.len() });
-        }
-        for v in m.volumes.iter() {
-            v.check((m.triangles, m.particles), w, h2, m.scratch)
+        let meshes_at = at;
+        for m in self.meshes.volumes.iter() {
+            m.check(self.meshes.triangles, w, h2)
                 .map_err(|e| invalid(e, at))?;
             at = at.saturating_add(1);
         }
         for a in self.attachments.iter() {
             a.check(w, h2).map_err(|e| invalid(e, at))?;
             at = at.saturating_add(1);
+        }
+        let m = &mut self.meshes;
+        if !m.volumes.is_empty() && m.scratch.len() < w.len() {
+            return Err(SystemError::CapacityTooSmall { needed: w.len() });
+        }
+        for (k, v) in m.volumes.iter().enumerate() {
+            v.check_list(m.triangles, m.particles, w.len(), m.scratch)
+                .map_err(|e| invalid(e, meshes_at.saturating_add(k)))?;
         }
         Ok(())
     }
