@@ -296,7 +296,9 @@ impl<T: Real> MeshVolume<T> {
     }
 }
 
-/// What a non-finite `C` means: the first particle of `list` whose
+/// What a non-finite `C` means: `OutOfRange` for an entry of `list`
+/// naming no position or inverse mass (when `moving` is not known yet:
+/// pass 1 checked them otherwise), else the first particle of `list` whose
 /// position is not finite ([`Fault::NonFinitePosition`]), else an
 /// overflow of a moving mesh ([`Fault::NonFinite`]), else a static mesh.
 /// The rare path of [`evaluate`].
@@ -305,8 +307,23 @@ impl<T: Real> MeshVolume<T> {
 fn diagnose<T: Real, const D: usize>(
     list: &[u32],
     positions: &[[T; D]],
-    moving: bool,
+    inverse_masses: &[T],
+    moving: Option<bool>,
 ) -> Settled<T> {
+    let moving = match moving {
+        Some(moving) => moving,
+        None => {
+            let mut moving = false;
+            for &k in list {
+                let k = index(k);
+                let (Some(_), Some(&w)) = (positions.get(k), inverse_masses.get(k)) else {
+                    return Err(Fault::OutOfRange);
+                };
+                moving |= w != T::ZERO;
+            }
+            moving
+        }
+    };
     match super::non_finite_particle(positions, list) {
         Some(k) => Err(Fault::NonFinitePosition(k)),
         None if moving => Err(Fault::NonFinite),
@@ -423,6 +440,13 @@ type Settled<T> = Result<Outcome<T>, Fault>;
 /// 3D), a non-finite `C` diagnosed by [`diagnose`] (a non-finite position,
 /// else an overflow, else a static mesh), else [`Outcome::Static`].
 ///
+/// On hosts ([`BOUND`]) the solve's pass 1 only zeroes: the inverse masses
+/// are read once, by its pass 3 ([`weigh`], which checks them and finds
+/// whether a particle moves; speed), `Ok` leaves a static mesh to it and
+/// [`diagnose`] checks the list itself. The same outcomes and faults: no
+/// fault is possible between pass 1 and pass 3 but the `OutOfRange` of
+/// pass 2, and a static mesh does nothing in pass 3.
+///
 /// One function for the solve and the measure on bare metal (code size;
 /// the kind's code keeps its name, docs/code-size.md); inlined elsewhere
 /// (each caller's copy knows whether it has a scratch).
@@ -437,13 +461,16 @@ fn evaluate<'t, T: Real, const D: usize>(
 ) -> Result<(T, &'t [u32]), Settled<T>> {
     const OUT_OF_RANGE: Fault = Fault::OutOfRange;
     let (tris, list) = ranges(mesh, groups).ok_or(Err(OUT_OF_RANGE))?;
+    let zero_only = BOUND && scratch.is_some();
     let mut moving = false;
     for &k in list {
         let k = index(k);
-        let (Some(_), Some(&w)) = (positions.get(k), inverse_masses.get(k)) else {
-            return Err(Err(OUT_OF_RANGE));
-        };
-        moving |= w != T::ZERO;
+        if !zero_only {
+            let (Some(_), Some(&w)) = (positions.get(k), inverse_masses.get(k)) else {
+                return Err(Err(OUT_OF_RANGE));
+            };
+            moving |= w != T::ZERO;
+        }
         if let Some(s) = scratch.as_deref_mut() {
             *s.get_mut(k).ok_or(Err(OUT_OF_RANGE))? = [T::ZERO; 3];
         }
@@ -456,9 +483,10 @@ fn evaluate<'t, T: Real, const D: usize>(
     let six_v = accumulate(tris, positions, &r, scratch).ok_or(Err(OUT_OF_RANGE))?;
     let c = value(mesh, six_v);
     if !c.is_finite() {
-        return Err(diagnose(list, positions, moving));
+        let known = (!zero_only).then_some(moving);
+        return Err(diagnose(list, positions, inverse_masses, known));
     }
-    if !moving {
+    if !(moving || zero_only) {
         return Err(Ok(Outcome::Static));
     }
     Ok((c, list))
@@ -475,6 +503,9 @@ const BOUND: bool = !cfg!(target_os = "none");
 struct Weighed<T> {
     /// `W = Σ w_k |∇_k V|²` (m⁴/kg).
     weight: T,
+    /// Whether any particle moves (`w_k ≠ 0`): on hosts ([`BOUND`]), where
+    /// [`evaluate`] leaves a static mesh to the solve.
+    moving: bool,
     /// On hosts ([`BOUND`]), over the moving particles: the sum of the
     /// `|x_k|` coordinates (at least the largest, and not finite when one
     /// is not), the largest `w_k` and `|∇_k V|` coordinate.
@@ -495,6 +526,7 @@ fn weigh<T: Real, const D: usize>(
     let six = T::from_f64(6.0);
     let mut out = Weighed {
         weight: T::ZERO,
+        moving: false,
         bound: [T::ZERO; 3],
     };
     for &k in list {
@@ -505,6 +537,7 @@ fn weigh<T: Real, const D: usize>(
             return Err(Fault::OutOfRange);
         };
         if w != T::ZERO {
+            out.moving = true;
             let [x, y, z] = *e;
             let g = [x / six, y / six, z / six];
             out.weight = out.weight + w * dot3(&g, &g);
@@ -600,9 +633,13 @@ pub(crate) fn solve_mesh<T: Real, const D: usize>(
         Ok(found) => found,
         Err(settled) => return settled,
     };
-    // Pass 1 found every entry's position, inverse mass and scratch entry.
+    // Pass 1 found every entry's scratch entry (and, on bare metal, its
+    // position and inverse mass, and a moving particle).
     let weighed = weigh(list, scratch, positions, inverse_masses)?;
     let weight = weighed.weight;
+    if BOUND && !weighed.moving {
+        return Ok(Outcome::Static);
+    }
     // The positions are finite (C is): a non-finite W is an overflow.
     if !weight.is_finite() {
         return Err(Fault::NonFinite);
