@@ -793,6 +793,20 @@ mod tests {
         assert_eq!(out, Err(Fault::NonFinite));
         assert_eq!(huge, keep);
         assert_eq!(mesh.lambda, 0.0);
+        // A non-finite C diagnosed: static (finite positions, nothing
+        // moves), or an entry naming no inverse mass (before the NaN).
+        let zero = [0.0; 4];
+        let out = solve_mesh(&mut mesh, (&tris, &LIST), &mut s, &mut huge, &zero, 1.0);
+        assert_eq!(out, Ok(Outcome::Static));
+        assert_eq!(visit_mesh(&mesh, (&tris, &LIST), &huge, &zero, 1.0), out);
+        let short = [1.0; 3];
+        let out = solve_mesh(&mut mesh, (&tris, &LIST), &mut s, &mut bad, &short, 1.0);
+        assert_eq!(out, Err(Fault::OutOfRange));
+        assert_eq!(visit_mesh(&mesh, (&tris, &LIST), &bad, &short, 1.0), out);
+        assert_eq!(
+            visit_mesh(&mesh, (&tris, &LIST), &bad, &[1.0; 4], 1.0),
+            Err(Fault::NonFinitePosition(3))
+        );
         let out = solve_mesh(
             &mut mesh,
             (&tris, &LIST),
