@@ -8,8 +8,9 @@
 
 use std::collections::HashMap;
 use xpbd::{
-    enclosed_volume, icosphere, icosphere_counts, mesh_volume, surface_links, Constraints, Link,
-    MeshParticles, MeshVolume, MeshVolumes, Real, System, SystemError, ZeroLength,
+    enclosed_volume, icosphere, icosphere_counts, mesh_volume, surface_links, Attachment,
+    Constraints, Link, MeshParticles, MeshVolume, MeshVolumes, Real, System, SystemError,
+    ZeroLength,
 };
 
 const G: f64 = 9.81; // m/s²
@@ -681,6 +682,72 @@ fn invalid_meshes_are_rejected_naming_them_and_nothing_is_written() {
         assert_eq!(got, error, "{particles:?} {mesh:?}");
         assert_eq!(x, x0);
         assert_eq!(volumes[0].lambda.to_bits(), 0.5_f64.to_bits());
+    }
+    // The order of the checks: every instance's own parameters (the
+    // attachments' too) before the scratch's length, the scratch's length
+    // before the lists (the one check that writes the scratch). No link:
+    // the mesh is constraint 0, the attachment 1.
+    let (forged, _) = forge(&|l, _| l.swap(3, 4));
+    let bad_mesh = m(0, 3, v0, 1.0, 0.0);
+    let listed = good_volumes[0];
+    let order = [
+        (
+            12,
+            bad_mesh,
+            1.0,
+            SystemError::InvalidRestValue { constraint: 0 },
+        ),
+        (
+            12,
+            listed,
+            -1.0,
+            SystemError::InvalidCompliance { constraint: 1 },
+        ),
+        (
+            11,
+            bad_mesh,
+            1.0,
+            SystemError::InvalidRestValue { constraint: 0 },
+        ),
+        (
+            11,
+            listed,
+            -1.0,
+            SystemError::InvalidCompliance { constraint: 1 },
+        ),
+        (
+            11,
+            listed,
+            1.0,
+            SystemError::CapacityTooSmall { needed: 12 },
+        ),
+        (
+            12,
+            listed,
+            1.0,
+            SystemError::InvalidRestValue { constraint: 0 },
+        ),
+    ];
+    for (n, mesh, compliance, error) in order {
+        let mut x = x0.clone();
+        let mut volumes = [mesh];
+        let mut scratch = vec![[0.0; 3]; n];
+        let mut attachments = [Attachment::new(0, x0[0], compliance)];
+        let mut system = System::new(&mut x, &[1.0; 12], &mut [])
+            .unwrap()
+            .with_constraints(Constraints {
+                meshes: MeshVolumes {
+                    volumes: &mut volumes,
+                    triangles: &tris,
+                    particles: &forged,
+                    scratch: &mut scratch,
+                },
+                attachments: &mut attachments,
+                ..Default::default()
+            });
+        let got = system.begin_substep(0.01).unwrap_err();
+        assert_eq!(got, error, "scratch {n}, {mesh:?}, attachment {compliance}");
+        assert_eq!(x, x0);
     }
 }
 
