@@ -50,14 +50,17 @@
 //! particle). A solve makes one pass over the triangles and three over the
 //! list, O(triangles + particles):
 //!
-//! 1. the list: each particle's scratch entry zeroed;
+//! 1. the list: each particle's scratch entry zeroed (on bare metal, and
+//!    in a measure, also whether a particle moves: a static mesh is done
+//!    after pass 2);
 //! 2. the triangles: `6V` and every `6∇_k V` accumulated (indices
 //!    checked). A non-finite position makes `C` non-finite (some product
 //!    of its triangle is), and a non-finite `C` is then diagnosed by one
 //!    more pass over the list: the first non-finite position in list
 //!    order, else a static mesh, else an overflow;
 //! 3. the list: `∇_k V = (6∇_k V)/6` of each moving particle stored back
-//!    in the scratch and `W = Σ w_k |∇_k V|²` summed in list order;
+//!    in the scratch and `W = Σ w_k |∇_k V|²` summed in list order (on
+//!    hosts, whether a particle moves found here);
 //! 4. the update, then the list: every corrected position
 //!    `x_k + (w_k Δλ) ∇_k V` formed and written, its entry consumed (set
 //!    to zero: a particle moves once), and λ. Before writing, the
