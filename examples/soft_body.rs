@@ -17,7 +17,7 @@
 use xpbd::{
     enclosed_volume, icosphere, icosphere_counts, mesh_volume, surface_links, tet_block,
     tet_block_counts, tet_block_link_count, tet_block_links, tet_volume, Constraints, Link,
-    MeshVolume, MeshVolumes, System, Tet,
+    MeshParticles, MeshVolume, MeshVolumes, System, Tet,
 };
 
 const G: f64 = 9.81; // m/s²
@@ -38,6 +38,8 @@ struct Body {
     tets: Vec<Tet<f64>>,
     meshes: Vec<MeshVolume<f64>>,
     triangles: Vec<[u32; 3]>,
+    /// The meshes' particle lists.
+    particles: Vec<u32>,
 }
 
 impl Body {
@@ -73,6 +75,7 @@ fn cube() -> Body {
         tets,
         meshes: vec![],
         triangles: vec![],
+        particles: vec![],
     }
 }
 
@@ -87,7 +90,17 @@ fn balloon() -> Body {
     let mut links = vec![Link::default(); 3 * nt / 2];
     surface_links(&triangles, &x, 0.05, &mut links).expect("links");
     let count = u32::try_from(nt).expect("few triangles");
-    let mesh = mesh_volume(&triangles, 0, count, &x, 1.2, 2e-4).expect("closed mesh");
+    // The mesh's particles once each (first-appearance order), written by
+    // the builder; the marks go in a scratch like the solver's.
+    let mut particles = vec![0; np];
+    let mut marks = vec![[0.0; 3]; np];
+    let list = MeshParticles {
+        particles: &mut particles,
+        first: 0,
+        scratch: &mut marks,
+    };
+    let mesh = mesh_volume(&triangles, 0, count, &x, 1.2, 2e-4, list).expect("closed mesh");
+    particles.truncate(mesh.particle_count as usize);
     Body {
         w: vec![np as f64; np],
         x,
@@ -95,6 +108,7 @@ fn balloon() -> Body {
         tets: vec![],
         meshes: vec![mesh],
         triangles,
+        particles,
     }
 }
 
@@ -115,6 +129,7 @@ fn simulate(body: &Body, iterations: usize, reset: bool) -> (Vec<f64>, f64) {
             meshes: MeshVolumes {
                 volumes: &mut meshes,
                 triangles: &body.triangles,
+                particles: &body.particles,
                 scratch: &mut scratch,
             },
             ..Default::default()

@@ -2072,7 +2072,9 @@ typedef struct XpbdTether {
 /**
  * One closed-mesh volume constraint over the triangles
  * `first_triangle .. first_triangle + triangle_count` of its group's
- * triangle array.
+ * triangle array, whose distinct particles are
+ * `first_particle .. first_particle + particle_count` of its group's
+ * particle array (in the order they first appear in the triangles).
  *
  * `#[repr(C)]`: this struct *is* the C type `XpbdMeshVolume`
  * (`MeshVolume<f64>`) and `XpbdMeshVolumeF32` (`MeshVolume<f32>`).
@@ -2086,6 +2088,15 @@ typedef struct XpbdMeshVolume {
    * Number of triangles (≥ 4 for a closed mesh).
    */
   uint32_t triangle_count;
+  /**
+   * First entry of this mesh's particle list in the group's particle
+   * array.
+   */
+  uint32_t first_particle;
+  /**
+   * Number of distinct particles of the triangles (the list's length).
+   */
+  uint32_t particle_count;
   /**
    * Rest volume V₀ (m³), finite and > 0.
    */
@@ -2165,7 +2176,8 @@ typedef struct XpbdAttachment {
  *
  * Zero-initialise it and set the groups you use; a NULL array is allowed
  * only with a zero count. The library never writes the struct itself: it
- * writes each instance's λ, and `mesh_scratch` during a sweep. No array
+ * writes each instance's λ, and `mesh_scratch` during a sweep or a
+ * validation. No array
  * may overlap another, the system's or world's buffers, the system or
  * world struct, the configuration, this struct or an output
  * (`XPBD_STATUS_ALIASED_BUFFERS`).
@@ -2247,6 +2259,19 @@ typedef struct XpbdConstraints3 {
    * Number of attachments.
    */
   size_t attachment_count;
+  /**
+   * The mesh volumes' particle lists (particle indices),
+   * `mesh_particle_count` entries; only read. Each mesh names its
+   * distinct particles once, in the order they first appear in its
+   * triangles (`xpbd_build_mesh_volume` writes them; checked when a
+   * substep or step begins). The last fields: every earlier field keeps
+   * its offset.
+   */
+  const uint32_t *mesh_particles;
+  /**
+   * Number of particle list entries.
+   */
+  size_t mesh_particle_count;
 } XpbdConstraints3;
 
 /**
@@ -2422,7 +2447,9 @@ typedef struct XpbdTetherF32 {
 /**
  * One closed-mesh volume constraint over the triangles
  * `first_triangle .. first_triangle + triangle_count` of its group's
- * triangle array.
+ * triangle array, whose distinct particles are
+ * `first_particle .. first_particle + particle_count` of its group's
+ * particle array (in the order they first appear in the triangles).
  *
  * `#[repr(C)]`: this struct *is* the C type `XpbdMeshVolume`
  * (`MeshVolume<f64>`) and `XpbdMeshVolumeF32` (`MeshVolume<f32>`).
@@ -2436,6 +2463,15 @@ typedef struct XpbdMeshVolumeF32 {
    * Number of triangles (≥ 4 for a closed mesh).
    */
   uint32_t triangle_count;
+  /**
+   * First entry of this mesh's particle list in the group's particle
+   * array.
+   */
+  uint32_t first_particle;
+  /**
+   * Number of distinct particles of the triangles (the list's length).
+   */
+  uint32_t particle_count;
   /**
    * Rest volume V₀ (m³), finite and > 0.
    */
@@ -2515,7 +2551,8 @@ typedef struct XpbdAttachmentF32 {
  *
  * Zero-initialise it and set the groups you use; a NULL array is allowed
  * only with a zero count. The library never writes the struct itself: it
- * writes each instance's λ, and `mesh_scratch` during a sweep. No array
+ * writes each instance's λ, and `mesh_scratch` during a sweep or a
+ * validation. No array
  * may overlap another, the system's or world's buffers, the system or
  * world struct, the configuration, this struct or an output
  * (`XPBD_STATUS_ALIASED_BUFFERS`).
@@ -2597,6 +2634,19 @@ typedef struct XpbdConstraints3F32 {
    * Number of attachments.
    */
   size_t attachment_count;
+  /**
+   * The mesh volumes' particle lists (particle indices),
+   * `mesh_particle_count` entries; only read. Each mesh names its
+   * distinct particles once, in the order they first appear in its
+   * triangles (`xpbd_build_mesh_volume` writes them; checked when a
+   * substep or step begins). The last fields: every earlier field keeps
+   * its offset.
+   */
+  const uint32_t *mesh_particles;
+  /**
+   * Number of particle list entries.
+   */
+  size_t mesh_particle_count;
 } XpbdConstraints3F32;
 
 
@@ -3933,17 +3983,27 @@ XpbdStatus xpbd_build_tet_block(size_t nx,
  * 3·triangle_count particle indices, counter-clockwise seen from outside),
  * rest volume V₀ (m³) the enclosed volume at `positions` (m;
  * 3·particle_count values), target volume `pressure`·V₀, the given
- * `compliance` (m³/Pa), λ = 0. All inputs are only read.
+ * `compliance` (m³/Pa), λ = 0; and the mesh's particle list (its
+ * distinct particles once each, in the order they first appear in its
+ * triangles; `XpbdConstraints3.mesh_particles`) into
+ * `out_particles[first_particle ..]` (`particle_list_capacity` entries in
+ * all), found with marks in `scratch` (the mesh scratch, 3 values per
+ * entry, `scratch_count` ≥ `particle_count` entries; its contents after
+ * are unspecified). `out->first_particle` and `out->particle_count` name
+ * the list. The other inputs are only read.
  *
- * Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS`,
- * `INVALID_ARGUMENT` (the range outside `triangles` or below 4 triangles,
- * a misaligned buffer), `INDEX_OUT_OF_RANGE`, `SAME_PARTICLE`,
- * `NON_FINITE_POSITION`, `INVALID_REST_VALUE` (a volume or pressure
- * factor not finite and positive: a clockwise mesh), `INVALID_COMPLIANCE`.
+ * Errors, with nothing written but the scratch: `NULL_POINTER`,
+ * `ALIASED_BUFFERS`, `INVALID_ARGUMENT` (the range outside `triangles` or
+ * below 4 triangles, a misaligned buffer), `INDEX_OUT_OF_RANGE`,
+ * `SAME_PARTICLE`, `NON_FINITE_POSITION`, `INVALID_REST_VALUE` (a volume
+ * or pressure factor not finite and positive: a clockwise mesh),
+ * `INVALID_COMPLIANCE`, `CAPACITY_TOO_SMALL` (a short scratch or particle
+ * list array).
  *
  * # Safety
  * `triangles` valid for 3·triangle_count indices, `positions` for
- * 3·particle_count values, `out` for one struct.
+ * 3·particle_count values, `out_particles` for particle_list_capacity
+ * entries, `scratch` for 3·scratch_count values, `out` for one struct.
  */
 XpbdStatus xpbd_build_mesh_volume(const uint32_t *triangles,
                                   size_t triangle_count,
@@ -3953,6 +4013,11 @@ XpbdStatus xpbd_build_mesh_volume(const uint32_t *triangles,
                                   size_t particle_count,
                                   double pressure,
                                   double compliance,
+                                  uint32_t *out_particles,
+                                  size_t particle_list_capacity,
+                                  uint32_t first_particle,
+                                  double *scratch,
+                                  size_t scratch_count,
                                   struct XpbdMeshVolume *out);
 
 /**
@@ -4300,17 +4365,27 @@ XpbdStatus xpbd_build_tet_block_f32(size_t nx,
  * 3·triangle_count particle indices, counter-clockwise seen from outside),
  * rest volume V₀ (m³) the enclosed volume at `positions` (m;
  * 3·particle_count values), target volume `pressure`·V₀, the given
- * `compliance` (m³/Pa), λ = 0. All inputs are only read.
+ * `compliance` (m³/Pa), λ = 0; and the mesh's particle list (its
+ * distinct particles once each, in the order they first appear in its
+ * triangles; `XpbdConstraints3.mesh_particles`) into
+ * `out_particles[first_particle ..]` (`particle_list_capacity` entries in
+ * all), found with marks in `scratch` (the mesh scratch, 3 values per
+ * entry, `scratch_count` ≥ `particle_count` entries; its contents after
+ * are unspecified). `out->first_particle` and `out->particle_count` name
+ * the list. The other inputs are only read.
  *
- * Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS`,
- * `INVALID_ARGUMENT` (the range outside `triangles` or below 4 triangles,
- * a misaligned buffer), `INDEX_OUT_OF_RANGE`, `SAME_PARTICLE`,
- * `NON_FINITE_POSITION`, `INVALID_REST_VALUE` (a volume or pressure
- * factor not finite and positive: a clockwise mesh), `INVALID_COMPLIANCE`.
+ * Errors, with nothing written but the scratch: `NULL_POINTER`,
+ * `ALIASED_BUFFERS`, `INVALID_ARGUMENT` (the range outside `triangles` or
+ * below 4 triangles, a misaligned buffer), `INDEX_OUT_OF_RANGE`,
+ * `SAME_PARTICLE`, `NON_FINITE_POSITION`, `INVALID_REST_VALUE` (a volume
+ * or pressure factor not finite and positive: a clockwise mesh),
+ * `INVALID_COMPLIANCE`, `CAPACITY_TOO_SMALL` (a short scratch or particle
+ * list array).
  *
  * # Safety
  * `triangles` valid for 3·triangle_count indices, `positions` for
- * 3·particle_count values, `out` for one struct.
+ * 3·particle_count values, `out_particles` for particle_list_capacity
+ * entries, `scratch` for 3·scratch_count values, `out` for one struct.
  */
 XpbdStatus xpbd_build_mesh_volume_f32(const uint32_t *triangles,
                                       size_t triangle_count,
@@ -4320,6 +4395,11 @@ XpbdStatus xpbd_build_mesh_volume_f32(const uint32_t *triangles,
                                       size_t particle_count,
                                       float pressure,
                                       float compliance,
+                                      uint32_t *out_particles,
+                                      size_t particle_list_capacity,
+                                      uint32_t first_particle,
+                                      float *scratch,
+                                      size_t scratch_count,
                                       struct XpbdMeshVolumeF32 *out);
 
 /**
@@ -4716,8 +4796,8 @@ XPBD_CHECK_LAYOUT(XpbdTet, 40, 8);
 XPBD_CHECK_LAYOUT(XpbdTetF32, 28, 4);
 XPBD_CHECK_LAYOUT(XpbdTether, 32, 8);
 XPBD_CHECK_LAYOUT(XpbdTetherF32, 20, 4);
-XPBD_CHECK_LAYOUT(XpbdMeshVolume, 40, 8);
-XPBD_CHECK_LAYOUT(XpbdMeshVolumeF32, 24, 4);
+XPBD_CHECK_LAYOUT(XpbdMeshVolume, 48, 8);
+XPBD_CHECK_LAYOUT(XpbdMeshVolumeF32, 32, 4);
 XPBD_CHECK_LAYOUT(XpbdAttachment, 136, 8);
 XPBD_CHECK_LAYOUT(XpbdAttachmentF32, 68, 4);
 XPBD_CHECK_LAYOUT(XpbdCapsule3, 120, 8);
@@ -4729,10 +4809,10 @@ XPBD_CHECK_LAYOUT(XpbdEngineContactF32, 60, 4);
 XPBD_CHECK_LAYOUT(XpbdParticleContact, 16, 8);
 XPBD_CHECK_LAYOUT(XpbdParticleContactF32, 12, 4);
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
-XPBD_CHECK_LAYOUT(XpbdConstraints3, 112, 8);
+XPBD_CHECK_LAYOUT(XpbdConstraints3, 128, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
-XPBD_CHECK_LAYOUT(XpbdConstraints3F32, 112, 8);
+XPBD_CHECK_LAYOUT(XpbdConstraints3F32, 128, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
 XPBD_CHECK_LAYOUT(XpbdGroupColors, 64, 8);

@@ -126,7 +126,7 @@ pub use solver::{
     cloth_link_count, enclosed_volume, icosphere, icosphere_counts, mesh_volume, rope,
     surface_links, tet_block, tet_block_counts, tet_block_link_count, tet_block_links,
     tet_rest_volumes, tet_volume, tethers_along_links, Constraints, Convergence, Group, Link,
-    Substep, SweepStats, System, ZeroLength, MAX_ITERATIONS, MAX_SUBSTEPS, MAX_WORK,
+    MeshParticles, Substep, SweepStats, System, ZeroLength, MAX_ITERATIONS, MAX_SUBSTEPS, MAX_WORK,
 };
 pub use version::{VERSION, VERSION_MAJOR, VERSION_MINOR, VERSION_NUMBER, VERSION_PATCH};
 

@@ -10,7 +10,7 @@ use core::ptr;
 use xpbd::ffi::*;
 use xpbd::{
     bends_count_for_cloth, bends_for_cloth, icosphere, icosphere_counts, mesh_volume, tet_block,
-    tet_block_counts, Bend, MeshVolume, Tet,
+    tet_block_counts, Bend, MeshParticles, MeshVolume, Tet,
 };
 
 /// The bytes of plain data without padding (positions, bends, tets,
@@ -435,6 +435,8 @@ fn sentinel_mesh() -> MeshVolume<f64> {
     MeshVolume {
         first_triangle: 99,
         triangle_count: 99,
+        first_particle: 99,
+        particle_count: 99,
         rest_volume: -1.0,
         pressure: -1.0,
         compliance: -1.0,
@@ -446,8 +448,24 @@ fn sentinel_mesh() -> MeshVolume<f64> {
 fn mesh_volume_equals_the_rust_builder_bit_for_bit() {
     let (x, t) = sphere(1);
     let n = u32::try_from(t.len()).unwrap();
-    let rust = mesh_volume(&t, 0, n, &x, 1.5, 1e-4).unwrap();
+    let np = x.len();
+    let (mut list, mut marks) = (vec![7u32; np + 2], vec![[0.0f64; 3]; np]);
+    let rust = mesh_volume(
+        &t,
+        0,
+        n,
+        &x,
+        1.5,
+        1e-4,
+        MeshParticles {
+            particles: &mut list,
+            first: 2,
+            scratch: &mut marks,
+        },
+    )
+    .unwrap();
     let mut out = sentinel_mesh();
+    let (mut clist, mut cmarks) = (vec![7u32; np + 2], vec![[0.0f64; 3]; np]);
     // SAFETY: valid, disjoint buffers of the stated sizes.
     let got = unsafe {
         xpbd_build_mesh_volume(
@@ -459,16 +477,40 @@ fn mesh_volume_equals_the_rust_builder_bit_for_bit() {
             x.len(),
             1.5,
             1e-4,
+            clist.as_mut_ptr(),
+            clist.len(),
+            2,
+            cmarks.as_mut_ptr().cast(),
+            cmarks.len(),
             &mut out,
         )
     };
     assert_eq!(got, XpbdStatus::Ok);
     assert_eq!(bytes(&[out]), bytes(&[rust]));
     assert!(rust.rest_volume > 0.0);
+    assert_eq!((rust.first_particle, rust.particle_count), (2, np as u32));
+    assert_eq!(clist, list);
+    assert_eq!(&list[..2], &[7, 7], "entries before the list untouched");
+    // The list: every particle once, in first-appearance order.
+    let mut expect = Vec::new();
+    for &k in t.iter().flatten() {
+        if !expect.contains(&k) {
+            expect.push(k);
+        }
+    }
+    assert_eq!(&list[2..], &expect[..]);
 
     let x32: Vec<[f32; 3]> = x.iter().map(|p| p.map(|c| c as f32)).collect();
-    let rust32 = mesh_volume(&t, 0, n, &x32, 1.5, 1e-4).unwrap();
+    let mut marks32 = vec![[0.0f32; 3]; np];
+    let mut list32 = vec![0u32; np];
+    let l32 = MeshParticles {
+        particles: &mut list32,
+        first: 0,
+        scratch: &mut marks32,
+    };
+    let rust32 = mesh_volume(&t, 0, n, &x32, 1.5, 1e-4, l32).unwrap();
     let mut out32 = MeshVolume::<f32>::default();
+    let mut clist32 = vec![0u32; np];
     // SAFETY: as above.
     let got = unsafe {
         xpbd_build_mesh_volume_f32(
@@ -480,9 +522,15 @@ fn mesh_volume_equals_the_rust_builder_bit_for_bit() {
             x32.len(),
             1.5,
             1e-4,
+            clist32.as_mut_ptr(),
+            clist32.len(),
+            0,
+            marks32.as_mut_ptr().cast(),
+            marks32.len(),
             &mut out32,
         )
     };
+    assert_eq!(clist32, list32);
     assert_eq!(got, XpbdStatus::Ok);
     assert_eq!(bytes(&[out32]), bytes(&[rust32]));
 }
@@ -496,33 +544,74 @@ fn mesh_volume_refusals_write_nothing() {
     let tp: *const u32 = t.as_ptr().cast();
     let xp: *const f64 = x.as_ptr().cast();
     let o: *mut MeshVolume<f64> = &mut out;
+    let mut list = vec![7u32; np];
+    let mut marks = vec![[0.0f64; 3]; np];
+    let (lp, sp) = (list.as_mut_ptr(), marks.as_mut_ptr().cast::<f64>());
     // SAFETY: every pointer is NULL, valid for its stated count, or
     // deliberately aliased inside a live buffer.
     let refused = unsafe {
         [
             (
-                xpbd_build_mesh_volume(tp, nt, 0, n, xp, np, 1.0, 0.0, ptr::null_mut()),
+                xpbd_build_mesh_volume(
+                    tp,
+                    nt,
+                    0,
+                    n,
+                    xp,
+                    np,
+                    1.0,
+                    0.0,
+                    lp,
+                    np,
+                    0,
+                    sp,
+                    np,
+                    ptr::null_mut(),
+                ),
                 XpbdStatus::NullPointer,
             ),
             (
-                xpbd_build_mesh_volume(ptr::null(), nt, 0, n, xp, np, 1.0, 0.0, o),
+                xpbd_build_mesh_volume(
+                    ptr::null(),
+                    nt,
+                    0,
+                    n,
+                    xp,
+                    np,
+                    1.0,
+                    0.0,
+                    lp,
+                    np,
+                    0,
+                    sp,
+                    np,
+                    o,
+                ),
                 XpbdStatus::NullPointer,
             ),
             (
-                xpbd_build_mesh_volume(tp, nt, 1, n, xp, np, 1.0, 0.0, o),
+                xpbd_build_mesh_volume(tp, nt, 1, n, xp, np, 1.0, 0.0, lp, np, 0, sp, np, o),
                 XpbdStatus::InvalidArgument,
             ),
             (
-                xpbd_build_mesh_volume(tp, nt, 0, n, xp, np - 1, 1.0, 0.0, o),
+                xpbd_build_mesh_volume(tp, nt, 0, n, xp, np - 1, 1.0, 0.0, lp, np, 0, sp, np, o),
                 XpbdStatus::IndexOutOfRange,
             ),
             (
-                xpbd_build_mesh_volume(tp, nt, 0, n, xp, np, 0.0, 0.0, o),
+                xpbd_build_mesh_volume(tp, nt, 0, n, xp, np, 0.0, 0.0, lp, np, 0, sp, np, o),
                 XpbdStatus::InvalidRestValue,
             ),
             (
-                xpbd_build_mesh_volume(tp, nt, 0, n, xp, np, 1.0, f64::NAN, o),
+                xpbd_build_mesh_volume(tp, nt, 0, n, xp, np, 1.0, f64::NAN, lp, np, 0, sp, np, o),
                 XpbdStatus::InvalidCompliance,
+            ),
+            (
+                xpbd_build_mesh_volume(tp, nt, 0, n, xp, np, 1.0, 0.0, lp, np, 1, sp, np, o),
+                XpbdStatus::CapacityTooSmall,
+            ),
+            (
+                xpbd_build_mesh_volume(tp, nt, 0, n, xp, np, 1.0, 0.0, lp, np, 0, sp, np - 1, o),
+                XpbdStatus::CapacityTooSmall,
             ),
         ]
     };
@@ -530,6 +619,7 @@ fn mesh_volume_refusals_write_nothing() {
         assert_eq!(got, want, "case {k}");
     }
     assert_eq!(bytes(&[out]), bytes(&[sentinel_mesh()]));
+    assert_eq!(list, vec![7u32; np], "no list entry written");
 
     // The output inside the positions, then inside the triangles.
     let (bx, bt) = (bytes(&x), bytes(&t));
@@ -542,8 +632,23 @@ fn mesh_volume_refusals_write_nothing() {
     // SAFETY: live buffers passed twice, which must be refused unread.
     let got = unsafe {
         [
-            xpbd_build_mesh_volume(tp, nt, 0, n, xm.cast_const().cast(), np, 1.0, 0.0, xm),
-            xpbd_build_mesh_volume(tp, nt, 0, n, xp, np, 1.0, 0.0, tm),
+            xpbd_build_mesh_volume(
+                tp,
+                nt,
+                0,
+                n,
+                xm.cast_const().cast(),
+                np,
+                1.0,
+                0.0,
+                lp,
+                np,
+                0,
+                sp,
+                np,
+                xm,
+            ),
+            xpbd_build_mesh_volume(tp, nt, 0, n, xp, np, 1.0, 0.0, lp, np, 0, sp, np, tm),
         ]
     };
     assert_eq!(got, [XpbdStatus::AliasedBuffers; 2]);

@@ -10,8 +10,8 @@ use xpbd::{
     bends_count_for_cloth, bends_for_cloth, check_instance_coloring, cloth, cloth_link_count,
     color_instances, color_order, fill_in_order, greedy_coloring, icosphere, icosphere_counts,
     mesh_volume, surface_links, tet_block, tet_block_counts, tet_block_link_count, tet_block_links,
-    tethers, Bend, Constraints, Group, GroupColors, Instance, Link, MeshVolume, MeshVolumes,
-    SweepStats, System, SystemError, Tet, Tether,
+    tethers, Bend, Constraints, Group, GroupColors, Instance, Link, MeshParticles, MeshVolume,
+    MeshVolumes, SweepStats, System, SystemError, Tet, Tether,
 };
 
 type V = [f64; 3];
@@ -61,6 +61,7 @@ struct Scene {
     tethers: Vec<Tether<f64>>,
     meshes: Vec<MeshVolume<f64>>,
     triangles: Vec<[u32; 3]>,
+    particles: Vec<u32>,
     starts: [Vec<usize>; 4],
 }
 
@@ -99,6 +100,7 @@ fn color_scene(
         tethers,
         meshes: vec![],
         triangles: vec![],
+        particles: vec![],
         starts: [l, b, t, e],
     }
 }
@@ -205,6 +207,7 @@ fn run(scene: &Scene, how: Run) -> (Scene, Vec<SweepStats<f64>>) {
             meshes: MeshVolumes {
                 volumes: &mut s.meshes,
                 triangles: &s.triangles,
+                particles: &s.particles,
                 scratch: &mut scratch,
             },
             attachments: &mut [],
@@ -318,8 +321,21 @@ fn balloon_scene(frequency: usize) -> Scene {
     let mut links = vec![Link::default(); 6 * t];
     let count = surface_links(&triangles, &x, 1e-6, &mut links).unwrap();
     links.truncate(count);
+    let mut particles = vec![0; 2 * p];
+    let mut marks = vec![[0.0; 3]; 2 * p];
+    let mut first = 0;
     let meshes: Vec<MeshVolume<f64>> = (0..2)
-        .map(|b| mesh_volume(&triangles, (b * t) as u32, t as u32, &x, 1.2, 1e-6).unwrap())
+        .map(|b| {
+            let list = MeshParticles {
+                particles: &mut particles,
+                first,
+                scratch: &mut marks,
+            };
+            let m = mesh_volume(&triangles, (b * t) as u32, t as u32, &x, 1.2, 1e-6, list);
+            let m = m.unwrap();
+            first += m.particle_count;
+            m
+        })
         .collect();
     let w = vec![1.0; 2 * p];
     for q in x.iter_mut() {
@@ -328,6 +344,7 @@ fn balloon_scene(frequency: usize) -> Scene {
     let mut scene = color_scene(x, w, &links, &[], &[], &[]);
     scene.meshes = meshes;
     scene.triangles = triangles;
+    scene.particles = particles;
     scene
 }
 

@@ -128,6 +128,7 @@ fn c_calls_match_the_rust_api_bit_for_bit() {
                 meshes: MeshVolumes {
                     volumes: &mut r.meshes,
                     triangles: &r.triangles,
+                    particles: &r.particles,
                     scratch: &mut r.scratch,
                 },
                 attachments: &mut [],
@@ -218,6 +219,8 @@ fn null_groups_and_null_arrays_with_counts_are_refused() {
         mesh_scratch_count: 0,
         attachments: core::ptr::null_mut(),
         attachment_count: 0,
+        mesh_particles: ptr::null(),
+        mesh_particle_count: 0,
     };
     // SAFETY: valid buffers, empty groups.
     unsafe {
@@ -443,6 +446,7 @@ fn invalid_group_constraints_are_named_and_nothing_is_written() {
             meshes: MeshVolumes {
                 volumes: &mut s.meshes,
                 triangles: &s.triangles,
+                particles: &s.particles,
                 scratch: &mut s.scratch,
             },
             attachments: &mut [],

@@ -84,6 +84,7 @@ fn the_world_step_with_groups_matches_step_with_bit_for_bit() {
             meshes: MeshVolumes {
                 volumes: &mut r.meshes,
                 triangles: &r.triangles,
+                particles: &r.particles,
                 scratch: &mut r.scratch,
             },
             attachments: &mut [],
@@ -408,6 +409,8 @@ fn the_f32_twins_match_the_rust_api() {
         mesh_scratch_count: 0,
         attachments: core::ptr::null_mut(),
         attachment_count: 0,
+        mesh_particles: ptr::null(),
+        mesh_particle_count: 0,
     };
     let (mut s, mut m) = (XpbdSweepStatsF32::default(), XpbdSweepStatsF32::default());
     let mut conv = XpbdConvergenceF32::default();

@@ -4,15 +4,40 @@
 //! overpressure constraint of Müller et al. 2007, one correction per
 //! particle, the lifecycle in one substep and on a balloon resting on a
 //! plane (5, 20, 100 iterations, λ kept or reset), inflation, degenerate
-//! meshes, every rejection writing nothing, and the sphere builder.
+//! meshes, the builders' rejections writing nothing (a substep's are in
+//! tests/pressure_checks.rs), and the sphere builder.
 
 use std::collections::HashMap;
 use xpbd::{
     enclosed_volume, icosphere, icosphere_counts, mesh_volume, surface_links, Constraints, Link,
-    MeshVolume, MeshVolumes, System, SystemError, ZeroLength,
+    MeshParticles, MeshVolume, MeshVolumes, Real, System, SystemError, ZeroLength,
 };
 
+#[path = "support/mesh.rs"]
+mod mesh;
+use mesh::{sphere, with_list};
+
 const G: f64 = 9.81; // m/s²
+
+/// `mesh_volume` with the particle list discarded (`with_list` sets it
+/// where the mesh is used).
+fn build<T: Real>(
+    tris: &[[u32; 3]],
+    first: u32,
+    count: u32,
+    x: &[[T; 3]],
+    k: T,
+    c: T,
+) -> Result<MeshVolume<T>, SystemError> {
+    let mut list = vec![0; x.len()];
+    let mut marks = vec![[T::ZERO; 3]; x.len()];
+    let out = MeshParticles {
+        particles: &mut list,
+        first: 0,
+        scratch: &mut marks,
+    };
+    mesh_volume(tris, first, count, x, k, c, out)
+}
 
 /// A small deterministic generator (SplitMix64), uniform in [−1, 1).
 struct Rng(u64);
@@ -75,18 +100,6 @@ fn pbd_solve(tris: &[[u32; 3]], x: &mut [[f64; 3]], w: &[f64], rest: f64, k: f64
     }
 }
 
-/// A geodesic sphere: positions and triangles.
-fn sphere(frequency: usize, radius: f64, center: [f64; 3]) -> (Vec<[f64; 3]>, Vec<[u32; 3]>) {
-    let (np, nt) = icosphere_counts(frequency).unwrap();
-    let mut x = vec![[0.0; 3]; np];
-    let mut tris = vec![[0; 3]; nt];
-    assert_eq!(
-        icosphere(frequency, radius, center, &mut x, &mut tris),
-        Ok((np, nt))
-    );
-    (x, tris)
-}
-
 /// `x` after one iteration of a fresh substep over `meshes` (no links),
 /// and the meshes' λ.
 fn one_iteration(
@@ -99,12 +112,14 @@ fn one_iteration(
     let mut y = x.to_vec();
     let mut volumes = meshes.to_vec();
     let mut scratch = vec![[0.0; 3]; x.len()];
+    let particles = with_list(tris, &mut volumes);
     let mut system = System::new(&mut y, w, &mut [])
         .unwrap()
         .with_constraints(Constraints {
             meshes: MeshVolumes {
                 volumes: &mut volumes,
                 triangles: tris,
+                particles: &particles,
                 scratch: &mut scratch,
             },
             ..Default::default()
@@ -213,8 +228,8 @@ fn gradient_matches_finite_differences_and_each_particle_moves_once() {
             })
             .collect();
         let mesh = MeshVolume::new(
-            0,
-            tris.len() as u32,
+            [0, tris.len() as u32],
+            [0, 0],
             v,
             0.8 + 0.01 * (case % 10) as f64,
             0.0,
@@ -278,7 +293,7 @@ fn one_iteration_matches_the_overpressure_constraint_of_muller_2007() {
         let k = 1.0 + 0.3 * rng.next();
         let mut expect = x.clone();
         pbd_solve(&tris, &mut expect, &w, rest, k);
-        let mesh = MeshVolume::new(0, tris.len() as u32, rest, k, 0.0);
+        let mesh = MeshVolume::new([0, tris.len() as u32], [0, 0], rest, k, 0.0);
         let (got, _) = one_iteration(&x, &w, &tris, &[mesh], 0.01);
         for (g, e) in got.iter().zip(&expect) {
             for i in 0..3 {
@@ -321,8 +336,9 @@ fn lifecycle_one_and_twenty_iterations_agree_and_h_scales_alpha() {
         let mut shapes = vec![];
         for iterations in [1, 20] {
             let mut y = x.clone();
-            let mut volumes = [MeshVolume::new(0, 20, v0, k, compliance)];
+            let mut volumes = [MeshVolume::new([0, 20], [0, 0], v0, k, compliance)];
             let mut scratch = vec![[0.0; 3]; x.len()];
+            let particles = with_list(&tris, &mut volumes);
             let mut system =
                 System::new(&mut y, &w, &mut [])
                     .unwrap()
@@ -330,6 +346,7 @@ fn lifecycle_one_and_twenty_iterations_agree_and_h_scales_alpha() {
                         meshes: MeshVolumes {
                             volumes: &mut volumes,
                             triangles: &tris,
+                            particles: &particles,
                             scratch: &mut scratch,
                         },
                         ..Default::default()
@@ -375,17 +392,19 @@ fn two_meshes_in_one_group_inflate_to_their_own_targets() {
     let first2 = tris.len() as u32;
     x.extend(x2);
     tris.extend(t2.iter().map(|t| t.map(|k| k + base)));
-    let m1 = mesh_volume(&tris, 0, first2, &x, 1.5, 0.0).unwrap();
-    let m2 = mesh_volume(&tris, first2, 20, &x, 0.7, 0.0).unwrap();
+    let m1 = build(&tris, 0, first2, &x, 1.5, 0.0).unwrap();
+    let m2 = build(&tris, first2, 20, &x, 0.7, 0.0).unwrap();
     let mut volumes = [m1, m2];
     let mut scratch = vec![[0.0; 3]; x.len()];
     let w = vec![1.0; x.len()];
+    let particles = with_list(&tris, &mut volumes);
     let mut system = System::new(&mut x, &w, &mut [])
         .unwrap()
         .with_constraints(Constraints {
             meshes: MeshVolumes {
                 volumes: &mut volumes,
                 triangles: &tris,
+                particles: &particles,
                 scratch: &mut scratch,
             },
             ..Default::default()
@@ -427,15 +446,17 @@ fn degenerate_and_static_meshes() {
         y.push([9.0; 3]);
         y.push([10.0, 9.0, 9.0]);
         let mut links = [Link::new(12, 13, 1.0, 0.0)];
-        let mut volumes = [MeshVolume::new(0, 20, v0, 1.0, 0.0)];
+        let mut volumes = [MeshVolume::new([0, 20], [0, 0], v0, 1.0, 0.0)];
         let mut scratch = vec![[0.0; 3]; y.len()];
         let w = vec![1.0; y.len()];
+        let particles = with_list(&tris, &mut volumes);
         let mut system = System::new(&mut y, &w, &mut links)
             .unwrap()
             .with_constraints(Constraints {
                 meshes: MeshVolumes {
                     volumes: &mut volumes,
                     triangles: &tris,
+                    particles: &particles,
                     scratch: &mut scratch,
                 },
                 ..Default::default()
@@ -454,15 +475,17 @@ fn degenerate_and_static_meshes() {
         assert_eq!(system.constraints().meshes.volumes[0].lambda, 0.0);
     }
     let mut y = x.clone();
-    let mut volumes = [MeshVolume::new(0, 20, v0, 2.0, 0.0)];
+    let mut volumes = [MeshVolume::new([0, 20], [0, 0], v0, 2.0, 0.0)];
     let mut scratch = vec![[0.0; 3]; 12];
     let w = [0.0; 12];
+    let particles = with_list(&tris, &mut volumes);
     let mut system = System::new(&mut y, &w, &mut [])
         .unwrap()
         .with_constraints(Constraints {
             meshes: MeshVolumes {
                 volumes: &mut volumes,
                 triangles: &tris,
+                particles: &particles,
                 scratch: &mut scratch,
             },
             ..Default::default()
@@ -473,115 +496,18 @@ fn degenerate_and_static_meshes() {
 }
 
 #[test]
-fn invalid_meshes_are_rejected_naming_them_and_nothing_is_written() {
-    let (x0, mut tris) = sphere(1, 1.0, [0.0; 3]);
-    // 20: the same particle twice; 21..24: good; 24: an index out of range.
-    let extra = [[0, 1, 1], tris[0], tris[1], tris[2], [0, 1, 12]];
-    tris.extend(extra);
-    let v0 = enclosed_volume(&tris[..20], &x0).unwrap();
-    let good = MeshVolume::new(0, 20, v0, 1.0, 0.0);
-    let m = |first, count, rest, k, c| MeshVolume::new(first, count, rest, k, c);
-    let cases: Vec<(MeshVolume<f64>, SystemError)> = vec![
-        (
-            m(21, 4, v0, 1.0, 0.0),
-            SystemError::IndexOutOfRange { constraint: 2 },
-        ),
-        (
-            m(20, 4, v0, 1.0, 0.0),
-            SystemError::SameParticle { constraint: 2 },
-        ),
-        (
-            m(22, 4, v0, 1.0, 0.0),
-            SystemError::InvalidRestValue { constraint: 2 },
-        ),
-        (
-            m(u32::MAX, 2, v0, 1.0, 0.0),
-            SystemError::InvalidRestValue { constraint: 2 },
-        ),
-        (
-            m(0, 3, v0, 1.0, 0.0),
-            SystemError::InvalidRestValue { constraint: 2 },
-        ),
-        (
-            m(0, 20, 0.0, 1.0, 0.0),
-            SystemError::InvalidRestValue { constraint: 2 },
-        ),
-        (
-            m(0, 20, -v0, 1.0, 0.0),
-            SystemError::InvalidRestValue { constraint: 2 },
-        ),
-        (
-            m(0, 20, f64::NAN, 1.0, 0.0),
-            SystemError::InvalidRestValue { constraint: 2 },
-        ),
-        (
-            m(0, 20, v0, 0.0, 0.0),
-            SystemError::InvalidRestValue { constraint: 2 },
-        ),
-        (
-            m(0, 20, v0, f64::INFINITY, 0.0),
-            SystemError::InvalidRestValue { constraint: 2 },
-        ),
-        (
-            m(0, 20, f64::MAX, 2.0, 0.0),
-            SystemError::InvalidRestValue { constraint: 2 },
-        ),
-        (
-            m(0, 20, v0, 1.0, -1.0),
-            SystemError::InvalidCompliance { constraint: 2 },
-        ),
-        (
-            m(0, 20, v0, 1.0, f64::MAX),
-            SystemError::UnrepresentableScale { constraint: 2 },
-        ),
-    ];
-    for (bad, error) in cases {
-        let mut x = x0.clone();
-        let mut links = [Link::new(0, 1, 1.0, 0.0)];
-        let mut volumes = [good, bad];
-        volumes[0].lambda = 0.5; // left from a previous substep
-        let mut scratch = vec![[0.0; 3]; 12];
-        let mut system = System::new(&mut x, &[1.0; 12], &mut links)
-            .unwrap()
-            .with_constraints(Constraints {
-                meshes: MeshVolumes {
-                    volumes: &mut volumes,
-                    triangles: &tris,
-                    scratch: &mut scratch,
-                },
-                ..Default::default()
-            });
-        assert_eq!(system.begin_substep(0.01).unwrap_err(), error, "{bad:?}");
-        assert_eq!(x, x0);
-        assert_eq!(volumes[0].lambda.to_bits(), 0.5_f64.to_bits());
-    }
-    // A scratch shorter than the particles.
-    let mut x = x0.clone();
-    let mut volumes = [good];
-    let mut scratch = vec![[0.0; 3]; 11];
-    let mut system = System::new(&mut x, &[1.0; 12], &mut [])
-        .unwrap()
-        .with_constraints(Constraints {
-            meshes: MeshVolumes {
-                volumes: &mut volumes,
-                triangles: &tris,
-                scratch: &mut scratch,
-            },
-            ..Default::default()
-        });
-    assert_eq!(
-        system.begin_substep(0.01).unwrap_err(),
-        SystemError::CapacityTooSmall { needed: 12 }
-    );
-}
-
-#[test]
 fn builders_reject_precisely_and_write_nothing() {
     let (x, tris) = sphere(1, 1.0, [0.0; 3]);
-    let ok = mesh_volume(&tris, 0, 20, &x, 1.25, 1e-4).unwrap();
+    let ok = build(&tris, 0, 20, &x, 1.25, 1e-4).unwrap();
     assert_eq!(
         ok,
-        MeshVolume::new(0, 20, enclosed_volume(&tris, &x).unwrap(), 1.25, 1e-4)
+        MeshVolume::new(
+            [0, 20],
+            [0, 12],
+            enclosed_volume(&tris, &x).unwrap(),
+            1.25,
+            1e-4
+        )
     );
     let mut bad_tris = tris.clone();
     bad_tris[3] = [0, 1, 40];
@@ -591,33 +517,33 @@ fn builders_reject_precisely_and_write_nothing() {
     let mut nan = x.clone();
     nan[4][2] = f64::NAN;
     assert_eq!(
-        mesh_volume(&tris, 1, 20, &x, 1.0, 0.0),
+        build(&tris, 1, 20, &x, 1.0, 0.0),
         Err(SystemError::InvalidShape)
     );
     assert_eq!(
-        mesh_volume(&tris, 0, 3, &x, 1.0, 0.0),
+        build(&tris, 0, 3, &x, 1.0, 0.0),
         Err(SystemError::InvalidShape)
     );
     assert_eq!(
-        mesh_volume(&bad_tris, 0, 20, &x, 1.0, 0.0),
+        build(&bad_tris, 0, 20, &x, 1.0, 0.0),
         Err(SystemError::IndexOutOfRange { constraint: 0 })
     );
     assert_eq!(
-        mesh_volume(&same, 0, 20, &x, 1.0, 0.0),
+        build(&same, 0, 20, &x, 1.0, 0.0),
         Err(SystemError::SameParticle { constraint: 0 })
     );
     assert_eq!(
-        mesh_volume(&tris, 0, 20, &nan, 1.0, 0.0),
+        build(&tris, 0, 20, &nan, 1.0, 0.0),
         Err(SystemError::NonFinitePosition { particle: 4 })
     );
     for (t, k) in [(&flipped, 1.0), (&tris, 0.0), (&tris, f64::NAN)] {
         assert_eq!(
-            mesh_volume(t, 0, 20, &x, k, 0.0),
+            build(t, 0, 20, &x, k, 0.0),
             Err(SystemError::InvalidRestValue { constraint: 0 })
         );
     }
     assert_eq!(
-        mesh_volume(&tris, 0, 20, &x, 1.0, -1.0),
+        build(&tris, 0, 20, &x, 1.0, -1.0),
         Err(SystemError::InvalidCompliance { constraint: 0 })
     );
     // The sphere builder.
@@ -712,7 +638,7 @@ fn balloon(frequency: usize, radius: f64, mass: f64, k: f64, mesh_c: f64, link_c
         surface_links(&tris, &x, link_c, &mut links),
         Ok(links.len())
     );
-    let mesh = mesh_volume(&tris, 0, tris.len() as u32, &x, k, mesh_c).unwrap();
+    let mesh = build(&tris, 0, tris.len() as u32, &x, k, mesh_c).unwrap();
     Balloon {
         w: vec![x.len() as f64 / mass; x.len()],
         x,
@@ -742,12 +668,14 @@ fn simulate(
     let h = 1.0 / 60.0 / substeps as f64;
     let mut v = vec![[0.0; 3]; x.len()];
     let mut prev = x.clone();
+    let particles = with_list(&b.tris, &mut volumes);
     let mut system = System::new(&mut x, &b.w, &mut links)
         .unwrap()
         .with_constraints(Constraints {
             meshes: MeshVolumes {
                 volumes: &mut volumes,
                 triangles: &b.tris,
+                particles: &particles,
                 scratch: &mut scratch,
             },
             ..Default::default()
@@ -838,17 +766,19 @@ fn f32_balloon_inflates() {
     let mut x = vec![[0.0_f32; 3]; np];
     let mut tris = vec![[0; 3]; nt];
     icosphere(2, 0.5_f32, [0.0; 3], &mut x, &mut tris).unwrap();
-    let mut volumes = [mesh_volume(&tris, 0, nt as u32, &x, 1.3_f32, 0.0).unwrap()];
+    let mut volumes = [build(&tris, 0, nt as u32, &x, 1.3_f32, 0.0).unwrap()];
     let mut links = vec![Link::default(); 3 * nt / 2];
     surface_links(&tris, &x, 1e-3_f32, &mut links).unwrap();
     let mut scratch = vec![[0.0_f32; 3]; np];
     let w = vec![1.0_f32; np];
+    let particles = with_list(&tris, &mut volumes);
     let mut system = System::new(&mut x, &w, &mut links)
         .unwrap()
         .with_constraints(Constraints {
             meshes: MeshVolumes {
                 volumes: &mut volumes,
                 triangles: &tris,
+                particles: &particles,
                 scratch: &mut scratch,
             },
             ..Default::default()

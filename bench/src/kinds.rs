@@ -38,7 +38,7 @@ use std::hint::black_box;
 use xpbd::{
     bends_count_for_cloth, bends_for_cloth, color_instances, color_order, fill_in_order, icosphere,
     icosphere_counts, mesh_volume, tet_block, tet_block_counts, tethers, Bend, Constraints,
-    GroupColors, Instance, Link, MeshVolume, MeshVolumes, System, Tet, Tether,
+    GroupColors, Instance, Link, MeshParticles, MeshVolume, MeshVolumes, System, Tet, Tether,
 };
 
 use crate::report::{pair_ratio, Ratio};
@@ -587,7 +587,8 @@ pub(crate) struct MeshScene {
     triangles: Vec<[u32; 3]>,
     mesh: MeshVolume<f64>,
     /// The mesh's particles once each, in the order they first appear in
-    /// its triangles (the C reference's list).
+    /// its triangles (the crate's list, `mesh_volume` wrote it; the C
+    /// reference's too).
     unique: Vec<u32>,
 }
 
@@ -599,20 +600,22 @@ impl MeshScene {
         let mut triangles = vec![[0u32; 3]; count];
         icosphere(frequency, 0.5, [0.0; 3], &mut x0, &mut triangles).map_err(|e| e.to_string())?;
         let tris = u32::try_from(count).map_err(|e| e.to_string())?;
-        let mesh = mesh_volume(&triangles, 0, tris, &x0, 1.0, 1e-6).map_err(|e| e.to_string())?;
+        let mut unique = vec![0; particles];
+        let mut marks = vec![[0.0; 3]; particles];
+        let list = MeshParticles {
+            particles: &mut unique,
+            first: 0,
+            scratch: &mut marks,
+        };
+        let mesh =
+            mesh_volume(&triangles, 0, tris, &x0, 1.0, 1e-6, list).map_err(|e| e.to_string())?;
+        unique.truncate(mesh.particle_count as usize);
         let x = x0
             .iter()
             .enumerate()
             .map(|(k, p)| p.map(|c| c * (1.0 + 0.01 * ((k % 7) as f64 - 2.0))))
             .collect();
         let w = vec![1.0; particles];
-        let mut seen = vec![false; particles];
-        let mut unique = Vec::with_capacity(particles);
-        for &k in triangles.iter().flatten() {
-            if !std::mem::replace(&mut seen[k as usize], true) {
-                unique.push(k);
-            }
-        }
         Ok(Self {
             frequency,
             x,
@@ -645,12 +648,14 @@ impl MeshScene {
         let (mut cx, mut cm) = (self.x.clone(), [self.mesh]);
         let mut scratch = vec![[0.0; 3]; x.len()];
         let mut grad = vec![[0.0; 3]; x.len()];
-        let ustart = [0, self.unique.len()];
+        let first = self.mesh.first_particle as usize;
+        let ustart = [first, first + self.mesh.particle_count as usize];
         let w = &self.w;
         let groups = Constraints {
             meshes: MeshVolumes {
                 volumes: &mut m,
                 triangles: &self.triangles,
+                particles: &self.unique,
                 scratch: &mut scratch,
             },
             ..Constraints::default()

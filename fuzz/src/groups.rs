@@ -41,7 +41,7 @@ use xpbd::ffi::*;
 
 use crate::{Held, Input, Place, Pre, Span, REGION};
 
-const REGIONS: usize = 15;
+const REGIONS: usize = 16;
 const POS: usize = 0;
 const MASS: usize = 1;
 const LINKS: usize = 2;
@@ -57,6 +57,7 @@ const MSCRATCH: usize = 11;
 const ANCHORS: usize = 12;
 const OUT: usize = 13;
 const ATTACH: usize = 14;
+const MPARTS: usize = 15;
 const BYTES: usize = REGIONS * REGION;
 
 #[repr(C, align(8))]
@@ -212,6 +213,8 @@ macro_rules! groups_abi {
                     && x.mesh_scratch_count == y.mesh_scratch_count
                     && x.attachments == y.attachments
                     && x.attachment_count == y.attachment_count
+                    && x.mesh_particles == y.mesh_particles
+                    && x.mesh_particle_count == y.mesh_particle_count
             }
             fn same_world(x: &$World, y: &$World) -> bool {
                 x.positions == y.positions
@@ -284,6 +287,8 @@ macro_rules! groups_abi {
                 }
                 // Faces of the tetrahedron 0, 1, 4, 16 (counter-clockwise outside).
                 let faces = [[0u32, 4, 1], [0, 1, 16], [0, 16, 4], [1, 4, 16]];
+                let mut faces_put = [[0u32; 3]; 4];
+                let mut list = [0u32; 4];
                 for (k, f) in faces.iter().enumerate() {
                     let f = if inp.byte() % 16 == 0 {
                         [idx(inp, n), idx(inp, n), idx(inp, n)]
@@ -291,11 +296,26 @@ macro_rules! groups_abi {
                         f.map(|q| q % (n.max(1) as u32))
                     };
                     a.put(TRIS, k, f);
+                    faces_put[k] = f;
+                }
+                // The mesh's particle list: first-appearance order, sometimes forged.
+                let mut listed = 0;
+                for &q in faces_put.as_flattened() {
+                    if !list[..listed].contains(&q) && listed < 4 {
+                        list[listed] = q;
+                        listed += 1;
+                    }
+                }
+                for (k, &q) in list.iter().enumerate() {
+                    let q = if inp.byte() % 32 == 0 { idx(inp, n) } else { q };
+                    a.put(MPARTS, k, q);
                 }
                 if c[4] > 0 {
                     let mv = $Mesh {
                         first_triangle: if inp.byte() % 16 == 0 { u32::from(inp.byte()) } else { 0 },
                         triangle_count: if inp.byte() % 16 == 0 { u32::from(inp.byte()) } else { 4 },
+                        first_particle: if inp.byte() % 16 == 0 { u32::from(inp.byte()) } else { 0 },
+                        particle_count: if inp.byte() % 16 == 0 { u32::from(inp.byte()) } else { listed as u32 },
                         rest_volume: val(inp, 1.0 / 6.0),
                         pressure: val(inp, 1.0),
                         compliance: val(inp, 0.0),
@@ -358,6 +378,8 @@ macro_rules! groups_abi {
                     mesh_scratch_count: 0,
                     attachments: core::ptr::null_mut(),
                     attachment_count: 0,
+                    mesh_particles: core::ptr::null(),
+                    mesh_particle_count: 0,
                 });
                 let base = a.base();
                 let sysb = core::ptr::addr_of_mut!(hs).cast::<u8>();
@@ -399,6 +421,8 @@ macro_rules! groups_abi {
                 (hg.s.triangles, hg.s.triangle_count) = (ptr(l).cast_const().cast(), c);
                 let (l, c) = array::<[T; 3]>(&mut inp, MSCRATCH, n);
                 (hg.s.mesh_scratch, hg.s.mesh_scratch_count) = (ptr(l).cast(), c);
+                let (l, c) = array::<u32>(&mut inp, MPARTS, 4);
+                (hg.s.mesh_particles, hg.s.mesh_particle_count) = (ptr(l).cast_const().cast(), c);
                 let (l, c) = array::<$Attach>(&mut inp, ATTACH, counts[5]);
                 (hg.s.attachments, hg.s.attachment_count) = (ptr(l).cast(), c);
                 // The world shares the system's buffers and adds its own.
@@ -470,6 +494,7 @@ macro_rules! groups_abi {
                         Span::of(g.mesh_scratch, g.mesh_scratch_count),
                         Span::of(g.attachments, g.attachment_count),
                         Span::of(grp, 1),
+                        Span::of(g.mesh_particles, g.mesh_particle_count),
                     ];
                     let sspans = [
                         Span::of(sb.positions, sb.particle_count),
@@ -509,8 +534,10 @@ macro_rules! groups_abi {
                     let status = unsafe {
                         match op {
                             0 | 1 => {
-                                pre.buffers(&[sspans[0], sspans[1], sspans[2], sspans[3], gspans[0], gspans[1], gspans[2], gspans[3], gspans[4], gspans[5], gspans[6], gspans[7]]);
+                                pre.buffers(&[sspans[0], sspans[1], sspans[2], sspans[3], gspans[0], gspans[1], gspans[2], gspans[3], gspans[4], gspans[5], gspans[6], gspans[7], gspans[8]]);
                                 lam(&mut on_ok, sb.links, sb.link_count);
+                                // The validation marks particles in the mesh scratch.
+                                on_err.span(bu, gspans[5]);
                                 $begin(sysp, grp, val(&mut inp, 0.01))
                             }
                             2..=5 => {
@@ -529,7 +556,7 @@ macro_rules! groups_abi {
                                 if op == 5 && out.is_null() {
                                     pre.add(XpbdStatus::NullPointer);
                                 }
-                                pre.buffers(&[sspans[0], sspans[1], sspans[2], sspans[3], gspans[0], gspans[1], gspans[2], gspans[3], gspans[4], gspans[5], gspans[6], gspans[7], o]);
+                                pre.buffers(&[sspans[0], sspans[1], sspans[2], sspans[3], gspans[0], gspans[1], gspans[2], gspans[3], gspans[4], gspans[5], gspans[6], gspans[7], gspans[8], o]);
                                 if !begun {
                                     pre.add(XpbdStatus::NoSubstep);
                                 }
@@ -563,7 +590,7 @@ macro_rules! groups_abi {
                                     Span::of(core::ptr::addr_of!(config.s), 1),
                                     Span::out(out),
                                 ];
-                                let mut all = [ws[0]; 17];
+                                let mut all = [ws[0]; 18];
                                 all[..9].copy_from_slice(&ws);
                                 all[9..].copy_from_slice(&gspans);
                                 pre.buffers(&all);

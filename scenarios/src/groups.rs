@@ -74,6 +74,9 @@ pub struct Scene<T: Real> {
     pub meshes: [MeshVolume<T>; 1],
     /// The octahedron's faces.
     pub triangles: [[u32; 3]; TRIANGLES],
+    /// The mesh's particles once each, in the order they first appear in
+    /// its triangles.
+    pub mesh_particles: [u32; 6],
     /// The mesh gradient scratch.
     pub mesh_scratch: [[T; 3]; PARTICLES],
     /// The attachment of [`ATTACHED`].
@@ -260,9 +263,20 @@ impl<T: Real> Scene<T> {
             ];
             volume = volume + (pa[0] * cr[0] + pa[1] * cr[1] + pa[2] * cr[2]);
         }
+        // The octahedron's 6 particles in the order they first appear.
+        let mut mesh_particles = [0u32; 6];
+        let mut listed = 0;
+        for &k in triangles.as_flattened() {
+            if !mesh_particles[..listed].contains(&k) {
+                mesh_particles[listed] = k;
+                listed += 1;
+            }
+        }
         let meshes = [MeshVolume {
             first_triangle: 0,
             triangle_count: u(TRIANGLES),
+            first_particle: 0,
+            particle_count: u(listed),
             rest_volume: volume / f(6.0),
             pressure: f(PRESSURE),
             compliance: f(1e-6),
@@ -287,6 +301,7 @@ impl<T: Real> Scene<T> {
             tethers,
             meshes,
             triangles,
+            mesh_particles,
             mesh_scratch: [[T::ZERO; 3]; PARTICLES],
             attachments: [Attachment::new(
                 u(ATTACHED),
@@ -347,6 +362,7 @@ impl<T: Real> Scene<T> {
             meshes: MeshVolumes {
                 volumes: &mut self.meshes,
                 triangles: &self.triangles,
+                particles: &self.mesh_particles,
                 scratch: &mut self.mesh_scratch,
             },
             attachments: &mut self.attachments,

@@ -138,6 +138,8 @@ pub(crate) struct RawGroups<T> {
     pub(crate) volumes: RawGroup<MeshVolume<T>>,
     /// The meshes' triangles; never written.
     pub(crate) triangles: RawGroup<[u32; 3]>,
+    /// The meshes' particle lists; never written.
+    pub(crate) particles: RawGroup<u32>,
     /// The meshes' gradient scratch.
     pub(crate) scratch: RawGroup<[T; 3]>,
     /// The attachments.
@@ -187,6 +189,10 @@ impl<T: Real> RawGroups<T> {
             triangles: RawGroup {
                 p: c.meshes.triangles.as_ptr().cast_mut(),
                 len: c.meshes.triangles.len(),
+            },
+            particles: RawGroup {
+                p: c.meshes.particles.as_ptr().cast_mut(),
+                len: c.meshes.particles.len(),
             },
             scratch: RawGroup::of(c.meshes.scratch),
             attachments: RawGroup::of(c.attachments),
@@ -428,12 +434,13 @@ impl<T: Real> RawGroups<T> {
         // contract, nothing else accesses them while this range runs; the
         // buffers do not overlap (distinct slices of one system), so the
         // mutable slices do not alias.
-        let (x, w, volumes, triangles, scratch) = unsafe {
+        let (x, w, volumes, triangles, particles, scratch) = unsafe {
             (
                 part(self.x, self.n),
                 part_ref(self.w, self.n),
                 part(self.volumes.p, self.volumes.len),
                 part_ref(self.triangles.p.cast_const(), self.triangles.len),
+                part_ref(self.particles.p.cast_const(), self.particles.len),
                 part(self.scratch.p, self.scratch.len),
             )
         };
@@ -441,7 +448,7 @@ impl<T: Real> RawGroups<T> {
             return Ok(stats);
         };
         for (k, mesh) in meshes.iter_mut().enumerate() {
-            let v = solve_mesh(mesh, triangles, scratch, x, w, self.h2);
+            let v = solve_mesh(mesh, (triangles, particles), scratch, x, w, self.h2);
             count_visit(&mut stats, v, begin.saturating_add(k), self.policy)?;
         }
         Ok(stats)

@@ -582,7 +582,7 @@ impl<T: Real, const D: usize> Constraint<T, D, 4> for Bend<T> {
         });
         let Some((d, weight)) = found else {
             // The rare path: name a non-finite position, else degenerate.
-            return match super::non_finite_particle(x, &particles) {
+            return match super::non_finite_particle(x, &self.particles) {
                 Some(k) => Evaluation::NonFinitePosition(k),
                 None => Evaluation::Degenerate,
             };

@@ -121,16 +121,17 @@ pub(crate) fn check_compliance<T: Real>(compliance: T, h2: T) -> Result<(), Inva
 
 /// The first of `particles` (indices into the positions `x`) whose
 /// position is NaN or infinite: the rare path of an evaluation that found
-/// no usable gradient (one copy for every kind).
+/// no usable gradient (one copy for every kind: a bend's or a tet's four
+/// particles, a closed mesh's particle list).
 #[cold]
 #[inline(never)]
 pub(crate) fn non_finite_particle<T: Real, const D: usize>(
     x: &[[T; D]],
-    particles: &[usize],
+    particles: &[u32],
 ) -> Option<usize> {
     particles
         .iter()
-        .copied()
+        .map(|&k| distance::index(k))
         .find(|&k| x.get(k).is_some_and(|p| !p.iter().all(|v| v.is_finite())))
 }
 

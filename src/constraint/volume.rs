@@ -242,7 +242,7 @@ impl<T: Real, const D: usize> Constraint<T, D, 4> for Tet<T> {
         // validation) is named; with finite positions a non-finite W or C
         // is an overflow, left to the finite check of the result (`visit`).
         if !weight.is_finite() || !c.is_finite() || weight < T::MIN_POSITIVE {
-            if let Some(k) = super::non_finite_particle(x, &particles) {
+            if let Some(k) = super::non_finite_particle(x, &self.particles) {
                 return Evaluation::NonFinitePosition(k);
             }
             if weight < T::MIN_POSITIVE {

@@ -349,6 +349,10 @@ pub(crate) unsafe fn group_job_raw<T: Real>(
             p: g.triangles.cast_mut(),
             len: g.triangle_count,
         },
+        particles: RawGroup {
+            p: g.mesh_particles.cast_mut(),
+            len: g.mesh_particle_count,
+        },
         scratch: RawGroup {
             p: g.mesh_scratch,
             len: g.mesh_scratch_count,

@@ -41,19 +41,20 @@ use crate::real::Real;
 use crate::solver::tethers_along_links;
 use crate::solver::{
     bends_count_for_cloth, bends_for_cloth, icosphere, icosphere_counts, mesh_volume, tet_block,
-    tet_block_counts, Constraints, System,
+    tet_block_counts, Constraints, MeshParticles, System,
 };
 use crate::Link;
 
 /// The arrays of a groups struct, then the struct itself, for the one
 /// overlap check.
-pub(crate) fn buffers<T>(g: &ConstraintsC<T>, groups: *const ConstraintsC<T>) -> [Buf; 8] {
+pub(crate) fn buffers<T>(g: &ConstraintsC<T>, groups: *const ConstraintsC<T>) -> [Buf; 9] {
     [
         Buf::of(g.bends, g.bend_count),
         Buf::of(g.tets, g.tet_count),
         Buf::of(g.tethers, g.tether_count),
         Buf::of(g.mesh_volumes, g.mesh_volume_count),
         Buf::of(g.triangles, g.triangle_count),
+        Buf::of(g.mesh_particles, g.mesh_particle_count),
         Buf::of(g.mesh_scratch, g.mesh_scratch_count),
         Buf::of(g.attachments, g.attachment_count),
         Buf::of(groups, 1),
@@ -95,6 +96,7 @@ pub(crate) unsafe fn view<'a, T: Real>(
             meshes: MeshVolumes {
                 volumes: slice_mut(g.mesh_volumes, g.mesh_volume_count),
                 triangles: slice(g.triangles, g.triangle_count),
+                particles: slice(g.mesh_particles, g.mesh_particle_count),
                 scratch: slice_mut(g.mesh_scratch, g.mesh_scratch_count),
             },
             attachments: slice_mut(g.attachments, g.attachment_count),
@@ -411,14 +413,29 @@ pub(crate) unsafe fn build_tet_block_raw<T: Real>(
     }
 }
 
+/// The particle list arguments of `xpbd_build_mesh_volume[_f32]`: the
+/// list array (`capacity` entries), its first entry for this mesh and
+/// the marks' scratch (3 values per entry, `scratch_count` entries).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct MeshList<T> {
+    pub(crate) particles: *mut u32,
+    pub(crate) capacity: usize,
+    pub(crate) first: u32,
+    pub(crate) scratch: *mut T,
+    pub(crate) scratch_count: usize,
+}
+
 /// `xpbd_build_mesh_volume[_f32]`: one closed-mesh volume constraint over
 /// `triangles[first .. first + count]` (flat, 3 indices per triangle),
-/// rest volume from the flat `positions`, through [`mesh_volume`]. Writes
-/// `*out` on success only.
+/// rest volume from the flat `positions`, through [`mesh_volume`], its
+/// particle list into `list`. Writes `*out` and the list on success only
+/// (the scratch in any case).
 ///
 /// # Safety
 /// `triangles` valid for `3·triangle_count` reads, `positions` for
-/// `3·particle_count`, `out` NULL or valid for a write.
+/// `3·particle_count`, `list.particles` for `list.capacity` writes,
+/// `list.scratch` for `3·list.scratch_count`, `out` NULL or valid for a
+/// write.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn build_mesh_volume_raw<T: Real>(
@@ -430,6 +447,7 @@ pub(crate) unsafe fn build_mesh_volume_raw<T: Real>(
     particle_count: usize,
     pressure: T,
     compliance: T,
+    list: MeshList<T>,
     out: *mut MeshVolume<T>,
 ) -> XpbdStatus {
     if out.is_null() {
@@ -437,22 +455,32 @@ pub(crate) unsafe fn build_mesh_volume_raw<T: Real>(
     }
     let triangles = triangles.cast::<[u32; 3]>();
     let positions = positions.cast::<[T; 3]>();
+    let scratch = list.scratch.cast::<[T; 3]>();
     if let Err(e) = check_buffers(&[
         Buf::of(triangles, triangle_count),
         Buf::of(positions, particle_count),
+        Buf::of(list.particles, list.capacity),
+        Buf::of(scratch, list.scratch_count),
         Buf::of(out, 1),
     ]) {
         return e;
     }
     // SAFETY: checked non-null (or empty), aligned, bounded and disjoint;
     // valid for their counts by the caller's contract.
-    let (tris, x) = unsafe {
+    let (tris, x, particles, scratch) = unsafe {
         (
             slice(triangles, triangle_count),
             slice(positions, particle_count),
+            slice_mut(list.particles, list.capacity),
+            slice_mut(scratch, list.scratch_count),
         )
     };
-    match mesh_volume(tris, first, count, x, pressure, compliance) {
+    let list = MeshParticles {
+        particles,
+        first: list.first,
+        scratch,
+    };
+    match mesh_volume(tris, first, count, x, pressure, compliance, list) {
         Ok(m) => {
             // SAFETY: checked, disjoint from every other buffer.
             unsafe { put(out, m) };

@@ -7,7 +7,7 @@
 use super::colored::{colored_begin_raw, colored_iterate_raw, colored_job_raw, colored_set_simd_raw, fill_raw, greedy_raw, merge_raw};
 use super::colored_groups::{begin_colored_raw, color_group_raw, group_job_raw, iterate_colored_raw};
 use super::constraints::{
-    build_bends_cloth_raw, build_icosphere_raw, build_mesh_volume_raw, build_tet_block_raw, build_tethers_raw, build_tethers_along_links_raw, Grouped,
+    build_bends_cloth_raw, build_icosphere_raw, build_mesh_volume_raw, build_tet_block_raw, MeshList, build_tethers_raw, build_tethers_along_links_raw, Grouped,
 };
 use super::distance::{distance_begin, distance_solve};
 use super::status::XpbdStatus;
@@ -1443,17 +1443,27 @@ pub unsafe extern "C" fn xpbd_build_tet_block(
 /// 3·triangle_count particle indices, counter-clockwise seen from outside),
 /// rest volume V₀ (m³) the enclosed volume at `positions` (m;
 /// 3·particle_count values), target volume `pressure`·V₀, the given
-/// `compliance` (m³/Pa), λ = 0. All inputs are only read.
+/// `compliance` (m³/Pa), λ = 0; and the mesh's particle list (its
+/// distinct particles once each, in the order they first appear in its
+/// triangles; `XpbdConstraints3.mesh_particles`) into
+/// `out_particles[first_particle ..]` (`particle_list_capacity` entries in
+/// all), found with marks in `scratch` (the mesh scratch, 3 values per
+/// entry, `scratch_count` ≥ `particle_count` entries; its contents after
+/// are unspecified). `out->first_particle` and `out->particle_count` name
+/// the list. The other inputs are only read.
 ///
-/// Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS`,
-/// `INVALID_ARGUMENT` (the range outside `triangles` or below 4 triangles,
-/// a misaligned buffer), `INDEX_OUT_OF_RANGE`, `SAME_PARTICLE`,
-/// `NON_FINITE_POSITION`, `INVALID_REST_VALUE` (a volume or pressure
-/// factor not finite and positive: a clockwise mesh), `INVALID_COMPLIANCE`.
+/// Errors, with nothing written but the scratch: `NULL_POINTER`,
+/// `ALIASED_BUFFERS`, `INVALID_ARGUMENT` (the range outside `triangles` or
+/// below 4 triangles, a misaligned buffer), `INDEX_OUT_OF_RANGE`,
+/// `SAME_PARTICLE`, `NON_FINITE_POSITION`, `INVALID_REST_VALUE` (a volume
+/// or pressure factor not finite and positive: a clockwise mesh),
+/// `INVALID_COMPLIANCE`, `CAPACITY_TOO_SMALL` (a short scratch or particle
+/// list array).
 ///
 /// # Safety
 /// `triangles` valid for 3·triangle_count indices, `positions` for
-/// 3·particle_count values, `out` for one struct.
+/// 3·particle_count values, `out_particles` for particle_list_capacity
+/// entries, `scratch` for 3·scratch_count values, `out` for one struct.
 #[no_mangle]
 pub unsafe extern "C" fn xpbd_build_mesh_volume(
     triangles: *const u32,
@@ -1464,10 +1474,16 @@ pub unsafe extern "C" fn xpbd_build_mesh_volume(
     particle_count: usize,
     pressure: f64,
     compliance: f64,
+    out_particles: *mut u32,
+    particle_list_capacity: usize,
+    first_particle: u32,
+    scratch: *mut f64,
+    scratch_count: usize,
     out: *mut MeshVolume<f64>,
 ) -> XpbdStatus {
+    let list = MeshList { particles: out_particles, capacity: particle_list_capacity, first: first_particle, scratch, scratch_count };
     // SAFETY: forwarded caller contract (see the function's Safety section).
-    unsafe { build_mesh_volume_raw(triangles, triangle_count, first, count, positions, particle_count, pressure, compliance, out) }
+    unsafe { build_mesh_volume_raw(triangles, triangle_count, first, count, positions, particle_count, pressure, compliance, list, out) }
 }
 
 /// Writes a geodesic sphere: every edge of the regular icosahedron split
@@ -1867,17 +1883,27 @@ pub unsafe extern "C" fn xpbd_build_tet_block_f32(
 /// 3·triangle_count particle indices, counter-clockwise seen from outside),
 /// rest volume V₀ (m³) the enclosed volume at `positions` (m;
 /// 3·particle_count values), target volume `pressure`·V₀, the given
-/// `compliance` (m³/Pa), λ = 0. All inputs are only read.
+/// `compliance` (m³/Pa), λ = 0; and the mesh's particle list (its
+/// distinct particles once each, in the order they first appear in its
+/// triangles; `XpbdConstraints3.mesh_particles`) into
+/// `out_particles[first_particle ..]` (`particle_list_capacity` entries in
+/// all), found with marks in `scratch` (the mesh scratch, 3 values per
+/// entry, `scratch_count` ≥ `particle_count` entries; its contents after
+/// are unspecified). `out->first_particle` and `out->particle_count` name
+/// the list. The other inputs are only read.
 ///
-/// Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS`,
-/// `INVALID_ARGUMENT` (the range outside `triangles` or below 4 triangles,
-/// a misaligned buffer), `INDEX_OUT_OF_RANGE`, `SAME_PARTICLE`,
-/// `NON_FINITE_POSITION`, `INVALID_REST_VALUE` (a volume or pressure
-/// factor not finite and positive: a clockwise mesh), `INVALID_COMPLIANCE`.
+/// Errors, with nothing written but the scratch: `NULL_POINTER`,
+/// `ALIASED_BUFFERS`, `INVALID_ARGUMENT` (the range outside `triangles` or
+/// below 4 triangles, a misaligned buffer), `INDEX_OUT_OF_RANGE`,
+/// `SAME_PARTICLE`, `NON_FINITE_POSITION`, `INVALID_REST_VALUE` (a volume
+/// or pressure factor not finite and positive: a clockwise mesh),
+/// `INVALID_COMPLIANCE`, `CAPACITY_TOO_SMALL` (a short scratch or particle
+/// list array).
 ///
 /// # Safety
 /// `triangles` valid for 3·triangle_count indices, `positions` for
-/// 3·particle_count values, `out` for one struct.
+/// 3·particle_count values, `out_particles` for particle_list_capacity
+/// entries, `scratch` for 3·scratch_count values, `out` for one struct.
 #[no_mangle]
 pub unsafe extern "C" fn xpbd_build_mesh_volume_f32(
     triangles: *const u32,
@@ -1888,10 +1914,16 @@ pub unsafe extern "C" fn xpbd_build_mesh_volume_f32(
     particle_count: usize,
     pressure: f32,
     compliance: f32,
+    out_particles: *mut u32,
+    particle_list_capacity: usize,
+    first_particle: u32,
+    scratch: *mut f32,
+    scratch_count: usize,
     out: *mut MeshVolume<f32>,
 ) -> XpbdStatus {
+    let list = MeshList { particles: out_particles, capacity: particle_list_capacity, first: first_particle, scratch, scratch_count };
     // SAFETY: forwarded caller contract (see the function's Safety section).
-    unsafe { build_mesh_volume_raw(triangles, triangle_count, first, count, positions, particle_count, pressure, compliance, out) }
+    unsafe { build_mesh_volume_raw(triangles, triangle_count, first, count, positions, particle_count, pressure, compliance, list, out) }
 }
 
 /// Writes a geodesic sphere: every edge of the regular icosahedron split

@@ -288,7 +288,8 @@ pub struct WorldC<T> {
 ///
 /// Zero-initialise it and set the groups you use; a NULL array is allowed
 /// only with a zero count. The library never writes the struct itself: it
-/// writes each instance's λ, and `mesh_scratch` during a sweep. No array
+/// writes each instance's λ, and `mesh_scratch` during a sweep or a
+/// validation. No array
 /// may overlap another, the system's or world's buffers, the system or
 /// world struct, the configuration, this struct or an output
 /// (`XPBD_STATUS_ALIASED_BUFFERS`).
@@ -343,6 +344,15 @@ pub struct ConstraintsC<T> {
     pub attachments: *mut Attachment<T>,
     /// Number of attachments.
     pub attachment_count: usize,
+    /// The mesh volumes' particle lists (particle indices),
+    /// `mesh_particle_count` entries; only read. Each mesh names its
+    /// distinct particles once, in the order they first appear in its
+    /// triangles (`xpbd_build_mesh_volume` writes them; checked when a
+    /// substep or step begins). The last fields: every earlier field keeps
+    /// its offset.
+    pub mesh_particles: *const u32,
+    /// Number of particle list entries.
+    pub mesh_particle_count: usize,
 }
 
 /// A colored 3D system over caller-owned buffers (`XpbdColoredSystem3`:

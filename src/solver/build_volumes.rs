@@ -376,10 +376,53 @@ pub fn enclosed_volume<T: Real>(triangles: &[[u32; 3]], x: &[[T; 3]]) -> Option<
     enclosed(triangles, x)
 }
 
+/// Where [`mesh_volume`] writes a mesh's particle list (the mesh's
+/// distinct particles once each, in the order they first appear in its
+/// triangles): `particles[first ..]`, finding them with marks in `scratch`
+/// (the mesh group's scratch: its contents after are unspecified).
+#[derive(Debug)]
+pub struct MeshParticles<'a, T> {
+    /// The group's particle array (particle indices); the list is written
+    /// from index `first`.
+    pub particles: &'a mut [u32],
+    /// Index in `particles` of the list's first entry (the next mesh's
+    /// list can start at `first + particle_count`).
+    pub first: u32,
+    /// Scratch for the marks, at least one entry per particle of `x`.
+    pub scratch: &'a mut [[T; 3]],
+}
+
+/// The distinct particles of `tris` in first-appearance order, counted
+/// and, with `out`, written to it, marking them in `marks`; `None` for an
+/// index naming no mark or a short `out`.
+fn distinct<T: Real>(
+    tris: &[[u32; 3]],
+    marks: &mut [[T; 3]],
+    mut out: Option<&mut [u32]>,
+) -> Option<usize> {
+    let seen = [T::ONE, T::ZERO, T::ZERO];
+    for &k in tris.as_flattened() {
+        *marks.get_mut(index(k))? = [T::ZERO; 3];
+    }
+    let mut m = 0usize;
+    for &k in tris.as_flattened() {
+        let e = marks.get_mut(index(k))?;
+        if *e != seen {
+            *e = seen;
+            if let Some(o) = out.as_deref_mut() {
+                *o.get_mut(m)? = k;
+            }
+            m = m.saturating_add(1);
+        }
+    }
+    Some(m)
+}
+
 /// A closed-mesh volume constraint over `triangles[first .. first + count]`
 /// with its rest volume V₀ the mesh's [`enclosed_volume`] at `x`, pressure
 /// factor `pressure` (the target volume is `pressure·V₀`) and compliance
-/// `compliance` (m³/Pa), λ = 0.
+/// `compliance` (m³/Pa), λ = 0; its particle list written into
+/// `list.particles` from `list.first` (O(triangles); no allocation).
 ///
 /// # Errors
 ///
@@ -391,7 +434,11 @@ pub fn enclosed_volume<T: Real>(triangles: &[[u32; 3]], x: &[[T; 3]]) -> Option<
 /// [`SystemError::InvalidRestValue`] (constraint 0) for a volume that is not
 /// finite and positive (a clockwise mesh has a negative one) or a pressure
 /// factor that is not finite and positive (or `pressure·V₀` overflows),
-/// [`SystemError::InvalidCompliance`] (constraint 0).
+/// [`SystemError::InvalidCompliance`] (constraint 0),
+/// [`SystemError::CapacityTooSmall`] for a scratch shorter than `x` or a
+/// particle array shorter than `first` + the mesh's particle count (naming
+/// the length needed). On error no particle entry is written (the scratch
+/// may be).
 pub fn mesh_volume<T: Real>(
     triangles: &[[u32; 3]],
     first: u32,
@@ -399,8 +446,15 @@ pub fn mesh_volume<T: Real>(
     x: &[[T; 3]],
     pressure: T,
     compliance: T,
+    list: MeshParticles<'_, T>,
 ) -> Result<MeshVolume<T>, SystemError> {
-    let mut mesh = MeshVolume::new(first, count, T::ONE, pressure, compliance);
+    let mut mesh = MeshVolume::new(
+        [first, count],
+        [list.first, 0],
+        T::ONE,
+        pressure,
+        compliance,
+    );
     let tris = mesh.topology(triangles, x).map_err(|e| match e {
         Invalid::IndexOutOfRange => SystemError::IndexOutOfRange { constraint: 0 },
         Invalid::SameParticle => SystemError::SameParticle { constraint: 0 },
@@ -421,6 +475,19 @@ pub fn mesh_volume<T: Real>(
     if !finite_non_negative(compliance) {
         return Err(SystemError::InvalidCompliance { constraint: 0 });
     }
+    let needed = SystemError::CapacityTooSmall { needed: x.len() };
+    if list.scratch.len() < x.len() {
+        return Err(needed);
+    }
+    let m = distinct(tris, list.scratch, None).ok_or(needed)?;
+    let start = index(list.first);
+    let end = start.saturating_add(m);
+    let out = list
+        .particles
+        .get_mut(start..end)
+        .ok_or(SystemError::CapacityTooSmall { needed: end })?;
+    distinct(tris, list.scratch, Some(out)).ok_or(needed)?;
+    mesh.particle_count = u32::try_from(m).map_err(|_| SystemError::TooManyParticles)?;
     mesh.rest_volume = v;
     Ok(mesh)
 }

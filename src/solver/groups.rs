@@ -111,6 +111,7 @@ impl<T: Real> Constraints<'_, T> {
             meshes: crate::MeshVolumes {
                 volumes: &mut *self.meshes.volumes,
                 triangles: self.meshes.triangles,
+                particles: self.meshes.particles,
                 scratch: &mut *self.meshes.scratch,
             },
             attachments: &mut *self.attachments,
@@ -146,9 +147,11 @@ impl<T: Real> Constraints<'_, T> {
         None
     }
 
-    /// Checks every instance's own parameters; `base` is the index of the
-    /// first bend (the link count). Writes nothing.
-    pub(crate) fn validate(&self, base: usize, w: &[T], h2: T) -> Result<(), SystemError> {
+    /// Checks every instance's own parameters, then the mesh scratch's
+    /// length and every mesh's particle list (marking particles in the
+    /// scratch: the one buffer written); `base` is the index of the first
+    /// bend (the link count).
+    pub(crate) fn validate(&mut self, base: usize, w: &[T], h2: T) -> Result<(), SystemError> {
         let mut at = base;
         for b in self.bends.iter() {
             b.check(w, h2).map_err(|e| invalid(e, at))?;
@@ -162,6 +165,7 @@ impl<T: Real> Constraints<'_, T> {
             t.check(w, h2).map_err(|e| invalid(e, at))?;
             at = at.saturating_add(1);
         }
+        let meshes_at = at;
         for m in self.meshes.volumes.iter() {
             m.check(self.meshes.triangles, w, h2)
                 .map_err(|e| invalid(e, at))?;
@@ -171,8 +175,13 @@ impl<T: Real> Constraints<'_, T> {
             a.check(w, h2).map_err(|e| invalid(e, at))?;
             at = at.saturating_add(1);
         }
-        if !self.meshes.volumes.is_empty() && self.meshes.scratch.len() < w.len() {
+        let m = &mut self.meshes;
+        if !m.volumes.is_empty() && m.scratch.len() < w.len() {
             return Err(SystemError::CapacityTooSmall { needed: w.len() });
+        }
+        for (k, v) in m.volumes.iter().enumerate() {
+            v.check_list(m.triangles, m.particles, w.len(), m.scratch)
+                .map_err(|e| invalid(e, meshes_at.saturating_add(k)))?;
         }
         Ok(())
     }
@@ -291,7 +300,8 @@ impl<T: Real> Constraints<'_, T> {
         let mut s = SweepStats::default();
         let m = &mut self.meshes;
         for (index, mesh) in m.volumes.iter_mut().enumerate() {
-            let v = solve_mesh(mesh, m.triangles, m.scratch, positions, inverse_masses, h2);
+            let groups = (m.triangles, m.particles);
+            let v = solve_mesh(mesh, groups, m.scratch, positions, inverse_masses, h2);
             count_visit(&mut s, v, index, policy).map_err(|e| stop_error(e, base))?;
         }
         Ok(stats.merge(s))
@@ -385,7 +395,13 @@ impl<T: Real> Constraints<'_, T> {
         let mut s = SweepStats::default();
         let m = &self.meshes;
         for (index, mesh) in m.volumes.iter().enumerate() {
-            let v = visit_mesh(mesh, m.triangles, positions, inverse_masses, h2);
+            let v = visit_mesh(
+                mesh,
+                (m.triangles, m.particles),
+                positions,
+                inverse_masses,
+                h2,
+            );
             count_visit(&mut s, v, index, policy).map_err(|e| stop_error(e, base))?;
         }
         Ok(stats.merge(s))
@@ -619,7 +635,13 @@ impl<T: Real, const D: usize> Solvable<T, D> for MeshVolumes<'_, T> {
         h2: T,
     ) -> Result<Outcome<T>, Fault> {
         let mesh = self.volumes.get(index).ok_or(Fault::OutOfRange)?;
-        visit_mesh(mesh, self.triangles, positions, inverse_masses, h2)
+        visit_mesh(
+            mesh,
+            (self.triangles, self.particles),
+            positions,
+            inverse_masses,
+            h2,
+        )
     }
     fn solve(
         &mut self,
@@ -631,7 +653,7 @@ impl<T: Real, const D: usize> Solvable<T, D> for MeshVolumes<'_, T> {
         let mesh = self.volumes.get_mut(index).ok_or(Fault::OutOfRange)?;
         solve_mesh(
             mesh,
-            self.triangles,
+            (self.triangles, self.particles),
             self.scratch,
             positions,
             inverse_masses,

@@ -80,6 +80,7 @@ pub use build_tethers::tethers_along_links;
 pub use build_volumes::{
     enclosed_volume, icosphere, icosphere_counts, mesh_volume, surface_links, tet_block,
     tet_block_counts, tet_block_link_count, tet_block_links, tet_rest_volumes, tet_volume,
+    MeshParticles,
 };
 pub(crate) use groups::stop_error;
 pub use groups::{Constraints, Group};

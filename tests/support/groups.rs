@@ -58,7 +58,10 @@ pub struct Snapshot {
     pub tethers: Vec<u8>,
     pub meshes: Vec<u8>,
     pub triangles: Vec<u8>,
-    pub scratch: Vec<u8>,
+    pub particles: Vec<u8>,
+    /// The mesh scratch's length only: its contents are the library's (a
+    /// validation marks particles in it, a sweep its gradients).
+    pub scratch: usize,
 }
 
 /// Six particles in general position (0 pinned), 3 links, one bend, one
@@ -76,6 +79,8 @@ pub struct Scene {
     pub tethers: Vec<XpbdTether>,
     pub meshes: Vec<XpbdMeshVolume>,
     pub triangles: Vec<[u32; 3]>,
+    /// The mesh's particles in first-appearance order.
+    pub particles: Vec<u32>,
     pub scratch: Vec<[f64; 3]>,
     pub policy: i32,
 }
@@ -117,9 +122,17 @@ impl Scene {
                 t.swap(1, 2);
             }
         }
+        let mut particles = Vec::new();
+        for &k in triangles.iter().flatten() {
+            if !particles.contains(&k) {
+                particles.push(k);
+            }
+        }
         let mesh = MeshVolume {
             first_triangle: 0,
             triangle_count: 4,
+            first_particle: 0,
+            particle_count: 4,
             rest_volume: volume(&x, [1, 2, 3, 4]).abs(),
             pressure: 1.0,
             compliance: 1e-6,
@@ -135,6 +148,7 @@ impl Scene {
             tethers,
             meshes: vec![mesh],
             triangles,
+            particles,
             policy: XPBD_ZERO_LENGTH_SKIP,
         }
     }
@@ -169,6 +183,8 @@ impl Scene {
             mesh_scratch_count: self.scratch.len(),
             attachments: core::ptr::null_mut(),
             attachment_count: 0,
+            mesh_particles: self.particles.as_ptr(),
+            mesh_particle_count: self.particles.len(),
         }
     }
 
@@ -195,7 +211,8 @@ impl Scene {
             tethers: bytes(&self.tethers),
             meshes: bytes(&self.meshes),
             triangles: bytes(&self.triangles),
-            scratch: bytes(&self.scratch),
+            particles: bytes(&self.particles),
+            scratch: self.scratch.len(),
         }
     }
 }
@@ -338,6 +355,45 @@ pub fn bad_cases() -> Vec<Case> {
             |s| s.scratch.truncate(5),
             XpbdStatus::CapacityTooSmall,
             6,
+        ),
+        (
+            "mesh list range",
+            |s| s.meshes[0].first_particle = 1,
+            XpbdStatus::InvalidRestValue,
+            MESH,
+        ),
+        (
+            "mesh list index",
+            |s| s.particles[3] = 6,
+            XpbdStatus::IndexOutOfRange,
+            MESH,
+        ),
+        (
+            "mesh list repeated",
+            |s| s.particles[3] = s.particles[0],
+            XpbdStatus::SameParticle,
+            MESH,
+        ),
+        (
+            "mesh list order",
+            |s| s.particles.swap(1, 2),
+            XpbdStatus::InvalidRestValue,
+            MESH,
+        ),
+        (
+            "mesh list missing",
+            |s| s.particles[3] = 0,
+            XpbdStatus::InvalidRestValue,
+            MESH,
+        ),
+        (
+            "mesh list extra",
+            |s| {
+                s.particles.push(0);
+                s.meshes[0].particle_count = 5;
+            },
+            XpbdStatus::InvalidRestValue,
+            MESH,
         ),
     ]
 }
