@@ -40,8 +40,9 @@ AT(XpbdStepConfig3, dynamic_friction, 72) AT(XpbdStepConfig3, zero_length_policy
 AT(XpbdStepConfig3, contact_overflow, 84)
 SIZE(XpbdSphere3, 32) SIZE(XpbdPlane3, 32) SIZE(XpbdContact, 16)
 SIZE(XpbdBend, 40) AT(XpbdBend, compliance, 24)
-SIZE(XpbdConstraints3, 56) AT(XpbdConstraints3, bends, 0) AT(XpbdConstraints3, bend_count, 4)
+SIZE(XpbdConstraints3, 64) AT(XpbdConstraints3, bends, 0) AT(XpbdConstraints3, bend_count, 4)
 AT(XpbdConstraints3, attachments, 48) AT(XpbdConstraints3, attachment_count, 52)
+AT(XpbdConstraints3, mesh_particles, 56) AT(XpbdConstraints3, mesh_particle_count, 60)
 SIZE(XpbdAttachment, 136) AT(XpbdAttachment, previous, 8) AT(XpbdAttachment, force, 112)
 C
 clang --target=wasm32 -std=c11 -ffreestanding -Iinclude -fsyntax-only "$dir/layout.c"

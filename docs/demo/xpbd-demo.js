@@ -25,7 +25,7 @@
     // .ci/steps/83-demo.sh with clang --target=wasm32 against include/xpbd.h).
     const LINK = 40, LINK_COMPLIANCE = 16;
     const SYSTEM3 = 48, WORLD3 = 132, CONFIG3 = 88, SPHERE3 = 32, PLANE3 = 32, CONTACT = 16;
-    const BEND = 40, BEND_COMPLIANCE = 24, CONSTRAINTS3 = 56;
+    const BEND = 40, BEND_COMPLIANCE = 24, CONSTRAINTS3 = 64;
 
     const DT = 1 / 60;         // s, one frame
     const GRAVITY = -9.81;     // m/s², along y
