@@ -331,11 +331,7 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
     let [sx, sy, sz] = add3(&add3(n0, n1), &add3(n2, n3));
     let sum = (sx + sy) + (sz + (u.lambda + weight));
     if !(weight >= T::MIN_POSITIVE && sum * T::ZERO == T::ZERO) {
-        // `next` by value: a reference would keep it in memory on the hot
-        // path too, and the writes below would read it back from the stack
-        // at another width than it was stored (a failed store forwarding
-        // per particle).
-        match settle(x, particles, weight, c, u.lambda, next) {
+        match settle(x, particles, weight, c, u.lambda, &next) {
             Verdict::Go => {}
             Verdict::Position(k) => return Err(tally.fault(Fault::NonFinitePosition(k))),
             Verdict::Degenerate => return tally.count(Outcome::Degenerate),
@@ -389,10 +385,10 @@ fn settle<T: Real, const D: usize, P: Particles<T, D>>(
     weight: T,
     c: T,
     lambda: T,
-    next: [[T; 3]; 4],
+    next: &[[T; 3]; 4],
 ) -> Verdict {
     let mut p = [[T::ZERO; 3]; 4];
-    let mut corrected = next;
+    let mut corrected = *next;
     for ((&k, pk), nk) in particles.iter().zip(p.iter_mut()).zip(corrected.iter_mut()) {
         if let Some((xk, w)) = x.get(k) {
             if let Some(xk) = as3(&xk) {
