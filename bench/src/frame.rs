@@ -5,10 +5,6 @@
 //! one thread and on two (a persistent two-thread job system, as an
 //! engine's pool would run the phases).
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
-
 use xpbd::step::{step_colored, step_with, Contact, Jobs, OneThread, Plane, StepConfig, World};
 use xpbd::{cloth, cloth_link_count, color_instances, color_order, fill_in_order};
 use xpbd::{Constraints, GroupColors, Link, System};
@@ -20,106 +16,10 @@ const SUBSTEPS: u32 = 8;
 const DT: f64 = 1.0 / 60.0;
 const R: f64 = 0.002;
 
-/// A task pointer with its lifetime erased, for the worker thread.
-#[derive(Clone, Copy)]
-struct Task(*const (dyn Fn(usize) + Sync));
-// SAFETY: the task is `Sync`, and `Pool::run` keeps it alive until the
-// worker has reported it finished.
-unsafe impl Send for Task {}
-
-/// Waits until `done()` holds: a short spin, then yielding the core
-/// between looks (no sleep and kernel wake-up per phase).
-fn wait_until(done: impl Fn() -> bool) {
-    let mut spins = 0u32;
-    while !done() {
-        if spins < 4096 {
-            spins += 1;
-            std::hint::spin_loop();
-        } else {
-            std::thread::yield_now();
-        }
-    }
-}
-
-/// What the caller and the worker share: the phase's task, the phase
-/// number posted and the one the worker finished, the stop flag.
-struct Shared {
-    job: Mutex<Option<(usize, Task)>>,
-    posted: AtomicU64,
-    finished: AtomicU64,
-    stop: AtomicBool,
-}
-
-/// One worker thread besides the caller: tasks `1, 3, 5, …` run there,
-/// `0, 2, 4, …` on the calling thread; a phase is handed over through two
-/// counters with a short spin, as an engine's job system does.
-struct Pool {
-    shared: Arc<Shared>,
-    worker: Option<JoinHandle<()>>,
-}
-
-impl Pool {
-    fn new() -> Self {
-        let shared = Arc::new(Shared {
-            job: Mutex::new(None),
-            posted: AtomicU64::new(0),
-            finished: AtomicU64::new(0),
-            stop: AtomicBool::new(false),
-        });
-        let sh = shared.clone();
-        let worker = std::thread::spawn(move || {
-            let mut seen = 0;
-            loop {
-                wait_until(|| {
-                    sh.stop.load(Ordering::Acquire) || sh.posted.load(Ordering::Acquire) != seen
-                });
-                if sh.stop.load(Ordering::Acquire) {
-                    break;
-                }
-                seen = sh.posted.load(Ordering::Acquire);
-                if let Some((count, task)) = *sh.job.lock().unwrap() {
-                    // SAFETY: `run` waits for `finished` before its task
-                    // goes away.
-                    let f = unsafe { &*task.0 };
-                    (1..count).step_by(2).for_each(f);
-                }
-                sh.finished.store(seen, Ordering::Release);
-            }
-        });
-        Pool {
-            shared,
-            worker: Some(worker),
-        }
-    }
-}
-
-impl Jobs for Pool {
-    fn split(&self) -> usize {
-        2
-    }
-
-    fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
-        // SAFETY: only the lifetime is erased; the worker stops using the
-        // task before `finished` reaches this phase, which this call waits
-        // for.
-        let erased: &'static (dyn Fn(usize) + Sync) = unsafe { std::mem::transmute(task) };
-        let sh = &self.shared;
-        *sh.job.lock().unwrap() = Some((count, Task(erased)));
-        let phase = sh.posted.load(Ordering::Relaxed) + 1;
-        sh.posted.store(phase, Ordering::Release);
-        (0..count).step_by(2).for_each(task);
-        wait_until(|| sh.finished.load(Ordering::Acquire) == phase);
-    }
-}
-
-impl Drop for Pool {
-    fn drop(&mut self) {
-        self.shared.stop.store(true, Ordering::Release);
-        if let Some(w) = self.worker.take() {
-            let _ = w.join();
-        }
-    }
-}
+// The two-thread pool of the self_collision example (one copy).
+#[path = "../../examples/support/pool.rs"]
+mod pool;
+use pool::Pool;
 
 /// The cloth, its colored links and the step's buffers.
 struct Frame {
