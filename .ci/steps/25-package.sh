@@ -31,7 +31,9 @@ unpacked=$(mktemp -d)
 trap 'rm -rf "$unpacked"' EXIT
 tar -xzf "$crate" -C "$unpacked"
 # Outside the repository, so no workspace or .cargo/config.toml of this
-# checkout is seen; the build output stays in target/ for the next run.
-target_dir=$(pwd)/target/package-check
+# checkout is seen. The build output goes to the checkout's target/, where
+# step 10's clippy left the dependencies checked (same versions, features
+# and profile): only the unpacked crate's own targets are checked anew.
+target_dir=$(pwd)/target
 (cd "$unpacked/xpbd-$version" && CARGO_TARGET_DIR="$target_dir" cargo check --all-targets --locked --quiet)
 echo "package: xpbd-$version.crate, $(wc -l <"$list") files; cargo check --all-targets passes in it"

@@ -12,6 +12,10 @@
 #  5. the documented cross-compiling option, XPBD_RUST_TARGET=thumbv7em-none-eabihf;
 #  6. a multi-config generator (Ninja Multi-Config): Debug and Release of one
 #     build tree map to cargo's dev and release profiles.
+# 5 and 6 set XPBD_CARGO_TARGET_DIR to a target directory that already holds
+# cargo's build of the same sources (5: the checkout's target/, 6: the
+# top-level tree's), so cargo compiles only what no earlier build did (CI
+# time); 1 and 2 check the default, a directory inside the build tree.
 set -euo pipefail
 need=""
 command -v cmake >/dev/null || need="$need cmake"
@@ -90,17 +94,29 @@ cmake -S . -B "$dir/reloc" -DXPBD_PKGCONFIG_RELOCATABLE=ON -DCMAKE_INSTALL_PREFI
 grep -q '^prefix=${pcfiledir}/../..$' "$dir/reloc/xpbd.pc"
 
 # 5. Cross: the Cortex-M4F archive through CMake (no ARM C toolchain needed
-#    to build the library itself).
-cmake -S . -B "$dir/m4" -DXPBD_RUST_TARGET=thumbv7em-none-eabihf -DCMAKE_INSTALL_PREFIX="$dir/prefix-m4" > "$dir/m4.log"
+#    to build the library itself), with XPBD_CARGO_TARGET_DIR set to the
+#    checkout's target/: cargo finds the thumbv7em release build of step 31
+#    (tools/c-lib.sh --target thumbv7em-none-eabihf) fresh, and tools/c-lib.sh
+#    localises it again into the archive that is installed.
+rm -f "$root/target/thumbv7em-none-eabihf/release/c/libxpbd.a"
+cmake -S . -B "$dir/m4" -DXPBD_RUST_TARGET=thumbv7em-none-eabihf -DCMAKE_INSTALL_PREFIX="$dir/prefix-m4" \
+    -DXPBD_CARGO_TARGET_DIR="$root/target" > "$dir/m4.log"
 cmake --build "$dir/m4" >> "$dir/m4.log"
 cmake --install "$dir/m4" >> "$dir/m4.log"
 test -f "$dir/prefix-m4/lib/libxpbd.a"
 grep -q 'xpbd_RUST_TARGET "thumbv7em-none-eabihf"' "$dir/prefix-m4/lib/cmake/xpbd/xpbdConfig.cmake"
-# 6. One multi-config tree, both configurations.
-cmake -G "Ninja Multi-Config" -S examples/cpp -B "$dir/multi" -DXPBD_SOURCE_DIR="$root" > "$dir/multi.log"
+# 6. One multi-config tree, both configurations. Its cargo target directory
+#    is the top-level build's (1., the same sources): Release finds cargo's
+#    release build fresh there, Debug builds the dev profile. Each
+#    configuration's archive is removed first, so both are written by this
+#    tree (tools/c-lib.sh localises again on every build).
+shared=$dir/top/cargo
+rm -f "$shared/debug/c/libxpbd.a" "$shared/release/c/libxpbd.a"
+cmake -G "Ninja Multi-Config" -S examples/cpp -B "$dir/multi" -DXPBD_SOURCE_DIR="$root" \
+    -DXPBD_CARGO_TARGET_DIR="$shared" > "$dir/multi.log"
 for config in Debug Release; do
     cmake --build "$dir/multi" --config "$config" >> "$dir/multi.log"
     "$dir/multi/$config/rope" | tail -1
 done
-test -f "$dir/multi/xpbd/cargo/debug/c/libxpbd.a" && test -f "$dir/multi/xpbd/cargo/release/c/libxpbd.a"
+test -f "$shared/debug/c/libxpbd.a" && test -f "$shared/release/c/libxpbd.a"
 echo "CMake (add_subdirectory Debug from a vendored copy, find_package, cross, multi-config) and pkg-config: ok"
