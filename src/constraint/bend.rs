@@ -380,22 +380,65 @@ static ATAN_F64: [[f64; 3]; 9] = {
     t
 };
 
-/// The table of `T`'s format ([`ATAN_F32`] or [`ATAN_F64`]).
-struct AtanTable;
+/// The entry `(c, atan c, lo)` of `T`'s table ([`ATAN_F32`] or
+/// [`ATAN_F64`]) for `m = 16t`, `t ∈ [0, 1]`: the one at
+/// [`index_f32`]`(m)` or [`index_f64`]`(m)`.
+struct AtanEntry;
 
-impl PerFormat for AtanTable {
-    type In<T: Real> = ();
-    type Out<T: Real> = &'static [[T; 3]; 9];
+impl PerFormat for AtanEntry {
+    type In<T: Real> = T;
+    type Out<T: Real> = [T; 3];
 
     #[inline(always)]
-    unsafe fn f32((): ()) -> &'static [[f32; 3]; 9] {
-        &ATAN_F32
+    unsafe fn f32(m: f32) -> [f32; 3] {
+        ATAN_F32.get(index_f32(m)).copied().unwrap_or([0.0; 3])
     }
 
     #[inline(always)]
-    unsafe fn f64((): ()) -> &'static [[f64; 3]; 9] {
-        &ATAN_F64
+    unsafe fn f64(m: f64) -> [f64; 3] {
+        ATAN_F64.get(index_f64(m)).copied().unwrap_or([0.0; 3])
     }
+}
+
+/// `2^52`: `m + 2^52` is the nearest integer to `m ∈ [0, 16]` (ties to
+/// even), held in the low bits of its encoding.
+const ROUND_F64: f64 = 4_503_599_627_370_496.0;
+/// `2^23`, as [`ROUND_F64`] in binary32.
+const ROUND_F32: f32 = 8_388_608.0;
+
+/// [`point`] for `m = 16t ∈ [0, 16]` in binary64: `n` the nearest integer
+/// to `m` from `m + 2^52` (exact, as `(m + 2^52) − 2^52`), with no
+/// conversion from a float to an integer (their latency and saturation
+/// checks) and no comparison per threshold.
+#[inline(always)]
+fn index_f64(m: f64) -> usize {
+    let s = m + ROUND_F64;
+    point(s.to_bits() & 31, m > s - ROUND_F64)
+}
+
+/// [`index_f64`] in binary32 (`2^23`).
+#[inline(always)]
+fn index_f32(m: f32) -> usize {
+    let s = m + ROUND_F32;
+    point(u64::from(s.to_bits() & 31), m > s - ROUND_F32)
+}
+
+/// `k = round(m/2)` with ties down, for `m = 16t ∈ [0, 16]`, from an
+/// integer `n` with `|m − n| < 1` and whether `m > n`: the count of the
+/// thresholds `o = 1, 3, …, 15` (`(2k − 1)/16` in `t`) below `m`, the
+/// index of the table point `c = k/8` nearest `t` (`|t − c| ≤ 1/16`).
+///
+/// The count of odd `o < m` is `⌊j/2⌋` for `j = ⌊m⌋` when `m = j` (odd
+/// `o < j`) and `⌊(j + 1)/2⌋` when `m > j` (odd `o ≤ j`). With `m > n`,
+/// `j = n`; with `m = n`, `j = n`; with `m < n`, `j = n − 1` and `m > j`:
+/// each time `⌊(n + [m > n])/2⌋`, at most 8 (`m ≤ 16`). The same `k` as
+/// counting the comparisons `m > o` (checked for every threshold and its
+/// neighbours in this module's tests).
+#[inline(always)]
+fn point(n: u64, above: bool) -> usize {
+    // At most 16 for any `n < 32`: no clamp (the table read checks its
+    // index, a branch off the data path).
+    usize::from(u8::try_from((n + u64::from(above)) >> 1).unwrap_or(u8::MAX))
 }
 
 /// The four-quadrant arctangent of `y/x` (rad), in `(−π, π]`, from
@@ -412,7 +455,8 @@ impl PerFormat for AtanTable {
 /// # Method
 ///
 /// `t = min(|x|,|y|)/max(|x|,|y|) ∈ [0, 1]`; `c = k/8` the nearest table
-/// point (`|t − c| ≤ 1/16`, found by comparisons); `atan t = atan c +
+/// point (`|t − c| ≤ 1/16`, ties down; `k` from `16t` rounded to an
+/// integer by adding `2^52`, see `point`); `atan t = atan c +
 /// atan u` with `u = (t − c)/(1 + tc)`, `|u| ≤ 1/16`, where `t − c` is exact
 /// (Sterbenz); `atan u = u − u³/3 + … + u¹³/13` (Estrin in `u²`; the
 /// truncation error `|u|¹⁵/15 < 6e-20`); then `π/2 − r` when `|y| > |x|`,
@@ -430,6 +474,15 @@ impl PerFormat for AtanTable {
 /// ```
 #[must_use]
 pub fn atan2<T: Real>(y: T, x: T) -> T {
+    atan2_of(y, x)
+}
+
+/// [`atan2`], inlined into the in-place kernel ([`solve_in_place`]): no
+/// call, so the values live across it stay in registers and its
+/// operations overlap the gradient's. The evaluation and the builders
+/// call the out-of-line [`atan2`] (one copy in the bare-metal images).
+#[inline(always)]
+fn atan2_of<T: Real>(y: T, x: T) -> T {
     let (ax, ay) = (x.abs(), y.abs());
     if ax.partial_cmp(&ay).is_none() {
         return x + y; // a NaN argument: NaN
@@ -477,21 +530,13 @@ fn reflect<T: Real>(hi: f64, lo: f64, r: T) -> T {
 }
 
 /// `atan t` (rad) for `t ∈ [0, 1]` (see [`atan2`]).
-#[inline]
+#[inline(always)]
 fn atan_unit<T: Real>(t: T) -> T {
-    // k = round(8t), ties down: the count of thresholds (2j − 1)/16 below t.
+    // The table point c = k/8 nearest t, k = round(8t) ties down (`point`):
+    // m = 16t is exact (a power of two, t ∈ [0, 1]).
     let m = t * T::from_f64(16.0);
-    let mut k = 0usize;
-    let mut threshold = T::ONE;
-    for _ in 0..8 {
-        if m > threshold {
-            k = k.saturating_add(1);
-        }
-        threshold = threshold + T::from_f64(2.0);
-    }
-    // SAFETY: `AtanTable`'s arms have no contract (they return a static).
-    let table = unsafe { T::per_format::<AtanTable>(()) };
-    let [c, atan_c, atan_lo] = table.get(k).copied().unwrap_or([T::ZERO; 3]);
+    // SAFETY: `AtanEntry`'s arms have no contract.
+    let [c, atan_c, atan_lo] = unsafe { T::per_format::<AtanEntry>(m) };
     let u = (t - c) / (T::ONE + t * c);
     let z = u * u;
     // p(z) = −1/3 + z/5 − z²/7 + z³/9 − z⁴/11 + z⁵/13 in Estrin's order
@@ -652,7 +697,7 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
     let len = ee.sqrt();
     let sine = dot3(&cross(&n2, &n1), &e);
     let cosine = dot3(&n1, &n2) * len;
-    let angle = atan2(sine, cosine);
+    let angle = atan2_of(sine, cosine);
     let g2 = scale(&n1, len / nn1);
     let g3 = scale(&n2, len / nn2);
     let s2 = dot3(&a, &e) / ee;
@@ -797,24 +842,4 @@ fn settle<T: Real, const D: usize, P: Particles<T, D>>(
 }
 
 #[cfg(test)]
-#[allow(clippy::indexing_slicing, clippy::unwrap_used)]
-mod tests {
-    use super::*;
-
-    /// The tables hold the values the match arms computed before they became
-    /// data: `T::from_f64(c)`, `T::from_f64(hi)` and
-    /// `T::from_f64((hi − atan_c) + lo)`, here at run time.
-    #[test]
-    fn atan_tables_are_the_former_arms() {
-        for (i, &(c, hi, lo)) in ATAN_TABLE.iter().enumerate() {
-            let h32 = f32::from_f64(hi);
-            let lo32 = f32::from_f64((hi - h32.to_f64()) + lo);
-            let want32 = [f32::from_f64(c), h32, lo32].map(f32::to_bits);
-            assert_eq!(ATAN_F32[i].map(f32::to_bits), want32, "f32 entry {i}");
-            let h64 = f64::from_f64(hi);
-            let lo64 = f64::from_f64((hi - h64.to_f64()) + lo);
-            let want64 = [c, h64, lo64].map(f64::to_bits);
-            assert_eq!(ATAN_F64[i].map(f64::to_bits), want64, "f64 entry {i}");
-        }
-    }
-}
+mod tests;
