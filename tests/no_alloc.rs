@@ -1,7 +1,8 @@
 //! Zero heap allocation in every solve path: a counting global allocator
 //! wraps the system one, and every solver entry point (1D solve, sequential
 //! systems, colorings, colored sweeps on AoS and SoA, job ranges, and the C
-//! ABI called from Rust) runs with the count checked to stay unchanged.
+//! ABI called from Rust, colored stepping of 2D and 3D worlds) runs with
+//! the count checked to stay unchanged.
 //! The test data itself is allocated before counting starts, and only the
 //! test's own thread is counted (the test harness allocates on its own
 //! threads meanwhile).
@@ -13,10 +14,13 @@ use xpbd::ffi_colored::{
     xpbd_colored3_begin_substep, xpbd_colored3_iterate, xpbd_colored3_solve_job, XpbdColoredSystem3,
 };
 use xpbd::ffi_system::XpbdSweepStats;
+use xpbd::step::{
+    scratch_len, step, step_colored, Contact, Jobs, OneThread, Plane, StepConfig, World,
+};
 use xpbd::{
     cloth, cloth_coloring, cloth_link_count, color_order, fill_colored_links, greedy_coloring,
-    rope, rope_coloring, Aos, ColoredLinks, ColoredSystem, DistanceConstraint, Link, Soa, System,
-    ZeroLength,
+    rope, rope_coloring, Aos, ColoredLinks, ColoredSystem, Constraints, DistanceConstraint,
+    GroupColors, Link, Soa, System, ZeroLength,
 };
 
 struct Counting;
@@ -257,4 +261,92 @@ fn no_solve_path_allocates() {
         }),
         0
     );
+}
+
+/// Runs a phase's tasks in order on the calling thread (the counted one),
+/// asking for 3 per phase.
+struct ThreeTasks;
+
+impl Jobs for ThreeTasks {
+    fn split(&self) -> usize {
+        3
+    }
+    fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
+        (0..count).for_each(task);
+    }
+}
+
+/// A cloth over a ground plane in `D` dimensions (its first row pinned),
+/// links in colored order, stepped by `step_colored` on one thread and as
+/// several tasks, and by `step`: nothing allocates.
+fn colored_frames_do_not_allocate<const D: usize>() {
+    let (rows, cols) = if cfg!(miri) { (3, 4) } else { (20, 30) };
+    let n = rows * cols;
+    let mut x: Vec<[f64; D]> = (0..n)
+        .map(|k| {
+            let mut p = [0.0; D];
+            p[0] = (k % cols) as f64 * 0.1;
+            p[D - 1] = (k / cols) as f64 * 0.1;
+            p
+        })
+        .collect();
+    let w: Vec<f64> = (0..n).map(|k| if k < cols { 0.0 } else { 1.0 }).collect();
+    let m = cloth_link_count(rows, cols, true).unwrap();
+    let mut links = vec![Link::<f64>::default(); m];
+    cloth(&x, rows, cols, true, 1e-6, &mut links).unwrap();
+    let (mut colors, mut used, mut order) = (vec![0u32; m], vec![0u64; n], vec![0u32; m]);
+    let count = greedy_coloring(&links, n, &mut used, &mut colors).unwrap();
+    let mut starts = vec![0usize; count as usize + 1];
+    color_order(&colors, count, &mut starts, &mut order).unwrap();
+    let mut colored = links.clone();
+    for (dst, &k) in colored.iter_mut().zip(&order) {
+        *dst = links[k as usize];
+    }
+    let mut v = vec![[0.0; D]; n];
+    let mut contacts = vec![Contact::default(); 2 * n];
+    let mut scratch = vec![[0.0; D]; scratch_len(n)];
+    let mut stamp = vec![0u32; n];
+    let mut normal = [0.0; D];
+    normal[D - 1] = 1.0;
+    let planes = [Plane {
+        normal,
+        offset: -0.05,
+    }];
+    let mut gravity = [0.0; D];
+    gravity[D - 1] = -9.81;
+    let mut config = StepConfig::new(gravity);
+    config.substeps = 2;
+    config.particle_radius = 0.01;
+    let colors = GroupColors {
+        links: &starts,
+        ..Default::default()
+    };
+    let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
+    world.links = &mut colored;
+    world.planes = &planes;
+    assert_eq!(
+        allocations(|| {
+            for jobs in [&OneThread as &dyn Jobs, &ThreeTasks] {
+                let mut groups = Constraints::default();
+                step_colored(
+                    &mut world,
+                    &mut groups,
+                    &colors,
+                    &mut stamp,
+                    1.0 / 60.0,
+                    &config,
+                    jobs,
+                )
+                .unwrap();
+            }
+            step(&mut world, 1.0 / 60.0, &config).unwrap();
+        }),
+        0
+    );
+}
+
+#[test]
+fn no_colored_step_allocates() {
+    colored_frames_do_not_allocate::<2>();
+    colored_frames_do_not_allocate::<3>();
 }

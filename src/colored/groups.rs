@@ -118,10 +118,12 @@ impl<K> RawGroup<K> {
 }
 
 /// Raw views of a system with groups, for jobs that run concurrently
-/// (the C job builds one from its structs).
-pub(crate) struct RawGroups<T> {
+/// (the C job builds one from its structs), in `D` dimensions (the
+/// groups beyond links are empty unless `D = 3`: `step_colored` refuses
+/// them).
+pub(crate) struct RawGroups<T, const D: usize = 3> {
     /// Positions (m), `n` entries.
-    pub(crate) x: *mut [T; 3],
+    pub(crate) x: *mut [T; D],
     /// Inverse masses (1/kg), `n` entries; never written.
     pub(crate) w: *const T,
     /// The particle count.
@@ -152,24 +154,24 @@ pub(crate) struct RawGroups<T> {
     pub(crate) policy: ZeroLength,
 }
 
-impl<T: Copy> Clone for RawGroups<T> {
+impl<T: Copy, const D: usize> Clone for RawGroups<T, D> {
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<T: Copy> Copy for RawGroups<T> {}
+impl<T: Copy, const D: usize> Copy for RawGroups<T, D> {}
 
 // SAFETY: the views are used only by jobs over disjoint particles and
 // instances (one color of a proper coloring at a time), or by one thread.
-unsafe impl<T: Send> Send for RawGroups<T> {}
+unsafe impl<T: Send, const D: usize> Send for RawGroups<T, D> {}
 // SAFETY: as for `Send`; shared reads are of data no job writes.
-unsafe impl<T: Sync> Sync for RawGroups<T> {}
+unsafe impl<T: Sync, const D: usize> Sync for RawGroups<T, D> {}
 
-impl<T: Real> RawGroups<T> {
+impl<T: Real, const D: usize> RawGroups<T, D> {
     /// Views of a system's buffers (`x` and `w` of `n` particles each) and
     /// groups, with `h2 = h²`.
     pub(crate) fn new(
-        x: &mut [[T; 3]],
+        x: &mut [[T; D]],
         w: &[T],
         links: &mut [Link<T>],
         c: &mut Constraints<'_, T>,
@@ -316,7 +318,7 @@ impl<T: Real> RawGroups<T> {
         end: usize,
     ) -> Result<SweepStats<T>, Stop>
     where
-        K: Instance<N> + for<'s> Constraint<T, 3, N, Shared<'s> = ()>,
+        K: Instance<N> + for<'s> Constraint<T, D, N, Shared<'s> = ()>,
     {
         let mut stats = SweepStats::default();
         let mut first = None;
@@ -326,7 +328,7 @@ impl<T: Real> RawGroups<T> {
             // range touches instance k (caller contract).
             let item = unsafe { ptr::read(items.p.add(k)) };
             let p = item.particles();
-            let mut x = [[T::ZERO; 3]; N];
+            let mut x = [[T::ZERO; D]; N];
             let mut w = [T::ZERO; N];
             let mut inside = true;
             for ((&q, xq), wq) in p.iter().zip(x.iter_mut()).zip(w.iter_mut()) {
@@ -393,7 +395,7 @@ impl<T: Real> RawGroups<T> {
         begin: usize,
         end: usize,
         starts: &[usize],
-        solve_one: impl FnMut(&mut K, &mut Shared<T>, &mut Tally<T>) -> Result<(), Stop>,
+        solve_one: impl FnMut(&mut K, &mut Shared<T, D>, &mut Tally<T>) -> Result<(), Stop>,
     ) -> Result<SweepStats<T>, Stop> {
         // A local of this function (the argument is the caller's memory):
         // a kernel's state in it (`Scaled`) can live in registers.
@@ -554,16 +556,16 @@ const IN_PLACE: bool = !cfg!(target_os = "none");
 
 /// The shared particles of a colored range as [`Particles`]: reads and
 /// writes of one particle through the raw views, none past `n`.
-pub(crate) struct Shared<T> {
+pub(crate) struct Shared<T, const D: usize> {
     /// Positions (m), `n` entries.
-    x: *mut [T; 3],
+    x: *mut [T; D],
     /// Inverse masses (1/kg), `n` entries; never written.
     w: *const T,
     /// The particle count.
     n: usize,
 }
 
-impl<T> Shared<T> {
+impl<T, const D: usize> Shared<T, D> {
     /// The particles of a range.
     ///
     /// # Safety
@@ -571,14 +573,14 @@ impl<T> Shared<T> {
     /// every particle it writes is the holder's alone meanwhile (the range
     /// of one color of a proper coloring, or one thread); `w` is never
     /// written.
-    unsafe fn new(x: *mut [T; 3], w: *const T, n: usize) -> Self {
+    unsafe fn new(x: *mut [T; D], w: *const T, n: usize) -> Self {
         Self { x, w, n }
     }
 }
 
-impl<T: Copy> Particles<T, 3> for Shared<T> {
+impl<T: Copy, const D: usize> Particles<T, D> for Shared<T, D> {
     #[inline(always)]
-    fn get(&self, k: usize) -> Option<([T; 3], T)> {
+    fn get(&self, k: usize) -> Option<([T; D], T)> {
         if k >= self.n {
             return None;
         }
@@ -587,7 +589,7 @@ impl<T: Copy> Particles<T, 3> for Shared<T> {
         unsafe { Some((ptr::read(self.x.add(k)), ptr::read(self.w.add(k)))) }
     }
     #[inline(always)]
-    fn set(&mut self, k: usize, x: [T; 3]) {
+    fn set(&mut self, k: usize, x: [T; D]) {
         if k < self.n {
             // SAFETY: k < n, in the buffer; the particle an instance of
             // this range moves is this range's alone (`new`'s contract).
@@ -717,10 +719,12 @@ impl<'a, T: Real> Substep<'_, 'a, T, 3, true> {
             _borrow: PhantomData,
         })
     }
+}
 
+impl<T: Real, const D: usize> Substep<'_, '_, T, D, true> {
     /// The raw views of the substep's system, after checking `colors`'
     /// boundaries.
-    pub(crate) fn raw(&mut self, colors: &GroupColors<'_>) -> Result<RawGroups<T>, SystemError> {
+    pub(crate) fn raw(&mut self, colors: &GroupColors<'_>) -> Result<RawGroups<T, D>, SystemError> {
         let (s, h, lag) = self.parts();
         check_colors(colors, s.links.len(), &s.constraints)?;
         let policy = s.zero_length;

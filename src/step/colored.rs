@@ -318,12 +318,12 @@ impl ColoredOrder<'_> {
     }
 }
 
-impl<T: Real> Order<T, 3, true> for ColoredOrder<'_> {
+impl<T: Real, const D: usize> Order<T, D, true> for ColoredOrder<'_> {
     const FUSED: bool = HOST;
 
     fn validate(
         &self,
-        positions: &[[T; 3]],
+        positions: &[[T; D]],
         w: &[T],
         links: &[Link<T>],
         h: T,
@@ -335,7 +335,7 @@ impl<T: Real> Order<T, 3, true> for ColoredOrder<'_> {
         entry::validate_frame(self.jobs, positions, w, links, h, policy)
     }
 
-    fn save(&self, dst: &mut [[T; 3]], src: &[[T; 3]]) -> Result<(), StepError> {
+    fn save(&self, dst: &mut [[T; D]], src: &[[T; D]]) -> Result<(), StepError> {
         if !HOST {
             super::copy(dst, src);
             return Ok(());
@@ -345,10 +345,10 @@ impl<T: Real> Order<T, 3, true> for ColoredOrder<'_> {
 
     fn begin<'s, 'a>(
         &self,
-        system: &'s mut System<'a, T, 3>,
+        system: &'s mut System<'a, T, D>,
         h: T,
-        group: ContactGroup<'s, T, 3>,
-    ) -> Result<Substep<'s, 'a, T, 3, true>, StepError> {
+        group: ContactGroup<'s, T, D>,
+    ) -> Result<Substep<'s, 'a, T, D, true>, StepError> {
         if !HOST {
             return Ok(system.begin_substep_with::<true>(h, group)?);
         }
@@ -357,12 +357,12 @@ impl<T: Real> Order<T, 3, true> for ColoredOrder<'_> {
 
     fn predict(
         &self,
-        x: &mut [[T; 3]],
-        previous: &mut [[T; 3]],
-        v: &[[T; 3]],
+        x: &mut [[T; D]],
+        previous: &mut [[T; D]],
+        v: &[[T; D]],
         w: &[T],
         h: T,
-        g: &[T; 3],
+        g: &[T; D],
     ) -> Result<(), StepError> {
         let n = x.len();
         let count = self.particle_tasks(n);
@@ -385,7 +385,7 @@ impl<T: Real> Order<T, 3, true> for ColoredOrder<'_> {
 
     fn iterate(
         &self,
-        substep: &mut Substep<'_, '_, T, 3, true>,
+        substep: &mut Substep<'_, '_, T, D, true>,
     ) -> Result<SweepStats<T>, StepError> {
         let stats = iterate_groups(substep, &self.colors, self.jobs)?;
         sweep_contacts(substep, self.jobs)?;
@@ -398,9 +398,9 @@ impl<T: Real> Order<T, 3, true> for ColoredOrder<'_> {
 
     fn detect(
         &self,
-        x: &[[T; 3]],
+        x: &[[T; D]],
         w: &[T],
-        p: &Colliders<'_, T, 3>,
+        p: &Colliders<'_, T, D>,
         contacts: &mut [Contact<T>],
     ) -> Result<(usize, usize), StepError> {
         particles::detect(self.jobs, x, w, p, contacts, None)
@@ -408,19 +408,19 @@ impl<T: Real> Order<T, 3, true> for ColoredOrder<'_> {
 
     fn predict_detect(
         &self,
-        x: &mut [[T; 3]],
-        previous: &mut [[T; 3]],
-        v: &[[T; 3]],
+        x: &mut [[T; D]],
+        previous: &mut [[T; D]],
+        v: &[[T; D]],
         w: &[T],
         h: T,
-        g: &[T; 3],
-        p: &Colliders<'_, T, 3>,
+        g: &[T; D],
+        p: &Colliders<'_, T, D>,
         contacts: &mut [Contact<T>],
     ) -> Result<(usize, usize), StepError> {
         particles::predict_detect(self.jobs, x, previous, v, w, h, g, p, contacts)
     }
 
-    fn velocities(&self, v: &mut [[T; 3]], u: &Update<'_, '_, T, 3>) -> Result<bool, StepError> {
+    fn velocities(&self, v: &mut [[T; D]], u: &Update<'_, '_, T, D>) -> Result<bool, StepError> {
         particles::velocities(self.jobs, v, u)
     }
 }
@@ -447,8 +447,8 @@ fn task_contacts<T>(
 /// bits of [`Substep::sweep_contacts`]: the particle pairs and the
 /// engine's contacts on this thread, the collider contacts as tasks split
 /// by particle.
-fn sweep_contacts<T: Real>(
-    substep: &mut Substep<'_, '_, T, 3, true>,
+fn sweep_contacts<T: Real, const D: usize>(
+    substep: &mut Substep<'_, '_, T, D, true>,
     jobs: &dyn Jobs,
 ) -> Result<(), StepError> {
     let (x, w, group, h) = substep.contact_parts();
@@ -537,8 +537,8 @@ fn sweep_contacts<T: Real>(
 /// bends, tets and tethers as tasks on `jobs`, then the mesh volumes and
 /// the attachments on this thread. A failing color is completed; its
 /// lowest failing instance is reported.
-fn iterate_groups<T: Real>(
-    substep: &mut Substep<'_, '_, T, 3, true>,
+fn iterate_groups<T: Real, const D: usize>(
+    substep: &mut Substep<'_, '_, T, D, true>,
     colors: &GroupColors<'_>,
     jobs: &dyn Jobs,
 ) -> Result<SweepStats<T>, StepError> {
@@ -595,9 +595,19 @@ fn iterate_groups<T: Real>(
 /// particle pairs are solved in colored order. Either way the bits do not
 /// depend on [`Jobs::split`] or on how many threads run the tasks.
 ///
+/// One implementation for both dimensions (`D`, inferred from the world):
+/// a 2D world ([`step`](super::step)'s `World<T, 2>`: links, planes,
+/// spheres, moving colliders, engine contacts, self-collision) steps in
+/// colored order too, with `constraints` empty and only `colors.links`
+/// (the groups beyond links are 3D, as [`step_with`](super::step_with)'s).
+/// Without self-collision its bits are those of [`step`](super::step).
+///
 /// # Errors
 ///
-/// As [`step_with`](super::step_with); [`SystemError::InvalidShape`]
+/// As [`step_with`](super::step_with); `StepError::System(`
+/// [`SystemError::InvalidShape`]`)` when `D ≠ 3` and `constraints` is not
+/// empty or `colors.bends`, `colors.tets` or `colors.tethers` is not
+/// (nothing written, not even `stamp`); [`SystemError::InvalidShape`]
 /// (bad boundaries, `stamp` shorter than the particles, an improper color),
 /// [`SystemError::IndexOutOfRange`] and [`SystemError::SameParticle`]
 /// from the coloring check; [`StepError::JobContract`] when the job
@@ -634,16 +644,76 @@ fn iterate_groups<T: Real>(
 ///     .unwrap();
 /// assert!(world.positions[4][1] < 1.0);
 /// ```
+///
+/// The same rope in 2D, on a ground line y = 0.9 (`D = 2` inferred): its
+/// bits are those of [`step`](super::step), and a 2D world refuses groups
+/// beyond links.
+///
+/// ```
+/// use xpbd::step::{step, step_colored, Contact, OneThread, Plane, StepConfig, World};
+/// use xpbd::{Bend, Constraints, GroupColors, Link, StepError, SystemError};
+///
+/// // Links 0-1 and 2-3 share no particle (color 0), then 1-2 and 3-4.
+/// let colored: Vec<Link<f64>> = [(0, 1), (2, 3), (1, 2), (3, 4)]
+///     .iter()
+///     .map(|&(i, j)| Link::new(i, j, 0.1, 0.0))
+///     .collect();
+/// let starts = [0, 2, 4];
+/// let colors = GroupColors { links: &starts, ..Default::default() };
+/// let ground = [Plane { normal: [0.0, 1.0], offset: 0.9 }];
+/// let config = StepConfig::new([0.0, -9.81]);
+/// let w = [0.0, 1.0, 1.0, 1.0, 1.0];
+/// let frame = |colored_order: bool| {
+///     let mut x: Vec<[f64; 2]> = (0..5).map(|i| [0.1 * i as f64, 1.0]).collect();
+///     let mut v = vec![[0.0; 2]; 5];
+///     let mut links = colored.clone();
+///     let (mut contacts, mut scratch) = ([Contact::default(); 8], [[0.0; 2]; 15]);
+///     let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
+///     world.links = &mut links;
+///     world.planes = &ground;
+///     for _ in 0..12 {
+///         if colored_order {
+///             let (mut groups, mut stamp) = (Constraints::default(), [0u32; 5]);
+///             step_colored(&mut world, &mut groups, &colors, &mut stamp, 1.0 / 60.0,
+///                          &config, &OneThread).unwrap();
+///         } else {
+///             step(&mut world, 1.0 / 60.0, &config).unwrap();
+///         }
+///     }
+///     x
+/// };
+/// let x = frame(true);
+/// assert_eq!(x, frame(false));
+/// assert!(x[4][1] >= 0.9 - 1e-9 && x[4][1] < 1.0); // fell onto the line
+///
+/// // A bend in a 2D world: refused, nothing written.
+/// let mut bends = [Bend::new([0, 1, 2, 3], 0.0, 0.0)];
+/// let mut groups = Constraints { bends: &mut bends, ..Default::default() };
+/// let (mut x, mut v) = ([[0.0_f64; 2]; 5], [[0.0; 2]; 5]);
+/// let (mut contacts, mut scratch) = ([Contact::default(); 8], [[0.0; 2]; 15]);
+/// let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
+/// let r = step_colored(&mut world, &mut groups, &GroupColors::default(), &mut [0u32; 5],
+///                      1.0 / 60.0, &config, &OneThread);
+/// assert_eq!(r, Err(StepError::System(SystemError::InvalidShape)));
+/// ```
 #[allow(clippy::too_many_arguments)]
-pub fn step_colored<T: Real>(
-    world: &mut World<'_, T, 3>,
+pub fn step_colored<T: Real, const D: usize>(
+    world: &mut World<'_, T, D>,
     constraints: &mut Constraints<'_, T>,
     colors: &GroupColors<'_>,
     stamp: &mut [u32],
     frame_dt: T,
-    config: &StepConfig<T, 3>,
+    config: &StepConfig<T, D>,
     jobs: &dyn Jobs,
 ) -> Result<StepStats<T>, StepError> {
+    // The groups beyond links are 3D constraints (as `step_with`'s).
+    let groups = !constraints.is_empty()
+        || !colors.bends.is_empty()
+        || !colors.tets.is_empty()
+        || !colors.tethers.is_empty();
+    if D != 3 && groups {
+        return Err(SystemError::InvalidShape.into());
+    }
     check_proper(
         colors,
         world.links,
@@ -655,5 +725,5 @@ pub fn step_colored<T: Real>(
         colors: *colors,
         jobs,
     };
-    step_groups::<T, 3, true, _>(world, constraints, frame_dt, config, &order)
+    step_groups::<T, D, true, _>(world, constraints, frame_dt, config, &order)
 }

@@ -274,12 +274,12 @@ fn heap_sort<E>(v: &mut [E], less: impl Fn(&E, &E) -> bool) {
 /// # Safety
 /// No other task touches the particles of these pairs or the pairs
 /// meanwhile (one color of a proper coloring, or one task).
-unsafe fn solve_pairs<T: Real>(
-    x: &Shared<[T; 3]>,
+unsafe fn solve_pairs<T: Real, const D: usize>(
+    x: &Shared<[T; D]>,
     w: &[T],
     pairs: &mut [ParticleContact<T>],
     first: usize,
-    shared: &Pairs<'_, T, 3>,
+    shared: &Pairs<'_, T, D>,
     h2: T,
 ) -> Result<(), Stop> {
     let mut stats = SweepStats::default();
@@ -341,11 +341,11 @@ unsafe fn solve_pairs<T: Real>(
 /// One sweep over colored particle pairs: each color as tasks (the last,
 /// uncolored one on this thread), colors in order; a failing color is
 /// completed and its lowest failing pair reported.
-pub(super) fn sweep_pairs<T: Real>(
-    x: &mut [[T; 3]],
+pub(super) fn sweep_pairs<T: Real, const D: usize>(
+    x: &mut [[T; D]],
     w: &[T],
     pairs: &mut [ParticleContact<T>],
-    shared: &Pairs<'_, T, 3>,
+    shared: &Pairs<'_, T, D>,
     colors: &PairColors,
     h2: T,
     jobs: &dyn Jobs,

@@ -83,7 +83,8 @@
 //! without self-collision its bits are those of [`step_with`]; with
 //! self-collision the particle pairs are colored too. The bits never
 //! depend on the split or the thread count (`docs/colored.md`, "Colored
-//! stepping").
+//! stepping"). It takes 2D worlds too (links, contacts, self-collision;
+//! the groups beyond links are 3D only), with the bits of [`step`].
 //!
 //! # Damping
 //!
