@@ -380,9 +380,88 @@ static ATAN_F64: [[f64; 3]; 9] = {
     t
 };
 
-/// The entry `(c, atan c, lo)` of `T`'s table ([`ATAN_F32`] or
-/// [`ATAN_F64`]) for `m = 16t`, `t ∈ [0, 1]`: the one at
-/// [`index_f32`]`(m)` or [`index_f64`]`(m)`.
+/// Whether the table entry for `t` is read from `t`'s encoding
+/// ([`bits_index_f64`], [`ATAN_BITS_F64`]: a shorter dependency chain
+/// than rounding `16t`, with 33 entries in place of 9); bare metal keeps
+/// the small table and [`index_f64`] (code and data size).
+const BY_BITS: bool = !cfg!(target_os = "none");
+
+/// The table cells of the thresholds `o = 1, 3, …, 15` of `m = 16t`
+/// (`t = o/16`) in [`bits_index_f64`]'s numbering less one: `o` is
+/// `1.xyz·2^e` (three fraction bits), cell `8e + xyz`.
+const THRESHOLD_CELLS: [usize; 8] = [0, 12, 18, 22, 25, 27, 29, 31];
+
+/// The table index `k` ([`point`]) of the cell `i` of [`bits_index_f64`]:
+/// the count of thresholds whose cell is below `i`.
+// Called at compile time (the tables) and by the tests: `j < 8` indexes
+// an 8-entry array.
+#[allow(clippy::indexing_slicing)]
+const fn cell_point(i: usize) -> usize {
+    let mut k = 0;
+    let mut j = 0;
+    while j < 8 {
+        if THRESHOLD_CELLS[j] < i {
+            k += 1;
+        }
+        j += 1;
+    }
+    k
+}
+
+/// [`ATAN_F32`] by [`bits_index_f32`]: entry `i` is `ATAN_F32[k]` for
+/// `k = cell_point(i)`, built with the same operations (the same bits).
+#[allow(clippy::indexing_slicing, clippy::as_conversions)]
+static ATAN_BITS_F32: [[f32; 3]; 33] = {
+    let mut t = [[0.0_f32; 3]; 33];
+    let mut i = 0;
+    while i < 33 {
+        let (c, hi, lo) = ATAN_TABLE[cell_point(i)];
+        let atan_c = hi as f32;
+        t[i] = [c as f32, atan_c, ((hi - atan_c as f64) + lo) as f32];
+        i += 1;
+    }
+    t
+};
+
+/// [`ATAN_F64`] by [`bits_index_f64`], as [`ATAN_BITS_F32`].
+#[allow(clippy::indexing_slicing)]
+static ATAN_BITS_F64: [[f64; 3]; 33] = {
+    let mut t = [[0.0_f64; 3]; 33];
+    let mut i = 0;
+    while i < 33 {
+        let (c, hi, lo) = ATAN_TABLE[cell_point(i)];
+        t[i] = [c, hi, lo];
+        i += 1;
+    }
+    t
+};
+
+/// The cell of `t ∈ [0, 1]` in binary64, from its encoding `B` (monotone
+/// in `t ≥ 0`): `q = ⌈B/2^49⌉` (sign, exponent and three fraction bits,
+/// rounded up), less `q` of `1/16` (`8·1019`), at least 0. Each threshold
+/// `o/16` is a multiple of `2^49` in the encoding (`o = 1.xyz·2^e`), so
+/// `t > o/16 ⇔ B > B_o ⇔ q > q_o`: the cell counts the thresholds below
+/// `t` ([`cell_point`]), and `t ≤ 1/16` gives 0. No float operation
+/// after `t`: one move to an integer register, an add, a shift, a
+/// subtraction and a maximum.
+#[inline(always)]
+fn bits_index_f64(t: f64) -> usize {
+    let q = (t.to_bits() + ((1 << 49) - 1)) >> 49;
+    usize::from(u8::try_from(q.max(8 * 1019) - 8 * 1019).unwrap_or(u8::MAX))
+}
+
+/// [`bits_index_f64`] in binary32 (`⌈B/2^20⌉`, `1/16` at `8·123`).
+#[inline(always)]
+fn bits_index_f32(t: f32) -> usize {
+    let q = (t.to_bits() + ((1 << 20) - 1)) >> 20;
+    usize::from(u8::try_from(q.max(8 * 123) - 8 * 123).unwrap_or(u8::MAX))
+}
+
+/// The entry `(c, atan c, lo)` of `T`'s table for `t ∈ [0, 1]`: the one
+/// at [`bits_index_f32`]`(t)` or [`bits_index_f64`]`(t)` of
+/// [`ATAN_BITS_F32`] or [`ATAN_BITS_F64`] (hosts), or at
+/// [`index_f32`]`(16t)` or [`index_f64`]`(16t)` of [`ATAN_F32`] or
+/// [`ATAN_F64`] (bare metal): the same entry.
 struct AtanEntry;
 
 impl PerFormat for AtanEntry {
@@ -390,13 +469,23 @@ impl PerFormat for AtanEntry {
     type Out<T: Real> = [T; 3];
 
     #[inline(always)]
-    unsafe fn f32(m: f32) -> [f32; 3] {
-        ATAN_F32.get(index_f32(m)).copied().unwrap_or([0.0; 3])
+    unsafe fn f32(t: f32) -> [f32; 3] {
+        let entry = if BY_BITS {
+            ATAN_BITS_F32.get(bits_index_f32(t))
+        } else {
+            ATAN_F32.get(index_f32(t * 16.0))
+        };
+        entry.copied().unwrap_or([0.0; 3])
     }
 
     #[inline(always)]
-    unsafe fn f64(m: f64) -> [f64; 3] {
-        ATAN_F64.get(index_f64(m)).copied().unwrap_or([0.0; 3])
+    unsafe fn f64(t: f64) -> [f64; 3] {
+        let entry = if BY_BITS {
+            ATAN_BITS_F64.get(bits_index_f64(t))
+        } else {
+            ATAN_F64.get(index_f64(t * 16.0))
+        };
+        entry.copied().unwrap_or([0.0; 3])
     }
 }
 
@@ -501,11 +590,16 @@ fn atan2_of<T: Real>(y: T, x: T) -> T {
         num / den
     };
     let mut r = atan_unit(t);
-    if swap {
-        r = reflect(core::f64::consts::FRAC_PI_2, FRAC_PI_2_LO, r);
-    }
-    if x < T::ZERO {
-        r = reflect(core::f64::consts::PI, PI_LO, r);
+    let left = x < T::ZERO;
+    // One test on the common path (no reflection: the first octant's
+    // direction, `|y| ≤ |x|` and `x ≥ 0`): its result waits on no select.
+    if swap || left {
+        if swap {
+            r = reflect(core::f64::consts::FRAC_PI_2, FRAC_PI_2_LO, r);
+        }
+        if left {
+            r = reflect(core::f64::consts::PI, PI_LO, r);
+        }
     }
     if y < T::ZERO {
         -r
@@ -532,11 +626,10 @@ fn reflect<T: Real>(hi: f64, lo: f64, r: T) -> T {
 /// `atan t` (rad) for `t ∈ [0, 1]` (see [`atan2`]).
 #[inline(always)]
 fn atan_unit<T: Real>(t: T) -> T {
-    // The table point c = k/8 nearest t, k = round(8t) ties down (`point`):
-    // m = 16t is exact (a power of two, t ∈ [0, 1]).
-    let m = t * T::from_f64(16.0);
+    // The table point c = k/8 nearest t, k = round(8t) ties down (`point`,
+    // from `t`'s encoding or from m = 16t, exact: a power of two).
     // SAFETY: `AtanEntry`'s arms have no contract.
-    let [c, atan_c, atan_lo] = unsafe { T::per_format::<AtanEntry>(m) };
+    let [c, atan_c, atan_lo] = unsafe { T::per_format::<AtanEntry>(t) };
     let u = (t - c) / (T::ONE + t * c);
     let z = u * u;
     // p(z) = −1/3 + z/5 − z²/7 + z³/9 − z⁴/11 + z⁵/13 in Estrin's order

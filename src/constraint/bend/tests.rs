@@ -28,6 +28,68 @@ fn atan_tables_are_the_former_arms() {
         let want64 = [c, h64, lo64].map(f64::to_bits);
         assert_eq!(ATAN_F64[i].map(f64::to_bits), want64, "f64 entry {i}");
     }
+    // The tables by encoding repeat those entries, by cell.
+    for i in 0..33 {
+        let k = cell_point(i);
+        assert_eq!(
+            ATAN_BITS_F32[i].map(f32::to_bits),
+            ATAN_F32[k].map(f32::to_bits)
+        );
+        assert_eq!(
+            ATAN_BITS_F64[i].map(f64::to_bits),
+            ATAN_F64[k].map(f64::to_bits)
+        );
+    }
+}
+
+/// [`bits_index_f64`] and [`bits_index_f32`] over every `t ∈ [0, 1]`
+/// neighbourhood that matters, by encoding: each threshold `o/16` and
+/// 1000 encodings either side, every cell edge, 0, subnormals and 1.
+#[test]
+fn bits_index_is_the_threshold_count() {
+    let mut ts: Vec<f64> = vec![0.0, f64::from_bits(1), f64::MIN_POSITIVE, 1.0];
+    for o in 0..=16u32 {
+        let b = (f64::from(o) / 16.0).to_bits();
+        ts.extend(
+            (0..1000).flat_map(|d| [f64::from_bits(b + d), f64::from_bits(b.saturating_sub(d))]),
+        );
+    }
+    for q in 8 * 1019..=8 * 1023 {
+        let b = q << 49;
+        ts.extend([
+            f64::from_bits(b - 1),
+            f64::from_bits(b),
+            f64::from_bits(b + 1),
+        ]);
+    }
+    ts.retain(|t| (0.0..=1.0).contains(t));
+    for t in ts {
+        assert_eq!(
+            cell_point(bits_index_f64(t)),
+            counted(t * 16.0),
+            "f64 t = {t:e}"
+        );
+        let t32 = f32::from_f64(t);
+        assert_eq!(
+            cell_point(bits_index_f32(t32)),
+            counted(t32 * 16.0),
+            "f32 t = {t32:e}"
+        );
+        for d in 0..4u32 {
+            for u in [
+                f32::from_bits(t32.to_bits() + d),
+                f32::from_bits(t32.to_bits().saturating_sub(d)),
+            ] {
+                if (0.0..=1.0).contains(&u) {
+                    assert_eq!(
+                        cell_point(bits_index_f32(u)),
+                        counted(u * 16.0),
+                        "f32 t = {u:e}"
+                    );
+                }
+            }
+        }
+    }
 }
 
 /// The table index as `atan_unit` counted it before [`point`]: the
@@ -95,22 +157,23 @@ fn table_point_is_the_threshold_count() {
     assert!(probes.contains(&16.0) && probes.contains(&1.0));
     for m in probes {
         assert_eq!(index_f64(m), counted(m), "f64 m = {m:e}");
-        // The entry `atan_unit` reads is the counted one.
+        // The entry `atan_unit` reads for t = m/16 is the counted one,
+        // by `t`'s encoding too.
+        let t = m / 16.0;
+        let k = counted(t * 16.0);
+        assert_eq!(cell_point(bits_index_f64(t)), k, "f64 t = {t:e}");
         // SAFETY: no contract.
-        let entry = unsafe { AtanEntry::f64(m) };
-        assert_eq!(
-            entry.map(f64::to_bits),
-            ATAN_F64[counted(m)].map(f64::to_bits)
-        );
+        let entry = unsafe { AtanEntry::f64(t) };
+        assert_eq!(entry.map(f64::to_bits), ATAN_F64[k].map(f64::to_bits));
     }
     for m in probes32() {
         assert_eq!(index_f32(m), counted(m), "f32 m = {m:e}");
+        let t = m / 16.0;
+        let k = counted(t * 16.0);
+        assert_eq!(cell_point(bits_index_f32(t)), k, "f32 t = {t:e}");
         // SAFETY: no contract.
-        let entry = unsafe { AtanEntry::f32(m) };
-        assert_eq!(
-            entry.map(f32::to_bits),
-            ATAN_F32[counted(m)].map(f32::to_bits)
-        );
+        let entry = unsafe { AtanEntry::f32(t) };
+        assert_eq!(entry.map(f32::to_bits), ATAN_F32[k].map(f32::to_bits));
     }
 }
 
