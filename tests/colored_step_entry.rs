@@ -11,39 +11,11 @@ use xpbd::step::{StepError, World};
 use xpbd::{cloth, cloth_link_count, color_instances, color_order, fill_in_order};
 use xpbd::{Constraints, GroupColors, Link, SystemError};
 
+#[path = "support/jobs.rs"]
+mod jobs;
+use jobs::{Reversed, Threads};
+
 type V = [f64; 3];
-
-/// Threads: `threads` scoped threads, thread `t` running tasks `t, t +
-/// threads, …`; asks for `split` tasks per phase.
-struct Threads {
-    threads: usize,
-    split: usize,
-}
-
-impl Jobs for Threads {
-    fn split(&self) -> usize {
-        self.split
-    }
-    fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
-        std::thread::scope(|s| {
-            for t in 0..self.threads {
-                s.spawn(move || (t..count).step_by(self.threads).for_each(task));
-            }
-        });
-    }
-}
-
-/// The calling thread, tasks in reverse order.
-struct Reversed(usize);
-
-impl Jobs for Reversed {
-    fn split(&self) -> usize {
-        self.0
-    }
-    fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
-        (0..count).rev().for_each(task);
-    }
-}
 
 /// Side of the cloth: enough links for several checking tasks (4,096
 /// items each at least; 8 under Miri).

@@ -19,6 +19,10 @@ use xpbd::{
     Constraints, GroupColors, Link, SystemError, Tether,
 };
 
+#[path = "support/jobs.rs"]
+mod jobs;
+use jobs::{Reversed, Threads};
+
 type V = [f64; 2];
 
 /// Rope particles: enough for several particle and contact tasks (1,024
@@ -210,38 +214,6 @@ fn config() -> StepConfig<f64, 2> {
     c.dynamic_friction = 0.2;
     c.damping = 0.5;
     c
-}
-
-/// Real threads: `threads` scoped threads, thread `t` running tasks
-/// `t, t + threads, …`; asks for `split` tasks per phase.
-struct Threads {
-    threads: usize,
-    split: usize,
-}
-
-impl Jobs for Threads {
-    fn split(&self) -> usize {
-        self.split
-    }
-    fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
-        std::thread::scope(|s| {
-            for t in 0..self.threads {
-                s.spawn(move || (t..count).step_by(self.threads).for_each(task));
-            }
-        });
-    }
-}
-
-/// The calling thread, tasks in reverse order.
-struct Reversed(usize);
-
-impl Jobs for Reversed {
-    fn split(&self) -> usize {
-        self.0
-    }
-    fn run(&self, count: usize, task: &(dyn Fn(usize) + Sync)) {
-        (0..count).rev().for_each(task);
-    }
 }
 
 /// A job system recording the most tasks any phase was split into.
