@@ -604,7 +604,10 @@ fn a_failing_instance_gives_the_same_error_and_bits_for_every_split() {
     // The last tet of color 0, and its first (the rest of the color is
     // still solved: on one thread the colors run in one loop, which must
     // end with the failing color).
-    for k in [color_len - 1, 0] {
+    // Also the second of a pair (the colored range solves two tets of a
+    // color at once: the pair falls back, the first is solved, the second
+    // fails).
+    for k in [color_len - 1, 0, 1] {
         failing_tet(base.clone(), k);
     }
 }
@@ -747,4 +750,31 @@ fn lambda_lives_across_colored_iterations_one_and_twenty_agree() {
     // Resetting λ each sweep (the bug) drifts to the stiff answer.
     let (_, reset) = soft_tets(20, true);
     assert!((reset - c20).abs() > 1e-3, "reset {reset} vs kept {c20}");
+}
+
+/// An improper coloring (`iterate_colored` checks only the boundaries):
+/// two tets of one "color" sharing a particle still get the sequential
+/// bits, so the second sees the first's correction (the colored range's
+/// pair kernel must not solve them at once).
+#[test]
+fn improper_tet_colors_keep_the_sequential_bits() {
+    let mut scene = tet_scene(1, 1, 2);
+    scene.links.clear();
+    scene.starts[0].clear();
+    let m = scene.tets.len();
+    // One color over every tet: neighbours share particles.
+    scene.starts[2] = vec![0, m];
+    let (reference, _) = run(&scene, Run::Sequential);
+    let (colored, _) = run(&scene, Run::Colored);
+    assert_eq!(colored.bits(), reference.bits());
+}
+
+/// A tet block whose colors include an odd count (the last tet of such a
+/// color is solved alone, the rest in pairs).
+#[test]
+fn odd_tet_colors_match_the_sequential_bits() {
+    let scene = tet_scene(1, 1, 1);
+    let odd = scene.starts[2].windows(2).any(|w| (w[1] - w[0]) % 2 == 1);
+    assert!(odd, "{:?}", scene.starts[2]);
+    assert_all_runs_agree(&scene);
 }

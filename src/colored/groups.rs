@@ -51,7 +51,7 @@ use crate::constraint::distance;
 use crate::constraint::pressure::{solve_mesh, MeshVolume};
 use crate::constraint::tether::{self, Tether};
 use crate::constraint::volume::{self, Tet};
-use crate::constraint::{solve, Constraint, Particles, Scaled};
+use crate::constraint::{solve, Constraint, Count, Outcome, Particles, Scaled};
 use crate::real::Real;
 use crate::solver::{
     count_visit, stop_error, Constraints, Group, Link, Stop, Substep, SweepStats, SystemError,
@@ -288,9 +288,14 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
                 Group::Bends => self.range(self.bends, begin, end),
                 Group::Tets if IN_PLACE => {
                     let h2 = self.h2;
-                    self.range_in_place(self.tets, begin, end, starts, |t, x, tally| {
-                        volume::solve_in_place(t, x, h2, tally)
-                    })
+                    self.range_in_place_pairs(
+                        self.tets,
+                        begin,
+                        end,
+                        starts,
+                        |t, x, tally| volume::solve_in_place(t, x, h2, tally),
+                        |a, b, x| volume::solve_pair_in_place(a, b, x, h2),
+                    )
                 }
                 Group::Tets => self.range(self.tets, begin, end),
                 Group::Tethers if IN_PLACE => {
@@ -418,6 +423,78 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
                 end = keep_first(&mut first, stop, starts, k, end);
             }
             k = k.wrapping_add(1);
+        }
+        first.map_or(Ok(tally.stats(end.saturating_sub(begin))), Err)
+    }
+
+    /// [`range_in_place`](Self::range_in_place) with a pair kernel
+    /// `solve_pair` (tets: `volume::solve_pair_in_place`): two consecutive
+    /// instances of one color (`starts`; a range without boundaries is one
+    /// color) go to it, which either solves both, writing the first then
+    /// the second and returning their outcomes (counted here in that
+    /// order, as two `solve_one` calls count them), or writes nothing and
+    /// returns `None`; then the first goes through `solve_one` and the
+    /// second is paired anew. An odd instance or the last of a color goes
+    /// through `solve_one`. Instances of one color share no particle, so
+    /// any order within a color gives the same bits; the instances are
+    /// still visited in order, so the statistics and the first stop (and
+    /// the colors solved after it) are `range_in_place`'s.
+    ///
+    /// # Safety
+    /// As [`range_in_place`](Self::range_in_place).
+    #[inline(never)]
+    unsafe fn range_in_place_pairs<K>(
+        &self,
+        items: RawGroup<K>,
+        begin: usize,
+        end: usize,
+        starts: &[usize],
+        solve_one: impl FnMut(&mut K, &mut Shared<T>, &mut Tally<T>) -> Result<(), Stop>,
+        solve_pair: impl FnMut(&mut K, &mut K, &mut Shared<T>) -> Option<[Outcome<T>; 2]>,
+    ) -> Result<SweepStats<T>, Stop> {
+        let (mut solve_one, mut solve_pair) = (solve_one, solve_pair);
+        let mut tally = Tally::new(self.policy);
+        let mut first = None;
+        // SAFETY: as in `range_in_place`.
+        let mut x = unsafe { Shared::new(self.x, self.w, self.n) };
+        let mut end = end.min(items.len);
+        let mut k = begin;
+        // The end of `k`'s color (found again when `k` reaches it).
+        let mut color_end = k;
+        while k < end {
+            if color_end <= k {
+                color_end = starts
+                    .iter()
+                    .copied()
+                    .find(|&s| s > k)
+                    .map_or(end, |s| s.min(end));
+            }
+            let second = k.wrapping_add(1);
+            if second < color_end {
+                // SAFETY: k < second < end ≤ items.len, two distinct
+                // instances this range alone touches (caller contract).
+                let (a, b) = unsafe { (&mut *items.p.add(k), &mut *items.p.add(second)) };
+                if let Some([oa, ob]) = solve_pair(a, b, &mut x) {
+                    tally.index = k;
+                    if let Err(stop) = tally.count(oa) {
+                        end = keep_first(&mut first, stop, starts, k, end);
+                    }
+                    tally.index = second;
+                    if let Err(stop) = tally.count(ob) {
+                        end = keep_first(&mut first, stop, starts, second, end);
+                    }
+                    k = k.wrapping_add(2);
+                    continue;
+                }
+            }
+            tally.index = k;
+            // SAFETY: k < end ≤ items.len, the buffer is valid, and only
+            // this range touches instance k (caller contract).
+            let item = unsafe { &mut *items.p.add(k) };
+            if let Err(stop) = solve_one(item, &mut x, &mut tally) {
+                end = keep_first(&mut first, stop, starts, k, end);
+            }
+            k = second;
         }
         first.map_or(Ok(tally.stats(end.saturating_sub(begin))), Err)
     }

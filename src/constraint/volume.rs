@@ -350,6 +350,207 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
     })
 }
 
+/// Two tets of one color solved at once, lane-wise: tet `a` in lane 0 of
+/// every `[T; 2]`, tet `b` in lane 1. Each lane is [`solve_in_place`]'s
+/// hot path, operation for operation and in the same order (IEEE `+`,
+/// `−`, `×`, `÷` and `|·|` are correctly rounded per lane, so a lane has
+/// the bits of the scalar code; no fused multiply-add). Same operation on
+/// both lanes is what LLVM's SLP vectoriser packs (`addpd`, `mulpd`,
+/// `divpd`): two independent chains per instruction, the latency of one.
+///
+/// The fast path only: it writes anything only when both tets are
+/// ordinary — every index names a particle (of `D = 3`), no particle of
+/// `a` is one of `b`'s (a color of a proper coloring; an improper one,
+/// which `Substep::iterate_colored` accepts, must see `a`'s writes), and
+/// each passes [`solve_in_place`]'s one test (`W ≥ MIN_POSITIVE` and the
+/// finite sum; an all-static tet has `W = 0` and fails it). Then it
+/// writes `a`'s particles and λ, then `b`'s (each moving particle, in the
+/// tet's order, as the scalar kernel), and returns both outcomes for the
+/// caller to count in that order (`Applied`: finite values). Otherwise it
+/// returns `None` having written nothing, and the caller solves `a`, then
+/// `b`, with [`solve_in_place`]: every rare decision (out of range,
+/// static, degenerate, a non-finite position or result) and its fault
+/// and statistics are the scalar kernel's. Hosts only (the colored
+/// ranges of `colored::groups`); bare metal never instantiates it.
+#[inline(always)]
+pub(crate) fn solve_pair_in_place<T: Real, const D: usize, P: Particles<T, D>>(
+    a: &mut Tet<T>,
+    b: &mut Tet<T>,
+    x: &mut P,
+    h2: T,
+) -> Option<[Outcome<T>; 2]> {
+    let [a0, a1, a2, a3] = a.particles;
+    let mut shared = false;
+    for q in b.particles {
+        shared |= (q == a0) | (q == a1) | (q == a2) | (q == a3);
+    }
+    if shared {
+        return None;
+    }
+    let pa = a.particles.map(index);
+    let pb = b.particles.map(index);
+    let mut p = [[[T::ZERO; 2]; 3]; 4];
+    let mut wk = [[T::ZERO; 2]; 4];
+    for (((&ka, &kb), pk), wk) in pa.iter().zip(&pb).zip(p.iter_mut()).zip(wk.iter_mut()) {
+        let (Some((xa, wa)), Some((xb, wb))) = (x.get(ka), x.get(kb)) else {
+            return None;
+        };
+        let ([xa, ya, za], [xb, yb, zb]) = (as3(&xa)?, as3(&xb)?);
+        *pk = [[xa, xb], [ya, yb], [za, zb]];
+        *wk = [wa, wb];
+    }
+    let [x0, x1, x2, x3] = &p;
+    let e1 = sub3x2(x1, x0);
+    let e2 = sub3x2(x2, x0);
+    let e3 = sub3x2(x3, x0);
+    let g3 = cross_x2(&e1, &e2);
+    let gradient = [
+        cross_x2(&sub3x2(x3, x1), &sub3x2(x2, x1)),
+        cross_x2(&e2, &e3),
+        cross_x2(&e3, &e1),
+        g3,
+    ];
+    let weight = wk
+        .iter()
+        .zip(&gradient)
+        .fold([T::ZERO; 2], |acc, (&wk, g)| {
+            add2(acc, mul2(wk, dot3x2(g, g)))
+        });
+    let six = [six::<T>(); 2];
+    let c = sub2(dot3x2(&g3, &e3), mul2(six, [a.rest_volume, b.rest_volume]));
+    // `update` (λ free), lane-wise.
+    let alpha = div2([a.compliance, b.compliance], [h2; 2]);
+    let lambda = [a.lambda, b.lambda];
+    let numerator = sub2(neg2(c), mul2(alpha, lambda));
+    let delta = div2(numerator, add2(weight, alpha));
+    let lambda = add2(lambda, delta);
+    let mut next = p;
+    for ((xk, &wk), gk) in next.iter_mut().zip(&wk).zip(&gradient) {
+        let s = mul2(wk, delta);
+        for (v, &g) in xk.iter_mut().zip(gk) {
+            *v = add2(*v, mul2(s, g));
+        }
+    }
+    // A hint for the SLP vectoriser, not for correctness: without it the
+    // stores of each particle's `x, y, z` seed its trees, which then pack
+    // one tet's `x` and `y` and shuffle at every step (~297 instructions
+    // a tet in the colored bench, as scalar); through memory the lanes
+    // (`[a, b]`) seed them (~270, packed). `black_box` returns its
+    // argument unchanged, so the bits are the same either way.
+    let next = core::hint::black_box(next);
+    let [n0, n1, n2, n3] = &next;
+    let [sx, sy, sz] = add3x2(&add3x2(n0, n1), &add3x2(n2, n3));
+    let sum = add2(add2(sx, sy), add2(sz, add2(lambda, weight)));
+    let [wa, wb] = weight;
+    let [sa, sb] = mul2(sum, [T::ZERO; 2]);
+    // `&`, not `&&`: both lanes' tests, one branch.
+    if !((wa >= T::MIN_POSITIVE) & (wb >= T::MIN_POSITIVE) & (sa == T::ZERO) & (sb == T::ZERO)) {
+        return None;
+    }
+    let [ca, cb] = c;
+    let [ra, rb] = numerator;
+    let [la, lb] = lambda;
+    for ((&k, xk), &[w, _]) in pa.iter().zip(&next).zip(&wk) {
+        let [[u, _], [v, _], [z, _]] = *xk;
+        if w != T::ZERO {
+            x.set(k, from3([u, v, z]));
+        }
+    }
+    a.lambda = la;
+    for ((&k, xk), &[_, w]) in pb.iter().zip(&next).zip(&wk) {
+        let [[_, u], [_, v], [_, z]] = *xk;
+        if w != T::ZERO {
+            x.set(k, from3([u, v, z]));
+        }
+    }
+    b.lambda = lb;
+    Some([
+        Outcome::Applied {
+            c_abs: ca.abs(),
+            residual: ra.abs(),
+        },
+        Outcome::Applied {
+            c_abs: cb.abs(),
+            residual: rb.abs(),
+        },
+    ])
+}
+
+/// `a + b` per lane.
+#[inline(always)]
+fn add2<T: Real>(a: [T; 2], b: [T; 2]) -> [T; 2] {
+    let [a0, a1] = a;
+    let [b0, b1] = b;
+    [a0 + b0, a1 + b1]
+}
+
+/// `a − b` per lane.
+#[inline(always)]
+fn sub2<T: Real>(a: [T; 2], b: [T; 2]) -> [T; 2] {
+    let [a0, a1] = a;
+    let [b0, b1] = b;
+    [a0 - b0, a1 - b1]
+}
+
+/// `a × b` per lane.
+#[inline(always)]
+fn mul2<T: Real>(a: [T; 2], b: [T; 2]) -> [T; 2] {
+    let [a0, a1] = a;
+    let [b0, b1] = b;
+    [a0 * b0, a1 * b1]
+}
+
+/// `a ÷ b` per lane.
+#[inline(always)]
+fn div2<T: Real>(a: [T; 2], b: [T; 2]) -> [T; 2] {
+    let [a0, a1] = a;
+    let [b0, b1] = b;
+    [a0 / b0, a1 / b1]
+}
+
+/// `−a` per lane.
+#[inline(always)]
+fn neg2<T: Real>(a: [T; 2]) -> [T; 2] {
+    let [a0, a1] = a;
+    [-a0, -a1]
+}
+
+/// [`sub3`] per lane.
+#[inline(always)]
+fn sub3x2<T: Real>(a: &[[T; 2]; 3], b: &[[T; 2]; 3]) -> [[T; 2]; 3] {
+    let [ax, ay, az] = *a;
+    let [bx, by, bz] = *b;
+    [sub2(ax, bx), sub2(ay, by), sub2(az, bz)]
+}
+
+/// [`add3`] per lane.
+#[inline(always)]
+fn add3x2<T: Real>(a: &[[T; 2]; 3], b: &[[T; 2]; 3]) -> [[T; 2]; 3] {
+    let [ax, ay, az] = *a;
+    let [bx, by, bz] = *b;
+    [add2(ax, bx), add2(ay, by), add2(az, bz)]
+}
+
+/// [`cross`] per lane.
+#[inline(always)]
+fn cross_x2<T: Real>(a: &[[T; 2]; 3], b: &[[T; 2]; 3]) -> [[T; 2]; 3] {
+    let [ax, ay, az] = *a;
+    let [bx, by, bz] = *b;
+    [
+        sub2(mul2(ay, bz), mul2(az, by)),
+        sub2(mul2(az, bx), mul2(ax, bz)),
+        sub2(mul2(ax, by), mul2(ay, bx)),
+    ]
+}
+
+/// [`dot3`] per lane.
+#[inline(always)]
+fn dot3x2<T: Real>(a: &[[T; 2]; 3], b: &[[T; 2]; 3]) -> [T; 2] {
+    let [ax, ay, az] = *a;
+    let [bx, by, bz] = *b;
+    add2(add2(mul2(ax, bx), mul2(ay, by)), mul2(az, bz))
+}
+
 /// `a + b` (3D).
 #[inline(always)]
 fn add3<T: Real>(a: &[T; 3], b: &[T; 3]) -> [T; 3] {
@@ -417,7 +618,15 @@ fn settle<T: Real, const D: usize, P: Particles<T, D>>(
 }
 
 #[cfg(test)]
-#[allow(clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
+#[allow(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::panic,
+    clippy::as_conversions,
+    clippy::cast_precision_loss,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss
+)]
 mod tests {
     use super::*;
 
@@ -477,5 +686,233 @@ mod tests {
         ));
         let flat = [[0.0; 2]; 4];
         assert!(matches!(eval(&t, &flat, &[1.0; 4]), Evaluation::OutOfRange));
+    }
+
+    use crate::constraint::InPlace;
+    /// A sweep's counting as a log: every outcome counted (with the
+    /// instance's index and its values' bits), and the stops.
+    struct Log {
+        index: usize,
+        reject: bool,
+        seen: Vec<(usize, u8, u64, u64)>,
+    }
+
+    /// A stop: the instance and why (`None`: degenerate, rejected).
+    type Stop = (usize, Option<Fault>);
+
+    impl Count<f64> for Log {
+        type Stop = Stop;
+        fn count(&mut self, outcome: Outcome<f64>) -> Result<(), Stop> {
+            let (kind, c, r) = match outcome {
+                Outcome::Static => (0, 0, 0),
+                Outcome::Degenerate => (1, 0, 0),
+                Outcome::Idle => (2, 0, 0),
+                Outcome::Applied { c_abs, residual } => (3, c_abs.to_bits(), residual.to_bits()),
+            };
+            self.seen.push((self.index, kind, c, r));
+            if kind == 1 && self.reject {
+                return Err((self.index, None));
+            }
+            Ok(())
+        }
+        fn fault(&self, fault: Fault) -> Stop {
+            (self.index, Some(fault))
+        }
+    }
+
+    /// What a pair of tets leaves: positions' and λs' bits, the two
+    /// results, the counted outcomes.
+    type Outcome2 = (Vec<u64>, [Result<(), Stop>; 2], Vec<(usize, u8, u64, u64)>);
+
+    fn leaves(x: &[[f64; 3]], t: &[Tet<f64>; 2], r: [Result<(), Stop>; 2], log: Log) -> Outcome2 {
+        let mut bits: Vec<u64> = x.as_flattened().iter().map(|v| v.to_bits()).collect();
+        bits.extend(t.iter().map(|t| t.lambda.to_bits()));
+        (bits, r, log.seen)
+    }
+
+    /// Two scalar calls, `a` then `b`.
+    fn scalar(x: &[[f64; 3]], w: &[f64], t: [Tet<f64>; 2], h2: f64, reject: bool) -> Outcome2 {
+        let (mut x, mut t) = (x.to_vec(), t);
+        let mut log = Log {
+            index: 0,
+            reject,
+            seen: vec![],
+        };
+        let mut p = InPlace::new(&mut x, w);
+        let [a, b] = &mut t;
+        let ra = solve_in_place(a, &mut p, h2, &mut log);
+        log.index = 1;
+        let rb = solve_in_place(b, &mut p, h2, &mut log);
+        leaves(&x, &t, [ra, rb], log)
+    }
+
+    /// The pair kernel as the colored range uses it (both counted, or
+    /// nothing written and two scalar calls); whether it took the fast
+    /// path.
+    fn paired(
+        x: &[[f64; 3]],
+        w: &[f64],
+        t: [Tet<f64>; 2],
+        h2: f64,
+        reject: bool,
+    ) -> (Outcome2, bool) {
+        let (mut xs, mut ts) = (x.to_vec(), t);
+        let mut log = Log {
+            index: 0,
+            reject,
+            seen: vec![],
+        };
+        let mut p = InPlace::new(&mut xs, w);
+        let [a, b] = &mut ts;
+        if let Some([oa, ob]) = solve_pair_in_place(a, b, &mut p, h2) {
+            let ra = log.count(oa);
+            log.index = 1;
+            let rb = log.count(ob);
+            return (leaves(&xs, &ts, [ra, rb], log), true);
+        }
+        let untouched = xs
+            .as_flattened()
+            .iter()
+            .zip(x.as_flattened())
+            .all(|(u, v)| u.to_bits() == v.to_bits());
+        assert!(untouched && ts == t, "the fallback wrote nothing");
+        (scalar(x, w, t, h2, reject), false)
+    }
+
+    /// xorshift64*, uniform in [-1, 1).
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> f64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            let u = self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11;
+            u as f64 / (1u64 << 52) as f64 - 1.0
+        }
+    }
+
+    /// Eight particles (tet a: 0..4, b: 4..8, shuffled per case) with
+    /// random positions, inverse masses (some 0), compliance (some 0), λ.
+    fn random_case(r: &mut Rng) -> (Vec<[f64; 3]>, Vec<f64>, [Tet<f64>; 2]) {
+        let x: Vec<[f64; 3]> = (0..8).map(|_| [r.next(), r.next(), r.next()]).collect();
+        let w: Vec<f64> = (0..8)
+            .map(|_| {
+                let v = r.next();
+                if v < -0.5 {
+                    0.0
+                } else {
+                    v.abs() * 3.0
+                }
+            })
+            .collect();
+        let mut order: [u32; 8] = [0, 1, 2, 3, 4, 5, 6, 7];
+        for k in (1..8).rev() {
+            let j = ((r.next() + 1.0) * 0.5 * (k + 1) as f64) as usize;
+            order.swap(k, j.min(k));
+        }
+        let tet = |r: &mut Rng, p: &[u32]| {
+            let mut t = Tet::new(
+                [p[0], p[1], p[2], p[3]],
+                r.next() * 0.2 + 0.01,
+                if r.next() < -0.3 {
+                    0.0
+                } else {
+                    r.next().abs() * 1e-3
+                },
+            );
+            t.lambda = r.next() * 0.5;
+            t
+        };
+        let a = tet(r, &order[..4]);
+        let b = tet(r, &order[4..]);
+        (x, w, [a, b])
+    }
+
+    #[test]
+    fn pair_kernel_has_the_bits_of_two_scalar_calls() {
+        let mut r = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut fast = 0;
+        let cases = if cfg!(miri) { 40 } else { 4000 };
+        for case in 0..cases {
+            let (x, w, t) = random_case(&mut r);
+            let h2 = [1e-4, 1.0 / 3600.0, 0.5][case % 3];
+            let (got, took) = paired(&x, &w, t, h2, false);
+            assert_eq!(got, scalar(&x, &w, t, h2, false), "case {case}");
+            fast += usize::from(took);
+        }
+        // The fast path is the common one (both tets static: 1/256 of the
+        // cases at most, with a fourth of the masses 0).
+        assert!(fast * 10 > cases * 9, "{fast} of {cases} on the fast path");
+    }
+
+    #[test]
+    fn pair_kernel_falls_back_on_every_rare_case_of_either_tet() {
+        let mut r = Rng(7);
+        let (x, _, t) = random_case(&mut r);
+        let w = vec![1.0; 8];
+        let h2 = 1e-4;
+        let [a, b] = t;
+        // Each rare case, put on tet a's or tet b's particles.
+        type Spoil = fn(&mut Vec<[f64; 3]>, &mut Vec<f64>, &mut Tet<f64>);
+        let spoils: [(&str, Spoil); 7] = [
+            ("static", |_, w, t| {
+                for p in t.particles {
+                    w[p as usize] = 0.0;
+                }
+            }),
+            ("a point", |x, _, t| {
+                let at = x[t.particles[0] as usize];
+                for p in t.particles {
+                    x[p as usize] = at;
+                }
+            }),
+            ("on a line", |x, _, t| {
+                for (k, p) in t.particles.into_iter().enumerate() {
+                    x[p as usize] = [k as f64, 2.0 * k as f64, 0.5];
+                }
+            }),
+            ("NaN", |x, _, t| x[t.particles[2] as usize][1] = f64::NAN),
+            ("infinite", |x, _, t| {
+                x[t.particles[3] as usize][0] = f64::NEG_INFINITY;
+            }),
+            ("out of range", |_, _, t| t.particles[1] = 8),
+            ("overflow", |x, _, t| {
+                // Finite positions whose correction overflows.
+                for p in t.particles {
+                    x[p as usize] = x[p as usize].map(|v| v * 1e110);
+                }
+            }),
+        ];
+        for policy in [false, true] {
+            for (name, spoil) in spoils {
+                for (lane, both) in [(0, false), (1, false), (0, true)] {
+                    let (mut x, mut w, mut t) = (x.clone(), w.clone(), [a, b]);
+                    for (k, tk) in t.iter_mut().enumerate() {
+                        if k == lane || both {
+                            spoil(&mut x, &mut w, tk);
+                        }
+                    }
+                    let want = scalar(&x, &w, t, h2, policy);
+                    let (got, took) = paired(&x, &w, t, h2, policy);
+                    assert!(!took, "{name}, lane {lane}, both {both}");
+                    assert_eq!(got, want, "{name}, lane {lane}, both {both}");
+                    // The rare case really is one: not a plain applied pair.
+                    let applied = want.2.iter().filter(|s| s.1 == 3).count();
+                    let ordinary = want.1 == [Ok(()), Ok(())] && applied == 2;
+                    assert!(!ordinary, "{name}, lane {lane}: {want:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn pair_kernel_falls_back_when_the_tets_share_a_particle() {
+        let mut r = Rng(11);
+        let (x, w, [a, mut b]) = random_case(&mut r);
+        let w: Vec<f64> = w.iter().map(|v| v + 1.0).collect();
+        b.particles[2] = a.particles[1];
+        let (got, took) = paired(&x, &w, [a, b], 1e-4, false);
+        assert!(!took);
+        assert_eq!(got, scalar(&x, &w, [a, b], 1e-4, false));
     }
 }
