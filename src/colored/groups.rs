@@ -402,29 +402,9 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
         starts: &[usize],
         solve_one: impl FnMut(&mut K, &mut Shared<T, D>, &mut Tally<T>) -> Result<(), Stop>,
     ) -> Result<SweepStats<T>, Stop> {
-        // A local of this function (the argument is the caller's memory):
-        // a kernel's state in it (`Scaled`) can live in registers.
-        let mut solve_one = solve_one;
-        let mut tally = Tally::new(self.policy);
-        let mut first = None;
-        // SAFETY: forwarded caller contract: the buffers are valid for `n`
-        // particles and, while this range runs, the particles of its
-        // instances are its own (reads of others' are of data no job
-        // writes during the color).
-        let mut x = unsafe { Shared::new(self.x, self.w, self.n) };
-        let mut end = end.min(items.len);
-        let mut k = begin;
-        while k < end {
-            tally.index = k;
-            // SAFETY: k < end ≤ items.len, the buffer is valid, and only
-            // this range touches instance k (caller contract).
-            let item = unsafe { &mut *items.p.add(k) };
-            if let Err(stop) = solve_one(item, &mut x, &mut tally) {
-                end = keep_first(&mut first, stop, starts, k, end);
-            }
-            k = k.wrapping_add(1);
-        }
-        first.map_or(Ok(tally.stats(end.saturating_sub(begin))), Err)
+        let no_pairs = |_: &mut K, _: &mut K, _: &mut Shared<T, D>| None;
+        // SAFETY: forwarded caller contract.
+        unsafe { self.range_body::<K, false>(items, begin, end, starts, solve_one, no_pairs) }
     }
 
     /// [`range_in_place`](Self::range_in_place) with a pair kernel
@@ -449,42 +429,69 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
         begin: usize,
         end: usize,
         starts: &[usize],
-        solve_one: impl FnMut(&mut K, &mut Shared<T>, &mut Tally<T>) -> Result<(), Stop>,
-        solve_pair: impl FnMut(&mut K, &mut K, &mut Shared<T>) -> Option<[Outcome<T>; 2]>,
+        solve_one: impl FnMut(&mut K, &mut Shared<T, D>, &mut Tally<T>) -> Result<(), Stop>,
+        solve_pair: impl FnMut(&mut K, &mut K, &mut Shared<T, D>) -> Option<[Outcome<T>; 2]>,
     ) -> Result<SweepStats<T>, Stop> {
+        // SAFETY: forwarded caller contract.
+        unsafe { self.range_body::<K, true>(items, begin, end, starts, solve_one, solve_pair) }
+    }
+
+    /// The loop of [`range_in_place`](Self::range_in_place) (`PAIRS`
+    /// false: `solve_pair` is never called) and of
+    /// [`range_in_place_pairs`](Self::range_in_place_pairs).
+    ///
+    /// # Safety
+    /// As [`range_in_place`](Self::range_in_place).
+    #[inline(always)]
+    unsafe fn range_body<K, const PAIRS: bool>(
+        &self,
+        items: RawGroup<K>,
+        begin: usize,
+        end: usize,
+        starts: &[usize],
+        solve_one: impl FnMut(&mut K, &mut Shared<T, D>, &mut Tally<T>) -> Result<(), Stop>,
+        solve_pair: impl FnMut(&mut K, &mut K, &mut Shared<T, D>) -> Option<[Outcome<T>; 2]>,
+    ) -> Result<SweepStats<T>, Stop> {
+        // Locals of this function (the arguments are the caller's memory):
+        // a kernel's state in them (`Scaled`) can live in registers.
         let (mut solve_one, mut solve_pair) = (solve_one, solve_pair);
         let mut tally = Tally::new(self.policy);
         let mut first = None;
-        // SAFETY: as in `range_in_place`.
+        // SAFETY: forwarded caller contract: the buffers are valid for `n`
+        // particles and, while this range runs, the particles of its
+        // instances are its own (reads of others' are of data no job
+        // writes during the color).
         let mut x = unsafe { Shared::new(self.x, self.w, self.n) };
         let mut end = end.min(items.len);
         let mut k = begin;
         // The end of `k`'s color (found again when `k` reaches it).
         let mut color_end = k;
         while k < end {
-            if color_end <= k {
-                color_end = starts
-                    .iter()
-                    .copied()
-                    .find(|&s| s > k)
-                    .map_or(end, |s| s.min(end));
-            }
             let second = k.wrapping_add(1);
-            if second < color_end {
-                // SAFETY: k < second < end ≤ items.len, two distinct
-                // instances this range alone touches (caller contract).
-                let (a, b) = unsafe { (&mut *items.p.add(k), &mut *items.p.add(second)) };
-                if let Some([oa, ob]) = solve_pair(a, b, &mut x) {
-                    tally.index = k;
-                    if let Err(stop) = tally.count(oa) {
-                        end = keep_first(&mut first, stop, starts, k, end);
+            if PAIRS {
+                if color_end <= k {
+                    color_end = starts
+                        .iter()
+                        .copied()
+                        .find(|&s| s > k)
+                        .map_or(end, |s| s.min(end));
+                }
+                if second < color_end {
+                    // SAFETY: k < second < end ≤ items.len, two distinct
+                    // instances this range alone touches (caller contract).
+                    let (a, b) = unsafe { (&mut *items.p.add(k), &mut *items.p.add(second)) };
+                    if let Some([oa, ob]) = solve_pair(a, b, &mut x) {
+                        tally.index = k;
+                        if let Err(stop) = tally.count(oa) {
+                            end = keep_first(&mut first, stop, starts, k, end);
+                        }
+                        tally.index = second;
+                        if let Err(stop) = tally.count(ob) {
+                            end = keep_first(&mut first, stop, starts, second, end);
+                        }
+                        k = k.wrapping_add(2);
+                        continue;
                     }
-                    tally.index = second;
-                    if let Err(stop) = tally.count(ob) {
-                        end = keep_first(&mut first, stop, starts, second, end);
-                    }
-                    k = k.wrapping_add(2);
-                    continue;
                 }
             }
             tally.index = k;
