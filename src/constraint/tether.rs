@@ -288,6 +288,9 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
     if u.idle {
         return tally.count(Outcome::Idle);
     }
+    // Each moved particle is written first and tested after (its old
+    // bits put back on a fault, which so writes nothing): the store need
+    // not wait on the test (as for bends and tets).
     // `Σ v·0` over λ' and the coordinates of each moved particle: ±0 when
     // all are finite, NaN otherwise. A finite `|x − x_a|²` makes every
     // coordinate of both particles finite, so an unmoved particle (which
@@ -298,26 +301,30 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
     match (wa != T::ZERO, wp != T::ZERO) {
         (false, true) => {
             let np = moved(xp, wp * u.delta, &n);
+            x.set(p, np);
             if finite_sum(finite, &np) != T::ZERO {
+                x.set(p, xp);
                 return Err(tally.fault(Fault::NonFinite));
             }
-            x.set(p, np);
         }
         (true, false) => {
             let na = moved_back(xa, wa * u.delta, &n);
+            x.set(a, na);
             if finite_sum(finite, &na) != T::ZERO {
+                x.set(a, xa);
                 return Err(tally.fault(Fault::NonFinite));
             }
-            x.set(a, na);
         }
         (true, true) => {
             let na = moved_back(xa, wa * u.delta, &n);
             let np = moved(xp, wp * u.delta, &n);
-            if finite_sum(finite_sum(finite, &na), &np) != T::ZERO {
-                return Err(tally.fault(Fault::NonFinite));
-            }
             x.set(a, na);
             x.set(p, np);
+            if finite_sum(finite_sum(finite, &na), &np) != T::ZERO {
+                x.set(p, xp);
+                x.set(a, xa);
+                return Err(tally.fault(Fault::NonFinite));
+            }
         }
         (false, false) => {
             if finite != T::ZERO {
