@@ -825,8 +825,7 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
     let [sx, sy, sz] = add(&add(n0, n1), &add(n2, n3));
     let sum = ((sx + sy) + (sz + u.lambda)) + ((sine + cosine) + weight);
     let least = T::MIN_POSITIVE;
-    if !(ee >= least && nn1 >= least && nn2 >= least && weight >= least && sum * T::ZERO == T::ZERO)
-    {
+    if !(ee >= least && nn1 >= least && nn2 >= least && weight >= least && sum.is_finite()) {
         write_moving(x, &particles, &p, &wk);
         match settle(b, x, particles, h2) {
             Verdict::Go => write_moving(x, &particles, &next, &wk),

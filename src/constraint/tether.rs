@@ -305,8 +305,8 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
         (false, true) => {
             let np = moved(xp, wp * u.delta, &n);
             x.set(p, np);
-            let sum = np.iter().fold(u.lambda, |acc, &v| acc + v);
-            if sum * T::ZERO != T::ZERO && finite_sum(finite(), &np) != T::ZERO {
+            let sum = pairwise(&np, u.lambda);
+            if !sum.is_finite() && finite_sum(finite(), &np) != T::ZERO {
                 x.set(p, xp);
                 return Err(tally.fault(Fault::NonFinite));
             }
@@ -341,6 +341,17 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
         c_abs: u.c_abs,
         residual: u.residual,
     })
+}
+
+/// `Σ v + extra` as a tree, `(x + y) + (z + extra)` in 3D (a shorter
+/// chain of additions than one after the other): finite only when every
+/// term is finite, unless finite terms overflow it.
+#[inline(always)]
+fn pairwise<T: Real, const D: usize>(v: &[T; D], extra: T) -> T {
+    match v.as_slice() {
+        [x, y, z] => (*x + *y) + (*z + extra),
+        _ => v.iter().fold(extra, |acc, &c| acc + c),
+    }
 }
 
 /// The held particle corrected: `x + s n` (`s = w Δλ`).

@@ -324,7 +324,7 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
     // against coordinate-wise sums); any order proves the same.
     let [s0, s1, s2, s3] = next.map(|[a, b, c]| (a + b) + c);
     let sum = ((s0 + s1) + (s2 + s3)) + (u.lambda + weight);
-    if !(weight >= T::MIN_POSITIVE && sum * T::ZERO == T::ZERO) {
+    if !(weight >= T::MIN_POSITIVE && sum.is_finite()) {
         write_moving(x, &particles, &p, &wk);
         match settle(t, x, particles, h2) {
             Verdict::Go => {}
