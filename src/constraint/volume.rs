@@ -489,13 +489,11 @@ pub(crate) fn solve_pair_in_place<T: Real, const D: usize, P: Particles<T, D>>(
     // (`[a, b]`) seed them (~270, packed). `black_box` returns its
     // argument unchanged, so the bits are the same either way.
     let next = core::hint::black_box(next);
-    let [n0, n1, n2, n3] = &next;
-    let [sx, sy, sz] = add3x2(&add3x2(n0, n1), &add3x2(n2, n3));
-    let sum = add2(add2(sx, sy), add2(sz, add2(lambda, weight)));
+    let [s0, s1, s2, s3] = next.map(|[a, b, c]| add2(add2(a, b), c));
+    let [sa, sb] = add2(add2(add2(s0, s1), add2(s2, s3)), add2(lambda, weight));
     let [wa, wb] = weight;
-    let [sa, sb] = mul2(sum, [T::ZERO; 2]);
     // `&`, not `&&`: both lanes' tests, one branch.
-    if !((wa >= T::MIN_POSITIVE) & (wb >= T::MIN_POSITIVE) & (sa == T::ZERO) & (sb == T::ZERO)) {
+    if !((wa >= T::MIN_POSITIVE) & (wb >= T::MIN_POSITIVE) & sa.is_finite() & sb.is_finite()) {
         return None;
     }
     let [ca, cb] = c;
@@ -572,14 +570,6 @@ fn sub3x2<T: Real>(a: &[[T; 2]; 3], b: &[[T; 2]; 3]) -> [[T; 2]; 3] {
     let [ax, ay, az] = *a;
     let [bx, by, bz] = *b;
     [sub2(ax, bx), sub2(ay, by), sub2(az, bz)]
-}
-
-/// [`add3`] per lane.
-#[inline(always)]
-fn add3x2<T: Real>(a: &[[T; 2]; 3], b: &[[T; 2]; 3]) -> [[T; 2]; 3] {
-    let [ax, ay, az] = *a;
-    let [bx, by, bz] = *b;
-    [add2(ax, bx), add2(ay, by), add2(az, bz)]
 }
 
 /// [`cross`] per lane.
