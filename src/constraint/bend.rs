@@ -741,8 +741,7 @@ impl<T: Real, const D: usize> Constraint<T, D, 4> for Bend<T> {
 /// Otherwise [`settle`] decides as they would, from the positions as they
 /// were: the corrected ones are written before the test and the old bits
 /// put back when it fails (as for tets, `volume::solve_in_place`: the
-/// stores need not wait on the test; sequential sweep 0.83 → 0.93 of the
-/// C reference's speed).
+/// stores need not wait on the test; docs/performance-kinds.md).
 #[inline(always)]
 pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Count<T>>(
     b: &mut Bend<T>,

@@ -592,7 +592,7 @@ fn visit_evaluated<T: Real, const D: usize, const N: usize>(
 /// tets and tethers: their kinds' `solve_in_place` kernels spell out these
 /// same operations for one kind each (the same bits, outcomes and faults;
 /// `solver::sweep`'s `in_place` tests compare them), reading and writing
-/// the particles in place (docs/performance.md, "Constraint kinds").
+/// the particles in place (docs/performance-kinds.md).
 #[inline(always)]
 pub(crate) fn solve<T: Real, const D: usize, const N: usize, K: Constraint<T, D, N>>(
     item: &mut K,

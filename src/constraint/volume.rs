@@ -197,7 +197,7 @@ impl<T: Real, const D: usize> Constraint<T, D, 4> for Tet<T> {
     // The shared out-of-line update on every target: code size on bare
     // metal (as the shared group loops, solver::groups::SHARED_LOOPS); on
     // the host the inlined copy measured no faster in the sequential sweep
-    // and slower in the colored one (docs/performance.md).
+    // and slower in the colored one (docs/performance-kinds.md).
     const SHARED_UPDATE: bool = true;
 
     #[inline(always)]
@@ -290,8 +290,8 @@ impl<T: Real, const D: usize> Constraint<T, D, 4> for Tet<T> {
 /// bits put back when it fails (so a fault still leaves every byte as
 /// it was): the stores then retire without waiting on the test's chain
 /// of additions, and the next tet's loads of a shared particle are not
-/// held up behind it (sequential sweep 0.74 → 0.82 of the C reference's
-/// speed, docs/performance.md).
+/// held up behind it (docs/performance-kinds.md, "Writing before the
+/// finite test").
 #[inline(always)]
 pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Count<T>>(
     t: &mut Tet<T>,

@@ -450,8 +450,8 @@ fn sweep_kind<T: Real, const D: usize, K>(
 /// each kind through a trait object ([`Instances`], [`Solvable`]): on bare
 /// metal (`target_os = "none"`, the Cortex-M images docs/code-size.md
 /// measures per kind), where size matters. Elsewhere each kind gets its own
-/// monomorphic loop with its visit inlined (speed: docs/performance.md,
-/// "Constraint kinds"). The same operations in the same order either way,
+/// monomorphic loop with its visit inlined (speed: docs/performance-kinds.md,
+/// "In-place kernels"). The same operations in the same order either way,
 /// so the same bits and the same errors.
 const SHARED_LOOPS: bool = cfg!(target_os = "none");
 
