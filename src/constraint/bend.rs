@@ -198,6 +198,55 @@ pub fn dihedral<T: Real>(x: &[[T; 3]; 4]) -> Option<Dihedral<T>> {
 /// loop over three coordinates keeps the vectors on the stack.
 #[inline(always)]
 fn dihedral_of<T: Real>(x: &[[T; 3]; 4]) -> Option<Dihedral<T>> {
+    let h = hinge(x, atan2);
+    if !(normal(h.ee) && normal(h.nn1) && normal(h.nn2)) {
+        return None;
+    }
+    if !(h.sine.is_finite() && h.cosine.is_finite()) {
+        return None; // |n1||n2||e| beyond T: no reliable angle
+    }
+    let angle = h.angle;
+    // Every gradient coordinate finite: `v·0` is ±0 for a finite `v` and
+    // NaN for an infinite or NaN one, so their sum is zero exactly when all
+    // are finite (a check only: no result depends on it).
+    let z = T::ZERO;
+    let [[a0, a1, a2], [b0, b1, b2], [u0, u1, u2], [v0, v1, v2]] = h.gradient;
+    let probe = z + a0 * z + a1 * z + a2 * z + b0 * z + b1 * z + b2 * z;
+    let probe = probe + u0 * z + u1 * z + u2 * z + v0 * z + v1 * z + v2 * z;
+    if !angle.is_finite() || probe != T::ZERO {
+        return None;
+    }
+    Some(Dihedral {
+        angle,
+        gradient: h.gradient,
+    })
+}
+
+/// A hinge's geometry, computed without a check: what [`dihedral_of`]
+/// tests and the in-place kernel ([`solve_in_place`]) tests its own way.
+struct Hinge<T> {
+    /// `|e|²` (m²), `e = p1 − p0` the shared edge.
+    ee: T,
+    /// `|n1|²`, `n1 = e × (p2 − p0)` (m⁴).
+    nn1: T,
+    /// `|n2|²`, `n2 = (p3 − p0) × e` (m⁴).
+    nn2: T,
+    /// `sin φ · |n1||n2||e|` (m⁵).
+    sine: T,
+    /// `cos φ · |n1||n2||e|` (m⁵).
+    cosine: T,
+    /// φ (rad), `atan(sine, cosine)`.
+    angle: T,
+    /// `∇_k φ` (1/m).
+    gradient: [[T; 3]; 4],
+}
+
+/// [`Hinge`] from the four positions: the formulas of [`dihedral`] in
+/// their order. Every vector operation is spelled out per coordinate: at
+/// opt-level `s` a loop over three coordinates keeps the vectors on the
+/// stack.
+#[inline(always)]
+fn hinge<T: Real>(x: &[[T; 3]; 4], atan: impl Fn(T, T) -> T) -> Hinge<T> {
     let [p0, p1, p2, p3] = *x;
     let e = sub(&p1, &p0);
     let a = sub(&p2, &p0);
@@ -207,17 +256,11 @@ fn dihedral_of<T: Real>(x: &[[T; 3]; 4]) -> Option<Dihedral<T>> {
     let ee = dot3(&e, &e);
     let nn1 = dot3(&n1, &n1);
     let nn2 = dot3(&n2, &n2);
-    if !(normal(ee) && normal(nn1) && normal(nn2)) {
-        return None;
-    }
     let len = ee.sqrt();
     // sin φ and cos φ, both times |n1||n2||e|, which atan2 ignores.
     let sine = dot3(&cross(&n2, &n1), &e);
     let cosine = dot3(&n1, &n2) * len;
-    if !(sine.is_finite() && cosine.is_finite()) {
-        return None; // |n1||n2||e| beyond T: no reliable angle
-    }
-    let angle = atan2(sine, cosine);
+    let angle = atan(sine, cosine);
     let g2 = scale(&n1, len / nn1);
     let g3 = scale(&n2, len / nn2);
     let s2 = dot3(&a, &e) / ee;
@@ -235,18 +278,15 @@ fn dihedral_of<T: Real>(x: &[[T; 3]; 4]) -> Option<Dihedral<T>> {
         -(s2 * u1) - s3 * v1,
         -(s2 * u2) - s3 * v2,
     ];
-    let gradient = [g0, g1, g2, g3];
-    // Every gradient coordinate finite: `v·0` is ±0 for a finite `v` and
-    // NaN for an infinite or NaN one, so their sum is zero exactly when all
-    // are finite (a check only: no result depends on it).
-    let z = T::ZERO;
-    let ([a0, a1, a2], [b0, b1, b2]) = (g0, g1);
-    let probe = z + a0 * z + a1 * z + a2 * z + b0 * z + b1 * z + b2 * z;
-    let probe = probe + u0 * z + u1 * z + u2 * z + v0 * z + v1 * z + v2 * z;
-    if !angle.is_finite() || probe != T::ZERO {
-        return None;
+    Hinge {
+        ee,
+        nn1,
+        nn2,
+        sine,
+        cosine,
+        angle,
+        gradient: [g0, g1, g2, g3],
     }
-    Some(Dihedral { angle, gradient })
 }
 
 /// [`dihedral`] as the bend's evaluation calls it: inlined in binary32 (the
@@ -766,36 +806,16 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
         return tally.count(Outcome::Static);
     }
     // `dihedral_of`'s operations, its checks left to the one test below.
-    let [p0, p1, p2, p3] = p;
-    let e = sub(&p1, &p0);
-    let a = sub(&p2, &p0);
-    let bb = sub(&p3, &p0);
-    let n1 = cross(&e, &a);
-    let n2 = cross(&bb, &e);
-    let ee = dot3(&e, &e);
-    let nn1 = dot3(&n1, &n1);
-    let nn2 = dot3(&n2, &n2);
-    let len = ee.sqrt();
-    let sine = dot3(&cross(&n2, &n1), &e);
-    let cosine = dot3(&n1, &n2) * len;
-    let angle = atan2_of(sine, cosine);
-    let g2 = scale(&n1, len / nn1);
-    let g3 = scale(&n2, len / nn2);
-    let s2 = dot3(&a, &e) / ee;
-    let s3 = dot3(&bb, &e) / ee;
-    let t2 = T::ONE - s2;
-    let t3 = T::ONE - s3;
-    let ([u0, u1, u2], [v0, v1, v2]) = (g2, g3);
-    let g0 = [
-        -(t2 * u0) - t3 * v0,
-        -(t2 * u1) - t3 * v1,
-        -(t2 * u2) - t3 * v2,
-    ];
-    let g1 = [
-        -(s2 * u0) - s3 * v0,
-        -(s2 * u1) - s3 * v1,
-        -(s2 * u2) - s3 * v2,
-    ];
+    let Hinge {
+        ee,
+        nn1,
+        nn2,
+        sine,
+        cosine,
+        angle,
+        gradient,
+    } = hinge(&p, atan2_of);
+    let [g0, g1, g2, g3] = gradient;
     let [w0, w1, w2, w3] = wk;
     let weight = T::ZERO + w0 * dot3(&g0, &g0);
     let weight = weight + w1 * dot3(&g1, &g1);
