@@ -80,7 +80,7 @@ use super::{
     all_finite, update, Bound, Constraint, Count, Evaluated, Evaluation, Fault, Outcome, Particles,
 };
 use crate::constraint::distance::index;
-use crate::constraint::volume::{as3, from3, write_moving};
+use crate::constraint::volume::{as3, from3, gather4, write_moving};
 use crate::real::{PerFormat, Real};
 
 /// One dihedral bending constraint: triangles `(p0, p1, p2)` and
@@ -790,18 +790,9 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
     tally: &mut C,
 ) -> Result<(), C::Stop> {
     let particles = b.particles.map(index);
-    let mut p = [[T::ZERO; 3]; 4];
-    let mut wk = [T::ZERO; 4];
-    for ((&k, pk), wk) in particles.iter().zip(p.iter_mut()).zip(wk.iter_mut()) {
-        let Some((xk, w)) = x.get(k) else {
-            return Err(tally.fault(Fault::OutOfRange));
-        };
-        let Some(xk) = as3(&xk) else {
-            return Err(tally.fault(Fault::OutOfRange));
-        };
-        *pk = xk;
-        *wk = w;
-    }
+    let Some((p, wk)) = gather4(x, &particles) else {
+        return Err(tally.fault(Fault::OutOfRange));
+    };
     if wk.iter().all(|&v| v == T::ZERO) {
         return tally.count(Outcome::Static);
     }

@@ -300,18 +300,9 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
     tally: &mut C,
 ) -> Result<(), C::Stop> {
     let particles = t.particles.map(index);
-    let mut p = [[T::ZERO; 3]; 4];
-    let mut wk = [T::ZERO; 4];
-    for ((&k, pk), wk) in particles.iter().zip(p.iter_mut()).zip(wk.iter_mut()) {
-        let Some((xk, w)) = x.get(k) else {
-            return Err(tally.fault(Fault::OutOfRange));
-        };
-        let Some(xk) = as3(&xk) else {
-            return Err(tally.fault(Fault::OutOfRange));
-        };
-        *pk = xk;
-        *wk = w;
-    }
+    let Some((p, wk)) = gather4(x, &particles) else {
+        return Err(tally.fault(Fault::OutOfRange));
+    };
     if wk.iter().all(|&v| v == T::ZERO) {
         return tally.count(Outcome::Static);
     }
@@ -383,6 +374,24 @@ fn corrected<T: Real>(p: &[[T; 3]; 4], wk: &[T; 4], t: &Tet<T>, h2: T) -> Correc
         }
     }
     Corrected { next, u, weight, c }
+}
+
+/// The positions (as `[T; 3]`) and inverse masses of a bend's or a
+/// tet's four particles, in its order; `None` when an index names no
+/// particle (or `D ≠ 3`).
+#[inline(always)]
+pub(crate) fn gather4<T: Real, const D: usize, P: Particles<T, D>>(
+    x: &P,
+    particles: &[usize; 4],
+) -> Option<([[T; 3]; 4], [T; 4])> {
+    let mut p = [[T::ZERO; 3]; 4];
+    let mut wk = [T::ZERO; 4];
+    for ((&k, pk), wk) in particles.iter().zip(p.iter_mut()).zip(wk.iter_mut()) {
+        let (xk, w) = x.get(k)?;
+        *pk = as3(&xk)?;
+        *wk = w;
+    }
+    Some((p, wk))
 }
 
 /// Writes `positions[q]` to particle `particles[q]` for each moving
