@@ -80,7 +80,7 @@ use super::{
     all_finite, update, Bound, Constraint, Count, Evaluated, Evaluation, Fault, Outcome, Particles,
 };
 use crate::constraint::distance::index;
-use crate::constraint::volume::{as3, from3, gather4, write_moving};
+use crate::constraint::volume::{as3, from3, gather4, write_moving, Verdict};
 use crate::real::{PerFormat, Real};
 
 /// One dihedral bending constraint: triangles `(p0, p1, p2)` and
@@ -837,12 +837,10 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
     let least = T::MIN_POSITIVE;
     if !(ee >= least && nn1 >= least && nn2 >= least && weight >= least && sum.is_finite()) {
         write_moving(x, &particles, &p, &wk);
-        match settle(b, x, particles, h2) {
-            Verdict::Go => write_moving(x, &particles, &next, &wk),
-            Verdict::Position(k) => return Err(tally.fault(Fault::NonFinitePosition(k))),
-            Verdict::Degenerate => return tally.count(Outcome::Degenerate),
-            Verdict::NonFinite => return Err(tally.fault(Fault::NonFinite)),
+        if let Some(done) = settle(b, x, particles, h2).settled(tally) {
+            return done;
         }
+        write_moving(x, &particles, &next, &wk);
     }
     b.lambda = u.lambda;
     tally.count(Outcome::Applied {
@@ -858,21 +856,10 @@ fn add<T: Real>(a: &[T; 3], b: &[T; 3]) -> [T; 3] {
     [ax + bx, ay + by, az + bz]
 }
 
-/// What [`settle`] decides.
-enum Verdict {
-    /// Write the corrected positions and λ'.
-    Go,
-    /// This particle's position is NaN or infinite.
-    Position(usize),
-    /// No usable gradient.
-    Degenerate,
-    /// A corrected position or λ' is not finite.
-    NonFinite,
-}
-
 /// [`solve_in_place`]'s rare path: the operations and checks of
-/// `evaluate` and `visit` again from the same values (nothing has been
-/// written), deciding as they do: no usable dihedral or W (a non-finite
+/// `evaluate` and `visit` again from the same values (the positions as
+/// they were before the bend: the kernel has put back what it wrote),
+/// deciding as they do: no usable dihedral or W (a non-finite
 /// position named first, else degenerate), then a non-finite corrected
 /// position or λ'.
 #[cold]

@@ -317,11 +317,8 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
     let sum = ((s0 + s1) + (s2 + s3)) + (u.lambda + weight);
     if !(weight >= T::MIN_POSITIVE && sum.is_finite()) {
         write_moving(x, &particles, &p, &wk);
-        match settle(t, x, particles, h2) {
-            Verdict::Go => {}
-            Verdict::Position(k) => return Err(tally.fault(Fault::NonFinitePosition(k))),
-            Verdict::Degenerate => return tally.count(Outcome::Degenerate),
-            Verdict::NonFinite => return Err(tally.fault(Fault::NonFinite)),
+        if let Some(done) = settle(t, x, particles, h2).settled(tally) {
+            return done;
         }
     }
     t.lambda = u.lambda;
@@ -601,8 +598,9 @@ fn dot3x2<T: Real>(a: &[[T; 2]; 3], b: &[[T; 2]; 3]) -> [T; 2] {
     add2(add2(mul2(ax, bx), mul2(ay, by)), mul2(az, bz))
 }
 
-/// What [`settle`] decides.
-enum Verdict {
+/// What the rare path of a bend's or a tet's in-place kernel (its kind's
+/// `settle`) decides.
+pub(crate) enum Verdict {
     /// Write the corrected positions and λ'.
     Go,
     /// This particle's position is NaN or infinite.
@@ -611,6 +609,20 @@ enum Verdict {
     Degenerate,
     /// A corrected position or λ' is not finite.
     NonFinite,
+}
+
+impl Verdict {
+    /// Any decision but [`Verdict::Go`] as the kernel returns it (the
+    /// fault, or the degenerate instance counted); `None` for `Go`.
+    #[inline(always)]
+    pub(crate) fn settled<T, C: Count<T>>(self, tally: &mut C) -> Option<Result<(), C::Stop>> {
+        match self {
+            Verdict::Go => None,
+            Verdict::Position(k) => Some(Err(tally.fault(Fault::NonFinitePosition(k)))),
+            Verdict::Degenerate => Some(tally.count(Outcome::Degenerate)),
+            Verdict::NonFinite => Some(Err(tally.fault(Fault::NonFinite))),
+        }
+    }
 }
 
 /// [`solve_in_place`]'s rare path, deciding as `evaluate` and `visit` do:
