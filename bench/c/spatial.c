@@ -5,8 +5,8 @@
  * Compiled by bench/build.rs with reference.c's flags (-O3 -fno-math-errno
  * -ffp-contract=off, x86-64 baseline). The design is src/step/spatial.rs's:
  * cubes of side q = 4r, cell (a, b, c) to bucket
- * |(a*92837111) ^ (b*689287499) ^ (c*283923481)| mod B (wrapping 64-bit
- * products), B = 2n + 1 buckets, a counting sort into `table` (B + 1
+ * floor(m * B / 2^64), m = ((a*92837111) ^ (b*689287499) ^ (c*283923481))
+ * * 0x9E3779B97F4A7C15 (wrapping 64-bit products), B = 2n + 1 buckets, a counting sort into `table` (B + 1
  * bucket boundaries) and `ids` (each bucket's particles in descending
  * index order); for each particle i in index order the 27 cells around
  * its cell (x fastest, then y, then z), in each the candidates j > i of
@@ -45,8 +45,8 @@ static inline int64_t spatial_floor(double s) {
 static inline size_t spatial_bucket(int64_t a, int64_t b, int64_t c, uint64_t buckets) {
     uint64_t h = ((uint64_t)a * 92837111u) ^ ((uint64_t)b * 689287499u) ^
                  ((uint64_t)c * 283923481u);
-    uint64_t u = (h >> 63) ? (uint64_t)0 - h : h;
-    return (size_t)(u % buckets);
+    uint64_t m = h * 0x9E3779B97F4A7C15u;
+    return (size_t)(((unsigned __int128)m * buckets) >> 64);
 }
 
 #define SPATIAL_STEP(NAME, T, PAIR, SQRT, TMIN)                                     \
@@ -109,7 +109,7 @@ static inline size_t spatial_bucket(int64_t a, int64_t b, int64_t c, uint64_t bu
                         size_t k = spatial_bucket(a, b, c, buckets);                \
                         for (uint32_t s = table[k]; s < table[k + 1]; ++s) {        \
                             uint32_t j = ids[s];                                    \
-                            if (j <= i) continue;                                   \
+                            if (j <= i) break; /* ids descend */                    \
                             if (w[i] == 0 && w[j] == 0) continue;                   \
                             const T *xj = x[j];                                     \
                             T e0 = xj[0] - xi[0], e1 = xj[1] - xi[1],               \

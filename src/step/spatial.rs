@@ -7,9 +7,10 @@
 //! # The hash
 //!
 //! Cells are cubes (squares in 2D) of side `q = 4r`, `r` the particle
-//! radius. Cell `(a, b, c)` (integer coordinates, `a = ⌊x/q⌋`) goes to
-//! bucket `|(a·92837111) ⊕ (b·689287499) ⊕ (c·283923481)| mod B` (wrapping
-//! 64-bit products), `B = 2n + 1` buckets for `n` particles. A counting
+//! radius. Cell `(a, b, c)` (integer coordinates, `a = ⌊x/q⌋`) has the
+//! hash `h = (a·92837111) ⊕ (b·689287499) ⊕ (c·283923481)` (wrapping 64-bit
+//! products) and goes to bucket `⌊m·B / 2⁶⁴⌋`, `m = h·0x9E3779B97F4A7C15
+//! mod 2⁶⁴` (`h` unsigned), `B = 2n + 1` buckets for `n` particles. A counting
 //! sort writes `table` (bucket boundaries, `B + 1` entries) and `ids` (the
 //! particles, each bucket's in descending index order). For each particle
 //! `i` in index order, the buckets of the 3^D cells around its cell (in a
@@ -200,13 +201,12 @@ fn cell<T: Real>(v: T, inv: T) -> i64 {
 }
 
 /// The hash of a cell: `(a·92837111) ⊕ (b·689287499) ⊕ (c·283923481)`
-/// (wrapping products), as an unsigned magnitude.
+/// (wrapping products).
 #[inline(always)]
-fn hash<const D: usize>(c: &[i64; D]) -> u64 {
+fn hash<const D: usize>(c: &[i64; D]) -> i64 {
     c.iter()
         .zip(PRIMES)
         .fold(0i64, |h, (a, p)| h ^ a.wrapping_mul(p))
-        .unsigned_abs()
 }
 
 /// The hash's factors, one per coordinate.
@@ -215,8 +215,25 @@ const PRIMES: [i64; 3] = [92_837_111, 689_287_499, 283_923_481];
 /// The bucket of a cell for `buckets` (≥ 1) buckets.
 #[inline(always)]
 fn bucket<const D: usize>(c: &[i64; D], buckets: u64) -> usize {
-    usize::try_from(hash(c) % buckets).unwrap_or(0)
+    bucket_of(hash(c), buckets)
 }
+
+/// The bucket of hash `h` for `buckets` buckets, in `0 .. buckets`: `h`
+/// (as an unsigned 64-bit number) times [`MIX`] (wrapping: every bit of
+/// `h` reaches the high ones), then the high 64 bits of that times
+/// `buckets`. Products, not a remainder (a 64-bit division is tens of
+/// cycles, and the query takes 27 buckets a particle). Which bucket a cell
+/// lands in never changes the pairs or their order (see [`find_pairs`]),
+/// only how many candidates share it.
+#[inline(always)]
+fn bucket_of(h: i64, buckets: u64) -> usize {
+    let mixed = u64::from_ne_bytes(h.to_ne_bytes()).wrapping_mul(MIX);
+    let wide = u128::from(mixed) * u128::from(buckets);
+    usize::try_from(wide >> 64).unwrap_or(0)
+}
+
+/// `⌊2⁶⁴/φ⌋` rounded to odd (Fibonacci hashing).
+const MIX: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// The cell of a position.
 #[inline(always)]
@@ -318,17 +335,18 @@ pub(crate) fn find_pairs<T: Real, const D: usize>(
                 if code >= neighbours {
                     break;
                 }
-                let b = usize::try_from(cell_at(code).1.unsigned_abs() % modulus).unwrap_or(0);
+                let b = bucket_of(cell_at(code).1, modulus);
                 if let (Some(&lo), Some(&hi)) = (table.get(b), table.get(b.wrapping_add(1))) {
                     *span = (lo, hi);
                 }
             }
             for (k, &(lo, hi)) in spans.iter().enumerate() {
                 for &j in ids.get(index(lo)..index(hi)).unwrap_or(&[]) {
-                    // Each bucket's ids descend: the `j > i` first, then the
-                    // `j ≤ i`, a branch the processor predicts.
+                    // Each bucket's ids descend (the counting sort places
+                    // them so): past the first `j ≤ i` every one is, and
+                    // none is a candidate.
                     if j <= iu {
-                        continue;
+                        break;
                     }
                     let Some(xj) = positions.get(index(j)) else {
                         continue;
