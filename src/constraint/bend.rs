@@ -393,7 +393,7 @@ const ATAN_TABLE: [(f64, f64, f64); 9] = [
 // fail the build, not run (`as` between float formats rounds to nearest,
 // as `Real::from_f64` does; `From` is not `const`).
 #[allow(clippy::indexing_slicing, clippy::as_conversions)]
-static ATAN_F32: [[f32; 3]; 9] = {
+const ATAN_ENTRIES_F32: [[f32; 3]; 9] = {
     let mut t = [[0.0_f32; 3]; 9];
     let mut i = 0;
     while i < 9 {
@@ -405,12 +405,13 @@ static ATAN_F32: [[f32; 3]; 9] = {
     t
 };
 
+/// [`ATAN_ENTRIES_F32`] in memory: the table `atan_unit` reads.
+static ATAN_F32: [[f32; 3]; 9] = ATAN_ENTRIES_F32;
+
 /// [`ATAN_TABLE`] at binary64 (`(hi − hi) + lo = lo`: `lo` is never −0).
-// Evaluated at compile time: an index out of range or a conversion would
-// fail the build, not run (`as` between float formats rounds to nearest,
-// as `Real::from_f64` does; `From` is not `const`).
-#[allow(clippy::indexing_slicing, clippy::as_conversions)]
-static ATAN_F64: [[f64; 3]; 9] = {
+// Evaluated at compile time: an index out of range would fail the build.
+#[allow(clippy::indexing_slicing)]
+const ATAN_ENTRIES_F64: [[f64; 3]; 9] = {
     let mut t = [[0.0_f64; 3]; 9];
     let mut i = 0;
     while i < 9 {
@@ -420,6 +421,9 @@ static ATAN_F64: [[f64; 3]; 9] = {
     }
     t
 };
+
+/// [`ATAN_ENTRIES_F64`] in memory: the table `atan_unit` reads.
+static ATAN_F64: [[f64; 3]; 9] = ATAN_ENTRIES_F64;
 
 /// Whether the table entry for `t` is read from `t`'s encoding
 /// ([`bits_index_f64`], [`ATAN_BITS_F64`]: a shorter dependency chain
@@ -450,15 +454,14 @@ const fn cell_point(i: usize) -> usize {
 }
 
 /// [`ATAN_F32`] by [`bits_index_f32`]: entry `i` is `ATAN_F32[k]` for
-/// `k = cell_point(i)`, built with the same operations (the same bits).
-#[allow(clippy::indexing_slicing, clippy::as_conversions)]
+/// `k = cell_point(i)`, copied from the same entries (the same bits).
+// Evaluated at compile time (`cell_point(i) < 9`).
+#[allow(clippy::indexing_slicing)]
 static ATAN_BITS_F32: [[f32; 3]; 33] = {
     let mut t = [[0.0_f32; 3]; 33];
     let mut i = 0;
     while i < 33 {
-        let (c, hi, lo) = ATAN_TABLE[cell_point(i)];
-        let atan_c = hi as f32;
-        t[i] = [c as f32, atan_c, ((hi - atan_c as f64) + lo) as f32];
+        t[i] = ATAN_ENTRIES_F32[cell_point(i)];
         i += 1;
     }
     t
@@ -470,8 +473,7 @@ static ATAN_BITS_F64: [[f64; 3]; 33] = {
     let mut t = [[0.0_f64; 3]; 33];
     let mut i = 0;
     while i < 33 {
-        let (c, hi, lo) = ATAN_TABLE[cell_point(i)];
-        t[i] = [c, hi, lo];
+        t[i] = ATAN_ENTRIES_F64[cell_point(i)];
         i += 1;
     }
     t
