@@ -80,7 +80,8 @@ use super::{
     all_finite, update, Bound, Constraint, Count, Evaluated, Evaluation, Fault, Outcome, Particles,
 };
 use crate::constraint::distance::index;
-use crate::constraint::volume::{as3, from3, gather4, write_moving, Verdict};
+use crate::constraint::in_place::{gather4, write_moving, Verdict};
+use crate::constraint::volume::{as3, from3};
 use crate::real::{PerFormat, Real};
 
 /// One dihedral bending constraint: triangles `(p0, p1, p2)` and

@@ -42,6 +42,7 @@ pub mod bend;
 pub mod contact;
 pub mod distance;
 pub mod engine_contact;
+pub(crate) mod in_place;
 pub mod moving;
 pub mod particle_contact;
 pub mod pressure;
