@@ -1,8 +1,10 @@
 //! A correction that overflows is refused and leaves every byte as it
 //! was, in the sequential sweep and in the colored one. The in-place
-//! kernels of the tets and tethers write a corrected position before they
-//! test it (so its store does not wait on the test) and put the old bits
-//! back when the test fails: these scenes take that path.
+//! kernels of the bends, tets and tethers write a corrected position
+//! before they test it (so its store does not wait on the test) and put
+//! the old bits back when the test fails: these scenes take that path for
+//! tets and tethers (a bend's correction cannot overflow from λ = 0; the
+//! degenerate bends of `tests/bend.rs` take it).
 
 use xpbd::{Constraints, GroupColors, Link, System, SystemError, Tet, Tether};
 

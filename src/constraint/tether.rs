@@ -297,7 +297,7 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
     // keeps its bits) needs no test; the sum's order decides nothing (a
     // NaN anywhere makes it NaN). One branch per pair of moved particles
     // (with `w = 0` the anchor is the usual case). In that usual case a
-    // plain sum `λ' + x + y + z` is tested first: finite, it proves every
+    // plain sum `(x + y) + (z + λ')` is tested first: finite, it proves every
     // term finite (finite terms can only overflow it, which the exact
     // test then clears), with fewer operations than `Σ v·0`.
     let finite = || u.lambda * T::ZERO;
