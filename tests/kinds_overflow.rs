@@ -3,8 +3,9 @@
 //! kernels of the bends, tets and tethers write a corrected position
 //! before they test it (so its store does not wait on the test) and put
 //! the old bits back when the test fails: these scenes take that path for
-//! tets and tethers (a bend's correction cannot overflow from λ = 0; the
-//! degenerate bends of `tests/bend.rs` take it).
+//! tets and tethers (a bend's multiplier step is bounded, `|Δλ| ≤
+//! π/MIN_POSITIVE`, so no simple scene overflows it; the degenerate bends
+//! of `tests/bend.rs` take the undo).
 
 use xpbd::{Constraints, GroupColors, Link, System, SystemError, Tet, Tether};
 
