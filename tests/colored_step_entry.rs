@@ -32,6 +32,8 @@ struct Cloth {
     w: Vec<f64>,
     links: Vec<Link<f64>>,
     starts: Vec<usize>,
+    /// Substeps of the frame (h = 1/64 s each).
+    substeps: u32,
 }
 
 impl Cloth {
@@ -58,6 +60,7 @@ impl Cloth {
             x,
             links: sorted,
             starts,
+            substeps: 1,
         }
     }
 
@@ -68,6 +71,34 @@ impl Cloth {
         for c in 0..3 {
             self.v[j][c] = (self.x[i][c] - self.x[j][c]) * 64.0;
         }
+    }
+
+    /// Link `k` made the only active link of its particles, tension-only,
+    /// its second particle given the velocity that puts it exactly on its
+    /// first after two predictions (the second substep's entry): the
+    /// compressed link pushes nothing in the first substep.
+    fn collapse_later(&mut self, k: usize) {
+        let (i, j) = (self.links[k].i, self.links[k].j);
+        for (m, l) in self.links.iter_mut().enumerate() {
+            if m != k && [l.i, l.j].iter().any(|p| *p == i || *p == j) {
+                l.flags = Link::<f64>::DISABLED;
+            }
+        }
+        self.links[k].flags = Link::<f64>::TENSION_ONLY;
+        let (i, j) = (i as usize, j as usize);
+        for c in 0..3 {
+            self.v[j][c] = (self.x[i][c] - self.x[j][c]) * 32.0;
+        }
+    }
+
+    /// Positions and velocities (what a failed frame rolls back).
+    fn moved(&self) -> Vec<u64> {
+        self.x
+            .iter()
+            .chain(&self.v)
+            .flatten()
+            .map(|c| c.to_bits())
+            .collect()
     }
 
     fn bits(&self) -> Vec<u64> {
@@ -91,9 +122,9 @@ impl Cloth {
         );
         world.links = &mut self.links;
         let mut config = StepConfig::new([0.0; 3]);
-        config.substeps = 1;
+        config.substeps = self.substeps;
         let mut groups = Constraints::default();
-        let dt = 1.0 / 64.0;
+        let dt = f64::from(self.substeps) / 64.0;
         match jobs {
             None => step_with(&mut world, &mut groups, dt, &config),
             Some(jobs) => {
@@ -190,5 +221,62 @@ fn the_colored_entry_passes_what_step_with_passes() {
         c.v[3] = [0.5, 0.25, -0.125];
         c.frame(Some(jobs.as_ref())).unwrap();
         assert!(c.bits() == reference.bits());
+    }
+}
+
+/// A later substep's entry (checking and resetting in one phase) fails
+/// with `step_with`'s error: the lowest link its prediction collapsed, or
+/// the lowest particle its prediction took past the float range, before
+/// any link. Positions and velocities are rolled back (λ after a failed
+/// frame are unspecified past the first substep).
+#[test]
+fn a_later_substeps_entry_fails_as_step_with() {
+    let n = SIDE * SIDE;
+    let m = Cloth::new().links.len();
+    let (low, high) = (m / 3, m - 2);
+    let collapse = |c: &mut Cloth| {
+        c.substeps = 2;
+        c.collapse_later(high);
+        c.collapse_later(low);
+    };
+    let overflow = |c: &mut Cloth| {
+        collapse(c);
+        for p in [n - 3, n / 2 + 1] {
+            // Its links off: finite after one prediction, beyond the float
+            // range after two (h v = 2.66e306).
+            for l in c.links.iter_mut() {
+                if l.i as usize == p || l.j as usize == p {
+                    l.flags = Link::<f64>::DISABLED;
+                }
+            }
+            c.x[p][1] = 1.757e308;
+            c.v[p][1] = 1.7e308;
+        }
+    };
+    type Prepare<'p> = &'p dyn Fn(&mut Cloth);
+    let cases: [(Prepare, StepError); 2] = [
+        (
+            &collapse,
+            StepError::System(SystemError::ZeroLength { constraint: low }),
+        ),
+        (
+            &overflow,
+            StepError::System(SystemError::NonFinitePosition {
+                particle: n / 2 + 1,
+            }),
+        ),
+    ];
+    for (prepare, expected) in cases {
+        let mut reference = Cloth::new();
+        prepare(&mut reference);
+        let before = reference.moved();
+        assert_eq!(reference.frame(None), Err(expected));
+        assert!(reference.moved() == before);
+        for jobs in systems() {
+            let mut c = Cloth::new();
+            prepare(&mut c);
+            assert_eq!(c.frame(Some(jobs.as_ref())), Err(expected));
+            assert!(c.moved() == before, "the failed frame moved something");
+        }
     }
 }

@@ -22,7 +22,7 @@
 //! live for that substep: their λ starts at 0 with the substep's reset.
 
 use super::moving::{separating, Moving};
-use super::{dot, unit, unit_any, Bound, Constraint, Evaluated, Evaluation};
+use super::{dot, unit, unit_any, update, Bound, Constraint, Evaluated, Evaluation};
 use crate::real::Real;
 
 /// A static half-space: points with `n̂·x ≥ offset` are free (`n̂` is
@@ -288,23 +288,100 @@ impl<T: Real, const D: usize> Constraint<T, D, 1> for Contact<T> {
                 }
             }
         }
-        if mu > T::ZERO && lambda > T::ZERO {
-            let mut moved = *x;
-            for (m, q) in moved.iter_mut().zip(&prev) {
-                *m = *m - *q;
-            }
-            let along = dot(&moved, n);
-            let mut tangential = moved;
-            for (t, ni) in tangential.iter_mut().zip(n) {
-                *t = *t - along * *ni;
-            }
-            let t2 = dot(&tangential, &tangential);
-            let limit = mu * w * lambda;
-            if t2 < limit * limit {
-                for (v, t) in x.iter_mut().zip(&tangential) {
-                    *v = *v - *t;
-                }
+        static_friction(x, &prev, n, w, lambda, mu);
+    }
+}
+
+/// Static friction (§3.5 of the paper above): the tangential part `t` of
+/// `x − prev` about `n̂` is removed (`x ← x − t`) when
+/// `|t|² < (μ_s · w λ)²`, for `μ_s > 0` and `λ > 0` (`x`, `prev` in m,
+/// `w` in 1/kg, `λ` in kg·m).
+#[inline(always)]
+fn static_friction<T: Real, const D: usize>(
+    x: &mut [T; D],
+    prev: &[T; D],
+    n: &[T; D],
+    w: T,
+    lambda: T,
+    mu: T,
+) {
+    if mu > T::ZERO && lambda > T::ZERO {
+        let mut moved = *x;
+        for (m, q) in moved.iter_mut().zip(prev) {
+            *m = *m - *q;
+        }
+        let along = dot(&moved, n);
+        let mut tangential = moved;
+        for (t, ni) in tangential.iter_mut().zip(n) {
+            *t = *t - along * *ni;
+        }
+        let t2 = dot(&tangential, &tangential);
+        let limit = mu * w * lambda;
+        if t2 < limit * limit {
+            for (v, t) in x.iter_mut().zip(&tangential) {
+                *v = *v - *t;
             }
         }
     }
+}
+
+/// One Gauss-Seidel sweep over a substep's collider contacts in slice
+/// order: `solver::sweep` under `ZeroLength::Skip` (the same bits, λ and
+/// stop), with the statistics left out (the step does not report them).
+/// A contact against one of the planes whose unit normal is kept
+/// ([`Colliders::with_units`], hosts) is solved in place, without the
+/// shared evaluation: `C = n̂·x − offset − r`, the update of
+/// `constraint::update` with `W = w`, `α̃ = p.alpha`, `λ ≥ 0`, the step
+/// `x ← x + (w Δλ) n̂` when `w ≠ 0`, then static friction; every other
+/// contact takes `constraint::solve`. On a fault (an index out of range,
+/// a result that is not finite) the contact is left untouched and its
+/// index in `items` returned; the contacts before it have been applied.
+pub(crate) fn sweep_colliders<T: Real, const D: usize>(
+    positions: &mut [[T; D]],
+    inverse_masses: &[T],
+    items: &mut [Contact<T>],
+    p: &Colliders<'_, T, D>,
+    h2: T,
+) -> Result<(), usize> {
+    // Bare metal keeps no unit normals (`cached` is 0): every contact
+    // takes the shared path, and the in-place one compiles away.
+    let planes = if KEEP_UNITS {
+        p.planes.get(..p.cached).unwrap_or(&[])
+    } else {
+        &[]
+    };
+    for (index, item) in items.iter_mut().enumerate() {
+        let (Ok(k), Ok(j)) = (
+            usize::try_from(item.particle),
+            usize::try_from(item.collider),
+        ) else {
+            return Err(index);
+        };
+        let (Some(n), Some(plane), Some(x), Some(&w), Some(prev)) = (
+            p.units.get(j),
+            planes.get(j),
+            positions.get_mut(k),
+            inverse_masses.get(k),
+            p.previous.get(k),
+        ) else {
+            super::solve(item, positions, inverse_masses, p, h2).map_err(|_| index)?;
+            continue;
+        };
+        let c = dot(n, &*x) - plane.offset - p.radius;
+        let u = update(c, item.lambda, w, p.alpha, Bound::NonNegative);
+        let mut next = *x;
+        if w != T::ZERO {
+            let s = w * u.delta;
+            for (v, g) in next.iter_mut().zip(n) {
+                *v = *v + s * *g;
+            }
+        }
+        static_friction(&mut next, prev, n, w, u.lambda, p.static_friction);
+        if !u.lambda.is_finite() || !next.iter().all(|v| v.is_finite()) {
+            return Err(index);
+        }
+        *x = next;
+        item.lambda = u.lambda;
+    }
+    Ok(())
 }

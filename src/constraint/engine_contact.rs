@@ -276,8 +276,10 @@ pub(crate) fn dynamic_friction<T: Real, const D: usize>(
 
 /// `v ← v − s·(v − u)_t` with `s = min(drop / |(v − u)_t|, 1)`: the
 /// tangential velocity relative to a surface moving at `u` slowed by
-/// `drop` (m/s), at most to rest (shared by every contact kind).
-#[inline(never)]
+/// `drop` (m/s), at most to rest (shared by every contact kind; one copy
+/// on bare metal, inlined into the velocity pass on hosts).
+#[cfg_attr(target_os = "none", inline(never))]
+#[cfg_attr(not(target_os = "none"), inline)]
 pub(crate) fn slow_tangential<T: Real, const D: usize>(
     v: &mut [T; D],
     u: &[T; D],

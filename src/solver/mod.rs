@@ -86,7 +86,9 @@ pub(crate) use groups::stop_error;
 pub use groups::{Constraints, Group};
 pub use stats::{Convergence, SweepStats};
 pub use substep::Substep;
-pub(crate) use substep::{contact_error, reset_lambdas, ContactGroup, PairColors, PAIR_COLORS};
+pub(crate) use substep::{
+    contact_at, contact_error, reset_lambdas, ContactGroup, PairColors, PAIR_COLORS,
+};
 pub(crate) use sweep::{count_visit, iterate_until, measure, sweep, sweep_links, Stop, Tally};
 pub use system::System;
 pub(crate) use system::{

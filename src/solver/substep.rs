@@ -6,7 +6,7 @@ use super::{
     iterate_until, measure, sweep, sweep_links, within_work, Convergence, SweepStats, System,
     ZeroLength, MAX_ITERATIONS,
 };
-use crate::constraint::contact::{Colliders, Contact};
+use crate::constraint::contact::{sweep_colliders, Colliders, Contact};
 use crate::constraint::distance::Link;
 use crate::constraint::engine_contact::{EngineContact, Surfaces};
 use crate::constraint::particle_contact::{Pairs, ParticleContact};
@@ -228,15 +228,14 @@ impl<'s, 'a, T: Real, const D: usize, const G: bool> Substep<'s, 'a, T, D, G> {
                 ZeroLength::Skip,
             )
             .map_err(|stop| contact_error(stop, base))?;
-            sweep(
+            sweep_colliders(
                 s.positions,
                 s.inverse_masses,
                 group.items,
                 &group.colliders,
                 h2,
-                ZeroLength::Skip,
             )
-            .map_err(|stop| contact_error(stop, 0))?;
+            .map_err(|k| contact_at(k, 0))?;
             sweep(
                 s.positions,
                 s.inverse_masses,
@@ -259,6 +258,11 @@ pub(crate) fn contact_error(stop: Stop, base: usize) -> StepError {
         | Stop::Degenerate(k)
         | Stop::NonFinitePosition(k, _) => k,
     };
+    contact_at(k, base)
+}
+
+/// The step error naming contact `base + k` (a contact sweep's fault).
+pub(crate) fn contact_at(k: usize, base: usize) -> StepError {
     StepError::InvalidContactResult {
         contact: base.saturating_add(k),
     }

@@ -263,6 +263,8 @@ pub(crate) fn iterate_until<T: Real, const D: usize>(
 #[allow(clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
 mod in_place {
     use super::*;
+    use crate::constraint::contact::{sweep_colliders, Colliders, Contact, Plane, Sphere};
+    use crate::constraint::moving::{Capsule, Moving};
     use crate::constraint::{bend, tether, volume, Bend, InPlace, Scaled, Tet, Tether};
 
     /// Positions of a few kinds of trouble, one case each.
@@ -431,5 +433,144 @@ mod in_place {
             |x, w, t, p| sweep(x, w, t, &(), 0.01, p),
             |b, x, tally| bend::solve_in_place(b, x, 0.01, tally),
         );
+    }
+
+    /// The failing instance of a stop.
+    fn stop_index(s: Stop) -> usize {
+        match s {
+            Stop::OutOfRange(k)
+            | Stop::NonFinite(k)
+            | Stop::Degenerate(k)
+            | Stop::NonFinitePosition(k, _) => k,
+        }
+    }
+
+    /// `contact::sweep_colliders` against the shared sweep under
+    /// `ZeroLength::Skip`: the same positions, λ and failing contact, bit
+    /// for bit, on ordinary and hostile contacts and colliders (kept
+    /// planes, a plane whose normal is not kept, spheres, a moving
+    /// capsule, indices out of range).
+    #[test]
+    fn collider_contacts() {
+        let cases = cases();
+        let planes = [
+            Plane {
+                normal: [0.0, 1.0, 0.0],
+                offset: 0.0,
+            },
+            Plane {
+                normal: [0.3, 2.0, -0.1],
+                offset: 0.01,
+            },
+            Plane {
+                normal: [1e-300, 0.0, 0.0],
+                offset: -0.2,
+            },
+            Plane {
+                normal: [0.0, 0.0, -1.0],
+                offset: -0.3,
+            },
+            Plane {
+                normal: [0.0, 1.0, 1.0],
+                offset: 1e300,
+            },
+        ];
+        let zero_normal = [
+            planes[0],
+            planes[1],
+            Plane {
+                normal: [0.0; 3],
+                offset: 0.0,
+            },
+            planes[3],
+        ];
+        let spheres = [Sphere {
+            center: [0.2, -0.5, 0.0],
+            radius: 0.5,
+        }];
+        let capsules = [Capsule {
+            center: [-0.5, -0.2, 0.0],
+            half_axis: [0.2, 0.0, 0.0],
+            radius: 0.25,
+            velocity: [1.0, 0.0, 0.0],
+            angular_velocity: [0.0, 0.0, 2.0],
+            static_friction: 0.4,
+            dynamic_friction: 0.2,
+        }];
+        let contacts: Vec<Contact<f64>> = [
+            (0, 0),
+            (1, 0),
+            (2, 1),
+            (3, 2),
+            (4, 3),
+            (5, 4),
+            (6, 0),
+            (7, 1),
+            (0, 5),
+            (2, 6),
+            (3, 0),
+            (9, 0),
+            (4, 99),
+            (7, 3),
+            (u32::MAX, 1),
+        ]
+        .iter()
+        .map(|&(k, c)| Contact::new(k, c))
+        .collect();
+        let flat = |x: &[[f64; 3]]| {
+            x.as_flattened()
+                .iter()
+                .map(|v| v.to_bits())
+                .collect::<Vec<_>>()
+        };
+        let lambdas = |c: &[Contact<f64>]| c.iter().map(|c| c.lambda.to_bits()).collect::<Vec<_>>();
+        let mut checked = 0;
+        for (x, w) in &cases {
+            // Starts a little off the positions (static friction has work).
+            let previous: Vec<[f64; 3]> = x
+                .iter()
+                .map(|p| [p[0] - 0.01, p[1], p[2] + 0.004])
+                .collect();
+            for planes in [&planes[..], &zero_normal[..]] {
+                for (alpha, mu) in [(0.0, 0.0), (1e-3, 0.5), (0.0, 1e300)] {
+                    for start in [0.0, 2.0] {
+                        let p = Colliders {
+                            planes,
+                            spheres: &spheres,
+                            previous: &previous,
+                            radius: 0.02,
+                            alpha,
+                            static_friction: mu,
+                            moving: Moving {
+                                capsules: &capsules,
+                                boxes: &[],
+                                time: 0.01,
+                                h: 0.01,
+                            },
+                            units: [[0.0; 3]; 4],
+                            cached: 0,
+                        }
+                        .with_units();
+                        let mut items = contacts.clone();
+                        for c in &mut items {
+                            c.lambda = start;
+                        }
+                        let (mut xa, mut ia) = (x.clone(), items.clone());
+                        let (mut xb, mut ib) = (x.clone(), items);
+                        for _ in 0..3 {
+                            let a = sweep(&mut xa, w, &mut ia, &p, 1e-4, ZeroLength::Skip)
+                                .map(|_| ())
+                                .map_err(stop_index);
+                            let b = sweep_colliders(&mut xb, w, &mut ib, &p, 1e-4);
+                            assert_eq!(a, b);
+                            assert_eq!(flat(&xa), flat(&xb));
+                            assert_eq!(lambdas(&ia), lambdas(&ib));
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, cases.len() * 2 * 3 * 2 * 3);
     }
 }

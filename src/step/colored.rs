@@ -7,14 +7,14 @@
 //! | phase | split into tasks by |
 //! |---|---|
 //! | `x_prev ← x`, prediction and collider detection in one pass (with self-collision: prediction, then the pair search and the pairs' coloring on the calling thread, then detection) | particle ranges (several: a second pass writes the contacts in detection order) |
-//! | the substep's entry: positions, zero lengths ([`colored_entry`](super::colored_entry)) | particle and link ranges |
+//! | the substep's entry: positions, zero lengths ([`colored_entry`](super::colored_entry)); after the frame's first substep in the same pass as the next row | particle and link ranges |
 //! | every λ ← 0 | ranges of every kind |
 //! | each iteration: every color of the links, bends, tets, tethers | instance ranges of the color ([`job_range`](crate::colored::job_range)) |
 //! | each iteration: mesh volumes, attachments | — |
 //! | each iteration: every color of the particle pairs | pair ranges of the color |
 //! | each iteration: collider contacts | particle ranges, their contacts by binary search |
 //! | each iteration: engine contacts | — |
-//! | velocity update, damping, collider friction, finite check in one pass ([`colored_particles`](super::colored_particles)) | particle ranges |
+//! | velocity update, damping, collider friction, finite check in one pass, a chunk of particles at a time ([`colored_particles`](super::colored_particles)) | particle ranges |
 //! | the pairs' and engine contacts' friction, forces, tearing | — |
 //!
 //! Each phase ends before the next begins ([`Jobs::run`] returns when its
@@ -37,7 +37,9 @@
 //! the step, deterministic), so the bits differ from `step_with` but are
 //! the same for every split and thread count. Errors are the sequential
 //! ones, except that a failing color is completed before the error is
-//! returned (the frame is rolled back either way).
+//! returned and that a substep after the first checks its entry while
+//! resetting λ (the frame is rolled back either way; λ after an error
+//! are unspecified).
 
 use super::colliders::{detect, dynamic_friction};
 use super::colored_entry as entry;
@@ -48,13 +50,13 @@ pub use super::jobs::{Jobs, OneThread, MAX_JOBS};
 use super::{step_groups, StepConfig, StepError, StepStats, World};
 use crate::colored::groups::check_proper;
 use crate::colored::{job_range, GroupColors, CHUNK};
-use crate::constraint::contact::{Colliders, Contact};
+use crate::constraint::contact::{sweep_colliders, Colliders, Contact};
 use crate::constraint::distance::Link;
 use crate::constraint::particle_contact::ParticleContact;
 use crate::real::Real;
 use crate::solver::{
-    contact_error, sweep, validate, Constraints, ContactGroup, Group, PairColors, Substep,
-    SweepStats, System, SystemError, ZeroLength,
+    contact_at, contact_error, sweep, validate, Constraints, ContactGroup, Group, PairColors,
+    Substep, SweepStats, System, SystemError, ZeroLength,
 };
 
 /// Particles per prediction, detection or velocity task, at least:
@@ -96,12 +98,15 @@ pub(crate) trait Order<T: Real, const D: usize, const G: bool> {
     fn save(&self, dst: &mut [[T; D]], src: &[[T; D]]) -> Result<(), StepError>;
 
     /// A stepped substep's entry (`begin_substep`: its checks, then every
-    /// λ ← 0), holding the substep's contacts.
+    /// λ ← 0), holding the substep's contacts. `first`: the frame's first
+    /// substep, whose failing entry must leave every λ as the caller gave
+    /// it (a later one's λ are this frame's already).
     fn begin<'s, 'a>(
         &self,
         system: &'s mut System<'a, T, D>,
         h: T,
         group: ContactGroup<'s, T, D>,
+        first: bool,
     ) -> Result<Substep<'s, 'a, T, D, G>, StepError>;
 
     /// `x_prev ← x`, then `x ← x + h v + h² g` for particles with `w > 0`
@@ -198,6 +203,7 @@ impl<T: Real, const D: usize, const G: bool> Order<T, D, G> for Sequential {
         system: &'s mut System<'a, T, D>,
         h: T,
         group: ContactGroup<'s, T, D>,
+        _first: bool,
     ) -> Result<Substep<'s, 'a, T, D, G>, StepError> {
         Ok(system.begin_substep_with::<G>(h, group)?)
     }
@@ -285,7 +291,55 @@ pub(super) fn velocity_range<T: Real, const D: usize>(
     h: T,
     keep: Option<T>,
 ) -> Option<usize> {
-    for (particle, (((v, x), prev), w)) in v.iter_mut().zip(x).zip(previous).zip(w).enumerate() {
+    // Every particle updated, its finiteness folded into one flag without
+    // a branch (`c · 0` is ±0 for a finite `c`, NaN otherwise); only a
+    // range that fails is searched for its first bad particle. On a
+    // failure the particles after it have been updated too: the frame is
+    // rolled back.
+    let n = v.len();
+    if x.len() == n && previous.len() == n && w.len() == n && w.iter().all(|w| *w != T::ZERO) {
+        // Every particle moves: one flat loop over the coordinates (the
+        // same operations per coordinate, in vector registers).
+        let coords = v
+            .as_flattened_mut()
+            .iter_mut()
+            .zip(x.as_flattened().iter().zip(previous.as_flattened()));
+        match keep {
+            Some(keep) => {
+                for (vi, (xi, pi)) in coords {
+                    *vi = (*xi - *pi) / h * keep;
+                }
+            }
+            None => {
+                for (vi, (xi, pi)) in coords {
+                    *vi = (*xi - *pi) / h;
+                }
+            }
+        }
+        let all = |s: &[T]| s.iter().fold(true, |ok, c| ok & c.is_finite());
+        if all(v.as_flattened()) && all(x.as_flattened()) {
+            return None;
+        }
+    } else if velocities_each(v, x, previous, w, h, keep) {
+        return None;
+    }
+    v.iter()
+        .zip(x)
+        .position(|(v, x)| !v.iter().chain(x.iter()).all(|c| c.is_finite()))
+}
+
+/// [`velocity_range`]'s update particle by particle (some have `w = 0`,
+/// whose velocity stays): whether every velocity and position is finite.
+fn velocities_each<T: Real, const D: usize>(
+    v: &mut [[T; D]],
+    x: &[[T; D]],
+    previous: &[[T; D]],
+    w: &[T],
+    h: T,
+    keep: Option<T>,
+) -> bool {
+    let mut finite = true;
+    for (((v, x), prev), w) in v.iter_mut().zip(x).zip(previous).zip(w) {
         if *w != T::ZERO {
             for ((vi, xi), pi) in v.iter_mut().zip(x).zip(prev) {
                 *vi = (*xi - *pi) / h;
@@ -296,11 +350,13 @@ pub(super) fn velocity_range<T: Real, const D: usize>(
                 }
             }
         }
-        if !v.iter().chain(x.iter()).all(|c| c.is_finite()) {
-            return Some(particle);
-        }
+        let zero = v
+            .iter()
+            .zip(x.iter())
+            .fold(T::ZERO, |acc, (a, b)| acc + (*a * T::ZERO + *b * T::ZERO));
+        finite &= zero == T::ZERO;
     }
-    None
+    finite
 }
 
 /// Colored order on an engine's jobs (see the module documentation).
@@ -348,11 +404,12 @@ impl<T: Real, const D: usize> Order<T, D, true> for ColoredOrder<'_> {
         system: &'s mut System<'a, T, D>,
         h: T,
         group: ContactGroup<'s, T, D>,
+        first: bool,
     ) -> Result<Substep<'s, 'a, T, D, true>, StepError> {
         if !HOST {
             return Ok(system.begin_substep_with::<true>(h, group)?);
         }
-        entry::begin(self.jobs, system, h, group)
+        entry::begin(self.jobs, system, h, group, first)
     }
 
     fn predict(
@@ -474,8 +531,7 @@ fn sweep_contacts<T: Real, const D: usize>(
     }
     let count = task_count(jobs, found.div_ceil(CONTACTS_PER_TASK));
     if count <= 1 {
-        sweep(x, w, group.items, &group.colliders, h2, ZeroLength::Skip)
-            .map_err(|stop| contact_error(stop, 0))?;
+        sweep_colliders(x, w, group.items, &group.colliders, h2).map_err(|k| contact_at(k, 0))?;
     } else {
         {
             let n = x.len();
@@ -511,11 +567,11 @@ fn sweep_contacts<T: Real, const D: usize>(
                     for c in items.iter_mut() {
                         c.particle = c.particle.wrapping_sub(shift);
                     }
-                    let r = sweep(x, w, items, &local, h2, ZeroLength::Skip);
+                    let r = sweep_colliders(x, w, items, &local, h2);
                     for c in items.iter_mut() {
                         c.particle = c.particle.wrapping_add(shift);
                     }
-                    r.map(|_| ()).map_err(|stop| contact_error(stop, a))
+                    r.map_err(|k| contact_at(k, a))
                 },
                 |_, r| {
                     if let Err(e) = r {
@@ -612,7 +668,12 @@ fn iterate_groups<T: Real, const D: usize>(
 /// [`SystemError::IndexOutOfRange`] and [`SystemError::SameParticle`]
 /// from the coloring check; [`StepError::JobContract`] when the job
 /// system did not run a task. On every error positions and velocities are
-/// restored and nothing is torn.
+/// restored and nothing is torn. The λ of links, groups and contacts
+/// after an error are unspecified, as after a failing substep of
+/// [`step_with`](super::step_with): they differ from its λ when a color
+/// failed (its other instances are solved) or a substep after the first
+/// failed its entry (whose check and λ reset are one pass); an error at
+/// the frame's first entry or before writes no λ.
 ///
 /// # Examples
 ///

@@ -108,64 +108,59 @@ pub(super) fn copy<E: Copy + Send + Sync>(
 /// can change within a frame whose start [`validate_frame`] and the
 /// groups' check passed at this `h` (the positions, and under
 /// [`ZeroLength::Reject`] the links' lengths; inverse masses, indices,
-/// rest values, compliances and scales do not change during a frame), as
-/// tasks; then, as tasks again, every λ ← 0 (links, groups, contacts).
-/// The errors are those `begin_substep` reports; on one nothing is
-/// written.
+/// rest values, compliances and scales do not change during a frame),
+/// then every λ ← 0 (links, groups, contacts), as tasks. The errors are
+/// those `begin_substep` reports.
+///
+/// The frame's `first` substep checks in one phase and resets in a
+/// second, so that a failing entry writes no λ (the caller's λ stay as
+/// they were). A later substep's λ are the frame's own already: it checks
+/// and resets in one phase ([`entry`]), each task its links
+/// [`LINKS_PER_PASS`] at a time, a batch reset as soon as it passed
+/// (still in cache); when it fails, some λ have been reset (the step
+/// reports the error, positions and velocities rolled back).
 pub(super) fn begin<'s, 'a, T: Real, const D: usize, const G: bool>(
     jobs: &dyn Jobs,
     system: &'s mut System<'a, T, D>,
     h: T,
     mut group: ContactGroup<'s, T, D>,
+    first: bool,
 ) -> Result<Substep<'s, 'a, T, D, G>, StepError> {
-    let (n, m) = (system.positions.len(), system.links.len());
-    let reject = system.zero_length == ZeroLength::Reject;
-    {
-        let (positions, w, links) = (&*system.positions, system.inverse_masses, &*system.links);
-        let x = positions.as_flattened();
-        let count = tasks(jobs, n.max(m));
-        let (mut particle, mut link) = (None, None);
-        run_phase(
-            jobs,
-            count,
-            &|i| {
-                let (a, b) = split_range(n, i, count);
-                let p = positions
-                    .get(a..b)
-                    .and_then(first_non_finite)
-                    .map(|k| a.saturating_add(k));
-                let (a, b) = split_range(m, i, count);
-                let l = match links.get(a..b) {
-                    Some(l) if reject => first_zero_length(x, D, w, l, a),
-                    _ => None,
-                };
-                (p, l)
-            },
-            |_, (p, l)| {
-                particle = particle.or(p);
-                link = link.or(l);
-            },
-        )?;
-        if let Some(particle) = particle {
-            return Err(SystemError::NonFinitePosition { particle }.into());
-        }
-        if let Some(constraint) = link {
-            return Err(SystemError::ZeroLength { constraint }.into());
-        }
+    let (particle, link) = entry::<T, D, G>(jobs, system, &mut group, true, !first)?;
+    if let Some(particle) = particle {
+        return Err(SystemError::NonFinitePosition { particle }.into());
     }
-    reset::<T, D, G>(jobs, system, &mut group)?;
+    if let Some(constraint) = link {
+        return Err(SystemError::ZeroLength { constraint }.into());
+    }
+    if first {
+        entry::<T, D, G>(jobs, system, &mut group, false, true)?;
+    }
     Ok(Substep::new(system, h).holding(group))
 }
 
-/// Every λ ← 0 (links, the groups when `G`, the contacts of `group`) as
-/// tasks, each resetting its range of every kind.
-fn reset<T: Real, const D: usize, const G: bool>(
+/// Links checked for zero length, then reset, at a time.
+const LINKS_PER_PASS: usize = 1024;
+
+/// The substep entry's phase: with `check`, the first non-finite particle
+/// and (with `reject` too) the first link of zero length, each the lowest
+/// of the tasks'; with `reset`, every λ ← 0 (after `check`: the links up
+/// to a failing batch; the groups when `G`, the contacts of `group`).
+/// Each task takes its range of every kind.
+fn entry<T: Real, const D: usize, const G: bool>(
     jobs: &dyn Jobs,
     system: &mut System<'_, T, D>,
     group: &mut ContactGroup<'_, T, D>,
-) -> Result<(), StepError> {
+    check: bool,
+    reset: bool,
+) -> Result<(Option<usize>, Option<usize>), StepError> {
+    let reject = check && system.zero_length == ZeroLength::Reject;
+    let (positions, w) = (&*system.positions, system.inverse_masses);
+    let x = positions.as_flattened();
+    let n = if check { positions.len() } else { 0 };
     let c = &mut system.constraints;
     let sizes = [
+        n,
         system.links.len(),
         c.bends.len(),
         c.tets.len(),
@@ -183,17 +178,42 @@ fn reset<T: Real, const D: usize, const G: bool>(
     let items = Shared::new(&mut *group.items);
     let engine = Shared::new(&mut *group.engine);
     let pairs = Shared::new(&mut *group.pairs);
+    let (mut particle, mut link) = (None, None);
     run_phase(
         jobs,
         count,
         &|i| {
             let range = |len: usize| split_range(len, i, count);
+            let (a, b) = range(n);
+            let p = positions
+                .get(a..b)
+                .and_then(first_non_finite)
+                .map(|k| a.saturating_add(k));
+            let mut l = None;
             // SAFETY: task i takes range i of each slice; the ranges of one
             // phase are disjoint, and nothing else uses the slices until
             // the phase ends.
             unsafe {
                 let (a, b) = range(links.len());
-                reset_lambdas(links.range(a, b).unwrap_or(&mut []));
+                let mine = links.range(a, b).unwrap_or(&mut []);
+                if reject {
+                    let mut first = a;
+                    for batch in mine.chunks_mut(LINKS_PER_PASS) {
+                        l = first_zero_length(x, D, w, batch, first);
+                        if l.is_some() {
+                            break;
+                        }
+                        if reset {
+                            reset_lambdas(batch);
+                        }
+                        first = first.saturating_add(batch.len());
+                    }
+                } else if reset {
+                    reset_lambdas(mine);
+                }
+                if !reset {
+                    return (p, l);
+                }
                 if G {
                     let (a, b) = range(bends.len());
                     reset_lambdas(bends.range(a, b).unwrap_or(&mut []));
@@ -209,12 +229,16 @@ fn reset<T: Real, const D: usize, const G: bool>(
                 let (a, b) = range(pairs.len());
                 reset_lambdas(pairs.range(a, b).unwrap_or(&mut []));
             }
+            (p, l)
         },
-        |_, ()| {},
+        |_, (p, l)| {
+            particle = particle.or(p);
+            link = link.or(l);
+        },
     )?;
-    if G {
+    if G && reset && particle.is_none() && link.is_none() {
         reset_lambdas(c.meshes.volumes);
         reset_lambdas(c.attachments);
     }
-    Ok(())
+    Ok((particle, link))
 }

@@ -73,32 +73,39 @@ pub(super) fn velocities<T: Real, const D: usize>(
             else {
                 return (None, None);
             };
-            if let Some(k) = velocity_range(v, x, prev, w, u.h, u.keep) {
-                return (Some(a.saturating_add(k)), None);
-            }
-            let (ca, cb) = (
-                u.contacts.partition_point(|c| below(c, a)),
-                u.contacts.partition_point(|c| below(c, b)),
-            );
-            let local = Colliders {
-                previous: prev,
-                ..*u.colliders
-            };
-            // The contacts name particles from `a`: shifted copies, a
-            // chunk at a time (friction only reads them; one naming a
-            // particle outside the range, never, is skipped).
-            let shift = u32::try_from(a).unwrap_or(0);
-            let mut chunk = [Contact::default(); 64];
-            for part in u.contacts.get(ca..cb).unwrap_or(&[]).chunks(64) {
-                for (c, item) in chunk.iter_mut().zip(part) {
-                    *c = *item;
-                    c.particle = c.particle.wrapping_sub(shift);
+            // A chunk of particles at a time (still in cache for their
+            // friction and check): its velocities, then its contacts'
+            // friction, then its final check. A velocity failure is
+            // reported before any check's (the sequential passes' order);
+            // the velocities of the chunks before it are thrown away with
+            // the frame.
+            let mut bad = None;
+            let mut contacts = u
+                .contacts
+                .get(u.contacts.partition_point(|c| below(c, a))..);
+            let mut start = 0usize;
+            for ((v, x), (prev, w)) in v
+                .chunks_mut(CHUNK)
+                .zip(x.chunks(CHUNK))
+                .zip(prev.chunks(CHUNK).zip(w.chunks(CHUNK)))
+            {
+                if let Some(k) = velocity_range(v, x, prev, w, u.h, u.keep) {
+                    return (Some(a.saturating_add(start).saturating_add(k)), None);
                 }
-                let used = chunk.get(..part.len()).unwrap_or(&[]);
-                dynamic_friction(v, x, w, used, &local, u.h, u.mu);
+                let first = a.saturating_add(start);
+                let end = first.saturating_add(v.len());
+                let all = contacts.unwrap_or(&[]);
+                // The chunk's contacts lead the rest (sorted by particle).
+                let mine = all.iter().take_while(|c| below(c, end)).count();
+                let (mine, rest) = all.split_at(mine);
+                contacts = Some(rest);
+                friction(v, x, w, mine, first, prev, u);
+                if bad.is_none() && u.last {
+                    bad = first_non_finite(v).map(|k| first.saturating_add(k));
+                }
+                start = start.saturating_add(v.len());
             }
-            let bad = u.last.then(|| first_non_finite(v)).flatten();
-            (None, bad.map(|k| a.saturating_add(k)))
+            (None, bad)
         },
         // Tasks come back in range order: the first failure is the lowest
         // particle, as the sequential loops report it.
@@ -110,6 +117,38 @@ pub(super) fn velocities<T: Real, const D: usize>(
     match updated.or(checked) {
         Some(particle) => Err(StepError::InvalidResult { particle }),
         None => Ok(u.last),
+    }
+}
+
+/// The dynamic friction of `contacts` (those of particles
+/// `first .. first + v.len()`) on the velocities `v` of those particles
+/// (`x`, `w`, `prev` theirs): shifted copies name them from 0, 64 at a
+/// time (friction only reads them; one naming a particle outside the
+/// range, never, is skipped).
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn friction<T: Real, const D: usize>(
+    v: &mut [[T; D]],
+    x: &[[T; D]],
+    w: &[T],
+    contacts: &[Contact<T>],
+    first: usize,
+    prev: &[[T; D]],
+    u: &Update<'_, '_, T, D>,
+) {
+    let local = Colliders {
+        previous: prev,
+        ..*u.colliders
+    };
+    let shift = u32::try_from(first).unwrap_or(0);
+    let mut chunk = [Contact::default(); 64];
+    for part in contacts.chunks(64) {
+        for (c, item) in chunk.iter_mut().zip(part) {
+            *c = *item;
+            c.particle = c.particle.wrapping_sub(shift);
+        }
+        let used = chunk.get(..part.len()).unwrap_or(&[]);
+        dynamic_friction(v, x, w, used, &local, u.h, u.mu);
     }
 }
 

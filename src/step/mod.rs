@@ -761,7 +761,7 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
                 pair_colors,
             };
             let lag = attachment::lag(s, config.substeps);
-            let mut substep = order.begin(&mut system, h, group)?.with_lag(lag);
+            let mut substep = order.begin(&mut system, h, group, s == 0)?.with_lag(lag);
             for _ in 0..config.iterations {
                 stats.last = order.iterate(&mut substep)?;
                 stats.iterations = stats.iterations.saturating_add(1);
