@@ -8,7 +8,7 @@ use super::{ix, job_range, solve_range, ColoredLinks, Isa, Particles, RawLinks, 
 #[cfg(doc)]
 use super::{Aos, Soa};
 use crate::constraint::distance::{validate_link, Link};
-use crate::constraint::length_squared;
+use crate::constraint::{length_squared, Scaled};
 use crate::real::{finite_non_negative, Real};
 use crate::solver::{Convergence, SweepStats, SystemError, ZeroLength};
 
@@ -194,6 +194,7 @@ impl<'a, T: Real, P: Particles<T>> ColoredSystem<'a, T, P> {
             }
         }
         let h2 = h * h;
+        let mut scaled = Scaled::new(h2);
         let l = &self.links;
         for (constraint, (((&i, &j), &rest), &compliance)) in
             l.i.iter()
@@ -226,7 +227,7 @@ impl<'a, T: Real, P: Particles<T>> ColoredSystem<'a, T, P> {
                 compliance,
                 flags,
                 wi + wj,
-                h2,
+                &mut scaled,
                 self.zero_length == ZeroLength::Reject,
                 || length_squared(&xi, &xj),
             )?;

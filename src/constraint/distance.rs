@@ -26,7 +26,7 @@
 
 use super::{
     all_finite, finite_sum, length_squared, update, Bound, Constraint, Count, Evaluated,
-    Evaluation, Fault, Outcome, Particles,
+    Evaluation, Fault, Outcome, Particles, Scaled,
 };
 use crate::real::{finite_non_negative, Real};
 use crate::SystemError;
@@ -292,7 +292,7 @@ fn link_rare<T: Real, const D: usize, C: Count<T>>(
 /// Checks one link's own parameters as a substep relies on them, in this
 /// order: rest length, compliance (both skipped for a [`Link::DISABLED`]
 /// link, which stops after the flags), flag bits, then (when a particle moves)
-/// the scale `α/h²` and `W + α/h²`, and under `reject_zero_length` that the
+/// the scale `α/h²` (`scaled`: the quotients of this `h²`) and `W + α/h²`, and under `reject_zero_length` that the
 /// particles do not coincide (`len2 = |x_j − x_i|²`, computed lazily). The
 /// one link check for sequential and colored systems; `constraint` names
 /// the link in the error.
@@ -304,7 +304,7 @@ pub(crate) fn validate_link<T: Real>(
     compliance: T,
     flags: u32,
     weight: T,
-    h2: T,
+    scaled: &mut Scaled<T>,
     reject_zero_length: bool,
     len2: impl FnOnce() -> T,
 ) -> Result<(), SystemError> {
@@ -322,15 +322,18 @@ pub(crate) fn validate_link<T: Real>(
         return Ok(());
     }
     if weight != T::ZERO {
-        let alpha = compliance / h2;
+        let alpha = scaled.of(compliance);
         let denominator = weight + alpha;
         // The reciprocal must be finite too: the colored path multiplies by
         // `1/(W + α̃)`, and one rule holds for every path (a subnormal
-        // inverse-mass sum with α = 0 is refused by both).
+        // inverse-mass sum with α = 0 is refused by both). It is for every
+        // denominator of at least the smallest normal number (`1/d` is
+        // then below 2^126 (f32) or 2^1022 (f64)): only a smaller one is
+        // divided.
         if !alpha.is_finite()
             || !denominator.is_finite()
             || denominator <= T::ZERO
-            || !(T::ONE / denominator).is_finite()
+            || (denominator < T::MIN_POSITIVE && !(T::ONE / denominator).is_finite())
         {
             return Err(SystemError::UnrepresentableScale { constraint });
         }
@@ -339,4 +342,49 @@ pub(crate) fn validate_link<T: Real>(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `validate_link` refuses a weight whose `1/(W + α̃)` is not finite,
+    /// dividing only below the smallest normal number: the same verdicts
+    /// as dividing every time, on the subnormals around `1/MAX` and across
+    /// the range, in both formats.
+    #[test]
+    fn the_reciprocal_rule_divides_only_below_the_normals() {
+        fn check<T: Real>(weights: impl Iterator<Item = T>) -> usize {
+            let mut checked = 0;
+            for w in weights {
+                let mut scaled = Scaled::new(T::ONE);
+                let got = validate_link(0, T::ONE, T::ZERO, 0, w, &mut scaled, false, || T::ONE);
+                // A link of two static particles (W = 0) is not checked.
+                let refused =
+                    w != T::ZERO && (!w.is_finite() || w < T::ZERO || !(T::ONE / w).is_finite());
+                assert_eq!(got.is_err(), refused, "weight {:e}", w.to_f64());
+                checked += 1;
+            }
+            checked
+        }
+        let around =
+            |bits: u64, step: u64| (0..4096u64).map(move |k| bits - 2048 * step + k * step);
+        // f64: 1/MAX is about 5.56e-309 (bits near 0x0004_0000_0000_0000).
+        let boundary = (1.0 / f64::MAX).to_bits();
+        let n = check(
+            around(boundary, 1)
+                .chain(around(boundary, 1 << 30))
+                .map(f64::from_bits),
+        );
+        let n = n + check((0..2048u64).map(|e| f64::from_bits(e << 52 | 0x8_0000_0000_0000)));
+        // f32: 1/MAX about 2.94e-39.
+        let boundary = (1.0 / f32::MAX).to_bits();
+        let f32s = around(u64::from(boundary), 1).chain(around(u64::from(boundary), 1 << 10));
+        let n = n + check(
+            f32s.filter_map(|b| u32::try_from(b).ok())
+                .map(f32::from_bits),
+        );
+        let n = n + check((0..256u32).map(|e| f32::from_bits(e << 23 | 0x40_0000)));
+        assert_eq!(n, 4 * 4096 + 2048 + 256);
+    }
 }

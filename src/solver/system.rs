@@ -4,7 +4,7 @@
 use super::substep::ContactGroup;
 use super::{reset_lambdas, Constraints, Substep, ZeroLength};
 use crate::constraint::distance::{index, validate_link, Link};
-use crate::constraint::length_squared;
+use crate::constraint::{length_squared, Scaled};
 use crate::real::{finite_non_negative, Real};
 use crate::SystemError;
 
@@ -90,6 +90,7 @@ pub(crate) fn validate_links<T: Real>(
     h2: T,
     policy: ZeroLength,
 ) -> Result<(), SystemError> {
+    let mut scaled = Scaled::new(h2);
     for (k, link) in links.iter().enumerate() {
         let constraint = first.saturating_add(k);
         // `inverse_masses` has `count` entries: its bounds are the particles'.
@@ -108,7 +109,7 @@ pub(crate) fn validate_links<T: Real>(
             link.compliance,
             link.flags,
             wi + wj,
-            h2,
+            &mut scaled,
             policy == ZeroLength::Reject,
             || {
                 length_squared(
