@@ -22,7 +22,7 @@
 //! live for that substep: their λ starts at 0 with the substep's reset.
 
 use super::moving::{separating, Moving};
-use super::{dot, unit, unit_any, update, Bound, Constraint, Evaluated, Evaluation};
+use super::{all_finite, dot, unit, unit_any, update, Bound, Constraint, Evaluated, Evaluation};
 use crate::real::Real;
 
 /// A static half-space: points with `n̂·x ≥ offset` are free (`n̂` is
@@ -377,7 +377,7 @@ pub(crate) fn sweep_colliders<T: Real, const D: usize>(
             }
         }
         static_friction(&mut next, prev, n, w, u.lambda, p.static_friction);
-        if !u.lambda.is_finite() || !next.iter().all(|v| v.is_finite()) {
+        if !all_finite(&[&[u.lambda], &next]) {
             return Err(index);
         }
         *x = next;
