@@ -322,7 +322,7 @@ pub(crate) fn validate_link<T: Real>(
         return Ok(());
     }
     if weight != T::ZERO {
-        let alpha = scaled.of(compliance);
+        let alpha = scaled.of_on_hosts(compliance);
         let denominator = weight + alpha;
         // The reciprocal must be finite too: the colored path multiplies by
         // `1/(W + α̃)`, and one rule holds for every path (a subnormal

@@ -227,6 +227,17 @@ impl<T: Real> Scaled<T> {
         }
     }
 
+    /// `alpha / h2`: [`of`](Self::of) on hosts, the division itself on
+    /// bare metal (`target_os = "none"`, less code; the same bits).
+    #[inline(always)]
+    pub(crate) fn of_on_hosts(&mut self, alpha: T) -> T {
+        if cfg!(target_os = "none") {
+            alpha / self.h2
+        } else {
+            self.of(alpha)
+        }
+    }
+
     /// `alpha / h2`, the same bits as that division.
     #[inline(always)]
     pub(crate) fn of(&mut self, alpha: T) -> T {

@@ -291,15 +291,14 @@ pub(super) fn velocity_range<T: Real, const D: usize>(
     h: T,
     keep: Option<T>,
 ) -> Option<usize> {
-    // Every particle updated, its finiteness folded into one flag without
-    // a branch (`c · 0` is ±0 for a finite `c`, NaN otherwise); only a
-    // range that fails is searched for its first bad particle. On a
-    // failure the particles after it have been updated too: the frame is
-    // rolled back.
+    // When every particle moves, on hosts: every particle updated in one
+    // flat loop over the coordinates (the same operations per coordinate,
+    // in vector registers) and tested without a branch; only a range that
+    // fails is searched for its first bad particle (the particles after
+    // it have been updated too: the frame is rolled back).
     let n = v.len();
-    if x.len() == n && previous.len() == n && w.len() == n && w.iter().all(|w| *w != T::ZERO) {
-        // Every particle moves: one flat loop over the coordinates (the
-        // same operations per coordinate, in vector registers).
+    let flat = HOST && x.len() == n && previous.len() == n && w.len() == n;
+    if flat && w.iter().all(|w| *w != T::ZERO) {
         let coords = v
             .as_flattened_mut()
             .iter_mut()
@@ -320,16 +319,18 @@ pub(super) fn velocity_range<T: Real, const D: usize>(
         if all(v.as_flattened()) && all(x.as_flattened()) {
             return None;
         }
-    } else if velocities_each(v, x, previous, w, h, keep) {
-        return None;
+        return v
+            .iter()
+            .zip(x)
+            .position(|(v, x)| !v.iter().chain(x.iter()).all(|c| c.is_finite()));
     }
-    v.iter()
-        .zip(x)
-        .position(|(v, x)| !v.iter().chain(x.iter()).all(|c| c.is_finite()))
+    velocities_each(v, x, previous, w, h, keep)
 }
 
-/// [`velocity_range`]'s update particle by particle (some have `w = 0`,
-/// whose velocity stays): whether every velocity and position is finite.
+/// [`velocity_range`] particle by particle (bare metal, or some particle
+/// has `w = 0` and keeps its velocity), stopping at the first particle
+/// whose velocity or position is not finite.
+#[inline]
 fn velocities_each<T: Real, const D: usize>(
     v: &mut [[T; D]],
     x: &[[T; D]],
@@ -337,9 +338,8 @@ fn velocities_each<T: Real, const D: usize>(
     w: &[T],
     h: T,
     keep: Option<T>,
-) -> bool {
-    let mut finite = true;
-    for (((v, x), prev), w) in v.iter_mut().zip(x).zip(previous).zip(w) {
+) -> Option<usize> {
+    for (particle, (((v, x), prev), w)) in v.iter_mut().zip(x).zip(previous).zip(w).enumerate() {
         if *w != T::ZERO {
             for ((vi, xi), pi) in v.iter_mut().zip(x).zip(prev) {
                 *vi = (*xi - *pi) / h;
@@ -350,13 +350,11 @@ fn velocities_each<T: Real, const D: usize>(
                 }
             }
         }
-        let zero = v
-            .iter()
-            .zip(x.iter())
-            .fold(T::ZERO, |acc, (a, b)| acc + (*a * T::ZERO + *b * T::ZERO));
-        finite &= zero == T::ZERO;
+        if !v.iter().chain(x.iter()).all(|c| c.is_finite()) {
+            return Some(particle);
+        }
     }
-    finite
+    None
 }
 
 /// Colored order on an engine's jobs (see the module documentation).

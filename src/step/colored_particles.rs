@@ -96,9 +96,9 @@ pub(super) fn velocities<T: Real, const D: usize>(
                 let end = first.saturating_add(v.len());
                 let all = contacts.unwrap_or(&[]);
                 // The chunk's contacts lead the rest (sorted by particle).
-                let mine = all.iter().take_while(|c| below(c, end)).count();
-                let (mine, rest) = all.split_at(mine);
-                contacts = Some(rest);
+                let k = all.iter().take_while(|c| below(c, end)).count();
+                let (mine, rest) = (all.get(..k).unwrap_or(&[]), all.get(k..));
+                contacts = rest;
                 friction(v, x, w, mine, first, prev, u);
                 if bad.is_none() && u.last {
                     bad = first_non_finite(v).map(|k| first.saturating_add(k));
