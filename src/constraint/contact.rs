@@ -333,15 +333,21 @@ fn static_friction<T: Real, const D: usize>(
 /// shared evaluation: `C = n̂·x − offset − r`, the update of
 /// `constraint::update` with `W = w`, `α̃ = p.alpha`, `λ ≥ 0`, the step
 /// `x ← x + (w Δλ) n̂` when `w ≠ 0`, then static friction; every other
-/// contact takes `constraint::solve`. On a fault (an index out of range,
-/// a result that is not finite) the contact is left untouched and its
-/// index in `items` returned; the contacts before it have been applied.
+/// contact takes `constraint::solve`. `positions`, `inverse_masses` and
+/// `p.previous` start at particle `base`: a contact naming particle `k`
+/// solves entry `k − base` (wrapping: a particle below `base` is out of
+/// range), so a task of the colored step sweeps its slice of the
+/// particles without renumbering its contacts. On a fault (an index out
+/// of range, a result that is not finite) the contact is left untouched
+/// and its index in `items` returned; the contacts before it have been
+/// applied.
 pub(crate) fn sweep_colliders<T: Real, const D: usize>(
     positions: &mut [[T; D]],
     inverse_masses: &[T],
     items: &mut [Contact<T>],
     p: &Colliders<'_, T, D>,
     h2: T,
+    base: u32,
 ) -> Result<(), usize> {
     // Bare metal keeps no unit normals (`cached` is 0): every contact
     // takes the shared path, and the in-place one compiles away.
@@ -351,10 +357,8 @@ pub(crate) fn sweep_colliders<T: Real, const D: usize>(
         &[]
     };
     for (index, item) in items.iter_mut().enumerate() {
-        let (Ok(k), Ok(j)) = (
-            usize::try_from(item.particle),
-            usize::try_from(item.collider),
-        ) else {
+        let local = item.particle.wrapping_sub(base);
+        let (Ok(k), Ok(j)) = (usize::try_from(local), usize::try_from(item.collider)) else {
             return Err(index);
         };
         let (Some(n), Some(plane), Some(x), Some(&w), Some(prev)) = (
@@ -364,7 +368,15 @@ pub(crate) fn sweep_colliders<T: Real, const D: usize>(
             inverse_masses.get(k),
             p.previous.get(k),
         ) else {
-            super::solve(item, positions, inverse_masses, p, h2).map_err(|_| index)?;
+            // The shared path on a copy naming the local particle (on a
+            // fault it changes nothing, so λ is copied back either way).
+            let mut shifted = Contact {
+                particle: local,
+                ..*item
+            };
+            let r = super::solve(&mut shifted, positions, inverse_masses, p, h2);
+            item.lambda = shifted.lambda;
+            r.map_err(|_| index)?;
             continue;
         };
         let c = dot(n, &*x) - plane.offset - p.radius;

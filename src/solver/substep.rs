@@ -234,6 +234,7 @@ impl<'s, 'a, T: Real, const D: usize, const G: bool> Substep<'s, 'a, T, D, G> {
                 group.items,
                 &group.colliders,
                 h2,
+                0,
             )
             .map_err(|k| contact_at(k, 0))?;
             sweep(

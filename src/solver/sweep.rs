@@ -556,15 +556,37 @@ mod in_place {
                             c.lambda = start;
                         }
                         let (mut xa, mut ia) = (x.clone(), items.clone());
-                        let (mut xb, mut ib) = (x.clone(), items);
+                        let (mut xb, mut ib) = (x.clone(), items.clone());
+                        // A task's slice from particle 2: its contacts as
+                        // they are (`base`), against the shared sweep on
+                        // the same contacts renumbered from 2 (wrapping).
+                        let from = 2.min(x.len());
+                        let local = Colliders {
+                            previous: &previous[from..],
+                            ..p
+                        };
+                        let (mut xc, mut ic) = (x[from..].to_vec(), items.clone());
+                        let mut id = items;
+                        for c in &mut id {
+                            c.particle = c.particle.wrapping_sub(2);
+                        }
+                        let mut xd = xc.clone();
+                        let ws = &w[from..];
                         for _ in 0..3 {
                             let a = sweep(&mut xa, w, &mut ia, &p, 1e-4, ZeroLength::Skip)
                                 .map(|_| ())
                                 .map_err(stop_index);
-                            let b = sweep_colliders(&mut xb, w, &mut ib, &p, 1e-4);
+                            let b = sweep_colliders(&mut xb, w, &mut ib, &p, 1e-4, 0);
                             assert_eq!(a, b);
                             assert_eq!(flat(&xa), flat(&xb));
                             assert_eq!(lambdas(&ia), lambdas(&ib));
+                            let d = sweep(&mut xd, ws, &mut id, &local, 1e-4, ZeroLength::Skip)
+                                .map(|_| ())
+                                .map_err(stop_index);
+                            let c = sweep_colliders(&mut xc, ws, &mut ic, &local, 1e-4, 2);
+                            assert_eq!(c, d);
+                            assert_eq!(flat(&xc), flat(&xd));
+                            assert_eq!(lambdas(&ic), lambdas(&id));
                             checked += 1;
                         }
                     }

@@ -529,7 +529,8 @@ fn sweep_contacts<T: Real, const D: usize>(
     }
     let count = task_count(jobs, found.div_ceil(CONTACTS_PER_TASK));
     if count <= 1 {
-        sweep_colliders(x, w, group.items, &group.colliders, h2).map_err(|k| contact_at(k, 0))?;
+        sweep_colliders(x, w, group.items, &group.colliders, h2, 0)
+            .map_err(|k| contact_at(k, 0))?;
     } else {
         {
             let n = x.len();
@@ -559,17 +560,9 @@ fn sweep_contacts<T: Real, const D: usize>(
                         previous: prev,
                         ..p
                     };
-                    // The contacts name particles from `pa` while this task
-                    // solves them, and their own indices again after.
-                    let shift = u32::try_from(pa).unwrap_or(0);
-                    for c in items.iter_mut() {
-                        c.particle = c.particle.wrapping_sub(shift);
-                    }
-                    let r = sweep_colliders(x, w, items, &local, h2);
-                    for c in items.iter_mut() {
-                        c.particle = c.particle.wrapping_add(shift);
-                    }
-                    r.map_err(|k| contact_at(k, a))
+                    // This task's particles start at `pa`.
+                    let base = u32::try_from(pa).unwrap_or(0);
+                    sweep_colliders(x, w, items, &local, h2, base).map_err(|k| contact_at(k, a))
                 },
                 |_, r| {
                     if let Err(e) = r {
