@@ -180,10 +180,11 @@ impl<F: RawFamily> PerFormat for Kernel<F> {
                 #[cfg(not(xpbd_avx512))]
                 Level::Avx512 => simd::range_f32_avx2::<F::Raw<f32>>(p, l, begin, end, policy),
                 Level::Avx2 => simd::range_f32_avx2::<F::Raw<f32>>(p, l, begin, end, policy),
-                Level::Baseline | Level::Neon => simd::range_f32::<
-                    core::arch::x86_64::__m128,
-                    F::Raw<f32>,
-                >(p, l, begin, end, policy),
+                Level::Baseline | Level::Neon => {
+                    simd::range_strided::<f32, core::arch::x86_64::__m128, F::Raw<f32>>(
+                        p, l, begin, end, policy,
+                    )
+                }
             }
         }
         #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
@@ -229,7 +230,7 @@ impl<F: RawFamily> PerFormat for Kernel<F> {
                 Level::Avx512 => simd::range_f64_avx2::<F::Raw<f64>>(p, l, begin, end, policy),
                 Level::Avx2 => simd::range_f64_avx2::<F::Raw<f64>>(p, l, begin, end, policy),
                 Level::Baseline | Level::Neon => {
-                    simd::range::<f64, core::arch::x86_64::__m128d, F::Raw<f64>>(
+                    simd::range_strided::<f64, core::arch::x86_64::__m128d, F::Raw<f64>>(
                         p, l, begin, end, policy,
                     )
                 }

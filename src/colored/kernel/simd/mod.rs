@@ -16,14 +16,14 @@ use crate::real::Real;
 use crate::solver::{SweepStats, SystemError, ZeroLength};
 
 mod lanes;
-mod neighbours;
+pub(super) mod neighbours;
 #[cfg(target_arch = "aarch64")]
 mod neon;
 #[cfg(target_arch = "x86_64")]
 mod wide;
 
 pub(super) use lanes::Lanes;
-pub(super) use neighbours::range_f32;
+pub(super) use neighbours::range_strided;
 #[cfg(target_arch = "aarch64")]
 pub(super) use neon::{neon_range_f32, neon_range_f64};
 #[cfg(target_arch = "x86_64")]
@@ -403,22 +403,6 @@ unsafe impl<T: Real, V: Lanes<T>, P: RawParticles<T>> FastPath<T, V> for GatherP
             k += 2 * n;
         }
         k
-    }
-}
-
-/// # Safety
-/// As [`super::solve_range`].
-#[inline(always)]
-pub(crate) unsafe fn range<T: Real, V: Lanes<T>, P: RawParticles<T>>(
-    p: P,
-    l: RawLinks<T>,
-    begin: usize,
-    end: usize,
-    policy: ZeroLength,
-) -> (SweepStats<T>, Option<SystemError>) {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        range_with::<T, V, P, GatherPairs<T, P>>(p, l, begin, end, policy, GatherPairs { p, l })
     }
 }
 

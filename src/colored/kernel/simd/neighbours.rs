@@ -1,159 +1,242 @@
-//! The f32 kernel with the fast path for links joining neighbours in SoA
-//! particles ([`range_f32`], [`Neighbours`]).
+//! The kernel with the fast paths for groups of links whose particles are
+//! contiguous in SoA particles ([`range_strided`], [`Strided`]): runs
+//! (link `t` joins `i0 + t` and `j0 + t`) and neighbour pairs (link `t`
+//! joins `i0 + 2t` and `i0 + 2t + 1`).
 
 use super::{
     load_link, range_with, solve, Acc, FastPath, GatherPairs, Group, Lanes, LinkLanes, Solved,
 };
-#[cfg(target_arch = "x86_64")]
-use crate::colored::ix;
-use crate::colored::{RawLinks, RawParticles, RawSoa};
+use crate::colored::{ix, RawLinks, RawParticles, RawSoa};
+use crate::real::Real;
 use crate::solver::{SweepStats, SystemError, ZeroLength};
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 use core::marker::PhantomData;
 
-/// The f32 fast path for groups of four links that join neighbours in
-/// structure-of-arrays particles: link `t` of the group joins particles
-/// `i0 + 2t` and `i0 + 2t + 1`. Every color of an open rope in colored
-/// order has that shape (links (0,1), (2,3), … and (1,2), (3,4), …), and
-/// so do the horizontal links of a cloth row. The group's particles are
-/// then the 8 consecutive entries from `i0` of each particle array: two
-/// unaligned loads and two `shufps` per array instead of eight scalar
-/// loads, and two `unpcklps`/`unpckhps` and two stores instead of eight
-/// scalar stores.
-///
-/// Not used for f64 (two links per register): measured on the rope
-/// benchmark, the same path for `__m128d` was slower than the gather
-/// (5–20 %: it saves only the index loads there, and costs the
-/// pattern check).
-#[derive(Clone, Copy)]
-struct Neighbours<V> {
-    soa: RawSoa<f32>,
-    l: RawLinks<f32>,
-    _lanes: PhantomData<V>,
+/// Where the particles of a group of `LANES` links are, when they are
+/// contiguous in the SoA arrays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::colored::kernel) enum Shape {
+    /// Link `t` joins particles `i0 + t` and `j0 + t`: the `LANES`
+    /// entries from `i0` and from `j0` of each array, plain loads and
+    /// stores. The vertical and diagonal colors of a cloth in colored
+    /// order have this shape (`j0 − i0` is the row length, ± 1).
+    Run(usize, usize),
+    /// Link `t` joins particles `i0 + 2t` and `i0 + 2t + 1`: the
+    /// `2 LANES` entries from `i0`, loaded and stored with shuffles
+    /// ([`Pairs`]). Every color of an open rope has this shape, and so
+    /// do the horizontal colors of a cloth row.
+    Pairs(usize),
 }
 
-/// A register of f32 lanes that can load and store the particles of a
-/// neighbour group directly: `LANES` links `(i0 + 2t, i0 + 2t + 1)`, whose
-/// particles are the `2 LANES` consecutive entries from `i0` of each
-/// particle array.
+/// The [`Shape`] of a group of `n` links whose first indices are `i0`
+/// and `j0`, from the lane tests: `run` (every `i[t] − i0 = t` and
+/// `j[t] − j0 = t`) and `pair` (every `i[t] − i0 = 2t` and
+/// `j[t] − i0 = 2t + 1`), both in wrapping arithmetic. Exact integers: a
+/// shape is reported only when none of its particle indices wraps around
+/// `u32` (then the lane tests compared exact integers), so that every
+/// entry the contiguous loads touch is one of the links' particles.
+/// Without `pairs`, runs only.
+#[inline(always)]
+pub(in crate::colored::kernel) fn decide(
+    i0: u32,
+    j0: u32,
+    n: u32,
+    run: bool,
+    pair: bool,
+    pairs: bool,
+) -> Option<Shape> {
+    let last = n.saturating_sub(1);
+    if run && i0 <= u32::MAX - last && j0 <= u32::MAX - last {
+        Some(Shape::Run(ix(i0), ix(j0)))
+    } else if pairs && pair && i0 <= u32::MAX - last.saturating_mul(2).saturating_add(1) {
+        Some(Shape::Pairs(ix(i0)))
+    } else {
+        None
+    }
+}
+
+/// The [`Shape`] of the `N` links whose indices start at `i` and `j`, or
+/// `None` (the general gather then takes the group), lane by lane in
+/// scalar code: the 2-lane registers, and the reference the vector
+/// tests of the wider ones are checked against.
 ///
 /// # Safety
-/// Implementations touch exactly the memory their methods name.
-pub(in crate::colored::kernel) unsafe trait Pairs:
-    Lanes<f32>
-{
-    /// `Some(i0)` when `i[t] = i0 + 2t` and `j[t] = i0 + 2t + 1` for
-    /// `t < LANES`, all as exact integers (no wrap-around); `None`
-    /// otherwise.
-    ///
-    /// # Safety
-    /// `i` and `j` are valid for `LANES` reads.
-    unsafe fn neighbours(i: *const u32, j: *const u32) -> Option<usize>;
-    /// Lane `t` of the first register gets `p[2t]`, of the second
-    /// `p[2t + 1]`, for `t < LANES`.
-    ///
-    /// # Safety
-    /// `p .. p + 2 LANES` is valid for reads.
-    unsafe fn load_pairs(p: *const f32) -> (Self, Self);
-    /// Writes `p[2t] = even[t]` and `p[2t + 1] = odd[t]` for
-    /// `t < LANES`: the inverse of [`load_pairs`](Self::load_pairs).
-    ///
-    /// # Safety
-    /// `p .. p + 2 LANES` is valid for writes.
-    unsafe fn store_pairs(p: *mut f32, even: Self, odd: Self);
+/// `i` and `j` are valid for `N` reads.
+#[inline(always)]
+pub(in crate::colored::kernel) unsafe fn shape<const N: usize>(
+    i: *const u32,
+    j: *const u32,
+    pairs: bool,
+) -> Option<Shape> {
+    // SAFETY: `N` reads each (caller contract), unaligned.
+    let (vi, vj) = unsafe {
+        (
+            i.cast::<[u32; N]>().read_unaligned(),
+            j.cast::<[u32; N]>().read_unaligned(),
+        )
+    };
+    let (Some(&i0), Some(&j0), Ok(n)) = (vi.first(), vj.first(), u32::try_from(N)) else {
+        return None;
+    };
+    let (mut run, mut pair) = (true, true);
+    for (t, (a, b)) in (0u32..).zip(vi.iter().zip(&vj)) {
+        run &= (a.wrapping_sub(i0) == t) & (b.wrapping_sub(j0) == t);
+        pair &= (a.wrapping_sub(i0) == t.wrapping_mul(2))
+            & (b.wrapping_sub(i0) == t.wrapping_mul(2).wrapping_add(1));
+    }
+    decide(i0, j0, n, run, pair, pairs)
 }
 
-// SAFETY: each method reads or writes only the `LANES` or `2 LANES`
-// values its contract names (16-byte loads and stores).
-#[cfg(target_arch = "x86_64")]
-unsafe impl Pairs for __m128 {
-    #[inline(always)]
-    unsafe fn neighbours(i: *const u32, j: *const u32) -> Option<usize> {
-        // SAFETY: forwarded.
-        unsafe { neighbours(i, j) }
-    }
-    #[inline(always)]
-    unsafe fn load_pairs(p: *const f32) -> (Self, Self) {
-        // SAFETY: forwarded.
-        unsafe { load_pairs(p) }
-    }
-    #[inline(always)]
-    unsafe fn store_pairs(p: *mut f32, even: Self, odd: Self) {
-        // SAFETY: forwarded.
-        unsafe { store_pairs(p, even, odd) }
-    }
-}
-
-/// `Some(i0)` when `i[t] = i0 + 2t` and `j[t] = i0 + 2t + 1` for
-/// `t < 4`, all as exact integers (no wrap-around); `None` otherwise.
+/// [`shape`] for 4 links in SSE2 integer lanes.
 ///
 /// # Safety
 /// `i` and `j` are valid for 4 reads.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn neighbours(i: *const u32, j: *const u32) -> Option<usize> {
-    // SAFETY: SSE2 is enabled at compile time; `i` and `j` are valid for
-    // 4 reads of `u32` (caller contract), which is what the scalar read
-    // and the unaligned 16-byte loads touch.
+#[allow(clippy::as_conversions)] // the bits of a lane, as u32
+pub(in crate::colored::kernel) unsafe fn shape4(
+    i: *const u32,
+    j: *const u32,
+    pairs: bool,
+) -> Option<Shape> {
+    // SAFETY: SSE2 is the baseline; `i` and `j` are valid for 4 reads of
+    // `u32` (caller contract): the unaligned 16-byte loads.
     unsafe {
-        let i0 = *i;
-        // i0 + 7 must not wrap: then the lane comparisons below compare
-        // exact integers.
-        if i0 > u32::MAX - 7 {
-            return None;
-        }
         let vi = _mm_loadu_si128(i.cast());
         let vj = _mm_loadu_si128(j.cast());
-        let base = _mm_shuffle_epi32::<0>(vi);
-        let want_i = _mm_add_epi32(base, _mm_set_epi32(6, 4, 2, 0));
-        let want_j = _mm_add_epi32(base, _mm_set_epi32(7, 5, 3, 1));
-        let eq = _mm_and_si128(_mm_cmpeq_epi32(vi, want_i), _mm_cmpeq_epi32(vj, want_j));
-        (_mm_movemask_epi8(eq) == 0xffff).then_some(ix(i0))
-    }
-}
-
-/// Lane `t` of the first register gets `p[2t]`, of the second
-/// `p[2t + 1]`, for `t < 4`.
-///
-/// # Safety
-/// `p .. p + 8` is valid for reads.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-unsafe fn load_pairs(p: *const f32) -> (__m128, __m128) {
-    // SAFETY: SSE at compile time; `p .. p + 8` readable (caller
-    // contract): two unaligned 16-byte loads.
-    unsafe {
-        let a = _mm_loadu_ps(p);
-        let b = _mm_loadu_ps(p.add(4));
-        (
-            _mm_shuffle_ps::<0b10_00_10_00>(a, b),
-            _mm_shuffle_ps::<0b11_01_11_01>(a, b),
+        let bi = _mm_shuffle_epi32::<0>(vi);
+        let di = _mm_sub_epi32(vi, bi);
+        let dj = _mm_sub_epi32(vj, _mm_shuffle_epi32::<0>(vj));
+        let step = _mm_setr_epi32(0, 1, 2, 3);
+        let run = _mm_and_si128(_mm_cmpeq_epi32(di, step), _mm_cmpeq_epi32(dj, step));
+        let pair = _mm_and_si128(
+            _mm_cmpeq_epi32(di, _mm_setr_epi32(0, 2, 4, 6)),
+            _mm_cmpeq_epi32(_mm_sub_epi32(vj, bi), _mm_setr_epi32(1, 3, 5, 7)),
+        );
+        decide(
+            _mm_cvtsi128_si32(vi) as u32,
+            _mm_cvtsi128_si32(vj) as u32,
+            4,
+            _mm_movemask_epi8(run) == 0xffff,
+            _mm_movemask_epi8(pair) == 0xffff,
+            pairs,
         )
     }
 }
 
-/// Writes `p[2t] = even[t]` and `p[2t + 1] = odd[t]` for `t < 4`: the
-/// inverse of [`load_pairs`].
+/// The fast path for groups of links whose particles are contiguous in
+/// structure-of-arrays particles ([`Shape`]): contiguous loads and
+/// stores (and, for pairs, shuffles) instead of `LANES` scalar loads and
+/// stores per coordinate and particle, and no index loads into the
+/// gather.
+#[derive(Clone, Copy)]
+struct Strided<T, V> {
+    soa: RawSoa<T>,
+    l: RawLinks<T>,
+    _lanes: PhantomData<V>,
+}
+
+/// A register of lanes that can load and store the particles of a
+/// neighbour pair group directly: `LANES` links `(i0 + 2t, i0 + 2t + 1)`,
+/// whose particles are the `2 LANES` consecutive entries from `i0` of
+/// each particle array.
 ///
 /// # Safety
-/// `p .. p + 8` is valid for writes.
+/// Implementations touch exactly the memory their methods name.
+pub(in crate::colored::kernel) unsafe trait Pairs<T: Real>:
+    Lanes<T>
+{
+    /// Whether groups of [`Shape::Pairs`] take the fast path (where the
+    /// shuffles cost less than the gather they replace; measured).
+    const PAIRS: bool;
+    /// [`shape`] for `LANES` links (in vector lanes where that is quicker).
+    ///
+    /// # Safety
+    /// `i` and `j` are valid for `LANES` reads.
+    unsafe fn shape(i: *const u32, j: *const u32) -> Option<Shape>;
+    /// Lane `t` of the first register gets `p[2t]`, of the second
+    /// `p[2t + 1]`, for `t < LANES`.
+    ///
+    /// # Safety
+    /// `p .. p + 2 LANES` is valid for reads.
+    unsafe fn load_pairs(p: *const T) -> (Self, Self);
+    /// Writes `p[2t] = even[t]` and `p[2t + 1] = odd[t]` for
+    /// `t < LANES`: the inverse of [`load_pairs`](Self::load_pairs).
+    ///
+    /// # Safety
+    /// `p .. p + 2 LANES` is valid for writes.
+    unsafe fn store_pairs(p: *mut T, even: Self, odd: Self);
+}
+
+// SAFETY: each method reads or writes only the `2 LANES` values its
+// contract names (16-byte loads and stores); SSE2 is the baseline.
 #[cfg(target_arch = "x86_64")]
-#[inline(always)]
-unsafe fn store_pairs(p: *mut f32, even: __m128, odd: __m128) {
-    // SAFETY: SSE at compile time; `p .. p + 8` writable (caller
-    // contract): two unaligned 16-byte stores.
-    unsafe {
-        _mm_storeu_ps(p, _mm_unpacklo_ps(even, odd));
-        _mm_storeu_ps(p.add(4), _mm_unpackhi_ps(even, odd));
+unsafe impl Pairs<f32> for __m128 {
+    const PAIRS: bool = true;
+    #[inline(always)]
+    unsafe fn shape(i: *const u32, j: *const u32) -> Option<Shape> {
+        // SAFETY: forwarded (4 reads each).
+        unsafe { shape4(i, j, Self::PAIRS) }
+    }
+    #[inline(always)]
+    unsafe fn load_pairs(p: *const f32) -> (Self, Self) {
+        // SAFETY: `p .. p + 8` readable (caller contract): two unaligned
+        // 16-byte loads.
+        unsafe {
+            let a = _mm_loadu_ps(p);
+            let b = _mm_loadu_ps(p.add(4));
+            (
+                _mm_shuffle_ps::<0b10_00_10_00>(a, b),
+                _mm_shuffle_ps::<0b11_01_11_01>(a, b),
+            )
+        }
+    }
+    #[inline(always)]
+    unsafe fn store_pairs(p: *mut f32, even: Self, odd: Self) {
+        // SAFETY: `p .. p + 8` writable (caller contract): two unaligned
+        // 16-byte stores.
+        unsafe {
+            _mm_storeu_ps(p, _mm_unpacklo_ps(even, odd));
+            _mm_storeu_ps(p.add(4), _mm_unpackhi_ps(even, odd));
+        }
     }
 }
 
-// SAFETY: `group` touches particles only when the group's links are
-// exactly (i0 + 2t, i0 + 2t + 1) for t < 4, and then exactly the
-// particles i0 .. i0 + 8 (those links' particles) and the group's λ;
-// otherwise it returns `None` having written nothing.
-unsafe impl<V: Pairs> FastPath<f32, V> for Neighbours<V> {
+// SAFETY: as for `__m128`.
+#[cfg(target_arch = "x86_64")]
+unsafe impl Pairs<f64> for __m128d {
+    const PAIRS: bool = true;
+    #[inline(always)]
+    unsafe fn shape(i: *const u32, j: *const u32) -> Option<Shape> {
+        // SAFETY: forwarded (2 reads each).
+        unsafe { shape::<2>(i, j, Self::PAIRS) }
+    }
+    #[inline(always)]
+    unsafe fn load_pairs(p: *const f64) -> (Self, Self) {
+        // SAFETY: `p .. p + 4` readable (caller contract).
+        unsafe {
+            let a = _mm_loadu_pd(p);
+            let b = _mm_loadu_pd(p.add(2));
+            (_mm_unpacklo_pd(a, b), _mm_unpackhi_pd(a, b))
+        }
+    }
+    #[inline(always)]
+    unsafe fn store_pairs(p: *mut f64, even: Self, odd: Self) {
+        // SAFETY: `p .. p + 4` writable (caller contract).
+        unsafe {
+            _mm_storeu_pd(p, _mm_unpacklo_pd(even, odd));
+            _mm_storeu_pd(p.add(2), _mm_unpackhi_pd(even, odd));
+        }
+    }
+}
+
+// SAFETY: `run` touches particles only for groups whose `shape` is
+// `Some`, and then exactly the particles of the group's links (the
+// entries the shape names: those links' particles, which no other link
+// of the color shares) and the group's λ; otherwise it returns having
+// written nothing.
+unsafe impl<T: Real, V: Pairs<T>> FastPath<T, V> for Strided<T, V> {
     /// Two groups per step where it can (two independent dependency
     /// chains side by side, so the core overlaps their square roots and
     /// divisions), one group otherwise.
@@ -165,10 +248,10 @@ unsafe impl<V: Pairs> FastPath<f32, V> for Neighbours<V> {
         loop {
             while k + 2 * n <= end {
                 // SAFETY: `k .. k + 2n` are link positions of the range.
-                let (Some(ia), Some(ib)) = (unsafe {
+                let (Some(sa), Some(sb)) = (unsafe {
                     (
-                        V::neighbours(l.i.add(k), l.j.add(k)),
-                        V::neighbours(l.i.add(k + n), l.j.add(k + n)),
+                        V::shape(l.i.add(k), l.j.add(k)),
+                        V::shape(l.i.add(k + n), l.j.add(k + n)),
                     )
                 }) else {
                     break;
@@ -177,8 +260,8 @@ unsafe impl<V: Pairs> FastPath<f32, V> for Neighbours<V> {
                 // particle: proper coloring).
                 let (oa, ob) = unsafe {
                     (
-                        solve_group(load_group::<V>(s, l, ia), load_link(l, k)),
-                        solve_group(load_group::<V>(s, l, ib), load_link(l, k + n)),
+                        solve_group(load_group::<T, V>(s, l, sa), load_link(l, k)),
+                        solve_group(load_group::<T, V>(s, l, sb), load_link(l, k + n)),
                     )
                 };
                 if oa.applied != V::ALL || ob.applied != V::ALL {
@@ -186,8 +269,8 @@ unsafe impl<V: Pairs> FastPath<f32, V> for Neighbours<V> {
                 }
                 // SAFETY: as for the single group below.
                 unsafe {
-                    store_group(s, l, ia, k, &oa, acc);
-                    store_group(s, l, ib, k + n, &ob, acc);
+                    store_group(s, l, sa, k, &oa, acc);
+                    store_group(s, l, sb, k + n, &ob, acc);
                 }
                 k += 2 * n;
             }
@@ -195,15 +278,14 @@ unsafe impl<V: Pairs> FastPath<f32, V> for Neighbours<V> {
                 return k;
             }
             // SAFETY: `k .. k + n` are link positions of the range.
-            let Some(i0) = (unsafe { V::neighbours(l.i.add(k), l.j.add(k)) }) else {
+            let Some(sk) = (unsafe { V::shape(l.i.add(k), l.j.add(k)) }) else {
                 return k;
             };
-            // SAFETY: the group's links join particles i0 + 2t and
-            // i0 + 2t + 1 (t < n), each below the particle count
-            // (caller contract): the 2n entries from i0 of each particle
-            // array are in bounds and belong to no other link of the
-            // color (proper coloring), so no other thread touches them.
-            let o = unsafe { solve_group(load_group::<V>(s, l, i0), load_link(l, k)) };
+            // SAFETY: the shape's entries are the particles of the group's
+            // links, each below the particle count (caller contract): in
+            // bounds in each array, and they belong to no other link of
+            // the color (proper coloring), so no other thread touches them.
+            let o = unsafe { solve_group(load_group::<T, V>(s, l, sk), load_link(l, k)) };
             if o.applied != V::ALL {
                 // Rare: leave the group (nothing written) to the general
                 // path, which keeps the old values in the lanes not
@@ -211,18 +293,21 @@ unsafe impl<V: Pairs> FastPath<f32, V> for Neighbours<V> {
                 return k;
             }
             // SAFETY: as for the loads; λ of the links `k .. k + n`.
-            unsafe { store_group(s, l, i0, k, &o, acc) };
+            unsafe { store_group(s, l, sk, k, &o, acc) };
             k += n;
         }
     }
 }
 
-/// The particles of one neighbour group and its links' values, solved.
+/// The particles of one group and its links' values, solved.
 #[inline(always)]
 #[allow(clippy::type_complexity)]
-fn solve_group<V: Pairs>(p: ((V, V), (V, V), (V, V), (V, V)), link: LinkLanes<V>) -> Solved<V> {
+fn solve_group<T: Real, V: Lanes<T>>(
+    p: ((V, V), (V, V), (V, V), (V, V)),
+    link: LinkLanes<V>,
+) -> Solved<V> {
     let ((ax, bx), (ay, by), (az, bz), (wi, wj)) = p;
-    solve::<f32, V>(
+    solve::<T, V>(
         &Group {
             a: [ax, ay, az],
             b: [bx, by, bz],
@@ -234,27 +319,39 @@ fn solve_group<V: Pairs>(p: ((V, V), (V, V), (V, V), (V, V)), link: LinkLanes<V>
     )
 }
 
-/// Writes a solved neighbour group (particles from `i0`, λ of the links
-/// `k .. k + LANES`) and adds it to the statistics.
+/// Writes a solved group (its particles where `shape` says, λ of the
+/// links `k .. k + LANES`) and adds it to the statistics.
 ///
 /// # Safety
 /// As for [`load_group`]; `k .. k + LANES` are link positions of the range.
 #[inline(always)]
-unsafe fn store_group<V: Pairs>(
-    s: RawSoa<f32>,
-    l: RawLinks<f32>,
-    i0: usize,
+unsafe fn store_group<T: Real, V: Pairs<T>>(
+    s: RawSoa<T>,
+    l: RawLinks<T>,
+    shape: Shape,
     k: usize,
     o: &Solved<V>,
     acc: &mut Acc<V>,
 ) {
-    let sign = V::splat(-0.0);
+    let sign = V::splat(-T::ZERO);
     let ([nax, nay, naz], [nbx, nby, nbz]) = (o.a, o.b);
     // SAFETY: caller contract.
     unsafe {
-        V::store_pairs(s.x.add(i0), nax, nbx);
-        V::store_pairs(s.y.add(i0), nay, nby);
-        V::store_pairs(s.z.add(i0), naz, nbz);
+        match shape {
+            Shape::Pairs(i0) => {
+                V::store_pairs(s.x.add(i0), nax, nbx);
+                V::store_pairs(s.y.add(i0), nay, nby);
+                V::store_pairs(s.z.add(i0), naz, nbz);
+            }
+            Shape::Run(i0, j0) => {
+                nax.store(s.x.add(i0));
+                nay.store(s.y.add(i0));
+                naz.store(s.z.add(i0));
+                nbx.store(s.x.add(j0));
+                nby.store(s.y.add(j0));
+                nbz.store(s.z.add(j0));
+            }
+        }
         o.lambda.store(l.lambda.add(k));
     }
     acc.applied += V::ALL.count_ones();
@@ -262,59 +359,68 @@ unsafe fn store_group<V: Pairs>(
     acc.max_r = acc.max_r.max(sign.andnot(o.numerator));
 }
 
-/// The particles of a neighbour group from `i0`: (x, y, z, w), each as
-/// (first, second) particles of the four links.
+/// The particles of a group of shape `shape`: (x, y, z, w), each as
+/// (first, second) particles of the links.
 ///
 /// # Safety
-/// `i0 .. i0 + 2 LANES` are particle indices, as in [`Neighbours`].
+/// The entries `shape` names are particle indices, as in [`Shape`].
 #[inline(always)]
 #[allow(clippy::type_complexity)]
-unsafe fn load_group<V: Pairs>(
-    s: RawSoa<f32>,
-    l: RawLinks<f32>,
-    i0: usize,
+unsafe fn load_group<T: Real, V: Pairs<T>>(
+    s: RawSoa<T>,
+    l: RawLinks<T>,
+    shape: Shape,
 ) -> ((V, V), (V, V), (V, V), (V, V)) {
-    // SAFETY: `i0 .. i0 + 2 LANES` readable in each array (caller contract).
+    // SAFETY: the entries readable in each array (caller contract).
     unsafe {
-        (
-            V::load_pairs(s.x.add(i0)),
-            V::load_pairs(s.y.add(i0)),
-            V::load_pairs(s.z.add(i0)),
-            V::load_pairs(l.w.add(i0)),
-        )
+        match shape {
+            Shape::Pairs(i0) => (
+                V::load_pairs(s.x.add(i0)),
+                V::load_pairs(s.y.add(i0)),
+                V::load_pairs(s.z.add(i0)),
+                V::load_pairs(l.w.add(i0)),
+            ),
+            Shape::Run(i0, j0) => (
+                (V::load(s.x.add(i0)), V::load(s.x.add(j0))),
+                (V::load(s.y.add(i0)), V::load(s.y.add(j0))),
+                (V::load(s.z.add(i0)), V::load(s.z.add(j0))),
+                (V::load(l.w.add(i0)), V::load(l.w.add(j0))),
+            ),
+        }
     }
 }
 
-/// [`range`](super::range) for f32, with the fast path for links joining neighbours
-/// when the particles are [`Soa`](crate::colored::Soa).
+/// The colored kernel over `V` with the fast path for groups whose particles
+/// are contiguous ([`Shape`]) when the particles are
+/// [`Soa`](crate::colored::Soa).
 ///
 /// # Safety
 /// As [`solve_range`](super::super::solve_range).
 #[inline(always)]
-pub(in crate::colored::kernel) unsafe fn range_f32<V: Pairs, P: RawParticles<f32>>(
+pub(in crate::colored::kernel) unsafe fn range_strided<T: Real, V: Pairs<T>, P: RawParticles<T>>(
     p: P,
-    l: RawLinks<f32>,
+    l: RawLinks<T>,
     begin: usize,
     end: usize,
     policy: ZeroLength,
-) -> (SweepStats<f32>, Option<SystemError>) {
-    // SAFETY: forwarded caller contract (for `Neighbours` too: the SoA
+) -> (SweepStats<T>, Option<SystemError>) {
+    // SAFETY: forwarded caller contract (for `Strided` too: the SoA
     // arrays are those of `p`).
     unsafe {
         match p.soa() {
-            Some(soa) => range_with::<f32, V, P, Neighbours<V>>(
+            Some(soa) => range_with::<T, V, P, Strided<T, V>>(
                 p,
                 l,
                 begin,
                 end,
                 policy,
-                Neighbours {
+                Strided {
                     soa,
                     l,
                     _lanes: PhantomData,
                 },
             ),
-            None => range_with::<f32, V, P, GatherPairs<f32, P>>(
+            None => range_with::<T, V, P, GatherPairs<T, P>>(
                 p,
                 l,
                 begin,
@@ -326,47 +432,162 @@ pub(in crate::colored::kernel) unsafe fn range_f32<V: Pairs, P: RawParticles<f32
     }
 }
 
-#[cfg(all(test, target_arch = "x86_64"))]
+#[cfg(test)]
 #[allow(clippy::indexing_slicing, clippy::as_conversions)]
-mod tests {
+pub(in crate::colored::kernel) mod tests {
     use super::*;
 
-    fn check(i: [u32; 4], j: [u32; 4]) -> Option<usize> {
-        // SAFETY: both arrays hold 4 values.
-        unsafe { neighbours(i.as_ptr(), j.as_ptr()) }
+    fn check<const N: usize>(i: [u32; N], j: [u32; N], pairs: bool) -> Option<Shape> {
+        // SAFETY: both arrays hold N values.
+        unsafe { shape::<N>(i.as_ptr(), j.as_ptr(), pairs) }
     }
 
     #[test]
     fn neighbour_groups_are_recognised_exactly() {
-        assert_eq!(check([0, 2, 4, 6], [1, 3, 5, 7]), Some(0));
-        assert_eq!(check([7, 9, 11, 13], [8, 10, 12, 14]), Some(7));
+        let p = |i0: u32| Some(Shape::Pairs(ix(i0)));
+        assert_eq!(check([0, 2, 4, 6], [1, 3, 5, 7], true), p(0));
+        assert_eq!(check([0, 2, 4, 6], [1, 3, 5, 7], false), None);
+        assert_eq!(check([7, 9, 11, 13], [8, 10, 12, 14], true), p(7));
+        assert_eq!(check([7, 9], [8, 10], true), p(7));
         let m = u32::MAX;
         assert_eq!(
-            check([m - 7, m - 5, m - 3, m - 1], [m - 6, m - 4, m - 2, m]),
-            Some(ix(m - 7))
+            check([m - 7, m - 5, m - 3, m - 1], [m - 6, m - 4, m - 2, m], true),
+            p(m - 7)
         );
         // i0 + 7 would wrap: never recognised, even where the lanes
         // match modulo 2^32.
         assert_eq!(
-            check([m - 6, m - 4, m - 2, m], [m - 5, m - 3, m - 1, 0]),
+            check([m - 6, m - 4, m - 2, m], [m - 5, m - 3, m - 1, 0], true),
             None
         );
-        assert_eq!(check([m - 1, 1, 3, 5], [m, 2, 4, 6]), None);
-        assert_eq!(check([m, 1, 3, 5], [0, 2, 4, 6]), None);
+        assert_eq!(check([m - 1, 1, 3, 5], [m, 2, 4, 6], true), None);
+        assert_eq!(check([m, 1, 3, 5], [0, 2, 4, 6], true), None);
         // Every lane of either array off by one in either direction.
         let (i0, j0): ([u32; 4], [u32; 4]) = ([10, 12, 14, 16], [11, 13, 15, 17]);
-        assert_eq!(check(i0, j0), Some(10));
+        assert_eq!(check(i0, j0, true), p(10));
         for lane in 0..4 {
             for d in [1, u32::MAX] {
                 let (mut i, mut j) = (i0, j0);
                 i[lane] = i[lane].wrapping_add(d);
-                assert_eq!(check(i, j0), None, "i {i:?}");
+                assert_eq!(check(i, j0, true), None, "i {i:?}");
                 j[lane] = j[lane].wrapping_add(d);
-                assert_eq!(check(i0, j), None, "j {j:?}");
+                assert_eq!(check(i0, j, true), None, "j {j:?}");
             }
         }
         // Reversed links, or another order of the same links.
-        assert_eq!(check([1, 3, 5, 7], [0, 2, 4, 6]), None);
-        assert_eq!(check([0, 4, 2, 6], [1, 5, 3, 7]), None);
+        assert_eq!(check([1, 3, 5, 7], [0, 2, 4, 6], true), None);
+        assert_eq!(check([0, 4, 2, 6], [1, 5, 3, 7], true), None);
+    }
+
+    /// Index groups of `N` links around every shape: runs and pairs from
+    /// bases near 0 and near `u32::MAX`, each with one lane moved by ±1
+    /// or ±2 in either array, and pseudo-random ones.
+    pub(in crate::colored::kernel) fn index_cases<const N: usize>() -> Vec<([u32; N], [u32; N])> {
+        let m = u32::MAX;
+        let mut out = Vec::new();
+        for i0 in [
+            0,
+            1,
+            5,
+            1000,
+            m - 40,
+            m - 31,
+            m - 16,
+            m - 8,
+            m - 3,
+            m - 1,
+            m,
+        ] {
+            for dj in [1u32, 2, 13, m - 12, m] {
+                let j0 = i0.wrapping_add(dj);
+                let run: [u32; N] = core::array::from_fn(|t| i0.wrapping_add(t as u32));
+                let runj: [u32; N] = core::array::from_fn(|t| j0.wrapping_add(t as u32));
+                let even: [u32; N] = core::array::from_fn(|t| i0.wrapping_add(2 * t as u32));
+                let odd: [u32; N] = core::array::from_fn(|t| i0.wrapping_add(2 * t as u32 + 1));
+                for (i, j) in [(run, runj), (even, odd), (run, odd), (even, runj)] {
+                    out.push((i, j));
+                    for lane in 0..N {
+                        for d in [1, 2, m, m - 1] {
+                            let (mut a, mut b) = (i, j);
+                            a[lane] = a[lane].wrapping_add(d);
+                            b[lane] = b[lane].wrapping_add(d);
+                            out.push((a, j));
+                            out.push((i, b));
+                        }
+                    }
+                }
+            }
+        }
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 32) as u32 % 8
+        };
+        if cfg!(miri) {
+            // The interpreter: every 32nd structured case, fewer random ones.
+            out = out.into_iter().step_by(32).collect();
+        }
+        for _ in 0..if cfg!(miri) { 64 } else { 2000 } {
+            let i: [u32; N] = core::array::from_fn(|_| next());
+            let j: [u32; N] = core::array::from_fn(|_| next());
+            out.push((i, j));
+        }
+        out
+    }
+
+    /// The SSE2 test of 4 lanes against the scalar one.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn vector_shape_is_the_scalar_shape() {
+        for (i, j) in index_cases::<4>() {
+            for pairs in [false, true] {
+                // SAFETY: both arrays hold 4 values.
+                let (v, s) = unsafe {
+                    (
+                        shape4(i.as_ptr(), j.as_ptr(), pairs),
+                        shape::<4>(i.as_ptr(), j.as_ptr(), pairs),
+                    )
+                };
+                assert_eq!(v, s, "{i:?} {j:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn runs_are_recognised_exactly() {
+        let r = |i0: u32, j0: u32| Some(Shape::Run(ix(i0), ix(j0)));
+        // A cloth's vertical, diagonal and anti-diagonal links (rows of 10).
+        assert_eq!(check([3, 4, 5, 6], [13, 14, 15, 16], true), r(3, 13));
+        assert_eq!(check([3, 4, 5, 6], [14, 15, 16, 17], false), r(3, 14));
+        assert_eq!(check([4, 5, 6, 7], [12, 13, 14, 15], true), r(4, 12));
+        // j before i, and 16 lanes.
+        assert_eq!(check([20, 21], [0, 1], true), r(20, 0));
+        let i: [u32; 16] = core::array::from_fn(|t| 100 + t as u32);
+        let j: [u32; 16] = core::array::from_fn(|t| 7 + t as u32);
+        assert_eq!(check(i, j, true), r(100, 7));
+        let m = u32::MAX;
+        assert_eq!(
+            check([m - 3, m - 2, m - 1, m], [0, 1, 2, 3], true),
+            r(m - 3, 0)
+        );
+        // i0 + 3 or j0 + 3 would wrap.
+        assert_eq!(check([m - 2, m - 1, m, 0], [4, 5, 6, 7], true), None);
+        assert_eq!(check([4, 5, 6, 7], [m - 1, m, 0, 1], true), None);
+        // Every lane of either array off by one in either direction.
+        let (i0, j0): ([u32; 4], [u32; 4]) = ([10, 11, 12, 13], [40, 41, 42, 43]);
+        for lane in 1..4 {
+            for d in [1, u32::MAX] {
+                let (mut i, mut j) = (i0, j0);
+                i[lane] = i[lane].wrapping_add(d);
+                assert_eq!(check(i, j0, true), None, "i {i:?}");
+                j[lane] = j[lane].wrapping_add(d);
+                assert_eq!(check(i0, j, true), None, "j {j:?}");
+            }
+        }
+        // Descending, or the same particle repeated.
+        assert_eq!(check([13, 12, 11, 10], [43, 42, 41, 40], true), None);
+        assert_eq!(check([10, 10, 10, 10], [40, 41, 42, 43], true), None);
     }
 }

@@ -13,8 +13,8 @@
 //! give NaN or +0), `ne` is `!(a == b)` (true for NaN, as `cmpneqpd`).
 
 use super::lanes::{lanes, Lanes};
-use super::neighbours::Pairs;
-use crate::colored::{ix, RawLinks, RawParticles};
+use super::neighbours::{decide, shape, Pairs, Shape};
+use crate::colored::{RawLinks, RawParticles};
 use crate::solver::{SweepStats, SystemError, ZeroLength};
 use core::arch::aarch64::*;
 
@@ -196,27 +196,44 @@ mod impls {
     );
 }
 
+/// [`shape`] for 4 links in NEON integer lanes.
+///
+/// # Safety
+/// `i` and `j` are valid for 4 reads.
+#[inline(always)]
+unsafe fn shape4(i: *const u32, j: *const u32, pairs: bool) -> Option<Shape> {
+    // SAFETY: NEON at compile time; 4 reads each (caller contract).
+    unsafe {
+        let vi = vld1q_u32(i);
+        let vj = vld1q_u32(j);
+        let bi = vdupq_laneq_u32::<0>(vi);
+        let di = vsubq_u32(vi, bi);
+        let dj = vsubq_u32(vj, vdupq_laneq_u32::<0>(vj));
+        let step = vld1q_u32([0u32, 1, 2, 3].as_ptr());
+        let run = vandq_u32(vceqq_u32(di, step), vceqq_u32(dj, step));
+        let pair = vandq_u32(
+            vceqq_u32(di, vld1q_u32([0u32, 2, 4, 6].as_ptr())),
+            vceqq_u32(vsubq_u32(vj, bi), vld1q_u32([1u32, 3, 5, 7].as_ptr())),
+        );
+        decide(
+            vgetq_lane_u32::<0>(vi),
+            vgetq_lane_u32::<0>(vj),
+            4,
+            vminvq_u32(run) == u32::MAX,
+            vminvq_u32(pair) == u32::MAX,
+            pairs,
+        )
+    }
+}
+
 // SAFETY: each method reads or writes only the 4 or 8 values its contract
 // names; NEON is enabled at compile time.
-unsafe impl Pairs for float32x4_t {
+unsafe impl Pairs<f32> for float32x4_t {
+    const PAIRS: bool = true;
     #[inline(always)]
-    unsafe fn neighbours(i: *const u32, j: *const u32) -> Option<usize> {
-        // SAFETY: `i` and `j` are valid for 4 reads (caller contract).
-        unsafe {
-            let i0 = *i;
-            // i0 + 7 must not wrap: the lanes then compare exact integers.
-            if i0 > u32::MAX - 7 {
-                return None;
-            }
-            let base = vdupq_n_u32(i0);
-            let want_i = vaddq_u32(base, vld1q_u32([0u32, 2, 4, 6].as_ptr()));
-            let want_j = vaddq_u32(base, vld1q_u32([1u32, 3, 5, 7].as_ptr()));
-            let eq = vandq_u32(
-                vceqq_u32(vld1q_u32(i), want_i),
-                vceqq_u32(vld1q_u32(j), want_j),
-            );
-            (vminvq_u32(eq) == u32::MAX).then_some(ix(i0))
-        }
+    unsafe fn shape(i: *const u32, j: *const u32) -> Option<Shape> {
+        // SAFETY: forwarded (LANES reads each).
+        unsafe { shape4(i, j, Self::PAIRS) }
     }
     #[inline(always)]
     unsafe fn load_pairs(p: *const f32) -> (Self, Self) {
@@ -233,6 +250,28 @@ unsafe impl Pairs for float32x4_t {
     }
 }
 
+// SAFETY: each method reads or writes only the 4 values its contract
+// names; NEON is enabled at compile time.
+unsafe impl Pairs<f64> for float64x2_t {
+    const PAIRS: bool = true;
+    #[inline(always)]
+    unsafe fn shape(i: *const u32, j: *const u32) -> Option<Shape> {
+        // SAFETY: forwarded (LANES reads each).
+        unsafe { shape::<2>(i, j, Self::PAIRS) }
+    }
+    #[inline(always)]
+    unsafe fn load_pairs(p: *const f64) -> (Self, Self) {
+        // SAFETY: `p .. p + 4` readable (caller contract): `ld2`.
+        let v = unsafe { vld2q_f64(p) };
+        (v.0, v.1)
+    }
+    #[inline(always)]
+    unsafe fn store_pairs(p: *mut f64, even: Self, odd: Self) {
+        // SAFETY: `p .. p + 4` writable (caller contract): `st2`.
+        unsafe { vst2q_f64(p, float64x2x2_t(even, odd)) }
+    }
+}
+
 /// The f64 kernel on NEON (2 links per register).
 ///
 /// # Safety
@@ -246,7 +285,7 @@ pub(in crate::colored::kernel) unsafe fn neon_range_f64<P: RawParticles<f64>>(
     policy: ZeroLength,
 ) -> Out<f64> {
     // SAFETY: forwarded caller contract.
-    unsafe { super::range::<f64, float64x2_t, P>(p, l, begin, end, policy) }
+    unsafe { super::range_strided::<f64, float64x2_t, P>(p, l, begin, end, policy) }
 }
 
 /// The f32 kernel on NEON (4 links per register, the neighbour fast path
@@ -263,5 +302,28 @@ pub(in crate::colored::kernel) unsafe fn neon_range_f32<P: RawParticles<f32>>(
     policy: ZeroLength,
 ) -> Out<f32> {
     // SAFETY: forwarded caller contract.
-    unsafe { super::range_f32::<float32x4_t, P>(p, l, begin, end, policy) }
+    unsafe { super::range_strided::<f32, float32x4_t, P>(p, l, begin, end, policy) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::neighbours::tests::index_cases;
+    use super::*;
+
+    /// The NEON test of 4 lanes against the scalar one.
+    #[test]
+    fn vector_shape_is_the_scalar_shape() {
+        for (i, j) in index_cases::<4>() {
+            for pairs in [false, true] {
+                // SAFETY: both arrays hold 4 values; NEON at compile time.
+                let (v, s) = unsafe {
+                    (
+                        shape4(i.as_ptr(), j.as_ptr(), pairs),
+                        shape::<4>(i.as_ptr(), j.as_ptr(), pairs),
+                    )
+                };
+                assert_eq!(v, s, "{i:?} {j:?}");
+            }
+        }
+    }
 }

@@ -1,5 +1,5 @@
 //! The AVX2 and AVX-512 kernels: the same generic code as the SSE2 one
-//! ([`range`](super::range), [`range_f32`](super::range_f32)) over wider
+//! ([`range_strided`](super::range_strided)) over wider
 //! registers (AVX2: 4 f64 or 8 f32 links, AVX-512: 8 or 16), compiled in
 //! functions with `#[target_feature]` that the dispatch calls only when an
 //! [`Isa`](crate::colored::Isa) holds the bit (cpuid and xgetbv showed the
@@ -28,8 +28,8 @@
 #![allow(clippy::incompatible_msrv)]
 
 use super::lanes::{lanes, Lanes};
-use super::neighbours::Pairs;
-use crate::colored::{ix, RawLinks, RawParticles};
+use super::neighbours::{decide, shape4, Pairs, Shape};
+use crate::colored::{RawLinks, RawParticles};
 use crate::solver::{SweepStats, SystemError, ZeroLength};
 use core::arch::x86_64::*;
 
@@ -223,30 +223,88 @@ mod impls {
     );
 }
 
+/// [`shape`](super::neighbours::shape) for 8 links in AVX2 integer lanes.
+///
+/// # Safety
+/// `i` and `j` are valid for 8 reads; only called from the AVX2 and
+/// AVX-512 kernels.
+#[inline(always)]
+#[allow(clippy::as_conversions)] // the bits of a lane, as u32
+unsafe fn shape8(i: *const u32, j: *const u32, pairs: bool) -> Option<Shape> {
+    // SAFETY: AVX2 is available (caller contract); the unaligned 32-byte
+    // loads read the 8 entries the contract names.
+    unsafe {
+        let vi = _mm256_loadu_si256(i.cast());
+        let vj = _mm256_loadu_si256(j.cast());
+        let bi = _mm256_broadcastd_epi32(_mm256_castsi256_si128(vi));
+        let di = _mm256_sub_epi32(vi, bi);
+        let dj = _mm256_sub_epi32(vj, _mm256_broadcastd_epi32(_mm256_castsi256_si128(vj)));
+        let step = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        let run = _mm256_and_si256(_mm256_cmpeq_epi32(di, step), _mm256_cmpeq_epi32(dj, step));
+        let pair = _mm256_and_si256(
+            _mm256_cmpeq_epi32(di, _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14)),
+            _mm256_cmpeq_epi32(
+                _mm256_sub_epi32(vj, bi),
+                _mm256_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15),
+            ),
+        );
+        decide(
+            _mm256_cvtsi256_si32(vi) as u32,
+            _mm256_cvtsi256_si32(vj) as u32,
+            8,
+            _mm256_movemask_epi8(run) == -1,
+            _mm256_movemask_epi8(pair) == -1,
+            pairs,
+        )
+    }
+}
+
+/// [`shape`](super::neighbours::shape) for 16 links in AVX-512 integer
+/// lanes.
+///
+/// # Safety
+/// `i` and `j` are valid for 16 reads; only called from the AVX-512
+/// kernels.
+#[cfg(xpbd_avx512)]
+#[inline(always)]
+#[allow(clippy::as_conversions)] // the bits of a lane, as u32
+unsafe fn shape16(i: *const u32, j: *const u32, pairs: bool) -> Option<Shape> {
+    // SAFETY: AVX-512 F is available (caller contract); the unaligned
+    // 64-byte loads read the 16 entries the contract names.
+    unsafe {
+        let vi = _mm512_loadu_si512(i.cast());
+        let vj = _mm512_loadu_si512(j.cast());
+        let bi = _mm512_broadcastd_epi32(_mm512_castsi512_si128(vi));
+        let di = _mm512_sub_epi32(vi, bi);
+        let dj = _mm512_sub_epi32(vj, _mm512_broadcastd_epi32(_mm512_castsi512_si128(vj)));
+        let step = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        let run = _mm512_cmpeq_epi32_mask(di, step) & _mm512_cmpeq_epi32_mask(dj, step);
+        let pair = _mm512_cmpeq_epi32_mask(
+            di,
+            _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30),
+        ) & _mm512_cmpeq_epi32_mask(
+            _mm512_sub_epi32(vj, bi),
+            _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31),
+        );
+        decide(
+            _mm512_cvtsi512_si32(vi) as u32,
+            _mm512_cvtsi512_si32(vj) as u32,
+            16,
+            run == 0xffff,
+            pair == 0xffff,
+            pairs,
+        )
+    }
+}
+
 // SAFETY: each method reads or writes only the `LANES` (8) or `2 LANES`
 // (16) values its contract names; AVX2 is available (see `lanes!`).
-unsafe impl Pairs for __m256 {
+unsafe impl Pairs<f32> for __m256 {
+    const PAIRS: bool = true;
     #[inline(always)]
-    unsafe fn neighbours(i: *const u32, j: *const u32) -> Option<usize> {
-        // SAFETY: `i` and `j` are valid for 8 reads (caller contract):
-        // the scalar read and the unaligned 32-byte loads.
-        unsafe {
-            let i0 = *i;
-            // i0 + 15 must not wrap: the lanes then compare exact integers.
-            if i0 > u32::MAX - 15 {
-                return None;
-            }
-            let vi = _mm256_loadu_si256(i.cast());
-            let vj = _mm256_loadu_si256(j.cast());
-            let base = _mm256_broadcastd_epi32(_mm256_castsi256_si128(vi));
-            let want_i = _mm256_add_epi32(base, _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14));
-            let want_j = _mm256_add_epi32(base, _mm256_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15));
-            let eq = _mm256_and_si256(
-                _mm256_cmpeq_epi32(vi, want_i),
-                _mm256_cmpeq_epi32(vj, want_j),
-            );
-            (_mm256_movemask_epi8(eq) == -1).then_some(ix(i0))
-        }
+    unsafe fn shape(i: *const u32, j: *const u32) -> Option<Shape> {
+        // SAFETY: forwarded (LANES reads each).
+        unsafe { shape8(i, j, Self::PAIRS) }
     }
     #[inline(always)]
     unsafe fn load_pairs(p: *const f32) -> (Self, Self) {
@@ -280,30 +338,12 @@ unsafe impl Pairs for __m256 {
 // SAFETY: each method reads or writes only the `LANES` (16) or `2 LANES`
 // (32) values its contract names; AVX-512 F is available (see `lanes!`).
 #[cfg(xpbd_avx512)]
-unsafe impl Pairs for __m512 {
+unsafe impl Pairs<f32> for __m512 {
+    const PAIRS: bool = true;
     #[inline(always)]
-    unsafe fn neighbours(i: *const u32, j: *const u32) -> Option<usize> {
-        // SAFETY: `i` and `j` are valid for 16 reads (caller contract).
-        unsafe {
-            let i0 = *i;
-            // i0 + 31 must not wrap: the lanes then compare exact integers.
-            if i0 > u32::MAX - 31 {
-                return None;
-            }
-            let vi = _mm512_loadu_si512(i.cast());
-            let vj = _mm512_loadu_si512(j.cast());
-            let base = _mm512_broadcastd_epi32(_mm512_castsi512_si128(vi));
-            let want_i = _mm512_add_epi32(
-                base,
-                _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30),
-            );
-            let want_j = _mm512_add_epi32(
-                base,
-                _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31),
-            );
-            let eq = _mm512_cmpeq_epi32_mask(vi, want_i) & _mm512_cmpeq_epi32_mask(vj, want_j);
-            (eq == 0xffff).then_some(ix(i0))
-        }
+    unsafe fn shape(i: *const u32, j: *const u32) -> Option<Shape> {
+        // SAFETY: forwarded (LANES reads each).
+        unsafe { shape16(i, j, Self::PAIRS) }
     }
     #[inline(always)]
     unsafe fn load_pairs(p: *const f32) -> (Self, Self) {
@@ -334,6 +374,80 @@ unsafe impl Pairs for __m512 {
     }
 }
 
+// SAFETY: each method reads or writes only the `2 LANES` (8) values its
+// contract names; AVX2 is available (see `lanes!`).
+unsafe impl Pairs<f64> for __m256d {
+    const PAIRS: bool = true;
+    #[inline(always)]
+    unsafe fn shape(i: *const u32, j: *const u32) -> Option<Shape> {
+        // SAFETY: forwarded (LANES reads each).
+        unsafe { shape4(i, j, Self::PAIRS) }
+    }
+    #[inline(always)]
+    unsafe fn load_pairs(p: *const f64) -> (Self, Self) {
+        // SAFETY: `p .. p + 8` readable (caller contract).
+        unsafe {
+            let a = _mm256_loadu_pd(p);
+            let b = _mm256_loadu_pd(p.add(4));
+            // [p0 p4 p2 p6] and [p1 p5 p3 p7], then the 64-bit lanes in
+            // the order 0, 2, 1, 3.
+            (
+                _mm256_permute4x64_pd::<0b11_01_10_00>(_mm256_unpacklo_pd(a, b)),
+                _mm256_permute4x64_pd::<0b11_01_10_00>(_mm256_unpackhi_pd(a, b)),
+            )
+        }
+    }
+    #[inline(always)]
+    unsafe fn store_pairs(p: *mut f64, even: Self, odd: Self) {
+        // SAFETY: `p .. p + 8` writable (caller contract).
+        unsafe {
+            // [e0 o0 e2 o2] and [e1 o1 e3 o3].
+            let lo = _mm256_unpacklo_pd(even, odd);
+            let hi = _mm256_unpackhi_pd(even, odd);
+            _mm256_storeu_pd(p, _mm256_permute2f128_pd::<0x20>(lo, hi));
+            _mm256_storeu_pd(p.add(4), _mm256_permute2f128_pd::<0x31>(lo, hi));
+        }
+    }
+}
+
+// SAFETY: each method reads or writes only the `2 LANES` (16) values its
+// contract names; AVX-512 F is available (see `lanes!`).
+#[cfg(xpbd_avx512)]
+unsafe impl Pairs<f64> for __m512d {
+    const PAIRS: bool = true;
+    #[inline(always)]
+    unsafe fn shape(i: *const u32, j: *const u32) -> Option<Shape> {
+        // SAFETY: forwarded (LANES reads each).
+        unsafe { shape8(i, j, Self::PAIRS) }
+    }
+    #[inline(always)]
+    unsafe fn load_pairs(p: *const f64) -> (Self, Self) {
+        // SAFETY: `p .. p + 16` readable (caller contract).
+        unsafe {
+            let a = _mm512_loadu_pd(p);
+            let b = _mm512_loadu_pd(p.add(8));
+            // Indices 8.. pick from `b`.
+            let even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14);
+            let odd = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
+            (
+                _mm512_permutex2var_pd(a, even, b),
+                _mm512_permutex2var_pd(a, odd, b),
+            )
+        }
+    }
+    #[inline(always)]
+    unsafe fn store_pairs(p: *mut f64, even: Self, odd: Self) {
+        // SAFETY: `p .. p + 16` writable (caller contract).
+        unsafe {
+            // Indices 8.. pick from `odd`.
+            let lo = _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11);
+            let hi = _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15);
+            _mm512_storeu_pd(p, _mm512_permutex2var_pd(even, lo, odd));
+            _mm512_storeu_pd(p.add(8), _mm512_permutex2var_pd(even, hi, odd));
+        }
+    }
+}
+
 /// The f64 kernel on AVX2 (4 links per register).
 ///
 /// # Safety
@@ -348,7 +462,7 @@ pub(in crate::colored::kernel) unsafe fn range_f64_avx2<P: RawParticles<f64>>(
     policy: ZeroLength,
 ) -> Out<f64> {
     // SAFETY: forwarded caller contract.
-    unsafe { super::range::<f64, __m256d, P>(p, l, begin, end, policy) }
+    unsafe { super::range_strided::<f64, __m256d, P>(p, l, begin, end, policy) }
 }
 
 /// The f32 kernel on AVX2 (8 links per register).
@@ -364,7 +478,7 @@ pub(in crate::colored::kernel) unsafe fn range_f32_avx2<P: RawParticles<f32>>(
     policy: ZeroLength,
 ) -> Out<f32> {
     // SAFETY: forwarded caller contract.
-    unsafe { super::range_f32::<__m256, P>(p, l, begin, end, policy) }
+    unsafe { super::range_strided::<f32, __m256, P>(p, l, begin, end, policy) }
 }
 
 /// The f64 kernel on AVX-512 (8 links per register).
@@ -382,7 +496,7 @@ pub(in crate::colored::kernel) unsafe fn range_f64_avx512<P: RawParticles<f64>>(
     policy: ZeroLength,
 ) -> Out<f64> {
     // SAFETY: forwarded caller contract.
-    unsafe { super::range::<f64, __m512d, P>(p, l, begin, end, policy) }
+    unsafe { super::range_strided::<f64, __m512d, P>(p, l, begin, end, policy) }
 }
 
 /// The f32 kernel on AVX-512 (16 links per register).
@@ -399,5 +513,62 @@ pub(in crate::colored::kernel) unsafe fn range_f32_avx512<P: RawParticles<f32>>(
     policy: ZeroLength,
 ) -> Out<f32> {
     // SAFETY: forwarded caller contract.
-    unsafe { super::range_f32::<__m512, P>(p, l, begin, end, policy) }
+    unsafe { super::range_strided::<f32, __m512, P>(p, l, begin, end, policy) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::neighbours::{shape, tests::index_cases};
+    use super::*;
+
+    /// `shape8` in a function compiled for AVX2.
+    #[target_feature(enable = "avx2")]
+    unsafe fn avx2(i: &[u32; 8], j: &[u32; 8], pairs: bool) -> Option<Shape> {
+        // SAFETY: 8 values each; AVX2 (this function's feature).
+        unsafe { shape8(i.as_ptr(), j.as_ptr(), pairs) }
+    }
+
+    /// `shape16` in a function compiled for AVX-512.
+    #[cfg(xpbd_avx512)]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    unsafe fn avx512(i: &[u32; 16], j: &[u32; 16], pairs: bool) -> Option<Shape> {
+        // SAFETY: 16 values each; AVX-512 F (this function's feature).
+        unsafe { shape16(i.as_ptr(), j.as_ptr(), pairs) }
+    }
+
+    /// The AVX2 and AVX-512 tests of 8 and 16 lanes against the scalar
+    /// one, on the levels this machine has (none under Miri).
+    #[test]
+    fn vector_shapes_are_the_scalar_shape() {
+        if cfg!(miri) || !std::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        for (i, j) in index_cases::<8>() {
+            for pairs in [false, true] {
+                // SAFETY: AVX2 detected; 8 values each.
+                let (v, s) = unsafe {
+                    (
+                        avx2(&i, &j, pairs),
+                        shape::<8>(i.as_ptr(), j.as_ptr(), pairs),
+                    )
+                };
+                assert_eq!(v, s, "{i:?} {j:?}");
+            }
+        }
+        #[cfg(xpbd_avx512)]
+        if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512dq") {
+            for (i, j) in index_cases::<16>() {
+                for pairs in [false, true] {
+                    // SAFETY: AVX-512 F and DQ detected; 16 values each.
+                    let (v, s) = unsafe {
+                        (
+                            avx512(&i, &j, pairs),
+                            shape::<16>(i.as_ptr(), j.as_ptr(), pairs),
+                        )
+                    };
+                    assert_eq!(v, s, "{i:?} {j:?}");
+                }
+            }
+        }
+    }
 }
