@@ -105,23 +105,26 @@ pub(in crate::colored::kernel) unsafe fn shape4(
     unsafe {
         let vi = _mm_loadu_si128(i.cast());
         let vj = _mm_loadu_si128(j.cast());
+        let (i0, j0) = (_mm_cvtsi128_si32(vi) as u32, _mm_cvtsi128_si32(vj) as u32);
         let bi = _mm_shuffle_epi32::<0>(vi);
         let di = _mm_sub_epi32(vi, bi);
-        let dj = _mm_sub_epi32(vj, _mm_shuffle_epi32::<0>(vj));
+        let all = |m: __m128i| _mm_movemask_epi8(m) == 0xffff;
+        // The two shapes differ in lane 1 of `i − i0` (2 or 1): one
+        // test of `i` picks the shape (the same for a whole color), one
+        // of `j` confirms it.
+        if pairs && all(_mm_cmpeq_epi32(di, _mm_setr_epi32(0, 2, 4, 6))) {
+            let pair = all(_mm_cmpeq_epi32(
+                _mm_sub_epi32(vj, bi),
+                _mm_setr_epi32(1, 3, 5, 7),
+            ));
+            return decide(i0, j0, 4, false, pair, pairs);
+        }
         let step = _mm_setr_epi32(0, 1, 2, 3);
-        let run = _mm_and_si128(_mm_cmpeq_epi32(di, step), _mm_cmpeq_epi32(dj, step));
-        let pair = _mm_and_si128(
-            _mm_cmpeq_epi32(di, _mm_setr_epi32(0, 2, 4, 6)),
-            _mm_cmpeq_epi32(_mm_sub_epi32(vj, bi), _mm_setr_epi32(1, 3, 5, 7)),
-        );
-        decide(
-            _mm_cvtsi128_si32(vi) as u32,
-            _mm_cvtsi128_si32(vj) as u32,
-            4,
-            _mm_movemask_epi8(run) == 0xffff,
-            _mm_movemask_epi8(pair) == 0xffff,
-            pairs,
-        )
+        if !all(_mm_cmpeq_epi32(di, step)) {
+            return None;
+        }
+        let dj = _mm_sub_epi32(vj, _mm_shuffle_epi32::<0>(vj));
+        decide(i0, j0, 4, all(_mm_cmpeq_epi32(dj, step)), false, pairs)
     }
 }
 

@@ -236,26 +236,32 @@ unsafe fn shape8(i: *const u32, j: *const u32, pairs: bool) -> Option<Shape> {
     unsafe {
         let vi = _mm256_loadu_si256(i.cast());
         let vj = _mm256_loadu_si256(j.cast());
-        let bi = _mm256_broadcastd_epi32(_mm256_castsi256_si128(vi));
-        let di = _mm256_sub_epi32(vi, bi);
-        let dj = _mm256_sub_epi32(vj, _mm256_broadcastd_epi32(_mm256_castsi256_si128(vj)));
-        let step = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-        let run = _mm256_and_si256(_mm256_cmpeq_epi32(di, step), _mm256_cmpeq_epi32(dj, step));
-        let pair = _mm256_and_si256(
-            _mm256_cmpeq_epi32(di, _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14)),
-            _mm256_cmpeq_epi32(
-                _mm256_sub_epi32(vj, bi),
-                _mm256_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15),
-            ),
-        );
-        decide(
+        let (i0, j0) = (
             _mm256_cvtsi256_si32(vi) as u32,
             _mm256_cvtsi256_si32(vj) as u32,
-            8,
-            _mm256_movemask_epi8(run) == -1,
-            _mm256_movemask_epi8(pair) == -1,
-            pairs,
-        )
+        );
+        let bi = _mm256_broadcastd_epi32(_mm256_castsi256_si128(vi));
+        let di = _mm256_sub_epi32(vi, bi);
+        let all = |m: __m256i| _mm256_movemask_epi8(m) == -1;
+        // As `shape4`: `i` picks the shape, `j` confirms it.
+        if pairs
+            && all(_mm256_cmpeq_epi32(
+                di,
+                _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14),
+            ))
+        {
+            let pair = all(_mm256_cmpeq_epi32(
+                _mm256_sub_epi32(vj, bi),
+                _mm256_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15),
+            ));
+            return decide(i0, j0, 8, false, pair, pairs);
+        }
+        let step = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        if !all(_mm256_cmpeq_epi32(di, step)) {
+            return None;
+        }
+        let dj = _mm256_sub_epi32(vj, _mm256_broadcastd_epi32(_mm256_castsi256_si128(vj)));
+        decide(i0, j0, 8, all(_mm256_cmpeq_epi32(dj, step)), false, pairs)
     }
 }
 
@@ -274,24 +280,30 @@ unsafe fn shape16(i: *const u32, j: *const u32, pairs: bool) -> Option<Shape> {
     unsafe {
         let vi = _mm512_loadu_si512(i.cast());
         let vj = _mm512_loadu_si512(j.cast());
-        let bi = _mm512_broadcastd_epi32(_mm512_castsi512_si128(vi));
-        let di = _mm512_sub_epi32(vi, bi);
-        let dj = _mm512_sub_epi32(vj, _mm512_broadcastd_epi32(_mm512_castsi512_si128(vj)));
-        let step = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-        let run = _mm512_cmpeq_epi32_mask(di, step) & _mm512_cmpeq_epi32_mask(dj, step);
-        let pair = _mm512_cmpeq_epi32_mask(
-            di,
-            _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30),
-        ) & _mm512_cmpeq_epi32_mask(
-            _mm512_sub_epi32(vj, bi),
-            _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31),
-        );
-        decide(
+        let (i0, j0) = (
             _mm512_cvtsi512_si32(vi) as u32,
             _mm512_cvtsi512_si32(vj) as u32,
+        );
+        let bi = _mm512_broadcastd_epi32(_mm512_castsi512_si128(vi));
+        let di = _mm512_sub_epi32(vi, bi);
+        // As `shape4`: `i` picks the shape, `j` confirms it.
+        let even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+        if pairs && _mm512_cmpeq_epi32_mask(di, even) == 0xffff {
+            let odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+            let pair = _mm512_cmpeq_epi32_mask(_mm512_sub_epi32(vj, bi), odd) == 0xffff;
+            return decide(i0, j0, 16, false, pair, pairs);
+        }
+        let step = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        if _mm512_cmpeq_epi32_mask(di, step) != 0xffff {
+            return None;
+        }
+        let dj = _mm512_sub_epi32(vj, _mm512_broadcastd_epi32(_mm512_castsi512_si128(vj)));
+        decide(
+            i0,
+            j0,
             16,
-            run == 0xffff,
-            pair == 0xffff,
+            _mm512_cmpeq_epi32_mask(dj, step) == 0xffff,
+            false,
             pairs,
         )
     }
