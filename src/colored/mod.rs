@@ -40,11 +40,13 @@
 //! On x86-64 one SSE kernel (two f64 or four f32 links per register)
 //! gathers the particles of each lane's link, computes every candidate
 //! branch-free (`sqrtpd`/`divpd`, `sqrtps`/`divps`), checks the candidates
-//! finite, and stores them back directly. In f32 over [`Soa`] particles, a
-//! group of four links joining neighbours (`(p, p+1), (p+2, p+3), …`: every
-//! color of a rope, detected per group from the indices) is loaded and
-//! stored with two contiguous loads or stores per array instead of eight
-//! scalar ones; the arithmetic and the bits are the same. On aarch64 and
+//! finite, and stores them back directly. Over [`Soa`] particles a group
+//! whose particles are contiguous (detected per group from the indices: a
+//! run, link `t` joining `i0 + t` and `j0 + t` as in a cloth's vertical
+//! and diagonal colors, or neighbour pairs `(p, p+1), (p+2, p+3), …` as in
+//! every color of a rope) is loaded and stored with contiguous loads and
+//! stores (and, for pairs, shuffles) instead of scalar ones per lane; the
+//! arithmetic and the bits are the same. On aarch64 and
 //! wasm32 with `simd128` a portable loop over chunks of [`CHUNK`] links
 //! computes into chunk-local arrays (which LLVM vectorizes) and then
 //! scatters them; on targets without such SIMD (32-bit ARM, RISC-V, ...) a

@@ -3,8 +3,8 @@
 //!
 //! The baseline on x86-64: two f64 or four f32 links per SSE register
 //! (`sqrtpd`/`divpd`, `sqrtps`/`divps`), particles gathered and scattered
-//! directly (or, for f32 groups of links joining neighbours in SoA
-//! particles, loaded and stored contiguously: `Neighbours`), the same IEEE
+//! directly (or, for groups whose particles are contiguous in SoA
+//! particles, loaded and stored contiguously: `neighbours`), the same IEEE
 //! operations per lane as [`candidate`](super::chunk::candidate) (so the same bits as the portable
 //! kernel). LLVM does not vectorize the portable fused loop on the baseline
 //! ISA (its cost model rejects the emulated gathers), hence the explicit
