@@ -452,7 +452,14 @@ mod in_place {
     /// capsule, indices out of range).
     #[test]
     fn collider_contacts() {
-        let cases = cases();
+        // Under Miri (CI time) every third scene: ordinary, infinite,
+        // tiny positions (NaN, huge and the weights are the others) and
+        // two sweeps from each start instead of three.
+        let cases: Vec<_> = cases()
+            .into_iter()
+            .step_by(if cfg!(miri) { 3 } else { 1 })
+            .collect();
+        let sweeps = if cfg!(miri) { 2 } else { 3 };
         let planes = [
             Plane {
                 normal: [0.0, 1.0, 0.0],
@@ -572,7 +579,7 @@ mod in_place {
                         }
                         let mut xd = xc.clone();
                         let ws = &w[from..];
-                        for _ in 0..3 {
+                        for _ in 0..sweeps {
                             let a = sweep(&mut xa, w, &mut ia, &p, 1e-4, ZeroLength::Skip)
                                 .map(|_| ())
                                 .map_err(stop_index);
@@ -593,6 +600,6 @@ mod in_place {
                 }
             }
         }
-        assert_eq!(checked, cases.len() * 2 * 3 * 2 * 3);
+        assert_eq!(checked, cases.len() * 2 * 3 * 2 * sweeps);
     }
 }
