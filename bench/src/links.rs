@@ -369,13 +369,7 @@ pub(crate) fn isa_case<T: Real>(
     let m = scene.links.len();
     let sweeps = sweeps_for(s, m);
     let h = T::from_f64(H);
-    // `XPBD_BENCH_ISA_MASK=1` (AVX2 only), `=2`, …: a subset of the detected
-    // kernels (`Isa::restrict`).
-    let mask = std::env::var("XPBD_BENCH_ISA_MASK")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(u32::MAX);
-    let isa = Isa::detect().restrict(mask);
+    let isa = bench_isa();
     let mut runs = Vec::new();
     for level in [isa, Isa::BASELINE] {
         let [x, y, z] = crate::timing::soa_of(&scene.x);
@@ -689,4 +683,15 @@ pub(crate) fn cloth_section(
         0.0,
     ));
     Ok(())
+}
+
+/// The kernels the bench's colored sweeps run: those detected, or with
+/// `XPBD_BENCH_ISA_MASK=1` (AVX2 only), `=2`, …, `=0` (the SSE2
+/// baseline) a subset of them (`Isa::restrict`).
+pub(crate) fn bench_isa() -> Isa {
+    let mask = std::env::var("XPBD_BENCH_ISA_MASK")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(u32::MAX);
+    Isa::detect().restrict(mask)
 }

@@ -21,7 +21,7 @@ use std::hint::black_box;
 
 use xpbd::{ColoredSystem, Link, Real, Soa, System};
 
-use crate::links::{cloth_scene, rope_scene, Plan, Scene};
+use crate::links::{bench_isa, cloth_scene, rope_scene, Plan, Scene};
 use crate::report::{pair_ratio, Ratio};
 use crate::timing::{bits, rotation, soa_bits, soa_of, sweeps_for, Figure, Pair, Settings, H};
 
@@ -367,7 +367,7 @@ fn colored_rows<T: PlainC>(
     let mut plan = Plan::new(scene)?;
     let mut ours = Xyz::of(scene);
     let mut stamp = vec![0u32; scene.x.len()];
-    let mut sys = ColoredSystem::new(
+    let mut sys = ColoredSystem::new_with_isa(
         Soa {
             x: &mut ours.x,
             y: &mut ours.y,
@@ -376,6 +376,7 @@ fn colored_rows<T: PlainC>(
         },
         plan.links(),
         &mut stamp,
+        bench_isa(),
     )
     .map_err(|e| e.to_string())?;
     let mut sub = sys
@@ -598,6 +599,10 @@ pub(crate) fn refs_section(
     figs: &mut Vec<Figure>,
     ratios: &mut Vec<Ratio>,
 ) -> Result<(), String> {
+    println!(
+        "refs: our colored kernels at {:?} (XPBD_BENCH_ISA_MASK=0: the SSE2 baseline, the C baseline's ISA)",
+        bench_isa()
+    );
     for n in rope_sizes(s)? {
         let scene = rope_scene::<f64>(n)?;
         let name = format!("rope {n} links f64");
