@@ -4,7 +4,7 @@
 //! joins `i0 + 2t` and `i0 + 2t + 1`).
 
 use super::{
-    load_link, range_with, solve, Acc, FastPath, GatherPairs, Group, Lanes, LinkLanes, Solved,
+    load_link, range_with, solve_gathered, Acc, FastPath, GatherPairs, Gathered, Lanes, Solved,
 };
 use crate::colored::{ix, RawLinks, RawParticles, RawSoa};
 use crate::real::Real;
@@ -260,7 +260,9 @@ unsafe impl<T: Real, V: Pairs<T>> FastPath<T, V> for Strided<T, V> {
             // links, each below the particle count (caller contract): in
             // bounds in each array, and they belong to no other link of
             // the color (proper coloring), so no other thread touches them.
-            let o = unsafe { solve_group(load_group::<T, V>(s, l, sk), load_link(l, k)) };
+            let o = unsafe {
+                solve_gathered::<T, V>(load_group::<T, V>(s, l, sk), &load_link(l, k), false)
+            };
             if o.applied != V::ALL {
                 // Rare: leave the group (nothing written) to the general
                 // path, which keeps the old values in the lanes not
@@ -272,26 +274,6 @@ unsafe impl<T: Real, V: Pairs<T>> FastPath<T, V> for Strided<T, V> {
             k += n;
         }
     }
-}
-
-/// The particles of one group and its links' values, solved.
-#[inline(always)]
-#[allow(clippy::type_complexity)]
-fn solve_group<T: Real, V: Lanes<T>>(
-    p: ((V, V), (V, V), (V, V), (V, V)),
-    link: LinkLanes<V>,
-) -> Solved<V> {
-    let ((ax, bx), (ay, by), (az, bz), (wi, wj)) = p;
-    solve::<T, V>(
-        &Group {
-            a: [ax, ay, az],
-            b: [bx, by, bz],
-            wi,
-            wj,
-            link: &link,
-        },
-        false,
-    )
 }
 
 /// Writes a solved group (its particles where `shape` says, λ of the
@@ -308,7 +290,6 @@ unsafe fn store_group<T: Real, V: Pairs<T>>(
     o: &Solved<V>,
     acc: &mut Acc<V>,
 ) {
-    let sign = V::splat(-T::ZERO);
     let ([nax, nay, naz], [nbx, nby, nbz]) = (o.a, o.b);
     // SAFETY: caller contract.
     unsafe {
@@ -329,26 +310,23 @@ unsafe fn store_group<T: Real, V: Pairs<T>>(
         }
         o.lambda.store(l.lambda.add(k));
     }
-    acc.applied += V::ALL.count_ones();
-    acc.max_c = acc.max_c.max(sign.andnot(o.c));
-    acc.max_r = acc.max_r.max(sign.andnot(o.numerator));
+    acc.add::<T>(o);
 }
 
-/// The particles of a group of shape `shape`: (x, y, z, w), each as
-/// (first, second) particles of the links.
+/// The particles of a group of shape `shape`: first and second
+/// particles' coordinates, inverse masses.
 ///
 /// # Safety
 /// The entries `shape` names are particle indices, as in [`Shape`].
 #[inline(always)]
-#[allow(clippy::type_complexity)]
 unsafe fn load_group<T: Real, V: Pairs<T>>(
     s: RawSoa<T>,
     l: RawLinks<T>,
     shape: Shape,
-) -> ((V, V), (V, V), (V, V), (V, V)) {
+) -> Gathered<V> {
     // SAFETY: the entries readable in each array (caller contract).
     unsafe {
-        match shape {
+        let ((ax, bx), (ay, by), (az, bz), (wi, wj)) = match shape {
             Shape::Pairs(i0) => (
                 V::load_pairs(s.x.add(i0)),
                 V::load_pairs(s.y.add(i0)),
@@ -361,7 +339,8 @@ unsafe fn load_group<T: Real, V: Pairs<T>>(
                 (V::load(s.z.add(i0)), V::load(s.z.add(j0))),
                 (V::load(l.w.add(i0)), V::load(l.w.add(j0))),
             ),
-        }
+        };
+        ([ax, ay, az], [bx, by, bz], wi, wj)
     }
 }
 
@@ -440,15 +419,7 @@ pub(in crate::colored::kernel) mod tests {
         // Every lane of either array off by one in either direction.
         let (i0, j0): ([u32; 4], [u32; 4]) = ([10, 12, 14, 16], [11, 13, 15, 17]);
         assert_eq!(check(i0, j0, true), p(10));
-        for lane in 0..4 {
-            for d in [1, u32::MAX] {
-                let (mut i, mut j) = (i0, j0);
-                i[lane] = i[lane].wrapping_add(d);
-                assert_eq!(check(i, j0, true), None, "i {i:?}");
-                j[lane] = j[lane].wrapping_add(d);
-                assert_eq!(check(i0, j, true), None, "j {j:?}");
-            }
-        }
+        off_by_one(i0, j0, 0);
         // Reversed links, or another order of the same links.
         assert_eq!(check([1, 3, 5, 7], [0, 2, 4, 6], true), None);
         assert_eq!(check([0, 4, 2, 6], [1, 5, 3, 7], true), None);
@@ -512,20 +483,37 @@ pub(in crate::colored::kernel) mod tests {
         out
     }
 
+    /// A vector shape test against the scalar one on [`index_cases`],
+    /// with and without pairs.
+    pub(in crate::colored::kernel) fn agrees<const N: usize>(
+        vector: impl Fn(&[u32; N], &[u32; N], bool) -> Option<Shape>,
+    ) {
+        for (i, j) in index_cases::<N>() {
+            for pairs in [false, true] {
+                // SAFETY: both arrays hold N values.
+                let s = unsafe { shape::<N>(i.as_ptr(), j.as_ptr(), pairs) };
+                assert_eq!(vector(&i, &j, pairs), s, "{i:?} {j:?}");
+            }
+        }
+    }
+
     /// The SSE2 test of 4 lanes against the scalar one.
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn vector_shape_is_the_scalar_shape() {
-        for (i, j) in index_cases::<4>() {
-            for pairs in [false, true] {
-                // SAFETY: both arrays hold 4 values.
-                let (v, s) = unsafe {
-                    (
-                        shape4(i.as_ptr(), j.as_ptr(), pairs),
-                        shape::<4>(i.as_ptr(), j.as_ptr(), pairs),
-                    )
-                };
-                assert_eq!(v, s, "{i:?} {j:?}");
+        // SAFETY: both arrays hold 4 values.
+        agrees::<4>(|i, j, pairs| unsafe { shape4(i.as_ptr(), j.as_ptr(), pairs) });
+    }
+
+    /// No shape once any lane from `first` of either array moves by ±1.
+    fn off_by_one(i0: [u32; 4], j0: [u32; 4], first: usize) {
+        for lane in first..4 {
+            for d in [1, u32::MAX] {
+                let (mut i, mut j) = (i0, j0);
+                i[lane] = i[lane].wrapping_add(d);
+                assert_eq!(check(i, j0, true), None, "i {i:?}");
+                j[lane] = j[lane].wrapping_add(d);
+                assert_eq!(check(i0, j, true), None, "j {j:?}");
             }
         }
     }
@@ -551,16 +539,10 @@ pub(in crate::colored::kernel) mod tests {
         assert_eq!(check([m - 2, m - 1, m, 0], [4, 5, 6, 7], true), None);
         assert_eq!(check([4, 5, 6, 7], [m - 1, m, 0, 1], true), None);
         // Every lane of either array off by one in either direction.
+        // (Lane 0 moves the run's start: another run.)
         let (i0, j0): ([u32; 4], [u32; 4]) = ([10, 11, 12, 13], [40, 41, 42, 43]);
-        for lane in 1..4 {
-            for d in [1, u32::MAX] {
-                let (mut i, mut j) = (i0, j0);
-                i[lane] = i[lane].wrapping_add(d);
-                assert_eq!(check(i, j0, true), None, "i {i:?}");
-                j[lane] = j[lane].wrapping_add(d);
-                assert_eq!(check(i0, j, true), None, "j {j:?}");
-            }
-        }
+        assert_eq!(check(i0, j0, true), r(10, 40));
+        off_by_one(i0, j0, 1);
         // Descending, or the same particle repeated.
         assert_eq!(check([13, 12, 11, 10], [43, 42, 41, 40], true), None);
         assert_eq!(check([10, 10, 10, 10], [40, 41, 42, 43], true), None);

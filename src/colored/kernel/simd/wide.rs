@@ -530,7 +530,7 @@ pub(in crate::colored::kernel) unsafe fn range_f32_avx512<P: RawParticles<f32>>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::neighbours::{shape, tests::index_cases};
+    use super::super::neighbours::tests::agrees;
     use super::*;
 
     /// `shape8` in a function compiled for AVX2.
@@ -555,32 +555,12 @@ mod tests {
         if cfg!(miri) || !std::is_x86_feature_detected!("avx2") {
             return;
         }
-        for (i, j) in index_cases::<8>() {
-            for pairs in [false, true] {
-                // SAFETY: AVX2 detected; 8 values each.
-                let (v, s) = unsafe {
-                    (
-                        avx2(&i, &j, pairs),
-                        shape::<8>(i.as_ptr(), j.as_ptr(), pairs),
-                    )
-                };
-                assert_eq!(v, s, "{i:?} {j:?}");
-            }
-        }
+        // SAFETY: AVX2 detected.
+        agrees::<8>(|i, j, pairs| unsafe { avx2(i, j, pairs) });
         #[cfg(xpbd_avx512)]
         if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512dq") {
-            for (i, j) in index_cases::<16>() {
-                for pairs in [false, true] {
-                    // SAFETY: AVX-512 F and DQ detected; 16 values each.
-                    let (v, s) = unsafe {
-                        (
-                            avx512(&i, &j, pairs),
-                            shape::<16>(i.as_ptr(), j.as_ptr(), pairs),
-                        )
-                    };
-                    assert_eq!(v, s, "{i:?} {j:?}");
-                }
-            }
+            // SAFETY: AVX-512 F and DQ detected.
+            agrees::<16>(|i, j, pairs| unsafe { avx512(i, j, pairs) });
         }
     }
 }
