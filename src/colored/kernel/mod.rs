@@ -7,11 +7,11 @@
 //! | x86-64, `Isa` with AVX2 | `simd::range_f32_avx2` (`__m256`) | `simd::range_f64_avx2` (`__m256d`) |
 //! | x86-64, `Isa` with AVX-512 | `simd::range_f32_avx512` (`__m512`) | `simd::range_f64_avx512` (`__m512d`) |
 //! | aarch64, `Isa` with NEON | `simd::neon_range_f32` (`float32x4_t`) | `simd::neon_range_f64` (`float64x2_t`) |
+//! | aarch64 baseline, wasm32 + `simd128` | `chunk::generic_range` | `chunk::generic_range` |
+//! | others (32-bit ARM, RISC-V, wasm32, ...) | `scalar::scalar_range` | `scalar::scalar_range` |
 //!
 //! Every `simd` kernel takes the contiguous loads of runs and neighbour
 //! pairs over SoA particles (`simd::neighbours`) and gathers elsewhere.
-//! | aarch64 baseline, wasm32 + `simd128` | `chunk::generic_range` | `chunk::generic_range` |
-//! | others (32-bit ARM, RISC-V, wasm32, ...) | `scalar::scalar_range` | `scalar::scalar_range` |
 //!
 //! The [`Isa`] (see its documentation) is chosen at run time by one
 //! `match` per range; the x86-64 wider kernels are `#[target_feature]`

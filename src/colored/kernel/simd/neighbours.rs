@@ -36,7 +36,6 @@ pub(in crate::colored::kernel) enum Shape {
 /// shape is reported only when none of its particle indices wraps around
 /// `u32` (then the lane tests compared exact integers), so that every
 /// entry the contiguous loads touch is one of the links' particles.
-/// Without `pairs`, runs only.
 #[inline(always)]
 pub(in crate::colored::kernel) fn decide(
     i0: u32,
@@ -44,12 +43,11 @@ pub(in crate::colored::kernel) fn decide(
     n: u32,
     run: bool,
     pair: bool,
-    pairs: bool,
 ) -> Option<Shape> {
     let last = n.saturating_sub(1);
     if run && i0 <= u32::MAX - last && j0 <= u32::MAX - last {
         Some(Shape::Run(ix(i0), ix(j0)))
-    } else if pairs && pair && i0 <= u32::MAX - last.saturating_mul(2).saturating_add(1) {
+    } else if pair && i0 <= u32::MAX - last.saturating_mul(2).saturating_add(1) {
         Some(Shape::Pairs(ix(i0)))
     } else {
         None
@@ -67,7 +65,6 @@ pub(in crate::colored::kernel) fn decide(
 pub(in crate::colored::kernel) unsafe fn shape<const N: usize>(
     i: *const u32,
     j: *const u32,
-    pairs: bool,
 ) -> Option<Shape> {
     // SAFETY: `N` reads each (caller contract), unaligned.
     let (vi, vj) = unsafe {
@@ -85,7 +82,7 @@ pub(in crate::colored::kernel) unsafe fn shape<const N: usize>(
         pair &= (a.wrapping_sub(i0) == t.wrapping_mul(2))
             & (b.wrapping_sub(i0) == t.wrapping_mul(2).wrapping_add(1));
     }
-    decide(i0, j0, n, run, pair, pairs)
+    decide(i0, j0, n, run, pair)
 }
 
 /// [`shape`] for 4 links in SSE2 integer lanes.
@@ -95,11 +92,7 @@ pub(in crate::colored::kernel) unsafe fn shape<const N: usize>(
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 #[allow(clippy::as_conversions)] // the bits of a lane, as u32
-pub(in crate::colored::kernel) unsafe fn shape4(
-    i: *const u32,
-    j: *const u32,
-    pairs: bool,
-) -> Option<Shape> {
+pub(in crate::colored::kernel) unsafe fn shape4(i: *const u32, j: *const u32) -> Option<Shape> {
     // SAFETY: SSE2 is the baseline; `i` and `j` are valid for 4 reads of
     // `u32` (caller contract): the unaligned 16-byte loads.
     unsafe {
@@ -112,19 +105,19 @@ pub(in crate::colored::kernel) unsafe fn shape4(
         // The two shapes differ in lane 1 of `i − i0` (2 or 1): one
         // test of `i` picks the shape (the same for a whole color), one
         // of `j` confirms it.
-        if pairs && all(_mm_cmpeq_epi32(di, _mm_setr_epi32(0, 2, 4, 6))) {
+        if all(_mm_cmpeq_epi32(di, _mm_setr_epi32(0, 2, 4, 6))) {
             let pair = all(_mm_cmpeq_epi32(
                 _mm_sub_epi32(vj, bi),
                 _mm_setr_epi32(1, 3, 5, 7),
             ));
-            return decide(i0, j0, 4, false, pair, pairs);
+            return decide(i0, j0, 4, false, pair);
         }
         let step = _mm_setr_epi32(0, 1, 2, 3);
         if !all(_mm_cmpeq_epi32(di, step)) {
             return None;
         }
         let dj = _mm_sub_epi32(vj, _mm_shuffle_epi32::<0>(vj));
-        decide(i0, j0, 4, all(_mm_cmpeq_epi32(dj, step)), false, pairs)
+        decide(i0, j0, 4, all(_mm_cmpeq_epi32(dj, step)), false)
     }
 }
 
@@ -150,9 +143,6 @@ struct Strided<T, V> {
 pub(in crate::colored::kernel) unsafe trait Pairs<T: Real>:
     Lanes<T>
 {
-    /// Whether groups of [`Shape::Pairs`] take the fast path (where the
-    /// shuffles cost less than the gather they replace; measured).
-    const PAIRS: bool;
     /// [`shape`] for `LANES` links (in vector lanes where that is quicker).
     ///
     /// # Safety
@@ -176,11 +166,10 @@ pub(in crate::colored::kernel) unsafe trait Pairs<T: Real>:
 // contract names (16-byte loads and stores); SSE2 is the baseline.
 #[cfg(target_arch = "x86_64")]
 unsafe impl Pairs<f32> for __m128 {
-    const PAIRS: bool = true;
     #[inline(always)]
     unsafe fn shape(i: *const u32, j: *const u32) -> Option<Shape> {
         // SAFETY: forwarded (4 reads each).
-        unsafe { shape4(i, j, Self::PAIRS) }
+        unsafe { shape4(i, j) }
     }
     #[inline(always)]
     unsafe fn load_pairs(p: *const f32) -> (Self, Self) {
@@ -209,11 +198,10 @@ unsafe impl Pairs<f32> for __m128 {
 // SAFETY: as for `__m128`.
 #[cfg(target_arch = "x86_64")]
 unsafe impl Pairs<f64> for __m128d {
-    const PAIRS: bool = true;
     #[inline(always)]
     unsafe fn shape(i: *const u32, j: *const u32) -> Option<Shape> {
         // SAFETY: forwarded (2 reads each).
-        unsafe { shape::<2>(i, j, Self::PAIRS) }
+        unsafe { shape::<2>(i, j) }
     }
     #[inline(always)]
     unsafe fn load_pairs(p: *const f64) -> (Self, Self) {
@@ -391,38 +379,37 @@ pub(in crate::colored::kernel) unsafe fn range_strided<T: Real, V: Pairs<T>, P: 
 pub(in crate::colored::kernel) mod tests {
     use super::*;
 
-    fn check<const N: usize>(i: [u32; N], j: [u32; N], pairs: bool) -> Option<Shape> {
+    fn check<const N: usize>(i: [u32; N], j: [u32; N]) -> Option<Shape> {
         // SAFETY: both arrays hold N values.
-        unsafe { shape::<N>(i.as_ptr(), j.as_ptr(), pairs) }
+        unsafe { shape::<N>(i.as_ptr(), j.as_ptr()) }
     }
 
     #[test]
     fn neighbour_groups_are_recognised_exactly() {
         let p = |i0: u32| Some(Shape::Pairs(ix(i0)));
-        assert_eq!(check([0, 2, 4, 6], [1, 3, 5, 7], true), p(0));
-        assert_eq!(check([0, 2, 4, 6], [1, 3, 5, 7], false), None);
-        assert_eq!(check([7, 9, 11, 13], [8, 10, 12, 14], true), p(7));
-        assert_eq!(check([7, 9], [8, 10], true), p(7));
+        assert_eq!(check([0, 2, 4, 6], [1, 3, 5, 7]), p(0));
+        assert_eq!(check([7, 9, 11, 13], [8, 10, 12, 14]), p(7));
+        assert_eq!(check([7, 9], [8, 10]), p(7));
         let m = u32::MAX;
         assert_eq!(
-            check([m - 7, m - 5, m - 3, m - 1], [m - 6, m - 4, m - 2, m], true),
+            check([m - 7, m - 5, m - 3, m - 1], [m - 6, m - 4, m - 2, m]),
             p(m - 7)
         );
         // i0 + 7 would wrap: never recognised, even where the lanes
         // match modulo 2^32.
         assert_eq!(
-            check([m - 6, m - 4, m - 2, m], [m - 5, m - 3, m - 1, 0], true),
+            check([m - 6, m - 4, m - 2, m], [m - 5, m - 3, m - 1, 0]),
             None
         );
-        assert_eq!(check([m - 1, 1, 3, 5], [m, 2, 4, 6], true), None);
-        assert_eq!(check([m, 1, 3, 5], [0, 2, 4, 6], true), None);
+        assert_eq!(check([m - 1, 1, 3, 5], [m, 2, 4, 6]), None);
+        assert_eq!(check([m, 1, 3, 5], [0, 2, 4, 6]), None);
         // Every lane of either array off by one in either direction.
         let (i0, j0): ([u32; 4], [u32; 4]) = ([10, 12, 14, 16], [11, 13, 15, 17]);
-        assert_eq!(check(i0, j0, true), p(10));
+        assert_eq!(check(i0, j0), p(10));
         off_by_one(i0, j0, 0);
         // Reversed links, or another order of the same links.
-        assert_eq!(check([1, 3, 5, 7], [0, 2, 4, 6], true), None);
-        assert_eq!(check([0, 4, 2, 6], [1, 5, 3, 7], true), None);
+        assert_eq!(check([1, 3, 5, 7], [0, 2, 4, 6]), None);
+        assert_eq!(check([0, 4, 2, 6], [1, 5, 3, 7]), None);
     }
 
     /// Index groups of `N` links around every shape: runs and pairs from
@@ -483,17 +470,14 @@ pub(in crate::colored::kernel) mod tests {
         out
     }
 
-    /// A vector shape test against the scalar one on [`index_cases`],
-    /// with and without pairs.
+    /// A vector shape test against the scalar one on [`index_cases`].
     pub(in crate::colored::kernel) fn agrees<const N: usize>(
-        vector: impl Fn(&[u32; N], &[u32; N], bool) -> Option<Shape>,
+        vector: impl Fn(&[u32; N], &[u32; N]) -> Option<Shape>,
     ) {
         for (i, j) in index_cases::<N>() {
-            for pairs in [false, true] {
-                // SAFETY: both arrays hold N values.
-                let s = unsafe { shape::<N>(i.as_ptr(), j.as_ptr(), pairs) };
-                assert_eq!(vector(&i, &j, pairs), s, "{i:?} {j:?}");
-            }
+            // SAFETY: both arrays hold N values.
+            let s = unsafe { shape::<N>(i.as_ptr(), j.as_ptr()) };
+            assert_eq!(vector(&i, &j), s, "{i:?} {j:?}");
         }
     }
 
@@ -502,7 +486,7 @@ pub(in crate::colored::kernel) mod tests {
     #[test]
     fn vector_shape_is_the_scalar_shape() {
         // SAFETY: both arrays hold 4 values.
-        agrees::<4>(|i, j, pairs| unsafe { shape4(i.as_ptr(), j.as_ptr(), pairs) });
+        agrees::<4>(|i, j| unsafe { shape4(i.as_ptr(), j.as_ptr()) });
     }
 
     /// No shape once any lane from `first` of either array moves by ±1.
@@ -511,9 +495,9 @@ pub(in crate::colored::kernel) mod tests {
             for d in [1, u32::MAX] {
                 let (mut i, mut j) = (i0, j0);
                 i[lane] = i[lane].wrapping_add(d);
-                assert_eq!(check(i, j0, true), None, "i {i:?}");
+                assert_eq!(check(i, j0), None, "i {i:?}");
                 j[lane] = j[lane].wrapping_add(d);
-                assert_eq!(check(i0, j, true), None, "j {j:?}");
+                assert_eq!(check(i0, j), None, "j {j:?}");
             }
         }
     }
@@ -522,29 +506,26 @@ pub(in crate::colored::kernel) mod tests {
     fn runs_are_recognised_exactly() {
         let r = |i0: u32, j0: u32| Some(Shape::Run(ix(i0), ix(j0)));
         // A cloth's vertical, diagonal and anti-diagonal links (rows of 10).
-        assert_eq!(check([3, 4, 5, 6], [13, 14, 15, 16], true), r(3, 13));
-        assert_eq!(check([3, 4, 5, 6], [14, 15, 16, 17], false), r(3, 14));
-        assert_eq!(check([4, 5, 6, 7], [12, 13, 14, 15], true), r(4, 12));
+        assert_eq!(check([3, 4, 5, 6], [13, 14, 15, 16]), r(3, 13));
+        assert_eq!(check([3, 4, 5, 6], [14, 15, 16, 17]), r(3, 14));
+        assert_eq!(check([4, 5, 6, 7], [12, 13, 14, 15]), r(4, 12));
         // j before i, and 16 lanes.
-        assert_eq!(check([20, 21], [0, 1], true), r(20, 0));
+        assert_eq!(check([20, 21], [0, 1]), r(20, 0));
         let i: [u32; 16] = core::array::from_fn(|t| 100 + t as u32);
         let j: [u32; 16] = core::array::from_fn(|t| 7 + t as u32);
-        assert_eq!(check(i, j, true), r(100, 7));
+        assert_eq!(check(i, j), r(100, 7));
         let m = u32::MAX;
-        assert_eq!(
-            check([m - 3, m - 2, m - 1, m], [0, 1, 2, 3], true),
-            r(m - 3, 0)
-        );
+        assert_eq!(check([m - 3, m - 2, m - 1, m], [0, 1, 2, 3]), r(m - 3, 0));
         // i0 + 3 or j0 + 3 would wrap.
-        assert_eq!(check([m - 2, m - 1, m, 0], [4, 5, 6, 7], true), None);
-        assert_eq!(check([4, 5, 6, 7], [m - 1, m, 0, 1], true), None);
+        assert_eq!(check([m - 2, m - 1, m, 0], [4, 5, 6, 7]), None);
+        assert_eq!(check([4, 5, 6, 7], [m - 1, m, 0, 1]), None);
         // Every lane of either array off by one in either direction.
         // (Lane 0 moves the run's start: another run.)
         let (i0, j0): ([u32; 4], [u32; 4]) = ([10, 11, 12, 13], [40, 41, 42, 43]);
-        assert_eq!(check(i0, j0, true), r(10, 40));
+        assert_eq!(check(i0, j0), r(10, 40));
         off_by_one(i0, j0, 1);
         // Descending, or the same particle repeated.
-        assert_eq!(check([13, 12, 11, 10], [43, 42, 41, 40], true), None);
-        assert_eq!(check([10, 10, 10, 10], [40, 41, 42, 43], true), None);
+        assert_eq!(check([13, 12, 11, 10], [43, 42, 41, 40]), None);
+        assert_eq!(check([10, 10, 10, 10], [40, 41, 42, 43]), None);
     }
 }

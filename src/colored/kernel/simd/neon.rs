@@ -201,7 +201,7 @@ mod impls {
 /// # Safety
 /// `i` and `j` are valid for 4 reads.
 #[inline(always)]
-unsafe fn shape4(i: *const u32, j: *const u32, pairs: bool) -> Option<Shape> {
+unsafe fn shape4(i: *const u32, j: *const u32) -> Option<Shape> {
     // SAFETY: NEON at compile time; 4 reads each (caller contract).
     unsafe {
         let vi = vld1q_u32(i);
@@ -221,7 +221,6 @@ unsafe fn shape4(i: *const u32, j: *const u32, pairs: bool) -> Option<Shape> {
             4,
             vminvq_u32(run) == u32::MAX,
             vminvq_u32(pair) == u32::MAX,
-            pairs,
         )
     }
 }
@@ -229,11 +228,10 @@ unsafe fn shape4(i: *const u32, j: *const u32, pairs: bool) -> Option<Shape> {
 // SAFETY: each method reads or writes only the 4 or 8 values its contract
 // names; NEON is enabled at compile time.
 unsafe impl Pairs<f32> for float32x4_t {
-    const PAIRS: bool = true;
     #[inline(always)]
     unsafe fn shape(i: *const u32, j: *const u32) -> Option<Shape> {
         // SAFETY: forwarded (LANES reads each).
-        unsafe { shape4(i, j, Self::PAIRS) }
+        unsafe { shape4(i, j) }
     }
     #[inline(always)]
     unsafe fn load_pairs(p: *const f32) -> (Self, Self) {
@@ -253,11 +251,10 @@ unsafe impl Pairs<f32> for float32x4_t {
 // SAFETY: each method reads or writes only the 4 values its contract
 // names; NEON is enabled at compile time.
 unsafe impl Pairs<f64> for float64x2_t {
-    const PAIRS: bool = true;
     #[inline(always)]
     unsafe fn shape(i: *const u32, j: *const u32) -> Option<Shape> {
         // SAFETY: forwarded (LANES reads each).
-        unsafe { shape::<2>(i, j, Self::PAIRS) }
+        unsafe { shape::<2>(i, j) }
     }
     #[inline(always)]
     unsafe fn load_pairs(p: *const f64) -> (Self, Self) {
@@ -314,6 +311,6 @@ mod tests {
     #[test]
     fn vector_shape_is_the_scalar_shape() {
         // SAFETY: both arrays hold 4 values; NEON at compile time.
-        agrees::<4>(|i, j, pairs| unsafe { shape4(i.as_ptr(), j.as_ptr(), pairs) });
+        agrees::<4>(|i, j| unsafe { shape4(i.as_ptr(), j.as_ptr()) });
     }
 }

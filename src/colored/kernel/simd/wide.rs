@@ -230,7 +230,7 @@ mod impls {
 /// AVX-512 kernels.
 #[inline(always)]
 #[allow(clippy::as_conversions)] // the bits of a lane, as u32
-unsafe fn shape8(i: *const u32, j: *const u32, pairs: bool) -> Option<Shape> {
+unsafe fn shape8(i: *const u32, j: *const u32) -> Option<Shape> {
     // SAFETY: AVX2 is available (caller contract); the unaligned 32-byte
     // loads read the 8 entries the contract names.
     unsafe {
@@ -244,24 +244,22 @@ unsafe fn shape8(i: *const u32, j: *const u32, pairs: bool) -> Option<Shape> {
         let di = _mm256_sub_epi32(vi, bi);
         let all = |m: __m256i| _mm256_movemask_epi8(m) == -1;
         // As `shape4`: `i` picks the shape, `j` confirms it.
-        if pairs
-            && all(_mm256_cmpeq_epi32(
-                di,
-                _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14),
-            ))
-        {
+        if all(_mm256_cmpeq_epi32(
+            di,
+            _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14),
+        )) {
             let pair = all(_mm256_cmpeq_epi32(
                 _mm256_sub_epi32(vj, bi),
                 _mm256_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15),
             ));
-            return decide(i0, j0, 8, false, pair, pairs);
+            return decide(i0, j0, 8, false, pair);
         }
         let step = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
         if !all(_mm256_cmpeq_epi32(di, step)) {
             return None;
         }
         let dj = _mm256_sub_epi32(vj, _mm256_broadcastd_epi32(_mm256_castsi256_si128(vj)));
-        decide(i0, j0, 8, all(_mm256_cmpeq_epi32(dj, step)), false, pairs)
+        decide(i0, j0, 8, all(_mm256_cmpeq_epi32(dj, step)), false)
     }
 }
 
@@ -274,7 +272,7 @@ unsafe fn shape8(i: *const u32, j: *const u32, pairs: bool) -> Option<Shape> {
 #[cfg(xpbd_avx512)]
 #[inline(always)]
 #[allow(clippy::as_conversions)] // the bits of a lane, as u32
-unsafe fn shape16(i: *const u32, j: *const u32, pairs: bool) -> Option<Shape> {
+unsafe fn shape16(i: *const u32, j: *const u32) -> Option<Shape> {
     // SAFETY: AVX-512 F is available (caller contract); the unaligned
     // 64-byte loads read the 16 entries the contract names.
     unsafe {
@@ -288,10 +286,10 @@ unsafe fn shape16(i: *const u32, j: *const u32, pairs: bool) -> Option<Shape> {
         let di = _mm512_sub_epi32(vi, bi);
         // As `shape4`: `i` picks the shape, `j` confirms it.
         let even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-        if pairs && _mm512_cmpeq_epi32_mask(di, even) == 0xffff {
+        if _mm512_cmpeq_epi32_mask(di, even) == 0xffff {
             let odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
             let pair = _mm512_cmpeq_epi32_mask(_mm512_sub_epi32(vj, bi), odd) == 0xffff;
-            return decide(i0, j0, 16, false, pair, pairs);
+            return decide(i0, j0, 16, false, pair);
         }
         let step = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
         if _mm512_cmpeq_epi32_mask(di, step) != 0xffff {
@@ -304,7 +302,6 @@ unsafe fn shape16(i: *const u32, j: *const u32, pairs: bool) -> Option<Shape> {
             16,
             _mm512_cmpeq_epi32_mask(dj, step) == 0xffff,
             false,
-            pairs,
         )
     }
 }
@@ -312,11 +309,10 @@ unsafe fn shape16(i: *const u32, j: *const u32, pairs: bool) -> Option<Shape> {
 // SAFETY: each method reads or writes only the `LANES` (8) or `2 LANES`
 // (16) values its contract names; AVX2 is available (see `lanes!`).
 unsafe impl Pairs<f32> for __m256 {
-    const PAIRS: bool = true;
     #[inline(always)]
     unsafe fn shape(i: *const u32, j: *const u32) -> Option<Shape> {
         // SAFETY: forwarded (LANES reads each).
-        unsafe { shape8(i, j, Self::PAIRS) }
+        unsafe { shape8(i, j) }
     }
     #[inline(always)]
     unsafe fn load_pairs(p: *const f32) -> (Self, Self) {
@@ -351,11 +347,10 @@ unsafe impl Pairs<f32> for __m256 {
 // (32) values its contract names; AVX-512 F is available (see `lanes!`).
 #[cfg(xpbd_avx512)]
 unsafe impl Pairs<f32> for __m512 {
-    const PAIRS: bool = true;
     #[inline(always)]
     unsafe fn shape(i: *const u32, j: *const u32) -> Option<Shape> {
         // SAFETY: forwarded (LANES reads each).
-        unsafe { shape16(i, j, Self::PAIRS) }
+        unsafe { shape16(i, j) }
     }
     #[inline(always)]
     unsafe fn load_pairs(p: *const f32) -> (Self, Self) {
@@ -389,11 +384,10 @@ unsafe impl Pairs<f32> for __m512 {
 // SAFETY: each method reads or writes only the `2 LANES` (8) values its
 // contract names; AVX2 is available (see `lanes!`).
 unsafe impl Pairs<f64> for __m256d {
-    const PAIRS: bool = true;
     #[inline(always)]
     unsafe fn shape(i: *const u32, j: *const u32) -> Option<Shape> {
         // SAFETY: forwarded (LANES reads each).
-        unsafe { shape4(i, j, Self::PAIRS) }
+        unsafe { shape4(i, j) }
     }
     #[inline(always)]
     unsafe fn load_pairs(p: *const f64) -> (Self, Self) {
@@ -426,11 +420,10 @@ unsafe impl Pairs<f64> for __m256d {
 // contract names; AVX-512 F is available (see `lanes!`).
 #[cfg(xpbd_avx512)]
 unsafe impl Pairs<f64> for __m512d {
-    const PAIRS: bool = true;
     #[inline(always)]
     unsafe fn shape(i: *const u32, j: *const u32) -> Option<Shape> {
         // SAFETY: forwarded (LANES reads each).
-        unsafe { shape8(i, j, Self::PAIRS) }
+        unsafe { shape8(i, j) }
     }
     #[inline(always)]
     unsafe fn load_pairs(p: *const f64) -> (Self, Self) {
@@ -535,17 +528,17 @@ mod tests {
 
     /// `shape8` in a function compiled for AVX2.
     #[target_feature(enable = "avx2")]
-    unsafe fn avx2(i: &[u32; 8], j: &[u32; 8], pairs: bool) -> Option<Shape> {
+    unsafe fn avx2(i: &[u32; 8], j: &[u32; 8]) -> Option<Shape> {
         // SAFETY: 8 values each; AVX2 (this function's feature).
-        unsafe { shape8(i.as_ptr(), j.as_ptr(), pairs) }
+        unsafe { shape8(i.as_ptr(), j.as_ptr()) }
     }
 
     /// `shape16` in a function compiled for AVX-512.
     #[cfg(xpbd_avx512)]
     #[target_feature(enable = "avx512f,avx512dq")]
-    unsafe fn avx512(i: &[u32; 16], j: &[u32; 16], pairs: bool) -> Option<Shape> {
+    unsafe fn avx512(i: &[u32; 16], j: &[u32; 16]) -> Option<Shape> {
         // SAFETY: 16 values each; AVX-512 F (this function's feature).
-        unsafe { shape16(i.as_ptr(), j.as_ptr(), pairs) }
+        unsafe { shape16(i.as_ptr(), j.as_ptr()) }
     }
 
     /// The AVX2 and AVX-512 tests of 8 and 16 lanes against the scalar
@@ -556,11 +549,11 @@ mod tests {
             return;
         }
         // SAFETY: AVX2 detected.
-        agrees::<8>(|i, j, pairs| unsafe { avx2(i, j, pairs) });
+        agrees::<8>(|i, j| unsafe { avx2(i, j) });
         #[cfg(xpbd_avx512)]
         if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512dq") {
             // SAFETY: AVX-512 F and DQ detected.
-            agrees::<16>(|i, j, pairs| unsafe { avx512(i, j, pairs) });
+            agrees::<16>(|i, j| unsafe { avx512(i, j) });
         }
     }
 }
