@@ -89,8 +89,8 @@ fn contiguous_groups_with_special_lanes_match_the_reference() {
     // vertical and diagonal colors) and neighbour pairs (i0 + 2t,
     // i0 + 2t + 1: its rows). Static particles inside the cloth fall in
     // such groups (links stretched and compressed, a little out of
-    // plane); every kernel must give the reference's bits, in both
-    // precisions.
+    // plane), and so do tension-only and disabled links; every kernel
+    // must give the reference's bits, in both precisions.
     fn run<T: xpbd::Real>() {
         let (rows, cols) = if cfg!(miri) { (3, 6) } else { (9, 21) };
         let (x0, w0) = stretched_cloth(rows, cols);
@@ -103,17 +103,32 @@ fn contiguous_groups_with_special_lanes_match_the_reference() {
         let m = xpbd::cloth_link_count(rows, cols, true).unwrap();
         let mut cl = vec![Link::default(); m];
         cloth(&x, rows, cols, true, T::from_f64(1e-6), &mut cl).unwrap();
+        // Tension-only links (stretched ones pull, compressed ones go
+        // slack) and disabled ones in the same groups.
+        for (k, l) in cl.iter_mut().enumerate() {
+            if k % 5 == 1 {
+                l.flags |= Link::<T>::TENSION_ONLY;
+            } else if k % 13 == 7 {
+                l.flags |= Link::<T>::DISABLED;
+            }
+        }
         let mut colors = vec![0; m];
         let count = cloth_coloring(rows, cols, true, &mut colors).unwrap();
         let xp: Vec<[T; 3]> = x
             .iter()
             .enumerate()
             .map(|(k, p)| {
-                // ±4 mm along the rows on 10 cm links, a little out of plane.
+                // ±4 mm along the rows on 10 cm links, a little out of
+                // plane; some at z = −0.0, which a particle that does not
+                // move (static, or its link idle) keeps.
                 [
                     p[0] + T::from_f64(0.004 * ((k % 3) as f64 - 1.0)),
                     p[1],
-                    T::from_f64((k % 4) as f64 * 0.002),
+                    T::from_f64(if k % 8 == 0 {
+                        -0.0
+                    } else {
+                        (k % 4) as f64 * 0.002
+                    }),
                 ]
             })
             .collect();

@@ -144,7 +144,7 @@ fn count<T: PlainC + CRef>(scene: &Scene<T>, rope: bool, kernel: &str) -> Result
         "colored-ours" => {
             let mut own = Plan::new(scene)?;
             let mut stamp = vec![0u32; scene.x.len()];
-            let mut sys = ColoredSystem::new(
+            let mut sys = ColoredSystem::new_with_isa(
                 Soa {
                     x: &mut p.x,
                     y: &mut p.y,
@@ -153,6 +153,7 @@ fn count<T: PlainC + CRef>(scene: &Scene<T>, rope: bool, kernel: &str) -> Result
                 },
                 own.links(),
                 &mut stamp,
+                crate::links::bench_isa(),
             )
             .map_err(|e| e.to_string())?;
             let mut sub = sys.begin_substep(h).map_err(|e| e.to_string())?;

@@ -201,57 +201,64 @@ pub(crate) fn pooled_case(
             failed.store(true, Ordering::Relaxed);
         }
     };
-    let wait_until = |a: &AtomicUsize, v: usize| {
+    // A short spin, then parked until the other side unparks this thread
+    // (as `examples/support/pool.rs`, and for its reason: a yield on a
+    // shared core gives it away for a time slice per color).
+    let wait_until = |ready: &dyn Fn() -> bool| {
         let mut spins = 0u32;
-        while a.load(Ordering::Acquire) < v {
-            if spins < 1 << 16 {
+        while !ready() {
+            if spins < 4096 {
                 spins += 1;
                 std::hint::spin_loop();
             } else {
-                std::thread::yield_now();
+                // Returns at an unpark (also one given before) or
+                // spuriously: the loop looks again either way.
+                std::thread::park();
             }
         }
     };
+    let caller = std::thread::current();
     let ps = std::thread::scope(|sc| {
-        for job in 1..threads {
-            let (posted, done, stop, run) = (&posted, &done, &stop, &run);
-            sc.spawn(move || {
-                let mut seen = 0usize;
-                loop {
-                    let mut spins = 0u32;
-                    let now = loop {
-                        let v = posted.load(Ordering::Acquire);
-                        if v > seen || stop.load(Ordering::Acquire) {
-                            break v;
+        let workers: Vec<_> = (1..threads)
+            .map(|job| {
+                let (posted, done, stop, run, caller) = (&posted, &done, &stop, &run, &caller);
+                sc.spawn(move || {
+                    let mut seen = 0usize;
+                    loop {
+                        wait_until(&|| {
+                            posted.load(Ordering::Acquire) > seen || stop.load(Ordering::Acquire)
+                        });
+                        let now = posted.load(Ordering::Acquire);
+                        if now == seen {
+                            return;
                         }
-                        if spins < 1 << 16 {
-                            spins += 1;
-                            std::hint::spin_loop();
-                        } else {
-                            std::thread::yield_now();
-                        }
-                    };
-                    if now == seen {
-                        return;
+                        seen = now;
+                        run((seen - 1) % colors, job);
+                        done.fetch_add(1, Ordering::Release);
+                        caller.unpark();
                     }
-                    seen = now;
-                    run((seen - 1) % colors, job);
-                    done.fetch_add(1, Ordering::Release);
-                }
-            });
-        }
+                })
+            })
+            .collect();
         let mut count = 0usize;
         let (ps, _) = time(s.reps, sweeps * m, || {
             for _ in 0..sweeps {
                 for c in 0..colors {
                     count += 1;
                     posted.store(count, Ordering::Release);
+                    for w in &workers {
+                        w.thread().unpark();
+                    }
                     run(c, 0);
-                    wait_until(&done, count * (threads - 1));
+                    let want = count * (threads - 1);
+                    wait_until(&|| done.load(Ordering::Acquire) >= want);
                 }
             }
         });
         stop.store(true, Ordering::Release);
+        for w in &workers {
+            w.thread().unpark();
+        }
         ps
     });
     if failed.load(Ordering::Relaxed) {

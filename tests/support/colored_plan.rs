@@ -100,6 +100,12 @@ pub fn perturb(x: &mut [[f64; 3]]) {
 /// The colored equations of `xpbd::colored`, one link at a time in colored
 /// order, in plain scalar Rust: what every colored entry point must equal
 /// bit for bit. Returns the λ in colored order and the stats per sweep.
+///
+/// The link kinds of `ColoredLinks::rest`: `rest > 0` bilateral, `rest < 0`
+/// tension-only of rest length `−rest` (λ ≤ 0: when `λ + Δλ > 0` the link is
+/// slack, `Δλ = −λ`, its `|C|` and residual count as 0, and with λ already
+/// 0 it moves nothing), `rest = 0` disabled (skipped, counted static). A
+/// static particle keeps its bits.
 pub fn reference<T: Real>(
     x: &mut [[T; 3]],
     w: &[T],
@@ -111,11 +117,20 @@ pub fn reference<T: Real>(
     let h2 = h * h;
     let m = plan.i.len();
     let mut lambda = vec![T::ZERO; m];
-    let alpha: Vec<T> = plan.compliance.iter().map(|&c| c / h2).collect();
+    let disabled = |k: usize| plan.rest[k] == T::ZERO;
+    let alpha: Vec<T> = (0..m)
+        .map(|k| {
+            if disabled(k) {
+                T::ZERO
+            } else {
+                plan.compliance[k] / h2
+            }
+        })
+        .collect();
     let g: Vec<T> = (0..m)
         .map(|k| {
             let ws = w[plan.i[k] as usize] + w[plan.j[k] as usize];
-            if ws == T::ZERO {
+            if ws == T::ZERO || disabled(k) {
                 T::ZERO
             } else {
                 T::ONE / (ws + alpha[k])
@@ -132,7 +147,7 @@ pub fn reference<T: Real>(
                 let (a, b, wi, wj) = (x[i], x[j], w[i], w[j]);
                 let d = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
                 let len2 = T::ZERO + d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-                if wi + wj == T::ZERO {
+                if g[k] == T::ZERO {
                     st.skipped_static += 1;
                     continue;
                 }
@@ -149,14 +164,26 @@ pub fn reference<T: Real>(
                 }
                 let len = len2.sqrt();
                 let r = T::ONE / len;
-                let cc = len - plan.rest[k];
+                let cc = len - plan.rest[k].abs();
                 let num = -cc - alpha[k] * lambda[k];
-                let delta = num * g[k];
+                let mut delta = num * g[k];
+                let slack = plan.rest[k] < T::ZERO && lambda[k] + delta > T::ZERO;
+                if slack {
+                    delta = -lambda[k];
+                }
+                let idle = slack && delta == T::ZERO;
                 let (si, sj) = (wi * delta, wj * delta);
                 let n = [d[0] * r, d[1] * r, d[2] * r];
-                let na = [a[0] - si * n[0], a[1] - si * n[1], a[2] - si * n[2]];
-                let nb = [b[0] + sj * n[0], b[1] + sj * n[1], b[2] + sj * n[2]];
+                let mut na = [a[0] - si * n[0], a[1] - si * n[1], a[2] - si * n[2]];
+                let mut nb = [b[0] + sj * n[0], b[1] + sj * n[1], b[2] + sj * n[2]];
+                if wi == T::ZERO || idle {
+                    na = a;
+                }
+                if wj == T::ZERO || idle {
+                    nb = b;
+                }
                 let nl = lambda[k] + delta;
+                let (cc, num) = if slack { (T::ZERO, T::ZERO) } else { (cc, num) };
                 if !na.iter().chain(&nb).chain([&nl]).all(|v| v.is_finite()) {
                     err = err.or(Some(SystemError::InvalidResult { constraint: k }));
                     continue;
