@@ -12,7 +12,11 @@
 # reported "not countable" and `redblack-v3` (-march=x86-64-v3, AVX2)
 # stands in for it.
 #
-# Usage: bash bench/icount.sh [kernel-substring ...]
+# Our colored kernel runs at `Isa::detect()` as valgrind reports the CPU
+# (AVX2 on an AVX-512 machine) or, with XPBD_BENCH_ISA_MASK (0: SSE2, the
+# C baseline's ISA), a subset, as in the refs section.
+#
+# Usage: [XPBD_BENCH_ISA_MASK=0] bash bench/icount.sh [kernel-substring ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "icount: valgrind not found"; exit 1; }

@@ -19,7 +19,8 @@
 //! `redblack-indexed-*` the per-link index one, `gather-c` the general
 //! gather kernel of `bench/c/reference.c`. Under
 //! valgrind the CPU identification is valgrind's (no AVX-512), so a kernel
-//! selected at run time picks its AVX2 or baseline version.
+//! selected at run time picks its AVX2 or baseline version; our colored
+//! kernel honours `XPBD_BENCH_ISA_MASK` (`links::bench_isa`; 0: SSE2).
 
 use std::hint::black_box;
 
