@@ -5,7 +5,7 @@
 use xpbd::ColoredSystem;
 use xpbd::Soa;
 
-use crate::links::{cloth_scene, Plan, Scene};
+use crate::links::{bench_isa, cloth_scene, Plan, Scene};
 use crate::report::{ratio, Ratio};
 use crate::timing::{soa_bits, soa_of, sweeps_for, time, Figure, Settings, H};
 
@@ -68,7 +68,7 @@ pub(crate) fn threaded_case(
     } = b;
     let mut failed = false;
     let (ps, _) = {
-        let mut sys = ColoredSystem::new(
+        let mut sys = ColoredSystem::new_with_isa(
             Soa {
                 x: &mut *x,
                 y: &mut *y,
@@ -77,6 +77,7 @@ pub(crate) fn threaded_case(
             },
             plan.links(),
             &mut *stamp,
+            bench_isa(),
         )
         .map_err(|e| e.to_string())?;
         let mut sub = sys.begin_substep(H).map_err(|e| e.to_string())?;
@@ -170,7 +171,10 @@ pub(crate) fn pooled_case(
         substep_active: 0,
         h: 0.0,
         error_index: 0,
-        simd: 0,
+        // The kernels of the Rust cases (`bench_isa`: those detected, or
+        // the subset `XPBD_BENCH_ISA_MASK` names), so that the ratios
+        // compare threads, not kernels (0 would be the SSE2 baseline).
+        simd: bench_isa().bits(),
     };
     // SAFETY: every buffer above lives until the end of this function and
     // holds its count of entries.
