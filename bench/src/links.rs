@@ -263,7 +263,7 @@ pub(crate) fn colored_case<T: Real + CRef>(
     for pl in placements {
         let [mut bx, mut by, mut bz] = placed(&scene.x, pl);
         let (x, y, z) = (&mut bx[pl[0]..], &mut by[pl[1]..], &mut bz[pl[2]..]);
-        let mut sys = ColoredSystem::new(
+        let mut sys = ColoredSystem::new_with_isa(
             Soa {
                 x: &mut *x,
                 y: &mut *y,
@@ -272,6 +272,7 @@ pub(crate) fn colored_case<T: Real + CRef>(
             },
             plan.links(),
             &mut stamp,
+            bench_isa(),
         )
         .map_err(|e| e.to_string())?;
         let mut sub = sys.begin_substep(h).map_err(|e| e.to_string())?;
@@ -297,13 +298,14 @@ pub(crate) fn colored_case<T: Real + CRef>(
     // Rust AoS.
     let mut xa = scene.x.clone();
     let (aps, ans) = {
-        let mut sys = ColoredSystem::new(
+        let mut sys = ColoredSystem::new_with_isa(
             Aos {
                 positions: &mut xa,
                 w: &scene.w,
             },
             plan.links(),
             &mut stamp,
+            bench_isa(),
         )
         .map_err(|e| e.to_string())?;
         let mut sub = sys.begin_substep(h).map_err(|e| e.to_string())?;
