@@ -139,6 +139,55 @@ fn contiguous_groups_with_special_lanes_match_the_reference() {
 }
 
 #[test]
+fn idle_tension_only_links_keep_their_particles_bits() {
+    // Disjoint links (particles 2t, 2t + 1: one color, neighbour-pair
+    // groups), all tension-only. Two of three are compressed: slack with
+    // λ = 0, so idle, and their particles, moved by no other link, must
+    // keep their bits, −0.0 coordinates included (x − (w·(−0))·n would
+    // turn a −0.0 into +0.0 where n points the other way). Every third is
+    // stretched and pulls. Every kernel against the reference, in both
+    // precisions.
+    fn run<T: xpbd::Real>() {
+        let m = if cfg!(miri) { 12 } else { 67 };
+        let mut x = Vec::new();
+        let mut links = Vec::new();
+        for t in 0..m {
+            let k = (2 * t) as u32;
+            let (a, b) = if t % 3 == 2 {
+                (
+                    [0.1 * t as f64, 0.0, 0.0],
+                    [0.1 * t as f64 + 1.5, 0.25, -0.5],
+                )
+            } else {
+                // n has x > 0 (a.x = −0.0 would become +0.0) and y < 0
+                // (b.y = −0.0 would).
+                (
+                    [-0.0, 0.2, 0.01 * t as f64],
+                    [0.3, -0.0, 0.01 * t as f64 + 0.1],
+                )
+            };
+            x.push(a.map(T::from_f64));
+            x.push(b.map(T::from_f64));
+            links.push(Link {
+                i: k,
+                j: k + 1,
+                rest: T::ONE,
+                compliance: T::from_f64(1e-7),
+                lambda: T::ZERO,
+                flags: Link::<T>::TENSION_ONLY,
+            });
+        }
+        let w: Vec<T> = (0..2 * m)
+            .map(|k| T::from_f64(1.0 + (k % 3) as f64 * 0.5))
+            .collect();
+        let colors = vec![0; m];
+        compare(&x, &w, &links, &colors, 1, 3);
+    }
+    run::<f64>();
+    run::<f32>();
+}
+
+#[test]
 fn a_link_that_would_overflow_is_untouched_and_named_the_rest_applied() {
     // Link 2 of a 4-link rope: C ≈ −1e308 and g = 1/(w_2 + w_3) = 500 give
     // Δλ = +inf.
