@@ -157,10 +157,16 @@
 #define XPBD_MAX_ITERATIONS 65536
 
 /**
- * The most constraint visits one call may make: sweeps × (links +
- * contact capacity + group instances) for a step, `max_iterations` ×
- * (links + group instances) for `iterate_until`. Over it the call fails at once with
- * `XPBD_STATUS_WORK_LIMIT`, writing nothing.
+ * The most visits one call may make: `max_iterations` × (links + group
+ * instances) for `iterate_until`; for a step, sweeps × (links + contact
+ * capacity + engine contacts + particle contact capacity + group
+ * instances) plus substeps × particles × (1 + planes + spheres +
+ * capsules + boxes). Over it the call fails at once with
+ * `XPBD_STATUS_WORK_LIMIT`, writing nothing. What a step has left bounds
+ * its self-collision pair searches (one visit per candidate, each entry
+ * of the hash buckets of the 27 cells around a particle, and per linked
+ * neighbour compared): a search that would go over fails the step with
+ * `XPBD_STATUS_WORK_LIMIT`, positions and velocities restored.
  */
 #define XPBD_MAX_WORK 1073741824
 
@@ -351,7 +357,9 @@ enum XpbdStatus
   /**
    * A constraint's rest value is out of range (a bend's rest angle, a
    * tet's rest volume, a tether's maximum distance, a mesh's rest
-   * volume, pressure factor or triangle range); nothing changed.
+   * volume, pressure factor or triangle range, an attachment's
+   * `previous` or `target` point that is not finite); nothing changed.
+   * A call with an `error_index` names the constraint there.
    */
   XPBD_STATUS_INVALID_REST_VALUE = -22,
   /**
@@ -952,8 +960,10 @@ typedef struct XpbdBox3 {
   double center[3];
   /**
    * The box's axes in world coordinates at the frame's start: unit
-   * length and pairwise orthogonal, each within 1e-3 (a rotation
-   * matrix's rows, e.g. from the engine's quaternion).
+   * length and pairwise orthogonal within 1e-3, that is
+   * `| |axes[i]| − 1 | ≤ 1e-3` and `|axes[i] · axes[j]| ≤ 1e-3` for
+   * `i ≠ j` (a rotation matrix's rows, e.g. from the engine's
+   * quaternion).
    */
   double axes[3][3];
   /**
@@ -1428,8 +1438,10 @@ typedef struct XpbdBox3F32 {
   float center[3];
   /**
    * The box's axes in world coordinates at the frame's start: unit
-   * length and pairwise orthogonal, each within 1e-3 (a rotation
-   * matrix's rows, e.g. from the engine's quaternion).
+   * length and pairwise orthogonal within 1e-3, that is
+   * `| |axes[i]| − 1 | ≤ 1e-3` and `|axes[i] · axes[j]| ≤ 1e-3` for
+   * `i ≠ j` (a rotation matrix's rows, e.g. from the engine's
+   * quaternion).
    */
   float axes[3][3];
   /**
@@ -3771,8 +3783,10 @@ XpbdStatus xpbd_system3_measure_groups(struct XpbdSystem3 *system,
  * substep entry with the links' and kept across that substep's
  * iterations. The groups are validated with the links (at the first
  * substeps' h = dt / substeps) before anything is written, and count in
- * the work limit: sweeps × (links + contact capacity + group
- * constraints) ≤ `XPBD_MAX_WORK`. `out_stats` may be NULL (written on
+ * the work limit like links (sweeps × (links + contact capacity + engine
+ * contacts + pair capacity + group constraints) + substeps × particles ×
+ * (1 + colliders) ≤ `XPBD_MAX_WORK`; docs/c-api.md, "Bounded calls").
+ * `out_stats` may be NULL (written on
  * success only).
  *
  * Errors: those of `xpbd_world3_step`, `NULL_POINTER` for a NULL
@@ -3851,6 +3865,9 @@ XpbdStatus xpbd_world3_step_colored(struct XpbdWorld3 *world,
  * two buffers overlap), `INVALID_ARGUMENT` (no anchor, an anchor ≥
  * `particle_count`, more than 2^32 − 1 particles, a misaligned buffer),
  * `INVALID_COMPLIANCE` (NaN, infinite or negative), `NON_FINITE_POSITION`,
+ * `INVALID_REST_VALUE` (a particle to be tethered whose squared distance
+ * to its nearest anchor overflows: its `max_distance` would be infinite,
+ * which `xpbd_system3_begin_substep_groups` refuses),
  * `CAPACITY_TOO_SMALL` (`capacity` below the tethers needed).
  *
  * # Safety
@@ -4153,8 +4170,10 @@ XpbdStatus xpbd_system3_measure_groups_f32(struct XpbdSystem3F32 *system,
  * substep entry with the links' and kept across that substep's
  * iterations. The groups are validated with the links (at the first
  * substeps' h = dt / substeps) before anything is written, and count in
- * the work limit: sweeps × (links + contact capacity + group
- * constraints) ≤ `XPBD_MAX_WORK`. `out_stats` may be NULL (written on
+ * the work limit like links (sweeps × (links + contact capacity + engine
+ * contacts + pair capacity + group constraints) + substeps × particles ×
+ * (1 + colliders) ≤ `XPBD_MAX_WORK`; docs/c-api.md, "Bounded calls").
+ * `out_stats` may be NULL (written on
  * success only).
  *
  * Errors: those of `xpbd_world3_step_f32`, `NULL_POINTER` for a NULL
@@ -4233,6 +4252,9 @@ XpbdStatus xpbd_world3_step_colored_f32(struct XpbdWorld3F32 *world,
  * two buffers overlap), `INVALID_ARGUMENT` (no anchor, an anchor ≥
  * `particle_count`, more than 2^32 − 1 particles, a misaligned buffer),
  * `INVALID_COMPLIANCE` (NaN, infinite or negative), `NON_FINITE_POSITION`,
+ * `INVALID_REST_VALUE` (a particle to be tethered whose squared distance
+ * to its nearest anchor overflows: its `max_distance` would be infinite,
+ * which `xpbd_system3_begin_substep_groups_f32` refuses),
  * `CAPACITY_TOO_SMALL` (`capacity` below the tethers needed).
  *
  * # Safety
@@ -4492,8 +4514,9 @@ XpbdStatus xpbd_system3_begin_substep_colored(struct XpbdSystem3 *system,
 /**
  * One colored iteration of a 3D double system with constraint groups: the
  * links, bends, tets and tethers color by color (boundaries of
- * `*colors`, checked on every call), then each mesh volume; on one
- * thread. Without an error the result is bit-identical to
+ * `*colors`, checked on every call), then each mesh volume, then each
+ * attachment (at its `target`); on one thread. Without an error the
+ * result is bit-identical to
  * `xpbd_system3_iterate_groups` (the groups being in colored order).
  * `out_stats` may be NULL; it is written on success only.
  *
@@ -4514,15 +4537,17 @@ XpbdStatus xpbd_system3_iterate_colored(struct XpbdSystem3 *system,
 
 /**
  * Solves job `job` of `job_count` of color `color` of group `group`
- * (`XPBD_GROUP_LINKS`, `_BENDS`, `_TETS`, `_TETHERS`, or `_MESHES`, whose
- * color `c` is mesh volume `c`) of a 3D double system begun with
+ * (`XPBD_GROUP_LINKS`, `_BENDS`, `_TETS`, `_TETHERS`, `_MESHES`, whose
+ * color `c` is mesh volume `c`, or `_ATTACHMENTS`, whose color `c` is
+ * attachment `c`, solved at its `target`) of a 3D double system begun with
  * `xpbd_system3_begin_substep_colored`: the color split on 64-entry
  * boundaries (`xpbd_job_range`). Thread-safe between jobs of one color:
  * reads the three structs only, writes this range's particles and λ,
  * `*out_stats` (may be NULL) on success and `*out_error_index` (may be
  * NULL) on an error. One iteration: every color of the links, then of the
- * bends, tets and tethers, then every mesh color, all jobs of a color
- * finished before the next starts. Bit-identical to
+ * bends, tets and tethers, then every mesh color, then every attachment
+ * color, all jobs of a color finished before the next starts.
+ * Bit-identical to
  * `xpbd_system3_iterate_colored` and to the sequential
  * `xpbd_system3_iterate_groups` for any job count and thread count;
  * merge the stats with `xpbd_sweep_stats_merge`.
@@ -4606,8 +4631,9 @@ XpbdStatus xpbd_system3_begin_substep_colored_f32(struct XpbdSystem3F32 *system,
 /**
  * One colored iteration of a 3D float system with constraint groups: the
  * links, bends, tets and tethers color by color (boundaries of
- * `*colors`, checked on every call), then each mesh volume; on one
- * thread. Without an error the result is bit-identical to
+ * `*colors`, checked on every call), then each mesh volume, then each
+ * attachment (at its `target`); on one thread. Without an error the
+ * result is bit-identical to
  * `xpbd_system3_iterate_groups_f32` (the groups being in colored order).
  * `out_stats` may be NULL; it is written on success only.
  *
@@ -4628,15 +4654,17 @@ XpbdStatus xpbd_system3_iterate_colored_f32(struct XpbdSystem3F32 *system,
 
 /**
  * Solves job `job` of `job_count` of color `color` of group `group`
- * (`XPBD_GROUP_LINKS`, `_BENDS`, `_TETS`, `_TETHERS`, or `_MESHES`, whose
- * color `c` is mesh volume `c`) of a 3D float system begun with
+ * (`XPBD_GROUP_LINKS`, `_BENDS`, `_TETS`, `_TETHERS`, `_MESHES`, whose
+ * color `c` is mesh volume `c`, or `_ATTACHMENTS`, whose color `c` is
+ * attachment `c`, solved at its `target`) of a 3D float system begun with
  * `xpbd_system3_begin_substep_colored_f32`: the color split on 64-entry
  * boundaries (`xpbd_job_range`). Thread-safe between jobs of one color:
  * reads the three structs only, writes this range's particles and λ,
  * `*out_stats` (may be NULL) on success and `*out_error_index` (may be
  * NULL) on an error. One iteration: every color of the links, then of the
- * bends, tets and tethers, then every mesh color, all jobs of a color
- * finished before the next starts. Bit-identical to
+ * bends, tets and tethers, then every mesh color, then every attachment
+ * color, all jobs of a color finished before the next starts.
+ * Bit-identical to
  * `xpbd_system3_iterate_colored_f32` and to the sequential
  * `xpbd_system3_iterate_groups_f32` for any job count and thread count;
  * merge the stats with `xpbd_sweep_stats_merge_f32`.

@@ -150,7 +150,8 @@ pub enum SystemError {
     /// This constraint's rest value is out of range: a bend's rest angle
     /// (finite, `|φ₀| ≤ π`), a tet's rest volume (finite, ≠ 0), a tether's
     /// maximum distance (finite, ≥ 0), a mesh's rest volume or pressure
-    /// factor (finite, > 0) or its triangle range.
+    /// factor (finite, > 0) or its triangle range, an attachment's
+    /// `previous` or `target` point (finite).
     InvalidRestValue {
         /// Index of the constraint (groups counted after the links: see
         /// [`Constraints`](crate::Constraints)).
@@ -341,8 +342,15 @@ pub enum StepError {
     InvalidSelfCollision,
     /// `substeps` is over [`MAX_SUBSTEPS`](crate::MAX_SUBSTEPS),
     /// `iterations` over [`MAX_ITERATIONS`](crate::MAX_ITERATIONS), or the
-    /// frame's visits of links and contacts over
-    /// [`MAX_WORK`](crate::MAX_WORK).
+    /// frame's work over [`MAX_WORK`](crate::MAX_WORK): before anything is
+    /// written when its sweeps (substeps × iterations × (links + contact
+    /// capacity + engine contacts + pair capacity + group constraints))
+    /// and its particle work (substeps × particles × (1 + planes +
+    /// spheres + capsules + boxes)) are over; during a substep, positions
+    /// and velocities rolled back, when the self-collision pair searches
+    /// would go over what is left (every candidate, each entry of the
+    /// hash buckets around a particle, and every linked neighbour
+    /// compared counts one visit).
     WorkLimit,
     /// The job system given to [`step_colored`](crate::step::step_colored)
     /// returned from [`Jobs::run`](crate::step::Jobs::run) without running

@@ -820,3 +820,300 @@ fn far_from_the_origin_f32_is_reported_by_the_precision_query() {
     let p = xpbd::step::precision(&x, 0.1).unwrap();
     assert!(p.is_coarse() && p.spacing == f32::from_bits(1.0e4_f32.to_bits() + 1) - 1.0e4);
 }
+
+// ---- Issue 32, §3 and §4: one rule for every path, words that match ----
+
+/// Empty constraint groups but `tethers` and `attachments`.
+fn groups_with(tethers: &mut [XpbdTether], attachments: &mut [XpbdAttachment]) -> XpbdConstraints3 {
+    XpbdConstraints3 {
+        bends: ptr::null_mut(),
+        bend_count: 0,
+        tets: ptr::null_mut(),
+        tet_count: 0,
+        tethers: tethers.as_mut_ptr(),
+        tether_count: tethers.len(),
+        mesh_volumes: ptr::null_mut(),
+        mesh_volume_count: 0,
+        triangles: ptr::null(),
+        triangle_count: 0,
+        mesh_scratch: ptr::null_mut(),
+        mesh_scratch_count: 0,
+        attachments: attachments.as_mut_ptr(),
+        attachment_count: attachments.len(),
+        mesh_particles: ptr::null(),
+        mesh_particle_count: 0,
+    }
+}
+
+#[test]
+fn the_tether_builder_refuses_what_begin_substep_groups_refuses() {
+    // Particle 2's squared distance to the anchor overflows (1e200² = ∞):
+    // the tether would have max_distance = ∞.
+    let x = [[0.0, 0.0, 0.0], [0.5, 0.0, 0.0], [1e200, 0.0, 0.0]];
+    let w = [0.0, 1.0, 1.0];
+    let anchors = [0u32];
+    let sentinel = XpbdTether::new(9, 9, -7.0, -7.0);
+    let mut out = [sentinel; 3];
+    let mut count = 77usize;
+    // SAFETY: valid, disjoint buffers.
+    let s = unsafe {
+        xpbd_build_tethers3(
+            x.as_ptr().cast(),
+            w.as_ptr(),
+            3,
+            anchors.as_ptr(),
+            1,
+            0.0,
+            out.as_mut_ptr(),
+            3,
+            &mut count,
+        )
+    };
+    assert_eq!((s, count), (XpbdStatus::InvalidRestValue, 77));
+    assert_eq!(out, [sentinel; 3], "nothing written");
+    // The Rust builder names the tether (the second one written).
+    let mut rust = [sentinel; 3];
+    assert_eq!(
+        xpbd::tethers(&x, &w, &anchors, 0.0, &mut rust),
+        Err(xpbd::SystemError::InvalidRestValue { constraint: 1 })
+    );
+    assert_eq!(rust, [sentinel; 3]);
+    // Refused before the capacity: the input is wrong whatever the output.
+    // SAFETY: valid, disjoint buffers.
+    let s = unsafe {
+        xpbd_build_tethers3(
+            x.as_ptr().cast(),
+            w.as_ptr(),
+            3,
+            anchors.as_ptr(),
+            1,
+            0.0,
+            out.as_mut_ptr(),
+            0,
+            &mut count,
+        )
+    };
+    assert_eq!(s, XpbdStatus::InvalidRestValue);
+    // What the old builder wrote is what begin_substep_groups refuses.
+    let mut links: [XpbdLink; 0] = [];
+    let mut xs = x;
+    let mut ties = [
+        XpbdTether::new(1, 0, 0.5, 0.0),
+        XpbdTether::new(2, 0, f64::INFINITY, 0.0),
+    ];
+    let g = groups_with(&mut ties, &mut []);
+    let mut sys = system(&mut xs, &w, &mut links);
+    // SAFETY: valid, disjoint buffers.
+    let s = unsafe { xpbd_system3_begin_substep_groups(&mut sys, &g, 0.01) };
+    assert_eq!((s, sys.error_index), (XpbdStatus::InvalidRestValue, 1));
+
+    // At the edge: 1e154² is finite, so its tether is built and accepted.
+    let x = [[0.0, 0.0, 0.0], [0.5, 0.0, 0.0], [1e154, 0.0, 0.0]];
+    // SAFETY: valid, disjoint buffers.
+    let s = unsafe {
+        xpbd_build_tethers3(
+            x.as_ptr().cast(),
+            w.as_ptr(),
+            3,
+            anchors.as_ptr(),
+            1,
+            0.0,
+            out.as_mut_ptr(),
+            3,
+            &mut count,
+        )
+    };
+    assert_eq!((s, count), (XpbdStatus::Ok, 2));
+    assert_eq!(out[1].max_distance, 1e154);
+    let mut xs = x;
+    let mut ties = [out[0], out[1]];
+    let g = groups_with(&mut ties, &mut []);
+    let mut sys = system(&mut xs, &w, &mut links);
+    // SAFETY: valid, disjoint buffers.
+    let s = unsafe { xpbd_system3_begin_substep_groups(&mut sys, &g, 0.01) };
+    assert_eq!(s, XpbdStatus::Ok);
+
+    // f32: 1e20² overflows a float.
+    let x = [[0.0f32, 0.0, 0.0], [1e20, 0.0, 0.0]];
+    let w = [0.0f32, 1.0];
+    let sentinel = XpbdTetherF32::new(9, 9, -7.0, -7.0);
+    let mut out = [sentinel; 1];
+    // SAFETY: valid, disjoint buffers.
+    let s = unsafe {
+        xpbd_build_tethers3_f32(
+            x.as_ptr().cast(),
+            w.as_ptr(),
+            2,
+            anchors.as_ptr(),
+            1,
+            0.0,
+            out.as_mut_ptr(),
+            1,
+            &mut count,
+        )
+    };
+    assert_eq!(
+        (s, count, out),
+        (XpbdStatus::InvalidRestValue, 2, [sentinel])
+    );
+}
+
+/// A 1-particle world with one box of `axes` far from it: the step's status
+/// and `error_index`.
+fn step_with_box(axes: [[f64; 3]; 3]) -> (XpbdStatus, usize) {
+    let mut x = [[5.0, 5.0, 5.0]];
+    let mut v = [[0.0; 3]];
+    let w = [1.0];
+    let mut contacts = [XpbdContact::default(); 2];
+    let mut scratch = [[0.0; 3]; 3];
+    let mut b = XpbdBox3::new([0.0; 3], [0.1; 3]);
+    b.axes = axes;
+    let boxes = [b];
+    let mut world = XpbdWorld3 {
+        positions: x.as_mut_ptr(),
+        velocities: v.as_mut_ptr(),
+        inverse_masses: w.as_ptr(),
+        particle_count: 1,
+        links: ptr::null_mut(),
+        link_count: 0,
+        planes: ptr::null(),
+        plane_count: 0,
+        spheres: ptr::null(),
+        sphere_count: 0,
+        contacts: contacts.as_mut_ptr(),
+        contact_capacity: 2,
+        scratch: scratch.as_mut_ptr(),
+        scratch_count: 3,
+        error_index: 0,
+        link_max_force: core::ptr::null(),
+        torn: core::ptr::null_mut(),
+        torn_capacity: 0,
+        capsules: core::ptr::null(),
+        capsule_count: 0,
+        boxes: boxes.as_ptr(),
+        box_count: 1,
+        engine_contacts: core::ptr::null_mut(),
+        engine_contact_count: 0,
+        particle_contacts: core::ptr::null_mut(),
+        particle_contact_capacity: 0,
+        hash_table: core::ptr::null_mut(),
+        hash_table_count: 0,
+        hash_ids: core::ptr::null_mut(),
+        hash_id_count: 0,
+        adjacency: core::ptr::null_mut(),
+        adjacency_count: 0,
+        rest_positions: core::ptr::null(),
+    };
+    let config = xpbd_step_config3_default();
+    // SAFETY: valid, disjoint buffers.
+    let s = unsafe { xpbd_world3_step(&mut world, 1.0 / 60.0, &config, ptr::null_mut()) };
+    (s, world.error_index)
+}
+
+#[test]
+fn box_axes_are_checked_by_their_length_as_documented() {
+    // The rule, as the docs state it: | |a_i| − 1 | ≤ 1e-3 and
+    // |a_i · a_j| ≤ 1e-3. Each length is exact here (sqrt(s²) = s), and
+    // 1.001 and 0.999_000_000_000_000_1 are the doubles nearest the
+    // boundary inside it (the double 0.999 lies just outside: 1 − 0.999
+    // is 1.0000000000000009e-3).
+    let with = |k: usize, s: f64| {
+        let mut a = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+        a[k][k] = s;
+        step_with_box(a)
+    };
+    let refused = (XpbdStatus::InvalidCollider, 0);
+    for k in 0..3 {
+        // Accepted by the words, so by the check; the |a|² rule refused
+        // every one of these (|a|² − 1 = ±2e-3 at the boundary, 1.2e-3
+        // at 1.0006).
+        for s in [1.001, 0.999_000_000_000_000_1, 1.0006, 0.9994] {
+            assert_eq!(with(k, s).0, XpbdStatus::Ok, "axis {k} of length {s}");
+        }
+        // Just beyond, on both sides.
+        for s in [1.0011, 0.9989, 1.002, 0.99] {
+            assert_eq!(with(k, s), refused, "axis {k} of length {s}");
+        }
+    }
+    // Orthogonality on the dot product, at and beyond 1e-3 (unit axes).
+    let tilted = |d: f64| {
+        let n = (1.0 + d * d).sqrt();
+        step_with_box([[1.0, 0.0, 0.0], [d / n, 1.0 / n, 0.0], [0.0, 0.0, 1.0]])
+    };
+    assert_eq!(tilted(0.9e-3).0, XpbdStatus::Ok);
+    assert_eq!(tilted(1.1e-3), refused);
+}
+
+#[test]
+fn a_non_finite_attachment_target_has_a_status_that_says_so() {
+    let (mut x, w, mut links) = rope_parts();
+    let mut at = [
+        XpbdAttachment::new(3, [1.5, 0.0, 0.0], 0.0),
+        XpbdAttachment::new(1, [0.5, 0.0, 0.0], 0.0),
+    ];
+    at[1].target[2] = f64::NAN;
+    let before = (bytes(&x), bytes(&at));
+    let g = groups_with(&mut [], &mut at);
+    let mut sys = system(&mut x, &w, &mut links);
+    // SAFETY: valid, disjoint buffers.
+    let s = unsafe { xpbd_system3_begin_substep_groups(&mut sys, &g, 0.01) };
+    // Named after the 3 links: the second attachment.
+    assert_eq!((s, sys.error_index), (XpbdStatus::InvalidRestValue, 4));
+    assert_eq!((bytes(&x), bytes(&at)), before);
+    // The status's documented meaning covers it: the text, the header's
+    // comment on the constant and the status table of docs/c-api.md.
+    // SAFETY: a static NUL-terminated string.
+    let text = unsafe { core::ffi::CStr::from_ptr(xpbd_status_str(s.code())) };
+    assert!(
+        text.to_str().unwrap().contains("attachment point"),
+        "{text:?}"
+    );
+    let header = include_str!("../include/xpbd.h");
+    let doc = header
+        .split("XPBD_STATUS_JOB_CONTRACT = -21,")
+        .nth(1)
+        .and_then(|h| h.split("XPBD_STATUS_INVALID_REST_VALUE = -22").next())
+        .unwrap();
+    assert!(doc.contains("attachment's"), "{doc}");
+    let row = include_str!("../docs/c-api.md")
+        .lines()
+        .find(|l| l.starts_with("| `XPBD_STATUS_INVALID_REST_VALUE`"))
+        .unwrap();
+    assert!(row.contains("attachment's `previous` or `target`"), "{row}");
+}
+
+#[test]
+fn the_status_table_names_the_function_returning_unsupported_flag() {
+    let row = include_str!("../docs/c-api.md")
+        .lines()
+        .find(|l| l.starts_with("| `XPBD_STATUS_UNSUPPORTED_FLAG`"))
+        .unwrap();
+    assert!(row.contains("xpbd_colored3_set_simd"), "{row}");
+    assert!(!row.contains("no function"), "{row}");
+    // The header says the same of the constant.
+    let header = include_str!("../include/xpbd.h");
+    let doc = header
+        .split("XPBD_STATUS_INVALID_COLLIDER = -18,")
+        .nth(1)
+        .and_then(|h| h.split("XPBD_STATUS_UNSUPPORTED_FLAG = -19").next())
+        .unwrap();
+    assert!(doc.contains("xpbd_colored3_set_simd"), "{doc}");
+}
+
+#[test]
+fn the_group_job_order_in_the_header_includes_the_attachments() {
+    let header = include_str!("../include/xpbd.h");
+    for f in [
+        "xpbd_system3_solve_group_job(",
+        "xpbd_system3_solve_group_job_f32(",
+    ] {
+        let before = header.split(f).next().unwrap();
+        let doc = before
+            .rsplit("*/")
+            .nth(1)
+            .and_then(|d| d.rsplit("/**").next())
+            .unwrap();
+        assert!(doc.contains("_ATTACHMENTS"), "{f}: {doc}");
+        assert!(doc.contains("then every attachment"), "{f}: {doc}");
+    }
+}

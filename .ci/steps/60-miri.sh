@@ -50,7 +50,7 @@ rustup +nightly component add miri rust-src
 cargo +nightly miri setup
 
 group_a=(colored colored_neighbours colored_proptests hostile_colored_groups hostile_groups tearing hostile_c hostile_colored_step colored_step_entry)
-native_only=(architecture bend engine_contacts hanging_rope moving_colliders pressure seed_figures self_collision system system_proptests tether tether_links volume)
+native_only=(architecture bend engine_contacts hanging_rope moving_colliders pressure resting_contacts seed_figures self_collision system system_proptests tether tether_links volume)
 markers='unsafe|xpbd_[a-z0-9_]+\(|extern "C"|ColoredSystem|iterate_colored|\.colored\(|\.jobs\('
 for name in "${native_only[@]}"; do
     f="tests/$name.rs"

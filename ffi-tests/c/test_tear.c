@@ -121,11 +121,13 @@ static void keep_first_f32(void) {
     config.substeps = 2;
     config.contact_overflow = XPBD_CONTACT_OVERFLOW_KEEP_FIRST;
     ENSURE_STATUS(xpbd_world3_step_f32(&world, 1.0f / 60.0f, &config, &stats), XPBD_STATUS_OK);
-    /* The first substep keeps particle 0's contact and drops particle 1's;
-     * the second finds particle 0 out (moving up) and keeps particle 1's. */
-    ENSURE(stats.max_contacts == 1 && stats.contacts_dropped == 1);
-    ENSURE(contacts[0].particle == 1);
-    ENSURE(x[0][1] > 0.0f && x[1][1] >= 0.0f);
+    /* Both substeps keep particle 0's contact and drop particle 1's: in the
+     * second particle 0 rises off the plane, but within its contact margin
+     * (r + 2|x - x_prev|: speculative, issue 32), so it keeps its contact
+     * and particle 1 stays where it was. */
+    ENSURE(stats.max_contacts == 1 && stats.contacts_dropped == 2);
+    ENSURE(contacts[0].particle == 0);
+    ENSURE(x[0][1] >= 0.0f && x[1][1] == -0.2f);
 }
 
 static void colored_fill_disabled(void) {

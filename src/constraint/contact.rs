@@ -18,11 +18,12 @@
 //! substep's start `x_prev` is removed when it is shorter than
 //! `μ_s · w λ'`. Dynamic friction acts on velocities (in `step`).
 //!
-//! Contacts are found once per substep after prediction (in `step`) and
-//! live for that substep: their λ starts at 0 with the substep's reset.
+//! Contacts are found once per substep after prediction (in `step`),
+//! speculatively within a margin of the surface (`C > 0` pushes nothing),
+//! and live for that substep: their λ starts at 0 with the substep's reset.
 
-use super::moving::{separating, Moving};
-use super::{all_finite, dot, unit, unit_any, update, Bound, Constraint, Evaluated, Evaluation};
+use super::moving::{off_axis, separating, Moving};
+use super::{all_finite, dot, unit_any, update, Bound, Constraint, Evaluated, Evaluation};
 use crate::real::Real;
 
 /// A static half-space: points with `n̂·x ≥ offset` are free (`n̂` is
@@ -81,8 +82,9 @@ impl<T: Real> Contact<T> {
 }
 
 /// The signed gap C (m) and unit normal of particle position `x` against a
-/// collider, or `None` when the direction is undefined (a particle at a
-/// sphere's centre) or the collider index is out of range.
+/// collider, or `None` when the collider index is out of range. A particle
+/// at a sphere's centre (no direction from it) is pushed out along `+x`,
+/// the rule of a capsule of zero length.
 #[inline]
 pub(crate) fn gap<T: Real, const D: usize>(
     x: &[T; D],
@@ -100,7 +102,12 @@ pub(crate) fn gap<T: Real, const D: usize>(
     for (v, c) in d.iter_mut().zip(&s.center) {
         *v = *v - *c;
     }
-    let n = unit(&d)?;
+    // A particle at the centre has no direction from it: pushed out along
+    // the rule of a capsule of zero length (`+x`, `moving::off_axis`).
+    let n = match unit_any(&d) {
+        Some(n) => n,
+        None => off_axis(&[T::ZERO; D])?,
+    };
     let len = dot(&d, &d).sqrt();
     Some((len - (s.radius + radius), n))
 }

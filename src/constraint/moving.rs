@@ -38,19 +38,23 @@
 //! `r`, and a particle that moved through a thin fast collider within the
 //! substep is still pushed back to the side it came from (the plane
 //! depends on where it started, not where it ended). The contact exists
-//! for a substep when the predicted position is within its path relative
-//! to the collider plus the collider's own motion there of the plane,
-//! `C < |x − x̂| + |x̂ − x_prev|`, and that path comes within the
-//! collider's bounding sphere: a speculative contact, inactive (λ = 0)
-//! while `C > 0`, so that a particle its links drag in during the substep
-//! (a cloth wrapping a capsule it rides on) is held too (and a particle crossing the plane's extension beside the
-//! collider within one substep is held for that substep).
+//! for a substep when the predicted position is within the contact margin
+//! of the plane, `C ≤ r + 2 d` with `d = |x − x̂| + |x̂ − x_prev|` (its path
+//! relative to the collider plus the collider's own motion there), and
+//! that path comes within the collider's bounding sphere: a speculative
+//! contact, inactive (λ = 0) while `C > 0`, so that a particle resting on
+//! the collider, or one its links drag in during the substep (a cloth
+//! wrapping a capsule it rides on), is held too (and a particle crossing
+//! the plane's extension beside the collider within one substep is held
+//! for that substep). A particle carried onto a capsule's core segment has
+//! no direction from it: it is pushed out perpendicular to the axis,
+//! towards the first world axis least aligned with it.
 //!
 //! Friction is relative to the collider: static friction removes the
 //! tangential part of `x − x̂`, dynamic friction acts on `v − (x̂ − x_prev)/h`.
 
 use super::volume::cross as cross3;
-use super::{dot, max, unit};
+use super::{dot, max, unit, unit_any};
 use crate::real::{finite_non_negative, Real};
 
 /// A capsule: the points within `radius` of the segment
@@ -92,8 +96,10 @@ pub struct OrientedBox<T, const D: usize> {
     /// Centre at the frame's start (m).
     pub center: [T; D],
     /// The box's axes in world coordinates at the frame's start: unit
-    /// length and pairwise orthogonal, each within 1e-3 (a rotation
-    /// matrix's rows, e.g. from the engine's quaternion).
+    /// length and pairwise orthogonal within 1e-3, that is
+    /// `| |axes[i]| − 1 | ≤ 1e-3` and `|axes[i] · axes[j]| ≤ 1e-3` for
+    /// `i ≠ j` (a rotation matrix's rows, e.g. from the engine's
+    /// quaternion).
     pub axes: [[T; D]; D],
     /// Half the box's size along each axis (m), finite and ≥ 0.
     pub half_extents: [T; D],
@@ -280,7 +286,9 @@ pub(crate) fn capsule_valid<T: Real, const D: usize>(c: &Capsule<T, D>) -> bool 
 }
 
 /// Whether a box's values are usable: finite, extents ≥ 0, friction ≥ 0,
-/// axes unit and pairwise orthogonal within 1e-3.
+/// axes unit and pairwise orthogonal within 1e-3, the rule of
+/// [`OrientedBox::axes`]: `| |a_i| − 1 | ≤ 1e-3` on each axis's length (not
+/// its square) and `|a_i · a_j| ≤ 1e-3` for `i ≠ j`.
 pub(crate) fn box_valid<T: Real, const D: usize>(b: &OrientedBox<T, D>) -> bool {
     let finite = |v: &[T]| v.iter().all(|x| x.is_finite());
     let tolerance = T::from_f64(1e-3);
@@ -293,8 +301,12 @@ pub(crate) fn box_valid<T: Real, const D: usize>(b: &OrientedBox<T, D>) -> bool 
     for (i, ai) in b.axes.iter().enumerate() {
         ok = ok && finite(ai);
         for (j, aj) in b.axes.iter().enumerate() {
-            let want = if i == j { T::ONE } else { T::ZERO };
-            ok = ok && (dot(ai, aj) - want).abs() <= tolerance;
+            let off = if i == j {
+                dot(ai, ai).sqrt() - T::ONE
+            } else {
+                dot(ai, aj)
+            };
+            ok = ok && off.abs() <= tolerance;
         }
     }
     ok
@@ -303,8 +315,9 @@ pub(crate) fn box_valid<T: Real, const D: usize>(b: &OrientedBox<T, D>) -> bool 
 /// The separating plane of moving collider `k` (capsules first, then
 /// boxes) for a particle that started the substep at `prev`, with the
 /// radius `r` of the particle and its path's bound: `None` when `k` names
-/// no moving collider or the plane is undefined (a particle starting on a
-/// capsule's axis). Out of line: one copy per `T` and `D` for every caller
+/// no moving collider or the plane is undefined (a box's outside
+/// direction too short to normalise). A particle carried onto a capsule's
+/// core segment is pushed out along [`off_axis`]. Out of line: one copy per `T` and `D` for every caller
 /// (code size; the moving colliders are not the hot path of a cloth).
 #[inline(never)]
 pub(crate) fn separating<T: Real, const D: usize>(
@@ -333,7 +346,10 @@ pub(crate) fn separating<T: Real, const D: usize>(
             T::ZERO
         };
         let core = add_scaled(&b.center, &axis, s);
-        let normal = unit(&sub(&carried, &core))?;
+        let normal = match unit_any(&sub(&carried, &core)) {
+            Some(n) => n,
+            None => off_axis(&axis)?,
+        };
         return Some(Separating {
             normal,
             point: add_scaled(&core, &normal, c.radius),
@@ -395,6 +411,30 @@ pub(crate) fn separating<T: Real, const D: usize>(
         static_friction: bx.static_friction,
         dynamic_friction: bx.dynamic_friction,
     })
+}
+
+/// The direction a particle on a capsule's core segment is pushed out
+/// along (no direction from the segment is defined there): the world axis
+/// `e_k` least aligned with the capsule's axis `a` (smallest `|a_k|`, the
+/// first on ties), made perpendicular to `a`,
+/// `n̂ = unit(e_k − (e_k·a / a·a) a)`; `e_0` for a capsule of zero length
+/// (a sphere). Deterministic, and a unit vector: `|n|² ≥ 1 − 1/D`.
+pub(crate) fn off_axis<T: Real, const D: usize>(axis: &[T; D]) -> Option<[T; D]> {
+    let mut k = 0usize;
+    let mut least: Option<T> = None;
+    for (i, a) in axis.iter().enumerate() {
+        if least.map_or(true, |m| a.abs() < m) {
+            (k, least) = (i, Some(a.abs()));
+        }
+    }
+    let mut e = [T::ZERO; D];
+    *e.get_mut(k)? = T::ONE;
+    let aa = dot(axis, axis);
+    if aa > T::ZERO {
+        let s = dot(&e, axis) / aa;
+        e = add_scaled(&e, axis, -s);
+    }
+    unit(&e)
 }
 
 /// Whether the path from `from` to `to` comes within `reach` (m) of moving

@@ -125,6 +125,11 @@ pub(crate) fn check_builder_inputs<T: Real, const D: usize>(
 /// (constraint 0) for a NaN, infinite or negative compliance,
 /// [`SystemError::NonFinitePosition`](crate::SystemError::NonFinitePosition)
 /// for a non-finite rest position,
+/// [`SystemError::InvalidRestValue`](crate::SystemError::InvalidRestValue)
+/// naming the first tether (its position in `tethers`, the tethered
+/// particles counted in order) whose distance to its nearest anchor is not
+/// finite (`|x − x_a|²` overflows: the maximum distance would be infinite,
+/// which `begin_substep` refuses),
 /// [`SystemError::CapacityTooSmall`](crate::SystemError::CapacityTooSmall)
 /// when `tethers` is too short. Nothing is written on error.
 pub fn tethers<T: Real, const D: usize>(
@@ -138,33 +143,24 @@ pub fn tethers<T: Real, const D: usize>(
     check_builder_inputs(x, w, anchors, compliance)?;
     // The particles tethered: moving ones that are not anchors themselves.
     let tethered = |k: usize, wk: T| wk != T::ZERO && !anchors.iter().any(|&a| index(a) == k);
-    let needed = w
-        .iter()
-        .enumerate()
-        .filter(|&(k, &wk)| tethered(k, wk))
-        .count();
+    let moving = || {
+        x.iter()
+            .zip(w)
+            .enumerate()
+            .filter(|&(k, (_, &wk))| tethered(k, wk))
+            .map(|(k, (p, _))| (k, p))
+    };
+    // Every maximum distance finite, as `Tether::check` requires: the
+    // square of the distance is finite exactly when its root is.
+    if let Some(constraint) = moving().position(|(_, p)| !nearest(x, anchors, p).1.is_finite()) {
+        return Err(SystemError::InvalidRestValue { constraint });
+    }
+    let needed = moving().count();
     if tethers.len() < needed {
         return Err(SystemError::CapacityTooSmall { needed });
     }
-    let moving = x
-        .iter()
-        .zip(w)
-        .enumerate()
-        .filter(|&(k, (_, &wk))| tethered(k, wk));
-    for ((k, (p, _)), slot) in moving.zip(tethers.iter_mut()) {
-        let mut best: Option<(u32, T)> = None;
-        for &a in anchors {
-            let Some(xa) = x.get(index(a)) else { continue };
-            let d2 = length_squared(xa, p);
-            let closer = match best {
-                Some((_, b)) => d2 < b,
-                None => true,
-            };
-            if closer {
-                best = Some((a, d2));
-            }
-        }
-        let (anchor, d2) = best.unwrap_or((0, T::ZERO));
+    for ((k, p), slot) in moving().zip(tethers.iter_mut()) {
+        let (anchor, d2) = nearest(x, anchors, p);
         // `k` < the particle count, which fits `u32` (checked above).
         *slot = Tether::new(
             u32::try_from(k).unwrap_or(u32::MAX),
@@ -174,6 +170,25 @@ pub fn tethers<T: Real, const D: usize>(
         );
     }
     Ok(needed)
+}
+
+/// The anchor of `anchors` nearest to `p` in `x` (the first of equals) and
+/// its squared distance (m²), `(0, 0)` for no anchor in range (the builder
+/// has checked that there is one).
+fn nearest<T: Real, const D: usize>(x: &[[T; D]], anchors: &[u32], p: &[T; D]) -> (u32, T) {
+    let mut best: Option<(u32, T)> = None;
+    for &a in anchors {
+        let Some(xa) = x.get(index(a)) else { continue };
+        let d2 = length_squared(xa, p);
+        let closer = match best {
+            Some((_, b)) => d2 < b,
+            None => true,
+        };
+        if closer {
+            best = Some((a, d2));
+        }
+    }
+    best.unwrap_or((0, T::ZERO))
 }
 
 impl<T: Real, const D: usize> Constraint<T, D, 2> for Tether<T> {

@@ -1200,8 +1200,10 @@ pub unsafe extern "C" fn xpbd_system3_measure_groups(
 /// substep entry with the links' and kept across that substep's
 /// iterations. The groups are validated with the links (at the first
 /// substeps' h = dt / substeps) before anything is written, and count in
-/// the work limit: sweeps × (links + contact capacity + group
-/// constraints) ≤ `XPBD_MAX_WORK`. `out_stats` may be NULL (written on
+/// the work limit like links (sweeps × (links + contact capacity + engine
+/// contacts + pair capacity + group constraints) + substeps × particles ×
+/// (1 + colliders) ≤ `XPBD_MAX_WORK`; docs/c-api.md, "Bounded calls").
+/// `out_stats` may be NULL (written on
 /// success only).
 ///
 /// Errors: those of `xpbd_world3_step`, `NULL_POINTER` for a NULL
@@ -1293,6 +1295,9 @@ pub unsafe extern "C" fn xpbd_world3_step_colored(
 /// two buffers overlap), `INVALID_ARGUMENT` (no anchor, an anchor ≥
 /// `particle_count`, more than 2^32 − 1 particles, a misaligned buffer),
 /// `INVALID_COMPLIANCE` (NaN, infinite or negative), `NON_FINITE_POSITION`,
+/// `INVALID_REST_VALUE` (a particle to be tethered whose squared distance
+/// to its nearest anchor overflows: its `max_distance` would be infinite,
+/// which `xpbd_system3_begin_substep_groups` refuses),
 /// `CAPACITY_TOO_SMALL` (`capacity` below the tethers needed).
 ///
 /// # Safety
@@ -1640,8 +1645,10 @@ pub unsafe extern "C" fn xpbd_system3_measure_groups_f32(
 /// substep entry with the links' and kept across that substep's
 /// iterations. The groups are validated with the links (at the first
 /// substeps' h = dt / substeps) before anything is written, and count in
-/// the work limit: sweeps × (links + contact capacity + group
-/// constraints) ≤ `XPBD_MAX_WORK`. `out_stats` may be NULL (written on
+/// the work limit like links (sweeps × (links + contact capacity + engine
+/// contacts + pair capacity + group constraints) + substeps × particles ×
+/// (1 + colliders) ≤ `XPBD_MAX_WORK`; docs/c-api.md, "Bounded calls").
+/// `out_stats` may be NULL (written on
 /// success only).
 ///
 /// Errors: those of `xpbd_world3_step_f32`, `NULL_POINTER` for a NULL
@@ -1733,6 +1740,9 @@ pub unsafe extern "C" fn xpbd_world3_step_colored_f32(
 /// two buffers overlap), `INVALID_ARGUMENT` (no anchor, an anchor ≥
 /// `particle_count`, more than 2^32 − 1 particles, a misaligned buffer),
 /// `INVALID_COMPLIANCE` (NaN, infinite or negative), `NON_FINITE_POSITION`,
+/// `INVALID_REST_VALUE` (a particle to be tethered whose squared distance
+/// to its nearest anchor overflows: its `max_distance` would be infinite,
+/// which `xpbd_system3_begin_substep_groups_f32` refuses),
 /// `CAPACITY_TOO_SMALL` (`capacity` below the tethers needed).
 ///
 /// # Safety
@@ -2031,8 +2041,9 @@ pub unsafe extern "C" fn xpbd_system3_begin_substep_colored(
 
 /// One colored iteration of a 3D double system with constraint groups: the
 /// links, bends, tets and tethers color by color (boundaries of
-/// `*colors`, checked on every call), then each mesh volume; on one
-/// thread. Without an error the result is bit-identical to
+/// `*colors`, checked on every call), then each mesh volume, then each
+/// attachment (at its `target`); on one thread. Without an error the
+/// result is bit-identical to
 /// `xpbd_system3_iterate_groups` (the groups being in colored order).
 /// `out_stats` may be NULL; it is written on success only.
 ///
@@ -2057,15 +2068,17 @@ pub unsafe extern "C" fn xpbd_system3_iterate_colored(
 }
 
 /// Solves job `job` of `job_count` of color `color` of group `group`
-/// (`XPBD_GROUP_LINKS`, `_BENDS`, `_TETS`, `_TETHERS`, or `_MESHES`, whose
-/// color `c` is mesh volume `c`) of a 3D double system begun with
+/// (`XPBD_GROUP_LINKS`, `_BENDS`, `_TETS`, `_TETHERS`, `_MESHES`, whose
+/// color `c` is mesh volume `c`, or `_ATTACHMENTS`, whose color `c` is
+/// attachment `c`, solved at its `target`) of a 3D double system begun with
 /// `xpbd_system3_begin_substep_colored`: the color split on 64-entry
 /// boundaries (`xpbd_job_range`). Thread-safe between jobs of one color:
 /// reads the three structs only, writes this range's particles and λ,
 /// `*out_stats` (may be NULL) on success and `*out_error_index` (may be
 /// NULL) on an error. One iteration: every color of the links, then of the
-/// bends, tets and tethers, then every mesh color, all jobs of a color
-/// finished before the next starts. Bit-identical to
+/// bends, tets and tethers, then every mesh color, then every attachment
+/// color, all jobs of a color finished before the next starts.
+/// Bit-identical to
 /// `xpbd_system3_iterate_colored` and to the sequential
 /// `xpbd_system3_iterate_groups` for any job count and thread count;
 /// merge the stats with `xpbd_sweep_stats_merge`.
@@ -2161,8 +2174,9 @@ pub unsafe extern "C" fn xpbd_system3_begin_substep_colored_f32(
 
 /// One colored iteration of a 3D float system with constraint groups: the
 /// links, bends, tets and tethers color by color (boundaries of
-/// `*colors`, checked on every call), then each mesh volume; on one
-/// thread. Without an error the result is bit-identical to
+/// `*colors`, checked on every call), then each mesh volume, then each
+/// attachment (at its `target`); on one thread. Without an error the
+/// result is bit-identical to
 /// `xpbd_system3_iterate_groups_f32` (the groups being in colored order).
 /// `out_stats` may be NULL; it is written on success only.
 ///
@@ -2187,15 +2201,17 @@ pub unsafe extern "C" fn xpbd_system3_iterate_colored_f32(
 }
 
 /// Solves job `job` of `job_count` of color `color` of group `group`
-/// (`XPBD_GROUP_LINKS`, `_BENDS`, `_TETS`, `_TETHERS`, or `_MESHES`, whose
-/// color `c` is mesh volume `c`) of a 3D float system begun with
+/// (`XPBD_GROUP_LINKS`, `_BENDS`, `_TETS`, `_TETHERS`, `_MESHES`, whose
+/// color `c` is mesh volume `c`, or `_ATTACHMENTS`, whose color `c` is
+/// attachment `c`, solved at its `target`) of a 3D float system begun with
 /// `xpbd_system3_begin_substep_colored_f32`: the color split on 64-entry
 /// boundaries (`xpbd_job_range`). Thread-safe between jobs of one color:
 /// reads the three structs only, writes this range's particles and λ,
 /// `*out_stats` (may be NULL) on success and `*out_error_index` (may be
 /// NULL) on an error. One iteration: every color of the links, then of the
-/// bends, tets and tethers, then every mesh color, all jobs of a color
-/// finished before the next starts. Bit-identical to
+/// bends, tets and tethers, then every mesh color, then every attachment
+/// color, all jobs of a color finished before the next starts.
+/// Bit-identical to
 /// `xpbd_system3_iterate_colored_f32` and to the sequential
 /// `xpbd_system3_iterate_groups_f32` for any job count and thread count;
 /// merge the stats with `xpbd_sweep_stats_merge_f32`.

@@ -81,3 +81,54 @@ fn panic(_info: &core::panic::PanicInfo<'_>) -> ! {
         core::hint::spin_loop();
     }
 }
+
+// `rust_eh_personality` for the C archive built by `cargo c-lib`: a weak,
+// hidden definition that traps. The precompiled `core` and
+// `compiler_builtins` inside the archive carry unwind tables naming it, and
+// a C program that calls a math function the archive also defines weakly
+// (`fmod`, `floor`, `sqrt`, ... from `compiler_builtins`) pulls such a member
+// in before `-lm` is read: without a definition that link fails with
+// `undefined reference to rust_eh_personality`, `-Wl,--gc-sections` or not.
+// Nothing unwinds through this library (panic = "abort", no callbacks), so
+// the routine is never called; should it be, it traps rather than unwind
+// across the C boundary. Weak: a program with a Rust standard library keeps
+// that library's routine; hidden: a shared library does not export it.
+#[cfg(all(
+    feature = "c-lib-panic-handler",
+    not(test),
+    not(any(target_vendor = "apple", target_os = "windows", target_family = "wasm"))
+))]
+macro_rules! trapping_personality {
+    ($trap:literal) => {
+        core::arch::global_asm!(
+            ".pushsection .text.rust_eh_personality,\"ax\",%progbits",
+            ".weak rust_eh_personality",
+            ".hidden rust_eh_personality",
+            ".type rust_eh_personality,%function",
+            "rust_eh_personality:",
+            $trap,
+            ".size rust_eh_personality, . - rust_eh_personality",
+            ".popsection",
+        );
+    };
+}
+#[cfg(all(
+    feature = "c-lib-panic-handler",
+    not(test),
+    not(any(target_vendor = "apple", target_os = "windows")),
+    any(target_arch = "x86_64", target_arch = "x86")
+))]
+trapping_personality!("ud2");
+#[cfg(all(
+    feature = "c-lib-panic-handler",
+    not(test),
+    not(any(target_vendor = "apple", target_os = "windows")),
+    any(target_arch = "aarch64", target_arch = "arm")
+))]
+trapping_personality!("udf #0");
+#[cfg(all(
+    feature = "c-lib-panic-handler",
+    not(test),
+    any(target_arch = "riscv32", target_arch = "riscv64")
+))]
+trapping_personality!("unimp");

@@ -76,7 +76,9 @@ pub enum XpbdStatus {
     JobContract = -21,
     /// A constraint's rest value is out of range (a bend's rest angle, a
     /// tet's rest volume, a tether's maximum distance, a mesh's rest
-    /// volume, pressure factor or triangle range); nothing changed.
+    /// volume, pressure factor or triangle range, an attachment's
+    /// `previous` or `target` point that is not finite); nothing changed.
+    /// A call with an `error_index` names the constraint there.
     InvalidRestValue = -22,
     /// A constraint's geometry is degenerate (a bend's triangle or a tet
     /// without area or volume, a mesh without volume gradient) under
@@ -167,7 +169,7 @@ impl XpbdStatus {
                 c"job contract: a colored job's job count differs from the one its color started with"
             }
             XpbdStatus::InvalidRestValue => {
-                c"invalid rest value: a rest angle, rest volume, maximum distance or pressure factor is out of range"
+                c"invalid rest value: a rest angle, rest volume, maximum distance, pressure factor or attachment point is out of range (not finite)"
             }
             XpbdStatus::Degenerate => {
                 c"degenerate: a constraint's triangle, tet or mesh has no area or volume"

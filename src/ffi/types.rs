@@ -75,10 +75,16 @@ pub const XPBD_MAX_SUBSTEPS: u32 = 4096;
 /// `xpbd_system*_iterate_until` call (`max_iterations`).
 pub const XPBD_MAX_ITERATIONS: u32 = 65_536;
 
-/// The most constraint visits one call may make: sweeps × (links +
-/// contact capacity + group instances) for a step, `max_iterations` ×
-/// (links + group instances) for `iterate_until`. Over it the call fails at once with
-/// `XPBD_STATUS_WORK_LIMIT`, writing nothing.
+/// The most visits one call may make: `max_iterations` × (links + group
+/// instances) for `iterate_until`; for a step, sweeps × (links + contact
+/// capacity + engine contacts + particle contact capacity + group
+/// instances) plus substeps × particles × (1 + planes + spheres +
+/// capsules + boxes). Over it the call fails at once with
+/// `XPBD_STATUS_WORK_LIMIT`, writing nothing. What a step has left bounds
+/// its self-collision pair searches (one visit per candidate, each entry
+/// of the hash buckets of the 27 cells around a particle, and per linked
+/// neighbour compared): a search that would go over fails the step with
+/// `XPBD_STATUS_WORK_LIMIT`, positions and velocities restored.
 pub const XPBD_MAX_WORK: u64 = 1_073_741_824;
 
 /// The most tasks `xpbd_world3_step_colored` splits one phase into

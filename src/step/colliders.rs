@@ -51,13 +51,11 @@ pub(crate) fn validate_colliders<T: Real, const D: usize>(
 /// (particles by index, each against the planes, then the spheres, the
 /// capsules and the boxes, in their order), storing the first
 /// `contacts.len()`; returns how many were stored and how many more were
-/// found (dropped). A moving collider's contact is speculative: its
-/// separating plane within the particle's path length relative to the
-/// collider plus the collider's motion at it, `C < |x − x̂| + |x̂ − x_prev|`,
-/// for a particle whose path passes near it
-/// ([`crate::constraint::moving`]); while `C > 0` it pushes nothing (λ
-/// stays 0), and a particle that links drag towards the collider during
-/// the substep is held.
+/// found (dropped). Every contact is speculative ([`within_margin`]): a
+/// particle gets one when its predicted position is within the contact
+/// margin of the collider, whatever its velocity, and while `C > 0` the
+/// contact pushes nothing (λ stays 0); a particle that links, groups or
+/// pairs push towards the collider during the substep is then held.
 pub(crate) fn detect<T: Real, const D: usize>(
     positions: &[[T; D]],
     inverse_masses: &[T],
@@ -116,25 +114,33 @@ pub(crate) fn each_contact<T: Real, const D: usize>(
         if *w == T::ZERO {
             continue;
         }
+        // |x − x_prev|², computed once a gap needs it.
+        let mut path2 = None;
         for collider in 0..colliders {
             let touches = if collider < fixed {
-                p.gap(x, collider).is_some_and(|(c, _)| c < T::ZERO)
+                p.gap(x, collider).is_some_and(|(c, _)| {
+                    c <= p.radius
+                        || within_margin(
+                            c,
+                            p.radius,
+                            *path2.get_or_insert_with(|| length_squared(x, prev)),
+                        )
+                })
             } else {
                 match p.surface(x, prev, collider) {
                     Some((c, _, Some(carried), _)) => {
-                        // Speculative by the particle's path relative to
-                        // the collider and the collider's own motion there:
-                        // a particle its neighbours drag in during the
-                        // substep has its contact already.
+                        // The path relative to the collider plus the
+                        // collider's own motion there.
                         let travel = length_squared(x, &carried).sqrt()
                             + length_squared(&carried, prev).sqrt();
-                        c < travel
+                        let margin = p.radius + travel + travel;
+                        c <= margin
                             && near(
                                 &p.moving,
                                 collider.saturating_sub(fixed),
                                 &carried,
                                 x,
-                                p.radius + travel,
+                                p.radius + margin,
                             )
                     }
                     _ => false,
@@ -145,6 +151,25 @@ pub(crate) fn each_contact<T: Real, const D: usize>(
             }
         }
     }
+}
+
+/// Whether gap `c` (m) of a predicted position is within the contact
+/// margin `m = r + 2·d` of its collider, `r` the particle radius and `d`
+/// the particle's path in the substep (`d² = path2`, m²; relative to a
+/// moving collider, plus the collider's own motion there): `c ≤ m`,
+/// tested as `c ≤ r` or `(c − r)² ≤ 4 d²` (no square root).
+///
+/// Why `r + 2d`: a particle resting within `r` of a surface has a contact
+/// whatever its velocity (Jolt's soft bodies and Müller et al. 2020
+/// keep speculative contacts the same way), and one moving `d` in its
+/// prediction can be dragged back about as far by neighbours moving as
+/// fast as it does (the paper's safety factor `k = 2`). A contact found
+/// outside the margin's reach needs a push longer than the margin within
+/// one substep (docs/lifecycle.md, "Contacts").
+#[inline(always)]
+pub(crate) fn within_margin<T: Real>(c: T, r: T, path2: T) -> bool {
+    let e = c - r;
+    e <= T::ZERO || e * e <= T::from_f64(4.0) * path2
 }
 
 /// Dynamic friction: each contact with λ > 0 slows its particle's tangential

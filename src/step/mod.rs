@@ -10,7 +10,7 @@
 //! ```text
 //! x_prev ← x
 //! x      ← x + h v + h² g          (particles with w > 0; w = 0 never moves)
-//! contacts ← particles inside a plane or sphere at x
+//! contacts ← particles within the contact margin of a collider at x
 //! begin_substep(h): every λ ← 0     (links, groups and contacts)
 //! k times: sweep links, groups, then contacts (Gauss-Seidel); an
 //!          attachment's point is previous + (target − previous)(s+1)/n
@@ -43,7 +43,13 @@
 //! unit normal, and the accumulated contact λ is clamped to `λ ≥ 0` (push
 //! only): `λ_new = max(λ + Δλ, 0)` with the usual
 //! `Δλ = (−C − α̃λ)/(w + α̃)`. Contacts are found once per substep after
-//! prediction and live for that substep (their λ starts at 0).
+//! prediction and live for that substep (their λ starts at 0). They are
+//! speculative: a particle gets one when its predicted gap is within the
+//! margin `r + 2|x − x_prev|` (resting within `r` of a surface is enough,
+//! whatever its velocity), and the colliders are solved after the links,
+//! groups and pairs of every iteration, so that whatever those pushed, a
+//! particle with a rigid contact ends the substep outside its collider
+//! (`docs/lifecycle.md`, "Contacts", has the exact conditions).
 //!
 //! Friction follows Müller, Macklin, Chentanez, Jeschke, Kim 2020
 //! (*Detailed Rigid Body Simulation with Extended Position Based Dynamics*,
@@ -91,6 +97,26 @@
 //! Optional, and it is what it is: a non-physical loss of velocity,
 //! `v ← v · max(0, 1 − c·h)` per substep with `c` in 1/s. It drains energy
 //! so that a rope comes to rest; it is not air drag and not material damping.
+//!
+//! # Work
+//!
+//! One frame does at most [`MAX_WORK`](crate::MAX_WORK) (2^30) visits.
+//! Before anything is written the step counts its sweeps, `substeps ×
+//! iterations × (links + contact capacity + engine contacts + pair
+//! capacity + group constraints)`, and its particle work, `substeps ×
+//! particles × (1 + planes + spheres + capsules + boxes)` (prediction,
+//! detection against every collider, velocity update), and fails with
+//! [`StepError::WorkLimit`] when the sum is over. What is left is the
+//! budget of the frame's self-collision pair searches, all substeps
+//! together: every candidate (each entry of the hash buckets of the 3^D
+//! cells around a particle) and every linked neighbour compared with one
+//! is one visit, paid before the search makes it, and a search that
+//! would go over fails the step with [`StepError::WorkLimit`] (rolled
+//! back like every error inside a substep). Within the budget the pairs
+//! and their order are those of the unbounded search. Under
+//! [`ContactOverflow::Reject`] a search also stops at the first pair
+//! beyond the pair capacity (the step fails with
+//! [`StepError::ContactCapacity`] anyway).
 
 mod colliders;
 mod colored;
@@ -355,15 +381,18 @@ fn validate_config<T: Real, const D: usize>(c: &StepConfig<T, D>) -> Result<(), 
 /// Configuration and input errors ([`StepError::InvalidFrameTime`],
 /// [`StepError::InvalidBudget`], [`StepError::InvalidConfig`],
 /// [`StepError::VelocityCountMismatch`], [`StepError::ScratchTooSmall`],
+/// [`StepError::WorkLimit`] for a frame whose counted work is over
+/// [`MAX_WORK`](crate::MAX_WORK) (see the module documentation, "Work"),
 /// [`StepError::NonFiniteVelocity`], [`StepError::InvalidCollider`], the
 /// system's [`SystemError`]s, [`StepError::MaxForceCountMismatch`] and
 /// [`StepError::InvalidMaxForce`]) are found before anything is written. Errors
 /// during the substeps ([`StepError::ContactCapacity`],
-/// [`StepError::InvalidContactResult`], [`StepError::InvalidResult`], a
-/// system sweep error) roll positions and velocities back to the start of
-/// the frame. Either way the caller's positions and velocities are
-/// bit-identical to before the call, and no link is torn (flags and
-/// `torn` unchanged).
+/// [`StepError::InvalidContactResult`], [`StepError::InvalidResult`],
+/// [`StepError::WorkLimit`] from a self-collision pair search over the
+/// frame's budget, a system sweep error) roll positions and velocities
+/// back to the start of the frame. Either way the caller's positions and
+/// velocities are bit-identical to before the call, and no link is torn
+/// (flags and `torn` unchanged).
 ///
 /// # Examples
 ///
@@ -451,6 +480,9 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     if world.scratch.len() < needed {
         return Err(StepError::ScratchTooSmall { needed });
     }
+    // The frame's work (`MAX_WORK`'s documentation): the sweeps, then
+    // every substep's particle work (prediction, detection against each
+    // collider, velocity update); what is left bounds the pair searches.
     let sweeps = u64::from(config.substeps).saturating_mul(u64::from(config.iterations));
     let per_sweep = world
         .links
@@ -459,9 +491,20 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
         .saturating_add(world.engine_contacts.len())
         .saturating_add(world.self_collision.pairs.len())
         .saturating_add(constraints.len());
-    if !solver::within_work(sweeps, per_sweep) {
+    let per_particle = world
+        .planes
+        .len()
+        .saturating_add(world.spheres.len())
+        .saturating_add(world.capsules.len())
+        .saturating_add(world.boxes.len())
+        .saturating_add(1);
+    let work = solver::sweep_work(sweeps, per_sweep).saturating_add(solver::sweep_work(
+        u64::from(config.substeps),
+        n.saturating_mul(per_particle),
+    ));
+    let Some(search_budget) = solver::MAX_WORK.checked_sub(work) else {
         return Err(StepError::WorkLimit);
-    }
+    };
     for (particle, v) in world.velocities.iter().enumerate() {
         if !v.iter().all(|c| c.is_finite()) {
             return Err(StepError::NonFiniteVelocity { particle });
@@ -509,24 +552,31 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     }
     let previous = previous.get_mut(..n).ok_or(too_small)?;
 
-    let result =
-        run_substeps::<T, D, G, O>(world, constraints.reborrow(), previous, h, config, order)
-            .and_then(|stats| {
-                // A frame force beyond the float range (a very heavy particle
-                // pushed or held far in a short frame: λ finite, λ/h or
-                // impulse/dt not) fails the frame like a non-finite velocity,
-                // before any force is written.
-                let particle = constraints.unrepresentable_force(frame_dt).or_else(|| {
-                    world
-                        .engine_contacts
-                        .iter()
-                        .find_map(|c| c.unrepresentable_force(frame_dt))
-                });
-                match particle {
-                    Some(particle) => Err(StepError::InvalidResult { particle }),
-                    None => Ok(stats),
-                }
-            });
+    let result = run_substeps::<T, D, G, O>(
+        world,
+        constraints.reborrow(),
+        previous,
+        h,
+        config,
+        order,
+        search_budget,
+    )
+    .and_then(|stats| {
+        // A frame force beyond the float range (a very heavy particle
+        // pushed or held far in a short frame: λ finite, λ/h or
+        // impulse/dt not) fails the frame like a non-finite velocity,
+        // before any force is written.
+        let particle = constraints.unrepresentable_force(frame_dt).or_else(|| {
+            world
+                .engine_contacts
+                .iter()
+                .find_map(|c| c.unrepresentable_force(frame_dt))
+        });
+        match particle {
+            Some(particle) => Err(StepError::InvalidResult { particle }),
+            None => Ok(stats),
+        }
+    });
     match result {
         Ok(mut stats) => {
             // Only a successful frame reports forces, moves the points on
@@ -619,6 +669,9 @@ fn copy<E: Copy>(dst: &mut [E], src: &[E]) {
 
 /// The substeps of one frame over the world's slices (validated by
 /// [`step`]); any error is returned at once (the caller rolls back).
+/// `search_budget`: the visits the frame's pair searches may make in all
+/// (what [`MAX_WORK`](crate::MAX_WORK) leaves after the sweeps and the
+/// particle work).
 fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     world: &mut World<'_, T, D>,
     constraints: Constraints<'_, T>,
@@ -626,6 +679,7 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     h: T,
     config: &StepConfig<T, D>,
     order: &O,
+    mut search_budget: u64,
 ) -> Result<StepStats<T>, StepError> {
     let h2 = h * h;
     let mut stats = StepStats::default();
@@ -709,8 +763,14 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
                     r,
                 );
                 stats.clamped = stats.clamped.saturating_add(clamped);
-                (pair_count, pairs_dropped) =
-                    spatial::find_pairs(system.positions(), inverse_masses, sc, r);
+                (pair_count, pairs_dropped) = spatial::find_pairs(
+                    system.positions(),
+                    inverse_masses,
+                    sc,
+                    r,
+                    &mut search_budget,
+                    config.contact_overflow == ContactOverflow::Reject,
+                )?;
             }
             let colliders = Colliders {
                 previous: &*previous,

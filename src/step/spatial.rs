@@ -21,6 +21,13 @@
 //! `r` in its prediction) and it is not excluded. Pairs are stored in that
 //! order: deterministic, whatever the machine.
 //!
+//! The scan is bounded: each candidate (every entry of the 3^D buckets
+//! around a particle) and each linked neighbour compared takes one visit
+//! from the frame's budget (what [`MAX_WORK`](crate::MAX_WORK) leaves
+//! after the sweeps and the particle work), before the scan makes it;
+//! when the budget is spent the step fails with `WorkLimit` (see
+//! [`find_pairs`]).
+//!
 //! # Excluded pairs
 //!
 //! A pair is never a contact when
@@ -45,6 +52,8 @@ use crate::constraint::length_squared;
 use crate::constraint::particle_contact::ParticleContact;
 use crate::real::Real;
 use crate::Link;
+
+use super::StepError;
 
 /// The caller's memory for self-collision
 /// ([`World::self_collision`](super::World::self_collision)). With `pairs`
@@ -249,12 +258,32 @@ fn cell_of<T: Real, const D: usize>(x: &[T; D], inv: T) -> [i64; D] {
 /// two or more layers of cloth, one pair in ten kept): the cheap tests
 /// come first (`j > i`, then the distance), the cell is compared
 /// coordinate by coordinate only for the pairs that pass.
+///
+/// # The work bound
+///
+/// The scan is quadratic when many particles share a cell (all at one
+/// point, a radius far above their spacing, coordinates beyond ~1e17 m
+/// whose cells saturate to one), so it is paid for from `budget`, each
+/// visit before it is made: for each particle, every entry of the buckets
+/// of the 3^D cells around it (the candidates the scan may read; 139–144
+/// in the bench's four-layer slab), and, for a particle with links, its
+/// row's length for each candidate compared against the row (those that
+/// pass the distance and cell tests). When the budget does not cover the
+/// next charge the scan stops with [`StepError::WorkLimit`] (`budget`
+/// is then left as it was before the call); whenever it suffices the
+/// pairs and their order are those of the unbounded scan. With `reject`
+/// (the step's [`ContactOverflow::Reject`](super::ContactOverflow::Reject))
+/// the scan also stops at the first pair beyond `sc.pairs`, returning one
+/// dropped pair: the step fails with `ContactCapacity` whatever else it
+/// would find.
 pub(crate) fn find_pairs<T: Real, const D: usize>(
     positions: &[[T; D]],
     inverse_masses: &[T],
     sc: &mut SelfCollision<'_, T, D>,
     r: T,
-) -> (usize, usize) {
+    budget: &mut u64,
+    reject: bool,
+) -> Result<(usize, usize), StepError> {
     let n = positions.len();
     let buckets = n.saturating_mul(2).saturating_add(1);
     let modulus = u64::try_from(buckets).unwrap_or(u64::MAX);
@@ -263,10 +292,10 @@ pub(crate) fn find_pairs<T: Real, const D: usize>(
     let d2 = r * T::from_f64(2.0);
     let (rest_min2, q2) = (d2 * d2, q * q);
     let Some(table) = sc.table.get_mut(..=buckets) else {
-        return (0, 0);
+        return Ok((0, 0));
     };
     let Some(ids) = sc.ids.get_mut(..n) else {
-        return (0, 0);
+        return Ok((0, 0));
     };
     // Counting sort: counts, running ends, then each particle placed.
     table.fill(0);
@@ -291,6 +320,7 @@ pub(crate) fn find_pairs<T: Real, const D: usize>(
     let (table, ids) = (&*table, &*ids);
     let adjacency = &*sc.adjacency;
     let (mut count, mut dropped) = (0usize, 0usize);
+    let mut left = *budget;
     let neighbours = 3usize.pow(u32::try_from(D).unwrap_or(3));
     for (i, (xi, &wi)) in positions.iter().zip(inverse_masses).enumerate() {
         let Ok(iu) = u32::try_from(i) else {
@@ -306,7 +336,20 @@ pub(crate) fn find_pairs<T: Real, const D: usize>(
         for ((t, a), p) in terms.iter_mut().zip(&around).zip(PRIMES) {
             *t = a.map(|a| a.wrapping_mul(p));
         }
+        // A saturated coordinate (beyond ~1e17 q) repeats a cell among its
+        // three: the repeat is skipped, so that no pair is found twice.
+        let repeats = around.map(|a| [false, a[1] == a[0], a[2] == a[1]]);
+        let saturated = repeats.iter().flatten().any(|r| *r);
+        let repeated = |code: usize| {
+            let mut rest = code;
+            repeats.iter().any(|r| {
+                let digit = rest % 3;
+                rest /= 3;
+                r.get(digit).copied().unwrap_or(false)
+            })
+        };
         let row = linked_row(adjacency, n, i);
+        let row_visits = visits(row.len());
         // The cells around `home`, first coordinate fastest: digit k of
         // the code (base 3) is coordinate k's offset + 1.
         let cell_at = |code: usize| {
@@ -330,16 +373,24 @@ pub(crate) fn find_pairs<T: Real, const D: usize>(
         let mut first = 0usize;
         while first < neighbours {
             let mut spans = [(0u32, 0u32); CHUNK];
+            let mut entries = 0u64;
             for (k, span) in spans.iter_mut().enumerate() {
                 let code = first.saturating_add(k);
                 if code >= neighbours {
                     break;
                 }
+                if saturated && repeated(code) {
+                    continue;
+                }
                 let b = bucket_of(cell_at(code).1, modulus);
                 if let (Some(&lo), Some(&hi)) = (table.get(b), table.get(b.wrapping_add(1))) {
                     *span = (lo, hi);
+                    entries = entries.saturating_add(u64::from(hi.saturating_sub(lo)));
                 }
             }
+            // Every entry of these buckets is a candidate the scan may
+            // read: paid for before it does.
+            left = left.checked_sub(entries).ok_or(StepError::WorkLimit)?;
             for (k, &(lo, hi)) in spans.iter().enumerate() {
                 for &j in ids.get(index(lo)..index(hi)).unwrap_or(&[]) {
                     // Each bucket's ids descend (the counting sort places
@@ -365,8 +416,17 @@ pub(crate) fn find_pairs<T: Real, const D: usize>(
                     // coordinate by coordinate: no array through memory.)
                     let c = cell_at(first.saturating_add(k)).0;
                     let own = xj.iter().zip(&c).all(|(v, ci)| cell(*v, inv) == *ci);
-                    if !own || row.contains(&j) {
+                    if !own {
                         continue;
+                    }
+                    // The row's comparisons are work too (a particle
+                    // linked to all others would make them quadratic),
+                    // paid for before they are made.
+                    if !row.is_empty() {
+                        left = left.checked_sub(row_visits).ok_or(StepError::WorkLimit)?;
+                        if row.contains(&j) {
+                            continue;
+                        }
                     }
                     if let (Some(ri), Some(rj)) = (sc.rest.get(i), sc.rest.get(index(j))) {
                         if length_squared(ri, rj) < rest_min2 {
@@ -382,14 +442,27 @@ pub(crate) fn find_pairs<T: Real, const D: usize>(
                             };
                             count += 1;
                         }
-                        None => dropped = dropped.saturating_add(1),
+                        None => {
+                            dropped = dropped.saturating_add(1);
+                            if reject {
+                                *budget = left;
+                                return Ok((count, dropped));
+                            }
+                        }
                     }
                 }
             }
             first = first.saturating_add(CHUNK);
         }
     }
-    (count, dropped)
+    *budget = left;
+    Ok((count, dropped))
+}
+
+/// A count of visits as the budget's type (saturating).
+#[inline(always)]
+fn visits(count: usize) -> u64 {
+    u64::try_from(count).unwrap_or(u64::MAX)
 }
 
 /// Neighbour cells handled at a time by [`find_pairs`]: `3³`.
@@ -540,12 +613,170 @@ mod tests {
                 adjacency: &mut adjacency,
                 rest: &rest,
             };
-            let (count, dropped) = find_pairs(&x, &w, &mut sc, r);
+            let mut budget = u64::MAX;
+            let (count, dropped) = find_pairs(&x, &w, &mut sc, r, &mut budget, false).unwrap();
             assert_eq!(
                 (&pairs[..count], dropped),
                 (&want[..], want_dropped),
                 "D = {D}, round {round}"
             );
+        }
+    }
+
+    /// What [`Buffers::search`] gives: `find_pairs`'s result, the pairs
+    /// stored, the budget left.
+    type Search = (
+        Result<(usize, usize), StepError>,
+        Vec<ParticleContact<f64>>,
+        u64,
+    );
+
+    /// The scratch of a search over `n` particles with `links`.
+    struct Buffers {
+        pairs: Vec<ParticleContact<f64>>,
+        table: Vec<u32>,
+        ids: Vec<u32>,
+        adjacency: Vec<u32>,
+    }
+
+    impl Buffers {
+        fn new(n: usize, links: &[Link<f64>], capacity: usize) -> Self {
+            let mut adjacency = vec![0u32; self_collision_adjacency_len(n, links.len())];
+            build_adjacency(links, n, &mut adjacency);
+            Self {
+                pairs: vec![ParticleContact::default(); capacity],
+                table: vec![0u32; self_collision_table_len(n)],
+                ids: vec![0u32; n],
+                adjacency,
+            }
+        }
+
+        /// `find_pairs` with this budget: the result, the pairs stored and
+        /// the budget left.
+        fn search(
+            &mut self,
+            x: &[[f64; 3]],
+            w: &[f64],
+            r: f64,
+            budget: u64,
+            reject: bool,
+        ) -> Search {
+            let mut left = budget;
+            let mut sc = SelfCollision {
+                pairs: &mut self.pairs,
+                table: &mut self.table,
+                ids: &mut self.ids,
+                adjacency: &mut self.adjacency,
+                rest: &[],
+            };
+            let found = find_pairs(x, w, &mut sc, r, &mut left, reject);
+            let stored = found.map_or(0, |(count, _)| count);
+            (found, self.pairs[..stored].to_vec(), left)
+        }
+    }
+
+    /// A cloud of `n` particles in a cube of side `extent` (some static),
+    /// every fifth linked to the next.
+    fn cloud(n: usize, extent: f64) -> (Vec<[f64; 3]>, Vec<f64>, Vec<Link<f64>>) {
+        let mut s = 0x2545_f491_4f6c_dd1du64;
+        let mut rand = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let x = (0..n).map(|_| [(); 3].map(|()| rand() * extent)).collect();
+        let w = (0..n).map(|k| if k % 7 == 3 { 0.0 } else { 1.0 }).collect();
+        let links = (0..n as u32 - 1)
+            .step_by(5)
+            .map(|i| Link::new(i, i + 1, 0.01, 0.0))
+            .collect();
+        (x, w, links)
+    }
+
+    #[test]
+    fn a_budget_that_suffices_changes_nothing_one_visit_less_stops() {
+        let n = if cfg!(miri) { 60 } else { 600 };
+        let (x, w, links) = cloud(n, 0.05);
+        let r = 0.01;
+        let mut b = Buffers::new(n, &links, n * n);
+        let (want, want_pairs, left) = b.search(&x, &w, r, u64::MAX, false);
+        let used = u64::MAX - left;
+        assert!(want.unwrap().0 > n, "a dense cloud: {want:?}");
+        // Every candidate counts: more than the pairs.
+        assert!(used > want.unwrap().0 as u64);
+        for reject in [false, true] {
+            let (found, pairs, left) = b.search(&x, &w, r, used, reject);
+            assert_eq!((found, pairs, left), (want, want_pairs.clone(), 0));
+            let (found, _, _) = b.search(&x, &w, r, used - 1, reject);
+            assert_eq!(found, Err(StepError::WorkLimit));
+        }
+    }
+
+    #[test]
+    fn a_full_buffer_stops_the_search_only_under_reject() {
+        let n = if cfg!(miri) { 60 } else { 600 };
+        let (x, w, links) = cloud(n, 0.05);
+        let r = 0.01;
+        let mut b = Buffers::new(n, &links, n * n);
+        let (all, all_pairs, left) = b.search(&x, &w, r, u64::MAX, false);
+        let (total, used) = (all.unwrap().0, u64::MAX - left);
+        let capacity = total / 2;
+        let mut b = Buffers::new(n, &links, capacity);
+        let (kept, kept_pairs, kept_left) = b.search(&x, &w, r, u64::MAX, false);
+        assert_eq!(kept, Ok((capacity, total - capacity)));
+        assert_eq!(kept_pairs, all_pairs[..capacity]);
+        assert_eq!(u64::MAX - kept_left, used);
+        let (rejected, rejected_pairs, rejected_left) = b.search(&x, &w, r, u64::MAX, true);
+        assert_eq!(rejected, Ok((capacity, 1)));
+        assert_eq!(rejected_pairs, all_pairs[..capacity]);
+        assert!(u64::MAX - rejected_left < used);
+    }
+
+    #[test]
+    fn a_particle_linked_to_all_others_pays_for_its_row() {
+        // All at one point, particle 0 linked to every other: its n − 1
+        // candidates each compare its row of n − 1 neighbours.
+        let n = if cfg!(miri) { 40 } else { 400 };
+        let x = vec![[0.5f64; 3]; n];
+        let w = vec![1.0; n];
+        let links: Vec<Link<f64>> = (1..n as u32).map(|j| Link::new(0, j, 0.01, 0.0)).collect();
+        let mut b = Buffers::new(n, &links, n * n);
+        let (found, _, left) = b.search(&x, &w, 0.01, u64::MAX, false);
+        let pairs = (n - 1) * (n - 2) / 2;
+        assert_eq!(found, Ok((pairs, 0)));
+        // Candidates: for every particle, the whole bucket of its cell
+        // once for each of the 27 cells around it that lands in that
+        // bucket (itself, and any other the hash maps there). Rows:
+        // particle 0 compares its n − 1 candidates with n − 1 neighbours,
+        // particle i > 0 its n − 1 − i with one.
+        let inv = 1.0 / (4.0 * 0.01);
+        let home = cell_of(&x[0], inv);
+        let modulus = (2 * n + 1) as u64;
+        let shared = (0..27)
+            .filter(|&code: &usize| {
+                let c = [0, 1, 2].map(|k| home[k] + (code / 3usize.pow(k as u32) % 3) as i64 - 1);
+                bucket(&c, modulus) == bucket(&home, modulus)
+            })
+            .count();
+        let candidates = (n * n * shared) as u64;
+        let rows = ((n - 1) * (n - 1) + pairs) as u64;
+        assert_eq!(u64::MAX - left, candidates + rows);
+    }
+
+    #[test]
+    fn saturated_cells_give_each_pair_once() {
+        // Beyond ~1e17 q every coordinate's cell saturates: the cells
+        // around a particle repeat its own, and a pair was found up to 8
+        // times (in 3D). Two particles 1 cm apart, far out on two or
+        // three axes, with one near the origin for company.
+        for far in [[1e30, 1e30, 0.0], [-1e30, 1e30, -1e30], [1e30, -1e30, 1e30]] {
+            let mut x = vec![far, far, [0.0; 3]];
+            x[1][2] += 0.01;
+            let w = vec![1.0; 3];
+            let mut b = Buffers::new(3, &[], 27);
+            let (found, pairs, _) = b.search(&x, &w, 0.01, u64::MAX, false);
+            assert_eq!(found, Ok((1, 0)), "{far:?}: {pairs:?}");
         }
     }
 
