@@ -253,8 +253,12 @@ inline std::size_t step_scratch_len(std::size_t particles) noexcept {
 inline std::size_t cloth_link_count(std::size_t rows, std::size_t cols, bool shear) noexcept {
     return xpbd_cloth_link_count(rows, cols, shear ? 1 : 0);
 }
-/// The default step configuration: gravity (0, -9.81, 0) m/s², 1 substep,
-/// 1 iteration, no damping, no contacts radius, rigid frictionless contacts.
+/// The default step configuration (xpbd_step_config3_default): gravity
+/// (0, -9.81, 0) m/s², 20 substeps (DEFAULT_SUBSTEPS) of 1 iteration
+/// (DEFAULT_ITERATIONS), no tolerance, no damping, particle radius 0, rigid
+/// frictionless contacts, XPBD_ZERO_LENGTH_REJECT,
+/// XPBD_CONTACT_OVERFLOW_REJECT. Set `substeps = 1` for the single-substep
+/// behaviour of earlier releases.
 template <class Real>
 StepConfig3<Real> default_step_config() noexcept {
     return detail::Api<Real>::config_default();

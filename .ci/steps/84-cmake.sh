@@ -3,18 +3,22 @@
 #  1. the top-level CMake build (tools/c-lib.sh through CMake, Release) with
 #     the examples registered in CTest, then `cmake --install` to a prefix;
 #  2. a C++ consumer (examples/cpp: rope and cloth) with add_subdirectory(xpbd)
-#     of a vendored copy of the sources, as Debug: cargo's profile dev, built
-#     inside the consumer's build tree, nothing written to the copy;
+#     of a vendored copy of the sources, as Debug with XPBD_CARGO_DEV_PROFILE=ON:
+#     cargo's profile dev, built inside the consumer's build tree, nothing
+#     written to the copy;
 #  3. the same consumer with find_package(xpbd CONFIG) from the prefix, and
 #     the SameMajorVersion rule (asking for 0.1 works, for 1.0 does not);
 #  4. C and C++ through pkg-config from the prefix (absolute prefix, no
 #     link flag the consumer does not need; a moved tree with --define-prefix);
 #  5. the documented cross-compiling option, XPBD_RUST_TARGET=thumbv7em-none-eabihf;
 #  6. a multi-config generator (Ninja Multi-Config): Debug and Release of one
-#     build tree map to cargo's dev and release profiles.
-# 5 and 6 set XPBD_CARGO_TARGET_DIR to a target directory that already holds
-# cargo's build of the same sources (5: the checkout's target/, 6: the
-# top-level tree's), so cargo compiles only what no earlier build did (CI
+#     build tree both build cargo's release profile (the default), and with
+#     XPBD_CARGO_DEV_PROFILE=ON its Debug command selects dev (configure only);
+#  7. a single-config CMAKE_BUILD_TYPE=Debug build: cargo's release profile,
+#     the consumer linked with target/release's archive.
+# 5, 6 and 7 set XPBD_CARGO_TARGET_DIR to a target directory that already
+# holds cargo's build of the same sources (5: the checkout's target/, 6 and 7:
+# the top-level tree's), so cargo compiles only what no earlier build did (CI
 # time); 1 and 2 check the default, a directory inside the build tree.
 set -euo pipefail
 need=""
@@ -44,15 +48,17 @@ test -f "$dir/top/cargo/release/c/libxpbd.a"
 nm -g --defined-only "$prefix/lib/libxpbd.a" | awk 'NF == 3 && $3 !~ /^xpbd_/ { bad = 1 } END { exit bad }'
 grep -q 'INTERFACE_LINK_OPTIONS ""' "$prefix/lib/cmake/xpbd/xpbdConfig.cmake"
 
-# 2. add_subdirectory(xpbd) of a vendored copy, Debug.
+# 2. add_subdirectory(xpbd) of a vendored copy, Debug with cargo's dev profile.
 vendored=$dir/vendored/xpbd
 mkdir -p "$vendored"
 git ls-files -z | xargs -0 cp --parents -t "$vendored"
-cmake -S examples/cpp -B "$dir/sub" -DXPBD_SOURCE_DIR="$vendored" -DCMAKE_BUILD_TYPE=Debug > "$dir/sub.log"
+cmake -S examples/cpp -B "$dir/sub" -DXPBD_SOURCE_DIR="$vendored" -DCMAKE_BUILD_TYPE=Debug \
+    -DXPBD_CARGO_DEV_PROFILE=ON > "$dir/sub.log"
 cmake --build "$dir/sub" >> "$dir/sub.log"
 "$dir/sub/rope" | tail -1
 "$dir/sub/cloth" | tail -1
-test -f "$dir/sub/xpbd/cargo/debug/c/libxpbd.a" || { echo "Debug did not build cargo's dev profile"; exit 1; }
+test -f "$dir/sub/xpbd/cargo/debug/c/libxpbd.a" || { echo "XPBD_CARGO_DEV_PROFILE=ON: Debug did not build cargo's dev profile"; exit 1; }
+[ ! -e "$dir/sub/xpbd/cargo/release" ] || { echo "XPBD_CARGO_DEV_PROFILE=ON: Debug built cargo's release profile"; exit 1; }
 [ ! -e "$vendored/target" ] || { echo "add_subdirectory wrote target/ into the vendored sources"; exit 1; }
 
 # 3. find_package(xpbd 0.1 CONFIG) from the installed prefix, nothing else.
@@ -106,17 +112,42 @@ cmake --install "$dir/m4" >> "$dir/m4.log"
 test -f "$dir/prefix-m4/lib/libxpbd.a"
 grep -q 'xpbd_RUST_TARGET "thumbv7em-none-eabihf"' "$dir/prefix-m4/lib/cmake/xpbd/xpbdConfig.cmake"
 # 6. One multi-config tree, both configurations. Its cargo target directory
-#    is the top-level build's (1., the same sources): Release finds cargo's
-#    release build fresh there, Debug builds the dev profile. Each
-#    configuration's archive is removed first, so both are written by this
-#    tree (tools/c-lib.sh localises again on every build).
+#    is the top-level build's (1., the same sources, release only): cargo finds
+#    its release build fresh there for Debug and Release alike. The archive
+#    is removed before each build, so this tree writes it (tools/c-lib.sh
+#    localises again on every build), and the rope links with it.
 shared=$dir/top/cargo
-rm -f "$shared/debug/c/libxpbd.a" "$shared/release/c/libxpbd.a"
+[ ! -e "$shared/debug" ] || { echo "$shared/debug exists before the Debug builds"; exit 1; }
 cmake -G "Ninja Multi-Config" -S examples/cpp -B "$dir/multi" -DXPBD_SOURCE_DIR="$root" \
     -DXPBD_CARGO_TARGET_DIR="$shared" > "$dir/multi.log"
 for config in Debug Release; do
+    rm -f "$shared/release/c/libxpbd.a"
     cmake --build "$dir/multi" --config "$config" >> "$dir/multi.log"
+    test -f "$shared/release/c/libxpbd.a" || { echo "multi-config $config: no release archive"; exit 1; }
     "$dir/multi/$config/rope" | tail -1
 done
-test -f "$shared/debug/c/libxpbd.a" && test -f "$shared/release/c/libxpbd.a"
-echo "CMake (add_subdirectory Debug from a vendored copy, find_package, cross, multi-config) and pkg-config: ok"
+[ ! -e "$shared/debug" ] || { echo "multi-config Debug built cargo's dev profile"; exit 1; }
+#    XPBD_CARGO_DEV_PROFILE=ON in a multi-config tree: Debug's cargo command
+#    and link name the dev profile, Release's the release profile.
+cmake -G "Ninja Multi-Config" -S examples/cpp -B "$dir/multi-dev" -DXPBD_SOURCE_DIR="$root" \
+    -DXPBD_CARGO_TARGET_DIR="$shared" -DXPBD_CARGO_DEV_PROFILE=ON > "$dir/multi-dev.log"
+impl=$dir/multi-dev/CMakeFiles/impl
+grep -q 'c-lib\.sh --debug ' "$impl-Debug.ninja" \
+    && grep -q 'LINK_LIBRARIES = .*cargo/debug/c/libxpbd\.a' "$impl-Debug.ninja" \
+    && ! grep -q -- '--debug\|cargo/debug/' "$impl-Release.ninja" \
+    && grep -q 'LINK_LIBRARIES = .*cargo/release/c/libxpbd\.a' "$impl-Release.ninja" \
+    || { echo "multi-config XPBD_CARGO_DEV_PROFILE=ON: Debug does not select cargo's dev profile"; exit 1; }
+
+# 7. Single-config CMAKE_BUILD_TYPE=Debug, the default: cargo's release
+#    profile (found fresh in the shared directory), the consumer linked with
+#    target/release's archive, no dev build.
+rm -f "$shared/release/c/libxpbd.a"
+cmake -G Ninja -S examples/cpp -B "$dir/debug" -DXPBD_SOURCE_DIR="$root" -DCMAKE_BUILD_TYPE=Debug \
+    -DXPBD_CARGO_TARGET_DIR="$shared" > "$dir/debug.log"
+grep -q 'c-lib\.sh --target-dir' "$dir/debug/build.ninja" \
+    || { echo "Debug: the cargo command is not the release one"; exit 1; }
+cmake --build "$dir/debug" >> "$dir/debug.log"
+"$dir/debug/rope" | tail -1
+test -f "$shared/release/c/libxpbd.a" && [ ! -e "$shared/debug" ] \
+    || { echo "CMAKE_BUILD_TYPE=Debug did not build cargo's release profile"; exit 1; }
+echo "CMake (add_subdirectory Debug from a vendored copy, find_package, cross, multi-config, Debug -> release) and pkg-config: ok"
