@@ -78,7 +78,8 @@
     clippy::as_conversions
 )]
 
-// The floors, bottom up: `real`, `fenv` and `error` import nothing above them;
+// The floors, bottom up: `real`, `fenv` and `error` import nothing above them
+// (`math`, the vector helpers and atan2, only `real`);
 // `constraint` (kinds and the one update) imports only those; `solver`
 // (systems, substeps, sweeps) builds on `constraint`; `step` (the frame
 // loop) and `colored` (colored order, kernels) on `solver`; `ffi` (the C
@@ -88,6 +89,7 @@ pub mod constraint;
 mod error;
 mod fenv;
 pub mod ffi;
+mod math;
 mod real;
 pub mod solver;
 pub mod step;

@@ -51,7 +51,7 @@ fn sources() -> Vec<(String, Vec<String>)> {
 /// The floor of a top-level module: lower floors may not import higher ones.
 fn floor(module: &str) -> Option<u32> {
     Some(match module {
-        "real" | "fenv" | "error" | "version" => 0,
+        "real" | "fenv" | "error" | "version" | "math" => 0,
         "constraint" => 1,
         "solver" | "system" => 2,
         "step" | "colored" | "coloring" => 3,
@@ -107,6 +107,33 @@ fn floors_import_only_downwards() {
         }
     }
     assert!(violations.is_empty(), "{violations:#?}");
+}
+
+/// `math` (the vector helpers and the deterministic atan2) is a leaf over
+/// `real`: the kinds and the frame share it, and it imports nothing else.
+#[test]
+#[cfg_attr(miri, ignore)]
+fn math_imports_only_real() {
+    let mut found = Vec::new();
+    for (rel, code) in sources() {
+        if module_of(&rel) != Some("math") {
+            continue;
+        }
+        found.push(rel.clone());
+        for (n, line) in code.iter().enumerate() {
+            for name in crate_refs(line) {
+                assert!(
+                    name == "real" || name == "math",
+                    "{rel}:{}: math imports crate::{name}",
+                    n + 1
+                );
+            }
+        }
+    }
+    assert!(
+        found.len() >= 2,
+        "src/math.rs and src/math/atan2.rs: {found:?}"
+    );
 }
 
 #[test]

@@ -128,4 +128,4 @@ fn ix(v: u32) -> usize {
     v as usize
 }
 
-use crate::constraint::max;
+use crate::math::max;

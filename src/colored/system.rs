@@ -8,7 +8,8 @@ use super::{ix, job_range, solve_range, ColoredLinks, Isa, Particles, RawLinks, 
 #[cfg(doc)]
 use super::{Aos, Soa};
 use crate::constraint::distance::{validate_link, Link};
-use crate::constraint::{length_squared, Scaled};
+use crate::constraint::Scaled;
+use crate::math::length_squared;
 use crate::real::{finite_non_negative, Real};
 use crate::solver::{Convergence, SweepStats, SystemError, ZeroLength};
 

@@ -44,7 +44,8 @@
 //! point is `target` and neither `impulse` nor `force` is written.
 
 use super::distance::index;
-use super::{max, visit, Bound, Constraint, Evaluated, Evaluation, Fault, Invalid, Outcome, Visit};
+use super::{visit, Bound, Constraint, Evaluated, Evaluation, Fault, Invalid, Outcome, Visit};
+use crate::math::max;
 use crate::real::Real;
 
 /// One kinematic attachment: particle `particle` held at a point moving

@@ -23,7 +23,8 @@
 //! and live for that substep: their λ starts at 0 with the substep's reset.
 
 use super::moving::{off_axis, separating, Moving};
-use super::{all_finite, dot, unit_any, update, Bound, Constraint, Evaluated, Evaluation};
+use super::{all_finite, update, Bound, Constraint, Evaluated, Evaluation};
+use crate::math::{dot, unit_any};
 use crate::real::Real;
 
 /// A static half-space: points with `n̂·x ≥ offset` are free (`n̂` is

@@ -25,9 +25,10 @@
 //! sweep's [`ZeroLength`](crate::ZeroLength) policy rejects or skips it.
 
 use super::{
-    all_finite, finite_sum, length_squared, update, Bound, Constraint, Count, Evaluated,
-    Evaluation, Fault, Outcome, Particles, Scaled,
+    all_finite, finite_sum, update, Bound, Constraint, Count, Evaluated, Evaluation, Fault,
+    Outcome, Particles, Scaled,
 };
+use crate::math::length_squared;
 use crate::real::{finite_non_negative, Real};
 use crate::SystemError;
 

@@ -31,7 +31,8 @@
 //! engine applies `−force · n̂` to its body). Solved in a step after the
 //! contacts of planes, spheres, capsules and boxes, in slice order.
 
-use super::{dot, unit_any, Bound, Constraint, Evaluated, Evaluation};
+use super::{Bound, Constraint, Evaluated, Evaluation};
+use crate::math::{dot, unit_any};
 use crate::real::{finite_non_negative, Real};
 
 /// One contact the engine found for a frame: particle `particle` against

@@ -53,8 +53,7 @@
 //! Friction is relative to the collider: static friction removes the
 //! tangential part of `x − x̂`, dynamic friction acts on `v − (x̂ − x_prev)/h`.
 
-use super::volume::cross as cross3;
-use super::{dot, max, unit, unit_any};
+use crate::math::{add_scaled, cross as cross3, dot, max, sub, unit, unit_any};
 use crate::real::{finite_non_negative, Real};
 
 /// A capsule: the points within `radius` of the segment
@@ -238,26 +237,6 @@ fn rotate<T: Real, const D: usize>(t: &[T; 3], u: &[T; D], inverse: bool) -> [T;
         *o = *o + k * (*a + *b);
     }
     out
-}
-
-/// `a − b`.
-#[inline]
-fn sub<T: Real, const D: usize>(a: &[T; D], b: &[T; D]) -> [T; D] {
-    let mut d = *a;
-    for (x, y) in d.iter_mut().zip(b) {
-        *x = *x - *y;
-    }
-    d
-}
-
-/// `a + b·s`.
-#[inline]
-fn add_scaled<T: Real, const D: usize>(a: &[T; D], b: &[T; D], s: T) -> [T; D] {
-    let mut d = *a;
-    for (x, y) in d.iter_mut().zip(b) {
-        *x = *x + *y * s;
-    }
-    d
 }
 
 /// The particle's start `prev` carried from pose `a` to pose `b`.

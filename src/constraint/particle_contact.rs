@@ -28,7 +28,8 @@
 //! (`step::spatial`), with the lifecycle of every λ: reset at the substep's
 //! start, kept across its iterations.
 
-use super::{dot, Bound, Constraint, Evaluated, Evaluation};
+use super::{Bound, Constraint, Evaluated, Evaluation};
+use crate::math::dot;
 use crate::real::Real;
 
 /// The distance a particle contact is solved to for particle radius `r`:

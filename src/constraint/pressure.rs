@@ -83,9 +83,10 @@
 //! Only 3D systems hold meshes; in any other dimension a mesh is out of
 //! range.
 
-use super::volume::{as3, cross, dot3, sub3};
+use super::volume::as3;
 use super::{check_particles, update, Bound, Fault, Invalid, Outcome};
 use crate::constraint::distance::index;
+use crate::math::{cross, dot3, sub3};
 use crate::real::Real;
 
 /// One closed-mesh volume constraint over the triangles
@@ -551,9 +552,9 @@ fn weigh<T: Real, const D: usize>(
                 for &v in p {
                     *bx = *bx + v.abs();
                 }
-                *bw = super::max(*bw, w);
+                *bw = crate::math::max(*bw, w);
                 for v in g {
-                    *bg = super::max(*bg, v.abs());
+                    *bg = crate::math::max(*bg, v.abs());
                 }
             }
         }

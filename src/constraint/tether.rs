@@ -26,10 +26,11 @@
 //! so it is skipped (counted with the static ones), never a NaN.
 
 use super::{
-    finite_sum, length_squared, update, Bound, Constraint, Count, Evaluated, Evaluation, Fault,
-    Outcome, Particles, Scaled,
+    finite_sum, update, Bound, Constraint, Count, Evaluated, Evaluation, Fault, Outcome, Particles,
+    Scaled,
 };
 use crate::constraint::distance::index;
+use crate::math::length_squared;
 use crate::real::{finite_non_negative, finite_normal_positive, Real};
 
 /// One tether: particle `particle` kept within `max_distance` of particle

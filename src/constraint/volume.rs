@@ -62,6 +62,7 @@ use super::{
 };
 use crate::constraint::distance::index;
 use crate::constraint::in_place::{gather4, write_moving, Verdict};
+use crate::math::{cross, dot3, sub3};
 use crate::real::Real;
 
 /// One tetrahedral volume constraint over particles `p0..p3`, with
@@ -120,30 +121,6 @@ impl<T: Real> Tet<T> {
 #[inline(always)]
 fn six<T: Real>() -> T {
     T::from_f64(6.0)
-}
-
-/// `a − b` (3D).
-#[inline(always)]
-pub(crate) fn sub3<T: Real>(a: &[T; 3], b: &[T; 3]) -> [T; 3] {
-    let [ax, ay, az] = *a;
-    let [bx, by, bz] = *b;
-    [ax - bx, ay - by, az - bz]
-}
-
-/// `a × b`, each coordinate `a_i b_j − a_j b_i` in that order.
-#[inline(always)]
-pub(crate) fn cross<T: Real>(a: &[T; 3], b: &[T; 3]) -> [T; 3] {
-    let [ax, ay, az] = *a;
-    let [bx, by, bz] = *b;
-    [ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx]
-}
-
-/// `a · b`, summed `x, y, z`.
-#[inline(always)]
-pub(crate) fn dot3<T: Real>(a: &[T; 3], b: &[T; 3]) -> T {
-    let [ax, ay, az] = *a;
-    let [bx, by, bz] = *b;
-    ax * bx + ay * by + az * bz
 }
 
 /// A `[T; D]` position as `[T; 3]`: `None` unless `D = 3`.

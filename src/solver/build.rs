@@ -3,7 +3,7 @@
 
 use super::system::coords;
 use crate::constraint::distance::Link;
-use crate::constraint::length_squared;
+use crate::math::length_squared;
 use crate::real::{finite_non_negative, Real};
 use crate::SystemError;
 

@@ -22,8 +22,8 @@
 //! the first anchor in `anchors`.
 
 use crate::constraint::distance::index;
-use crate::constraint::length_squared;
 use crate::constraint::tether::check_builder_inputs;
+use crate::math::length_squared;
 use crate::real::Real;
 use crate::{Link, SystemError, Tether};
 

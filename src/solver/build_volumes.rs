@@ -7,7 +7,8 @@
 use crate::constraint::distance::{index, Link};
 use crate::constraint::pressure::{enclosed, MeshVolume};
 use crate::constraint::volume::{six_volume, Tet};
-use crate::constraint::{check_particles, length_squared, Invalid};
+use crate::constraint::{check_particles, Invalid};
+use crate::math::length_squared;
 use crate::real::{finite_non_negative, finite_positive, Real};
 use crate::SystemError;
 
@@ -642,7 +643,7 @@ impl<T: Real> Geodesic<T> {
             })
         });
         corners.chain(on_edges).chain(inside).map(move |p| {
-            let len = crate::constraint::dot(&p, &p).sqrt();
+            let len = crate::math::dot(&p, &p).sqrt();
             let mut out = center;
             for (o, c) in out.iter_mut().zip(&p) {
                 *o = *o + radius * (*c / len);

@@ -1,6 +1,6 @@
 //! Diagnostics of sweeps.
 
-use crate::constraint::max;
+use crate::math::max;
 use crate::real::Real;
 
 /// Diagnostics of one Gauss-Seidel sweep (or of [`Substep::measure`](crate::Substep::measure)).

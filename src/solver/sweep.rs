@@ -4,7 +4,8 @@
 
 use super::{within_work, Convergence, SweepStats, ZeroLength, MAX_ITERATIONS};
 use crate::constraint::distance::Link;
-use crate::constraint::{max, solve, visit, Constraint, Count, Fault, Outcome};
+use crate::constraint::{solve, visit, Constraint, Count, Fault, Outcome};
+use crate::math::max;
 use crate::real::{finite_non_negative, Real};
 use crate::SystemError;
 

@@ -4,7 +4,8 @@
 use super::substep::ContactGroup;
 use super::{reset_lambdas, Constraints, Substep, ZeroLength};
 use crate::constraint::distance::{index, validate_link, Link};
-use crate::constraint::{length_squared, Scaled};
+use crate::constraint::Scaled;
+use crate::math::length_squared;
 use crate::real::{finite_non_negative, Real};
 use crate::SystemError;
 

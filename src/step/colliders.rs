@@ -6,7 +6,7 @@
 use crate::constraint::contact::{Colliders, Contact, Plane, Sphere};
 use crate::constraint::engine_contact::slow_tangential;
 use crate::constraint::moving::{box_valid, capsule_valid, near, separating, Capsule, OrientedBox};
-use crate::constraint::{length_squared, unit_any};
+use crate::math::{length_squared, unit_any};
 use crate::real::{finite_non_negative, Real};
 use crate::StepError;
 

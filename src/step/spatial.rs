@@ -48,8 +48,8 @@
 //! contacts are solved.
 
 use crate::constraint::distance::index;
-use crate::constraint::length_squared;
 use crate::constraint::particle_contact::ParticleContact;
+use crate::math::length_squared;
 use crate::real::Real;
 use crate::Link;
 
