@@ -254,7 +254,7 @@ pub fn atan2<T: Real>(y: T, x: T) -> T {
     atan2_of(y, x)
 }
 
-/// [`atan2`], inlined into the in-place kernel ([`solve_in_place`]): no
+/// [`atan2`], inlined into the bend's in-place kernel (`solve_in_place`): no
 /// call, so the values live across it stay in registers and its
 /// operations overlap the gradient's. The evaluation and the builders
 /// call the out-of-line [`atan2`] (one copy in the bare-metal images).

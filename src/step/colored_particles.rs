@@ -12,8 +12,9 @@
 //! touches its own particle. The bits are those of the sequential passes.
 
 use super::colliders::{detect as detect_all, dynamic_friction, each_contact};
-use super::colored::{predict_range, velocity_range, PARTICLES_PER_TASK};
+use super::colored::PARTICLES_PER_TASK;
 use super::jobs::{run_phase, split_range, task_count, Shared, MAX_JOBS};
+use super::order::{predict_range, velocity_range};
 use super::{Jobs, StepError};
 use crate::constraint::contact::{Colliders, Contact};
 use crate::real::Real;

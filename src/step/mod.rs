@@ -124,12 +124,13 @@ mod colored_entry;
 mod colored_pairs;
 mod colored_particles;
 mod jobs;
+mod order;
 mod precision;
 mod spatial;
 
 pub use colored::{step_colored, Jobs, OneThread, MAX_JOBS};
-use colored::{Order, Sequential};
 use colored_particles::Update;
+use order::{Order, Sequential};
 
 pub(crate) use precision::shortest_length;
 pub use precision::{precision, world_precision, Precision, PRECISION_LIMIT};
