@@ -3,6 +3,13 @@
 # undefined symbols, and links and runs the C test program against it with
 # the README's link line, so the artifact C users get is what is tested.
 set -euo pipefail
+# The build requirements README.md and docs/install.md state
+# (.ci/figures.sh): the MSRV of Cargo.toml (built by step 86) and the CMake
+# minimum of CMakeLists.txt.
+msrv=$(sed -n 's/^rust-version = "\([0-9.]*\)"$/\1/p' Cargo.toml)
+cmake_min=$(sed -n 's/^cmake_minimum_required(VERSION \([0-9.]*\)).*/\1/p' CMakeLists.txt)
+bash .ci/figures.sh README.md 'Rust ≥ #' "$msrv" README.md 'Rust version is \*\*#\*\*' "$msrv" \
+    docs/install.md 'Rust ≥ #' "$msrv" docs/install.md '`CMakeLists.txt` \(CMake ≥ #\)' "$cmake_min"
 cargo c-lib
 cargo c-lib --target thumbv7em-none-eabihf
 test -f target/release/libxpbd.a

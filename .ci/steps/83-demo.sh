@@ -9,7 +9,21 @@
 #  3. a screenshot of the canvas must not be blank;
 #  4. docs/rope-lambda.svg, regenerated from the wasm build by
 #     docs/demo/make-svg.js, must equal the committed file.
+# First, the figures docs/demo/README.md and the README's picture caption
+# state (.ci/figures.sh): the driver's constants.
 set -euo pipefail
+const() { sed -n "s/.*\b$2 = \([0-9][0-9.]*\)[,;].*/\1/p" "$1" | head -1; }
+cloth_n=$(const docs/demo/xpbd-demo.js CLOTH_N)
+rope_n=$(const docs/demo/xpbd-demo.js ROPE_N)
+bend=$(const docs/demo/xpbd-demo.js CLOTH_BEND_COMPLIANCE)
+budgets=$(sed -n 's/^const BUDGETS = \[\(.*\)\];/\1/p' docs/demo/make-svg.js | tr -d ' ')
+bash .ci/figures.sh \
+    docs/demo/README.md 'a # × # cloth' "$cloth_n" \
+    docs/demo/README.md '# rad²/J by' "$bend" \
+    docs/demo/README.md 'a #-particle rope' "$rope_n" \
+    README.md 'A hanging rope, # particles' "$rope_n" \
+    README.md 'rises from # to [0-9]+' "${budgets%%,*}" \
+    README.md 'rises from [0-9]+ to #' "${budgets##*,}"
 need="chromium clang"
 command -v node >/dev/null || need="$need nodejs"
 bash .ci/apt-install.sh $need >/dev/null
