@@ -1,5 +1,60 @@
 /* xpbd: a no_std XPBD constraint solver with a C ABI. SPDX-License-Identifier: MIT OR Apache-2.0 */
 
+/* Overview: which function for which task. Every function returns an
+ * XpbdStatus (0 = XPBD_STATUS_OK; xpbd_status_str names the others) unless
+ * it says otherwise; on an error nothing the caller owns is written. Units:
+ * m, s, kg, N; compliance in m/N. Each double function has a float twin
+ * with the suffix _f32 and F32 types.
+ *
+ * World and step (docs/c-api.md, "Stepping a world")
+ *   xpbd_step_config3_default     a step configuration that works (20 substeps)
+ *   xpbd_step_scratch_len         scratch entries a world needs
+ *   xpbd_world3_step              one frame: particles, links, colliders,
+ *                                 contacts, tearing, self-collision
+ *   xpbd_world3_step_groups       the same frame with constraint groups
+ *                                 (bends, tets, tethers, meshes, attachments)
+ *   xpbd_world3_step_colored      the same frame in colored order on the
+ *                                 engine's job system (XpbdJobSystem)
+ *   xpbd_world3_precision         how far from the origin f32 is exact enough
+ *   xpbd_self_collision_table_len, xpbd_self_collision_adjacency_len
+ *                                 self-collision scratch sizes
+ *
+ * Builders (positions in, constraints out; sizes first)
+ *   xpbd_build_rope3, xpbd_build_loop3, xpbd_build_cloth3 (+ 2D twins),
+ *   xpbd_cloth_link_count         links of chains and cloths
+ *   xpbd_build_bends_cloth3, xpbd_bends_cloth_count
+ *                                 dihedral bends of a cloth grid
+ *   xpbd_build_tet_block, xpbd_tet_block_counts
+ *                                 a block of tets with its links
+ *   xpbd_build_icosphere, xpbd_icosphere_counts, xpbd_build_mesh_volume
+ *                                 a closed surface and its volume constraint
+ *   xpbd_build_links_from_triangles3, xpbd_build_bends_from_triangles3,
+ *   xpbd_build_links_from_tets3, xpbd_build_tets3
+ *                                 links, bends and tets of any mesh
+ *   xpbd_build_tethers3, xpbd_build_tethers_along_links3
+ *                                 tethers to an anchor set
+ *
+ * Colored order (parallel sweeps with the sequential bits; docs/colored.md)
+ *   xpbd_color_rope, xpbd_color_cloth, xpbd_color_greedy, xpbd_color_group,
+ *   xpbd_color_order, xpbd_colored_links_fill, xpbd_job_range
+ *   xpbd_colored3_begin_substep, xpbd_colored3_iterate,
+ *   xpbd_colored3_solve_job, xpbd_colored3_set_simd, xpbd_simd_detect
+ *                                 the SoA link kernels
+ *
+ * Low-level systems (your own substep loop; docs/lifecycle.md)
+ *   xpbd_system3_begin_substep[_groups|_colored]  the one λ reset per substep
+ *   xpbd_system3_iterate[_groups|_colored], xpbd_system3_solve_group_job,
+ *   xpbd_system3_iterate_until[_groups], xpbd_system3_measure[_groups]
+ *   xpbd_system2_*                 the same in 2D, links only
+ *   xpbd_sweep_stats_merge         merge the statistics of parallel jobs
+ *
+ * The 1D seed solver (docs/spec.md)
+ *   xpbd_distance_begin_substep, xpbd_distance_solve
+ *
+ * Library
+ *   xpbd_version, xpbd_status_str, xpbd_fp_environment
+ */
+
 #ifndef XPBD_H
 #define XPBD_H
 
@@ -4069,6 +4124,149 @@ XpbdStatus xpbd_build_icosphere(size_t frequency,
                                 size_t *out_triangle_count);
 
 /**
+ * Writes one link per distinct edge of a 3D f64 triangle mesh (any mesh:
+ * open or closed, any orientation): `triangles` holds 3·triangle_count
+ * particle indices into `positions` (m; 3·particle_count values, x0, y0,
+ * z0, x1, …). Each link `(i, j)` has `i < j`, its rest length (m) from
+ * the positions, the given `compliance` (m/N) and λ = 0; the links come
+ * out sorted by `(i, j)`, at most 3·triangle_count of them. `scratch`
+ * (`scratch_count` ≥ 3·triangle_count entries of 3 `uint32_t`) holds the
+ * edge keys; its contents after are unspecified. `*out_count` receives
+ * the number written (Rust `links_for_triangles`).
+ *
+ * Sizes: on `CAPACITY_TOO_SMALL` `*out_count` receives the entries needed
+ * and nothing else is written: 3·triangle_count when `scratch` is short
+ * (checked first), else the link count; so a call with `out` NULL and
+ * `capacity` 0 asks the link count.
+ *
+ * Errors, with nothing written (but the scratch, and the count above):
+ * `NULL_POINTER`, `ALIASED_BUFFERS` (any two buffers overlap),
+ * `INVALID_ARGUMENT` (more than 2^32 − 1 particles or triangles, a
+ * misaligned buffer), then in this order `INVALID_COMPLIANCE` (NaN,
+ * infinite or negative), `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` (the
+ * first triangle with an index ≥ `particle_count` or one twice),
+ * `NON_FINITE_POSITION`, `CAPACITY_TOO_SMALL` (scratch),
+ * `INVALID_REST_LENGTH` (two corners of a triangle coincide),
+ * `CAPACITY_TOO_SMALL` (`out`).
+ *
+ * # Safety
+ * `positions` valid for 3·particle_count values, `triangles` for
+ * 3·triangle_count indices, `scratch` for 3·scratch_count, `out` for
+ * `capacity` links, `out_count` for one `size_t`.
+ */
+XpbdStatus xpbd_build_links_from_triangles3(const double *positions,
+                                            size_t particle_count,
+                                            const uint32_t *triangles,
+                                            size_t triangle_count,
+                                            double compliance,
+                                            uint32_t *scratch,
+                                            size_t scratch_count,
+                                            struct XpbdLink *out,
+                                            size_t capacity,
+                                            size_t *out_count);
+
+/**
+ * Writes one dihedral bend per edge shared by exactly two triangles of a
+ * 3D f64 triangle mesh (`triangles`: 3·triangle_count particle indices
+ * into `positions`, m, 3·particle_count values): for an edge met first
+ * as `u → v` in triangle `(u, v, s)` and again in a triangle with third
+ * corner `z`, the bend `[u, v, s, z]`, its rest angle (rad) from the
+ * positions, the given `compliance` (rad²/J), λ = 0; sorted by the edge's
+ * `(min, max)` indices, at most 3·triangle_count/2 bends. Boundary edges
+ * get none; the triangles' orientations need not agree. `scratch`
+ * (`scratch_count` ≥ 3·triangle_count entries of 3 `uint32_t`) holds the
+ * edge keys; its contents after are unspecified. `*out_count` receives
+ * the number written (Rust `bends_for_triangles`).
+ *
+ * Sizes: as `xpbd_build_links_from_triangles3` (`*out_count` the
+ * entries needed on `CAPACITY_TOO_SMALL`; `out` NULL with `capacity` 0
+ * asks the bend count).
+ *
+ * Errors, with nothing written (but the scratch, and that count):
+ * `NULL_POINTER`, `ALIASED_BUFFERS`, `INVALID_ARGUMENT` (more than
+ * 2^32 − 1 particles or triangles, a misaligned buffer, and after the
+ * scratch check an edge of three or more triangles or a triangle listed
+ * twice), `INVALID_COMPLIANCE`, `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE`
+ * (the first bad triangle), `NON_FINITE_POSITION`, `CAPACITY_TOO_SMALL`
+ * (scratch), `DEGENERATE` (a bend with a triangle of no area),
+ * `CAPACITY_TOO_SMALL` (`out`).
+ *
+ * # Safety
+ * `positions` valid for 3·particle_count values, `triangles` for
+ * 3·triangle_count indices, `scratch` for 3·scratch_count, `out` for
+ * `capacity` bends, `out_count` for one `size_t`.
+ */
+XpbdStatus xpbd_build_bends_from_triangles3(const double *positions,
+                                            size_t particle_count,
+                                            const uint32_t *triangles,
+                                            size_t triangle_count,
+                                            double compliance,
+                                            uint32_t *scratch,
+                                            size_t scratch_count,
+                                            struct XpbdBend *out,
+                                            size_t capacity,
+                                            size_t *out_count);
+
+/**
+ * Writes one link per distinct edge of a 3D f64 tet mesh: `tets` holds
+ * 4·tet_count particle indices into `positions` (m; 3·particle_count
+ * values). As `xpbd_build_links_from_triangles3` with 6 edges per tet:
+ * `i < j`, sorted by `(i, j)`, rest lengths (m) from the positions, the
+ * given `compliance` (m/N), λ = 0, at most 6·tet_count links; `scratch`
+ * ≥ 6·tet_count entries of 3 `uint32_t`. For the tets of
+ * `xpbd_build_tet_block` these are the block's edges, each once.
+ * `*out_count` receives the number written (Rust `links_for_tets`).
+ *
+ * Sizes and errors: as `xpbd_build_links_from_triangles3`, naming tets
+ * (the scratch needs 6·tet_count entries).
+ *
+ * # Safety
+ * `positions` valid for 3·particle_count values, `tets` for 4·tet_count
+ * indices, `scratch` for 3·scratch_count, `out` for `capacity` links,
+ * `out_count` for one `size_t`.
+ */
+XpbdStatus xpbd_build_links_from_tets3(const double *positions,
+                                       size_t particle_count,
+                                       const uint32_t *tets,
+                                       size_t tet_count,
+                                       double compliance,
+                                       uint32_t *scratch,
+                                       size_t scratch_count,
+                                       struct XpbdLink *out,
+                                       size_t capacity,
+                                       size_t *out_count);
+
+/**
+ * Writes one tet volume constraint per tet of a 3D f64 tet mesh, in
+ * order: `tets` holds 4·tet_count particle indices into `positions` (m;
+ * 3·particle_count values), kept as listed; each rest volume is the
+ * signed volume (m³) at the positions (negative for a tet listed with the
+ * other orientation, which the constraint then holds), the given
+ * `compliance` (m⁶/J), λ = 0. `*out_count` receives `tet_count` (Rust
+ * `tets_for_mesh`).
+ *
+ * Errors, with nothing written but `*out_count` = `tet_count` on
+ * `CAPACITY_TOO_SMALL`: `NULL_POINTER`, `ALIASED_BUFFERS`,
+ * `INVALID_ARGUMENT` (more than 2^32 − 1 particles or tets, a misaligned
+ * buffer), then in this order `INVALID_COMPLIANCE`, `INDEX_OUT_OF_RANGE`
+ * / `SAME_PARTICLE` (the first bad tet), `NON_FINITE_POSITION`,
+ * `INVALID_REST_VALUE` (a flat tet: volume 0, or one that overflows),
+ * `CAPACITY_TOO_SMALL`.
+ *
+ * # Safety
+ * `positions` valid for 3·particle_count values, `tets` for 4·tet_count
+ * indices, `out` for `capacity` tets, `out_count` for one `size_t`.
+ */
+XpbdStatus xpbd_build_tets3(const double *positions,
+                            size_t particle_count,
+                            const uint32_t *tets,
+                            size_t tet_count,
+                            double compliance,
+                            struct XpbdTet *out,
+                            size_t capacity,
+                            size_t *out_count);
+
+/**
  * Starts a substep of length `h` (s) for a 3D float system with constraint
  * groups: validates every particle and link as
  * `xpbd_system3_begin_substep_f32` does, then every bend, tet, tether and
@@ -4454,6 +4652,149 @@ XpbdStatus xpbd_build_icosphere_f32(size_t frequency,
                                     size_t triangle_capacity,
                                     size_t *out_particle_count,
                                     size_t *out_triangle_count);
+
+/**
+ * Writes one link per distinct edge of a 3D f32 triangle mesh (any mesh:
+ * open or closed, any orientation): `triangles` holds 3·triangle_count
+ * particle indices into `positions` (m; 3·particle_count values, x0, y0,
+ * z0, x1, …). Each link `(i, j)` has `i < j`, its rest length (m) from
+ * the positions, the given `compliance` (m/N) and λ = 0; the links come
+ * out sorted by `(i, j)`, at most 3·triangle_count of them. `scratch`
+ * (`scratch_count` ≥ 3·triangle_count entries of 3 `uint32_t`) holds the
+ * edge keys; its contents after are unspecified. `*out_count` receives
+ * the number written (Rust `links_for_triangles`).
+ *
+ * Sizes: on `CAPACITY_TOO_SMALL` `*out_count` receives the entries needed
+ * and nothing else is written: 3·triangle_count when `scratch` is short
+ * (checked first), else the link count; so a call with `out` NULL and
+ * `capacity` 0 asks the link count.
+ *
+ * Errors, with nothing written (but the scratch, and the count above):
+ * `NULL_POINTER`, `ALIASED_BUFFERS` (any two buffers overlap),
+ * `INVALID_ARGUMENT` (more than 2^32 − 1 particles or triangles, a
+ * misaligned buffer), then in this order `INVALID_COMPLIANCE` (NaN,
+ * infinite or negative), `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` (the
+ * first triangle with an index ≥ `particle_count` or one twice),
+ * `NON_FINITE_POSITION`, `CAPACITY_TOO_SMALL` (scratch),
+ * `INVALID_REST_LENGTH` (two corners of a triangle coincide),
+ * `CAPACITY_TOO_SMALL` (`out`).
+ *
+ * # Safety
+ * `positions` valid for 3·particle_count values, `triangles` for
+ * 3·triangle_count indices, `scratch` for 3·scratch_count, `out` for
+ * `capacity` links, `out_count` for one `size_t`.
+ */
+XpbdStatus xpbd_build_links_from_triangles3_f32(const float *positions,
+                                                size_t particle_count,
+                                                const uint32_t *triangles,
+                                                size_t triangle_count,
+                                                float compliance,
+                                                uint32_t *scratch,
+                                                size_t scratch_count,
+                                                struct XpbdLinkF32 *out,
+                                                size_t capacity,
+                                                size_t *out_count);
+
+/**
+ * Writes one dihedral bend per edge shared by exactly two triangles of a
+ * 3D f32 triangle mesh (`triangles`: 3·triangle_count particle indices
+ * into `positions`, m, 3·particle_count values): for an edge met first
+ * as `u → v` in triangle `(u, v, s)` and again in a triangle with third
+ * corner `z`, the bend `[u, v, s, z]`, its rest angle (rad) from the
+ * positions, the given `compliance` (rad²/J), λ = 0; sorted by the edge's
+ * `(min, max)` indices, at most 3·triangle_count/2 bends. Boundary edges
+ * get none; the triangles' orientations need not agree. `scratch`
+ * (`scratch_count` ≥ 3·triangle_count entries of 3 `uint32_t`) holds the
+ * edge keys; its contents after are unspecified. `*out_count` receives
+ * the number written (Rust `bends_for_triangles`).
+ *
+ * Sizes: as `xpbd_build_links_from_triangles3_f32` (`*out_count` the
+ * entries needed on `CAPACITY_TOO_SMALL`; `out` NULL with `capacity` 0
+ * asks the bend count).
+ *
+ * Errors, with nothing written (but the scratch, and that count):
+ * `NULL_POINTER`, `ALIASED_BUFFERS`, `INVALID_ARGUMENT` (more than
+ * 2^32 − 1 particles or triangles, a misaligned buffer, and after the
+ * scratch check an edge of three or more triangles or a triangle listed
+ * twice), `INVALID_COMPLIANCE`, `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE`
+ * (the first bad triangle), `NON_FINITE_POSITION`, `CAPACITY_TOO_SMALL`
+ * (scratch), `DEGENERATE` (a bend with a triangle of no area),
+ * `CAPACITY_TOO_SMALL` (`out`).
+ *
+ * # Safety
+ * `positions` valid for 3·particle_count values, `triangles` for
+ * 3·triangle_count indices, `scratch` for 3·scratch_count, `out` for
+ * `capacity` bends, `out_count` for one `size_t`.
+ */
+XpbdStatus xpbd_build_bends_from_triangles3_f32(const float *positions,
+                                                size_t particle_count,
+                                                const uint32_t *triangles,
+                                                size_t triangle_count,
+                                                float compliance,
+                                                uint32_t *scratch,
+                                                size_t scratch_count,
+                                                struct XpbdBendF32 *out,
+                                                size_t capacity,
+                                                size_t *out_count);
+
+/**
+ * Writes one link per distinct edge of a 3D f32 tet mesh: `tets` holds
+ * 4·tet_count particle indices into `positions` (m; 3·particle_count
+ * values). As `xpbd_build_links_from_triangles3_f32` with 6 edges per tet:
+ * `i < j`, sorted by `(i, j)`, rest lengths (m) from the positions, the
+ * given `compliance` (m/N), λ = 0, at most 6·tet_count links; `scratch`
+ * ≥ 6·tet_count entries of 3 `uint32_t`. For the tets of
+ * `xpbd_build_tet_block_f32` these are the block's edges, each once.
+ * `*out_count` receives the number written (Rust `links_for_tets`).
+ *
+ * Sizes and errors: as `xpbd_build_links_from_triangles3_f32`, naming tets
+ * (the scratch needs 6·tet_count entries).
+ *
+ * # Safety
+ * `positions` valid for 3·particle_count values, `tets` for 4·tet_count
+ * indices, `scratch` for 3·scratch_count, `out` for `capacity` links,
+ * `out_count` for one `size_t`.
+ */
+XpbdStatus xpbd_build_links_from_tets3_f32(const float *positions,
+                                           size_t particle_count,
+                                           const uint32_t *tets,
+                                           size_t tet_count,
+                                           float compliance,
+                                           uint32_t *scratch,
+                                           size_t scratch_count,
+                                           struct XpbdLinkF32 *out,
+                                           size_t capacity,
+                                           size_t *out_count);
+
+/**
+ * Writes one tet volume constraint per tet of a 3D f32 tet mesh, in
+ * order: `tets` holds 4·tet_count particle indices into `positions` (m;
+ * 3·particle_count values), kept as listed; each rest volume is the
+ * signed volume (m³) at the positions (negative for a tet listed with the
+ * other orientation, which the constraint then holds), the given
+ * `compliance` (m⁶/J), λ = 0. `*out_count` receives `tet_count` (Rust
+ * `tets_for_mesh`).
+ *
+ * Errors, with nothing written but `*out_count` = `tet_count` on
+ * `CAPACITY_TOO_SMALL`: `NULL_POINTER`, `ALIASED_BUFFERS`,
+ * `INVALID_ARGUMENT` (more than 2^32 − 1 particles or tets, a misaligned
+ * buffer), then in this order `INVALID_COMPLIANCE`, `INDEX_OUT_OF_RANGE`
+ * / `SAME_PARTICLE` (the first bad tet), `NON_FINITE_POSITION`,
+ * `INVALID_REST_VALUE` (a flat tet: volume 0, or one that overflows),
+ * `CAPACITY_TOO_SMALL`.
+ *
+ * # Safety
+ * `positions` valid for 3·particle_count values, `tets` for 4·tet_count
+ * indices, `out` for `capacity` tets, `out_count` for one `size_t`.
+ */
+XpbdStatus xpbd_build_tets3_f32(const float *positions,
+                                size_t particle_count,
+                                const uint32_t *tets,
+                                size_t tet_count,
+                                float compliance,
+                                struct XpbdTetF32 *out,
+                                size_t capacity,
+                                size_t *out_count);
 
 /**
  * Greedy coloring of one group of `*groups` (double): `group` is

@@ -6,9 +6,9 @@
  *
  * The block: NX x NY x NZ cubes of 10 cm from xpbd_build_tet_block (6 tets
  * per cube, rest volumes from the positions, tet compliance 1e-9 m^6/J:
- * nearly incompressible), plus one link along every tet edge (built here
- * from the tets: the grid's edges are 1, sqrt 2 or sqrt 3 spacings long)
- * for shape. It starts 20 cm above the plane y = 0 and falls under
+ * nearly incompressible), plus one link along every distinct tet edge
+ * (xpbd_build_links_from_tets3, rest lengths from the positions) for
+ * shape. It starts 20 cm above the plane y = 0 and falls under
  * gravity; each frame is one xpbd_world3_step_groups call (the tets as the
  * groups' `tets`).
  *
@@ -26,7 +26,11 @@
 #define NZ 2
 #define NP ((NX + 1) * (NY + 1) * (NZ + 1)) /* particles */
 #define NT (6 * NX * NY * NZ)               /* tets */
-#define NL (6 * NT)                         /* one link per tet edge (shared ones repeated) */
+#define NL (6 * NT)                         /* link capacity: 6 edges per tet, shared ones built once */
+/* The block's distinct tet edges: per axis, per face diagonal, body diagonals. */
+#define NE                                                                                       \
+    (NX * (NY + 1) * (NZ + 1) + (NX + 1) * NY * (NZ + 1) + (NX + 1) * (NY + 1) * NZ +           \
+     NX * NY * (NZ + 1) + NX * (NY + 1) * NZ + (NX + 1) * NY * NZ + NX * NY * NZ)
 #define FRAMES 120                          /* 2 s at 60 Hz */
 #define RANGE 30                            /* frames per printed range */
 #define FRAME_DT (1.0 / 60.0)               /* s */
@@ -74,12 +78,13 @@ int main(void) {
     static double scratch[3 * NP][3];        /* xpbd_step_scratch_len(NP) entries */
     static XpbdTet tets[NT];
     static XpbdLink links[NL];
+    static uint32_t tet_ids[NT][4];       /* the tets' particles, 4 per tet */
+    static uint32_t edge_keys[6 * NT][3]; /* the link builder's scratch: 6 per tet */
     static XpbdContact contacts[NP]; /* one plane: at most one contact per particle */
-    static const int pairs[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
-    static const double lengths[4] = {0.0, 1.0, 1.4142135623730951, 1.7320508075688772};
     const double origin[3] = {-0.1, 0.2, -0.1}; /* m: the block's lowest corner, 20 cm up */
     const XpbdPlane3 ground = {{0.0, 1.0, 0.0}, 0.0};
     size_t particles = 0, count = 0, want_particles = 0, want_tets = 0, k, lowest = 0;
+    size_t link_count = 0;
     XpbdWorld3 world = {0};
     XpbdConstraints3 groups = {0};
     XpbdStepConfig3 config = xpbd_step_config3_default(); /* g = (0, -9.81, 0) */
@@ -105,23 +110,22 @@ int main(void) {
         v[k][0] = v[k][1] = v[k][2] = 0.0;
         w[k] = 1.0 / mass;
     }
-    /* Every edge of every tet, rest length from the grid (no libm). */
+    /* Every distinct edge of the tets (the tets as 4 indices each), rest
+     * lengths from the positions, sorted by (i, j). */
     for (k = 0; k < NT; ++k) {
-        for (e = 0; e < 6; ++e) {
-            uint32_t i = tets[k].particles[pairs[e][0]], j = tets[k].particles[pairs[e][1]];
-            int axis, steps = 0;
-            XpbdLink *l = &links[6 * k + (size_t)e];
-            for (axis = 0; axis < 3; ++axis) {
-                double d = x[i][axis] - x[j][axis];
-                steps += (d > 0.5 * spacing || d < -0.5 * spacing) ? 1 : 0;
-            }
-            l->i = i < j ? i : j;
-            l->j = i < j ? j : i;
-            l->rest = spacing * lengths[steps];
-            l->compliance = link_compliance;
-            l->lambda = 0.0;
-            l->flags = 0;
+        for (e = 0; e < 4; ++e) {
+            tet_ids[k][e] = tets[k].particles[e];
         }
+    }
+    if (!check(xpbd_build_links_from_tets3(&x[0][0], NP, &tet_ids[0][0], NT, link_compliance,
+                                           &edge_keys[0][0], 6 * NT, links, NL, &link_count),
+               "xpbd_build_links_from_tets3", 0)) {
+        return 1;
+    }
+    if (link_count != NE) {
+        fprintf(stderr, "%lu links: expected %d (each tet edge once)\n", (unsigned long)link_count,
+                NE);
+        return 1;
     }
     for (k = 0; k < NT; ++k) {
         v0 += tets[k].rest_volume;
@@ -132,7 +136,7 @@ int main(void) {
     world.inverse_masses = w;
     world.particle_count = NP;
     world.links = links;
-    world.link_count = NL;
+    world.link_count = link_count;
     world.planes = &ground;
     world.plane_count = 1;
     world.contacts = contacts;
@@ -145,9 +149,9 @@ int main(void) {
     config.iterations = 5;
     config.damping = 2.0; /* 1/s */
 
-    printf("xpbd %s: tet block %dx%dx%d (%lu particles, %lu tets, %d links), V0 = %.6f m^3\n",
-           XPBD_VERSION_STRING, NX, NY, NZ, (unsigned long)particles, (unsigned long)count, NL,
-           v0);
+    printf("xpbd %s: tet block %dx%dx%d (%lu particles, %lu tets, %lu links), V0 = %.6f m^3\n",
+           XPBD_VERSION_STRING, NX, NY, NZ, (unsigned long)particles, (unsigned long)count,
+           (unsigned long)link_count, v0);
     for (frame = 0; frame < FRAMES; ++frame) {
         if (!check(xpbd_world3_step_groups(&world, &groups, FRAME_DT, &config, &stats),
                    "xpbd_world3_step_groups", world.error_index)) {

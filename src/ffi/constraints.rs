@@ -4,7 +4,9 @@
 //! through which the `xpbd_system3_*_groups` calls share the bodies of
 //! `system.rs`, and the bodies of the group builders
 //! (`xpbd_build_tethers3`, `xpbd_build_bends_cloth3`, `xpbd_build_tet_block`,
-//! `xpbd_build_mesh_volume`, `xpbd_build_icosphere`, each `[_f32]`). Those
+//! `xpbd_build_mesh_volume`, `xpbd_build_icosphere`, and the mesh builders
+//! `xpbd_build_links_from_triangles3`, `xpbd_build_bends_from_triangles3`,
+//! `xpbd_build_links_from_tets3`, `xpbd_build_tets3`, each `[_f32]`). Those
 //! entry points are generated (`generated.rs`); the precision-free count
 //! functions are here.
 //!
@@ -40,10 +42,11 @@ use crate::constraint::volume::Tet;
 use crate::real::Real;
 use crate::solver::tethers_along_links;
 use crate::solver::{
-    bends_count_for_cloth, bends_for_cloth, icosphere, icosphere_counts, mesh_volume, tet_block,
-    tet_block_counts, Constraints, MeshParticles, System,
+    bends_count_for_cloth, bends_for_cloth, bends_for_triangles, icosphere, icosphere_counts,
+    links_for_tets, links_for_triangles, mesh_volume, tet_block, tet_block_counts, tets_for_mesh,
+    Constraints, MeshParticles, System,
 };
-use crate::Link;
+use crate::{Link, SystemError};
 
 /// The arrays of a groups struct, then the struct itself, for the one
 /// overlap check.
@@ -547,6 +550,220 @@ pub(crate) unsafe fn build_icosphere_raw<T: Real>(
             XpbdStatus::Ok
         }
         Err(e) => XpbdStatus::from(e),
+    }
+}
+
+/// A mesh builder as the C layer calls it: positions, elements of `N`
+/// particle indices, compliance, edge-key scratch, output.
+type MeshBuilder<T, const N: usize, O> =
+    fn(&[[T; 3]], &[[u32; N]], T, &mut [[u32; 3]], &mut [O]) -> Result<usize, SystemError>;
+
+/// The one body of the mesh builders (`xpbd_build_links_from_triangles3`,
+/// `xpbd_build_bends_from_triangles3`, `xpbd_build_links_from_tets3`,
+/// `xpbd_build_tets3`, each `[_f32]`): checks every buffer (`positions`
+/// flat, 3 values per particle; `elements` flat, `N` indices per element;
+/// `scratch` flat, 3 `u32` per entry; NULL only with a zero count), then
+/// runs `build`. Writes `out[..n]` and `*out_count = n` on success; on
+/// `CAPACITY_TOO_SMALL` only `*out_count`, the count needed (scratch
+/// entries or output entries, as the Rust error names it), so a NULL `out`
+/// with capacity 0 asks the size; nothing on any other error.
+///
+/// # Safety
+/// `positions` valid for `3·particle_count` reads, `elements` for
+/// `N·element_count`, `scratch` for `3·scratch_count` writes, `out` for
+/// `capacity` writes, `out_count` NULL or valid for a write.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn build_mesh_raw<T: Real, const N: usize, O>(
+    build: MeshBuilder<T, N, O>,
+    positions: *const T,
+    particle_count: usize,
+    elements: *const u32,
+    element_count: usize,
+    compliance: T,
+    scratch: *mut u32,
+    scratch_count: usize,
+    out: *mut O,
+    capacity: usize,
+    out_count: *mut usize,
+) -> XpbdStatus {
+    if out_count.is_null() {
+        return XpbdStatus::NullPointer;
+    }
+    // `[u32; N]` and `[T; 3]` have the alignment of their element; on
+    // overflow the span check rejects the buffer as it would the flat one.
+    let positions = positions.cast::<[T; 3]>();
+    let elements = elements.cast::<[u32; N]>();
+    let scratch = scratch.cast::<[u32; 3]>();
+    if let Err(e) = check_buffers(&[
+        Buf::of(positions, particle_count),
+        Buf::of(elements, element_count),
+        Buf::of(scratch, scratch_count),
+        Buf::of(out, capacity),
+        Buf::of(out_count, 1),
+    ]) {
+        return e;
+    }
+    // SAFETY: checked non-null (or empty), aligned, bounded and disjoint;
+    // valid for their counts by the caller's contract.
+    let (x, e, k, o) = unsafe {
+        (
+            slice(positions, particle_count),
+            slice(elements, element_count),
+            slice_mut(scratch, scratch_count),
+            slice_mut(out, capacity),
+        )
+    };
+    let (status, count) = match build(x, e, compliance, k, o) {
+        Ok(n) => (XpbdStatus::Ok, n),
+        Err(SystemError::CapacityTooSmall { needed }) => (XpbdStatus::CapacityTooSmall, needed),
+        Err(e) => return XpbdStatus::from(e),
+    };
+    // SAFETY: checked, disjoint from every other buffer.
+    unsafe { put(out_count, count) };
+    status
+}
+
+/// `xpbd_build_links_from_triangles3[_f32]`: one link per distinct edge of
+/// the triangles, through [`links_for_triangles`] ([`build_mesh_raw`]).
+///
+/// # Safety
+/// As [`build_mesh_raw`] with `N = 3`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn build_links_from_triangles_raw<T: Real>(
+    positions: *const T,
+    particle_count: usize,
+    triangles: *const u32,
+    triangle_count: usize,
+    compliance: T,
+    scratch: *mut u32,
+    scratch_count: usize,
+    out: *mut Link<T>,
+    capacity: usize,
+    out_count: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        build_mesh_raw::<T, 3, _>(
+            links_for_triangles,
+            positions,
+            particle_count,
+            triangles,
+            triangle_count,
+            compliance,
+            scratch,
+            scratch_count,
+            out,
+            capacity,
+            out_count,
+        )
+    }
+}
+
+/// `xpbd_build_bends_from_triangles3[_f32]`: one bend per edge shared by
+/// two triangles, through [`bends_for_triangles`] ([`build_mesh_raw`]).
+///
+/// # Safety
+/// As [`build_mesh_raw`] with `N = 3`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn build_bends_from_triangles_raw<T: Real>(
+    positions: *const T,
+    particle_count: usize,
+    triangles: *const u32,
+    triangle_count: usize,
+    compliance: T,
+    scratch: *mut u32,
+    scratch_count: usize,
+    out: *mut Bend<T>,
+    capacity: usize,
+    out_count: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        build_mesh_raw::<T, 3, _>(
+            |x, t, c, k, o| bends_for_triangles(t, x, c, k, o),
+            positions,
+            particle_count,
+            triangles,
+            triangle_count,
+            compliance,
+            scratch,
+            scratch_count,
+            out,
+            capacity,
+            out_count,
+        )
+    }
+}
+
+/// `xpbd_build_links_from_tets3[_f32]`: one link per distinct edge of the
+/// tets, through [`links_for_tets`] ([`build_mesh_raw`]).
+///
+/// # Safety
+/// As [`build_mesh_raw`] with `N = 4`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn build_links_from_tets_raw<T: Real>(
+    positions: *const T,
+    particle_count: usize,
+    tets: *const u32,
+    tet_count: usize,
+    compliance: T,
+    scratch: *mut u32,
+    scratch_count: usize,
+    out: *mut Link<T>,
+    capacity: usize,
+    out_count: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        build_mesh_raw::<T, 4, _>(
+            links_for_tets,
+            positions,
+            particle_count,
+            tets,
+            tet_count,
+            compliance,
+            scratch,
+            scratch_count,
+            out,
+            capacity,
+            out_count,
+        )
+    }
+}
+
+/// `xpbd_build_tets3[_f32]`: one tet per entry of `tets` with its rest
+/// volume from the positions, through [`tets_for_mesh`]
+/// ([`build_mesh_raw`], no scratch).
+///
+/// # Safety
+/// As [`build_mesh_raw`] with `N = 4` and no scratch.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn build_tets_raw<T: Real>(
+    positions: *const T,
+    particle_count: usize,
+    tets: *const u32,
+    tet_count: usize,
+    compliance: T,
+    out: *mut Tet<T>,
+    capacity: usize,
+    out_count: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract; the scratch is empty.
+    unsafe {
+        build_mesh_raw::<T, 4, _>(
+            |x, t, c, _, o| tets_for_mesh(x, t, c, o),
+            positions,
+            particle_count,
+            tets,
+            tet_count,
+            compliance,
+            ptr::null_mut(),
+            0,
+            out,
+            capacity,
+            out_count,
+        )
     }
 }
 

@@ -8,6 +8,7 @@ use super::colored::{colored_begin_raw, colored_iterate_raw, colored_job_raw, co
 use super::colored_groups::{begin_colored_raw, color_group_raw, group_job_raw, iterate_colored_raw};
 use super::constraints::{
     build_bends_cloth_raw, build_icosphere_raw, build_mesh_volume_raw, build_tet_block_raw, MeshList, build_tethers_raw, build_tethers_along_links_raw, Grouped,
+    build_bends_from_triangles_raw, build_links_from_tets_raw, build_links_from_triangles_raw, build_tets_raw,
 };
 use super::distance::{distance_begin, distance_solve};
 use super::status::XpbdStatus;
@@ -1528,6 +1529,165 @@ pub unsafe extern "C" fn xpbd_build_icosphere(
     }
 }
 
+/// Writes one link per distinct edge of a 3D f64 triangle mesh (any mesh:
+/// open or closed, any orientation): `triangles` holds 3·triangle_count
+/// particle indices into `positions` (m; 3·particle_count values, x0, y0,
+/// z0, x1, …). Each link `(i, j)` has `i < j`, its rest length (m) from
+/// the positions, the given `compliance` (m/N) and λ = 0; the links come
+/// out sorted by `(i, j)`, at most 3·triangle_count of them. `scratch`
+/// (`scratch_count` ≥ 3·triangle_count entries of 3 `uint32_t`) holds the
+/// edge keys; its contents after are unspecified. `*out_count` receives
+/// the number written (Rust `links_for_triangles`).
+///
+/// Sizes: on `CAPACITY_TOO_SMALL` `*out_count` receives the entries needed
+/// and nothing else is written: 3·triangle_count when `scratch` is short
+/// (checked first), else the link count; so a call with `out` NULL and
+/// `capacity` 0 asks the link count.
+///
+/// Errors, with nothing written (but the scratch, and the count above):
+/// `NULL_POINTER`, `ALIASED_BUFFERS` (any two buffers overlap),
+/// `INVALID_ARGUMENT` (more than 2^32 − 1 particles or triangles, a
+/// misaligned buffer), then in this order `INVALID_COMPLIANCE` (NaN,
+/// infinite or negative), `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` (the
+/// first triangle with an index ≥ `particle_count` or one twice),
+/// `NON_FINITE_POSITION`, `CAPACITY_TOO_SMALL` (scratch),
+/// `INVALID_REST_LENGTH` (two corners of a triangle coincide),
+/// `CAPACITY_TOO_SMALL` (`out`).
+///
+/// # Safety
+/// `positions` valid for 3·particle_count values, `triangles` for
+/// 3·triangle_count indices, `scratch` for 3·scratch_count, `out` for
+/// `capacity` links, `out_count` for one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_build_links_from_triangles3(
+    positions: *const f64,
+    particle_count: usize,
+    triangles: *const u32,
+    triangle_count: usize,
+    compliance: f64,
+    scratch: *mut u32,
+    scratch_count: usize,
+    out: *mut Link<f64>,
+    capacity: usize,
+    out_count: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { build_links_from_triangles_raw(positions, particle_count, triangles, triangle_count, compliance, scratch, scratch_count, out, capacity, out_count) }
+}
+
+/// Writes one dihedral bend per edge shared by exactly two triangles of a
+/// 3D f64 triangle mesh (`triangles`: 3·triangle_count particle indices
+/// into `positions`, m, 3·particle_count values): for an edge met first
+/// as `u → v` in triangle `(u, v, s)` and again in a triangle with third
+/// corner `z`, the bend `[u, v, s, z]`, its rest angle (rad) from the
+/// positions, the given `compliance` (rad²/J), λ = 0; sorted by the edge's
+/// `(min, max)` indices, at most 3·triangle_count/2 bends. Boundary edges
+/// get none; the triangles' orientations need not agree. `scratch`
+/// (`scratch_count` ≥ 3·triangle_count entries of 3 `uint32_t`) holds the
+/// edge keys; its contents after are unspecified. `*out_count` receives
+/// the number written (Rust `bends_for_triangles`).
+///
+/// Sizes: as `xpbd_build_links_from_triangles3` (`*out_count` the
+/// entries needed on `CAPACITY_TOO_SMALL`; `out` NULL with `capacity` 0
+/// asks the bend count).
+///
+/// Errors, with nothing written (but the scratch, and that count):
+/// `NULL_POINTER`, `ALIASED_BUFFERS`, `INVALID_ARGUMENT` (more than
+/// 2^32 − 1 particles or triangles, a misaligned buffer, and after the
+/// scratch check an edge of three or more triangles or a triangle listed
+/// twice), `INVALID_COMPLIANCE`, `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE`
+/// (the first bad triangle), `NON_FINITE_POSITION`, `CAPACITY_TOO_SMALL`
+/// (scratch), `DEGENERATE` (a bend with a triangle of no area),
+/// `CAPACITY_TOO_SMALL` (`out`).
+///
+/// # Safety
+/// `positions` valid for 3·particle_count values, `triangles` for
+/// 3·triangle_count indices, `scratch` for 3·scratch_count, `out` for
+/// `capacity` bends, `out_count` for one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_build_bends_from_triangles3(
+    positions: *const f64,
+    particle_count: usize,
+    triangles: *const u32,
+    triangle_count: usize,
+    compliance: f64,
+    scratch: *mut u32,
+    scratch_count: usize,
+    out: *mut Bend<f64>,
+    capacity: usize,
+    out_count: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { build_bends_from_triangles_raw(positions, particle_count, triangles, triangle_count, compliance, scratch, scratch_count, out, capacity, out_count) }
+}
+
+/// Writes one link per distinct edge of a 3D f64 tet mesh: `tets` holds
+/// 4·tet_count particle indices into `positions` (m; 3·particle_count
+/// values). As `xpbd_build_links_from_triangles3` with 6 edges per tet:
+/// `i < j`, sorted by `(i, j)`, rest lengths (m) from the positions, the
+/// given `compliance` (m/N), λ = 0, at most 6·tet_count links; `scratch`
+/// ≥ 6·tet_count entries of 3 `uint32_t`. For the tets of
+/// `xpbd_build_tet_block` these are the block's edges, each once.
+/// `*out_count` receives the number written (Rust `links_for_tets`).
+///
+/// Sizes and errors: as `xpbd_build_links_from_triangles3`, naming tets
+/// (the scratch needs 6·tet_count entries).
+///
+/// # Safety
+/// `positions` valid for 3·particle_count values, `tets` for 4·tet_count
+/// indices, `scratch` for 3·scratch_count, `out` for `capacity` links,
+/// `out_count` for one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_build_links_from_tets3(
+    positions: *const f64,
+    particle_count: usize,
+    tets: *const u32,
+    tet_count: usize,
+    compliance: f64,
+    scratch: *mut u32,
+    scratch_count: usize,
+    out: *mut Link<f64>,
+    capacity: usize,
+    out_count: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { build_links_from_tets_raw(positions, particle_count, tets, tet_count, compliance, scratch, scratch_count, out, capacity, out_count) }
+}
+
+/// Writes one tet volume constraint per tet of a 3D f64 tet mesh, in
+/// order: `tets` holds 4·tet_count particle indices into `positions` (m;
+/// 3·particle_count values), kept as listed; each rest volume is the
+/// signed volume (m³) at the positions (negative for a tet listed with the
+/// other orientation, which the constraint then holds), the given
+/// `compliance` (m⁶/J), λ = 0. `*out_count` receives `tet_count` (Rust
+/// `tets_for_mesh`).
+///
+/// Errors, with nothing written but `*out_count` = `tet_count` on
+/// `CAPACITY_TOO_SMALL`: `NULL_POINTER`, `ALIASED_BUFFERS`,
+/// `INVALID_ARGUMENT` (more than 2^32 − 1 particles or tets, a misaligned
+/// buffer), then in this order `INVALID_COMPLIANCE`, `INDEX_OUT_OF_RANGE`
+/// / `SAME_PARTICLE` (the first bad tet), `NON_FINITE_POSITION`,
+/// `INVALID_REST_VALUE` (a flat tet: volume 0, or one that overflows),
+/// `CAPACITY_TOO_SMALL`.
+///
+/// # Safety
+/// `positions` valid for 3·particle_count values, `tets` for 4·tet_count
+/// indices, `out` for `capacity` tets, `out_count` for one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_build_tets3(
+    positions: *const f64,
+    particle_count: usize,
+    tets: *const u32,
+    tet_count: usize,
+    compliance: f64,
+    out: *mut Tet<f64>,
+    capacity: usize,
+    out_count: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { build_tets_raw(positions, particle_count, tets, tet_count, compliance, out, capacity, out_count) }
+}
+
 /// Starts a substep of length `h` (s) for a 3D float system with constraint
 /// groups: validates every particle and link as
 /// `xpbd_system3_begin_substep_f32` does, then every bend, tet, tether and
@@ -1971,6 +2131,165 @@ pub unsafe extern "C" fn xpbd_build_icosphere_f32(
     unsafe {
         build_icosphere_raw(frequency, radius, center, out_positions, position_capacity, out_triangles, triangle_capacity, out_particle_count, out_triangle_count)
     }
+}
+
+/// Writes one link per distinct edge of a 3D f32 triangle mesh (any mesh:
+/// open or closed, any orientation): `triangles` holds 3·triangle_count
+/// particle indices into `positions` (m; 3·particle_count values, x0, y0,
+/// z0, x1, …). Each link `(i, j)` has `i < j`, its rest length (m) from
+/// the positions, the given `compliance` (m/N) and λ = 0; the links come
+/// out sorted by `(i, j)`, at most 3·triangle_count of them. `scratch`
+/// (`scratch_count` ≥ 3·triangle_count entries of 3 `uint32_t`) holds the
+/// edge keys; its contents after are unspecified. `*out_count` receives
+/// the number written (Rust `links_for_triangles`).
+///
+/// Sizes: on `CAPACITY_TOO_SMALL` `*out_count` receives the entries needed
+/// and nothing else is written: 3·triangle_count when `scratch` is short
+/// (checked first), else the link count; so a call with `out` NULL and
+/// `capacity` 0 asks the link count.
+///
+/// Errors, with nothing written (but the scratch, and the count above):
+/// `NULL_POINTER`, `ALIASED_BUFFERS` (any two buffers overlap),
+/// `INVALID_ARGUMENT` (more than 2^32 − 1 particles or triangles, a
+/// misaligned buffer), then in this order `INVALID_COMPLIANCE` (NaN,
+/// infinite or negative), `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` (the
+/// first triangle with an index ≥ `particle_count` or one twice),
+/// `NON_FINITE_POSITION`, `CAPACITY_TOO_SMALL` (scratch),
+/// `INVALID_REST_LENGTH` (two corners of a triangle coincide),
+/// `CAPACITY_TOO_SMALL` (`out`).
+///
+/// # Safety
+/// `positions` valid for 3·particle_count values, `triangles` for
+/// 3·triangle_count indices, `scratch` for 3·scratch_count, `out` for
+/// `capacity` links, `out_count` for one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_build_links_from_triangles3_f32(
+    positions: *const f32,
+    particle_count: usize,
+    triangles: *const u32,
+    triangle_count: usize,
+    compliance: f32,
+    scratch: *mut u32,
+    scratch_count: usize,
+    out: *mut Link<f32>,
+    capacity: usize,
+    out_count: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { build_links_from_triangles_raw(positions, particle_count, triangles, triangle_count, compliance, scratch, scratch_count, out, capacity, out_count) }
+}
+
+/// Writes one dihedral bend per edge shared by exactly two triangles of a
+/// 3D f32 triangle mesh (`triangles`: 3·triangle_count particle indices
+/// into `positions`, m, 3·particle_count values): for an edge met first
+/// as `u → v` in triangle `(u, v, s)` and again in a triangle with third
+/// corner `z`, the bend `[u, v, s, z]`, its rest angle (rad) from the
+/// positions, the given `compliance` (rad²/J), λ = 0; sorted by the edge's
+/// `(min, max)` indices, at most 3·triangle_count/2 bends. Boundary edges
+/// get none; the triangles' orientations need not agree. `scratch`
+/// (`scratch_count` ≥ 3·triangle_count entries of 3 `uint32_t`) holds the
+/// edge keys; its contents after are unspecified. `*out_count` receives
+/// the number written (Rust `bends_for_triangles`).
+///
+/// Sizes: as `xpbd_build_links_from_triangles3_f32` (`*out_count` the
+/// entries needed on `CAPACITY_TOO_SMALL`; `out` NULL with `capacity` 0
+/// asks the bend count).
+///
+/// Errors, with nothing written (but the scratch, and that count):
+/// `NULL_POINTER`, `ALIASED_BUFFERS`, `INVALID_ARGUMENT` (more than
+/// 2^32 − 1 particles or triangles, a misaligned buffer, and after the
+/// scratch check an edge of three or more triangles or a triangle listed
+/// twice), `INVALID_COMPLIANCE`, `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE`
+/// (the first bad triangle), `NON_FINITE_POSITION`, `CAPACITY_TOO_SMALL`
+/// (scratch), `DEGENERATE` (a bend with a triangle of no area),
+/// `CAPACITY_TOO_SMALL` (`out`).
+///
+/// # Safety
+/// `positions` valid for 3·particle_count values, `triangles` for
+/// 3·triangle_count indices, `scratch` for 3·scratch_count, `out` for
+/// `capacity` bends, `out_count` for one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_build_bends_from_triangles3_f32(
+    positions: *const f32,
+    particle_count: usize,
+    triangles: *const u32,
+    triangle_count: usize,
+    compliance: f32,
+    scratch: *mut u32,
+    scratch_count: usize,
+    out: *mut Bend<f32>,
+    capacity: usize,
+    out_count: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { build_bends_from_triangles_raw(positions, particle_count, triangles, triangle_count, compliance, scratch, scratch_count, out, capacity, out_count) }
+}
+
+/// Writes one link per distinct edge of a 3D f32 tet mesh: `tets` holds
+/// 4·tet_count particle indices into `positions` (m; 3·particle_count
+/// values). As `xpbd_build_links_from_triangles3_f32` with 6 edges per tet:
+/// `i < j`, sorted by `(i, j)`, rest lengths (m) from the positions, the
+/// given `compliance` (m/N), λ = 0, at most 6·tet_count links; `scratch`
+/// ≥ 6·tet_count entries of 3 `uint32_t`. For the tets of
+/// `xpbd_build_tet_block_f32` these are the block's edges, each once.
+/// `*out_count` receives the number written (Rust `links_for_tets`).
+///
+/// Sizes and errors: as `xpbd_build_links_from_triangles3_f32`, naming tets
+/// (the scratch needs 6·tet_count entries).
+///
+/// # Safety
+/// `positions` valid for 3·particle_count values, `tets` for 4·tet_count
+/// indices, `scratch` for 3·scratch_count, `out` for `capacity` links,
+/// `out_count` for one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_build_links_from_tets3_f32(
+    positions: *const f32,
+    particle_count: usize,
+    tets: *const u32,
+    tet_count: usize,
+    compliance: f32,
+    scratch: *mut u32,
+    scratch_count: usize,
+    out: *mut Link<f32>,
+    capacity: usize,
+    out_count: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { build_links_from_tets_raw(positions, particle_count, tets, tet_count, compliance, scratch, scratch_count, out, capacity, out_count) }
+}
+
+/// Writes one tet volume constraint per tet of a 3D f32 tet mesh, in
+/// order: `tets` holds 4·tet_count particle indices into `positions` (m;
+/// 3·particle_count values), kept as listed; each rest volume is the
+/// signed volume (m³) at the positions (negative for a tet listed with the
+/// other orientation, which the constraint then holds), the given
+/// `compliance` (m⁶/J), λ = 0. `*out_count` receives `tet_count` (Rust
+/// `tets_for_mesh`).
+///
+/// Errors, with nothing written but `*out_count` = `tet_count` on
+/// `CAPACITY_TOO_SMALL`: `NULL_POINTER`, `ALIASED_BUFFERS`,
+/// `INVALID_ARGUMENT` (more than 2^32 − 1 particles or tets, a misaligned
+/// buffer), then in this order `INVALID_COMPLIANCE`, `INDEX_OUT_OF_RANGE`
+/// / `SAME_PARTICLE` (the first bad tet), `NON_FINITE_POSITION`,
+/// `INVALID_REST_VALUE` (a flat tet: volume 0, or one that overflows),
+/// `CAPACITY_TOO_SMALL`.
+///
+/// # Safety
+/// `positions` valid for 3·particle_count values, `tets` for 4·tet_count
+/// indices, `out` for `capacity` tets, `out_count` for one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_build_tets3_f32(
+    positions: *const f32,
+    particle_count: usize,
+    tets: *const u32,
+    tet_count: usize,
+    compliance: f32,
+    out: *mut Tet<f32>,
+    capacity: usize,
+    out_count: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { build_tets_raw(positions, particle_count, tets, tet_count, compliance, out, capacity, out_count) }
 }
 
 // ---- colored constraint groups ----

@@ -324,6 +324,36 @@ fn wings(triangles: &[[u32; 3]], lo: u32, hi: u32, t1: u32, t2: u32) -> Option<[
     (z != s).then_some([u, v, s, z])
 }
 
+/// The edge keys `[min, max, element]` of every element's `edges` (pairs
+/// of corner positions within an element), element by element, written to
+/// the front of `scratch` and sorted ascending ([`heapsort`]): equal edges
+/// end up next to each other. [`SystemError::CapacityTooSmall`] with
+/// `elements.len()·edges.len()` when `scratch` is shorter (nothing
+/// written). The mesh builders' one edge finder (no allocation).
+pub(super) fn sorted_edge_keys<'s, const N: usize>(
+    elements: &[[u32; N]],
+    edges: &[[usize; 2]],
+    scratch: &'s mut [[u32; 3]],
+) -> Result<&'s [[u32; 3]], SystemError> {
+    let needed = elements.len().saturating_mul(edges.len());
+    let Some(keys) = scratch.get_mut(..needed) else {
+        return Err(SystemError::CapacityTooSmall { needed });
+    };
+    let all = elements.iter().enumerate().flat_map(|(e, element)| {
+        let e = u32::try_from(e).unwrap_or(u32::MAX);
+        edges.iter().map(move |&[p, q]| {
+            let u = element.get(p).copied().unwrap_or_default();
+            let v = element.get(q).copied().unwrap_or_default();
+            [u.min(v), u.max(v), e]
+        })
+    });
+    for (slot, key) in keys.iter_mut().zip(all) {
+        *slot = key;
+    }
+    heapsort(keys);
+    Ok(keys)
+}
+
 /// Sorts edge keys ascending (lexicographic), in place, without
 /// allocating: heapsort (O(n log n), not stable; keys are unique anyway).
 fn heapsort(v: &mut [[u32; 3]]) {

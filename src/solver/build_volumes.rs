@@ -227,7 +227,12 @@ pub fn tet_block<T: Real>(
 }
 
 /// The rest length `|x_j − x_i|` of a builder's link.
-fn rest<T: Real>(x: &[[T; 3]], i: usize, j: usize, constraint: usize) -> Result<T, SystemError> {
+pub(super) fn rest<T: Real>(
+    x: &[[T; 3]],
+    i: usize,
+    j: usize,
+    constraint: usize,
+) -> Result<T, SystemError> {
     let (Some(xi), Some(xj)) = (x.get(i), x.get(j)) else {
         return Err(SystemError::InvalidShape);
     };
@@ -352,11 +357,7 @@ pub fn tet_rest_volumes<T: Real>(x: &[[T; 3]], tets: &mut [Tet<T>]) -> Result<()
                 return Err(SystemError::NonFinitePosition { particle });
             }
         }
-        let v = tet_volume(x, t.particles).unwrap_or(T::ZERO);
-        if v == T::ZERO || !v.is_finite() || !(v * T::from_f64(6.0)).is_finite() {
-            return Err(SystemError::InvalidRestValue { constraint });
-        }
-        Ok(v)
+        rest_volume(x, t.particles, constraint)
     };
     for (constraint, t) in tets.iter().enumerate() {
         volume(constraint, t)?;
@@ -365,6 +366,22 @@ pub fn tet_rest_volumes<T: Real>(x: &[[T; 3]], tets: &mut [Tet<T>]) -> Result<()
         t.rest_volume = volume(constraint, t)?;
     }
     Ok(())
+}
+
+/// The rest volume of a builder's tet over `particles` (valid indices,
+/// finite positions): its [`tet_volume`] at `x`, or
+/// [`SystemError::InvalidRestValue`] naming it (`constraint`) for a volume
+/// that is zero (a flat or collapsed tet) or whose six-fold is not finite.
+pub(super) fn rest_volume<T: Real>(
+    x: &[[T; 3]],
+    particles: [u32; 4],
+    constraint: usize,
+) -> Result<T, SystemError> {
+    let v = tet_volume(x, particles).unwrap_or(T::ZERO);
+    if v == T::ZERO || !v.is_finite() || !(v * T::from_f64(6.0)).is_finite() {
+        return Err(SystemError::InvalidRestValue { constraint });
+    }
+    Ok(v)
 }
 
 /// The enclosed volume `V = Σ (x_a − r)·((x_b − r) × (x_c − r)) / 6` (m³)

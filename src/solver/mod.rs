@@ -88,6 +88,7 @@ pub(crate) fn sweep_work(sweeps: u64, per_sweep: usize) -> u64 {
 
 mod build;
 mod build_bends;
+mod build_meshes;
 mod build_tethers;
 mod build_volumes;
 mod groups;
@@ -101,6 +102,7 @@ pub use crate::error::SystemError;
 pub(crate) use build::{build, Shape};
 pub use build::{closed_loop, cloth, cloth_link_count, rope};
 pub use build_bends::{bends_count_for_cloth, bends_for_cloth, bends_for_triangles};
+pub use build_meshes::{links_for_tets, links_for_triangles, tets_for_mesh};
 pub use build_tethers::tethers_along_links;
 pub use build_volumes::{
     enclosed_volume, icosphere, icosphere_counts, mesh_volume, surface_links, tet_block,

@@ -201,6 +201,22 @@ pub fn groups() {
     );
 }
 
+/// The mesh builders (links, bends and tets of any triangle or tet mesh),
+/// f64 and f32.
+#[inline(always)]
+pub fn mesh_builders() {
+    keep!(
+        xpbd_build_links_from_triangles3,
+        xpbd_build_links_from_triangles3_f32,
+        xpbd_build_bends_from_triangles3,
+        xpbd_build_bends_from_triangles3_f32,
+        xpbd_build_links_from_tets3,
+        xpbd_build_links_from_tets3_f32,
+        xpbd_build_tets3,
+        xpbd_build_tets3_f32,
+    );
+}
+
 /// Colored constraint groups: coloring a group, the colored substep entry
 /// and iteration, the group jobs, colored stepping (f64 and f32).
 #[inline(always)]

@@ -471,6 +471,7 @@ use super::colored::{colored_begin_raw, colored_iterate_raw, colored_job_raw, co
 use super::colored_groups::{begin_colored_raw, color_group_raw, group_job_raw, iterate_colored_raw};
 use super::constraints::{
     build_bends_cloth_raw, build_icosphere_raw, build_mesh_volume_raw, build_tet_block_raw, MeshList, build_tethers_raw, build_tethers_along_links_raw, Grouped,
+    build_bends_from_triangles_raw, build_links_from_tets_raw, build_links_from_triangles_raw, build_tets_raw,
 };
 use super::distance::{distance_begin, distance_solve};
 use super::status::XpbdStatus;

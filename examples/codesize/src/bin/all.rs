@@ -21,6 +21,7 @@ fn main() -> ! {
         areas::colored();
         areas::groups_f32();
         areas::groups();
+        areas::mesh_builders();
         areas::colored_groups();
         common::sink(common::opaque(0));
     }
