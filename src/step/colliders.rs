@@ -119,12 +119,9 @@ pub(crate) fn each_contact<T: Real, const D: usize>(
         for collider in 0..colliders {
             let touches = if collider < fixed {
                 p.gap(x, collider).is_some_and(|(c, _)| {
-                    c <= p.radius
-                        || within_margin(
-                            c,
-                            p.radius,
-                            *path2.get_or_insert_with(|| length_squared(x, prev)),
-                        )
+                    within_margin(c, p.radius, || {
+                        *path2.get_or_insert_with(|| length_squared(x, prev))
+                    })
                 })
             } else {
                 match p.surface(x, prev, collider) {
@@ -155,9 +152,10 @@ pub(crate) fn each_contact<T: Real, const D: usize>(
 
 /// Whether gap `c` (m) of a predicted position is within the contact
 /// margin `m = r + 2·d` of its collider, `r` the particle radius and `d`
-/// the particle's path in the substep (`d² = path2`, m²; relative to a
-/// moving collider, plus the collider's own motion there): `c ≤ m`,
-/// tested as `c ≤ r` or `(c − r)² ≤ 4 d²` (no square root).
+/// the particle's path in the substep (`d² = path2()`, m², asked for only
+/// when `c > r`): `c ≤ m`, tested as `c ≤ r` or `(c − r)² ≤ 4 d²` (no
+/// square root). A moving collider's contact uses the same margin with
+/// `d` its path relative to the collider plus the collider's motion there.
 ///
 /// Why `r + 2d`: a particle resting within `r` of a surface has a contact
 /// whatever its velocity (Jolt's soft bodies and Müller et al. 2020
@@ -167,9 +165,9 @@ pub(crate) fn each_contact<T: Real, const D: usize>(
 /// outside the margin's reach needs a push longer than the margin within
 /// one substep (docs/lifecycle.md, "Contacts").
 #[inline(always)]
-pub(crate) fn within_margin<T: Real>(c: T, r: T, path2: T) -> bool {
+fn within_margin<T: Real>(c: T, r: T, path2: impl FnOnce() -> T) -> bool {
     let e = c - r;
-    e <= T::ZERO || e * e <= T::from_f64(4.0) * path2
+    e <= T::ZERO || e * e <= T::from_f64(4.0) * path2()
 }
 
 /// Dynamic friction: each contact with λ > 0 slows its particle's tangential
