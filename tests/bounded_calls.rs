@@ -209,6 +209,10 @@ fn the_costly_configuration_is_within_the_limit() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "tens of thousands of candidate visits: minutes in the interpreter"
+)]
 fn a_crowded_cell_ends_in_the_work_limit_writing_nothing() {
     // Keeping the first pairs (under Reject see the test below).
     for crowd in Crowd::ALL {
@@ -222,6 +226,10 @@ fn a_crowded_cell_ends_in_the_work_limit_writing_nothing() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "tens of thousands of candidate visits: minutes in the interpreter"
+)]
 fn a_crowded_cell_ends_in_the_work_limit_in_the_colored_step() {
     for crowd in Crowd::ALL {
         let mut s = Store::new(crowd, crowd_size(), PAIRS, SLOTS - PAIRS);
@@ -242,6 +250,10 @@ fn a_crowded_cell_ends_in_the_work_limit_in_the_colored_step() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "tens of thousands of candidate visits: minutes in the interpreter"
+)]
 fn a_crowded_cell_ends_in_the_work_limit_through_c() {
     for crowd in Crowd::ALL {
         let mut s = Store::new(crowd, crowd_size(), PAIRS, SLOTS - PAIRS);

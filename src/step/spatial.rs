@@ -696,7 +696,7 @@ mod tests {
 
     #[test]
     fn a_budget_that_suffices_changes_nothing_one_visit_less_stops() {
-        let n = if cfg!(miri) { 60 } else { 600 };
+        let n = if cfg!(miri) { 24 } else { 600 };
         let (x, w, links) = cloud(n, 0.05);
         let r = 0.01;
         let mut b = Buffers::new(n, &links, n * n);
@@ -715,7 +715,7 @@ mod tests {
 
     #[test]
     fn a_full_buffer_stops_the_search_only_under_reject() {
-        let n = if cfg!(miri) { 60 } else { 600 };
+        let n = if cfg!(miri) { 24 } else { 600 };
         let (x, w, links) = cloud(n, 0.05);
         let r = 0.01;
         let mut b = Buffers::new(n, &links, n * n);
