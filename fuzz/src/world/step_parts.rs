@@ -271,8 +271,14 @@ macro_rules! step_parts {
                 let axes = (0..3).all(|i| {
                     fin(&b.axes[i])
                         && (0..3).all(|j| {
-                            let want = if i == j { 1.0 } else { 0.0 };
-                            (dot(&b.axes[i], &b.axes[j]) - want).abs() <= tolerance
+                            // The library's rule: each axis's length within
+                            // 1e-3 of 1, each pair's dot within 1e-3 of 0.
+                            let off = if i == j {
+                                dot(&b.axes[i], &b.axes[i]).sqrt() - 1.0
+                            } else {
+                                dot(&b.axes[i], &b.axes[j])
+                            };
+                            off.abs() <= tolerance
                         })
                 });
                 axes && fin(&b.center)
