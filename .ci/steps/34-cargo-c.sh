@@ -48,17 +48,21 @@ so=$lib/libxpbd.so.0.1.0
 # What the .so needs from elsewhere: libc's memory functions only; above all
 # no rust_eh_personality (the issue's symptom: dlopen fails). The library's
 # own definition is there, local.
-nm -D --undefined-only "$so" | awk '$1 == "U" { print $2 }' | sort -u > "$dir/imports.txt"
-if nm -D --undefined-only "$so" | grep -q rust_eh_personality; then
+# (nm's output goes to files first: `nm | grep -q` fails under pipefail
+# when grep stops reading at its first match and nm gets SIGPIPE.)
+nm -D --undefined-only "$so" > "$dir/undefined.txt"
+nm "$so" > "$dir/symbols.txt"
+awk '$1 == "U" { print $2 }' "$dir/undefined.txt" | sort -u > "$dir/imports.txt"
+if grep -q rust_eh_personality "$dir/undefined.txt"; then
     echo "cargo-c's libxpbd.so leaves rust_eh_personality undefined (is capi -> c-lib-panic-handler on?)"; exit 1
 fi
 extra=$(grep -vxE '(memcpy|memmove|memset|memcmp|bcmp)(@.*)?' "$dir/imports.txt" || true)
 [ -z "$extra" ] || { echo "cargo-c's libxpbd.so needs: $extra"; exit 1; }
-nm "$so" | grep -qE '^[0-9a-f]+ t rust_eh_personality$' ||
-    { echo "cargo-c's libxpbd.so lacks the library's local rust_eh_personality"; nm "$so" | grep personality; exit 1; }
+grep -qE '^[0-9a-f]+ t rust_eh_personality$' "$dir/symbols.txt" ||
+    { echo "cargo-c's libxpbd.so lacks the library's local rust_eh_personality"; grep personality "$dir/symbols.txt"; exit 1; }
 # As docs/install.md says of 0.9.14's .so: no NEEDED libc, core's debug info kept.
-readelf -d "$so" | grep -q 'NEEDED.*libc\.so' && { echo "cargo-c's .so now records libc as NEEDED: update docs/install.md"; exit 1; }
-readelf -S "$so" | grep -q '\.debug_info' || { echo "cargo-c's .so has no debug info now: update docs/install.md"; exit 1; }
+grep -q 'NEEDED.*libc\.so' <(readelf -d "$so") && { echo "cargo-c's .so now records libc as NEEDED: update docs/install.md"; exit 1; }
+grep -q '\.debug_info' <(readelf -S "$so") || { echo "cargo-c's .so has no debug info now: update docs/install.md"; exit 1; }
 cc -std=c99 -Wall -Wextra -Werror -Iinclude .ci/fixtures/dlopen/main.c -ldl -o "$dir/dlopen_test"
 "$dir/dlopen_test" "$lib/libxpbd.so.0"
 cmp include/xpbd.h "$dir/dest/usr/include/xpbd.h"
@@ -66,12 +70,12 @@ cmp include/xpbd.hpp "$dir/dest/usr/include/xpbd.hpp"
 # The C test program (every function of the header) against the .so.
 cc -std=c99 -Wall -Wextra -Wpedantic -Werror -ffp-contract=off -DXPBD_TEST_STANDALONE \
     -I"$dir/dest/usr/include" ffi-tests/c/*.c -L"$lib" -lxpbd -lm -Wl,-rpath,"$lib" -o "$dir/xpbd_c_tests"
-readelf -d "$dir/xpbd_c_tests" | grep -q 'NEEDED.*libxpbd\.so\.0' || { echo "the C test program is not linked to libxpbd.so.0"; exit 1; }
+grep -q 'NEEDED.*libxpbd\.so\.0' <(readelf -d "$dir/xpbd_c_tests") || { echo "the C test program is not linked to libxpbd.so.0"; exit 1; }
 "$dir/xpbd_c_tests" | tail -1
 # A program built through the installed xpbd.pc (relocated from the DESTDIR).
 export PKG_CONFIG_PATH="$lib/pkgconfig"
 flags=$(pkg-config --define-prefix --cflags --libs xpbd)
 cc -std=c99 examples/c/rope.c $flags -Wl,-rpath,"$lib" -lm -o "$dir/rope"
-readelf -d "$dir/rope" | grep -q 'NEEDED.*libxpbd\.so\.0' || { echo "rope is not linked to libxpbd.so.0"; exit 1; }
+grep -q 'NEEDED.*libxpbd\.so\.0' <(readelf -d "$dir/rope") || { echo "rope is not linked to libxpbd.so.0"; exit 1; }
 "$dir/rope" | tail -1
 echo "cargo-c $deb: libxpbd.so.0 ($(stat -c %s "$so") B, $(wc -l < "$dir/exports.txt") exports, imports: $(tr '\n' ' ' < "$dir/imports.txt")), libxpbd.a, xpbd.pc, headers: ok"
