@@ -268,6 +268,161 @@
 #define XPBD_GROUP_ATTACHMENTS 5
 
 /**
+ * Block kind: colliders (`XpbdColliders3`). The float blocks add
+ * `XPBD_BLOCK_F32`.
+ */
+#define XPBD_BLOCK_COLLIDERS 1
+
+/**
+ * Block kind: self-collision (`XpbdSelfCollision3`).
+ */
+#define XPBD_BLOCK_SELF_COLLISION 2
+
+/**
+ * Block kind: tearing (`XpbdTearing3`).
+ */
+#define XPBD_BLOCK_TEARING 3
+
+/**
+ * Block kind: engine contacts (`XpbdEngineContacts3`).
+ */
+#define XPBD_BLOCK_ENGINE_CONTACTS 4
+
+/**
+ * Block kind: constraint groups (`XpbdGroups3`).
+ */
+#define XPBD_BLOCK_GROUPS 5
+
+/**
+ * Added to a block kind for the float (`F32`) blocks.
+ */
+#define XPBD_BLOCK_F32 256
+
+/**
+ * Most blocks a world chain may hold (one per kind); a longer chain (a
+ * cycle, say) is refused.
+ */
+#define XPBD_MAX_BLOCKS 5
+
+/**
+ * The alignment (bytes) `XpbdWorld3::memory` must have (what `malloc`
+ * returns).
+ */
+#define XPBD_MEMORY_ALIGN 8
+
+/**
+ * `error_field` codes (`XpbdWorld3::error_field`): which value an error
+ * concerns, beside the status.
+ * `error_field`: no particular field.
+ */
+#define XPBD_FIELD_NONE 0
+
+/**
+ * `error_field`: `XpbdStepConfig3::substeps` (0).
+ */
+#define XPBD_FIELD_SUBSTEPS 1
+
+/**
+ * `error_field`: `XpbdStepConfig3::iterations` (0).
+ */
+#define XPBD_FIELD_ITERATIONS 2
+
+/**
+ * `error_field`: `XpbdStepConfig3::gravity` (not finite).
+ */
+#define XPBD_FIELD_GRAVITY 3
+
+/**
+ * `error_field`: `XpbdStepConfig3::tolerance`.
+ */
+#define XPBD_FIELD_TOLERANCE 4
+
+/**
+ * `error_field`: `XpbdStepConfig3::damping`.
+ */
+#define XPBD_FIELD_DAMPING 5
+
+/**
+ * `error_field`: `XpbdStepConfig3::particle_radius` (negative, not finite, or 0 with self-collision).
+ */
+#define XPBD_FIELD_PARTICLE_RADIUS 6
+
+/**
+ * `error_field`: `XpbdStepConfig3::contact_compliance`.
+ */
+#define XPBD_FIELD_CONTACT_COMPLIANCE 7
+
+/**
+ * `error_field`: `XpbdStepConfig3::static_friction`.
+ */
+#define XPBD_FIELD_STATIC_FRICTION 8
+
+/**
+ * `error_field`: `XpbdStepConfig3::dynamic_friction`.
+ */
+#define XPBD_FIELD_DYNAMIC_FRICTION 9
+
+/**
+ * `error_field`: `XpbdStepConfig3::zero_length_policy` (unknown code).
+ */
+#define XPBD_FIELD_ZERO_LENGTH_POLICY 10
+
+/**
+ * `error_field`: `XpbdStepConfig3::contact_overflow` (unknown code).
+ */
+#define XPBD_FIELD_CONTACT_OVERFLOW 11
+
+/**
+ * `error_field`: the self-collision hash table (Rust API).
+ */
+#define XPBD_FIELD_HASH_TABLE 12
+
+/**
+ * `error_field`: the self-collision particle ids (Rust API).
+ */
+#define XPBD_FIELD_HASH_IDS 13
+
+/**
+ * `error_field`: the self-collision adjacency (Rust API).
+ */
+#define XPBD_FIELD_ADJACENCY 14
+
+/**
+ * `error_field`: `XpbdSelfCollision3::rest_positions` (not finite).
+ */
+#define XPBD_FIELD_REST_POSITIONS 15
+
+/**
+ * `error_field`: the contacts: `error_index` is the count a substep needed.
+ */
+#define XPBD_FIELD_CONTACTS 16
+
+/**
+ * `error_field`: the particle pairs: `error_index` is the count a substep needed.
+ */
+#define XPBD_FIELD_PAIRS 17
+
+/**
+ * `error_field`: the step scratch: `error_index` is the length needed.
+ */
+#define XPBD_FIELD_SCRATCH 18
+
+/**
+ * `error_field`: `XpbdWorld3::memory`: `error_index` is the size (bytes) needed (or it is NULL or misaligned).
+ */
+#define XPBD_FIELD_MEMORY 19
+
+/**
+ * `error_field`: a block of the chain: `error_index` is its position.
+ */
+#define XPBD_FIELD_BLOCK 20
+
+/**
+ * `error_field`: the frame time `dt`.
+ */
+#define XPBD_FIELD_FRAME_TIME 21
+
+/**
  * The substeps per frame of [`StepConfig::new`] and
  * `xpbd_step_config3_default`: a rigid 20-link rope (5 cm links, top
  * pinned) released horizontally stretches at most 1.0 % over 2 s at
@@ -284,6 +439,34 @@
  * in Physics Simulation*).
  */
 #define DEFAULT_ITERATIONS 1
+
+/**
+ * Default damping (1/s), [`StepConfig::default`]: the soft-body default
+ * of Jolt Physics; a swinging cloth loses about 10 % of its speed per
+ * second and settles in tens of seconds, while free fall barely notices
+ * (terminal speed g/c = 98 m/s).
+ */
+#define DEFAULT_DAMPING 0.1
+
+/**
+ * Default particle radius (m), [`StepConfig::default`]: a cloth's
+ * half-thickness of 1 cm. Particles rest 1 cm from colliders and, with
+ * self-collision (which needs a radius > 0), 2 cm from each other: keep
+ * it below half the spacing of particles that are not linked.
+ */
+#define DEFAULT_PARTICLE_RADIUS 0.01
+
+/**
+ * Default static friction μ_s, [`StepConfig::default`]: cloth on most
+ * surfaces. (0.5 with μ_k 0.3 holds a cloth draped over a sphere in a
+ * stick-slip cycle of about 1 cm/s, `docs/lifecycle.md`; 0.6 settles.)
+ */
+#define DEFAULT_STATIC_FRICTION 0.6
+
+/**
+ * Default dynamic friction μ_k, [`StepConfig::default`] (half of μ_s).
+ */
+#define DEFAULT_DYNAMIC_FRICTION 0.3
 
 /**
  * Most tasks one phase is split into ([`Jobs::split`] is clamped to it):
@@ -423,6 +606,34 @@ enum XpbdStatus
    * `XPBD_ZERO_LENGTH_REJECT`; nothing changed for it.
    */
   XPBD_STATUS_DEGENERATE = -23,
+  /**
+   * A step configuration value is out of its domain; the world's
+   * `error_field` names it (`XPBD_FIELD_SUBSTEPS`, `_ITERATIONS`,
+   * `_GRAVITY`, `_TOLERANCE`, `_DAMPING`, `_PARTICLE_RADIUS`,
+   * `_CONTACT_COMPLIANCE`, `_STATIC_FRICTION`, `_DYNAMIC_FRICTION`,
+   * `_ZERO_LENGTH_POLICY`, `_CONTACT_OVERFLOW`); nothing changed.
+   */
+  XPBD_STATUS_INVALID_CONFIG = -24,
+  /**
+   * Self-collision cannot run: the particle radius is 0
+   * (`XPBD_FIELD_PARTICLE_RADIUS`) or its rest positions are not
+   * finite (`XPBD_FIELD_REST_POSITIONS`; also a hash table, id or
+   * adjacency buffer too short, in the Rust API); `error_field` names
+   * it; nothing changed.
+   */
+  XPBD_STATUS_INVALID_SELF_COLLISION = -25,
+  /**
+   * A link's maximum force (tearing) is NaN, zero or negative;
+   * `error_index` names the link; nothing changed.
+   */
+  XPBD_STATUS_INVALID_MAX_FORCE = -26,
+  /**
+   * A block of the world's chain is not one this library knows for
+   * this precision (kind or size), appears twice, or the chain is
+   * longer than `XPBD_MAX_BLOCKS` (a cycle); `error_index` is its
+   * position in the chain; nothing changed.
+   */
+  XPBD_STATUS_INVALID_BLOCK = -27,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -904,6 +1115,89 @@ typedef struct XpbdStepConfig3 {
 } XpbdStepConfig3;
 
 /**
+ * The header every feature block starts with (`XpbdBlock`). Its block's
+ * `_default` function writes `kind` and `size`; `xpbd_world3_add` links
+ * it into a world's chain through `next`.
+ */
+typedef struct XpbdBlock {
+  /**
+   * `XPBD_BLOCK_*` (plus `XPBD_BLOCK_F32` for a float block).
+   */
+  uint32_t kind;
+  /**
+   * `sizeof` the whole block struct, as this library was built.
+   */
+  uint32_t size;
+  /**
+   * The next block of the chain, or NULL.
+   */
+  struct XpbdBlock *next;
+} XpbdBlock;
+
+/**
+ * A 3D world over caller-owned buffers (`XpbdWorld3`: double,
+ * `XpbdWorld3F32`: float). Start from `xpbd_world3_default()`, set the
+ * particles, the links and the memory (`xpbd_world3_requirements` says
+ * how much), add the feature blocks you use with `xpbd_world3_add`. The
+ * library writes the buffers' contents, the memory, `error_index` and
+ * `error_field`; never the other fields.
+ */
+typedef struct XpbdWorld3 {
+  /**
+   * Positions (m), `particle_count` entries.
+   */
+  double (*positions)[3];
+  /**
+   * Velocities (m/s), `particle_count` entries.
+   */
+  double (*velocities)[3];
+  /**
+   * Inverse masses (1/kg), `particle_count` entries; 0 = never moves.
+   */
+  const double *inverse_masses;
+  /**
+   * Number of particles.
+   */
+  size_t particle_count;
+  /**
+   * Links, `link_count` entries (λ written).
+   */
+  struct XpbdLink *links;
+  /**
+   * Number of links.
+   */
+  size_t link_count;
+  /**
+   * The library's memory: `memory_size` bytes, aligned to
+   * `XPBD_MEMORY_ALIGN` (8), at least
+   * `XpbdRequirements::memory_size`. The library's during a call
+   * (scratch, contacts, pairs, hash table); its contents after a call
+   * mean nothing.
+   */
+  void *memory;
+  /**
+   * Bytes of `memory`.
+   */
+  size_t memory_size;
+  /**
+   * The feature blocks (a chain through `XpbdBlock::next`), or NULL.
+   */
+  struct XpbdBlock *blocks;
+  /**
+   * Written by the library on error: the index the error names (a
+   * particle, link, collider, contact, a block's position in the
+   * chain, or with `XPBD_STATUS_CAPACITY_TOO_SMALL` the length
+   * needed); else 0.
+   */
+  size_t error_index;
+  /**
+   * Written by the library on error: the `XPBD_FIELD_*` code of the
+   * value concerned (`XPBD_FIELD_NONE` when the status says it all).
+   */
+  int32_t error_field;
+} XpbdWorld3;
+
+/**
  * A static half-space: points with `n̂·x ≥ offset` are free (`n̂` is
  * `normal` normalised; `normal` need not be unit length but must not be 0).
  * `#[repr(C)]`: `Plane<f64, 3>` is the C type `XpbdPlane3`, `Plane<f32, 3>`
@@ -936,28 +1230,6 @@ typedef struct XpbdSphere3 {
    */
   double radius;
 } XpbdSphere3;
-
-/**
- * One contact of the current substep: a particle against a collider, with
- * its accumulated λ (kg·m, ≥ 0). Colliders are numbered planes first, then
- * spheres (`planes.len() + k`).
- * `#[repr(C)]`: `Contact<f64>` is the C type `XpbdContact`, `Contact<f32>`
- * is `XpbdContactF32`.
- */
-typedef struct XpbdContact {
-  /**
-   * Index of the particle.
-   */
-  uint32_t particle;
-  /**
-   * Index of the collider (planes, then spheres).
-   */
-  uint32_t collider;
-  /**
-   * Accumulated multiplier λ (kg·m), ≥ 0; reset each substep.
-   */
-  double lambda;
-} XpbdContact;
 
 /**
  * A capsule: the points within `radius` of the segment
@@ -1045,6 +1317,110 @@ typedef struct XpbdBox3 {
 } XpbdBox3;
 
 /**
+ * The colliders block (`XpbdColliders3`, kind `XPBD_BLOCK_COLLIDERS`):
+ * static planes and spheres, moving capsules and boxes, only read.
+ * Collider indices run over the planes, then spheres, capsules, boxes.
+ */
+typedef struct XpbdColliders3 {
+  /**
+   * The header (`xpbd_colliders3_default` writes it).
+   */
+  struct XpbdBlock block;
+  /**
+   * Static half-spaces, `plane_count` entries.
+   */
+  const struct XpbdPlane3 *planes;
+  /**
+   * Number of planes.
+   */
+  size_t plane_count;
+  /**
+   * Static spheres, `sphere_count` entries.
+   */
+  const struct XpbdSphere3 *spheres;
+  /**
+   * Number of spheres.
+   */
+  size_t sphere_count;
+  /**
+   * Moving capsules, `capsule_count` entries (`XpbdCapsule3`: swept
+   * over the frame).
+   */
+  const struct XpbdCapsule3 *capsules;
+  /**
+   * Number of capsules.
+   */
+  size_t capsule_count;
+  /**
+   * Moving oriented boxes, `box_count` entries (`XpbdBox3`).
+   */
+  const struct XpbdBox3 *boxes;
+  /**
+   * Number of boxes.
+   */
+  size_t box_count;
+  /**
+   * Contacts one substep may hold; 0 (the default): particles ×
+   * colliders, which no substep exceeds. Beyond it the step fails
+   * with `XPBD_STATUS_CAPACITY_TOO_SMALL`, `XPBD_FIELD_CONTACTS` and
+   * the count needed (or keeps the first, under
+   * `XPBD_CONTACT_OVERFLOW_KEEP_FIRST`).
+   */
+  size_t contact_budget;
+} XpbdColliders3;
+
+/**
+ * The self-collision block (`XpbdSelfCollision3`, kind
+ * `XPBD_BLOCK_SELF_COLLISION`): particle–particle contacts, their
+ * buffers carved from the world's memory. Needs a particle radius > 0.
+ */
+typedef struct XpbdSelfCollision3 {
+  /**
+   * The header (`xpbd_self_collision3_default` writes it).
+   */
+  struct XpbdBlock block;
+  /**
+   * Rest positions (m), `particle_count` entries, or NULL: pairs
+   * closer than twice the particle radius there never collide.
+   */
+  const double (*rest_positions)[3];
+  /**
+   * Pairs one substep may hold; 0 (the default):
+   * `XPBD_DEFAULT_PAIRS_PER_PARTICLE` (6) × particles. Beyond it the
+   * step fails with `XPBD_STATUS_CAPACITY_TOO_SMALL`,
+   * `XPBD_FIELD_PAIRS` and the count needed.
+   */
+  size_t pair_budget;
+} XpbdSelfCollision3;
+
+/**
+ * The tearing block (`XpbdTearing3`, kind `XPBD_BLOCK_TEARING`). After
+ * a successful step every link not `XPBD_LINK_DISABLED` whose |λ|/h²
+ * exceeds its maximum gets the flag.
+ */
+typedef struct XpbdTearing3 {
+  /**
+   * The header (`xpbd_tearing3_default` writes it).
+   */
+  struct XpbdBlock block;
+  /**
+   * Maximum force per link (N), `link_count` entries each > 0
+   * (infinity never tears); only read.
+   */
+  const double *max_force;
+  /**
+   * Output: the indices of the links a step tore, in link order, the
+   * first `torn_capacity` of them (`XpbdStepStats::torn` counts all);
+   * may be NULL with 0.
+   */
+  uint32_t *torn;
+  /**
+   * Capacity of `torn` (entries).
+   */
+  size_t torn_capacity;
+} XpbdTearing3;
+
+/**
  * One contact the engine found for a frame: particle `particle` against
  * the plane through `point` with normal `normal`, moving at `velocity`.
  *
@@ -1096,951 +1472,25 @@ typedef struct XpbdEngineContact {
 } XpbdEngineContact;
 
 /**
- * One particle–particle contact of the current substep: particles `i < j`
- * with their accumulated λ (kg·m, ≥ 0).
- *
- * `#[repr(C)]`: `ParticleContact<f64>` is the C type
- * `XpbdParticleContact`, `ParticleContact<f32>` is
- * `XpbdParticleContactF32`.
+ * The engine contacts block (`XpbdEngineContacts3`, kind
+ * `XPBD_BLOCK_ENGINE_CONTACTS`): the contacts the engine found for this
+ * frame (`XpbdEngineContact`; λ and `impulse` written, `force` (N) after
+ * a successful step).
  */
-typedef struct XpbdParticleContact {
+typedef struct XpbdEngineContacts3 {
   /**
-   * The first particle (index, the smaller).
+   * The header (`xpbd_engine_contacts3_default` writes it).
    */
-  uint32_t i;
+  struct XpbdBlock block;
   /**
-   * The second particle (index).
+   * The contacts, `count` entries.
    */
-  uint32_t j;
+  struct XpbdEngineContact *contacts;
   /**
-   * Accumulated multiplier λ (kg·m), ≥ 0; reset each substep.
+   * Number of contacts.
    */
-  double lambda;
-} XpbdParticleContact;
-
-/**
- * A 3D world over caller-owned buffers (`XpbdWorld3`: double,
- * `XpbdWorld3F32`: float). Zero-initialise and fill in every buffer field
- * (NULL only with a zero count); `scratch` needs
- * `xpbd_step_scratch_len(particle_count)` entries. The library writes only
- * the buffers' contents and `error_index`.
- */
-typedef struct XpbdWorld3 {
-  /**
-   * Positions (m), `particle_count` entries.
-   */
-  double (*positions)[3];
-  /**
-   * Velocities (m/s), `particle_count` entries.
-   */
-  double (*velocities)[3];
-  /**
-   * Inverse masses (1/kg), `particle_count` entries; 0 = never moves.
-   */
-  const double *inverse_masses;
-  /**
-   * Number of particles.
-   */
-  size_t particle_count;
-  /**
-   * Links, `link_count` entries (λ written).
-   */
-  struct XpbdLink *links;
-  /**
-   * Number of links.
-   */
-  size_t link_count;
-  /**
-   * Static planes, `plane_count` entries.
-   */
-  const struct XpbdPlane3 *planes;
-  /**
-   * Number of planes.
-   */
-  size_t plane_count;
-  /**
-   * Static spheres, `sphere_count` entries.
-   */
-  const struct XpbdSphere3 *spheres;
-  /**
-   * Number of spheres.
-   */
-  size_t sphere_count;
-  /**
-   * Contact storage for one substep, `contact_capacity` entries.
-   */
-  struct XpbdContact *contacts;
-  /**
-   * Capacity of `contacts`.
-   */
-  size_t contact_capacity;
-  /**
-   * Scratch, `scratch_count` entries (≥ 3 · particle_count).
-   */
-  double (*scratch)[3];
-  /**
-   * Number of scratch entries.
-   */
-  size_t scratch_count;
-  /**
-   * Written by the library on error: the index the error names (else 0).
-   */
-  size_t error_index;
-  /**
-   * Maximum force per link (N), `link_count` entries each > 0 (infinity
-   * never tears), or NULL for no tearing. After a successful step every
-   * link not `XPBD_LINK_DISABLED` whose |λ|/h² exceeds it gets the flag.
-   */
-  const double *link_max_force;
-  /**
-   * Output: the indices of the links a step tore, in link order, the
-   * first `torn_capacity` of them (`XpbdStepStats::torn` counts all).
-   */
-  uint32_t *torn;
-  /**
-   * Capacity of `torn` (entries).
-   */
-  size_t torn_capacity;
-  /**
-   * Moving capsules, `capsule_count` entries (collider indices after
-   * the spheres); only read. Positions in m, velocities in m/s and
-   * rad/s over the frame (`XpbdCapsule3`).
-   */
-  const struct XpbdCapsule3 *capsules;
-  /**
-   * Number of capsules.
-   */
-  size_t capsule_count;
-  /**
-   * Moving oriented boxes, `box_count` entries (collider indices after
-   * the capsules); only read (`XpbdBox3`).
-   */
-  const struct XpbdBox3 *boxes;
-  /**
-   * Number of boxes.
-   */
-  size_t box_count;
-  /**
-   * The contacts the engine found for this frame, `engine_contact_count`
-   * entries (collider indices after the boxes when one is invalid);
-   * λ and `impulse` written, `force` (N) after a successful step
-   * (`XpbdEngineContact`).
-   */
-  struct XpbdEngineContact *engine_contacts;
-  /**
-   * Number of engine contacts.
-   */
-  size_t engine_contact_count;
-  /**
-   * Self-collision: particle–particle contact storage of a substep,
-   * `particle_contact_capacity` entries (λ written); NULL / 0: off
-   * (the other self-collision fields are then not read).
-   */
-  struct XpbdParticleContact *particle_contacts;
-  /**
-   * Capacity of `particle_contacts`.
-   */
-  size_t particle_contact_capacity;
-  /**
-   * Self-collision scratch: the hash table,
-   * `xpbd_self_collision_table_len(particle_count)` entries or more.
-   */
-  uint32_t *hash_table;
-  /**
-   * Entries of `hash_table`.
-   */
-  size_t hash_table_count;
-  /**
-   * Self-collision scratch: particle ids, `particle_count` or more.
-   */
-  uint32_t *hash_ids;
-  /**
-   * Entries of `hash_ids`.
-   */
-  size_t hash_id_count;
-  /**
-   * Self-collision scratch: linked neighbours,
-   * `xpbd_self_collision_adjacency_len(particle_count, link_count)` or
-   * more.
-   */
-  uint32_t *adjacency;
-  /**
-   * Entries of `adjacency`.
-   */
-  size_t adjacency_count;
-  /**
-   * Rest positions (m), `particle_count` entries, or NULL: pairs closer
-   * than twice the particle radius there never collide.
-   */
-  const double (*rest_positions)[3];
-} XpbdWorld3;
-
-/**
- * What a [`step`] did.
- *
- * `#[repr(C)]`: `StepStats<f64>` is the C type `XpbdStepStats`,
- * `StepStats<f32>` is `XpbdStepStatsF32`.
- */
-typedef struct XpbdStepStats {
-  /**
-   * Substeps run.
-   */
-  uint32_t substeps;
-  /**
-   * Link sweeps run in all substeps.
-   */
-  uint32_t iterations;
-  /**
-   * Substeps whose last sweep met the tolerance (when tolerance > 0).
-   */
-  uint32_t converged_substeps;
-  /**
-   * Most contacts solved in one substep (at most the capacity).
-   */
-  size_t max_contacts;
-  /**
-   * Diagnostics of the last link sweep.
-   */
-  struct XpbdSweepStats last;
-  /**
-   * Contacts found beyond the capacity and dropped, summed over the
-   * substeps (only under [`ContactOverflow::KeepFirst`]; else 0).
-   */
-  size_t contacts_dropped;
-  /**
-   * Links this frame tore (disabled), including those beyond the
-   * capacity of [`World::torn`].
-   */
-  size_t torn;
-  /**
-   * Most particle–particle contacts solved in one substep
-   * (self-collision; at most the capacity).
-   */
-  size_t max_pairs;
-  /**
-   * Predictions the self-collision displacement bound scaled down,
-   * summed over the substeps (self-collision only).
-   */
-  size_t clamped;
-} XpbdStepStats;
-
-/**
- * How to advance one frame (`XpbdStepConfig3`: double,
- * `XpbdStepConfig3F32`: float). Start from `xpbd_step_config3_default()`.
- */
-typedef struct XpbdStepConfig3F32 {
-  /**
-   * Gravity as an acceleration (m/s²).
-   */
-  float gravity[3];
-  /**
-   * Substeps per frame (≥ 1): h = dt / substeps.
-   */
-  uint32_t substeps;
-  /**
-   * Solver iterations per substep (≥ 1; the budget when tolerance > 0).
-   */
-  uint32_t iterations;
-  /**
-   * 0: exactly `iterations` sweeps; > 0: stop a substep when max |C + α̃λ| ≤ tolerance (m).
-   */
-  float tolerance;
-  /**
-   * Velocity damping c (1/s): v ← v·max(0, 1 − c h) per substep. Not
-   * physical. In float, short substeps defeat it: v = Δx/h comes in
-   * quanta of ulp(x)/h, and below about 0.5/(c h) quanta the damping's
-   * change to x + h v is lost to rounding. Prefer fewer, longer substeps.
-   */
-  float damping;
-  /**
-   * Particle radius for contacts (m).
-   */
-  float particle_radius;
-  /**
-   * Contact compliance (m/N); 0 = rigid.
-   */
-  float contact_compliance;
-  /**
-   * Static friction coefficient μ_s.
-   */
-  float static_friction;
-  /**
-   * Dynamic friction coefficient μ_k.
-   */
-  float dynamic_friction;
-  /**
-   * `XPBD_ZERO_LENGTH_REJECT` or `XPBD_ZERO_LENGTH_SKIP`.
-   */
-  int32_t zero_length_policy;
-  /**
-   * `XPBD_CONTACT_OVERFLOW_REJECT` (0, the default) or
-   * `XPBD_CONTACT_OVERFLOW_KEEP_FIRST` (1); other values are
-   * `XPBD_STATUS_INVALID_ARGUMENT`. (In the double struct it fills what
-   * was padding: the size is unchanged.)
-   */
-  int32_t contact_overflow;
-} XpbdStepConfig3F32;
-
-/**
- * A static half-space: points with `n̂·x ≥ offset` are free (`n̂` is
- * `normal` normalised; `normal` need not be unit length but must not be 0).
- * `#[repr(C)]`: `Plane<f64, 3>` is the C type `XpbdPlane3`, `Plane<f32, 3>`
- * is `XpbdPlane3F32`.
- */
-typedef struct XpbdPlane3F32 {
-  /**
-   * Outward normal (any finite non-zero length).
-   */
-  float normal[3];
-  /**
-   * Offset along the unit normal (m).
-   */
-  float offset;
-} XpbdPlane3F32;
-
-/**
- * A static sphere (a circle in 2D): points with `|x − center| ≥ radius`
- * are free.
- * `#[repr(C)]`: `Sphere<f64, 3>` is the C type `XpbdSphere3`,
- * `Sphere<f32, 3>` is `XpbdSphere3F32`.
- */
-typedef struct XpbdSphere3F32 {
-  /**
-   * Centre (m).
-   */
-  float center[3];
-  /**
-   * Radius (m), finite and ≥ 0.
-   */
-  float radius;
-} XpbdSphere3F32;
-
-/**
- * One contact of the current substep: a particle against a collider, with
- * its accumulated λ (kg·m, ≥ 0). Colliders are numbered planes first, then
- * spheres (`planes.len() + k`).
- * `#[repr(C)]`: `Contact<f64>` is the C type `XpbdContact`, `Contact<f32>`
- * is `XpbdContactF32`.
- */
-typedef struct XpbdContactF32 {
-  /**
-   * Index of the particle.
-   */
-  uint32_t particle;
-  /**
-   * Index of the collider (planes, then spheres).
-   */
-  uint32_t collider;
-  /**
-   * Accumulated multiplier λ (kg·m), ≥ 0; reset each substep.
-   */
-  float lambda;
-} XpbdContactF32;
-
-/**
- * A capsule: the points within `radius` of the segment
- * `center ± half_axis`, moving with `velocity` and `angular_velocity`
- * over the frame.
- *
- * `#[repr(C)]`: `Capsule<f64, 3>` is the C type `XpbdCapsule3`,
- * `Capsule<f32, 3>` is `XpbdCapsule3F32`.
- */
-typedef struct XpbdCapsule3F32 {
-  /**
-   * Centre at the frame's start (m).
-   */
-  float center[3];
-  /**
-   * From the centre to one end of the core segment (m), at the frame's
-   * start; the segment is `center ± half_axis` (zero: a sphere).
-   */
-  float half_axis[3];
-  /**
-   * Radius around the segment (m), finite and ≥ 0.
-   */
-  float radius;
-  /**
-   * Linear velocity of the centre over the frame (m/s).
-   */
-  float velocity[3];
-  /**
-   * Angular velocity about the centre over the frame (rad/s; in 2D only
-   * the z component, `[2]`, is used).
-   */
-  float angular_velocity[3];
-  /**
-   * Static friction coefficient μ_s against it, finite and ≥ 0.
-   */
-  float static_friction;
-  /**
-   * Dynamic friction coefficient μ_k against it, finite and ≥ 0.
-   */
-  float dynamic_friction;
-} XpbdCapsule3F32;
-
-/**
- * An oriented box: the points `center + Σ q_k axes[k]` with
- * `|q_k| ≤ half_extents[k]`, moving with `velocity` and
- * `angular_velocity` over the frame.
- *
- * `#[repr(C)]`: `OrientedBox<f64, 3>` is the C type `XpbdBox3`,
- * `OrientedBox<f32, 3>` is `XpbdBox3F32`.
- */
-typedef struct XpbdBox3F32 {
-  /**
-   * Centre at the frame's start (m).
-   */
-  float center[3];
-  /**
-   * The box's axes in world coordinates at the frame's start: unit
-   * length and pairwise orthogonal within 1e-3, that is
-   * `| |axes[i]| − 1 | ≤ 1e-3` and `|axes[i] · axes[j]| ≤ 1e-3` for
-   * `i ≠ j` (a rotation matrix's rows, e.g. from the engine's
-   * quaternion).
-   */
-  float axes[3][3];
-  /**
-   * Half the box's size along each axis (m), finite and ≥ 0.
-   */
-  float half_extents[3];
-  /**
-   * Linear velocity of the centre over the frame (m/s).
-   */
-  float velocity[3];
-  /**
-   * Angular velocity about the centre over the frame (rad/s; in 2D only
-   * the z component, `[2]`, is used).
-   */
-  float angular_velocity[3];
-  /**
-   * Static friction coefficient μ_s against it, finite and ≥ 0.
-   */
-  float static_friction;
-  /**
-   * Dynamic friction coefficient μ_k against it, finite and ≥ 0.
-   */
-  float dynamic_friction;
-} XpbdBox3F32;
-
-/**
- * One contact the engine found for a frame: particle `particle` against
- * the plane through `point` with normal `normal`, moving at `velocity`.
- *
- * `#[repr(C)]`: `EngineContact<f64, 3>` is the C type
- * `XpbdEngineContact`, `EngineContact<f32, 3>` is `XpbdEngineContactF32`.
- */
-typedef struct XpbdEngineContactF32 {
-  /**
-   * The particle (index).
-   */
-  uint32_t particle;
-  /**
-   * Outward normal of the surface at `point` (any finite non-zero
-   * length; normalised by the solver).
-   */
-  float normal[3];
-  /**
-   * A point on the surface at the frame's start (m), finite.
-   */
-  float point[3];
-  /**
-   * The surface's velocity at `point` over the frame (m/s), finite.
-   */
-  float velocity[3];
-  /**
-   * Static friction coefficient μ_s, finite and ≥ 0.
-   */
-  float static_friction;
-  /**
-   * Dynamic friction coefficient μ_k, finite and ≥ 0.
-   */
-  float dynamic_friction;
-  /**
-   * Accumulated multiplier λ (kg·m, ≥ 0) of the current substep.
-   */
-  float lambda;
-  /**
-   * The normal impulse on the particle over the current or last frame,
-   * `Σ λ / h` (N·s): the step's working sum.
-   */
-  float impulse;
-  /**
-   * The mean normal force on the particle over the last successful
-   * frame, `impulse / dt` (N, finite and ≥ 0, along the unit normal);
-   * written only after a successful frame (a force beyond the float
-   * range fails the step, naming the particle).
-   */
-  float force;
-} XpbdEngineContactF32;
-
-/**
- * One particle–particle contact of the current substep: particles `i < j`
- * with their accumulated λ (kg·m, ≥ 0).
- *
- * `#[repr(C)]`: `ParticleContact<f64>` is the C type
- * `XpbdParticleContact`, `ParticleContact<f32>` is
- * `XpbdParticleContactF32`.
- */
-typedef struct XpbdParticleContactF32 {
-  /**
-   * The first particle (index, the smaller).
-   */
-  uint32_t i;
-  /**
-   * The second particle (index).
-   */
-  uint32_t j;
-  /**
-   * Accumulated multiplier λ (kg·m), ≥ 0; reset each substep.
-   */
-  float lambda;
-} XpbdParticleContactF32;
-
-/**
- * A 3D world over caller-owned buffers (`XpbdWorld3`: double,
- * `XpbdWorld3F32`: float). Zero-initialise and fill in every buffer field
- * (NULL only with a zero count); `scratch` needs
- * `xpbd_step_scratch_len(particle_count)` entries. The library writes only
- * the buffers' contents and `error_index`.
- */
-typedef struct XpbdWorld3F32 {
-  /**
-   * Positions (m), `particle_count` entries.
-   */
-  float (*positions)[3];
-  /**
-   * Velocities (m/s), `particle_count` entries.
-   */
-  float (*velocities)[3];
-  /**
-   * Inverse masses (1/kg), `particle_count` entries; 0 = never moves.
-   */
-  const float *inverse_masses;
-  /**
-   * Number of particles.
-   */
-  size_t particle_count;
-  /**
-   * Links, `link_count` entries (λ written).
-   */
-  struct XpbdLinkF32 *links;
-  /**
-   * Number of links.
-   */
-  size_t link_count;
-  /**
-   * Static planes, `plane_count` entries.
-   */
-  const struct XpbdPlane3F32 *planes;
-  /**
-   * Number of planes.
-   */
-  size_t plane_count;
-  /**
-   * Static spheres, `sphere_count` entries.
-   */
-  const struct XpbdSphere3F32 *spheres;
-  /**
-   * Number of spheres.
-   */
-  size_t sphere_count;
-  /**
-   * Contact storage for one substep, `contact_capacity` entries.
-   */
-  struct XpbdContactF32 *contacts;
-  /**
-   * Capacity of `contacts`.
-   */
-  size_t contact_capacity;
-  /**
-   * Scratch, `scratch_count` entries (≥ 3 · particle_count).
-   */
-  float (*scratch)[3];
-  /**
-   * Number of scratch entries.
-   */
-  size_t scratch_count;
-  /**
-   * Written by the library on error: the index the error names (else 0).
-   */
-  size_t error_index;
-  /**
-   * Maximum force per link (N), `link_count` entries each > 0 (infinity
-   * never tears), or NULL for no tearing. After a successful step every
-   * link not `XPBD_LINK_DISABLED` whose |λ|/h² exceeds it gets the flag.
-   */
-  const float *link_max_force;
-  /**
-   * Output: the indices of the links a step tore, in link order, the
-   * first `torn_capacity` of them (`XpbdStepStats::torn` counts all).
-   */
-  uint32_t *torn;
-  /**
-   * Capacity of `torn` (entries).
-   */
-  size_t torn_capacity;
-  /**
-   * Moving capsules, `capsule_count` entries (collider indices after
-   * the spheres); only read. Positions in m, velocities in m/s and
-   * rad/s over the frame (`XpbdCapsule3`).
-   */
-  const struct XpbdCapsule3F32 *capsules;
-  /**
-   * Number of capsules.
-   */
-  size_t capsule_count;
-  /**
-   * Moving oriented boxes, `box_count` entries (collider indices after
-   * the capsules); only read (`XpbdBox3`).
-   */
-  const struct XpbdBox3F32 *boxes;
-  /**
-   * Number of boxes.
-   */
-  size_t box_count;
-  /**
-   * The contacts the engine found for this frame, `engine_contact_count`
-   * entries (collider indices after the boxes when one is invalid);
-   * λ and `impulse` written, `force` (N) after a successful step
-   * (`XpbdEngineContact`).
-   */
-  struct XpbdEngineContactF32 *engine_contacts;
-  /**
-   * Number of engine contacts.
-   */
-  size_t engine_contact_count;
-  /**
-   * Self-collision: particle–particle contact storage of a substep,
-   * `particle_contact_capacity` entries (λ written); NULL / 0: off
-   * (the other self-collision fields are then not read).
-   */
-  struct XpbdParticleContactF32 *particle_contacts;
-  /**
-   * Capacity of `particle_contacts`.
-   */
-  size_t particle_contact_capacity;
-  /**
-   * Self-collision scratch: the hash table,
-   * `xpbd_self_collision_table_len(particle_count)` entries or more.
-   */
-  uint32_t *hash_table;
-  /**
-   * Entries of `hash_table`.
-   */
-  size_t hash_table_count;
-  /**
-   * Self-collision scratch: particle ids, `particle_count` or more.
-   */
-  uint32_t *hash_ids;
-  /**
-   * Entries of `hash_ids`.
-   */
-  size_t hash_id_count;
-  /**
-   * Self-collision scratch: linked neighbours,
-   * `xpbd_self_collision_adjacency_len(particle_count, link_count)` or
-   * more.
-   */
-  uint32_t *adjacency;
-  /**
-   * Entries of `adjacency`.
-   */
-  size_t adjacency_count;
-  /**
-   * Rest positions (m), `particle_count` entries, or NULL: pairs closer
-   * than twice the particle radius there never collide.
-   */
-  const float (*rest_positions)[3];
-} XpbdWorld3F32;
-
-/**
- * What a [`step`] did.
- *
- * `#[repr(C)]`: `StepStats<f64>` is the C type `XpbdStepStats`,
- * `StepStats<f32>` is `XpbdStepStatsF32`.
- */
-typedef struct XpbdStepStatsF32 {
-  /**
-   * Substeps run.
-   */
-  uint32_t substeps;
-  /**
-   * Link sweeps run in all substeps.
-   */
-  uint32_t iterations;
-  /**
-   * Substeps whose last sweep met the tolerance (when tolerance > 0).
-   */
-  uint32_t converged_substeps;
-  /**
-   * Most contacts solved in one substep (at most the capacity).
-   */
-  size_t max_contacts;
-  /**
-   * Diagnostics of the last link sweep.
-   */
-  struct XpbdSweepStatsF32 last;
-  /**
-   * Contacts found beyond the capacity and dropped, summed over the
-   * substeps (only under [`ContactOverflow::KeepFirst`]; else 0).
-   */
-  size_t contacts_dropped;
-  /**
-   * Links this frame tore (disabled), including those beyond the
-   * capacity of [`World::torn`].
-   */
-  size_t torn;
-  /**
-   * Most particle–particle contacts solved in one substep
-   * (self-collision; at most the capacity).
-   */
-  size_t max_pairs;
-  /**
-   * Predictions the self-collision displacement bound scaled down,
-   * summed over the substeps (self-collision only).
-   */
-  size_t clamped;
-} XpbdStepStatsF32;
-
-/**
- * A colored 3D system over caller-owned buffers (`XpbdColoredSystem3`:
- * double, `XpbdColoredSystem3F32`: float; see `docs/c-api.md` for the
- * rules).
- *
- * Zero-initialise, fill in the buffer fields, counts and
- * `zero_length_policy` (and `simd` through `xpbd_colored3_set_simd`); the
- * library writes only `substep_active`, `h`, `error_index` and `simd`,
- * and the buffers' contents.
- */
-typedef struct XpbdColoredSystem3 {
-  /**
-   * AoS particle positions (m), `particle_count` entries, or NULL when
-   * `x`, `y`, `z` are used.
-   */
-  double (*positions)[3];
-  /**
-   * SoA x coordinates (m), or NULL with `positions`.
-   */
-  double *x;
-  /**
-   * SoA y coordinates (m), or NULL with `positions`.
-   */
-  double *y;
-  /**
-   * SoA z coordinates (m), or NULL with `positions`.
-   */
-  double *z;
-  /**
-   * Inverse masses (1/kg), `particle_count` entries; 0 = static.
-   */
-  const double *inverse_masses;
-  /**
-   * Number of particles.
-   */
-  size_t particle_count;
-  /**
-   * First particle of each link, `link_count` entries, in colored order.
-   */
-  const uint32_t *i;
-  /**
-   * Second particle of each link.
-   */
-  const uint32_t *j;
-  /**
-   * Rest lengths (m), finite: `rest[k] > 0` is a bilateral link,
-   * `rest[k] < 0` a tension-only link (`XPBD_LINK_TENSION_ONLY`: it only
-   * pulls) of rest length `-rest[k]`, `rest[k] = 0` a disabled link
-   * (`XPBD_LINK_DISABLED`: skipped, λ stays 0);
-   * `xpbd_colored_links_fill` writes all three.
-   */
-  const double *rest;
-  /**
-   * Compliances α (m/N), ≥ 0.
-   */
-  const double *compliance;
-  /**
-   * Multipliers λ (kg·m); reset by begin_substep.
-   */
-  double *lambda;
-  /**
-   * Scratch, `link_count` entries: α̃ = α/h² (1/kg), written by begin_substep.
-   */
-  double *alpha;
-  /**
-   * Scratch, `link_count` entries: 1/(w_i + w_j + α̃) (kg), written by begin_substep.
-   */
-  double *inv_denominator;
-  /**
-   * Number of links.
-   */
-  size_t link_count;
-  /**
-   * Color boundaries, `color_count + 1` entries: color c is links
-   * `color_starts[c] .. color_starts[c + 1]`.
-   */
-  const size_t *color_starts;
-  /**
-   * Number of colors.
-   */
-  size_t color_count;
-  /**
-   * Scratch, `particle_count` entries, the library's for the whole
-   * substep: `begin_substep` clobbers it on every call (a rejected one
-   * included) for the proper-coloring check, and the jobs keep their
-   * contract word in `stamp[0]`. Never read or write it yourself.
-   */
-  uint32_t *stamp;
-  /**
-   * `XPBD_ZERO_LENGTH_REJECT` (0) or `XPBD_ZERO_LENGTH_SKIP` (1).
-   */
-  int32_t zero_length_policy;
-  /**
-   * Written by the library: 1 after a successful begin_substep, else 0.
-   */
-  uint32_t substep_active;
-  /**
-   * Written by the library: the substep length h (s).
-   */
-  double h;
-  /**
-   * Written by the library on error: the particle or link (colored
-   * position) the error names, 0 when none.
-   */
-  size_t error_index;
-  /**
-   * The SIMD kernels of the solving calls (the last field: every
-   * earlier field keeps its offset): `XPBD_SIMD_*` bits, 0 (a
-   * zero-initialised struct) for the baseline kernel; every value gives
-   * the same bits. Set it with `xpbd_colored3_set_simd`, which refuses
-   * bits this CPU lacks. The solving calls do not detect the CPU again
-   * (cpuid is slow under a hypervisor, and the library keeps no global
-   * state): a value written directly must be a subset of
-   * `xpbd_simd_detect()`, otherwise the CPU stops the program at an
-   * instruction it lacks. Bits this version does not define are
-   * `XPBD_STATUS_INVALID_ARGUMENT`.
-   */
-  uint32_t simd;
-} XpbdColoredSystem3;
-
-/**
- * A colored 3D system over caller-owned buffers (`XpbdColoredSystem3`:
- * double, `XpbdColoredSystem3F32`: float; see `docs/c-api.md` for the
- * rules).
- *
- * Zero-initialise, fill in the buffer fields, counts and
- * `zero_length_policy` (and `simd` through `xpbd_colored3_set_simd`); the
- * library writes only `substep_active`, `h`, `error_index` and `simd`,
- * and the buffers' contents.
- */
-typedef struct XpbdColoredSystem3F32 {
-  /**
-   * AoS particle positions (m), `particle_count` entries, or NULL when
-   * `x`, `y`, `z` are used.
-   */
-  float (*positions)[3];
-  /**
-   * SoA x coordinates (m), or NULL with `positions`.
-   */
-  float *x;
-  /**
-   * SoA y coordinates (m), or NULL with `positions`.
-   */
-  float *y;
-  /**
-   * SoA z coordinates (m), or NULL with `positions`.
-   */
-  float *z;
-  /**
-   * Inverse masses (1/kg), `particle_count` entries; 0 = static.
-   */
-  const float *inverse_masses;
-  /**
-   * Number of particles.
-   */
-  size_t particle_count;
-  /**
-   * First particle of each link, `link_count` entries, in colored order.
-   */
-  const uint32_t *i;
-  /**
-   * Second particle of each link.
-   */
-  const uint32_t *j;
-  /**
-   * Rest lengths (m), finite: `rest[k] > 0` is a bilateral link,
-   * `rest[k] < 0` a tension-only link (`XPBD_LINK_TENSION_ONLY`: it only
-   * pulls) of rest length `-rest[k]`, `rest[k] = 0` a disabled link
-   * (`XPBD_LINK_DISABLED`: skipped, λ stays 0);
-   * `xpbd_colored_links_fill` writes all three.
-   */
-  const float *rest;
-  /**
-   * Compliances α (m/N), ≥ 0.
-   */
-  const float *compliance;
-  /**
-   * Multipliers λ (kg·m); reset by begin_substep.
-   */
-  float *lambda;
-  /**
-   * Scratch, `link_count` entries: α̃ = α/h² (1/kg), written by begin_substep.
-   */
-  float *alpha;
-  /**
-   * Scratch, `link_count` entries: 1/(w_i + w_j + α̃) (kg), written by begin_substep.
-   */
-  float *inv_denominator;
-  /**
-   * Number of links.
-   */
-  size_t link_count;
-  /**
-   * Color boundaries, `color_count + 1` entries: color c is links
-   * `color_starts[c] .. color_starts[c + 1]`.
-   */
-  const size_t *color_starts;
-  /**
-   * Number of colors.
-   */
-  size_t color_count;
-  /**
-   * Scratch, `particle_count` entries, the library's for the whole
-   * substep: `begin_substep` clobbers it on every call (a rejected one
-   * included) for the proper-coloring check, and the jobs keep their
-   * contract word in `stamp[0]`. Never read or write it yourself.
-   */
-  uint32_t *stamp;
-  /**
-   * `XPBD_ZERO_LENGTH_REJECT` (0) or `XPBD_ZERO_LENGTH_SKIP` (1).
-   */
-  int32_t zero_length_policy;
-  /**
-   * Written by the library: 1 after a successful begin_substep, else 0.
-   */
-  uint32_t substep_active;
-  /**
-   * Written by the library: the substep length h (s).
-   */
-  float h;
-  /**
-   * Written by the library on error: the particle or link (colored
-   * position) the error names, 0 when none.
-   */
-  size_t error_index;
-  /**
-   * The SIMD kernels of the solving calls (the last field: every
-   * earlier field keeps its offset): `XPBD_SIMD_*` bits, 0 (a
-   * zero-initialised struct) for the baseline kernel; every value gives
-   * the same bits. Set it with `xpbd_colored3_set_simd`, which refuses
-   * bits this CPU lacks. The solving calls do not detect the CPU again
-   * (cpuid is slow under a hypervisor, and the library keeps no global
-   * state): a value written directly must be a subset of
-   * `xpbd_simd_detect()`, otherwise the CPU stops the program at an
-   * instruction it lacks. Bits this version does not define are
-   * `XPBD_STATUS_INVALID_ARGUMENT`.
-   */
-  uint32_t simd;
-} XpbdColoredSystem3F32;
+  size_t count;
+} XpbdEngineContacts3;
 
 /**
  * One dihedral bending constraint: triangles `(p0, p1, p2)` and
@@ -2342,6 +1792,111 @@ typedef struct XpbdConstraints3 {
 } XpbdConstraints3;
 
 /**
+ * The constraint groups block (`XpbdGroups3`, kind `XPBD_BLOCK_GROUPS`):
+ * bending, tets, tethers, closed meshes and attachments, solved after
+ * the links in every iteration.
+ */
+typedef struct XpbdGroups3 {
+  /**
+   * The header (`xpbd_groups3_default` writes it).
+   */
+  struct XpbdBlock block;
+  /**
+   * The groups (`XpbdConstraints3`).
+   */
+  struct XpbdConstraints3 groups;
+} XpbdGroups3;
+
+/**
+ * Every length a world needs (`XpbdRequirements`), from
+ * `xpbd_world3_requirements`: the one to allocate is `memory_size`
+ * (bytes); the others say how it is carved (entries).
+ */
+typedef struct XpbdRequirements {
+  /**
+   * Bytes `XpbdWorld3::memory` needs.
+   */
+  size_t memory_size;
+  /**
+   * Scratch positions: 3 × particles.
+   */
+  size_t scratch;
+  /**
+   * Contacts: the colliders' contact budget.
+   */
+  size_t contacts;
+  /**
+   * Particle pairs: the self-collision pair budget (0 without).
+   */
+  size_t pairs;
+  /**
+   * Hash table entries (self-collision).
+   */
+  size_t hash_table;
+  /**
+   * Hash ids (self-collision).
+   */
+  size_t hash_ids;
+  /**
+   * Adjacency entries (self-collision).
+   */
+  size_t adjacency;
+  /**
+   * Coloring stamp entries (`xpbd_world3_step_colored`): particles.
+   */
+  size_t stamp;
+} XpbdRequirements;
+
+/**
+ * What a [`step`] did.
+ *
+ * `#[repr(C)]`: `StepStats<f64>` is the C type `XpbdStepStats`,
+ * `StepStats<f32>` is `XpbdStepStatsF32`.
+ */
+typedef struct XpbdStepStats {
+  /**
+   * Substeps run.
+   */
+  uint32_t substeps;
+  /**
+   * Link sweeps run in all substeps.
+   */
+  uint32_t iterations;
+  /**
+   * Substeps whose last sweep met the tolerance (when tolerance > 0).
+   */
+  uint32_t converged_substeps;
+  /**
+   * Most contacts solved in one substep (at most the capacity).
+   */
+  size_t max_contacts;
+  /**
+   * Diagnostics of the last link sweep.
+   */
+  struct XpbdSweepStats last;
+  /**
+   * Contacts found beyond the capacity and dropped, summed over the
+   * substeps (only under [`ContactOverflow::KeepFirst`]; else 0).
+   */
+  size_t contacts_dropped;
+  /**
+   * Links this frame tore (disabled), including those beyond the
+   * capacity of [`World::torn`].
+   */
+  size_t torn;
+  /**
+   * Most particle–particle contacts solved in one substep
+   * (self-collision; at most the capacity).
+   */
+  size_t max_pairs;
+  /**
+   * Predictions the self-collision displacement bound scaled down,
+   * summed over the substeps (self-collision only).
+   */
+  size_t clamped;
+} XpbdStepStats;
+
+/**
  * The color boundaries of a 3D system's links and groups, each stored in
  * colored order (precision-free; see `docs/colored.md`): color `c` of a
  * group is its entries `starts[c] .. starts[c + 1]`, so each `starts`
@@ -2416,6 +1971,421 @@ typedef struct XpbdJobSystem {
    */
   uint32_t split;
 } XpbdJobSystem;
+
+/**
+ * How to advance one frame (`XpbdStepConfig3`: double,
+ * `XpbdStepConfig3F32`: float). Start from `xpbd_step_config3_default()`.
+ */
+typedef struct XpbdStepConfig3F32 {
+  /**
+   * Gravity as an acceleration (m/s²).
+   */
+  float gravity[3];
+  /**
+   * Substeps per frame (≥ 1): h = dt / substeps.
+   */
+  uint32_t substeps;
+  /**
+   * Solver iterations per substep (≥ 1; the budget when tolerance > 0).
+   */
+  uint32_t iterations;
+  /**
+   * 0: exactly `iterations` sweeps; > 0: stop a substep when max |C + α̃λ| ≤ tolerance (m).
+   */
+  float tolerance;
+  /**
+   * Velocity damping c (1/s): v ← v·max(0, 1 − c h) per substep. Not
+   * physical. In float, short substeps defeat it: v = Δx/h comes in
+   * quanta of ulp(x)/h, and below about 0.5/(c h) quanta the damping's
+   * change to x + h v is lost to rounding. Prefer fewer, longer substeps.
+   */
+  float damping;
+  /**
+   * Particle radius for contacts (m).
+   */
+  float particle_radius;
+  /**
+   * Contact compliance (m/N); 0 = rigid.
+   */
+  float contact_compliance;
+  /**
+   * Static friction coefficient μ_s.
+   */
+  float static_friction;
+  /**
+   * Dynamic friction coefficient μ_k.
+   */
+  float dynamic_friction;
+  /**
+   * `XPBD_ZERO_LENGTH_REJECT` or `XPBD_ZERO_LENGTH_SKIP`.
+   */
+  int32_t zero_length_policy;
+  /**
+   * `XPBD_CONTACT_OVERFLOW_REJECT` (0, the default) or
+   * `XPBD_CONTACT_OVERFLOW_KEEP_FIRST` (1); other values are
+   * `XPBD_STATUS_INVALID_ARGUMENT`. (In the double struct it fills what
+   * was padding: the size is unchanged.)
+   */
+  int32_t contact_overflow;
+} XpbdStepConfig3F32;
+
+/**
+ * A 3D world over caller-owned buffers (`XpbdWorld3`: double,
+ * `XpbdWorld3F32`: float). Start from `xpbd_world3_default()`, set the
+ * particles, the links and the memory (`xpbd_world3_requirements` says
+ * how much), add the feature blocks you use with `xpbd_world3_add`. The
+ * library writes the buffers' contents, the memory, `error_index` and
+ * `error_field`; never the other fields.
+ */
+typedef struct XpbdWorld3F32 {
+  /**
+   * Positions (m), `particle_count` entries.
+   */
+  float (*positions)[3];
+  /**
+   * Velocities (m/s), `particle_count` entries.
+   */
+  float (*velocities)[3];
+  /**
+   * Inverse masses (1/kg), `particle_count` entries; 0 = never moves.
+   */
+  const float *inverse_masses;
+  /**
+   * Number of particles.
+   */
+  size_t particle_count;
+  /**
+   * Links, `link_count` entries (λ written).
+   */
+  struct XpbdLinkF32 *links;
+  /**
+   * Number of links.
+   */
+  size_t link_count;
+  /**
+   * The library's memory: `memory_size` bytes, aligned to
+   * `XPBD_MEMORY_ALIGN` (8), at least
+   * `XpbdRequirements::memory_size`. The library's during a call
+   * (scratch, contacts, pairs, hash table); its contents after a call
+   * mean nothing.
+   */
+  void *memory;
+  /**
+   * Bytes of `memory`.
+   */
+  size_t memory_size;
+  /**
+   * The feature blocks (a chain through `XpbdBlock::next`), or NULL.
+   */
+  struct XpbdBlock *blocks;
+  /**
+   * Written by the library on error: the index the error names (a
+   * particle, link, collider, contact, a block's position in the
+   * chain, or with `XPBD_STATUS_CAPACITY_TOO_SMALL` the length
+   * needed); else 0.
+   */
+  size_t error_index;
+  /**
+   * Written by the library on error: the `XPBD_FIELD_*` code of the
+   * value concerned (`XPBD_FIELD_NONE` when the status says it all).
+   */
+  int32_t error_field;
+} XpbdWorld3F32;
+
+/**
+ * A static half-space: points with `n̂·x ≥ offset` are free (`n̂` is
+ * `normal` normalised; `normal` need not be unit length but must not be 0).
+ * `#[repr(C)]`: `Plane<f64, 3>` is the C type `XpbdPlane3`, `Plane<f32, 3>`
+ * is `XpbdPlane3F32`.
+ */
+typedef struct XpbdPlane3F32 {
+  /**
+   * Outward normal (any finite non-zero length).
+   */
+  float normal[3];
+  /**
+   * Offset along the unit normal (m).
+   */
+  float offset;
+} XpbdPlane3F32;
+
+/**
+ * A static sphere (a circle in 2D): points with `|x − center| ≥ radius`
+ * are free.
+ * `#[repr(C)]`: `Sphere<f64, 3>` is the C type `XpbdSphere3`,
+ * `Sphere<f32, 3>` is `XpbdSphere3F32`.
+ */
+typedef struct XpbdSphere3F32 {
+  /**
+   * Centre (m).
+   */
+  float center[3];
+  /**
+   * Radius (m), finite and ≥ 0.
+   */
+  float radius;
+} XpbdSphere3F32;
+
+/**
+ * A capsule: the points within `radius` of the segment
+ * `center ± half_axis`, moving with `velocity` and `angular_velocity`
+ * over the frame.
+ *
+ * `#[repr(C)]`: `Capsule<f64, 3>` is the C type `XpbdCapsule3`,
+ * `Capsule<f32, 3>` is `XpbdCapsule3F32`.
+ */
+typedef struct XpbdCapsule3F32 {
+  /**
+   * Centre at the frame's start (m).
+   */
+  float center[3];
+  /**
+   * From the centre to one end of the core segment (m), at the frame's
+   * start; the segment is `center ± half_axis` (zero: a sphere).
+   */
+  float half_axis[3];
+  /**
+   * Radius around the segment (m), finite and ≥ 0.
+   */
+  float radius;
+  /**
+   * Linear velocity of the centre over the frame (m/s).
+   */
+  float velocity[3];
+  /**
+   * Angular velocity about the centre over the frame (rad/s; in 2D only
+   * the z component, `[2]`, is used).
+   */
+  float angular_velocity[3];
+  /**
+   * Static friction coefficient μ_s against it, finite and ≥ 0.
+   */
+  float static_friction;
+  /**
+   * Dynamic friction coefficient μ_k against it, finite and ≥ 0.
+   */
+  float dynamic_friction;
+} XpbdCapsule3F32;
+
+/**
+ * An oriented box: the points `center + Σ q_k axes[k]` with
+ * `|q_k| ≤ half_extents[k]`, moving with `velocity` and
+ * `angular_velocity` over the frame.
+ *
+ * `#[repr(C)]`: `OrientedBox<f64, 3>` is the C type `XpbdBox3`,
+ * `OrientedBox<f32, 3>` is `XpbdBox3F32`.
+ */
+typedef struct XpbdBox3F32 {
+  /**
+   * Centre at the frame's start (m).
+   */
+  float center[3];
+  /**
+   * The box's axes in world coordinates at the frame's start: unit
+   * length and pairwise orthogonal within 1e-3, that is
+   * `| |axes[i]| − 1 | ≤ 1e-3` and `|axes[i] · axes[j]| ≤ 1e-3` for
+   * `i ≠ j` (a rotation matrix's rows, e.g. from the engine's
+   * quaternion).
+   */
+  float axes[3][3];
+  /**
+   * Half the box's size along each axis (m), finite and ≥ 0.
+   */
+  float half_extents[3];
+  /**
+   * Linear velocity of the centre over the frame (m/s).
+   */
+  float velocity[3];
+  /**
+   * Angular velocity about the centre over the frame (rad/s; in 2D only
+   * the z component, `[2]`, is used).
+   */
+  float angular_velocity[3];
+  /**
+   * Static friction coefficient μ_s against it, finite and ≥ 0.
+   */
+  float static_friction;
+  /**
+   * Dynamic friction coefficient μ_k against it, finite and ≥ 0.
+   */
+  float dynamic_friction;
+} XpbdBox3F32;
+
+/**
+ * The colliders block (`XpbdColliders3`, kind `XPBD_BLOCK_COLLIDERS`):
+ * static planes and spheres, moving capsules and boxes, only read.
+ * Collider indices run over the planes, then spheres, capsules, boxes.
+ */
+typedef struct XpbdColliders3F32 {
+  /**
+   * The header (`xpbd_colliders3_default` writes it).
+   */
+  struct XpbdBlock block;
+  /**
+   * Static half-spaces, `plane_count` entries.
+   */
+  const struct XpbdPlane3F32 *planes;
+  /**
+   * Number of planes.
+   */
+  size_t plane_count;
+  /**
+   * Static spheres, `sphere_count` entries.
+   */
+  const struct XpbdSphere3F32 *spheres;
+  /**
+   * Number of spheres.
+   */
+  size_t sphere_count;
+  /**
+   * Moving capsules, `capsule_count` entries (`XpbdCapsule3`: swept
+   * over the frame).
+   */
+  const struct XpbdCapsule3F32 *capsules;
+  /**
+   * Number of capsules.
+   */
+  size_t capsule_count;
+  /**
+   * Moving oriented boxes, `box_count` entries (`XpbdBox3`).
+   */
+  const struct XpbdBox3F32 *boxes;
+  /**
+   * Number of boxes.
+   */
+  size_t box_count;
+  /**
+   * Contacts one substep may hold; 0 (the default): particles ×
+   * colliders, which no substep exceeds. Beyond it the step fails
+   * with `XPBD_STATUS_CAPACITY_TOO_SMALL`, `XPBD_FIELD_CONTACTS` and
+   * the count needed (or keeps the first, under
+   * `XPBD_CONTACT_OVERFLOW_KEEP_FIRST`).
+   */
+  size_t contact_budget;
+} XpbdColliders3F32;
+
+/**
+ * The self-collision block (`XpbdSelfCollision3`, kind
+ * `XPBD_BLOCK_SELF_COLLISION`): particle–particle contacts, their
+ * buffers carved from the world's memory. Needs a particle radius > 0.
+ */
+typedef struct XpbdSelfCollision3F32 {
+  /**
+   * The header (`xpbd_self_collision3_default` writes it).
+   */
+  struct XpbdBlock block;
+  /**
+   * Rest positions (m), `particle_count` entries, or NULL: pairs
+   * closer than twice the particle radius there never collide.
+   */
+  const float (*rest_positions)[3];
+  /**
+   * Pairs one substep may hold; 0 (the default):
+   * `XPBD_DEFAULT_PAIRS_PER_PARTICLE` (6) × particles. Beyond it the
+   * step fails with `XPBD_STATUS_CAPACITY_TOO_SMALL`,
+   * `XPBD_FIELD_PAIRS` and the count needed.
+   */
+  size_t pair_budget;
+} XpbdSelfCollision3F32;
+
+/**
+ * The tearing block (`XpbdTearing3`, kind `XPBD_BLOCK_TEARING`). After
+ * a successful step every link not `XPBD_LINK_DISABLED` whose |λ|/h²
+ * exceeds its maximum gets the flag.
+ */
+typedef struct XpbdTearing3F32 {
+  /**
+   * The header (`xpbd_tearing3_default` writes it).
+   */
+  struct XpbdBlock block;
+  /**
+   * Maximum force per link (N), `link_count` entries each > 0
+   * (infinity never tears); only read.
+   */
+  const float *max_force;
+  /**
+   * Output: the indices of the links a step tore, in link order, the
+   * first `torn_capacity` of them (`XpbdStepStats::torn` counts all);
+   * may be NULL with 0.
+   */
+  uint32_t *torn;
+  /**
+   * Capacity of `torn` (entries).
+   */
+  size_t torn_capacity;
+} XpbdTearing3F32;
+
+/**
+ * One contact the engine found for a frame: particle `particle` against
+ * the plane through `point` with normal `normal`, moving at `velocity`.
+ *
+ * `#[repr(C)]`: `EngineContact<f64, 3>` is the C type
+ * `XpbdEngineContact`, `EngineContact<f32, 3>` is `XpbdEngineContactF32`.
+ */
+typedef struct XpbdEngineContactF32 {
+  /**
+   * The particle (index).
+   */
+  uint32_t particle;
+  /**
+   * Outward normal of the surface at `point` (any finite non-zero
+   * length; normalised by the solver).
+   */
+  float normal[3];
+  /**
+   * A point on the surface at the frame's start (m), finite.
+   */
+  float point[3];
+  /**
+   * The surface's velocity at `point` over the frame (m/s), finite.
+   */
+  float velocity[3];
+  /**
+   * Static friction coefficient μ_s, finite and ≥ 0.
+   */
+  float static_friction;
+  /**
+   * Dynamic friction coefficient μ_k, finite and ≥ 0.
+   */
+  float dynamic_friction;
+  /**
+   * Accumulated multiplier λ (kg·m, ≥ 0) of the current substep.
+   */
+  float lambda;
+  /**
+   * The normal impulse on the particle over the current or last frame,
+   * `Σ λ / h` (N·s): the step's working sum.
+   */
+  float impulse;
+  /**
+   * The mean normal force on the particle over the last successful
+   * frame, `impulse / dt` (N, finite and ≥ 0, along the unit normal);
+   * written only after a successful frame (a force beyond the float
+   * range fails the step, naming the particle).
+   */
+  float force;
+} XpbdEngineContactF32;
+
+/**
+ * The engine contacts block (`XpbdEngineContacts3`, kind
+ * `XPBD_BLOCK_ENGINE_CONTACTS`): the contacts the engine found for this
+ * frame (`XpbdEngineContact`; λ and `impulse` written, `force` (N) after
+ * a successful step).
+ */
+typedef struct XpbdEngineContacts3F32 {
+  /**
+   * The header (`xpbd_engine_contacts3_default` writes it).
+   */
+  struct XpbdBlock block;
+  /**
+   * The contacts, `count` entries.
+   */
+  struct XpbdEngineContactF32 *contacts;
+  /**
+   * Number of contacts.
+   */
+  size_t count;
+} XpbdEngineContacts3F32;
 
 /**
  * One dihedral bending constraint: triangles `(p0, p1, p2)` and
@@ -2715,6 +2685,313 @@ typedef struct XpbdConstraints3F32 {
    */
   size_t mesh_particle_count;
 } XpbdConstraints3F32;
+
+/**
+ * The constraint groups block (`XpbdGroups3`, kind `XPBD_BLOCK_GROUPS`):
+ * bending, tets, tethers, closed meshes and attachments, solved after
+ * the links in every iteration.
+ */
+typedef struct XpbdGroups3F32 {
+  /**
+   * The header (`xpbd_groups3_default` writes it).
+   */
+  struct XpbdBlock block;
+  /**
+   * The groups (`XpbdConstraints3`).
+   */
+  struct XpbdConstraints3F32 groups;
+} XpbdGroups3F32;
+
+/**
+ * What a [`step`] did.
+ *
+ * `#[repr(C)]`: `StepStats<f64>` is the C type `XpbdStepStats`,
+ * `StepStats<f32>` is `XpbdStepStatsF32`.
+ */
+typedef struct XpbdStepStatsF32 {
+  /**
+   * Substeps run.
+   */
+  uint32_t substeps;
+  /**
+   * Link sweeps run in all substeps.
+   */
+  uint32_t iterations;
+  /**
+   * Substeps whose last sweep met the tolerance (when tolerance > 0).
+   */
+  uint32_t converged_substeps;
+  /**
+   * Most contacts solved in one substep (at most the capacity).
+   */
+  size_t max_contacts;
+  /**
+   * Diagnostics of the last link sweep.
+   */
+  struct XpbdSweepStatsF32 last;
+  /**
+   * Contacts found beyond the capacity and dropped, summed over the
+   * substeps (only under [`ContactOverflow::KeepFirst`]; else 0).
+   */
+  size_t contacts_dropped;
+  /**
+   * Links this frame tore (disabled), including those beyond the
+   * capacity of [`World::torn`].
+   */
+  size_t torn;
+  /**
+   * Most particle–particle contacts solved in one substep
+   * (self-collision; at most the capacity).
+   */
+  size_t max_pairs;
+  /**
+   * Predictions the self-collision displacement bound scaled down,
+   * summed over the substeps (self-collision only).
+   */
+  size_t clamped;
+} XpbdStepStatsF32;
+
+/**
+ * A colored 3D system over caller-owned buffers (`XpbdColoredSystem3`:
+ * double, `XpbdColoredSystem3F32`: float; see `docs/c-api.md` for the
+ * rules).
+ *
+ * Zero-initialise, fill in the buffer fields, counts and
+ * `zero_length_policy` (and `simd` through `xpbd_colored3_set_simd`); the
+ * library writes only `substep_active`, `h`, `error_index` and `simd`,
+ * and the buffers' contents.
+ */
+typedef struct XpbdColoredSystem3 {
+  /**
+   * AoS particle positions (m), `particle_count` entries, or NULL when
+   * `x`, `y`, `z` are used.
+   */
+  double (*positions)[3];
+  /**
+   * SoA x coordinates (m), or NULL with `positions`.
+   */
+  double *x;
+  /**
+   * SoA y coordinates (m), or NULL with `positions`.
+   */
+  double *y;
+  /**
+   * SoA z coordinates (m), or NULL with `positions`.
+   */
+  double *z;
+  /**
+   * Inverse masses (1/kg), `particle_count` entries; 0 = static.
+   */
+  const double *inverse_masses;
+  /**
+   * Number of particles.
+   */
+  size_t particle_count;
+  /**
+   * First particle of each link, `link_count` entries, in colored order.
+   */
+  const uint32_t *i;
+  /**
+   * Second particle of each link.
+   */
+  const uint32_t *j;
+  /**
+   * Rest lengths (m), finite: `rest[k] > 0` is a bilateral link,
+   * `rest[k] < 0` a tension-only link (`XPBD_LINK_TENSION_ONLY`: it only
+   * pulls) of rest length `-rest[k]`, `rest[k] = 0` a disabled link
+   * (`XPBD_LINK_DISABLED`: skipped, λ stays 0);
+   * `xpbd_colored_links_fill` writes all three.
+   */
+  const double *rest;
+  /**
+   * Compliances α (m/N), ≥ 0.
+   */
+  const double *compliance;
+  /**
+   * Multipliers λ (kg·m); reset by begin_substep.
+   */
+  double *lambda;
+  /**
+   * Scratch, `link_count` entries: α̃ = α/h² (1/kg), written by begin_substep.
+   */
+  double *alpha;
+  /**
+   * Scratch, `link_count` entries: 1/(w_i + w_j + α̃) (kg), written by begin_substep.
+   */
+  double *inv_denominator;
+  /**
+   * Number of links.
+   */
+  size_t link_count;
+  /**
+   * Color boundaries, `color_count + 1` entries: color c is links
+   * `color_starts[c] .. color_starts[c + 1]`.
+   */
+  const size_t *color_starts;
+  /**
+   * Number of colors.
+   */
+  size_t color_count;
+  /**
+   * Scratch, `particle_count` entries, the library's for the whole
+   * substep: `begin_substep` clobbers it on every call (a rejected one
+   * included) for the proper-coloring check, and the jobs keep their
+   * contract word in `stamp[0]`. Never read or write it yourself.
+   */
+  uint32_t *stamp;
+  /**
+   * `XPBD_ZERO_LENGTH_REJECT` (0) or `XPBD_ZERO_LENGTH_SKIP` (1).
+   */
+  int32_t zero_length_policy;
+  /**
+   * Written by the library: 1 after a successful begin_substep, else 0.
+   */
+  uint32_t substep_active;
+  /**
+   * Written by the library: the substep length h (s).
+   */
+  double h;
+  /**
+   * Written by the library on error: the particle or link (colored
+   * position) the error names, 0 when none.
+   */
+  size_t error_index;
+  /**
+   * The SIMD kernels of the solving calls (the last field: every
+   * earlier field keeps its offset): `XPBD_SIMD_*` bits, 0 (a
+   * zero-initialised struct) for the baseline kernel; every value gives
+   * the same bits. Set it with `xpbd_colored3_set_simd`, which refuses
+   * bits this CPU lacks. The solving calls do not detect the CPU again
+   * (cpuid is slow under a hypervisor, and the library keeps no global
+   * state): a value written directly must be a subset of
+   * `xpbd_simd_detect()`, otherwise the CPU stops the program at an
+   * instruction it lacks. Bits this version does not define are
+   * `XPBD_STATUS_INVALID_ARGUMENT`.
+   */
+  uint32_t simd;
+} XpbdColoredSystem3;
+
+/**
+ * A colored 3D system over caller-owned buffers (`XpbdColoredSystem3`:
+ * double, `XpbdColoredSystem3F32`: float; see `docs/c-api.md` for the
+ * rules).
+ *
+ * Zero-initialise, fill in the buffer fields, counts and
+ * `zero_length_policy` (and `simd` through `xpbd_colored3_set_simd`); the
+ * library writes only `substep_active`, `h`, `error_index` and `simd`,
+ * and the buffers' contents.
+ */
+typedef struct XpbdColoredSystem3F32 {
+  /**
+   * AoS particle positions (m), `particle_count` entries, or NULL when
+   * `x`, `y`, `z` are used.
+   */
+  float (*positions)[3];
+  /**
+   * SoA x coordinates (m), or NULL with `positions`.
+   */
+  float *x;
+  /**
+   * SoA y coordinates (m), or NULL with `positions`.
+   */
+  float *y;
+  /**
+   * SoA z coordinates (m), or NULL with `positions`.
+   */
+  float *z;
+  /**
+   * Inverse masses (1/kg), `particle_count` entries; 0 = static.
+   */
+  const float *inverse_masses;
+  /**
+   * Number of particles.
+   */
+  size_t particle_count;
+  /**
+   * First particle of each link, `link_count` entries, in colored order.
+   */
+  const uint32_t *i;
+  /**
+   * Second particle of each link.
+   */
+  const uint32_t *j;
+  /**
+   * Rest lengths (m), finite: `rest[k] > 0` is a bilateral link,
+   * `rest[k] < 0` a tension-only link (`XPBD_LINK_TENSION_ONLY`: it only
+   * pulls) of rest length `-rest[k]`, `rest[k] = 0` a disabled link
+   * (`XPBD_LINK_DISABLED`: skipped, λ stays 0);
+   * `xpbd_colored_links_fill` writes all three.
+   */
+  const float *rest;
+  /**
+   * Compliances α (m/N), ≥ 0.
+   */
+  const float *compliance;
+  /**
+   * Multipliers λ (kg·m); reset by begin_substep.
+   */
+  float *lambda;
+  /**
+   * Scratch, `link_count` entries: α̃ = α/h² (1/kg), written by begin_substep.
+   */
+  float *alpha;
+  /**
+   * Scratch, `link_count` entries: 1/(w_i + w_j + α̃) (kg), written by begin_substep.
+   */
+  float *inv_denominator;
+  /**
+   * Number of links.
+   */
+  size_t link_count;
+  /**
+   * Color boundaries, `color_count + 1` entries: color c is links
+   * `color_starts[c] .. color_starts[c + 1]`.
+   */
+  const size_t *color_starts;
+  /**
+   * Number of colors.
+   */
+  size_t color_count;
+  /**
+   * Scratch, `particle_count` entries, the library's for the whole
+   * substep: `begin_substep` clobbers it on every call (a rejected one
+   * included) for the proper-coloring check, and the jobs keep their
+   * contract word in `stamp[0]`. Never read or write it yourself.
+   */
+  uint32_t *stamp;
+  /**
+   * `XPBD_ZERO_LENGTH_REJECT` (0) or `XPBD_ZERO_LENGTH_SKIP` (1).
+   */
+  int32_t zero_length_policy;
+  /**
+   * Written by the library: 1 after a successful begin_substep, else 0.
+   */
+  uint32_t substep_active;
+  /**
+   * Written by the library: the substep length h (s).
+   */
+  float h;
+  /**
+   * Written by the library on error: the particle or link (colored
+   * position) the error names, 0 when none.
+   */
+  size_t error_index;
+  /**
+   * The SIMD kernels of the solving calls (the last field: every
+   * earlier field keeps its offset): `XPBD_SIMD_*` bits, 0 (a
+   * zero-initialised struct) for the baseline kernel; every value gives
+   * the same bits. Set it with `xpbd_colored3_set_simd`, which refuses
+   * bits this CPU lacks. The solving calls do not detect the CPU again
+   * (cpuid is slow under a hypervisor, and the library keeps no global
+   * state): a value written directly must be a subset of
+   * `xpbd_simd_detect()`, otherwise the CPU stops the program at an
+   * instruction it lacks. Bits this version does not define are
+   * `XPBD_STATUS_INVALID_ARGUMENT`.
+   */
+  uint32_t simd;
+} XpbdColoredSystem3F32;
+
+
 
 
 
@@ -3368,43 +3645,152 @@ XpbdStatus xpbd_build_cloth3_f32(const float *positions,
                                  size_t *out_link_count);
 
 /**
- * The default step configuration (double): gravity (0, −9.81, 0) m/s²,
- * 20 substeps of 1 iteration (a rigid 20-link rope released horizontally
- * stretches at most 1.0 % over 2 s at 60 frames/s; with 1 substep, the
- * default until December 2026, 128 %: set `substeps = 1` for it), no tolerance, no
- * damping, radius 0, rigid frictionless contacts,
- * `XPBD_ZERO_LENGTH_REJECT`, `XPBD_CONTACT_OVERFLOW_REJECT`.
+ * The default step configuration (double), the values of the Rust
+ * `StepConfig::default()`: gravity (0, −9.81, 0) m/s²,
+ * `XPBD_DEFAULT_SUBSTEPS` (20) substeps of `XPBD_DEFAULT_ITERATIONS` (1)
+ * iteration (a rigid 20-link rope released horizontally stretches at most
+ * 1.0 % over 2 s at 60 frames/s), no tolerance, damping 0.1/s (Jolt's
+ * soft-body default: a swinging cloth settles, free fall barely
+ * notices), particle radius 0.01 m (a cloth's half-thickness;
+ * self-collision needs a radius), rigid contacts with static friction
+ * 0.6 and dynamic friction 0.3, `XPBD_ZERO_LENGTH_REJECT`,
+ * `XPBD_CONTACT_OVERFLOW_REJECT`.
  */
 struct XpbdStepConfig3 xpbd_step_config3_default(void);
 
 /**
- * Advances a 3D double world by one frame of `dt` seconds: `config->substeps`
- * substeps of h = dt / substeps, each predicting x ← x + h v + h² g,
- * finding contacts, resetting every λ, running `config->iterations` sweeps
- * (links, then contacts), and updating v = (x − x_prev)/h with friction and
- * damping. More contacts than `contact_capacity`: the step fails, or with
- * `XPBD_CONTACT_OVERFLOW_KEEP_FIRST` the first ones in detection order
- * are kept and the others counted in `contacts_dropped`. With
- * `world->link_max_force`, a successful step then disables every enabled
- * link whose |λ|/h² exceeds its maximum (`XPBD_LINK_DISABLED`, indices
- * in `world->torn`, count in `torn`). `out_stats` may be NULL (written on
- * success only).
+ * An empty 3D double world: no particles, links, memory or blocks. Set
+ * `positions`, `velocities`, `inverse_masses`, `particle_count`, `links`,
+ * `link_count`, add blocks with `xpbd_world3_add`, then size the memory
+ * with `xpbd_world3_requirements`.
+ */
+struct XpbdWorld3 xpbd_world3_default(void);
+
+/**
+ * A colliders block (double) with no collider and the default contact budget
+ * (particles × colliders: never exceeded); set the arrays you use.
+ */
+struct XpbdColliders3 xpbd_colliders3_default(void);
+
+/**
+ * A self-collision block (double): no rest positions, the default pair budget
+ * (`XPBD_DEFAULT_PAIRS_PER_PARTICLE` × particles). Its buffers come from
+ * the world's memory; it needs `particle_radius > 0`.
+ */
+struct XpbdSelfCollision3 xpbd_self_collision3_default(void);
+
+/**
+ * A tearing block (double): set `max_force` (one per link, N); `torn` is an
+ * optional output.
+ */
+struct XpbdTearing3 xpbd_tearing3_default(void);
+
+/**
+ * An engine contacts block (double) with no contact; set `contacts` and
+ * `count` each frame.
+ */
+struct XpbdEngineContacts3 xpbd_engine_contacts3_default(void);
+
+/**
+ * A constraint groups block (double) with no group; set the arrays of
+ * `groups` you use (bends, tets, tethers, mesh volumes, attachments).
+ */
+struct XpbdGroups3 xpbd_groups3_default(void);
+
+/**
+ * Adds a block (the `block` member of an `XpbdColliders3`,
+ * `XpbdSelfCollision3`, `XpbdTearing3`, `XpbdEngineContacts3` or
+ * `XpbdGroups3` made by its `_default` function) at the head of the
+ * world's chain: writes `block->next` and `world->blocks`. The block
+ * must outlive the world's use. Adding the same kind twice makes the
+ * step fail with `XPBD_STATUS_INVALID_BLOCK`.
  *
- * Errors: `NULL_POINTER`, `INVALID_TIME_STEP` (dt), `INVALID_ARGUMENT`
- * (config, a maximum force naming its link), `NON_FINITE_VELOCITY`,
- * `INVALID_COLLIDER`, `CAPACITY_TOO_SMALL` (scratch or contacts),
- * `ALIASED_BUFFERS`, every system error, and `INVALID_RESULT`. On every
- * error positions, velocities and link flags are as before the call, and
- * `world->error_index` names the item concerned.
+ * Errors: `NULL_POINTER`, `ALIASED_BUFFERS` (the block overlaps the
+ * world), `INVALID_BLOCK` (the block is already the head).
  *
  * # Safety
- * `world` and `config` are NULL or valid; the world's buffers are NULL (with
- * count 0) or valid for their counts; `out_stats` is NULL or valid.
+ * `world` and `block` are NULL or valid.
+ */
+XpbdStatus xpbd_world3_add(struct XpbdWorld3 *world, struct XpbdBlock *block);
+
+/**
+ * Every length a 3D double world needs: `out->memory_size` (bytes) for
+ * `world->memory`, and how it is carved (scratch, contacts, pairs, hash
+ * table, ids, adjacency, stamp; entries). Reads the counts and the
+ * blocks (the colliders' `contact_budget`, the self-collision's
+ * `pair_budget`); call it again when they change.
+ *
+ * Errors: `NULL_POINTER`, `ALIASED_BUFFERS`, `INVALID_BLOCK` (the chain;
+ * `world->error_index` its position).
+ *
+ * # Safety
+ * `world` is NULL or valid, its blocks valid; `out` is NULL or valid.
+ */
+XpbdStatus xpbd_world3_requirements(struct XpbdWorld3 *world, struct XpbdRequirements *out);
+
+/**
+ * Advances a 3D double world by one frame of `dt` seconds, whatever its
+ * blocks: `config->substeps` substeps of h = dt / substeps, each
+ * predicting x ← x + h v + h² g, finding contacts, resetting every λ,
+ * running `config->iterations` sweeps (links, then the groups, then
+ * contacts), and updating v = (x − x_prev)/h with friction and damping.
+ * With a tearing block a successful step then disables every enabled
+ * link whose |λ|/h² exceeds its maximum (`XPBD_LINK_DISABLED`, indices
+ * in `torn`, count in `torn`). `out_stats` may be NULL (written on
+ * success only).
+ *
+ * Errors: `NULL_POINTER`, `INVALID_TIME_STEP` (dt), `INVALID_CONFIG`
+ * (`error_field` names the value), `INVALID_BLOCK`,
+ * `INVALID_SELF_COLLISION`, `INVALID_MAX_FORCE` (naming the link),
+ * `NON_FINITE_VELOCITY`, `INVALID_COLLIDER`, `CAPACITY_TOO_SMALL`
+ * (`error_field` `XPBD_FIELD_MEMORY`, `_CONTACTS` or `_PAIRS`,
+ * `error_index` the size or count needed), `ALIASED_BUFFERS`,
+ * `WORK_LIMIT`, every system and group error, and `INVALID_RESULT`. On
+ * every error positions, velocities and link flags are as before the
+ * call, and `world->error_index` / `error_field` name what is concerned.
+ *
+ * # Safety
+ * `world` and `config` are NULL or valid; the world's buffers and blocks
+ * are NULL (with count 0) or valid for their counts; `out_stats` is NULL
+ * or valid.
  */
 XpbdStatus xpbd_world3_step(struct XpbdWorld3 *world,
                             double dt,
                             const struct XpbdStepConfig3 *config,
                             struct XpbdStepStats *out_stats);
+
+/**
+ * Advances a 3D double world by one frame in **colored order**, its phases
+ * run as tasks on the engine's job system: `xpbd_world3_step` with the
+ * links and the bends, tets and tethers of the groups block solved color
+ * by color (each stored in colored order, its boundaries in `*colors`),
+ * the phases (prediction, each color of each group, the velocity update)
+ * split into at most `jobs->split` tasks (≤ `XPBD_MAX_JOBS`) that
+ * `jobs->run` runs on the engine's threads (`jobs` NULL: this thread).
+ * The result is bit-identical to `xpbd_world3_step` on the same world
+ * and to the Rust `xpbd::step::step_colored`, for every split and thread
+ * count. The coloring is checked proper once per frame. `out_stats` may
+ * be NULL (written on success only).
+ *
+ * Errors: those of `xpbd_world3_step`; `NULL_POINTER` for a NULL
+ * `colors`; `INVALID_ARGUMENT` for bad boundaries or an improper color;
+ * `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` from the coloring check;
+ * `JOB_CONTRACT` when `jobs->run` returned without running a task;
+ * `ALIASED_BUFFERS` when the boundaries or `*jobs` overlap another
+ * buffer. On every error positions and velocities are as before the call.
+ *
+ * # Safety
+ * As `xpbd_world3_step`; `colors` valid with its arrays; `jobs` NULL or
+ * valid, its `run` NULL or a function that runs every task once and
+ * returns after all have returned (running one after it returned, or two
+ * at once with the same index, is undefined behaviour).
+ */
+XpbdStatus xpbd_world3_step_colored(struct XpbdWorld3 *world,
+                                    const struct XpbdGroupColors *colors,
+                                    double dt,
+                                    const struct XpbdStepConfig3 *config,
+                                    const struct XpbdJobSystem *jobs,
+                                    struct XpbdStepStats *out_stats);
 
 /**
  * The precision diagnostic of a 3D double world: `*out_ratio` receives the
@@ -3430,43 +3816,152 @@ XpbdStatus xpbd_world3_precision(const struct XpbdWorld3 *world,
                                  size_t *out_particle);
 
 /**
- * The default step configuration (float): gravity (0, −9.81, 0) m/s²,
- * 20 substeps of 1 iteration (a rigid 20-link rope released horizontally
- * stretches at most 1.0 % over 2 s at 60 frames/s; with 1 substep, the
- * default until December 2026, 128 %: set `substeps = 1` for it), no tolerance, no
- * damping, radius 0, rigid frictionless contacts,
- * `XPBD_ZERO_LENGTH_REJECT`, `XPBD_CONTACT_OVERFLOW_REJECT`.
+ * The default step configuration (float), the values of the Rust
+ * `StepConfig::default()`: gravity (0, −9.81, 0) m/s²,
+ * `XPBD_DEFAULT_SUBSTEPS` (20) substeps of `XPBD_DEFAULT_ITERATIONS` (1)
+ * iteration (a rigid 20-link rope released horizontally stretches at most
+ * 1.0 % over 2 s at 60 frames/s), no tolerance, damping 0.1/s (Jolt's
+ * soft-body default: a swinging cloth settles, free fall barely
+ * notices), particle radius 0.01 m (a cloth's half-thickness;
+ * self-collision needs a radius), rigid contacts with static friction
+ * 0.6 and dynamic friction 0.3, `XPBD_ZERO_LENGTH_REJECT`,
+ * `XPBD_CONTACT_OVERFLOW_REJECT`.
  */
 struct XpbdStepConfig3F32 xpbd_step_config3_default_f32(void);
 
 /**
- * Advances a 3D float world by one frame of `dt` seconds: `config->substeps`
- * substeps of h = dt / substeps, each predicting x ← x + h v + h² g,
- * finding contacts, resetting every λ, running `config->iterations` sweeps
- * (links, then contacts), and updating v = (x − x_prev)/h with friction and
- * damping. More contacts than `contact_capacity`: the step fails, or with
- * `XPBD_CONTACT_OVERFLOW_KEEP_FIRST` the first ones in detection order
- * are kept and the others counted in `contacts_dropped`. With
- * `world->link_max_force`, a successful step then disables every enabled
- * link whose |λ|/h² exceeds its maximum (`XPBD_LINK_DISABLED`, indices
- * in `world->torn`, count in `torn`). `out_stats` may be NULL (written on
- * success only).
+ * An empty 3D float world: no particles, links, memory or blocks. Set
+ * `positions`, `velocities`, `inverse_masses`, `particle_count`, `links`,
+ * `link_count`, add blocks with `xpbd_world3_add_f32`, then size the memory
+ * with `xpbd_world3_requirements_f32`.
+ */
+struct XpbdWorld3F32 xpbd_world3_default_f32(void);
+
+/**
+ * A colliders block (float) with no collider and the default contact budget
+ * (particles × colliders: never exceeded); set the arrays you use.
+ */
+struct XpbdColliders3F32 xpbd_colliders3_default_f32(void);
+
+/**
+ * A self-collision block (float): no rest positions, the default pair budget
+ * (`XPBD_DEFAULT_PAIRS_PER_PARTICLE` × particles). Its buffers come from
+ * the world's memory; it needs `particle_radius > 0`.
+ */
+struct XpbdSelfCollision3F32 xpbd_self_collision3_default_f32(void);
+
+/**
+ * A tearing block (float): set `max_force` (one per link, N); `torn` is an
+ * optional output.
+ */
+struct XpbdTearing3F32 xpbd_tearing3_default_f32(void);
+
+/**
+ * An engine contacts block (float) with no contact; set `contacts` and
+ * `count` each frame.
+ */
+struct XpbdEngineContacts3F32 xpbd_engine_contacts3_default_f32(void);
+
+/**
+ * A constraint groups block (float) with no group; set the arrays of
+ * `groups` you use (bends, tets, tethers, mesh volumes, attachments).
+ */
+struct XpbdGroups3F32 xpbd_groups3_default_f32(void);
+
+/**
+ * Adds a block (the `block` member of an `XpbdColliders3_f32`,
+ * `XpbdSelfCollision3_f32`, `XpbdTearing3_f32`, `XpbdEngineContacts3_f32` or
+ * `XpbdGroups3_f32` made by its `_default` function) at the head of the
+ * world's chain: writes `block->next` and `world->blocks`. The block
+ * must outlive the world's use. Adding the same kind twice makes the
+ * step fail with `XPBD_STATUS_INVALID_BLOCK`.
  *
- * Errors: `NULL_POINTER`, `INVALID_TIME_STEP` (dt), `INVALID_ARGUMENT`
- * (config, a maximum force naming its link), `NON_FINITE_VELOCITY`,
- * `INVALID_COLLIDER`, `CAPACITY_TOO_SMALL` (scratch or contacts),
- * `ALIASED_BUFFERS`, every system error, and `INVALID_RESULT`. On every
- * error positions, velocities and link flags are as before the call, and
- * `world->error_index` names the item concerned.
+ * Errors: `NULL_POINTER`, `ALIASED_BUFFERS` (the block overlaps the
+ * world), `INVALID_BLOCK` (the block is already the head).
  *
  * # Safety
- * `world` and `config` are NULL or valid; the world's buffers are NULL (with
- * count 0) or valid for their counts; `out_stats` is NULL or valid.
+ * `world` and `block` are NULL or valid.
+ */
+XpbdStatus xpbd_world3_add_f32(struct XpbdWorld3F32 *world, struct XpbdBlock *block);
+
+/**
+ * Every length a 3D float world needs: `out->memory_size` (bytes) for
+ * `world->memory`, and how it is carved (scratch, contacts, pairs, hash
+ * table, ids, adjacency, stamp; entries). Reads the counts and the
+ * blocks (the colliders' `contact_budget`, the self-collision's
+ * `pair_budget`); call it again when they change.
+ *
+ * Errors: `NULL_POINTER`, `ALIASED_BUFFERS`, `INVALID_BLOCK` (the chain;
+ * `world->error_index` its position).
+ *
+ * # Safety
+ * `world` is NULL or valid, its blocks valid; `out` is NULL or valid.
+ */
+XpbdStatus xpbd_world3_requirements_f32(struct XpbdWorld3F32 *world, struct XpbdRequirements *out);
+
+/**
+ * Advances a 3D float world by one frame of `dt` seconds, whatever its
+ * blocks: `config->substeps` substeps of h = dt / substeps, each
+ * predicting x ← x + h v + h² g, finding contacts, resetting every λ,
+ * running `config->iterations` sweeps (links, then the groups, then
+ * contacts), and updating v = (x − x_prev)/h with friction and damping.
+ * With a tearing block a successful step then disables every enabled
+ * link whose |λ|/h² exceeds its maximum (`XPBD_LINK_DISABLED`, indices
+ * in `torn`, count in `torn`). `out_stats` may be NULL (written on
+ * success only).
+ *
+ * Errors: `NULL_POINTER`, `INVALID_TIME_STEP` (dt), `INVALID_CONFIG`
+ * (`error_field` names the value), `INVALID_BLOCK`,
+ * `INVALID_SELF_COLLISION`, `INVALID_MAX_FORCE` (naming the link),
+ * `NON_FINITE_VELOCITY`, `INVALID_COLLIDER`, `CAPACITY_TOO_SMALL`
+ * (`error_field` `XPBD_FIELD_MEMORY`, `_CONTACTS` or `_PAIRS`,
+ * `error_index` the size or count needed), `ALIASED_BUFFERS`,
+ * `WORK_LIMIT`, every system and group error, and `INVALID_RESULT`. On
+ * every error positions, velocities and link flags are as before the
+ * call, and `world->error_index` / `error_field` name what is concerned.
+ *
+ * # Safety
+ * `world` and `config` are NULL or valid; the world's buffers and blocks
+ * are NULL (with count 0) or valid for their counts; `out_stats` is NULL
+ * or valid.
  */
 XpbdStatus xpbd_world3_step_f32(struct XpbdWorld3F32 *world,
                                 float dt,
                                 const struct XpbdStepConfig3F32 *config,
                                 struct XpbdStepStatsF32 *out_stats);
+
+/**
+ * Advances a 3D float world by one frame in **colored order**, its phases
+ * run as tasks on the engine's job system: `xpbd_world3_step_f32` with the
+ * links and the bends, tets and tethers of the groups block solved color
+ * by color (each stored in colored order, its boundaries in `*colors`),
+ * the phases (prediction, each color of each group, the velocity update)
+ * split into at most `jobs->split` tasks (≤ `XPBD_MAX_JOBS`) that
+ * `jobs->run` runs on the engine's threads (`jobs` NULL: this thread).
+ * The result is bit-identical to `xpbd_world3_step_f32` on the same world
+ * and to the Rust `xpbd::step::step_colored`, for every split and thread
+ * count. The coloring is checked proper once per frame. `out_stats` may
+ * be NULL (written on success only).
+ *
+ * Errors: those of `xpbd_world3_step_f32`; `NULL_POINTER` for a NULL
+ * `colors`; `INVALID_ARGUMENT` for bad boundaries or an improper color;
+ * `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` from the coloring check;
+ * `JOB_CONTRACT` when `jobs->run` returned without running a task;
+ * `ALIASED_BUFFERS` when the boundaries or `*jobs` overlap another
+ * buffer. On every error positions and velocities are as before the call.
+ *
+ * # Safety
+ * As `xpbd_world3_step_f32`; `colors` valid with its arrays; `jobs` NULL or
+ * valid, its `run` NULL or a function that runs every task once and
+ * returns after all have returned (running one after it returned, or two
+ * at once with the same index, is undefined behaviour).
+ */
+XpbdStatus xpbd_world3_step_colored_f32(struct XpbdWorld3F32 *world,
+                                        const struct XpbdGroupColors *colors,
+                                        float dt,
+                                        const struct XpbdStepConfig3F32 *config,
+                                        const struct XpbdJobSystem *jobs,
+                                        struct XpbdStepStatsF32 *out_stats);
 
 /**
  * The precision diagnostic of a 3D float world: `*out_ratio` receives the
@@ -3829,78 +4324,6 @@ XpbdStatus xpbd_system3_iterate_until_groups(struct XpbdSystem3 *system,
 XpbdStatus xpbd_system3_measure_groups(struct XpbdSystem3 *system,
                                        const struct XpbdConstraints3 *groups,
                                        struct XpbdSweepStats *out_stats);
-
-/**
- * Advances a 3D double world with constraint groups by one frame of `dt`
- * seconds, as `xpbd_world3_step` does, each iteration sweeping the
- * links, then the bends, tets, tethers and mesh volumes of `*groups`
- * (array order), then the contacts. Every group's λ is reset at each
- * substep entry with the links' and kept across that substep's
- * iterations. The groups are validated with the links (at the first
- * substeps' h = dt / substeps) before anything is written, and count in
- * the work limit like links (sweeps × (links + contact capacity + engine
- * contacts + pair capacity + group constraints) + substeps × particles ×
- * (1 + colliders) ≤ `XPBD_MAX_WORK`; docs/c-api.md, "Bounded calls").
- * `out_stats` may be NULL (written on
- * success only).
- *
- * Errors: those of `xpbd_world3_step`, `NULL_POINTER` for a NULL
- * `groups` (or an array NULL with a non-zero count), `ALIASED_BUFFERS`
- * (an array of `*groups` overlapping another, `*groups`, a buffer of the
- * world, `*world`, `*config` or `*out_stats`), and the group errors of
- * `xpbd_system3_begin_substep_groups`; `world->error_index` names the
- * item concerned (a group constraint by its index after the links). On
- * every error positions and velocities are as before the call.
- *
- * # Safety
- * As `xpbd_world3_step`; `groups` is NULL or valid, its arrays NULL
- * (with count 0) or valid for their counts.
- */
-XpbdStatus xpbd_world3_step_groups(struct XpbdWorld3 *world,
-                                   const struct XpbdConstraints3 *groups,
-                                   double dt,
-                                   const struct XpbdStepConfig3 *config,
-                                   struct XpbdStepStats *out_stats);
-
-/**
- * Advances a 3D double world with constraint groups by one frame in
- * **colored order**, its phases run as tasks on the engine's job system:
- * `xpbd_world3_step_groups` with the links and the bends, tets and
- * tethers of `*groups` solved color by color (each stored in colored
- * order, its boundaries in `*colors`), the phases (prediction, each
- * color of each group, the velocity update) split into at most
- * `jobs->split` tasks (≤ `XPBD_MAX_JOBS`) that `jobs->run` runs on the
- * engine's threads (`jobs` NULL: this thread). The result is
- * bit-identical to `xpbd_world3_step_groups` on the same world and to
- * the Rust `xpbd::step::step_colored`, for every split and thread count.
- * The coloring is checked proper once per frame (`stamp`: scratch of
- * `stamp_count` ≥ particle_count entries, clobbered). `out_stats` may be
- * NULL (written on success only).
- *
- * Errors: those of `xpbd_world3_step_groups`; `NULL_POINTER` for a
- * NULL `colors`; `INVALID_ARGUMENT` for bad boundaries, a short `stamp`
- * or an improper color; `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` from the
- * coloring check; `JOB_CONTRACT` when `jobs->run` returned without
- * running a task; `ALIASED_BUFFERS` when the boundaries, `stamp` or
- * `*jobs` overlap another buffer. On every error positions and
- * velocities are as before the call.
- *
- * # Safety
- * As `xpbd_world3_step_groups`; `colors` valid with its arrays;
- * `stamp` valid for `stamp_count` entries; `jobs` NULL or valid, its
- * `run` NULL or a function that runs every task once and returns after
- * all have returned (running one after it returned, or two at once with
- * the same index, is undefined behaviour).
- */
-XpbdStatus xpbd_world3_step_colored(struct XpbdWorld3 *world,
-                                    const struct XpbdConstraints3 *groups,
-                                    const struct XpbdGroupColors *colors,
-                                    uint32_t *stamp,
-                                    size_t stamp_count,
-                                    double dt,
-                                    const struct XpbdStepConfig3 *config,
-                                    const struct XpbdJobSystem *jobs,
-                                    struct XpbdStepStats *out_stats);
 
 /**
  * Writes one long-range tether per moving particle (`inverse_masses[k] !=
@@ -4359,78 +4782,6 @@ XpbdStatus xpbd_system3_iterate_until_groups_f32(struct XpbdSystem3F32 *system,
 XpbdStatus xpbd_system3_measure_groups_f32(struct XpbdSystem3F32 *system,
                                            const struct XpbdConstraints3F32 *groups,
                                            struct XpbdSweepStatsF32 *out_stats);
-
-/**
- * Advances a 3D float world with constraint groups by one frame of `dt`
- * seconds, as `xpbd_world3_step_f32` does, each iteration sweeping the
- * links, then the bends, tets, tethers and mesh volumes of `*groups`
- * (array order), then the contacts. Every group's λ is reset at each
- * substep entry with the links' and kept across that substep's
- * iterations. The groups are validated with the links (at the first
- * substeps' h = dt / substeps) before anything is written, and count in
- * the work limit like links (sweeps × (links + contact capacity + engine
- * contacts + pair capacity + group constraints) + substeps × particles ×
- * (1 + colliders) ≤ `XPBD_MAX_WORK`; docs/c-api.md, "Bounded calls").
- * `out_stats` may be NULL (written on
- * success only).
- *
- * Errors: those of `xpbd_world3_step_f32`, `NULL_POINTER` for a NULL
- * `groups` (or an array NULL with a non-zero count), `ALIASED_BUFFERS`
- * (an array of `*groups` overlapping another, `*groups`, a buffer of the
- * world, `*world`, `*config` or `*out_stats`), and the group errors of
- * `xpbd_system3_begin_substep_groups_f32`; `world->error_index` names the
- * item concerned (a group constraint by its index after the links). On
- * every error positions and velocities are as before the call.
- *
- * # Safety
- * As `xpbd_world3_step_f32`; `groups` is NULL or valid, its arrays NULL
- * (with count 0) or valid for their counts.
- */
-XpbdStatus xpbd_world3_step_groups_f32(struct XpbdWorld3F32 *world,
-                                       const struct XpbdConstraints3F32 *groups,
-                                       float dt,
-                                       const struct XpbdStepConfig3F32 *config,
-                                       struct XpbdStepStatsF32 *out_stats);
-
-/**
- * Advances a 3D float world with constraint groups by one frame in
- * **colored order**, its phases run as tasks on the engine's job system:
- * `xpbd_world3_step_groups_f32` with the links and the bends, tets and
- * tethers of `*groups` solved color by color (each stored in colored
- * order, its boundaries in `*colors`), the phases (prediction, each
- * color of each group, the velocity update) split into at most
- * `jobs->split` tasks (≤ `XPBD_MAX_JOBS`) that `jobs->run` runs on the
- * engine's threads (`jobs` NULL: this thread). The result is
- * bit-identical to `xpbd_world3_step_groups_f32` on the same world and to
- * the Rust `xpbd::step::step_colored`, for every split and thread count.
- * The coloring is checked proper once per frame (`stamp`: scratch of
- * `stamp_count` ≥ particle_count entries, clobbered). `out_stats` may be
- * NULL (written on success only).
- *
- * Errors: those of `xpbd_world3_step_groups_f32`; `NULL_POINTER` for a
- * NULL `colors`; `INVALID_ARGUMENT` for bad boundaries, a short `stamp`
- * or an improper color; `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` from the
- * coloring check; `JOB_CONTRACT` when `jobs->run` returned without
- * running a task; `ALIASED_BUFFERS` when the boundaries, `stamp` or
- * `*jobs` overlap another buffer. On every error positions and
- * velocities are as before the call.
- *
- * # Safety
- * As `xpbd_world3_step_groups_f32`; `colors` valid with its arrays;
- * `stamp` valid for `stamp_count` entries; `jobs` NULL or valid, its
- * `run` NULL or a function that runs every task once and returns after
- * all have returned (running one after it returned, or two at once with
- * the same index, is undefined behaviour).
- */
-XpbdStatus xpbd_world3_step_colored_f32(struct XpbdWorld3F32 *world,
-                                        const struct XpbdConstraints3F32 *groups,
-                                        const struct XpbdGroupColors *colors,
-                                        uint32_t *stamp,
-                                        size_t stamp_count,
-                                        float dt,
-                                        const struct XpbdStepConfig3F32 *config,
-                                        const struct XpbdJobSystem *jobs,
-                                        struct XpbdStepStatsF32 *out_stats);
 
 /**
  * Writes one long-range tether per moving particle (`inverse_masses[k] !=
@@ -5148,10 +5499,10 @@ XPBD_CHECK_LAYOUT(XpbdStepStats, 96, 8);
 XPBD_CHECK_LAYOUT(XpbdStepStatsF32, 88, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
-XPBD_CHECK_LAYOUT(XpbdWorld3, 264, 8);
+XPBD_CHECK_LAYOUT(XpbdWorld3, 88, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
-XPBD_CHECK_LAYOUT(XpbdWorld3F32, 264, 8);
+XPBD_CHECK_LAYOUT(XpbdWorld3F32, 88, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
 XPBD_CHECK_LAYOUT(XpbdColoredSystem3, 168, 8);

@@ -282,11 +282,13 @@ impl core::error::Error for SystemError {}
 pub enum StepError {
     /// The frame time is NaN, infinite, zero or negative.
     InvalidFrameTime,
-    /// `substeps` or `iterations` is 0.
-    InvalidBudget,
-    /// A configuration value (gravity, tolerance, damping, radius, contact
-    /// compliance, friction) is NaN, infinite or out of its domain.
-    InvalidConfig,
+    /// A configuration value is out of its domain: `substeps` or
+    /// `iterations` 0, or gravity, tolerance, damping, radius, contact
+    /// compliance or friction NaN, infinite or negative.
+    InvalidConfig {
+        /// The value concerned.
+        field: Field,
+    },
     /// `velocities` has a different length from `positions`.
     VelocityCountMismatch,
     /// This particle's velocity is NaN or infinite.
@@ -306,9 +308,22 @@ pub enum StepError {
         /// Entries needed.
         needed: usize,
     },
-    /// A substep found more contacts than `contacts` can hold (under
-    /// [`ContactOverflow::Reject`](crate::step::ContactOverflow::Reject)).
-    ContactCapacity,
+    /// A substep found more contacts against colliders than
+    /// `World::contacts` holds (under
+    /// [`ContactOverflow::Reject`](crate::step::ContactOverflow::Reject));
+    /// positions and velocities rolled back.
+    ContactCapacity {
+        /// Contacts that substep found: a `contacts` of this length holds them.
+        needed: usize,
+    },
+    /// A substep found more particle–particle pairs than
+    /// [`SelfCollision::pairs`](crate::step::SelfCollision::pairs) holds
+    /// (under [`ContactOverflow::Reject`](crate::step::ContactOverflow::Reject));
+    /// positions and velocities rolled back.
+    PairCapacity {
+        /// Pairs that substep found: a `pairs` of this length holds them.
+        needed: usize,
+    },
     /// Correcting this contact (index in `contacts`) would not be finite.
     InvalidContactResult {
         /// Index of the contact.
@@ -332,14 +347,21 @@ pub enum StepError {
         /// Index of the link.
         link: usize,
     },
-    /// Self-collision is on (`World::self_collision.pairs` not empty) but
-    /// the particle radius is 0, a scratch buffer is shorter than it must
-    /// be (`table` [`self_collision_table_len`](crate::step::self_collision_table_len),
-    /// `ids` one per particle, `adjacency`
-    /// [`self_collision_adjacency_len`](crate::step::self_collision_adjacency_len))
-    /// or `rest` is
-    /// neither empty nor one finite position per particle.
-    InvalidSelfCollision,
+    /// Self-collision is on (`World::self_collision` is `Some`) but the
+    /// particle radius is 0 ([`Field::ParticleRadius`]), a scratch buffer
+    /// is shorter than it must be ([`Field::HashTable`]:
+    /// [`self_collision_table_len`](crate::step::self_collision_table_len),
+    /// [`Field::HashIds`]: one per particle, [`Field::Adjacency`]:
+    /// [`self_collision_adjacency_len`](crate::step::self_collision_adjacency_len)),
+    /// or `rest` is neither empty nor one finite position per particle
+    /// ([`Field::RestPositions`]).
+    InvalidSelfCollision {
+        /// What is wrong.
+        field: Field,
+    },
+    /// A world holds constraint groups ([`World::groups`](crate::step::World::groups))
+    /// but is not 3D: the groups are 3D constraints.
+    GroupsNeed3D,
     /// `substeps` is over [`MAX_SUBSTEPS`](crate::MAX_SUBSTEPS),
     /// `iterations` over [`MAX_ITERATIONS`](crate::MAX_ITERATIONS), or the
     /// frame's work over [`MAX_WORK`](crate::MAX_WORK): before anything is
@@ -358,6 +380,126 @@ pub enum StepError {
     JobContract,
 }
 
+/// The value or buffer an error names ([`StepError::InvalidConfig`],
+/// [`StepError::InvalidSelfCollision`]); in C the `XPBD_FIELD_*` code
+/// written to the world's `error_field` beside the status.
+#[repr(i32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Field {
+    /// No particular field.
+    None = 0,
+    /// `StepConfig::substeps` (0).
+    Substeps = 1,
+    /// `StepConfig::iterations` (0).
+    Iterations = 2,
+    /// `StepConfig::gravity` (not finite).
+    Gravity = 3,
+    /// `StepConfig::tolerance`.
+    Tolerance = 4,
+    /// `StepConfig::damping`.
+    Damping = 5,
+    /// `StepConfig::particle_radius` (negative, not finite, or 0 with
+    /// self-collision).
+    ParticleRadius = 6,
+    /// `StepConfig::contact_compliance`.
+    ContactCompliance = 7,
+    /// `StepConfig::static_friction`.
+    StaticFriction = 8,
+    /// `StepConfig::dynamic_friction`.
+    DynamicFriction = 9,
+    /// The zero-length policy code (C).
+    ZeroLengthPolicy = 10,
+    /// The contact overflow policy code (C).
+    ContactOverflow = 11,
+    /// The self-collision hash table.
+    HashTable = 12,
+    /// The self-collision particle ids.
+    HashIds = 13,
+    /// The self-collision adjacency.
+    Adjacency = 14,
+    /// The self-collision rest positions.
+    RestPositions = 15,
+    /// The contact buffer (its length needed in the error's index).
+    Contacts = 16,
+    /// The particle pair buffer (its length needed in the error's index).
+    Pairs = 17,
+    /// The step scratch (its length needed in the error's index).
+    Scratch = 18,
+    /// The world's memory (C: its size in bytes needed in the error's index).
+    Memory = 19,
+    /// A block of the world (C: its position in the chain in the error's
+    /// index): an unknown kind, a size this library does not know, or a
+    /// kind given twice.
+    Block = 20,
+    /// The frame time.
+    FrameTime = 21,
+}
+
+impl Field {
+    /// Every field, in code order.
+    pub const ALL: [Field; 22] = [
+        Field::None,
+        Field::Substeps,
+        Field::Iterations,
+        Field::Gravity,
+        Field::Tolerance,
+        Field::Damping,
+        Field::ParticleRadius,
+        Field::ContactCompliance,
+        Field::StaticFriction,
+        Field::DynamicFriction,
+        Field::ZeroLengthPolicy,
+        Field::ContactOverflow,
+        Field::HashTable,
+        Field::HashIds,
+        Field::Adjacency,
+        Field::RestPositions,
+        Field::Contacts,
+        Field::Pairs,
+        Field::Scratch,
+        Field::Memory,
+        Field::Block,
+        Field::FrameTime,
+    ];
+
+    /// The C code (`XPBD_FIELD_*`).
+    #[must_use]
+    #[allow(clippy::as_conversions)] // a fieldless `repr(i32)` enum to its own repr: exact
+    pub const fn code(self) -> i32 {
+        self as i32
+    }
+
+    /// The field's name as the Rust and C APIs spell it.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Field::None => "none",
+            Field::Substeps => "substeps",
+            Field::Iterations => "iterations",
+            Field::Gravity => "gravity",
+            Field::Tolerance => "tolerance",
+            Field::Damping => "damping",
+            Field::ParticleRadius => "particle_radius",
+            Field::ContactCompliance => "contact_compliance",
+            Field::StaticFriction => "static_friction",
+            Field::DynamicFriction => "dynamic_friction",
+            Field::ZeroLengthPolicy => "zero_length_policy",
+            Field::ContactOverflow => "contact_overflow",
+            Field::HashTable => "hash_table",
+            Field::HashIds => "hash_ids",
+            Field::Adjacency => "adjacency",
+            Field::RestPositions => "rest_positions",
+            Field::Contacts => "contacts",
+            Field::Pairs => "pairs",
+            Field::Scratch => "scratch",
+            Field::Memory => "memory",
+            Field::Block => "block",
+            Field::FrameTime => "frame_time",
+        }
+    }
+}
+
 impl From<SystemError> for StepError {
     fn from(e: SystemError) -> Self {
         StepError::System(e)
@@ -370,9 +512,8 @@ impl fmt::Display for StepError {
             StepError::InvalidFrameTime => {
                 f.write_str("frame time is NaN, infinite, zero or negative")
             }
-            StepError::InvalidBudget => f.write_str("substeps and iterations must be at least 1"),
-            StepError::InvalidConfig => {
-                f.write_str("a step configuration value is out of its domain")
+            StepError::InvalidConfig { field } => {
+                write!(f, "step configuration: {} is out of its domain", field.name())
             }
             StepError::VelocityCountMismatch => {
                 f.write_str("velocities and positions have different lengths")
@@ -386,9 +527,13 @@ impl fmt::Display for StepError {
             StepError::ScratchTooSmall { needed } => {
                 write!(f, "scratch too short: {needed} entries needed")
             }
-            StepError::ContactCapacity => {
-                f.write_str("more contacts than the contact buffer holds")
+            StepError::ContactCapacity { needed } => {
+                write!(f, "more contacts than the contact buffer holds: {needed} needed")
             }
+            StepError::PairCapacity { needed } => {
+                write!(f, "more particle pairs than the pair buffer holds: {needed} needed")
+            }
+            StepError::GroupsNeed3D => f.write_str("constraint groups need a 3D world"),
             StepError::InvalidContactResult { contact } => {
                 write!(f, "contact {contact}: correction would not be finite")
             }
@@ -404,9 +549,9 @@ impl fmt::Display for StepError {
             }
             StepError::WorkLimit => f.write_str("more work than one step may do"),
             StepError::JobContract => f.write_str("the job system skipped a task of a phase"),
-            StepError::InvalidSelfCollision => f.write_str(
-                "self-collision: radius 0, a scratch buffer too short or bad rest positions",
-            ),
+            StepError::InvalidSelfCollision { field } => {
+                write!(f, "self-collision: {} is invalid or too short", field.name())
+            }
         }
     }
 }

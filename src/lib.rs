@@ -95,16 +95,7 @@ pub mod solver;
 pub mod step;
 mod version;
 
-/// Systems, substeps and builders: the path of [`solver`] before the
-/// renovation (`xpbd::system::…` keeps working).
-pub use solver as system;
-
-/// The C ABI by area, the paths before the renovation (the items are
-/// [`ffi`]'s).
-pub use ffi::paths::{ffi_colored, ffi_step, ffi_system, ffi_system_fns};
-
-/// Colorings: the path of [`colored::coloring`] before the renovation.
-pub use colored::coloring;
+use colored::coloring;
 
 pub use colored::{
     fill_colored_links, job_range, Aos, ColorJob, ColorJobs, ColoredGroups, ColoredLinks,
@@ -120,7 +111,7 @@ pub use constraint::pressure::{MeshVolume, MeshVolumes};
 pub use constraint::seed::DistanceConstraint;
 pub use constraint::tether::{tethers, Tether};
 pub use constraint::volume::Tet;
-pub use error::{Error, StepError, SystemError};
+pub use error::{Error, Field, StepError, SystemError};
 pub use fenv::{fp_environment, FpEnvironment, Rounding};
 pub use real::Real;
 pub use solver::{

@@ -381,7 +381,7 @@ fn zero_length_rejected_or_skipped() {
 
 #[test]
 fn rust_and_c_entry_points_give_the_same_bits() {
-    use xpbd::ffi_colored::{
+    use xpbd::ffi::{
         xpbd_colored3_begin_substep, xpbd_colored3_iterate, xpbd_colored3_solve_job,
         XpbdColoredSystem3,
     };

@@ -17,7 +17,7 @@ mod colored_plan;
 use colored_plan::Plan;
 use xpbd::colored::Isa;
 use xpbd::ffi::{ColoredSystemC, XpbdStatus};
-use xpbd::ffi_colored::{
+use xpbd::ffi::{
     xpbd_colored3_begin_substep, xpbd_colored3_begin_substep_f32, xpbd_colored3_iterate,
     xpbd_colored3_iterate_f32, xpbd_colored3_set_simd, xpbd_colored3_set_simd_f32,
     xpbd_colored3_solve_job, xpbd_colored3_solve_job_f32, xpbd_simd_detect, XPBD_SIMD_AVX2,

@@ -10,7 +10,7 @@ mod colored_plan;
 
 use colored_plan::*;
 use xpbd::ffi::XpbdStatus;
-use xpbd::ffi_colored::{
+use xpbd::ffi::{
     xpbd_colored3_begin_substep_f32, xpbd_colored3_iterate_f32, xpbd_colored3_solve_job_f32,
     XpbdColoredSystem3F32,
 };

@@ -4,15 +4,15 @@
 
 use core::ptr;
 use xpbd::ffi::XpbdStatus;
-use xpbd::ffi_step::{
+use xpbd::ffi::{
     xpbd_step_config3_default, xpbd_step_scratch_len, xpbd_world3_step, XpbdContact, XpbdPlane3,
     XpbdStepStats, XpbdWorld3,
 };
-use xpbd::ffi_system::{
+use xpbd::ffi::{
     XpbdConvergence, XpbdLink, XpbdLinkF32, XpbdSweepStats, XpbdSystem3, XpbdSystem3F32,
     XPBD_ZERO_LENGTH_REJECT,
 };
-use xpbd::ffi_system_fns::{
+use xpbd::ffi::{
     xpbd_build_rope3, xpbd_build_rope3_f32, xpbd_system3_begin_substep,
     xpbd_system3_begin_substep_f32, xpbd_system3_iterate, xpbd_system3_iterate_f32,
     xpbd_system3_iterate_until, xpbd_system3_measure,

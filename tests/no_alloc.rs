@@ -10,10 +10,10 @@
 use std::alloc::{GlobalAlloc, Layout, System as SystemAlloc};
 use std::cell::Cell;
 
-use xpbd::ffi_colored::{
+use xpbd::ffi::{
     xpbd_colored3_begin_substep, xpbd_colored3_iterate, xpbd_colored3_solve_job, XpbdColoredSystem3,
 };
-use xpbd::ffi_system::XpbdSweepStats;
+use xpbd::ffi::XpbdSweepStats;
 use xpbd::step::{
     scratch_len, step, step_colored, Contact, Jobs, OneThread, Plane, StepConfig, World,
 };

@@ -668,7 +668,7 @@ fn f32_soa_ropes_with_disabled_links_equal_the_ropes_without_them() {
 #[test]
 fn c_tearing_buffers_that_overlap_are_refused_and_nothing_is_written() {
     use xpbd::ffi::XpbdStatus;
-    use xpbd::ffi_step::{xpbd_step_config3_default, xpbd_world3_step, XpbdStepStats, XpbdWorld3};
+    use xpbd::ffi::{xpbd_step_config3_default, xpbd_world3_step, XpbdStepStats, XpbdWorld3};
     let mut x = [[0.0, 0.0, 0.0], [0.5, 0.0, 0.0], [1.0, 0.0, 0.0]];
     let mut v = [[0.0; 3]; 3];
     let w = [0.0, 1.0, 0.0];

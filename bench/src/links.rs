@@ -4,7 +4,7 @@
 
 use std::hint::black_box;
 
-use xpbd::ffi_system::{XpbdLink, XpbdLinkF32};
+use xpbd::ffi::{XpbdLink, XpbdLinkF32};
 use xpbd::{
     cloth, cloth_coloring, cloth_link_count, color_order, fill_colored_links, rope, rope_coloring,
     Aos, ColoredLinks, ColoredSystem, Link, Real, Soa, System,

@@ -6,7 +6,7 @@ use xpbd::ffi::{
     xpbd_distance_begin_substep, xpbd_distance_begin_substep_f32, xpbd_distance_solve,
     xpbd_distance_solve_f32, XpbdDistanceConstraint, XpbdDistanceConstraintF32, XpbdStatus,
 };
-use xpbd::ffi_colored::{
+use xpbd::ffi::{
     xpbd_colored3_begin_substep, xpbd_colored3_begin_substep_f32, xpbd_colored3_solve_job,
     xpbd_colored3_solve_job_f32, XpbdColoredSystem3, XpbdColoredSystem3F32,
 };

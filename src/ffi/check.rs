@@ -53,6 +53,12 @@ impl Buf {
         Buf::of(p, usize::from(!p.is_null()))
     }
 
+    /// Checks the buffer alone: NULL only with count 0, aligned, and no
+    /// larger than a Rust slice may be.
+    pub(crate) fn check(self) -> Result<(), XpbdStatus> {
+        self.span().map(|_| ())
+    }
+
     /// Checks the buffer: NULL only with count 0, aligned, and no larger
     /// than a Rust slice may be; its byte range.
     fn span(self) -> Result<Span, XpbdStatus> {

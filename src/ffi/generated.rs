@@ -12,9 +12,13 @@ use super::constraints::{
 };
 use super::distance::{distance_begin, distance_solve};
 use super::status::XpbdStatus;
-use super::step::{default_config, precision_raw, step_colored_raw, step_groups_raw, step_raw};
+use super::step::{
+    add_raw, default_colliders, default_config, default_engine_contacts, default_groups, default_self_collision,
+    default_tearing, default_world, precision_raw, requirements_raw, step_colored_raw, step_raw,
+};
 use super::system::{begin_substep_raw, build_raw, iterate_raw, iterate_until_raw, measure_raw};
-use super::types::{ColoredSystemC, ConstraintsC, DistanceConstraintC, StepConfigC, SystemC, WorldC, XpbdGroupColors, XpbdJobSystem};
+use super::types::{ColoredSystemC, ConstraintsC, DistanceConstraintC, StepConfigC, SystemC, XpbdGroupColors, XpbdJobSystem};
+use super::world::{CollidersC, EngineContactsC, GroupsC, SelfCollisionC, TearingC, WorldC, XpbdBlock, XpbdRequirements};
 use crate::constraint::bend::Bend;
 use crate::constraint::pressure::MeshVolume;
 use crate::constraint::tether::Tether;
@@ -656,39 +660,125 @@ pub unsafe extern "C" fn xpbd_build_cloth3_f32(
 
 // ---- stepping ----
 
-/// The default step configuration (double): gravity (0, −9.81, 0) m/s²,
-/// 20 substeps of 1 iteration (a rigid 20-link rope released horizontally
-/// stretches at most 1.0 % over 2 s at 60 frames/s; with 1 substep, the
-/// default until December 2026, 128 %: set `substeps = 1` for it), no tolerance, no
-/// damping, radius 0, rigid frictionless contacts,
-/// `XPBD_ZERO_LENGTH_REJECT`, `XPBD_CONTACT_OVERFLOW_REJECT`.
+/// The default step configuration (double), the values of the Rust
+/// `StepConfig::default()`: gravity (0, −9.81, 0) m/s²,
+/// `XPBD_DEFAULT_SUBSTEPS` (20) substeps of `XPBD_DEFAULT_ITERATIONS` (1)
+/// iteration (a rigid 20-link rope released horizontally stretches at most
+/// 1.0 % over 2 s at 60 frames/s), no tolerance, damping 0.1/s (Jolt's
+/// soft-body default: a swinging cloth settles, free fall barely
+/// notices), particle radius 0.01 m (a cloth's half-thickness;
+/// self-collision needs a radius), rigid contacts with static friction
+/// 0.6 and dynamic friction 0.3, `XPBD_ZERO_LENGTH_REJECT`,
+/// `XPBD_CONTACT_OVERFLOW_REJECT`.
 #[no_mangle]
 pub extern "C" fn xpbd_step_config3_default() -> StepConfigC<f64> {
     default_config()
 }
 
-/// Advances a 3D double world by one frame of `dt` seconds: `config->substeps`
-/// substeps of h = dt / substeps, each predicting x ← x + h v + h² g,
-/// finding contacts, resetting every λ, running `config->iterations` sweeps
-/// (links, then contacts), and updating v = (x − x_prev)/h with friction and
-/// damping. More contacts than `contact_capacity`: the step fails, or with
-/// `XPBD_CONTACT_OVERFLOW_KEEP_FIRST` the first ones in detection order
-/// are kept and the others counted in `contacts_dropped`. With
-/// `world->link_max_force`, a successful step then disables every enabled
-/// link whose |λ|/h² exceeds its maximum (`XPBD_LINK_DISABLED`, indices
-/// in `world->torn`, count in `torn`). `out_stats` may be NULL (written on
-/// success only).
+/// An empty 3D double world: no particles, links, memory or blocks. Set
+/// `positions`, `velocities`, `inverse_masses`, `particle_count`, `links`,
+/// `link_count`, add blocks with `xpbd_world3_add`, then size the memory
+/// with `xpbd_world3_requirements`.
+#[no_mangle]
+pub extern "C" fn xpbd_world3_default() -> WorldC<f64> {
+    default_world()
+}
+
+/// A colliders block (double) with no collider and the default contact budget
+/// (particles × colliders: never exceeded); set the arrays you use.
+#[no_mangle]
+pub extern "C" fn xpbd_colliders3_default() -> CollidersC<f64> {
+    default_colliders()
+}
+
+/// A self-collision block (double): no rest positions, the default pair budget
+/// (`XPBD_DEFAULT_PAIRS_PER_PARTICLE` × particles). Its buffers come from
+/// the world's memory; it needs `particle_radius > 0`.
+#[no_mangle]
+pub extern "C" fn xpbd_self_collision3_default() -> SelfCollisionC<f64> {
+    default_self_collision()
+}
+
+/// A tearing block (double): set `max_force` (one per link, N); `torn` is an
+/// optional output.
+#[no_mangle]
+pub extern "C" fn xpbd_tearing3_default() -> TearingC<f64> {
+    default_tearing()
+}
+
+/// An engine contacts block (double) with no contact; set `contacts` and
+/// `count` each frame.
+#[no_mangle]
+pub extern "C" fn xpbd_engine_contacts3_default() -> EngineContactsC<f64> {
+    default_engine_contacts()
+}
+
+/// A constraint groups block (double) with no group; set the arrays of
+/// `groups` you use (bends, tets, tethers, mesh volumes, attachments).
+#[no_mangle]
+pub extern "C" fn xpbd_groups3_default() -> GroupsC<f64> {
+    default_groups()
+}
+
+/// Adds a block (the `block` member of an `XpbdColliders3`,
+/// `XpbdSelfCollision3`, `XpbdTearing3`, `XpbdEngineContacts3` or
+/// `XpbdGroups3` made by its `_default` function) at the head of the
+/// world's chain: writes `block->next` and `world->blocks`. The block
+/// must outlive the world's use. Adding the same kind twice makes the
+/// step fail with `XPBD_STATUS_INVALID_BLOCK`.
 ///
-/// Errors: `NULL_POINTER`, `INVALID_TIME_STEP` (dt), `INVALID_ARGUMENT`
-/// (config, a maximum force naming its link), `NON_FINITE_VELOCITY`,
-/// `INVALID_COLLIDER`, `CAPACITY_TOO_SMALL` (scratch or contacts),
-/// `ALIASED_BUFFERS`, every system error, and `INVALID_RESULT`. On every
-/// error positions, velocities and link flags are as before the call, and
-/// `world->error_index` names the item concerned.
+/// Errors: `NULL_POINTER`, `ALIASED_BUFFERS` (the block overlaps the
+/// world), `INVALID_BLOCK` (the block is already the head).
 ///
 /// # Safety
-/// `world` and `config` are NULL or valid; the world's buffers are NULL (with
-/// count 0) or valid for their counts; `out_stats` is NULL or valid.
+/// `world` and `block` are NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_world3_add(world: *mut WorldC<f64>, block: *mut XpbdBlock) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { add_raw(world, block) }
+}
+
+/// Every length a 3D double world needs: `out->memory_size` (bytes) for
+/// `world->memory`, and how it is carved (scratch, contacts, pairs, hash
+/// table, ids, adjacency, stamp; entries). Reads the counts and the
+/// blocks (the colliders' `contact_budget`, the self-collision's
+/// `pair_budget`); call it again when they change.
+///
+/// Errors: `NULL_POINTER`, `ALIASED_BUFFERS`, `INVALID_BLOCK` (the chain;
+/// `world->error_index` its position).
+///
+/// # Safety
+/// `world` is NULL or valid, its blocks valid; `out` is NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_world3_requirements(world: *mut WorldC<f64>, out: *mut XpbdRequirements) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { requirements_raw(world, out) }
+}
+
+/// Advances a 3D double world by one frame of `dt` seconds, whatever its
+/// blocks: `config->substeps` substeps of h = dt / substeps, each
+/// predicting x ← x + h v + h² g, finding contacts, resetting every λ,
+/// running `config->iterations` sweeps (links, then the groups, then
+/// contacts), and updating v = (x − x_prev)/h with friction and damping.
+/// With a tearing block a successful step then disables every enabled
+/// link whose |λ|/h² exceeds its maximum (`XPBD_LINK_DISABLED`, indices
+/// in `torn`, count in `torn`). `out_stats` may be NULL (written on
+/// success only).
+///
+/// Errors: `NULL_POINTER`, `INVALID_TIME_STEP` (dt), `INVALID_CONFIG`
+/// (`error_field` names the value), `INVALID_BLOCK`,
+/// `INVALID_SELF_COLLISION`, `INVALID_MAX_FORCE` (naming the link),
+/// `NON_FINITE_VELOCITY`, `INVALID_COLLIDER`, `CAPACITY_TOO_SMALL`
+/// (`error_field` `XPBD_FIELD_MEMORY`, `_CONTACTS` or `_PAIRS`,
+/// `error_index` the size or count needed), `ALIASED_BUFFERS`,
+/// `WORK_LIMIT`, every system and group error, and `INVALID_RESULT`. On
+/// every error positions, velocities and link flags are as before the
+/// call, and `world->error_index` / `error_field` name what is concerned.
+///
+/// # Safety
+/// `world` and `config` are NULL or valid; the world's buffers and blocks
+/// are NULL (with count 0) or valid for their counts; `out_stats` is NULL
+/// or valid.
 #[no_mangle]
 pub unsafe extern "C" fn xpbd_world3_step(
     world: *mut WorldC<f64>,
@@ -698,6 +788,43 @@ pub unsafe extern "C" fn xpbd_world3_step(
 ) -> XpbdStatus {
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe { step_raw(world, dt, config, out_stats) }
+}
+
+/// Advances a 3D double world by one frame in **colored order**, its phases
+/// run as tasks on the engine's job system: `xpbd_world3_step` with the
+/// links and the bends, tets and tethers of the groups block solved color
+/// by color (each stored in colored order, its boundaries in `*colors`),
+/// the phases (prediction, each color of each group, the velocity update)
+/// split into at most `jobs->split` tasks (≤ `XPBD_MAX_JOBS`) that
+/// `jobs->run` runs on the engine's threads (`jobs` NULL: this thread).
+/// The result is bit-identical to `xpbd_world3_step` on the same world
+/// and to the Rust `xpbd::step::step_colored`, for every split and thread
+/// count. The coloring is checked proper once per frame. `out_stats` may
+/// be NULL (written on success only).
+///
+/// Errors: those of `xpbd_world3_step`; `NULL_POINTER` for a NULL
+/// `colors`; `INVALID_ARGUMENT` for bad boundaries or an improper color;
+/// `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` from the coloring check;
+/// `JOB_CONTRACT` when `jobs->run` returned without running a task;
+/// `ALIASED_BUFFERS` when the boundaries or `*jobs` overlap another
+/// buffer. On every error positions and velocities are as before the call.
+///
+/// # Safety
+/// As `xpbd_world3_step`; `colors` valid with its arrays; `jobs` NULL or
+/// valid, its `run` NULL or a function that runs every task once and
+/// returns after all have returned (running one after it returned, or two
+/// at once with the same index, is undefined behaviour).
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_world3_step_colored(
+    world: *mut WorldC<f64>,
+    colors: *const XpbdGroupColors,
+    dt: f64,
+    config: *const StepConfigC<f64>,
+    jobs: *const XpbdJobSystem,
+    out_stats: *mut StepStats<f64>,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { step_colored_raw(world, colors, dt, config, jobs, out_stats) }
 }
 
 /// The precision diagnostic of a 3D double world: `*out_ratio` receives the
@@ -727,39 +854,125 @@ pub unsafe extern "C" fn xpbd_world3_precision(
     unsafe { precision_raw(world, config, out_ratio, out_particle) }
 }
 
-/// The default step configuration (float): gravity (0, −9.81, 0) m/s²,
-/// 20 substeps of 1 iteration (a rigid 20-link rope released horizontally
-/// stretches at most 1.0 % over 2 s at 60 frames/s; with 1 substep, the
-/// default until December 2026, 128 %: set `substeps = 1` for it), no tolerance, no
-/// damping, radius 0, rigid frictionless contacts,
-/// `XPBD_ZERO_LENGTH_REJECT`, `XPBD_CONTACT_OVERFLOW_REJECT`.
+/// The default step configuration (float), the values of the Rust
+/// `StepConfig::default()`: gravity (0, −9.81, 0) m/s²,
+/// `XPBD_DEFAULT_SUBSTEPS` (20) substeps of `XPBD_DEFAULT_ITERATIONS` (1)
+/// iteration (a rigid 20-link rope released horizontally stretches at most
+/// 1.0 % over 2 s at 60 frames/s), no tolerance, damping 0.1/s (Jolt's
+/// soft-body default: a swinging cloth settles, free fall barely
+/// notices), particle radius 0.01 m (a cloth's half-thickness;
+/// self-collision needs a radius), rigid contacts with static friction
+/// 0.6 and dynamic friction 0.3, `XPBD_ZERO_LENGTH_REJECT`,
+/// `XPBD_CONTACT_OVERFLOW_REJECT`.
 #[no_mangle]
 pub extern "C" fn xpbd_step_config3_default_f32() -> StepConfigC<f32> {
     default_config()
 }
 
-/// Advances a 3D float world by one frame of `dt` seconds: `config->substeps`
-/// substeps of h = dt / substeps, each predicting x ← x + h v + h² g,
-/// finding contacts, resetting every λ, running `config->iterations` sweeps
-/// (links, then contacts), and updating v = (x − x_prev)/h with friction and
-/// damping. More contacts than `contact_capacity`: the step fails, or with
-/// `XPBD_CONTACT_OVERFLOW_KEEP_FIRST` the first ones in detection order
-/// are kept and the others counted in `contacts_dropped`. With
-/// `world->link_max_force`, a successful step then disables every enabled
-/// link whose |λ|/h² exceeds its maximum (`XPBD_LINK_DISABLED`, indices
-/// in `world->torn`, count in `torn`). `out_stats` may be NULL (written on
-/// success only).
+/// An empty 3D float world: no particles, links, memory or blocks. Set
+/// `positions`, `velocities`, `inverse_masses`, `particle_count`, `links`,
+/// `link_count`, add blocks with `xpbd_world3_add_f32`, then size the memory
+/// with `xpbd_world3_requirements_f32`.
+#[no_mangle]
+pub extern "C" fn xpbd_world3_default_f32() -> WorldC<f32> {
+    default_world()
+}
+
+/// A colliders block (float) with no collider and the default contact budget
+/// (particles × colliders: never exceeded); set the arrays you use.
+#[no_mangle]
+pub extern "C" fn xpbd_colliders3_default_f32() -> CollidersC<f32> {
+    default_colliders()
+}
+
+/// A self-collision block (float): no rest positions, the default pair budget
+/// (`XPBD_DEFAULT_PAIRS_PER_PARTICLE` × particles). Its buffers come from
+/// the world's memory; it needs `particle_radius > 0`.
+#[no_mangle]
+pub extern "C" fn xpbd_self_collision3_default_f32() -> SelfCollisionC<f32> {
+    default_self_collision()
+}
+
+/// A tearing block (float): set `max_force` (one per link, N); `torn` is an
+/// optional output.
+#[no_mangle]
+pub extern "C" fn xpbd_tearing3_default_f32() -> TearingC<f32> {
+    default_tearing()
+}
+
+/// An engine contacts block (float) with no contact; set `contacts` and
+/// `count` each frame.
+#[no_mangle]
+pub extern "C" fn xpbd_engine_contacts3_default_f32() -> EngineContactsC<f32> {
+    default_engine_contacts()
+}
+
+/// A constraint groups block (float) with no group; set the arrays of
+/// `groups` you use (bends, tets, tethers, mesh volumes, attachments).
+#[no_mangle]
+pub extern "C" fn xpbd_groups3_default_f32() -> GroupsC<f32> {
+    default_groups()
+}
+
+/// Adds a block (the `block` member of an `XpbdColliders3_f32`,
+/// `XpbdSelfCollision3_f32`, `XpbdTearing3_f32`, `XpbdEngineContacts3_f32` or
+/// `XpbdGroups3_f32` made by its `_default` function) at the head of the
+/// world's chain: writes `block->next` and `world->blocks`. The block
+/// must outlive the world's use. Adding the same kind twice makes the
+/// step fail with `XPBD_STATUS_INVALID_BLOCK`.
 ///
-/// Errors: `NULL_POINTER`, `INVALID_TIME_STEP` (dt), `INVALID_ARGUMENT`
-/// (config, a maximum force naming its link), `NON_FINITE_VELOCITY`,
-/// `INVALID_COLLIDER`, `CAPACITY_TOO_SMALL` (scratch or contacts),
-/// `ALIASED_BUFFERS`, every system error, and `INVALID_RESULT`. On every
-/// error positions, velocities and link flags are as before the call, and
-/// `world->error_index` names the item concerned.
+/// Errors: `NULL_POINTER`, `ALIASED_BUFFERS` (the block overlaps the
+/// world), `INVALID_BLOCK` (the block is already the head).
 ///
 /// # Safety
-/// `world` and `config` are NULL or valid; the world's buffers are NULL (with
-/// count 0) or valid for their counts; `out_stats` is NULL or valid.
+/// `world` and `block` are NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_world3_add_f32(world: *mut WorldC<f32>, block: *mut XpbdBlock) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { add_raw(world, block) }
+}
+
+/// Every length a 3D float world needs: `out->memory_size` (bytes) for
+/// `world->memory`, and how it is carved (scratch, contacts, pairs, hash
+/// table, ids, adjacency, stamp; entries). Reads the counts and the
+/// blocks (the colliders' `contact_budget`, the self-collision's
+/// `pair_budget`); call it again when they change.
+///
+/// Errors: `NULL_POINTER`, `ALIASED_BUFFERS`, `INVALID_BLOCK` (the chain;
+/// `world->error_index` its position).
+///
+/// # Safety
+/// `world` is NULL or valid, its blocks valid; `out` is NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_world3_requirements_f32(world: *mut WorldC<f32>, out: *mut XpbdRequirements) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { requirements_raw(world, out) }
+}
+
+/// Advances a 3D float world by one frame of `dt` seconds, whatever its
+/// blocks: `config->substeps` substeps of h = dt / substeps, each
+/// predicting x ← x + h v + h² g, finding contacts, resetting every λ,
+/// running `config->iterations` sweeps (links, then the groups, then
+/// contacts), and updating v = (x − x_prev)/h with friction and damping.
+/// With a tearing block a successful step then disables every enabled
+/// link whose |λ|/h² exceeds its maximum (`XPBD_LINK_DISABLED`, indices
+/// in `torn`, count in `torn`). `out_stats` may be NULL (written on
+/// success only).
+///
+/// Errors: `NULL_POINTER`, `INVALID_TIME_STEP` (dt), `INVALID_CONFIG`
+/// (`error_field` names the value), `INVALID_BLOCK`,
+/// `INVALID_SELF_COLLISION`, `INVALID_MAX_FORCE` (naming the link),
+/// `NON_FINITE_VELOCITY`, `INVALID_COLLIDER`, `CAPACITY_TOO_SMALL`
+/// (`error_field` `XPBD_FIELD_MEMORY`, `_CONTACTS` or `_PAIRS`,
+/// `error_index` the size or count needed), `ALIASED_BUFFERS`,
+/// `WORK_LIMIT`, every system and group error, and `INVALID_RESULT`. On
+/// every error positions, velocities and link flags are as before the
+/// call, and `world->error_index` / `error_field` name what is concerned.
+///
+/// # Safety
+/// `world` and `config` are NULL or valid; the world's buffers and blocks
+/// are NULL (with count 0) or valid for their counts; `out_stats` is NULL
+/// or valid.
 #[no_mangle]
 pub unsafe extern "C" fn xpbd_world3_step_f32(
     world: *mut WorldC<f32>,
@@ -769,6 +982,43 @@ pub unsafe extern "C" fn xpbd_world3_step_f32(
 ) -> XpbdStatus {
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe { step_raw(world, dt, config, out_stats) }
+}
+
+/// Advances a 3D float world by one frame in **colored order**, its phases
+/// run as tasks on the engine's job system: `xpbd_world3_step_f32` with the
+/// links and the bends, tets and tethers of the groups block solved color
+/// by color (each stored in colored order, its boundaries in `*colors`),
+/// the phases (prediction, each color of each group, the velocity update)
+/// split into at most `jobs->split` tasks (≤ `XPBD_MAX_JOBS`) that
+/// `jobs->run` runs on the engine's threads (`jobs` NULL: this thread).
+/// The result is bit-identical to `xpbd_world3_step_f32` on the same world
+/// and to the Rust `xpbd::step::step_colored`, for every split and thread
+/// count. The coloring is checked proper once per frame. `out_stats` may
+/// be NULL (written on success only).
+///
+/// Errors: those of `xpbd_world3_step_f32`; `NULL_POINTER` for a NULL
+/// `colors`; `INVALID_ARGUMENT` for bad boundaries or an improper color;
+/// `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` from the coloring check;
+/// `JOB_CONTRACT` when `jobs->run` returned without running a task;
+/// `ALIASED_BUFFERS` when the boundaries or `*jobs` overlap another
+/// buffer. On every error positions and velocities are as before the call.
+///
+/// # Safety
+/// As `xpbd_world3_step_f32`; `colors` valid with its arrays; `jobs` NULL or
+/// valid, its `run` NULL or a function that runs every task once and
+/// returns after all have returned (running one after it returned, or two
+/// at once with the same index, is undefined behaviour).
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_world3_step_colored_f32(
+    world: *mut WorldC<f32>,
+    colors: *const XpbdGroupColors,
+    dt: f32,
+    config: *const StepConfigC<f32>,
+    jobs: *const XpbdJobSystem,
+    out_stats: *mut StepStats<f32>,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { step_colored_raw(world, colors, dt, config, jobs, out_stats) }
 }
 
 /// The precision diagnostic of a 3D float world: `*out_ratio` receives the
@@ -1192,91 +1442,6 @@ pub unsafe extern "C" fn xpbd_system3_measure_groups(
 ) -> XpbdStatus {
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe { measure_raw(Grouped::new(system, groups), out_stats) }
-}
-
-/// Advances a 3D double world with constraint groups by one frame of `dt`
-/// seconds, as `xpbd_world3_step` does, each iteration sweeping the
-/// links, then the bends, tets, tethers and mesh volumes of `*groups`
-/// (array order), then the contacts. Every group's λ is reset at each
-/// substep entry with the links' and kept across that substep's
-/// iterations. The groups are validated with the links (at the first
-/// substeps' h = dt / substeps) before anything is written, and count in
-/// the work limit like links (sweeps × (links + contact capacity + engine
-/// contacts + pair capacity + group constraints) + substeps × particles ×
-/// (1 + colliders) ≤ `XPBD_MAX_WORK`; docs/c-api.md, "Bounded calls").
-/// `out_stats` may be NULL (written on
-/// success only).
-///
-/// Errors: those of `xpbd_world3_step`, `NULL_POINTER` for a NULL
-/// `groups` (or an array NULL with a non-zero count), `ALIASED_BUFFERS`
-/// (an array of `*groups` overlapping another, `*groups`, a buffer of the
-/// world, `*world`, `*config` or `*out_stats`), and the group errors of
-/// `xpbd_system3_begin_substep_groups`; `world->error_index` names the
-/// item concerned (a group constraint by its index after the links). On
-/// every error positions and velocities are as before the call.
-///
-/// # Safety
-/// As `xpbd_world3_step`; `groups` is NULL or valid, its arrays NULL
-/// (with count 0) or valid for their counts.
-#[no_mangle]
-pub unsafe extern "C" fn xpbd_world3_step_groups(
-    world: *mut WorldC<f64>,
-    groups: *const ConstraintsC<f64>,
-    dt: f64,
-    config: *const StepConfigC<f64>,
-    out_stats: *mut StepStats<f64>,
-) -> XpbdStatus {
-    // SAFETY: forwarded caller contract (see the function's Safety section).
-    unsafe { step_groups_raw(world, groups, dt, config, out_stats) }
-}
-
-/// Advances a 3D double world with constraint groups by one frame in
-/// **colored order**, its phases run as tasks on the engine's job system:
-/// `xpbd_world3_step_groups` with the links and the bends, tets and
-/// tethers of `*groups` solved color by color (each stored in colored
-/// order, its boundaries in `*colors`), the phases (prediction, each
-/// color of each group, the velocity update) split into at most
-/// `jobs->split` tasks (≤ `XPBD_MAX_JOBS`) that `jobs->run` runs on the
-/// engine's threads (`jobs` NULL: this thread). The result is
-/// bit-identical to `xpbd_world3_step_groups` on the same world and to
-/// the Rust `xpbd::step::step_colored`, for every split and thread count.
-/// The coloring is checked proper once per frame (`stamp`: scratch of
-/// `stamp_count` ≥ particle_count entries, clobbered). `out_stats` may be
-/// NULL (written on success only).
-///
-/// Errors: those of `xpbd_world3_step_groups`; `NULL_POINTER` for a
-/// NULL `colors`; `INVALID_ARGUMENT` for bad boundaries, a short `stamp`
-/// or an improper color; `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` from the
-/// coloring check; `JOB_CONTRACT` when `jobs->run` returned without
-/// running a task; `ALIASED_BUFFERS` when the boundaries, `stamp` or
-/// `*jobs` overlap another buffer. On every error positions and
-/// velocities are as before the call.
-///
-/// # Safety
-/// As `xpbd_world3_step_groups`; `colors` valid with its arrays;
-/// `stamp` valid for `stamp_count` entries; `jobs` NULL or valid, its
-/// `run` NULL or a function that runs every task once and returns after
-/// all have returned (running one after it returned, or two at once with
-/// the same index, is undefined behaviour).
-#[no_mangle]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn xpbd_world3_step_colored(
-    world: *mut WorldC<f64>,
-    groups: *const ConstraintsC<f64>,
-    colors: *const XpbdGroupColors,
-    stamp: *mut u32,
-    stamp_count: usize,
-    dt: f64,
-    config: *const StepConfigC<f64>,
-    jobs: *const XpbdJobSystem,
-    out_stats: *mut StepStats<f64>,
-) -> XpbdStatus {
-    // SAFETY: forwarded caller contract (see the function's Safety section).
-    unsafe {
-        step_colored_raw(
-            world, groups, colors, stamp, stamp_count, dt, config, jobs, out_stats,
-        )
-    }
 }
 
 /// Writes one long-range tether per moving particle (`inverse_masses[k] !=
@@ -1796,91 +1961,6 @@ pub unsafe extern "C" fn xpbd_system3_measure_groups_f32(
 ) -> XpbdStatus {
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe { measure_raw(Grouped::new(system, groups), out_stats) }
-}
-
-/// Advances a 3D float world with constraint groups by one frame of `dt`
-/// seconds, as `xpbd_world3_step_f32` does, each iteration sweeping the
-/// links, then the bends, tets, tethers and mesh volumes of `*groups`
-/// (array order), then the contacts. Every group's λ is reset at each
-/// substep entry with the links' and kept across that substep's
-/// iterations. The groups are validated with the links (at the first
-/// substeps' h = dt / substeps) before anything is written, and count in
-/// the work limit like links (sweeps × (links + contact capacity + engine
-/// contacts + pair capacity + group constraints) + substeps × particles ×
-/// (1 + colliders) ≤ `XPBD_MAX_WORK`; docs/c-api.md, "Bounded calls").
-/// `out_stats` may be NULL (written on
-/// success only).
-///
-/// Errors: those of `xpbd_world3_step_f32`, `NULL_POINTER` for a NULL
-/// `groups` (or an array NULL with a non-zero count), `ALIASED_BUFFERS`
-/// (an array of `*groups` overlapping another, `*groups`, a buffer of the
-/// world, `*world`, `*config` or `*out_stats`), and the group errors of
-/// `xpbd_system3_begin_substep_groups_f32`; `world->error_index` names the
-/// item concerned (a group constraint by its index after the links). On
-/// every error positions and velocities are as before the call.
-///
-/// # Safety
-/// As `xpbd_world3_step_f32`; `groups` is NULL or valid, its arrays NULL
-/// (with count 0) or valid for their counts.
-#[no_mangle]
-pub unsafe extern "C" fn xpbd_world3_step_groups_f32(
-    world: *mut WorldC<f32>,
-    groups: *const ConstraintsC<f32>,
-    dt: f32,
-    config: *const StepConfigC<f32>,
-    out_stats: *mut StepStats<f32>,
-) -> XpbdStatus {
-    // SAFETY: forwarded caller contract (see the function's Safety section).
-    unsafe { step_groups_raw(world, groups, dt, config, out_stats) }
-}
-
-/// Advances a 3D float world with constraint groups by one frame in
-/// **colored order**, its phases run as tasks on the engine's job system:
-/// `xpbd_world3_step_groups_f32` with the links and the bends, tets and
-/// tethers of `*groups` solved color by color (each stored in colored
-/// order, its boundaries in `*colors`), the phases (prediction, each
-/// color of each group, the velocity update) split into at most
-/// `jobs->split` tasks (≤ `XPBD_MAX_JOBS`) that `jobs->run` runs on the
-/// engine's threads (`jobs` NULL: this thread). The result is
-/// bit-identical to `xpbd_world3_step_groups_f32` on the same world and to
-/// the Rust `xpbd::step::step_colored`, for every split and thread count.
-/// The coloring is checked proper once per frame (`stamp`: scratch of
-/// `stamp_count` ≥ particle_count entries, clobbered). `out_stats` may be
-/// NULL (written on success only).
-///
-/// Errors: those of `xpbd_world3_step_groups_f32`; `NULL_POINTER` for a
-/// NULL `colors`; `INVALID_ARGUMENT` for bad boundaries, a short `stamp`
-/// or an improper color; `INDEX_OUT_OF_RANGE` / `SAME_PARTICLE` from the
-/// coloring check; `JOB_CONTRACT` when `jobs->run` returned without
-/// running a task; `ALIASED_BUFFERS` when the boundaries, `stamp` or
-/// `*jobs` overlap another buffer. On every error positions and
-/// velocities are as before the call.
-///
-/// # Safety
-/// As `xpbd_world3_step_groups_f32`; `colors` valid with its arrays;
-/// `stamp` valid for `stamp_count` entries; `jobs` NULL or valid, its
-/// `run` NULL or a function that runs every task once and returns after
-/// all have returned (running one after it returned, or two at once with
-/// the same index, is undefined behaviour).
-#[no_mangle]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn xpbd_world3_step_colored_f32(
-    world: *mut WorldC<f32>,
-    groups: *const ConstraintsC<f32>,
-    colors: *const XpbdGroupColors,
-    stamp: *mut u32,
-    stamp_count: usize,
-    dt: f32,
-    config: *const StepConfigC<f32>,
-    jobs: *const XpbdJobSystem,
-    out_stats: *mut StepStats<f32>,
-) -> XpbdStatus {
-    // SAFETY: forwarded caller contract (see the function's Safety section).
-    unsafe {
-        step_colored_raw(
-            world, groups, colors, stamp, stamp_count, dt, config, jobs, out_stats,
-        )
-    }
 }
 
 /// Writes one long-range tether per moving particle (`inverse_masses[k] !=

@@ -32,13 +32,13 @@
 //! |---|---|
 //! | `status.rs` | [`XpbdStatus`], its texts, the conversions from Rust errors, `xpbd_version` |
 //! | `check.rs` | the one check family (NULL, alignment, size, overlap) and slice helpers |
+//! | `world.rs` | the C world, its feature blocks and requirements |
 //! | `types.rs` | C types: aliases of the Rust structs, the C-only structs, constants |
 //! | `distance.rs`, `system.rs`, `step.rs`, `colored.rs` | the generic body of each area's functions |
 //! | `colored_groups.rs` | colored solving of a system's groups: coloring one group, the colored substep entry and iteration, the jobs |
 //! | `constraints.rs` | the constraint groups (`XpbdConstraints3`) checked and viewed, the `_groups` source of `system.rs`, the tether builder |
 //! | `generated.rs` | every precision/dimension twin (generated, drift-checked) |
 //! | `fenv.rs` | `xpbd_fp_environment` and its `XPBD_FP_*` bits |
-//! | `paths.rs` | the module paths before the renovation (`xpbd::ffi_system`, …) |
 
 mod check;
 mod colored;
@@ -48,11 +48,11 @@ mod distance;
 mod fenv;
 #[rustfmt::skip]
 mod generated;
-pub mod paths;
 mod status;
 mod step;
 mod system;
 mod types;
+mod world;
 
 pub use colored::{
     xpbd_color_cloth, xpbd_color_order, xpbd_color_rope, xpbd_job_range, xpbd_simd_detect,
@@ -69,6 +69,7 @@ pub use step::{
 };
 pub use system::xpbd_cloth_link_count;
 pub use types::*;
+pub use world::*;
 
 #[cfg(all(feature = "c-lib-panic-handler", not(test)))]
 #[panic_handler]

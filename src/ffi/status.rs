@@ -4,6 +4,7 @@
 use core::ffi::c_char;
 
 use crate::version::VERSION_NUMBER;
+use crate::error::Field;
 use crate::{Error, StepError, SystemError};
 
 /// Status of a C call: 0 or 1 on success, a negative code on error.
@@ -84,10 +85,30 @@ pub enum XpbdStatus {
     /// without area or volume, a mesh without volume gradient) under
     /// `XPBD_ZERO_LENGTH_REJECT`; nothing changed for it.
     Degenerate = -23,
+    /// A step configuration value is out of its domain; the world's
+    /// `error_field` names it (`XPBD_FIELD_SUBSTEPS`, `_ITERATIONS`,
+    /// `_GRAVITY`, `_TOLERANCE`, `_DAMPING`, `_PARTICLE_RADIUS`,
+    /// `_CONTACT_COMPLIANCE`, `_STATIC_FRICTION`, `_DYNAMIC_FRICTION`,
+    /// `_ZERO_LENGTH_POLICY`, `_CONTACT_OVERFLOW`); nothing changed.
+    InvalidConfig = -24,
+    /// Self-collision cannot run: the particle radius is 0
+    /// (`XPBD_FIELD_PARTICLE_RADIUS`) or its rest positions are not
+    /// finite (`XPBD_FIELD_REST_POSITIONS`; also a hash table, id or
+    /// adjacency buffer too short, in the Rust API); `error_field` names
+    /// it; nothing changed.
+    InvalidSelfCollision = -25,
+    /// A link's maximum force (tearing) is NaN, zero or negative;
+    /// `error_index` names the link; nothing changed.
+    InvalidMaxForce = -26,
+    /// A block of the world's chain is not one this library knows for
+    /// this precision (kind or size), appears twice, or the chain is
+    /// longer than `XPBD_MAX_BLOCKS` (a cycle); `error_index` is its
+    /// position in the chain; nothing changed.
+    InvalidBlock = -27,
 }
 
 /// Every status, in code order (0, 1, then −1, −2, …).
-const ALL_STATUSES: [XpbdStatus; 25] = [
+const ALL_STATUSES: [XpbdStatus; 29] = [
     XpbdStatus::Ok,
     XpbdStatus::Skipped,
     XpbdStatus::NullPointer,
@@ -113,6 +134,10 @@ const ALL_STATUSES: [XpbdStatus; 25] = [
     XpbdStatus::JobContract,
     XpbdStatus::InvalidRestValue,
     XpbdStatus::Degenerate,
+    XpbdStatus::InvalidConfig,
+    XpbdStatus::InvalidSelfCollision,
+    XpbdStatus::InvalidMaxForce,
+    XpbdStatus::InvalidBlock,
 ];
 
 impl XpbdStatus {
@@ -174,6 +199,18 @@ impl XpbdStatus {
             XpbdStatus::Degenerate => {
                 c"degenerate: a constraint's triangle, tet or mesh has no area or volume"
             }
+            XpbdStatus::InvalidConfig => {
+                c"invalid config: a step configuration value is out of its domain (error_field names it)"
+            }
+            XpbdStatus::InvalidSelfCollision => {
+                c"invalid self-collision: radius 0 or bad rest positions (error_field names it)"
+            }
+            XpbdStatus::InvalidMaxForce => {
+                c"invalid max force: a link's maximum force is NaN, zero or negative"
+            }
+            XpbdStatus::InvalidBlock => {
+                c"invalid block: a world block of an unknown kind or size, given twice, or a cycle"
+            }
         }
     }
 }
@@ -222,26 +259,39 @@ impl From<SystemError> for XpbdStatus {
     }
 }
 
-/// The status and the index (particle, link, collider or contact; 0 when
-/// none) of a step error.
-pub(crate) fn status_of(e: StepError) -> (XpbdStatus, usize) {
+/// The status, the index (particle, link, collider, contact or a length
+/// needed; 0 when none) and the field of a step error.
+pub(crate) fn status_of(e: StepError) -> (XpbdStatus, usize, Field) {
     match e {
-        StepError::InvalidFrameTime => (XpbdStatus::InvalidTimeStep, 0),
-        StepError::WorkLimit => (XpbdStatus::WorkLimit, 0),
-        StepError::JobContract => (XpbdStatus::JobContract, 0),
-        StepError::InvalidSelfCollision => (XpbdStatus::InvalidArgument, 0),
-        StepError::InvalidBudget | StepError::InvalidConfig | StepError::VelocityCountMismatch => {
-            (XpbdStatus::InvalidArgument, 0)
+        StepError::InvalidFrameTime => (XpbdStatus::InvalidTimeStep, 0, Field::FrameTime),
+        StepError::WorkLimit => (XpbdStatus::WorkLimit, 0, Field::None),
+        StepError::JobContract => (XpbdStatus::JobContract, 0, Field::None),
+        StepError::InvalidSelfCollision { field } => (XpbdStatus::InvalidSelfCollision, 0, field),
+        StepError::InvalidConfig { field } => (XpbdStatus::InvalidConfig, 0, field),
+        StepError::NonFiniteVelocity { particle } => {
+            (XpbdStatus::NonFiniteVelocity, particle, Field::None)
         }
-        StepError::NonFiniteVelocity { particle } => (XpbdStatus::NonFiniteVelocity, particle),
-        StepError::InvalidCollider { collider } => (XpbdStatus::InvalidCollider, collider),
-        StepError::ScratchTooSmall { needed } => (XpbdStatus::CapacityTooSmall, needed),
-        StepError::ContactCapacity => (XpbdStatus::CapacityTooSmall, 0),
-        StepError::MaxForceCountMismatch => (XpbdStatus::InvalidArgument, 0),
-        StepError::InvalidMaxForce { link } => (XpbdStatus::InvalidArgument, link),
-        StepError::InvalidContactResult { contact } => (XpbdStatus::InvalidResult, contact),
-        StepError::InvalidResult { particle } => (XpbdStatus::InvalidResult, particle),
-        StepError::System(s) => (XpbdStatus::from(s), s.index().unwrap_or(0)),
+        StepError::InvalidCollider { collider } => {
+            (XpbdStatus::InvalidCollider, collider, Field::None)
+        }
+        StepError::ScratchTooSmall { needed } => {
+            (XpbdStatus::CapacityTooSmall, needed, Field::Scratch)
+        }
+        StepError::ContactCapacity { needed } => {
+            (XpbdStatus::CapacityTooSmall, needed, Field::Contacts)
+        }
+        StepError::PairCapacity { needed } => (XpbdStatus::CapacityTooSmall, needed, Field::Pairs),
+        StepError::InvalidMaxForce { link } => (XpbdStatus::InvalidMaxForce, link, Field::None),
+        StepError::InvalidContactResult { contact } => {
+            (XpbdStatus::InvalidResult, contact, Field::None)
+        }
+        StepError::InvalidResult { particle } => (XpbdStatus::InvalidResult, particle, Field::None),
+        StepError::System(s) => (XpbdStatus::from(s), s.index().unwrap_or(0), Field::None),
+        // Not reachable from C (one count per buffer, 3D only); kept
+        // distinct in Rust.
+        StepError::MaxForceCountMismatch
+        | StepError::VelocityCountMismatch
+        | StepError::GroupsNeed3D => (XpbdStatus::InvalidArgument, 0, Field::None),
     }
 }
 

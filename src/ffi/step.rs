@@ -1,27 +1,38 @@
 //! The C ABI of stepping (3D, f64 and f32): the generic functions behind
-//! `xpbd_world3_step[_f32]`, `xpbd_world3_step_groups[_f32]` and
-//! `xpbd_step_config3_default[_f32]` (the wrappers are in `generated.rs`).
-//! A caller-owned world struct names the caller's buffers; buffers must not
-//! overlap each other, the world, the configuration, the constraint groups'
-//! arrays and struct, or the output (`XPBD_STATUS_ALIASED_BUFFERS`); on any
-//! error the positions and velocities are unchanged and `error_index`
-//! names the particle, link (or group constraint, counted after the links),
-//! collider or contact concerned.
+//! `xpbd_world3_step[_f32]`, `xpbd_world3_step_colored[_f32]`,
+//! `xpbd_world3_requirements[_f32]`, the `_default` functions and
+//! `xpbd_world3_add[_f32]` (the wrappers are in `generated.rs`).
+//! A caller-owned world struct names the caller's buffers and a chain of
+//! feature blocks; buffers must not overlap each other, the world, the
+//! blocks, the configuration or the output (`XPBD_STATUS_ALIASED_BUFFERS`);
+//! on any error the positions and velocities are unchanged and
+//! `error_index` / `error_field` name what is concerned.
 
 use core::ffi::c_void;
 use core::ptr;
 
-use super::check::{check_buffers, read, slice, slice_mut, write_opt, Buf};
+use super::check::{check_buffers, check_groups, read, slice, slice_mut, write_opt, Buf};
 use super::colored_groups::{color_buffers, color_slices};
 use super::constraints;
 use super::status::{status_of, XpbdStatus};
 use super::types::{
-    policy_of, ConstraintsC, StepConfigC, WorldC, XpbdGroupColors, XpbdJobSystem,
-    XPBD_CONTACT_OVERFLOW_KEEP_FIRST, XPBD_CONTACT_OVERFLOW_REJECT, XPBD_ZERO_LENGTH_REJECT,
+    policy_of, StepConfigC, XpbdGroupColors, XpbdJobSystem, XPBD_CONTACT_OVERFLOW_KEEP_FIRST,
+    XPBD_CONTACT_OVERFLOW_REJECT, XPBD_ZERO_LENGTH_REJECT,
 };
+use super::world::{
+    CollidersC, EngineContactsC, GroupsC, SelfCollisionC, TearingC, WorldC, XpbdBlock,
+    XpbdRequirements, XPBD_BLOCK_COLLIDERS, XPBD_BLOCK_ENGINE_CONTACTS, XPBD_BLOCK_F32,
+    XPBD_BLOCK_GROUPS, XPBD_BLOCK_SELF_COLLISION, XPBD_BLOCK_TEARING, XPBD_MAX_BLOCKS,
+    XPBD_MEMORY_ALIGN,
+};
+use crate::constraint::contact::Contact;
+use crate::constraint::particle_contact::ParticleContact;
+use crate::error::Field;
 use crate::real::Real;
-use crate::solver::Constraints;
-use crate::step::{self, ContactOverflow, Jobs, SelfCollision, StepConfig, StepStats, World};
+use crate::step::{
+    self, Colliders, ContactOverflow, Jobs, Requirements, SelfCollision, StepConfig, StepStats,
+    Tearing, World,
+};
 use crate::StepError;
 
 /// The contact overflow policy of a C code, `None` for an unknown code.
@@ -33,9 +44,10 @@ fn overflow_of(code: i32) -> Option<ContactOverflow> {
     }
 }
 
-/// The Rust configuration of a C one (`None` for an unknown policy code).
-fn config_of<T: Real>(c: &StepConfigC<T>) -> Option<StepConfig<T, 3>> {
-    Some(StepConfig {
+/// The Rust configuration of a C one (an unknown policy code names its
+/// field).
+fn config_of<T: Real>(c: &StepConfigC<T>) -> Result<StepConfig<T, 3>, Field> {
+    Ok(StepConfig {
         gravity: c.gravity,
         substeps: c.substeps,
         iterations: c.iterations,
@@ -45,29 +57,340 @@ fn config_of<T: Real>(c: &StepConfigC<T>) -> Option<StepConfig<T, 3>> {
         contact_compliance: c.contact_compliance,
         static_friction: c.static_friction,
         dynamic_friction: c.dynamic_friction,
-        zero_length: policy_of(c.zero_length_policy)?,
-        contact_overflow: overflow_of(c.contact_overflow)?,
+        zero_length: policy_of(c.zero_length_policy).ok_or(Field::ZeroLengthPolicy)?,
+        contact_overflow: overflow_of(c.contact_overflow).ok_or(Field::ContactOverflow)?,
     })
 }
 
-/// `xpbd_step_config3_default[_f32]`: gravity (0, −9.81, 0) m/s², 1
-/// substep, 1 iteration, no tolerance, no damping, radius 0, rigid
-/// frictionless contacts, `XPBD_ZERO_LENGTH_REJECT`,
-/// `XPBD_CONTACT_OVERFLOW_REJECT`.
+/// `xpbd_step_config3_default[_f32]`: the values of the Rust
+/// `StepConfig::default()` (each constant there says why).
 pub(crate) fn default_config<T: Real>() -> StepConfigC<T> {
+    let c = StepConfig::<T, 3>::default();
     StepConfigC {
-        gravity: [T::ZERO, T::from_f64(-9.81), T::ZERO],
-        substeps: crate::step::DEFAULT_SUBSTEPS,
-        iterations: crate::step::DEFAULT_ITERATIONS,
-        tolerance: T::ZERO,
-        damping: T::ZERO,
-        particle_radius: T::ZERO,
-        contact_compliance: T::ZERO,
-        static_friction: T::ZERO,
-        dynamic_friction: T::ZERO,
+        gravity: c.gravity,
+        substeps: c.substeps,
+        iterations: c.iterations,
+        tolerance: c.tolerance,
+        damping: c.damping,
+        particle_radius: c.particle_radius,
+        contact_compliance: c.contact_compliance,
+        static_friction: c.static_friction,
+        dynamic_friction: c.dynamic_friction,
         zero_length_policy: XPBD_ZERO_LENGTH_REJECT,
         contact_overflow: XPBD_CONTACT_OVERFLOW_REJECT,
     }
+}
+
+
+/// The float flag of `T`'s block kinds.
+fn f32_flag<T>() -> u32 {
+    if size_of::<T>() == 4 {
+        XPBD_BLOCK_F32
+    } else {
+        0
+    }
+}
+
+/// A block's header for `T` (what the `_default` functions write).
+fn header<T, B>(kind: u32) -> XpbdBlock {
+    XpbdBlock {
+        kind: kind | f32_flag::<T>(),
+        size: u32::try_from(size_of::<B>()).unwrap_or(u32::MAX),
+        next: ptr::null_mut(),
+    }
+}
+
+/// `xpbd_world3_default[_f32]`: no particles, links, memory or block.
+pub(crate) fn default_world<T>() -> WorldC<T> {
+    WorldC {
+        positions: ptr::null_mut(),
+        velocities: ptr::null_mut(),
+        inverse_masses: ptr::null(),
+        particle_count: 0,
+        links: ptr::null_mut(),
+        link_count: 0,
+        memory: ptr::null_mut(),
+        memory_size: 0,
+        blocks: ptr::null_mut(),
+        error_index: 0,
+        error_field: 0,
+    }
+}
+
+/// `xpbd_colliders3_default[_f32]`: no collider, the default budget.
+pub(crate) fn default_colliders<T>() -> CollidersC<T> {
+    CollidersC {
+        block: header::<T, CollidersC<T>>(XPBD_BLOCK_COLLIDERS),
+        planes: ptr::null(),
+        plane_count: 0,
+        spheres: ptr::null(),
+        sphere_count: 0,
+        capsules: ptr::null(),
+        capsule_count: 0,
+        boxes: ptr::null(),
+        box_count: 0,
+        contact_budget: 0,
+    }
+}
+
+/// `xpbd_self_collision3_default[_f32]`: no rest positions, the default
+/// budget.
+pub(crate) fn default_self_collision<T>() -> SelfCollisionC<T> {
+    SelfCollisionC {
+        block: header::<T, SelfCollisionC<T>>(XPBD_BLOCK_SELF_COLLISION),
+        rest_positions: ptr::null(),
+        pair_budget: 0,
+    }
+}
+
+/// `xpbd_tearing3_default[_f32]`: no maximum forces (set them), no output.
+pub(crate) fn default_tearing<T>() -> TearingC<T> {
+    TearingC {
+        block: header::<T, TearingC<T>>(XPBD_BLOCK_TEARING),
+        max_force: ptr::null(),
+        torn: ptr::null_mut(),
+        torn_capacity: 0,
+    }
+}
+
+/// `xpbd_engine_contacts3_default[_f32]`: no contacts.
+pub(crate) fn default_engine_contacts<T>() -> EngineContactsC<T> {
+    EngineContactsC {
+        block: header::<T, EngineContactsC<T>>(XPBD_BLOCK_ENGINE_CONTACTS),
+        contacts: ptr::null_mut(),
+        count: 0,
+    }
+}
+
+/// `xpbd_groups3_default[_f32]`: no groups.
+pub(crate) fn default_groups<T>() -> GroupsC<T> {
+    GroupsC {
+        block: header::<T, GroupsC<T>>(XPBD_BLOCK_GROUPS),
+        groups: super::types::empty_constraints(),
+    }
+}
+
+/// `xpbd_world3_add[_f32]`: puts `block` at the head of the world's chain.
+///
+/// # Safety
+/// `world` and `block` are NULL or valid.
+pub(crate) unsafe fn add_raw<T>(world: *mut WorldC<T>, block: *mut XpbdBlock) -> XpbdStatus {
+    if world.is_null() || block.is_null() {
+        return XpbdStatus::NullPointer;
+    }
+    if let Err(e) = check_buffers(&[Buf::of(world, 1), Buf::of(block, 1)]) {
+        return e;
+    }
+    // SAFETY: both non-null, aligned and disjoint (checked), valid by the
+    // caller's contract.
+    unsafe {
+        let head = ptr::read(ptr::addr_of!((*world).blocks));
+        if head == block {
+            return XpbdStatus::InvalidBlock;
+        }
+        ptr::write(ptr::addr_of_mut!((*block).next), head);
+        ptr::write(ptr::addr_of_mut!((*world).blocks), block);
+    }
+    XpbdStatus::Ok
+}
+
+/// The blocks of a world's chain, read (copies) with their addresses.
+struct Chain<T> {
+    colliders: Option<(CollidersC<T>, *const CollidersC<T>)>,
+    self_collision: Option<(SelfCollisionC<T>, *const SelfCollisionC<T>)>,
+    tearing: Option<(TearingC<T>, *const TearingC<T>)>,
+    engine: Option<(EngineContactsC<T>, *const EngineContactsC<T>)>,
+    groups: Option<(GroupsC<T>, *const GroupsC<T>)>,
+}
+
+/// An error of a C step: the status, `error_index`, `error_field`.
+type Failure = (XpbdStatus, usize, Field);
+
+/// Reads one block of the kind its header names into its slot.
+///
+/// # Safety
+/// `p` is valid for a `B` (its header said so and its size matched).
+unsafe fn take<B: Copy>(slot: &mut Option<(B, *const B)>, p: *const B, at: usize) -> Result<(), Failure> {
+    if slot.is_some() {
+        return Err((XpbdStatus::InvalidBlock, at, Field::Block));
+    }
+    if Buf::of(p, 1).check().is_err() {
+        return Err((XpbdStatus::InvalidBlock, at, Field::Block));
+    }
+    // SAFETY: non-null, aligned (checked), valid by the caller's contract.
+    *slot = Some((unsafe { ptr::read(p) }, p));
+    Ok(())
+}
+
+/// Walks the chain from `head`: at most `XPBD_MAX_BLOCKS` blocks, each of
+/// a kind this library knows for `T`, of its size, once.
+///
+/// # Safety
+/// Every block of the chain is valid for its header's size.
+unsafe fn read_chain<T: Real>(head: *mut XpbdBlock) -> Result<Chain<T>, Failure> {
+    let mut chain = Chain {
+        colliders: None,
+        self_collision: None,
+        tearing: None,
+        engine: None,
+        groups: None,
+    };
+    let mut p = head;
+    let mut at = 0usize;
+    while !p.is_null() {
+        let bad = (XpbdStatus::InvalidBlock, at, Field::Block);
+        if at >= XPBD_MAX_BLOCKS || Buf::of(p, 1).check().is_err() {
+            return Err(bad);
+        }
+        // SAFETY: non-null, aligned (checked), valid by the caller's contract.
+        let h = unsafe { ptr::read(p) };
+        let Some(kind) = h.kind.checked_sub(f32_flag::<T>()) else {
+            return Err(bad);
+        };
+        let fits = |size: usize| usize::try_from(h.size).is_ok_and(|s| s == size);
+        // SAFETY: in each arm the header names this block kind with this
+        // library's size, and the block starts with the header.
+        unsafe {
+            match kind {
+                XPBD_BLOCK_COLLIDERS if fits(size_of::<CollidersC<T>>()) => {
+                    take(&mut chain.colliders, p.cast_const().cast(), at)?;
+                }
+                XPBD_BLOCK_SELF_COLLISION if fits(size_of::<SelfCollisionC<T>>()) => {
+                    take(&mut chain.self_collision, p.cast_const().cast(), at)?;
+                }
+                XPBD_BLOCK_TEARING if fits(size_of::<TearingC<T>>()) => {
+                    take(&mut chain.tearing, p.cast_const().cast(), at)?;
+                }
+                XPBD_BLOCK_ENGINE_CONTACTS if fits(size_of::<EngineContactsC<T>>()) => {
+                    take(&mut chain.engine, p.cast_const().cast(), at)?;
+                }
+                XPBD_BLOCK_GROUPS if fits(size_of::<GroupsC<T>>()) => {
+                    take(&mut chain.groups, p.cast_const().cast(), at)?;
+                }
+                _ => return Err(bad),
+            }
+        }
+        p = h.next;
+        at = at.saturating_add(1);
+    }
+    Ok(chain)
+}
+
+/// Where each buffer lives in the world's memory (byte offsets) and the
+/// lengths (entries).
+struct Layout {
+    lengths: Requirements,
+    scratch: usize,
+    contacts: usize,
+    pairs: usize,
+    table: usize,
+    ids: usize,
+    adjacency: usize,
+    stamp: usize,
+    total: usize,
+}
+
+/// The lengths of a world with these blocks and where they go.
+fn layout<T: Real>(w: &WorldC<T>, chain: &Chain<T>) -> Layout {
+    let colliders = chain.colliders.map_or(0, |(c, _)| {
+        c.plane_count
+            .saturating_add(c.sphere_count)
+            .saturating_add(c.capsule_count)
+            .saturating_add(c.box_count)
+    });
+    let mut lengths = Requirements::new(
+        w.particle_count,
+        w.link_count,
+        colliders,
+        chain.self_collision.is_some(),
+    );
+    if let Some((c, _)) = chain.colliders {
+        if c.contact_budget != 0 {
+            lengths.contacts = c.contact_budget;
+        }
+    }
+    if let Some((s, _)) = chain.self_collision {
+        if s.pair_budget != 0 {
+            lengths.pairs = s.pair_budget;
+        }
+    }
+    let mut end = 0usize;
+    let mut place = |count: usize, size: usize| {
+        let start = end
+            .checked_next_multiple_of(XPBD_MEMORY_ALIGN)
+            .unwrap_or(usize::MAX);
+        end = start.saturating_add(count.saturating_mul(size));
+        start
+    };
+    let scratch = place(lengths.scratch, size_of::<[T; 3]>());
+    let contacts = place(lengths.contacts, size_of::<Contact<T>>());
+    let pairs = place(lengths.pairs, size_of::<ParticleContact<T>>());
+    let table = place(lengths.hash_table, size_of::<u32>());
+    let ids = place(lengths.hash_ids, size_of::<u32>());
+    let adjacency = place(lengths.adjacency, size_of::<u32>());
+    let stamp = place(lengths.stamp, size_of::<u32>());
+    Layout {
+        lengths,
+        scratch,
+        contacts,
+        pairs,
+        table,
+        ids,
+        adjacency,
+        stamp,
+        total: end,
+    }
+}
+
+/// `xpbd_world3_requirements[_f32]`.
+///
+/// # Safety
+/// See `xpbd_world3_requirements`.
+pub(crate) unsafe fn requirements_raw<T: Real>(
+    world: *mut WorldC<T>,
+    out: *mut XpbdRequirements,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (NULL-checked by the helper).
+    let Ok(w) = (unsafe { read(world) }) else {
+        return XpbdStatus::NullPointer;
+    };
+    if out.is_null() {
+        return XpbdStatus::NullPointer;
+    }
+    if let Err(e) = check_buffers(&[Buf::of(world, 1), Buf::out(out)]) {
+        return e;
+    }
+    // SAFETY: forwarded caller contract.
+    let chain = match unsafe { read_chain::<T>(w.blocks) } {
+        Ok(c) => c,
+        Err(f) => return fail(world, f),
+    };
+    let l = layout(&w, &chain);
+    let r = XpbdRequirements {
+        memory_size: l.total,
+        scratch: l.lengths.scratch,
+        contacts: l.lengths.contacts,
+        pairs: l.lengths.pairs,
+        hash_table: l.lengths.hash_table,
+        hash_ids: l.lengths.hash_ids,
+        adjacency: l.lengths.adjacency,
+        stamp: l.lengths.stamp,
+    };
+    // SAFETY: non-null, checked disjoint from the world struct.
+    unsafe { ptr::write(out, r) };
+    XpbdStatus::Ok
+}
+
+/// Writes a failure to the world and returns its status.
+fn fail<T>(world: *mut WorldC<T>, (status, index, field): Failure) -> XpbdStatus {
+    // SAFETY: `world` is non-null and valid (every caller read it first);
+    // the two fields are disjoint from every buffer (the world struct is
+    // in every overlap check).
+    unsafe {
+        ptr::write(ptr::addr_of_mut!((*world).error_index), index);
+        ptr::write(ptr::addr_of_mut!((*world).error_field), field.code());
+    }
+    status
 }
 
 /// `xpbd_world3_step[_f32]`.
@@ -81,50 +404,21 @@ pub(crate) unsafe fn step_raw<T: Real>(
     out: *mut StepStats<T>,
 ) -> XpbdStatus {
     // SAFETY: forwarded caller contract.
-    unsafe {
-        step_any(world, None, &[], dt, config, out, |w, _, dt, c| {
-            step::step(w, dt, c)
-        })
-    }
-}
-
-/// `xpbd_world3_step_groups[_f32]`.
-///
-/// # Safety
-/// See `xpbd_world3_step_groups`.
-pub(crate) unsafe fn step_groups_raw<T: Real>(
-    world: *mut WorldC<T>,
-    groups: *const ConstraintsC<T>,
-    dt: T,
-    config: *const StepConfigC<T>,
-    out: *mut StepStats<T>,
-) -> XpbdStatus {
-    if groups.is_null() {
-        return XpbdStatus::NullPointer;
-    }
-    // SAFETY: forwarded caller contract.
-    unsafe { step_any(world, Some(groups), &[], dt, config, out, step::step_with) }
+    unsafe { step_any(world, &[], dt, config, out, |w, dt, c, _| step::step(w, dt, c)) }
 }
 
 /// `xpbd_world3_step_colored[_f32]`.
 ///
 /// # Safety
 /// See `xpbd_world3_step_colored`.
-#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn step_colored_raw<T: Real>(
     world: *mut WorldC<T>,
-    groups: *const ConstraintsC<T>,
     colors: *const XpbdGroupColors,
-    stamp: *mut u32,
-    stamp_count: usize,
     dt: T,
     config: *const StepConfigC<T>,
     jobs: *const XpbdJobSystem,
     out: *mut StepStats<T>,
 ) -> XpbdStatus {
-    if groups.is_null() {
-        return XpbdStatus::NullPointer;
-    }
     // SAFETY: forwarded caller contract (NULL-checked by the helper).
     let Ok(c) = (unsafe { read(colors) }) else {
         return XpbdStatus::NullPointer;
@@ -132,25 +426,15 @@ pub(crate) unsafe fn step_colored_raw<T: Real>(
     // SAFETY: NULL (one thread) or valid by the caller's contract.
     let job_system = unsafe { read(jobs) }.ok();
     let [a, b, cc, d, e] = color_buffers(&c, colors);
-    let extra = [a, b, cc, d, e, Buf::of(stamp, stamp_count), Buf::out(jobs)];
-    // SAFETY: forwarded caller contract; the colors' arrays, the stamp and
-    // the job system are in the overlap check (`extra`), the arrays only
-    // read, the stamp written only by the coloring check.
+    let extra = [a, b, cc, d, e, Buf::out(jobs)];
+    // SAFETY: forwarded caller contract; the colors' arrays and the job
+    // system are in the overlap check (`extra`), only read.
     unsafe {
-        step_any(
-            world,
-            Some(groups),
-            &extra,
-            dt,
-            config,
-            out,
-            |w, g, dt, cfg| {
-                let colors = color_slices(&c);
-                let stamp = slice_mut(stamp, stamp_count);
-                let jobs = CJobs(job_system);
-                step::step_colored(w, g, &colors, stamp, dt, cfg, &jobs)
-            },
-        )
+        step_any(world, &extra, dt, config, out, |w, dt, cfg, stamp| {
+            let colors = color_slices(&c);
+            let jobs = CJobs(job_system);
+            step::step_colored(w, &colors, stamp, dt, cfg, &jobs)
+        })
     }
 }
 
@@ -191,19 +475,16 @@ unsafe extern "C" fn run_task(context: *mut c_void, task: u32) {
     }
 }
 
-/// The one body of every step: the world (and the groups, when given, and
-/// the `extra` buffers) checked against each other, the configuration and
-/// the output in one overlap check, then `run` ([`step::step`],
-/// [`step::step_with`] or [`step::step_colored`]: each entry point
-/// carries only its own).
+/// The one body of every step: the world, its blocks, the memory, the
+/// configuration, the output and `extra` checked against each other in
+/// one overlap check, the memory carved, then `run` ([`step::step`] or
+/// [`step::step_colored`], given the coloring stamp from the memory).
 ///
 /// # Safety
-/// See `xpbd_world3_step`, `xpbd_world3_step_groups` and
-/// `xpbd_world3_step_colored`; every buffer of `extra` is valid for its
-/// count.
+/// See `xpbd_world3_step` and `xpbd_world3_step_colored`; every buffer of
+/// `extra` is valid for its count.
 unsafe fn step_any<T: Real, F>(
     world: *mut WorldC<T>,
-    groups: Option<*const ConstraintsC<T>>,
     extra: &[Buf],
     dt: T,
     config: *const StepConfigC<T>,
@@ -211,101 +492,160 @@ unsafe fn step_any<T: Real, F>(
     run: F,
 ) -> XpbdStatus
 where
-    F: FnOnce(
-        &mut World<'_, T, 3>,
-        &mut Constraints<'_, T>,
-        T,
-        &StepConfig<T, 3>,
-    ) -> Result<StepStats<T>, StepError>,
+    F: FnOnce(&mut World<'_, T, 3>, T, &StepConfig<T, 3>, &mut [u32]) -> Result<StepStats<T>, StepError>,
 {
     // SAFETY: forwarded caller contract (NULL-checked by the helper).
     let (w, c) = match unsafe { (read(world), read(config)) } {
         (Ok(w), Ok(c)) => (w, c),
         _ => return XpbdStatus::NullPointer,
     };
-    let Some(step_config) = config_of(&c) else {
-        return XpbdStatus::InvalidArgument;
+    // SAFETY: forwarded caller contract.
+    let chain = match unsafe { read_chain::<T>(w.blocks) } {
+        Ok(chain) => chain,
+        Err(f) => return fail(world, f),
     };
+    let step_config = match config_of(&c) {
+        Ok(s) => s,
+        Err(field) => return fail(world, (XpbdStatus::InvalidConfig, 0, field)),
+    };
+    let l = layout(&w, &chain);
+    #[allow(clippy::as_conversions)] // the address only, for its alignment
+    let misaligned = (w.memory as usize) % XPBD_MEMORY_ALIGN != 0;
+    if w.memory_size < l.total || (misaligned && l.total > 0) || (w.memory.is_null() && l.total > 0) {
+        return fail(world, (XpbdStatus::CapacityTooSmall, l.total, Field::Memory));
+    }
     let n = w.particle_count;
-    let max_forces = if w.link_max_force.is_null() {
-        0
-    } else {
-        w.link_count
-    };
-    let rest = if w.rest_positions.is_null() { 0 } else { n };
-    let bufs = [
+    let links = w.link_count;
+    let mut bufs = [Buf::of(ptr::null::<u8>(), 0); 22];
+    let core = [
         Buf::of(w.positions, n),
         Buf::of(w.velocities, n),
         Buf::of(w.inverse_masses, n),
-        Buf::of(w.links, w.link_count),
-        Buf::of(w.planes, w.plane_count),
-        Buf::of(w.spheres, w.sphere_count),
-        Buf::of(w.contacts, w.contact_capacity),
-        Buf::of(w.scratch, w.scratch_count),
-        Buf::of(w.link_max_force, max_forces),
-        Buf::of(w.torn, w.torn_capacity),
-        Buf::of(w.capsules, w.capsule_count),
-        Buf::of(w.boxes, w.box_count),
-        Buf::of(w.engine_contacts, w.engine_contact_count),
-        Buf::of(w.particle_contacts, w.particle_contact_capacity),
-        Buf::of(w.hash_table, w.hash_table_count),
-        Buf::of(w.hash_ids, w.hash_id_count),
-        Buf::of(w.adjacency, w.adjacency_count),
-        Buf::of(w.rest_positions, rest),
+        Buf::of(w.links, links),
+        Buf::of(w.memory.cast_const().cast::<u8>(), l.total),
         Buf::of(world, 1),
         Buf::of(config, 1),
         Buf::out(out),
     ];
-    let constraints = match groups {
-        None => check_buffers(&bufs).map(|()| Constraints::default()),
-        // SAFETY: forwarded caller contract; `bufs` is every other buffer.
-        Some(g) => unsafe { constraints::view(g, [&bufs, extra]) },
-    };
-    let mut constraints = match constraints {
-        Ok(c) => c,
-        Err(e) => return e,
-    };
-    // SAFETY: every buffer is non-null (or empty), aligned, bounded, valid
-    // for its count by the caller's contract, and no two overlap each other,
-    // the world struct, the config, the groups or the output (checked above).
-    let mut world_view = unsafe {
-        World {
-            positions: slice_mut(w.positions, n),
-            velocities: slice_mut(w.velocities, n),
-            inverse_masses: slice(w.inverse_masses, n),
-            links: slice_mut(w.links, w.link_count),
-            planes: slice(w.planes, w.plane_count),
-            spheres: slice(w.spheres, w.sphere_count),
-            contacts: slice_mut(w.contacts, w.contact_capacity),
-            scratch: slice_mut(w.scratch, w.scratch_count),
-            link_max_force: slice(w.link_max_force, max_forces),
-            torn: slice_mut(w.torn, w.torn_capacity),
-            capsules: slice(w.capsules, w.capsule_count),
-            boxes: slice(w.boxes, w.box_count),
-            engine_contacts: slice_mut(w.engine_contacts, w.engine_contact_count),
-            self_collision: SelfCollision {
-                pairs: slice_mut(w.particle_contacts, w.particle_contact_capacity),
-                table: slice_mut(w.hash_table, w.hash_table_count),
-                ids: slice_mut(w.hash_ids, w.hash_id_count),
-                adjacency: slice_mut(w.adjacency, w.adjacency_count),
-                rest: slice(w.rest_positions, rest),
-            },
+    let mut k = 0;
+    let mut push = |b: Buf| {
+        if let Some(slot) = bufs.get_mut(k) {
+            *slot = b;
+            k += 1;
         }
     };
-    let result = run(&mut world_view, &mut constraints, dt, &step_config);
-    match result {
+    core.into_iter().for_each(&mut push);
+    if let Some((c, p)) = chain.colliders {
+        push(Buf::of(p, 1));
+        push(Buf::of(c.planes, c.plane_count));
+        push(Buf::of(c.spheres, c.sphere_count));
+        push(Buf::of(c.capsules, c.capsule_count));
+        push(Buf::of(c.boxes, c.box_count));
+    }
+    if let Some((s, p)) = chain.self_collision {
+        push(Buf::of(p, 1));
+        push(Buf::of(s.rest_positions, if s.rest_positions.is_null() { 0 } else { n }));
+    }
+    if let Some((t, p)) = chain.tearing {
+        push(Buf::of(p, 1));
+        push(Buf::of(t.max_force, if t.max_force.is_null() { 0 } else { links }));
+        push(Buf::of(t.torn, t.torn_capacity));
+    }
+    if let Some((e, p)) = chain.engine {
+        push(Buf::of(p, 1));
+        push(Buf::of(e.contacts, e.count));
+    }
+    if let Some((_, p)) = chain.groups {
+        push(Buf::of(p, 1));
+    }
+    let bufs = bufs.get(..k).unwrap_or(&[]);
+    let groups = match chain.groups {
+        None => check_groups(&[bufs, extra]).map(|()| None),
+        // SAFETY: forwarded caller contract; `bufs` and `extra` are every
+        // other buffer; the groups struct is inside its block.
+        Some((_, p)) => unsafe {
+            constraints::view(ptr::addr_of!((*p).groups), [bufs, extra]).map(Some)
+        },
+    };
+    let groups = match groups {
+        Ok(g) => g,
+        Err(e) => return fail(world, (e, 0, Field::None)),
+    };
+    let memory = w.memory.cast::<u8>();
+    // SAFETY: every buffer is non-null (or empty), aligned, bounded, valid
+    // for its count by the caller's contract, and no two overlap each other,
+    // the world struct, the blocks, the config or the output (checked
+    // above). The memory holds `l.total` bytes aligned to 8 (checked);
+    // each carved buffer starts at a multiple of 8 inside it, is zeroed
+    // before it is viewed (all-zero is a valid value of every element
+    // type), and the carved buffers do not overlap each other.
+    let mut world_view = unsafe {
+        let carve = |offset: usize, bytes: usize| {
+            if bytes == 0 {
+                return ptr::null_mut();
+            }
+            let p = memory.add(offset);
+            ptr::write_bytes(p, 0, bytes);
+            p
+        };
+        let scratch = carve(l.scratch, l.lengths.scratch.saturating_mul(size_of::<[T; 3]>()));
+        let contacts = carve(l.contacts, l.lengths.contacts.saturating_mul(size_of::<Contact<T>>()));
+        let mut view = World::new(
+            slice_mut(w.positions, n),
+            slice_mut(w.velocities, n),
+            slice(w.inverse_masses, n),
+            slice_mut(contacts.cast::<Contact<T>>(), l.lengths.contacts),
+            slice_mut(scratch.cast::<[T; 3]>(), l.lengths.scratch),
+        );
+        view.links = slice_mut(w.links, links);
+        view.colliders = chain.colliders.map(|(c, _)| Colliders {
+            planes: slice(c.planes, c.plane_count),
+            spheres: slice(c.spheres, c.sphere_count),
+            capsules: slice(c.capsules, c.capsule_count),
+            boxes: slice(c.boxes, c.box_count),
+        });
+        view.self_collision = chain.self_collision.map(|(s, _)| {
+            let u32s = |offset: usize, count: usize| {
+                slice_mut(carve(offset, count.saturating_mul(4)).cast::<u32>(), count)
+            };
+            SelfCollision {
+                pairs: slice_mut(
+                    carve(l.pairs, l.lengths.pairs.saturating_mul(size_of::<ParticleContact<T>>()))
+                        .cast::<ParticleContact<T>>(),
+                    l.lengths.pairs,
+                ),
+                table: u32s(l.table, l.lengths.hash_table),
+                ids: u32s(l.ids, l.lengths.hash_ids),
+                adjacency: u32s(l.adjacency, l.lengths.adjacency),
+                rest: slice(s.rest_positions, if s.rest_positions.is_null() { 0 } else { n }),
+            }
+        });
+        view.tearing = chain.tearing.map(|(t, _)| Tearing {
+            max_force: slice(t.max_force, if t.max_force.is_null() { 0 } else { links }),
+            torn: slice_mut(t.torn, t.torn_capacity),
+        });
+        view.engine_contacts = chain.engine.map(|(e, _)| slice_mut(e.contacts, e.count));
+        view.groups = groups;
+        view
+    };
+    // SAFETY: as above: the stamp is the last carved buffer (not viewed
+    // when empty).
+    let stamp = unsafe {
+        if l.lengths.stamp == 0 {
+            &mut []
+        } else {
+            let p = memory.add(l.stamp);
+            ptr::write_bytes(p, 0, l.lengths.stamp.saturating_mul(4));
+            slice_mut(p.cast::<u32>(), l.lengths.stamp)
+        }
+    };
+    match run(&mut world_view, dt, &step_config, stamp) {
         Ok(stats) => {
             // SAFETY: `out` is NULL or valid and disjoint from every buffer.
             unsafe { write_opt(out, stats) };
             XpbdStatus::Ok
         }
-        Err(e) => {
-            let (status, index) = status_of(e);
-            // SAFETY: `world` is non-null (read above) and valid; the field
-            // is disjoint from every buffer.
-            unsafe { ptr::write(ptr::addr_of_mut!((*world).error_index), index) };
-            status
-        }
+        Err(e) => fail(world, status_of(e)),
     }
 }
 

@@ -194,97 +194,6 @@ pub struct StepConfigC<T> {
     pub contact_overflow: i32,
 }
 
-/// A 3D world over caller-owned buffers (`XpbdWorld3`: double,
-/// `XpbdWorld3F32`: float). Zero-initialise and fill in every buffer field
-/// (NULL only with a zero count); `scratch` needs
-/// `xpbd_step_scratch_len(particle_count)` entries. The library writes only
-/// the buffers' contents and `error_index`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct WorldC<T> {
-    /// Positions (m), `particle_count` entries.
-    pub positions: *mut [T; 3],
-    /// Velocities (m/s), `particle_count` entries.
-    pub velocities: *mut [T; 3],
-    /// Inverse masses (1/kg), `particle_count` entries; 0 = never moves.
-    pub inverse_masses: *const T,
-    /// Number of particles.
-    pub particle_count: usize,
-    /// Links, `link_count` entries (λ written).
-    pub links: *mut Link<T>,
-    /// Number of links.
-    pub link_count: usize,
-    /// Static planes, `plane_count` entries.
-    pub planes: *const Plane<T, 3>,
-    /// Number of planes.
-    pub plane_count: usize,
-    /// Static spheres, `sphere_count` entries.
-    pub spheres: *const Sphere<T, 3>,
-    /// Number of spheres.
-    pub sphere_count: usize,
-    /// Contact storage for one substep, `contact_capacity` entries.
-    pub contacts: *mut Contact<T>,
-    /// Capacity of `contacts`.
-    pub contact_capacity: usize,
-    /// Scratch, `scratch_count` entries (≥ 3 · particle_count).
-    pub scratch: *mut [T; 3],
-    /// Number of scratch entries.
-    pub scratch_count: usize,
-    /// Written by the library on error: the index the error names (else 0).
-    pub error_index: usize,
-    /// Maximum force per link (N), `link_count` entries each > 0 (infinity
-    /// never tears), or NULL for no tearing. After a successful step every
-    /// link not `XPBD_LINK_DISABLED` whose |λ|/h² exceeds it gets the flag.
-    pub link_max_force: *const T,
-    /// Output: the indices of the links a step tore, in link order, the
-    /// first `torn_capacity` of them (`XpbdStepStats::torn` counts all).
-    pub torn: *mut u32,
-    /// Capacity of `torn` (entries).
-    pub torn_capacity: usize,
-    /// Moving capsules, `capsule_count` entries (collider indices after
-    /// the spheres); only read. Positions in m, velocities in m/s and
-    /// rad/s over the frame (`XpbdCapsule3`).
-    pub capsules: *const Capsule<T, 3>,
-    /// Number of capsules.
-    pub capsule_count: usize,
-    /// Moving oriented boxes, `box_count` entries (collider indices after
-    /// the capsules); only read (`XpbdBox3`).
-    pub boxes: *const OrientedBox<T, 3>,
-    /// Number of boxes.
-    pub box_count: usize,
-    /// The contacts the engine found for this frame, `engine_contact_count`
-    /// entries (collider indices after the boxes when one is invalid);
-    /// λ and `impulse` written, `force` (N) after a successful step
-    /// (`XpbdEngineContact`).
-    pub engine_contacts: *mut EngineContact<T, 3>,
-    /// Number of engine contacts.
-    pub engine_contact_count: usize,
-    /// Self-collision: particle–particle contact storage of a substep,
-    /// `particle_contact_capacity` entries (λ written); NULL / 0: off
-    /// (the other self-collision fields are then not read).
-    pub particle_contacts: *mut ParticleContact<T>,
-    /// Capacity of `particle_contacts`.
-    pub particle_contact_capacity: usize,
-    /// Self-collision scratch: the hash table,
-    /// `xpbd_self_collision_table_len(particle_count)` entries or more.
-    pub hash_table: *mut u32,
-    /// Entries of `hash_table`.
-    pub hash_table_count: usize,
-    /// Self-collision scratch: particle ids, `particle_count` or more.
-    pub hash_ids: *mut u32,
-    /// Entries of `hash_ids`.
-    pub hash_id_count: usize,
-    /// Self-collision scratch: linked neighbours,
-    /// `xpbd_self_collision_adjacency_len(particle_count, link_count)` or
-    /// more.
-    pub adjacency: *mut u32,
-    /// Entries of `adjacency`.
-    pub adjacency_count: usize,
-    /// Rest positions (m), `particle_count` entries, or NULL: pairs closer
-    /// than twice the particle radius there never collide.
-    pub rest_positions: *const [T; 3],
-}
-
 /// The constraint groups of a 3D system or world beyond its links
 /// (`XpbdConstraints3`: double, `XpbdConstraints3F32`: float): bending,
 /// tetrahedral volume, tethers and closed-mesh volumes, each an array the
@@ -481,10 +390,6 @@ pub type XpbdStepConfig3F32 = StepConfigC<f32>;
 pub type XpbdStepStats = StepStats<f64>;
 /// `XpbdStepStatsF32` (C): what a step did, float.
 pub type XpbdStepStatsF32 = StepStats<f32>;
-/// `XpbdWorld3` (C): a 3D double world.
-pub type XpbdWorld3 = WorldC<f64>;
-/// `XpbdWorld3F32` (C): a 3D float world.
-pub type XpbdWorld3F32 = WorldC<f32>;
 /// `XpbdBend` (C): a dihedral bending constraint, double.
 pub type XpbdBend = Bend<f64>;
 /// `XpbdBendF32` (C): a dihedral bending constraint, float.
@@ -623,5 +528,27 @@ mod tests {
             super::XPBD_PRECISION_LIMIT.to_bits(),
             crate::step::PRECISION_LIMIT.to_bits()
         );
+    }
+}
+
+/// `XpbdConstraints3` with no group (every array NULL, every count 0).
+pub(crate) fn empty_constraints<T>() -> ConstraintsC<T> {
+    ConstraintsC {
+        bends: core::ptr::null_mut(),
+        bend_count: 0,
+        tets: core::ptr::null_mut(),
+        tet_count: 0,
+        tethers: core::ptr::null_mut(),
+        tether_count: 0,
+        mesh_volumes: core::ptr::null_mut(),
+        mesh_volume_count: 0,
+        triangles: core::ptr::null(),
+        triangle_count: 0,
+        mesh_scratch: core::ptr::null_mut(),
+        mesh_scratch_count: 0,
+        attachments: core::ptr::null_mut(),
+        attachment_count: 0,
+        mesh_particles: core::ptr::null(),
+        mesh_particle_count: 0,
     }
 }

@@ -85,7 +85,7 @@ pub(crate) fn detect<T: Real, const D: usize>(
         },
     );
     if unnamed {
-        return Err(StepError::ContactCapacity);
+        return Err(StepError::ContactCapacity { needed: usize::MAX });
     }
     Ok((count, dropped))
 }

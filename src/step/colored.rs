@@ -55,7 +55,7 @@ use crate::constraint::distance::Link;
 use crate::constraint::particle_contact::ParticleContact;
 use crate::real::Real;
 use crate::solver::{
-    contact_at, contact_error, sweep, validate, Constraints, ContactGroup, Group, PairColors,
+    contact_at, contact_error, sweep, validate, ContactGroup, Group, PairColors,
     Substep, SweepStats, System, SystemError, ZeroLength,
 };
 
@@ -459,24 +459,24 @@ fn iterate_groups<T: Real, const D: usize>(
 ///                      1.0 / 60.0, &config, &OneThread);
 /// assert_eq!(r, Err(StepError::System(SystemError::InvalidShape)));
 /// ```
-#[allow(clippy::too_many_arguments)]
 pub fn step_colored<T: Real, const D: usize>(
     world: &mut World<'_, T, D>,
-    constraints: &mut Constraints<'_, T>,
     colors: &GroupColors<'_>,
     stamp: &mut [u32],
     frame_dt: T,
     config: &StepConfig<T, D>,
     jobs: &dyn Jobs,
 ) -> Result<StepStats<T>, StepError> {
-    // The groups beyond links are 3D constraints (as `step_with`'s).
-    let groups = !constraints.is_empty()
+    // The groups beyond links are 3D constraints (as `step`'s).
+    let groups = world.groups.is_some()
         || !colors.bends.is_empty()
         || !colors.tets.is_empty()
         || !colors.tethers.is_empty();
     if D != 3 && groups {
-        return Err(SystemError::InvalidShape.into());
+        return Err(StepError::GroupsNeed3D);
     }
+    let (mut world, mut constraints) = world.frame();
+    let constraints = &mut constraints;
     check_proper(
         colors,
         world.links,
@@ -488,5 +488,5 @@ pub fn step_colored<T: Real, const D: usize>(
         colors: *colors,
         jobs,
     };
-    step_groups::<T, D, true, _>(world, constraints, frame_dt, config, &order)
+    step_groups::<T, D, true, _>(&mut world, constraints, frame_dt, config, &order)
 }

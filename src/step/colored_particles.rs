@@ -242,7 +242,7 @@ pub(super) fn detect<T: Real, const D: usize>(
         |_, bad| unnamed |= bad,
     )?;
     if unnamed {
-        return Err(StepError::ContactCapacity);
+        return Err(StepError::ContactCapacity { needed: usize::MAX });
     }
     let stored = total.min(capacity);
     Ok((stored, total.saturating_sub(stored)))
@@ -307,7 +307,7 @@ pub(super) fn predict_detect<T: Real, const D: usize>(
             });
         }
         if unnamed {
-            return Err(StepError::ContactCapacity);
+            return Err(StepError::ContactCapacity { needed: usize::MAX });
         }
         return Ok((stored, dropped));
     }

@@ -127,6 +127,7 @@ mod jobs;
 mod order;
 mod precision;
 mod spatial;
+mod world;
 
 pub use colored::{step_colored, Jobs, OneThread, MAX_JOBS};
 use colored_particles::Update;
@@ -136,7 +137,7 @@ pub(crate) use precision::shortest_length;
 pub use precision::{precision, world_precision, Precision, PRECISION_LIMIT};
 
 use crate::constraint::attachment;
-use crate::constraint::contact::Colliders;
+use crate::constraint::contact::Colliders as Detect;
 pub use crate::constraint::contact::{Contact, Plane, Sphere};
 use crate::constraint::distance::Link;
 pub use crate::constraint::engine_contact::EngineContact;
@@ -148,11 +149,13 @@ pub use crate::constraint::particle_contact::{
     contact_distance as particle_contact_distance, ParticleContact,
 };
 pub use crate::error::StepError;
-use crate::error::SystemError;
+use crate::error::{Field, SystemError};
 use crate::real::{finite_non_negative, Real};
 use crate::solver::{self, Constraints, ContactGroup, SweepStats, System, ZeroLength};
 use colliders::validate_colliders;
 pub use spatial::{self_collision_adjacency_len, self_collision_table_len, SelfCollision};
+use world::Frame;
+pub use world::{Colliders, Requirements, Tearing, World, DEFAULT_PAIRS_PER_PARTICLE};
 
 /// The substeps per frame of [`StepConfig::new`] and
 /// `xpbd_step_config3_default`: a rigid 20-link rope (5 cm links, top
@@ -218,10 +221,11 @@ pub enum ContactOverflow {
 }
 
 impl<T: Real, const D: usize> StepConfig<T, D> {
-    /// A configuration with the given gravity, [`DEFAULT_SUBSTEPS`] (20)
-    /// substeps of [`DEFAULT_ITERATIONS`] (1) iteration, no tolerance, no
-    /// damping, no radius, rigid frictionless contacts. For one substep per
-    /// frame (the default until December 2026) set `substeps = 1`.
+    /// The bare configuration with the given gravity: [`DEFAULT_SUBSTEPS`]
+    /// (20) substeps of [`DEFAULT_ITERATIONS`] (1) iteration, no
+    /// tolerance, no damping, radius 0, rigid frictionless contacts (the
+    /// defaults until December 2026; [`StepConfig::default`] is the one
+    /// to start from).
     #[must_use]
     pub fn new(gravity: [T; D]) -> Self {
         Self {
@@ -240,77 +244,42 @@ impl<T: Real, const D: usize> StepConfig<T, D> {
     }
 }
 
-/// The caller's memory for [`step`]: particles, links, colliders and the
-/// scratch the step needs (no allocation).
-#[derive(Debug)]
-pub struct World<'a, T, const D: usize> {
-    /// Positions (m), one per particle; advanced by the step.
-    pub positions: &'a mut [[T; D]],
-    /// Velocities (m/s), one per particle; advanced by the step.
-    pub velocities: &'a mut [[T; D]],
-    /// Inverse masses (1/kg); 0 = the particle never moves.
-    pub inverse_masses: &'a [T],
-    /// Links (with their λ of the last substep).
-    pub links: &'a mut [Link<T>],
-    /// Static half-spaces.
-    pub planes: &'a [Plane<T, D>],
-    /// Static spheres.
-    pub spheres: &'a [Sphere<T, D>],
-    /// Contact storage for one substep (its capacity bounds the contacts).
-    pub contacts: &'a mut [Contact<T>],
-    /// Scratch, at least [`scratch_len`]`(particles)` entries: the frame's
-    /// starting state (for the all-or-nothing rollback) and `x_prev`.
-    pub scratch: &'a mut [[T; D]],
-    /// Maximum force per link (N): empty (no tearing) or one entry per
-    /// link, each > 0 (`T::INFINITY` never tears). After a successful
-    /// frame a link whose `|λ|/h²` exceeds it is [`Link::DISABLED`].
-    pub link_max_force: &'a [T],
-    /// Output: the indices of the links a frame tore, in link order. When
-    /// more tear than it holds, the first ones are written and
-    /// [`StepStats::torn`] still counts all (every one is disabled).
-    pub torn: &'a mut [u32],
-    /// Moving capsules (collider indices after the spheres), swept over
-    /// the frame ([`Capsule`]).
-    pub capsules: &'a [Capsule<T, D>],
-    /// Moving oriented boxes (collider indices after the capsules), swept
-    /// over the frame ([`OrientedBox`]).
-    pub boxes: &'a [OrientedBox<T, D>],
-    /// The contacts the engine found for this frame ([`EngineContact`]):
-    /// solved every substep after the other contacts; λ, `impulse` and,
-    /// after a successful frame, `force` written.
-    pub engine_contacts: &'a mut [EngineContact<T, D>],
-    /// Self-collision (particle–particle contacts) and its scratch; off by
-    /// default ([`SelfCollision`]).
-    pub self_collision: SelfCollision<'a, T, D>,
-}
+/// Default damping (1/s), [`StepConfig::default`]: the soft-body default
+/// of Jolt Physics; a swinging cloth loses about 10 % of its speed per
+/// second and settles in tens of seconds, while free fall barely notices
+/// (terminal speed g/c = 98 m/s).
+pub const DEFAULT_DAMPING: f64 = 0.1;
+/// Default particle radius (m), [`StepConfig::default`]: a cloth's
+/// half-thickness of 1 cm. Particles rest 1 cm from colliders and, with
+/// self-collision (which needs a radius > 0), 2 cm from each other: keep
+/// it below half the spacing of particles that are not linked.
+pub const DEFAULT_PARTICLE_RADIUS: f64 = 0.01;
+/// Default static friction μ_s, [`StepConfig::default`]: cloth on most
+/// surfaces. (0.5 with μ_k 0.3 holds a cloth draped over a sphere in a
+/// stick-slip cycle of about 1 cm/s, `docs/lifecycle.md`; 0.6 settles.)
+pub const DEFAULT_STATIC_FRICTION: f64 = 0.6;
+/// Default dynamic friction μ_k, [`StepConfig::default`] (half of μ_s).
+pub const DEFAULT_DYNAMIC_FRICTION: f64 = 0.3;
 
-impl<'a, T: Real, const D: usize> World<'a, T, D> {
-    /// A world over particles (positions, velocities, inverse masses) with
-    /// contact storage and scratch: no links, colliders, tearing or engine
-    /// contacts (set the fields to add them).
-    #[must_use]
-    pub fn new(
-        positions: &'a mut [[T; D]],
-        velocities: &'a mut [[T; D]],
-        inverse_masses: &'a [T],
-        contacts: &'a mut [Contact<T>],
-        scratch: &'a mut [[T; D]],
-    ) -> Self {
+impl<T: Real, const D: usize> Default for StepConfig<T, D> {
+    /// The configuration to start from: gravity 9.81 m/s² down the second
+    /// axis (−y; the first axis in 1D), [`DEFAULT_SUBSTEPS`] (20) substeps
+    /// of [`DEFAULT_ITERATIONS`] (1) iteration, no tolerance,
+    /// [`DEFAULT_DAMPING`] 0.1/s, [`DEFAULT_PARTICLE_RADIUS`] 1 cm, rigid
+    /// contacts with [`DEFAULT_STATIC_FRICTION`] 0.6 and
+    /// [`DEFAULT_DYNAMIC_FRICTION`] 0.3, coincident link ends rejected,
+    /// contact overflow rejected. Each constant says why.
+    fn default() -> Self {
+        let mut gravity = [T::ZERO; D];
+        if let Some(g) = gravity.get_mut(usize::from(D >= 2)) {
+            *g = T::from_f64(-9.81);
+        }
         Self {
-            positions,
-            velocities,
-            inverse_masses,
-            links: &mut [],
-            planes: &[],
-            spheres: &[],
-            contacts,
-            scratch,
-            link_max_force: &[],
-            torn: &mut [],
-            capsules: &[],
-            boxes: &[],
-            engine_contacts: &mut [],
-            self_collision: SelfCollision::default(),
+            damping: T::from_f64(DEFAULT_DAMPING),
+            particle_radius: T::from_f64(DEFAULT_PARTICLE_RADIUS),
+            static_friction: T::from_f64(DEFAULT_STATIC_FRICTION),
+            dynamic_friction: T::from_f64(DEFAULT_DYNAMIC_FRICTION),
+            ..Self::new(gravity)
         }
     }
 }
@@ -354,40 +323,56 @@ pub struct StepStats<T> {
 }
 
 fn validate_config<T: Real, const D: usize>(c: &StepConfig<T, D>) -> Result<(), StepError> {
-    if c.substeps == 0 || c.iterations == 0 {
-        return Err(StepError::InvalidBudget);
+    let bad = |field| Err(StepError::InvalidConfig { field });
+    if c.substeps == 0 {
+        return bad(Field::Substeps);
+    }
+    if c.iterations == 0 {
+        return bad(Field::Iterations);
     }
     if c.substeps > solver::MAX_SUBSTEPS || c.iterations > solver::MAX_ITERATIONS {
         return Err(StepError::WorkLimit);
     }
-    let ok = c.gravity.iter().all(|g| g.is_finite())
-        && finite_non_negative(c.tolerance)
-        && finite_non_negative(c.damping)
-        && finite_non_negative(c.particle_radius)
-        && finite_non_negative(c.contact_compliance)
-        && finite_non_negative(c.static_friction)
-        && finite_non_negative(c.dynamic_friction);
-    if ok {
-        Ok(())
-    } else {
-        Err(StepError::InvalidConfig)
+    let values = [
+        (c.tolerance, Field::Tolerance),
+        (c.damping, Field::Damping),
+        (c.particle_radius, Field::ParticleRadius),
+        (c.contact_compliance, Field::ContactCompliance),
+        (c.static_friction, Field::StaticFriction),
+        (c.dynamic_friction, Field::DynamicFriction),
+    ];
+    if !c.gravity.iter().all(|g| g.is_finite()) {
+        return bad(Field::Gravity);
+    }
+    match values.iter().find(|(v, _)| !finite_non_negative(*v)) {
+        Some(&(_, field)) => bad(field),
+        None => Ok(()),
     }
 }
 
 /// Advances the world by one frame of `frame_dt` seconds (see the module
-/// documentation for the loop).
+/// documentation for the loop), whatever blocks the world holds.
+///
+/// With [`World::groups`] each iteration sweeps the links, then the groups
+/// in their order, then the contacts; the groups' λ are reset with the
+/// links' at every substep and kept across its iterations, validated with
+/// the links before anything is written (errors name a constraint by its
+/// index after the links, as [`Constraints`] explains), and count towards
+/// [`MAX_WORK`](crate::MAX_WORK).
 ///
 /// # Errors
 ///
 /// Configuration and input errors ([`StepError::InvalidFrameTime`],
-/// [`StepError::InvalidBudget`], [`StepError::InvalidConfig`],
+/// [`StepError::InvalidConfig`] naming the field,
 /// [`StepError::VelocityCountMismatch`], [`StepError::ScratchTooSmall`],
 /// [`StepError::WorkLimit`] for a frame whose counted work is over
 /// [`MAX_WORK`](crate::MAX_WORK) (see the module documentation, "Work"),
-/// [`StepError::NonFiniteVelocity`], [`StepError::InvalidCollider`], the
+/// [`StepError::NonFiniteVelocity`], [`StepError::InvalidCollider`],
+/// [`StepError::InvalidSelfCollision`], [`StepError::GroupsNeed3D`], the
 /// system's [`SystemError`]s, [`StepError::MaxForceCountMismatch`] and
 /// [`StepError::InvalidMaxForce`]) are found before anything is written. Errors
-/// during the substeps ([`StepError::ContactCapacity`],
+/// during the substeps ([`StepError::ContactCapacity`] and
+/// [`StepError::PairCapacity`] with the length needed,
 /// [`StepError::InvalidContactResult`], [`StepError::InvalidResult`],
 /// [`StepError::WorkLimit`] from a self-collision pair search over the
 /// frame's budget, a system sweep error) roll positions and velocities
@@ -400,67 +385,42 @@ fn validate_config<T: Real, const D: usize>(c: &StepConfig<T, D>) -> Result<(), 
 /// A particle falling onto the ground plane y = 0:
 ///
 /// ```
-/// use xpbd::step::{step, Contact, Plane, StepConfig, World};
+/// use xpbd::step::{step, Colliders, Contact, Plane, StepConfig, World};
 ///
 /// let mut x = [[0.0_f64, 1.0, 0.0]];
 /// let mut v = [[0.0, 0.0, 0.0]];
-/// let mut contacts = [Contact::default(); 4];
-/// let mut scratch = [[0.0; 3]; 3];
 /// let ground = [Plane { normal: [0.0, 1.0, 0.0], offset: 0.0 }];
-/// let mut config = StepConfig::new([0.0, -9.81, 0.0]);
-/// config.substeps = 10;
-/// let mut world = World {
-///     positions: &mut x, velocities: &mut v, inverse_masses: &[1.0], links: &mut [],
-///     planes: &ground, spheres: &[], contacts: &mut contacts, scratch: &mut scratch,
-///     link_max_force: &[], torn: &mut [], capsules: &[], boxes: &[], engine_contacts: &mut [],
-///     self_collision: Default::default(),
-/// };
+/// let mut contacts = [Contact::default(); 1]; // requirements().contacts
+/// let mut scratch = [[0.0; 3]; 3]; // requirements().scratch
+/// let mut world = World::new(&mut x, &mut v, &[1.0], &mut contacts, &mut scratch);
+/// world.colliders = Some(Colliders { planes: &ground, ..Default::default() });
+/// assert_eq!(world.requirements().contacts, 1);
+/// let config = StepConfig::default(); // g = (0, -9.81, 0), 20 substeps
 /// for _ in 0..120 {
 ///     step(&mut world, 1.0 / 60.0, &config).unwrap();
 /// }
-/// assert!(world.positions[0][1].abs() < 1e-9); // resting on the plane
+/// assert!(world.positions[0][1].abs() < 0.011); // resting on the plane, r = 1 cm
 /// ```
 pub fn step<T: Real, const D: usize>(
     world: &mut World<'_, T, D>,
     frame_dt: T,
     config: &StepConfig<T, D>,
 ) -> Result<StepStats<T>, StepError> {
-    step_groups::<T, D, false, _>(
-        world,
-        &mut Constraints::default(),
-        frame_dt,
-        config,
-        &Sequential,
-    )
+    if world.groups.is_some() {
+        if D != 3 {
+            return Err(StepError::GroupsNeed3D);
+        }
+        let (mut frame, mut groups) = world.frame();
+        return step_groups::<T, D, true, _>(&mut frame, &mut groups, frame_dt, config, &Sequential);
+    }
+    let (mut frame, mut groups) = world.frame();
+    step_groups::<T, D, false, _>(&mut frame, &mut groups, frame_dt, config, &Sequential)
 }
 
-/// [`step`] for a 3D world whose particles also carry constraint groups
-/// beyond links (bending, volume, tethers, closed meshes, attachments:
-/// [`Constraints`]).
-/// Each iteration sweeps the links, then the groups in their order, then
-/// the contacts; the groups' λ are reset with the links' at every substep
-/// and kept across its iterations. The groups are validated with the
-/// links before anything is written (errors name a constraint by its index
-/// after the links, as [`Constraints`] explains), and count towards
-/// [`MAX_WORK`](crate::MAX_WORK).
-///
-/// # Errors
-///
-/// As [`step`]; on error positions and velocities are restored.
-pub fn step_with<T: Real>(
-    world: &mut World<'_, T, 3>,
-    constraints: &mut Constraints<'_, T>,
-    frame_dt: T,
-    config: &StepConfig<T, 3>,
-) -> Result<StepStats<T>, StepError> {
-    step_groups::<T, 3, true, _>(world, constraints, frame_dt, config, &Sequential)
-}
-
-/// [`step`], [`step_with`] and [`step_colored`]: one implementation for
-/// every dimension (the groups are empty unless the world is 3D) and
-/// every order.
+/// [`step`] and [`step_colored`]: one implementation for every dimension
+/// (the groups are empty unless the world is 3D) and every order.
 fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
-    world: &mut World<'_, T, D>,
+    world: &mut Frame<'_, T, D>,
     constraints: &mut Constraints<'_, T>,
     frame_dt: T,
     config: &StepConfig<T, D>,
@@ -490,7 +450,7 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
         .len()
         .saturating_add(world.contacts.len())
         .saturating_add(world.engine_contacts.len())
-        .saturating_add(world.self_collision.pairs.len())
+        .saturating_add(world.self_collision.as_ref().map_or(0, |sc| sc.pairs.len()))
         .saturating_add(constraints.len());
     let per_particle = world
         .planes
@@ -513,9 +473,14 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     }
     validate_colliders(world.planes, world.spheres, world.capsules, world.boxes)?;
     validate_engine_contacts(world, n)?;
-    let sc = &world.self_collision;
-    if sc.is_on() && (config.particle_radius <= T::ZERO || !sc.valid(n, world.links.len())) {
-        return Err(StepError::InvalidSelfCollision);
+    if let Some(sc) = &world.self_collision {
+        if config.particle_radius <= T::ZERO {
+            return Err(StepError::InvalidSelfCollision {
+                field: Field::ParticleRadius,
+            });
+        }
+        sc.check(n, world.links.len())
+            .map_err(|field| StepError::InvalidSelfCollision { field })?;
     }
     let substeps = T::from_f64(f64::from(config.substeps));
     let h = frame_dt / substeps;
@@ -618,7 +583,7 @@ fn validate_max_force<T: Real>(max_force: &[T], links: usize) -> Result<(), Step
 /// Checks every engine contact ([`EngineContact`]'s field rules), naming
 /// a bad one as a collider after the planes, spheres, capsules and boxes.
 fn validate_engine_contacts<T: Real, const D: usize>(
-    world: &World<'_, T, D>,
+    world: &Frame<'_, T, D>,
     particles: usize,
 ) -> Result<(), StepError> {
     let before = world
@@ -674,7 +639,7 @@ fn copy<E: Copy>(dst: &mut [E], src: &[E]) {
 /// (what [`MAX_WORK`](crate::MAX_WORK) leaves after the sweeps and the
 /// particle work).
 fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
-    world: &mut World<'_, T, D>,
+    world: &mut Frame<'_, T, D>,
     constraints: Constraints<'_, T>,
     previous: &mut [[T; D]],
     h: T,
@@ -700,8 +665,9 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     for e in engine.iter_mut() {
         e.begin_frame();
     }
-    let sc = &mut world.self_collision;
-    let self_collision = sc.is_on();
+    let mut no_pairs = SelfCollision::default();
+    let self_collision = world.self_collision.is_some();
+    let sc = world.self_collision.as_mut().unwrap_or(&mut no_pairs);
     if self_collision {
         spatial::build_adjacency(world.links, world.positions.len(), sc.adjacency);
     }
@@ -713,7 +679,7 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
         // The substep's end, s after the frame's start.
         let time = h * T::from_f64(f64::from(s.saturating_add(1)));
         // The colliders (their `previous` set after the prediction).
-        let template = Colliders {
+        let template = Detect {
             planes: world.planes,
             spheres: world.spheres,
             previous: &[],
@@ -770,34 +736,43 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
                     sc,
                     r,
                     &mut search_budget,
-                    config.contact_overflow == ContactOverflow::Reject,
+                    false,
                 )?;
             }
-            let colliders = Colliders {
+            let colliders = Detect {
                 previous: &*previous,
                 ..template
             };
             order.detect(system.positions(), inverse_masses, &colliders, contacts)?
         };
-        let colliders = Colliders {
+        let colliders = Detect {
             previous: &*previous,
             ..template
         };
-        let dropped = dropped.saturating_add(pairs_dropped);
-        if dropped > 0 && config.contact_overflow == ContactOverflow::Reject {
-            return Err(StepError::ContactCapacity);
+        if config.contact_overflow == ContactOverflow::Reject {
+            if dropped > 0 {
+                return Err(StepError::ContactCapacity {
+                    needed: count.saturating_add(dropped),
+                });
+            }
+            if pairs_dropped > 0 {
+                return Err(StepError::PairCapacity {
+                    needed: pair_count.saturating_add(pairs_dropped),
+                });
+            }
         }
+        let dropped = dropped.saturating_add(pairs_dropped);
         stats.contacts_dropped = stats.contacts_dropped.saturating_add(dropped);
         stats.max_contacts = stats.max_contacts.max(count);
         stats.max_pairs = stats.max_pairs.max(pair_count);
         let pairs = sc
             .pairs
             .get_mut(..pair_count)
-            .ok_or(StepError::ContactCapacity)?;
+            .ok_or(StepError::PairCapacity { needed: pair_count })?;
         let pair_colors = order.arrange_pairs(pairs, sc.table);
         let found = contacts
             .get_mut(..count)
-            .ok_or(StepError::ContactCapacity)?;
+            .ok_or(StepError::ContactCapacity { needed: count })?;
         {
             // begin_substep: validate at the predicted positions, then the
             // one λ reset for links, groups and contacts.

@@ -54,16 +54,16 @@ use crate::real::Real;
 use crate::Link;
 
 use super::StepError;
+use crate::error::Field;
 
-/// The caller's memory for self-collision
-/// ([`World::self_collision`](super::World::self_collision)). With `pairs`
-/// empty (the default)
-/// self-collision is off and nothing else is read.
+/// The self-collision block
+/// ([`World::self_collision`](super::World::self_collision)): the caller's
+/// memory for particle–particle contacts, lengths from
+/// [`World::requirements`](super::World::requirements).
 #[derive(Debug, Default)]
 pub struct SelfCollision<'a, T, const D: usize> {
-    /// Pair storage of one substep (its capacity bounds the pairs, under
-    /// the step's [`ContactOverflow`](super::ContactOverflow) policy);
-    /// empty: self-collision off.
+    /// Pair storage of one substep, the pair budget (under the step's
+    /// [`ContactOverflow`](super::ContactOverflow) policy).
     pub pairs: &'a mut [ParticleContact<T>],
     /// Hash table scratch, at least [`self_collision_table_len`]`(n)`
     /// entries.
@@ -95,22 +95,37 @@ pub const fn self_collision_table_len(particles: usize) -> usize {
 }
 
 impl<T: Real, const D: usize> SelfCollision<'_, T, D> {
-    /// Whether self-collision is on (`pairs` is not empty).
-    #[must_use]
-    pub fn is_on(&self) -> bool {
-        !self.pairs.is_empty()
+    /// The same buffers, reborrowed.
+    pub(crate) fn reborrow(&mut self) -> SelfCollision<'_, T, D> {
+        SelfCollision {
+            pairs: &mut *self.pairs,
+            table: &mut *self.table,
+            ids: &mut *self.ids,
+            adjacency: &mut *self.adjacency,
+            rest: self.rest,
+        }
     }
 
     /// Checks the buffers for `particles` particles and `links` links and
-    /// the rest positions (finite), writing nothing.
-    pub(crate) fn valid(&self, particles: usize, links: usize) -> bool {
-        self.table.len() >= self_collision_table_len(particles)
-            && self.ids.len() >= particles
-            && self.adjacency.len() >= self_collision_adjacency_len(particles, links)
-            && u32::try_from(particles).is_ok()
-            && (self.rest.is_empty()
-                || (self.rest.len() == particles
-                    && self.rest.iter().flatten().all(|c| c.is_finite())))
+    /// the rest positions (finite), writing nothing; names the first bad
+    /// one.
+    pub(crate) fn check(&self, particles: usize, links: usize) -> Result<(), Field> {
+        if self.table.len() < self_collision_table_len(particles) {
+            return Err(Field::HashTable);
+        }
+        if self.ids.len() < particles || u32::try_from(particles).is_err() {
+            return Err(Field::HashIds);
+        }
+        if self.adjacency.len() < self_collision_adjacency_len(particles, links) {
+            return Err(Field::Adjacency);
+        }
+        let rest_ok = self.rest.is_empty()
+            || (self.rest.len() == particles && self.rest.iter().flatten().all(|c| c.is_finite()));
+        if rest_ok {
+            Ok(())
+        } else {
+            Err(Field::RestPositions)
+        }
     }
 }
 

@@ -31,8 +31,8 @@
 //!   is applied): only the positions and λ regions may have changed.
 
 use xpbd::ffi::XpbdStatus;
-use xpbd::ffi_colored::*;
-use xpbd::ffi_system::{XpbdLink, XpbdLinkF32, XpbdSweepStats, XpbdSweepStatsF32};
+use xpbd::ffi::*;
+use xpbd::ffi::{XpbdLink, XpbdLinkF32, XpbdSweepStats, XpbdSweepStatsF32};
 
 use crate::{same_outside, Held, Input, Place, Pre, Span};
 

@@ -67,9 +67,9 @@
 //! or 1/30 s three times in four, any float otherwise.
 
 use xpbd::ffi::XpbdStatus;
-use xpbd::ffi_step::*;
-use xpbd::ffi_system::*;
-use xpbd::ffi_system_fns::*;
+use xpbd::ffi::*;
+use xpbd::ffi::*;
+use xpbd::ffi::*;
 
 use crate::{same_outside, Held, Input, Place, Pre, Span};
 

@@ -1,0 +1,321 @@
+//! The C world (`XpbdWorld3`): particles, links, one memory block the
+//! library carves, and a chain of feature blocks (`XpbdBlock`), each
+//! NULL-terminated, each made by its `_default` function. Adding a feature
+//! adds a block kind, never a field of the world.
+
+use core::ffi::c_void;
+
+use super::types::ConstraintsC;
+use crate::constraint::contact::{Plane, Sphere};
+use crate::constraint::distance::Link;
+use crate::constraint::engine_contact::EngineContact;
+use crate::constraint::moving::{Capsule, OrientedBox};
+
+/// Block kind: colliders (`XpbdColliders3`). The float blocks add
+/// `XPBD_BLOCK_F32`.
+pub const XPBD_BLOCK_COLLIDERS: u32 = 1;
+/// Block kind: self-collision (`XpbdSelfCollision3`).
+pub const XPBD_BLOCK_SELF_COLLISION: u32 = 2;
+/// Block kind: tearing (`XpbdTearing3`).
+pub const XPBD_BLOCK_TEARING: u32 = 3;
+/// Block kind: engine contacts (`XpbdEngineContacts3`).
+pub const XPBD_BLOCK_ENGINE_CONTACTS: u32 = 4;
+/// Block kind: constraint groups (`XpbdGroups3`).
+pub const XPBD_BLOCK_GROUPS: u32 = 5;
+/// Added to a block kind for the float (`F32`) blocks.
+pub const XPBD_BLOCK_F32: u32 = 0x100;
+/// Most blocks a world chain may hold (one per kind); a longer chain (a
+/// cycle, say) is refused.
+pub const XPBD_MAX_BLOCKS: usize = 5;
+/// The alignment (bytes) `XpbdWorld3::memory` must have (what `malloc`
+/// returns).
+pub const XPBD_MEMORY_ALIGN: usize = 8;
+
+/// `error_field` codes (`XpbdWorld3::error_field`): which value an error
+/// concerns, beside the status.
+/// `error_field`: no particular field.
+pub const XPBD_FIELD_NONE: i32 = 0;
+/// `error_field`: `XpbdStepConfig3::substeps` (0).
+pub const XPBD_FIELD_SUBSTEPS: i32 = 1;
+/// `error_field`: `XpbdStepConfig3::iterations` (0).
+pub const XPBD_FIELD_ITERATIONS: i32 = 2;
+/// `error_field`: `XpbdStepConfig3::gravity` (not finite).
+pub const XPBD_FIELD_GRAVITY: i32 = 3;
+/// `error_field`: `XpbdStepConfig3::tolerance`.
+pub const XPBD_FIELD_TOLERANCE: i32 = 4;
+/// `error_field`: `XpbdStepConfig3::damping`.
+pub const XPBD_FIELD_DAMPING: i32 = 5;
+/// `error_field`: `XpbdStepConfig3::particle_radius` (negative, not finite, or 0 with self-collision).
+pub const XPBD_FIELD_PARTICLE_RADIUS: i32 = 6;
+/// `error_field`: `XpbdStepConfig3::contact_compliance`.
+pub const XPBD_FIELD_CONTACT_COMPLIANCE: i32 = 7;
+/// `error_field`: `XpbdStepConfig3::static_friction`.
+pub const XPBD_FIELD_STATIC_FRICTION: i32 = 8;
+/// `error_field`: `XpbdStepConfig3::dynamic_friction`.
+pub const XPBD_FIELD_DYNAMIC_FRICTION: i32 = 9;
+/// `error_field`: `XpbdStepConfig3::zero_length_policy` (unknown code).
+pub const XPBD_FIELD_ZERO_LENGTH_POLICY: i32 = 10;
+/// `error_field`: `XpbdStepConfig3::contact_overflow` (unknown code).
+pub const XPBD_FIELD_CONTACT_OVERFLOW: i32 = 11;
+/// `error_field`: the self-collision hash table (Rust API).
+pub const XPBD_FIELD_HASH_TABLE: i32 = 12;
+/// `error_field`: the self-collision particle ids (Rust API).
+pub const XPBD_FIELD_HASH_IDS: i32 = 13;
+/// `error_field`: the self-collision adjacency (Rust API).
+pub const XPBD_FIELD_ADJACENCY: i32 = 14;
+/// `error_field`: `XpbdSelfCollision3::rest_positions` (not finite).
+pub const XPBD_FIELD_REST_POSITIONS: i32 = 15;
+/// `error_field`: the contacts: `error_index` is the count a substep needed.
+pub const XPBD_FIELD_CONTACTS: i32 = 16;
+/// `error_field`: the particle pairs: `error_index` is the count a substep needed.
+pub const XPBD_FIELD_PAIRS: i32 = 17;
+/// `error_field`: the step scratch: `error_index` is the length needed.
+pub const XPBD_FIELD_SCRATCH: i32 = 18;
+/// `error_field`: `XpbdWorld3::memory`: `error_index` is the size (bytes) needed (or it is NULL or misaligned).
+pub const XPBD_FIELD_MEMORY: i32 = 19;
+/// `error_field`: a block of the chain: `error_index` is its position.
+pub const XPBD_FIELD_BLOCK: i32 = 20;
+/// `error_field`: the frame time `dt`.
+pub const XPBD_FIELD_FRAME_TIME: i32 = 21;
+/// Pairs per particle of the default self-collision pair budget
+/// (`XpbdSelfCollision3::pair_budget` 0): equal spheres at least 2r apart
+/// touch at most 12 others, 6 pairs per particle.
+pub const XPBD_DEFAULT_PAIRS_PER_PARTICLE: usize = crate::step::DEFAULT_PAIRS_PER_PARTICLE;
+
+#[cfg(test)]
+mod tests {
+    use crate::error::Field;
+
+    #[test]
+    fn field_codes_are_the_rust_fields() {
+        let c = [
+            super::XPBD_FIELD_NONE,
+            super::XPBD_FIELD_SUBSTEPS,
+            super::XPBD_FIELD_ITERATIONS,
+            super::XPBD_FIELD_GRAVITY,
+            super::XPBD_FIELD_TOLERANCE,
+            super::XPBD_FIELD_DAMPING,
+            super::XPBD_FIELD_PARTICLE_RADIUS,
+            super::XPBD_FIELD_CONTACT_COMPLIANCE,
+            super::XPBD_FIELD_STATIC_FRICTION,
+            super::XPBD_FIELD_DYNAMIC_FRICTION,
+            super::XPBD_FIELD_ZERO_LENGTH_POLICY,
+            super::XPBD_FIELD_CONTACT_OVERFLOW,
+            super::XPBD_FIELD_HASH_TABLE,
+            super::XPBD_FIELD_HASH_IDS,
+            super::XPBD_FIELD_ADJACENCY,
+            super::XPBD_FIELD_REST_POSITIONS,
+            super::XPBD_FIELD_CONTACTS,
+            super::XPBD_FIELD_PAIRS,
+            super::XPBD_FIELD_SCRATCH,
+            super::XPBD_FIELD_MEMORY,
+            super::XPBD_FIELD_BLOCK,
+            super::XPBD_FIELD_FRAME_TIME,
+        ];
+        assert_eq!(c.len(), Field::ALL.len());
+        for (code, field) in c.iter().zip(Field::ALL) {
+            assert_eq!(*code, field.code(), "{}", field.name());
+        }
+    }
+}
+
+/// The header every feature block starts with (`XpbdBlock`). Its block's
+/// `_default` function writes `kind` and `size`; `xpbd_world3_add` links
+/// it into a world's chain through `next`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct XpbdBlock {
+    /// `XPBD_BLOCK_*` (plus `XPBD_BLOCK_F32` for a float block).
+    pub kind: u32,
+    /// `sizeof` the whole block struct, as this library was built.
+    pub size: u32,
+    /// The next block of the chain, or NULL.
+    pub next: *mut XpbdBlock,
+}
+
+/// A 3D world over caller-owned buffers (`XpbdWorld3`: double,
+/// `XpbdWorld3F32`: float). Start from `xpbd_world3_default()`, set the
+/// particles, the links and the memory (`xpbd_world3_requirements` says
+/// how much), add the feature blocks you use with `xpbd_world3_add`. The
+/// library writes the buffers' contents, the memory, `error_index` and
+/// `error_field`; never the other fields.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct WorldC<T> {
+    /// Positions (m), `particle_count` entries.
+    pub positions: *mut [T; 3],
+    /// Velocities (m/s), `particle_count` entries.
+    pub velocities: *mut [T; 3],
+    /// Inverse masses (1/kg), `particle_count` entries; 0 = never moves.
+    pub inverse_masses: *const T,
+    /// Number of particles.
+    pub particle_count: usize,
+    /// Links, `link_count` entries (λ written).
+    pub links: *mut Link<T>,
+    /// Number of links.
+    pub link_count: usize,
+    /// The library's memory: `memory_size` bytes, aligned to
+    /// `XPBD_MEMORY_ALIGN` (8), at least
+    /// `XpbdRequirements::memory_size`. The library's during a call
+    /// (scratch, contacts, pairs, hash table); its contents after a call
+    /// mean nothing.
+    pub memory: *mut c_void,
+    /// Bytes of `memory`.
+    pub memory_size: usize,
+    /// The feature blocks (a chain through `XpbdBlock::next`), or NULL.
+    pub blocks: *mut XpbdBlock,
+    /// Written by the library on error: the index the error names (a
+    /// particle, link, collider, contact, a block's position in the
+    /// chain, or with `XPBD_STATUS_CAPACITY_TOO_SMALL` the length
+    /// needed); else 0.
+    pub error_index: usize,
+    /// Written by the library on error: the `XPBD_FIELD_*` code of the
+    /// value concerned (`XPBD_FIELD_NONE` when the status says it all).
+    pub error_field: i32,
+}
+
+/// The colliders block (`XpbdColliders3`, kind `XPBD_BLOCK_COLLIDERS`):
+/// static planes and spheres, moving capsules and boxes, only read.
+/// Collider indices run over the planes, then spheres, capsules, boxes.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct CollidersC<T> {
+    /// The header (`xpbd_colliders3_default` writes it).
+    pub block: XpbdBlock,
+    /// Static half-spaces, `plane_count` entries.
+    pub planes: *const Plane<T, 3>,
+    /// Number of planes.
+    pub plane_count: usize,
+    /// Static spheres, `sphere_count` entries.
+    pub spheres: *const Sphere<T, 3>,
+    /// Number of spheres.
+    pub sphere_count: usize,
+    /// Moving capsules, `capsule_count` entries (`XpbdCapsule3`: swept
+    /// over the frame).
+    pub capsules: *const Capsule<T, 3>,
+    /// Number of capsules.
+    pub capsule_count: usize,
+    /// Moving oriented boxes, `box_count` entries (`XpbdBox3`).
+    pub boxes: *const OrientedBox<T, 3>,
+    /// Number of boxes.
+    pub box_count: usize,
+    /// Contacts one substep may hold; 0 (the default): particles ×
+    /// colliders, which no substep exceeds. Beyond it the step fails
+    /// with `XPBD_STATUS_CAPACITY_TOO_SMALL`, `XPBD_FIELD_CONTACTS` and
+    /// the count needed (or keeps the first, under
+    /// `XPBD_CONTACT_OVERFLOW_KEEP_FIRST`).
+    pub contact_budget: usize,
+}
+
+/// The self-collision block (`XpbdSelfCollision3`, kind
+/// `XPBD_BLOCK_SELF_COLLISION`): particle–particle contacts, their
+/// buffers carved from the world's memory. Needs a particle radius > 0.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SelfCollisionC<T> {
+    /// The header (`xpbd_self_collision3_default` writes it).
+    pub block: XpbdBlock,
+    /// Rest positions (m), `particle_count` entries, or NULL: pairs
+    /// closer than twice the particle radius there never collide.
+    pub rest_positions: *const [T; 3],
+    /// Pairs one substep may hold; 0 (the default):
+    /// `XPBD_DEFAULT_PAIRS_PER_PARTICLE` (6) × particles. Beyond it the
+    /// step fails with `XPBD_STATUS_CAPACITY_TOO_SMALL`,
+    /// `XPBD_FIELD_PAIRS` and the count needed.
+    pub pair_budget: usize,
+}
+
+/// The tearing block (`XpbdTearing3`, kind `XPBD_BLOCK_TEARING`). After
+/// a successful step every link not `XPBD_LINK_DISABLED` whose |λ|/h²
+/// exceeds its maximum gets the flag.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct TearingC<T> {
+    /// The header (`xpbd_tearing3_default` writes it).
+    pub block: XpbdBlock,
+    /// Maximum force per link (N), `link_count` entries each > 0
+    /// (infinity never tears); only read.
+    pub max_force: *const T,
+    /// Output: the indices of the links a step tore, in link order, the
+    /// first `torn_capacity` of them (`XpbdStepStats::torn` counts all);
+    /// may be NULL with 0.
+    pub torn: *mut u32,
+    /// Capacity of `torn` (entries).
+    pub torn_capacity: usize,
+}
+
+/// The engine contacts block (`XpbdEngineContacts3`, kind
+/// `XPBD_BLOCK_ENGINE_CONTACTS`): the contacts the engine found for this
+/// frame (`XpbdEngineContact`; λ and `impulse` written, `force` (N) after
+/// a successful step).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct EngineContactsC<T> {
+    /// The header (`xpbd_engine_contacts3_default` writes it).
+    pub block: XpbdBlock,
+    /// The contacts, `count` entries.
+    pub contacts: *mut EngineContact<T, 3>,
+    /// Number of contacts.
+    pub count: usize,
+}
+
+/// The constraint groups block (`XpbdGroups3`, kind `XPBD_BLOCK_GROUPS`):
+/// bending, tets, tethers, closed meshes and attachments, solved after
+/// the links in every iteration.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct GroupsC<T> {
+    /// The header (`xpbd_groups3_default` writes it).
+    pub block: XpbdBlock,
+    /// The groups (`XpbdConstraints3`).
+    pub groups: ConstraintsC<T>,
+}
+
+/// Every length a world needs (`XpbdRequirements`), from
+/// `xpbd_world3_requirements`: the one to allocate is `memory_size`
+/// (bytes); the others say how it is carved (entries).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct XpbdRequirements {
+    /// Bytes `XpbdWorld3::memory` needs.
+    pub memory_size: usize,
+    /// Scratch positions: 3 × particles.
+    pub scratch: usize,
+    /// Contacts: the colliders' contact budget.
+    pub contacts: usize,
+    /// Particle pairs: the self-collision pair budget (0 without).
+    pub pairs: usize,
+    /// Hash table entries (self-collision).
+    pub hash_table: usize,
+    /// Hash ids (self-collision).
+    pub hash_ids: usize,
+    /// Adjacency entries (self-collision).
+    pub adjacency: usize,
+    /// Coloring stamp entries (`xpbd_world3_step_colored`): particles.
+    pub stamp: usize,
+}
+
+/// `XpbdWorld3` (C): a 3D double world.
+pub type XpbdWorld3 = WorldC<f64>;
+/// `XpbdWorld3F32` (C): a 3D float world.
+pub type XpbdWorld3F32 = WorldC<f32>;
+/// `XpbdColliders3` (C).
+pub type XpbdColliders3 = CollidersC<f64>;
+/// `XpbdColliders3F32` (C).
+pub type XpbdColliders3F32 = CollidersC<f32>;
+/// `XpbdSelfCollision3` (C).
+pub type XpbdSelfCollision3 = SelfCollisionC<f64>;
+/// `XpbdSelfCollision3F32` (C).
+pub type XpbdSelfCollision3F32 = SelfCollisionC<f32>;
+/// `XpbdTearing3` (C).
+pub type XpbdTearing3 = TearingC<f64>;
+/// `XpbdTearing3F32` (C).
+pub type XpbdTearing3F32 = TearingC<f32>;
+/// `XpbdEngineContacts3` (C).
+pub type XpbdEngineContacts3 = EngineContactsC<f64>;
+/// `XpbdEngineContacts3F32` (C).
+pub type XpbdEngineContacts3F32 = EngineContactsC<f32>;
+/// `XpbdGroups3` (C).
+pub type XpbdGroups3 = GroupsC<f64>;
+/// `XpbdGroups3F32` (C).
+pub type XpbdGroups3F32 = GroupsC<f32>;

@@ -1,0 +1,267 @@
+//! The world a frame steps: particles and links, the frame's memory, and
+//! optional feature blocks (`None` for off), with the buffer lengths the
+//! library needs ([`Requirements`]).
+//!
+//! A feature is a block, not fields of the world: colliders, self-collision,
+//! tearing, engine contacts and constraint groups each are one `Option`.
+//! [`step`](super::step) and [`step_colored`](super::step_colored) take any
+//! combination.
+
+use super::{Capsule, Contact, EngineContact, OrientedBox, Plane, SelfCollision, Sphere};
+use crate::constraint::distance::Link;
+use crate::real::Real;
+use crate::solver::Constraints;
+
+/// Pairs per particle in the default pair budget ([`Requirements::pairs`]):
+/// equal spheres at least `2r` apart touch at most 12 others (the kissing
+/// number), so a resting packing has at most 6 pairs per particle. A
+/// squeezed or fast cloth can find more; the step then fails with
+/// [`StepError::PairCapacity`](super::StepError::PairCapacity) naming the
+/// count it needed (or drops the extra pairs under
+/// [`ContactOverflow::KeepFirst`](super::ContactOverflow::KeepFirst)).
+pub const DEFAULT_PAIRS_PER_PARTICLE: usize = 6;
+
+/// The colliders block: static planes and spheres, moving capsules and
+/// boxes. Collider indices (in contacts and errors) run over the planes,
+/// then the spheres, capsules and boxes.
+#[derive(Debug, Clone, Copy)]
+pub struct Colliders<'a, T, const D: usize> {
+    /// Static half-spaces.
+    pub planes: &'a [Plane<T, D>],
+    /// Static spheres.
+    pub spheres: &'a [Sphere<T, D>],
+    /// Moving capsules, swept over the frame ([`Capsule`]).
+    pub capsules: &'a [Capsule<T, D>],
+    /// Moving oriented boxes, swept over the frame ([`OrientedBox`]).
+    pub boxes: &'a [OrientedBox<T, D>],
+}
+
+impl<T, const D: usize> Default for Colliders<'_, T, D> {
+    fn default() -> Self {
+        Self {
+            planes: &[],
+            spheres: &[],
+            capsules: &[],
+            boxes: &[],
+        }
+    }
+}
+
+impl<T, const D: usize> Colliders<'_, T, D> {
+    /// The number of colliders (planes + spheres + capsules + boxes,
+    /// saturating).
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.planes
+            .len()
+            .saturating_add(self.spheres.len())
+            .saturating_add(self.capsules.len())
+            .saturating_add(self.boxes.len())
+    }
+
+    /// Whether there is no collider.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The tearing block: a maximum force per link and where to report the
+/// links a frame tore.
+///
+/// After a successful frame every link not yet
+/// [`Link::DISABLED`] whose force `|λ|/h²` (λ of the last substep, h the
+/// substep) exceeds its maximum gets the flag, in link order.
+#[derive(Debug, Default)]
+pub struct Tearing<'a, T> {
+    /// Maximum force per link (N), one entry per link, each > 0
+    /// (`T::INFINITY` never tears).
+    pub max_force: &'a [T],
+    /// Output: the indices of the links a frame tore, in link order; when
+    /// more tear than it holds the first ones are written and
+    /// [`StepStats::torn`](super::StepStats::torn) still counts all. May be
+    /// empty.
+    pub torn: &'a mut [u32],
+}
+
+/// The caller's memory for [`step`](super::step) and
+/// [`step_colored`](super::step_colored): particles, links, the frame's
+/// memory and the optional feature blocks (no allocation).
+///
+/// Start from [`World::new`] and set the blocks you use; ask
+/// [`World::requirements`] how long `contacts`, `scratch` and the
+/// self-collision buffers must be.
+#[derive(Debug)]
+pub struct World<'a, T, const D: usize> {
+    /// Positions (m), one per particle; advanced by the step.
+    pub positions: &'a mut [[T; D]],
+    /// Velocities (m/s), one per particle; advanced by the step.
+    pub velocities: &'a mut [[T; D]],
+    /// Inverse masses (1/kg); 0 = the particle never moves.
+    pub inverse_masses: &'a [T],
+    /// Links (with their λ of the last substep).
+    pub links: &'a mut [Link<T>],
+    /// Contact storage of one substep, [`Requirements::contacts`] entries
+    /// (its length is the contact budget).
+    pub contacts: &'a mut [Contact<T>],
+    /// Scratch, at least [`Requirements::scratch`] entries: the frame's
+    /// starting state (for the all-or-nothing rollback) and `x_prev`.
+    pub scratch: &'a mut [[T; D]],
+    /// Colliders; `None`: none.
+    pub colliders: Option<Colliders<'a, T, D>>,
+    /// Self-collision (particle–particle contacts) and its buffers;
+    /// `None`: off.
+    pub self_collision: Option<SelfCollision<'a, T, D>>,
+    /// Tearing; `None`: links never tear.
+    pub tearing: Option<Tearing<'a, T>>,
+    /// The contacts the engine found for this frame ([`EngineContact`]):
+    /// solved every substep after the other contacts; λ, `impulse` and,
+    /// after a successful frame, `force` written. `None`: none.
+    pub engine_contacts: Option<&'a mut [EngineContact<T, D>]>,
+    /// Constraint groups beyond links (bending, volume, tethers, closed
+    /// meshes, attachments: [`Constraints`]), 3D worlds only; `None`: none.
+    pub groups: Option<Constraints<'a, T>>,
+}
+
+impl<'a, T: Real, const D: usize> World<'a, T, D> {
+    /// A world over particles (positions, velocities, inverse masses) with
+    /// contact storage and scratch: no links and no block (set the fields
+    /// to add them).
+    #[must_use]
+    pub fn new(
+        positions: &'a mut [[T; D]],
+        velocities: &'a mut [[T; D]],
+        inverse_masses: &'a [T],
+        contacts: &'a mut [Contact<T>],
+        scratch: &'a mut [[T; D]],
+    ) -> Self {
+        Self {
+            positions,
+            velocities,
+            inverse_masses,
+            links: &mut [],
+            contacts,
+            scratch,
+            colliders: None,
+            self_collision: None,
+            tearing: None,
+            engine_contacts: None,
+            groups: None,
+        }
+    }
+
+    /// The buffer lengths this world needs, with the default budgets
+    /// (see [`Requirements::new`]); its own buffers' lengths are not read.
+    #[must_use]
+    pub fn requirements(&self) -> Requirements {
+        Requirements::new(
+            self.positions.len(),
+            self.links.len(),
+            self.colliders.as_ref().map_or(0, Colliders::len),
+            self.self_collision.is_some(),
+        )
+    }
+}
+
+/// Every buffer length a world needs (entries, not bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Requirements {
+    /// [`World::scratch`]: `3 · particles`.
+    pub scratch: usize,
+    /// [`World::contacts`], the contact budget: `particles · colliders`,
+    /// which no substep can exceed (a particle has at most one contact
+    /// per collider). A smaller buffer is a smaller budget.
+    pub contacts: usize,
+    /// [`SelfCollision::pairs`], the pair budget:
+    /// [`DEFAULT_PAIRS_PER_PARTICLE`]` · particles` with self-collision,
+    /// else 0.
+    pub pairs: usize,
+    /// [`SelfCollision::table`]: `2 · particles + 2` with self-collision.
+    pub hash_table: usize,
+    /// [`SelfCollision::ids`]: `particles` with self-collision.
+    pub hash_ids: usize,
+    /// [`SelfCollision::adjacency`]: `particles + 1 + 2 · links` with
+    /// self-collision.
+    pub adjacency: usize,
+    /// The stamp of [`step_colored`](super::step_colored): `particles`.
+    pub stamp: usize,
+}
+
+impl Requirements {
+    /// The lengths for `particles` particles, `links` links, `colliders`
+    /// colliders and self-collision on or off, with the default budgets
+    /// (saturating: a count too large for memory gives `usize::MAX`).
+    #[must_use]
+    pub const fn new(
+        particles: usize,
+        links: usize,
+        colliders: usize,
+        self_collision: bool,
+    ) -> Self {
+        let on = if self_collision { 1 } else { 0 };
+        Self {
+            scratch: super::scratch_len(particles),
+            contacts: particles.saturating_mul(colliders),
+            pairs: particles.saturating_mul(DEFAULT_PAIRS_PER_PARTICLE) * on,
+            hash_table: super::self_collision_table_len(particles) * on,
+            hash_ids: particles * on,
+            adjacency: super::self_collision_adjacency_len(particles, links) * on,
+            stamp: particles,
+        }
+    }
+}
+
+/// A frame's slices as the substep loop reads them: the world with its
+/// blocks flattened (an absent block is empty).
+pub(crate) struct Frame<'a, T, const D: usize> {
+    pub(crate) positions: &'a mut [[T; D]],
+    pub(crate) velocities: &'a mut [[T; D]],
+    pub(crate) inverse_masses: &'a [T],
+    pub(crate) links: &'a mut [Link<T>],
+    pub(crate) planes: &'a [Plane<T, D>],
+    pub(crate) spheres: &'a [Sphere<T, D>],
+    pub(crate) contacts: &'a mut [Contact<T>],
+    pub(crate) scratch: &'a mut [[T; D]],
+    pub(crate) link_max_force: &'a [T],
+    pub(crate) torn: &'a mut [u32],
+    pub(crate) capsules: &'a [Capsule<T, D>],
+    pub(crate) boxes: &'a [OrientedBox<T, D>],
+    pub(crate) engine_contacts: &'a mut [EngineContact<T, D>],
+    /// `None`: self-collision off.
+    pub(crate) self_collision: Option<SelfCollision<'a, T, D>>,
+}
+
+impl<'w, T: Real, const D: usize> World<'w, T, D> {
+    /// The world's slices, reborrowed, and its groups (empty when `None`).
+    pub(crate) fn frame(&mut self) -> (Frame<'_, T, D>, Constraints<'_, T>) {
+        let colliders = self.colliders.unwrap_or_default();
+        let (link_max_force, torn): (&[T], &mut [u32]) = match self.tearing.as_mut() {
+            Some(t) => (t.max_force, &mut *t.torn),
+            None => (&[], &mut []),
+        };
+        let frame = Frame {
+            positions: &mut *self.positions,
+            velocities: &mut *self.velocities,
+            inverse_masses: self.inverse_masses,
+            links: &mut *self.links,
+            planes: colliders.planes,
+            spheres: colliders.spheres,
+            contacts: &mut *self.contacts,
+            scratch: &mut *self.scratch,
+            link_max_force,
+            torn,
+            capsules: colliders.capsules,
+            boxes: colliders.boxes,
+            engine_contacts: match self.engine_contacts.as_mut() {
+                Some(e) => e,
+                None => &mut [],
+            },
+            self_collision: self.self_collision.as_mut().map(SelfCollision::reborrow),
+        };
+        let groups = match self.groups.as_mut() {
+            Some(g) => g.reborrow(),
+            None => Constraints::default(),
+        };
+        (frame, groups)
+    }
+}
