@@ -4,29 +4,36 @@
  * XpbdStatus (0 = XPBD_STATUS_OK; xpbd_status_str names the others) unless
  * it says otherwise; on an error nothing the caller owns is written. Units:
  * m, s, kg, N; compliance in m/N. Each double function has a float twin
- * with the suffix _f32 and F32 types.
+ * with the suffix _f32 and F32 types. A 3 (2) in a name: the function reads
+ * or writes 3D (2D) coordinates or works on a 3D (2D) struct; size queries
+ * and colorings (counts and indices only) have none.
  *
- * World and step (docs/c-api.md, "Stepping a world")
- *   xpbd_step_config3_default     a step configuration that works (20 substeps)
- *   xpbd_step_scratch_len         scratch entries a world needs
- *   xpbd_world3_step              one frame: particles, links, colliders,
- *                                 contacts, tearing, self-collision
- *   xpbd_world3_step_groups       the same frame with constraint groups
- *                                 (bends, tets, tethers, meshes, attachments)
+ * World and step (docs/c-api.md, "Stepping")
+ *   xpbd_world3_default           an empty world: set particles and links
+ *   xpbd_step_config3_default     a step configuration that works (20 substeps,
+ *                                 damping, a 1 cm radius, friction)
+ *   xpbd_world3_add               add a feature block to the world
+ *   xpbd_world3_requirements      the memory (bytes) the world needs
+ *   xpbd_world3_step              one frame, whatever the blocks
  *   xpbd_world3_step_colored      the same frame in colored order on the
  *                                 engine's job system (XpbdJobSystem)
  *   xpbd_world3_precision         how far from the origin f32 is exact enough
- *   xpbd_self_collision_table_len, xpbd_self_collision_adjacency_len
- *                                 self-collision scratch sizes
+ *
+ * Feature blocks (each NULL/absent for off; XpbdBlock heads each)
+ *   xpbd_colliders3_default       planes, spheres, moving capsules and boxes
+ *   xpbd_self_collision3_default  particle-particle contacts
+ *   xpbd_tearing3_default         links that break above a force
+ *   xpbd_engine_contacts3_default the engine's own contacts
+ *   xpbd_groups3_default          bends, tets, tethers, meshes, attachments
  *
  * Builders (positions in, constraints out; sizes first)
  *   xpbd_build_rope3, xpbd_build_loop3, xpbd_build_cloth3 (+ 2D twins),
  *   xpbd_cloth_link_count         links of chains and cloths
  *   xpbd_build_bends_cloth3, xpbd_bends_cloth_count
  *                                 dihedral bends of a cloth grid
- *   xpbd_build_tet_block, xpbd_tet_block_counts
+ *   xpbd_build_tet_block3, xpbd_tet_block_counts
  *                                 a block of tets with its links
- *   xpbd_build_icosphere, xpbd_icosphere_counts, xpbd_build_mesh_volume
+ *   xpbd_build_icosphere3, xpbd_icosphere_counts, xpbd_build_mesh_volume3
  *                                 a closed surface and its volume constraint
  *   xpbd_build_links_from_triangles3, xpbd_build_bends_from_triangles3,
  *   xpbd_build_links_from_tets3, xpbd_build_tets3
@@ -79,22 +86,22 @@
 /**
  * AVX2 (with AVX; no FMA is used): x86-64 only.
  */
-#define Isa_AVX2_BIT 1
+#define XPBD_ISA_AVX2_BIT 1
 
 /**
  * AVX-512 Foundation and DQ (with AVX2; no FMA is used): x86-64 only.
  */
-#define Isa_AVX512_BIT 2
+#define XPBD_ISA_AVX512_BIT 2
 
 /**
  * Advanced SIMD (NEON): aarch64, where every CPU has it.
  */
-#define Isa_NEON_BIT 4
+#define XPBD_ISA_NEON_BIT 4
 
 /**
  * Every bit this version defines.
  */
-#define Isa_KNOWN_BITS 7
+#define XPBD_ISA_KNOWN_BITS 7
 
 /**
  * Bit of `xpbd_fp_environment()`: subnormal results are flushed to ±0
@@ -175,14 +182,15 @@
 #define XPBD_LINK_DISABLED 2
 
 /**
- * Contact overflow policy: a substep finding more contacts than
- * `contact_capacity` fails the step with `XPBD_STATUS_CAPACITY_TOO_SMALL`
- * (the default).
+ * Contact overflow policy: a substep finding more contacts than the
+ * contact budget (`XpbdColliders3::contact_budget`) or more pairs than
+ * the pair budget fails the step with `XPBD_STATUS_CAPACITY_TOO_SMALL`
+ * naming the count needed (the default).
  */
 #define XPBD_CONTACT_OVERFLOW_REJECT 0
 
 /**
- * Contact overflow policy: keep the first `contact_capacity` contacts in
+ * Contact overflow policy: keep the first `contact_budget` contacts in
  * detection order (particle index, then planes, then spheres) and count
  * the others in `XpbdStepStats::contacts_dropped`.
  */
@@ -430,7 +438,7 @@
  * `docs/lifecycle.md`). Cost: that many sweeps and one prediction per
  * frame; set `substeps = 1` for the old single-substep behaviour.
  */
-#define DEFAULT_SUBSTEPS 20
+#define XPBD_DEFAULT_SUBSTEPS 20
 
 /**
  * The iterations per substep of [`StepConfig::new`]: with many short
@@ -438,7 +446,7 @@
  * longer substeps for the same cost (Macklin et al. 2019, *Small Steps
  * in Physics Simulation*).
  */
-#define DEFAULT_ITERATIONS 1
+#define XPBD_DEFAULT_ITERATIONS 1
 
 /**
  * Default damping (1/s), [`StepConfig::default`]: the soft-body default
@@ -446,7 +454,7 @@
  * second and settles in tens of seconds, while free fall barely notices
  * (terminal speed g/c = 98 m/s).
  */
-#define DEFAULT_DAMPING 0.1
+#define XPBD_DEFAULT_DAMPING 0.1
 
 /**
  * Default particle radius (m), [`StepConfig::default`]: a cloth's
@@ -454,25 +462,19 @@
  * self-collision (which needs a radius > 0), 2 cm from each other: keep
  * it below half the spacing of particles that are not linked.
  */
-#define DEFAULT_PARTICLE_RADIUS 0.01
+#define XPBD_DEFAULT_PARTICLE_RADIUS 0.01
 
 /**
  * Default static friction μ_s, [`StepConfig::default`]: cloth on most
  * surfaces. (0.5 with μ_k 0.3 holds a cloth draped over a sphere in a
  * stick-slip cycle of about 1 cm/s, `docs/lifecycle.md`; 0.6 settles.)
  */
-#define DEFAULT_STATIC_FRICTION 0.6
+#define XPBD_DEFAULT_STATIC_FRICTION 0.6
 
 /**
  * Default dynamic friction μ_k, [`StepConfig::default`] (half of μ_s).
  */
-#define DEFAULT_DYNAMIC_FRICTION 0.3
-
-/**
- * Most tasks one phase is split into ([`Jobs::split`] is clamped to it):
- * each phase keeps one result slot per task on the stack.
- */
-#define MAX_JOBS 32
+#define XPBD_DEFAULT_DYNAMIC_FRICTION 0.3
 
 /**
  * Status of a C call: 0 or 1 on success, a negative code on error.
@@ -1768,7 +1770,7 @@ typedef struct XpbdConstraints3 {
   /**
    * Kinematic attachments, `attachment_count` entries (the last fields:
    * every earlier field keeps its offset); λ written, `impulse` (N·s)
-   * during `xpbd_world3_step_groups`, and after a successful one `force`
+   * during `xpbd_world3_step` (groups block), and after a successful one `force`
    * (N) and `previous ← target`. Points in m, compliance in m/N.
    */
   struct XpbdAttachment *attachments;
@@ -1780,7 +1782,7 @@ typedef struct XpbdConstraints3 {
    * The mesh volumes' particle lists (particle indices),
    * `mesh_particle_count` entries; only read. Each mesh names its
    * distinct particles once, in the order they first appear in its
-   * triangles (`xpbd_build_mesh_volume` writes them; checked when a
+   * triangles (`xpbd_build_mesh_volume3` writes them; checked when a
    * substep or step begins). The last fields: every earlier field keeps
    * its offset.
    */
@@ -1881,7 +1883,7 @@ typedef struct XpbdStepStats {
   size_t contacts_dropped;
   /**
    * Links this frame tore (disabled), including those beyond the
-   * capacity of [`World::torn`].
+   * capacity of [`Tearing::torn`].
    */
   size_t torn;
   /**
@@ -2663,7 +2665,7 @@ typedef struct XpbdConstraints3F32 {
   /**
    * Kinematic attachments, `attachment_count` entries (the last fields:
    * every earlier field keeps its offset); λ written, `impulse` (N·s)
-   * during `xpbd_world3_step_groups`, and after a successful one `force`
+   * during `xpbd_world3_step` (groups block), and after a successful one `force`
    * (N) and `previous ← target`. Points in m, compliance in m/N.
    */
   struct XpbdAttachmentF32 *attachments;
@@ -2675,7 +2677,7 @@ typedef struct XpbdConstraints3F32 {
    * The mesh volumes' particle lists (particle indices),
    * `mesh_particle_count` entries; only read. Each mesh names its
    * distinct particles once, in the order they first appear in its
-   * triangles (`xpbd_build_mesh_volume` writes them; checked when a
+   * triangles (`xpbd_build_mesh_volume3` writes them; checked when a
    * substep or step begins). The last fields: every earlier field keeps
    * its offset.
    */
@@ -2736,7 +2738,7 @@ typedef struct XpbdStepStatsF32 {
   size_t contacts_dropped;
   /**
    * Links this frame tore (disabled), including those beyond the
-   * capacity of [`World::torn`].
+   * capacity of [`Tearing::torn`].
    */
   size_t torn;
   /**
@@ -3078,7 +3080,7 @@ XpbdStatus xpbd_color_order(const uint32_t *colors,
 size_t xpbd_bends_cloth_count(size_t rows, size_t cols);
 
 /**
- * The particle and tet counts of `xpbd_build_tet_block*`:
+ * The particle and tet counts of `xpbd_build_tet_block3*`:
  * `*out_particles = (nx+1)(ny+1)(nz+1)`, `*out_tets = 6·nx·ny·nz`.
  *
  * Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS` (the
@@ -3095,7 +3097,7 @@ XpbdStatus xpbd_tet_block_counts(size_t nx,
                                  size_t *out_tets);
 
 /**
- * The particle and triangle counts of `xpbd_build_icosphere*`:
+ * The particle and triangle counts of `xpbd_build_icosphere3*`:
  * `*out_particles = 10f² + 2`, `*out_triangles = 20f²` for frequency `f`.
  *
  * Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS`,
@@ -4459,18 +4461,18 @@ XpbdStatus xpbd_build_bends_cloth3(const double *positions,
  * `origin` valid for 3 values, `out_positions` for 3·position_capacity,
  * `out_tets` for `tet_capacity`, each count for one `size_t`.
  */
-XpbdStatus xpbd_build_tet_block(size_t nx,
-                                size_t ny,
-                                size_t nz,
-                                double spacing,
-                                const double *origin,
-                                double compliance,
-                                double *out_positions,
-                                size_t position_capacity,
-                                struct XpbdTet *out_tets,
-                                size_t tet_capacity,
-                                size_t *out_particle_count,
-                                size_t *out_tet_count);
+XpbdStatus xpbd_build_tet_block3(size_t nx,
+                                 size_t ny,
+                                 size_t nz,
+                                 double spacing,
+                                 const double *origin,
+                                 double compliance,
+                                 double *out_positions,
+                                 size_t position_capacity,
+                                 struct XpbdTet *out_tets,
+                                 size_t tet_capacity,
+                                 size_t *out_particle_count,
+                                 size_t *out_tet_count);
 
 /**
  * Writes into `*out` one closed-mesh volume constraint over
@@ -4500,20 +4502,20 @@ XpbdStatus xpbd_build_tet_block(size_t nx,
  * 3·particle_count values, `out_particles` for particle_list_capacity
  * entries, `scratch` for 3·scratch_count values, `out` for one struct.
  */
-XpbdStatus xpbd_build_mesh_volume(const uint32_t *triangles,
-                                  size_t triangle_count,
-                                  uint32_t first,
-                                  uint32_t count,
-                                  const double *positions,
-                                  size_t particle_count,
-                                  double pressure,
-                                  double compliance,
-                                  uint32_t *out_particles,
-                                  size_t particle_list_capacity,
-                                  uint32_t first_particle,
-                                  double *scratch,
-                                  size_t scratch_count,
-                                  struct XpbdMeshVolume *out);
+XpbdStatus xpbd_build_mesh_volume3(const uint32_t *triangles,
+                                   size_t triangle_count,
+                                   uint32_t first,
+                                   uint32_t count,
+                                   const double *positions,
+                                   size_t particle_count,
+                                   double pressure,
+                                   double compliance,
+                                   uint32_t *out_particles,
+                                   size_t particle_list_capacity,
+                                   uint32_t first_particle,
+                                   double *scratch,
+                                   size_t scratch_count,
+                                   struct XpbdMeshVolume *out);
 
 /**
  * Writes a geodesic sphere: every edge of the regular icosahedron split
@@ -4522,7 +4524,7 @@ XpbdStatus xpbd_build_mesh_volume(const uint32_t *triangles,
  * `out_positions` (3 values each: the 12 corners, then the edge points,
  * then the face points) and `20f²` triangles into `out_triangles` (3
  * indices each, counter-clockwise seen from outside, as
- * `xpbd_build_mesh_volume` needs). `*out_particle_count` and
+ * `xpbd_build_mesh_volume3` needs). `*out_particle_count` and
  * `*out_triangle_count` receive the counts (`xpbd_icosphere_counts`).
  *
  * Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS`,
@@ -4536,15 +4538,15 @@ XpbdStatus xpbd_build_mesh_volume(const uint32_t *triangles,
  * `out_triangles` for 3·triangle_capacity indices, each count for one
  * `size_t`.
  */
-XpbdStatus xpbd_build_icosphere(size_t frequency,
-                                double radius,
-                                const double *center,
-                                double *out_positions,
-                                size_t position_capacity,
-                                uint32_t *out_triangles,
-                                size_t triangle_capacity,
-                                size_t *out_particle_count,
-                                size_t *out_triangle_count);
+XpbdStatus xpbd_build_icosphere3(size_t frequency,
+                                 double radius,
+                                 const double *center,
+                                 double *out_positions,
+                                 size_t position_capacity,
+                                 uint32_t *out_triangles,
+                                 size_t triangle_capacity,
+                                 size_t *out_particle_count,
+                                 size_t *out_triangle_count);
 
 /**
  * Writes one link per distinct edge of a 3D f64 triangle mesh (any mesh:
@@ -4637,7 +4639,7 @@ XpbdStatus xpbd_build_bends_from_triangles3(const double *positions,
  * `i < j`, sorted by `(i, j)`, rest lengths (m) from the positions, the
  * given `compliance` (m/N), λ = 0, at most 6·tet_count links; `scratch`
  * ≥ 6·tet_count entries of 3 `uint32_t`. For the tets of
- * `xpbd_build_tet_block` these are the block's edges, each once.
+ * `xpbd_build_tet_block3` these are the block's edges, each once.
  * `*out_count` receives the number written (Rust `links_for_tets`).
  *
  * Sizes and errors: as `xpbd_build_links_from_triangles3`, naming tets
@@ -4917,18 +4919,18 @@ XpbdStatus xpbd_build_bends_cloth3_f32(const float *positions,
  * `origin` valid for 3 values, `out_positions` for 3·position_capacity,
  * `out_tets` for `tet_capacity`, each count for one `size_t`.
  */
-XpbdStatus xpbd_build_tet_block_f32(size_t nx,
-                                    size_t ny,
-                                    size_t nz,
-                                    float spacing,
-                                    const float *origin,
-                                    float compliance,
-                                    float *out_positions,
-                                    size_t position_capacity,
-                                    struct XpbdTetF32 *out_tets,
-                                    size_t tet_capacity,
-                                    size_t *out_particle_count,
-                                    size_t *out_tet_count);
+XpbdStatus xpbd_build_tet_block3_f32(size_t nx,
+                                     size_t ny,
+                                     size_t nz,
+                                     float spacing,
+                                     const float *origin,
+                                     float compliance,
+                                     float *out_positions,
+                                     size_t position_capacity,
+                                     struct XpbdTetF32 *out_tets,
+                                     size_t tet_capacity,
+                                     size_t *out_particle_count,
+                                     size_t *out_tet_count);
 
 /**
  * Writes into `*out` one closed-mesh volume constraint over
@@ -4958,20 +4960,20 @@ XpbdStatus xpbd_build_tet_block_f32(size_t nx,
  * 3·particle_count values, `out_particles` for particle_list_capacity
  * entries, `scratch` for 3·scratch_count values, `out` for one struct.
  */
-XpbdStatus xpbd_build_mesh_volume_f32(const uint32_t *triangles,
-                                      size_t triangle_count,
-                                      uint32_t first,
-                                      uint32_t count,
-                                      const float *positions,
-                                      size_t particle_count,
-                                      float pressure,
-                                      float compliance,
-                                      uint32_t *out_particles,
-                                      size_t particle_list_capacity,
-                                      uint32_t first_particle,
-                                      float *scratch,
-                                      size_t scratch_count,
-                                      struct XpbdMeshVolumeF32 *out);
+XpbdStatus xpbd_build_mesh_volume3_f32(const uint32_t *triangles,
+                                       size_t triangle_count,
+                                       uint32_t first,
+                                       uint32_t count,
+                                       const float *positions,
+                                       size_t particle_count,
+                                       float pressure,
+                                       float compliance,
+                                       uint32_t *out_particles,
+                                       size_t particle_list_capacity,
+                                       uint32_t first_particle,
+                                       float *scratch,
+                                       size_t scratch_count,
+                                       struct XpbdMeshVolumeF32 *out);
 
 /**
  * Writes a geodesic sphere: every edge of the regular icosahedron split
@@ -4980,7 +4982,7 @@ XpbdStatus xpbd_build_mesh_volume_f32(const uint32_t *triangles,
  * `out_positions` (3 values each: the 12 corners, then the edge points,
  * then the face points) and `20f²` triangles into `out_triangles` (3
  * indices each, counter-clockwise seen from outside, as
- * `xpbd_build_mesh_volume_f32` needs). `*out_particle_count` and
+ * `xpbd_build_mesh_volume3_f32` needs). `*out_particle_count` and
  * `*out_triangle_count` receive the counts (`xpbd_icosphere_counts`).
  *
  * Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS`,
@@ -4994,15 +4996,15 @@ XpbdStatus xpbd_build_mesh_volume_f32(const uint32_t *triangles,
  * `out_triangles` for 3·triangle_capacity indices, each count for one
  * `size_t`.
  */
-XpbdStatus xpbd_build_icosphere_f32(size_t frequency,
-                                    float radius,
-                                    const float *center,
-                                    float *out_positions,
-                                    size_t position_capacity,
-                                    uint32_t *out_triangles,
-                                    size_t triangle_capacity,
-                                    size_t *out_particle_count,
-                                    size_t *out_triangle_count);
+XpbdStatus xpbd_build_icosphere3_f32(size_t frequency,
+                                     float radius,
+                                     const float *center,
+                                     float *out_positions,
+                                     size_t position_capacity,
+                                     uint32_t *out_triangles,
+                                     size_t triangle_capacity,
+                                     size_t *out_particle_count,
+                                     size_t *out_triangle_count);
 
 /**
  * Writes one link per distinct edge of a 3D f32 triangle mesh (any mesh:
@@ -5095,7 +5097,7 @@ XpbdStatus xpbd_build_bends_from_triangles3_f32(const float *positions,
  * `i < j`, sorted by `(i, j)`, rest lengths (m) from the positions, the
  * given `compliance` (m/N), λ = 0, at most 6·tet_count links; `scratch`
  * ≥ 6·tet_count entries of 3 `uint32_t`. For the tets of
- * `xpbd_build_tet_block_f32` these are the block's edges, each once.
+ * `xpbd_build_tet_block3_f32` these are the block's edges, each once.
  * `*out_count` receives the number written (Rust `links_for_tets`).
  *
  * Sizes and errors: as `xpbd_build_links_from_triangles3_f32`, naming tets

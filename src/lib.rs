@@ -11,7 +11,7 @@
 //! - [`DistanceConstraint`]: the 1D seed solver of `docs/spec.md`, generic over
 //!   [`f32`] and [`f64`] ([`Real`]), with [`Error`] for every rejected input.
 //! - [`System`]: distance constraints in 2D and 3D over shared particles
-//!   (ropes, loops, cloth; see [`system`]), solved by Gauss-Seidel sweeps
+//!   (ropes, loops, cloth; see [`solver`]), solved by Gauss-Seidel sweeps
 //!   inside a [`Substep`] that fixes h and owns the λ lifecycle.
 //! - [`step`]: full XPBD stepping around the systems: prediction with
 //!   gravity, substeps, tension-only links, plane and sphere contacts with

@@ -1,7 +1,7 @@
 //! The C builders of the constraint groups (issue 15) called from Rust, so
 //! that Miri checks every slice the C layer forms:
-//! `xpbd_build_bends_cloth3`, `xpbd_build_tet_block`,
-//! `xpbd_build_mesh_volume`, `xpbd_build_icosphere` (and their `_f32`
+//! `xpbd_build_bends_cloth3`, `xpbd_build_tet_block3`,
+//! `xpbd_build_mesh_volume3`, `xpbd_build_icosphere3` (and their `_f32`
 //! twins), the mesh builders `xpbd_build_links_from_triangles3`,
 //! `xpbd_build_bends_from_triangles3`, `xpbd_build_links_from_tets3`,
 //! `xpbd_build_tets3` (issue 33) and the count functions. Each success equals the Rust builder it
@@ -206,7 +206,7 @@ fn tet_block_equals_the_rust_builder_bit_for_bit() {
     let (mut p, mut t) = (0usize, 0usize);
     // SAFETY: valid, disjoint buffers of the stated sizes.
     let got = unsafe {
-        xpbd_build_tet_block(
+        xpbd_build_tet_block3(
             nx,
             ny,
             nz,
@@ -232,7 +232,7 @@ fn tet_block_equals_the_rust_builder_bit_for_bit() {
     let mut ct = vec![Tet::<f32>::default(); tets];
     // SAFETY: as above.
     let got = unsafe {
-        xpbd_build_tet_block_f32(
+        xpbd_build_tet_block3_f32(
             nx,
             ny,
             nz,
@@ -265,7 +265,7 @@ fn tet_block_refusals_write_nothing() {
     let refused = unsafe {
         [
             (
-                xpbd_build_tet_block(
+                xpbd_build_tet_block3(
                     1,
                     1,
                     1,
@@ -282,7 +282,7 @@ fn tet_block_refusals_write_nothing() {
                 XpbdStatus::NullPointer,
             ),
             (
-                xpbd_build_tet_block(
+                xpbd_build_tet_block3(
                     1,
                     1,
                     1,
@@ -299,34 +299,34 @@ fn tet_block_refusals_write_nothing() {
                 XpbdStatus::NullPointer,
             ),
             (
-                xpbd_build_tet_block(1, 1, 1, 0.1, o, 0.0, xp, np - 1, tp, nt, &mut p, &mut q),
+                xpbd_build_tet_block3(1, 1, 1, 0.1, o, 0.0, xp, np - 1, tp, nt, &mut p, &mut q),
                 XpbdStatus::CapacityTooSmall,
             ),
             (
-                xpbd_build_tet_block(1, 1, 1, 0.1, o, 0.0, xp, np, tp, nt - 1, &mut p, &mut q),
+                xpbd_build_tet_block3(1, 1, 1, 0.1, o, 0.0, xp, np, tp, nt - 1, &mut p, &mut q),
                 XpbdStatus::CapacityTooSmall,
             ),
             (
-                xpbd_build_tet_block(0, 1, 1, 0.1, o, 0.0, xp, np, tp, nt, &mut p, &mut q),
+                xpbd_build_tet_block3(0, 1, 1, 0.1, o, 0.0, xp, np, tp, nt, &mut p, &mut q),
                 XpbdStatus::InvalidArgument,
             ),
             (
-                xpbd_build_tet_block(1, 1, 1, -0.1, o, 0.0, xp, np, tp, nt, &mut p, &mut q),
+                xpbd_build_tet_block3(1, 1, 1, -0.1, o, 0.0, xp, np, tp, nt, &mut p, &mut q),
                 XpbdStatus::InvalidArgument,
             ),
             // The tets overlapping the positions.
             (
-                xpbd_build_tet_block(1, 1, 1, 0.1, o, 0.0, xp, np, xp.cast(), 1, &mut p, &mut q),
+                xpbd_build_tet_block3(1, 1, 1, 0.1, o, 0.0, xp, np, xp.cast(), 1, &mut p, &mut q),
                 XpbdStatus::AliasedBuffers,
             ),
             // Both counts the same.
             (
-                xpbd_build_tet_block(1, 1, 1, 0.1, o, 0.0, xp, np, tp, nt, &mut p, &mut p),
+                xpbd_build_tet_block3(1, 1, 1, 0.1, o, 0.0, xp, np, tp, nt, &mut p, &mut p),
                 XpbdStatus::AliasedBuffers,
             ),
             // The origin inside the position output.
             (
-                xpbd_build_tet_block(1, 1, 1, 0.1, xp, 0.0, xp, np, tp, nt, &mut p, &mut q),
+                xpbd_build_tet_block3(1, 1, 1, 0.1, xp, 0.0, xp, np, tp, nt, &mut p, &mut q),
                 XpbdStatus::AliasedBuffers,
             ),
         ]
@@ -392,7 +392,7 @@ fn icosphere_equals_the_rust_builder_and_refuses_cleanly() {
     let (xp, tp): (*mut f64, *mut u32) = (x.as_mut_ptr().cast(), t.as_mut_ptr().cast());
     // SAFETY: valid, disjoint buffers of the stated sizes.
     let got =
-        unsafe { xpbd_build_icosphere(f, 0.5, center.as_ptr(), xp, np, tp, nt, &mut p, &mut q) };
+        unsafe { xpbd_build_icosphere3(f, 0.5, center.as_ptr(), xp, np, tp, nt, &mut p, &mut q) };
     assert_eq!((got, p, q), (XpbdStatus::Ok, np, nt));
     assert_eq!((bytes(&x), bytes(&t)), (bytes(&rx), bytes(&rt)));
 
@@ -406,23 +406,23 @@ fn icosphere_equals_the_rust_builder_and_refuses_cleanly() {
     let refused = unsafe {
         [
             (
-                xpbd_build_icosphere(f, 0.5, c, xp, np, tp, nt - 1, &mut p, &mut q),
+                xpbd_build_icosphere3(f, 0.5, c, xp, np, tp, nt - 1, &mut p, &mut q),
                 XpbdStatus::CapacityTooSmall,
             ),
             (
-                xpbd_build_icosphere(f, 0.5, ptr::null(), xp, np, tp, nt, &mut p, &mut q),
+                xpbd_build_icosphere3(f, 0.5, ptr::null(), xp, np, tp, nt, &mut p, &mut q),
                 XpbdStatus::NullPointer,
             ),
             (
-                xpbd_build_icosphere(0, 0.5, c, xp, np, tp, nt, &mut p, &mut q),
+                xpbd_build_icosphere3(0, 0.5, c, xp, np, tp, nt, &mut p, &mut q),
                 XpbdStatus::InvalidArgument,
             ),
             (
-                xpbd_build_icosphere(f, 0.5, c, xp, np, xp.cast(), 1, &mut p, &mut q),
+                xpbd_build_icosphere3(f, 0.5, c, xp, np, xp.cast(), 1, &mut p, &mut q),
                 XpbdStatus::AliasedBuffers,
             ),
             (
-                xpbd_build_icosphere(f, 0.5, c, xp, np, tp, nt, &mut q, &mut q),
+                xpbd_build_icosphere3(f, 0.5, c, xp, np, tp, nt, &mut q, &mut q),
                 XpbdStatus::AliasedBuffers,
             ),
         ]
@@ -472,7 +472,7 @@ fn mesh_volume_equals_the_rust_builder_bit_for_bit() {
     let (mut clist, mut cmarks) = (vec![7u32; np + 2], vec![[0.0f64; 3]; np]);
     // SAFETY: valid, disjoint buffers of the stated sizes.
     let got = unsafe {
-        xpbd_build_mesh_volume(
+        xpbd_build_mesh_volume3(
             t.as_ptr().cast(),
             t.len(),
             0,
@@ -517,7 +517,7 @@ fn mesh_volume_equals_the_rust_builder_bit_for_bit() {
     let mut clist32 = vec![0u32; np];
     // SAFETY: as above.
     let got = unsafe {
-        xpbd_build_mesh_volume_f32(
+        xpbd_build_mesh_volume3_f32(
             t.as_ptr().cast(),
             t.len(),
             0,
@@ -556,7 +556,7 @@ fn mesh_volume_refusals_write_nothing() {
     let refused = unsafe {
         [
             (
-                xpbd_build_mesh_volume(
+                xpbd_build_mesh_volume3(
                     tp,
                     nt,
                     0,
@@ -575,7 +575,7 @@ fn mesh_volume_refusals_write_nothing() {
                 XpbdStatus::NullPointer,
             ),
             (
-                xpbd_build_mesh_volume(
+                xpbd_build_mesh_volume3(
                     ptr::null(),
                     nt,
                     0,
@@ -594,27 +594,27 @@ fn mesh_volume_refusals_write_nothing() {
                 XpbdStatus::NullPointer,
             ),
             (
-                xpbd_build_mesh_volume(tp, nt, 1, n, xp, np, 1.0, 0.0, lp, np, 0, sp, np, o),
+                xpbd_build_mesh_volume3(tp, nt, 1, n, xp, np, 1.0, 0.0, lp, np, 0, sp, np, o),
                 XpbdStatus::InvalidArgument,
             ),
             (
-                xpbd_build_mesh_volume(tp, nt, 0, n, xp, np - 1, 1.0, 0.0, lp, np, 0, sp, np, o),
+                xpbd_build_mesh_volume3(tp, nt, 0, n, xp, np - 1, 1.0, 0.0, lp, np, 0, sp, np, o),
                 XpbdStatus::IndexOutOfRange,
             ),
             (
-                xpbd_build_mesh_volume(tp, nt, 0, n, xp, np, 0.0, 0.0, lp, np, 0, sp, np, o),
+                xpbd_build_mesh_volume3(tp, nt, 0, n, xp, np, 0.0, 0.0, lp, np, 0, sp, np, o),
                 XpbdStatus::InvalidRestValue,
             ),
             (
-                xpbd_build_mesh_volume(tp, nt, 0, n, xp, np, 1.0, f64::NAN, lp, np, 0, sp, np, o),
+                xpbd_build_mesh_volume3(tp, nt, 0, n, xp, np, 1.0, f64::NAN, lp, np, 0, sp, np, o),
                 XpbdStatus::InvalidCompliance,
             ),
             (
-                xpbd_build_mesh_volume(tp, nt, 0, n, xp, np, 1.0, 0.0, lp, np, 1, sp, np, o),
+                xpbd_build_mesh_volume3(tp, nt, 0, n, xp, np, 1.0, 0.0, lp, np, 1, sp, np, o),
                 XpbdStatus::CapacityTooSmall,
             ),
             (
-                xpbd_build_mesh_volume(tp, nt, 0, n, xp, np, 1.0, 0.0, lp, np, 0, sp, np - 1, o),
+                xpbd_build_mesh_volume3(tp, nt, 0, n, xp, np, 1.0, 0.0, lp, np, 0, sp, np - 1, o),
                 XpbdStatus::CapacityTooSmall,
             ),
         ]
@@ -636,7 +636,7 @@ fn mesh_volume_refusals_write_nothing() {
     // SAFETY: live buffers passed twice, which must be refused unread.
     let got = unsafe {
         [
-            xpbd_build_mesh_volume(
+            xpbd_build_mesh_volume3(
                 tp,
                 nt,
                 0,
@@ -652,7 +652,7 @@ fn mesh_volume_refusals_write_nothing() {
                 np,
                 xm,
             ),
-            xpbd_build_mesh_volume(tp, nt, 0, n, xp, np, 1.0, 0.0, lp, np, 0, sp, np, tm),
+            xpbd_build_mesh_volume3(tp, nt, 0, n, xp, np, 1.0, 0.0, lp, np, 0, sp, np, tm),
         ]
     };
     assert_eq!(got, [XpbdStatus::AliasedBuffers; 2]);

@@ -69,8 +69,8 @@ declare -A kind_label=([bend]="dihedral bending (Bend)" [tet]="tetrahedral volum
     [tether]="tether (Tether)" [mesh]="closed-mesh volume (MeshVolume)")
 declare -A builder=([bend]=build_bends_f32 [tet]=build_tets_f32 [tether]=build_tethers_f32 \
     [mesh]=build_meshes_f32)
-declare -A builder_label=([bend]="xpbd_build_bends_cloth3_f32" [tet]="xpbd_build_tet_block_f32" \
-    [tether]="xpbd_build_tethers3_f32 + xpbd_build_tethers_along_links3_f32" [mesh]="xpbd_build_mesh_volume_f32 + xpbd_build_icosphere_f32")
+declare -A builder_label=([bend]="xpbd_build_bends_cloth3_f32" [tet]="xpbd_build_tet_block3_f32" \
+    [tether]="xpbd_build_tethers3_f32 + xpbd_build_tethers_along_links3_f32" [mesh]="xpbd_build_mesh_volume3_f32 + xpbd_build_icosphere3_f32")
 kind_limit=2048
 declare -A kind_text kind_ro build_grow
 split_kinds() { # image profile -> per-kind listing on stdout, figures into kind_text/kind_ro

@@ -3,8 +3,11 @@
 # clang, warnings as errors: C99 (layout checks skipped politely), C11/C17
 # (_Static_assert), C++11/14/17/20 (static_assert). Then the layout checks
 # themselves: they hold for Cortex-M4F (clang --target), and they fire when
-# a build packs the structs differently from the library.
+# a build packs the structs differently from the library. First, every name
+# the header declares carries the xpbd prefix (.ci/header-names.sh, which
+# ffi-tests/tests/header_names.rs mirrors for cargo test).
 set -euo pipefail
+bash .ci/header-names.sh include/xpbd.h
 command -v clang >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang >/dev/null; }
 
 dir=target/ci-header

@@ -22,7 +22,7 @@ for ex in rope cloth; do
     cmp "$dir/${ex}_cpp_g++.txt" "$dir/${ex}_cpp_clang++.txt"
     cat "$dir/${ex}_c_gcc.txt" "$dir/${ex}_cpp_g++.txt"
 done
-# The C soft body (a tet block through xpbd_build_tet_block and
+# The C soft body (a tet block through xpbd_build_tet_block3 and
 # xpbd_world3_step_groups): C only, no fused multiply-add in its volume sums.
 for cc in gcc clang; do
     $cc -std=c99 $strict -ffp-contract=off -Iinclude examples/c/soft_body.c target/release/libxpbd.a -Wl,--gc-sections -o "$dir/soft_body_c_$cc"

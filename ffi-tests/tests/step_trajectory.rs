@@ -2,7 +2,9 @@
 //! `ffi-tests/c/test_step.c`, run through the C ABI from C and through the
 //! Rust API here, compared bit for bit (f64 and f32).
 
-use xpbd::step::{scratch_len, step, Contact, Plane, Sphere, StepConfig, World};
+use xpbd::step::{
+    step, Colliders, Contact, ContactOverflow, Plane, Requirements, Sphere, StepConfig, World,
+};
 use xpbd::{rope, Link, Real, ZeroLength};
 use xpbd_ffi_tests::{c_rope_scenario, c_rope_scenario_f32, ROPE_N};
 
@@ -29,33 +31,32 @@ fn rust_scenario<T: Real>(frames: i32) -> (Vec<[T; 3]>, Vec<[T; 3]>) {
         center: [f(0.6), f(-0.5), f(0.0)],
         radius: f(0.25),
     }];
-    let mut contacts = vec![Contact::default(); 4 * ROPE_N];
-    let mut scratch = vec![[f(0.0); 3]; scratch_len(ROPE_N)];
+    // The bare configuration (`StepConfig::new`: no damping, radius or
+    // friction) with every value the C scenario sets, set here too: both
+    // sides state the same explicit configuration, whatever the defaults.
     let mut config = StepConfig::new([f(0.0), f(-9.81), f(0.0)]);
     config.substeps = 8;
     config.iterations = 2;
+    config.tolerance = f(0.0);
     config.damping = f(0.5);
     config.particle_radius = f(0.02);
+    config.contact_compliance = f(0.0);
     config.static_friction = f(0.4);
     config.dynamic_friction = f(0.3);
     config.zero_length = ZeroLength::Reject;
+    config.contact_overflow = ContactOverflow::Reject;
     let dt = f(1.0) / f(60.0);
-    let mut world = World {
-        positions: &mut x,
-        velocities: &mut v,
-        inverse_masses: &w,
-        links: &mut links,
+    // The lengths the C world carves from its memory: the same requirements.
+    let needs = Requirements::new(ROPE_N, links.len(), planes.len() + spheres.len(), false);
+    let mut contacts = vec![Contact::default(); needs.contacts];
+    let mut scratch = vec![[f(0.0); 3]; needs.scratch];
+    let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
+    world.links = &mut links;
+    world.colliders = Some(Colliders {
         planes: &planes,
         spheres: &spheres,
-        contacts: &mut contacts,
-        scratch: &mut scratch,
-        link_max_force: &[],
-        torn: &mut [],
-        capsules: &[],
-        boxes: &[],
-        engine_contacts: &mut [],
-        self_collision: Default::default(),
-    };
+        ..Default::default()
+    });
     for _ in 0..frames {
         step(&mut world, dt, &config).unwrap();
     }

@@ -4,7 +4,7 @@
 //!
 //! # What is solved
 //!
-//! The same distance links as [`crate::system`] (`C = |x_j − x_i| − rest`,
+//! The same distance links as [`crate::solver`] (`C = |x_j − x_i| − rest`,
 //! the same XPBD update; bilateral or tension-only, a tension-only link
 //! stored with a negative `rest`: see [`ColoredLinks::rest`]), visited in
 //! **colored order**: the links are stored

@@ -28,7 +28,7 @@
 //!
 //! # Moving targets
 //!
-//! The caller writes `target` before a frame; [`step_with`](crate::step::step_with)
+//! The caller writes `target` before a frame; [`step`](crate::step::step)
 //! moves the point from `previous` to `target` over the frame's `S`
 //! substeps, `p(s) = target + (previous − target)·(S − 1 − s)/S` in
 //! substep `s` (exactly `target` in the last one), so a fast attachment

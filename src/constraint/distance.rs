@@ -71,7 +71,7 @@ impl<T: Real> Link<T> {
     /// validated (in range, `i ≠ j`); its rest length and compliance are
     /// not read. Clearing the bit turns it back on (nothing to recolor).
     /// [`step`](crate::step::step) sets it on links whose force exceeded
-    /// their maximum ([`World::link_max_force`](crate::step::World::link_max_force)).
+    /// their maximum ([`Tearing::max_force`](crate::step::Tearing::max_force)).
     pub const DISABLED: u32 = 2;
 
     /// Every flag bit a link may carry.

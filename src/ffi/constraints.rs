@@ -3,8 +3,8 @@
 //! [`Constraints`] a 3D system or world carries, the [`Grouped`] source
 //! through which the `xpbd_system3_*_groups` calls share the bodies of
 //! `system.rs`, and the bodies of the group builders
-//! (`xpbd_build_tethers3`, `xpbd_build_bends_cloth3`, `xpbd_build_tet_block`,
-//! `xpbd_build_mesh_volume`, `xpbd_build_icosphere`, and the mesh builders
+//! (`xpbd_build_tethers3`, `xpbd_build_bends_cloth3`, `xpbd_build_tet_block3`,
+//! `xpbd_build_mesh_volume3`, `xpbd_build_icosphere3`, and the mesh builders
 //! `xpbd_build_links_from_triangles3`, `xpbd_build_bends_from_triangles3`,
 //! `xpbd_build_links_from_tets3`, `xpbd_build_tets3`, each `[_f32]`). Those
 //! entry points are generated (`generated.rs`); the precision-free count
@@ -14,7 +14,7 @@
 //!
 //! - The groups struct is only read; the library writes each instance's
 //!   λ and, during a sweep, `mesh_scratch`; a successful
-//!   `xpbd_world3_step_groups` writes each attachment's `force` and
+//!   `xpbd_world3_step` writes each attachment's `force` and
 //!   `previous`.
 //! - Every array of the groups struct is checked (NULL only with a zero
 //!   count, aligned, bounded) and against every other buffer of the call:
@@ -353,7 +353,7 @@ pub(crate) unsafe fn build_bends_cloth_raw<T: Real>(
     }
 }
 
-/// `xpbd_build_tet_block[_f32]`: a block of `nx × ny × nz` cubes, 6 tets
+/// `xpbd_build_tet_block3[_f32]`: a block of `nx × ny × nz` cubes, 6 tets
 /// each, through [`tet_block`]. `origin` holds 3 values; `out_positions`
 /// `position_capacity` particles (3 values each). Writes the particles,
 /// the tets and both counts on success only.
@@ -416,7 +416,7 @@ pub(crate) unsafe fn build_tet_block_raw<T: Real>(
     }
 }
 
-/// The particle list arguments of `xpbd_build_mesh_volume[_f32]`: the
+/// The particle list arguments of `xpbd_build_mesh_volume3[_f32]`: the
 /// list array (`capacity` entries), its first entry for this mesh and
 /// the marks' scratch (3 values per entry, `scratch_count` entries).
 #[derive(Debug, Clone, Copy)]
@@ -428,7 +428,7 @@ pub(crate) struct MeshList<T> {
     pub(crate) scratch_count: usize,
 }
 
-/// `xpbd_build_mesh_volume[_f32]`: one closed-mesh volume constraint over
+/// `xpbd_build_mesh_volume3[_f32]`: one closed-mesh volume constraint over
 /// `triangles[first .. first + count]` (flat, 3 indices per triangle),
 /// rest volume from the flat `positions`, through [`mesh_volume`], its
 /// particle list into `list`. Writes `*out` and the list on success only
@@ -493,7 +493,7 @@ pub(crate) unsafe fn build_mesh_volume_raw<T: Real>(
     }
 }
 
-/// `xpbd_build_icosphere[_f32]`: a geodesic sphere through [`icosphere`].
+/// `xpbd_build_icosphere3[_f32]`: a geodesic sphere through [`icosphere`].
 /// `center` holds 3 values, `out_positions` `position_capacity` particles
 /// (3 values each), `out_triangles` `triangle_capacity` triangles (3
 /// indices each). Writes both arrays and both counts on success only.
@@ -804,7 +804,7 @@ pub extern "C" fn xpbd_bends_cloth_count(rows: usize, cols: usize) -> usize {
     bends_count_for_cloth(rows, cols)
 }
 
-/// The particle and tet counts of `xpbd_build_tet_block*`:
+/// The particle and tet counts of `xpbd_build_tet_block3*`:
 /// `*out_particles = (nx+1)(ny+1)(nz+1)`, `*out_tets = 6·nx·ny·nz`.
 ///
 /// Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS` (the
@@ -825,7 +825,7 @@ pub unsafe extern "C" fn xpbd_tet_block_counts(
     unsafe { counts_raw(tet_block_counts(nx, ny, nz), out_particles, out_tets) }
 }
 
-/// The particle and triangle counts of `xpbd_build_icosphere*`:
+/// The particle and triangle counts of `xpbd_build_icosphere3*`:
 /// `*out_particles = 10f² + 2`, `*out_triangles = 20f²` for frequency `f`.
 ///
 /// Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS`,

@@ -1589,7 +1589,7 @@ pub unsafe extern "C" fn xpbd_build_bends_cloth3(
 /// `origin` valid for 3 values, `out_positions` for 3·position_capacity,
 /// `out_tets` for `tet_capacity`, each count for one `size_t`.
 #[no_mangle]
-pub unsafe extern "C" fn xpbd_build_tet_block(
+pub unsafe extern "C" fn xpbd_build_tet_block3(
     nx: usize,
     ny: usize,
     nz: usize,
@@ -1636,7 +1636,7 @@ pub unsafe extern "C" fn xpbd_build_tet_block(
 /// 3·particle_count values, `out_particles` for particle_list_capacity
 /// entries, `scratch` for 3·scratch_count values, `out` for one struct.
 #[no_mangle]
-pub unsafe extern "C" fn xpbd_build_mesh_volume(
+pub unsafe extern "C" fn xpbd_build_mesh_volume3(
     triangles: *const u32,
     triangle_count: usize,
     first: u32,
@@ -1663,7 +1663,7 @@ pub unsafe extern "C" fn xpbd_build_mesh_volume(
 /// `out_positions` (3 values each: the 12 corners, then the edge points,
 /// then the face points) and `20f²` triangles into `out_triangles` (3
 /// indices each, counter-clockwise seen from outside, as
-/// `xpbd_build_mesh_volume` needs). `*out_particle_count` and
+/// `xpbd_build_mesh_volume3` needs). `*out_particle_count` and
 /// `*out_triangle_count` receive the counts (`xpbd_icosphere_counts`).
 ///
 /// Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS`,
@@ -1677,7 +1677,7 @@ pub unsafe extern "C" fn xpbd_build_mesh_volume(
 /// `out_triangles` for 3·triangle_capacity indices, each count for one
 /// `size_t`.
 #[no_mangle]
-pub unsafe extern "C" fn xpbd_build_icosphere(
+pub unsafe extern "C" fn xpbd_build_icosphere3(
     frequency: usize,
     radius: f64,
     center: *const f64,
@@ -1792,7 +1792,7 @@ pub unsafe extern "C" fn xpbd_build_bends_from_triangles3(
 /// `i < j`, sorted by `(i, j)`, rest lengths (m) from the positions, the
 /// given `compliance` (m/N), λ = 0, at most 6·tet_count links; `scratch`
 /// ≥ 6·tet_count entries of 3 `uint32_t`. For the tets of
-/// `xpbd_build_tet_block` these are the block's edges, each once.
+/// `xpbd_build_tet_block3` these are the block's edges, each once.
 /// `*out_count` receives the number written (Rust `links_for_tets`).
 ///
 /// Sizes and errors: as `xpbd_build_links_from_triangles3`, naming tets
@@ -2108,7 +2108,7 @@ pub unsafe extern "C" fn xpbd_build_bends_cloth3_f32(
 /// `origin` valid for 3 values, `out_positions` for 3·position_capacity,
 /// `out_tets` for `tet_capacity`, each count for one `size_t`.
 #[no_mangle]
-pub unsafe extern "C" fn xpbd_build_tet_block_f32(
+pub unsafe extern "C" fn xpbd_build_tet_block3_f32(
     nx: usize,
     ny: usize,
     nz: usize,
@@ -2155,7 +2155,7 @@ pub unsafe extern "C" fn xpbd_build_tet_block_f32(
 /// 3·particle_count values, `out_particles` for particle_list_capacity
 /// entries, `scratch` for 3·scratch_count values, `out` for one struct.
 #[no_mangle]
-pub unsafe extern "C" fn xpbd_build_mesh_volume_f32(
+pub unsafe extern "C" fn xpbd_build_mesh_volume3_f32(
     triangles: *const u32,
     triangle_count: usize,
     first: u32,
@@ -2182,7 +2182,7 @@ pub unsafe extern "C" fn xpbd_build_mesh_volume_f32(
 /// `out_positions` (3 values each: the 12 corners, then the edge points,
 /// then the face points) and `20f²` triangles into `out_triangles` (3
 /// indices each, counter-clockwise seen from outside, as
-/// `xpbd_build_mesh_volume_f32` needs). `*out_particle_count` and
+/// `xpbd_build_mesh_volume3_f32` needs). `*out_particle_count` and
 /// `*out_triangle_count` receive the counts (`xpbd_icosphere_counts`).
 ///
 /// Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS`,
@@ -2196,7 +2196,7 @@ pub unsafe extern "C" fn xpbd_build_mesh_volume_f32(
 /// `out_triangles` for 3·triangle_capacity indices, each count for one
 /// `size_t`.
 #[no_mangle]
-pub unsafe extern "C" fn xpbd_build_icosphere_f32(
+pub unsafe extern "C" fn xpbd_build_icosphere3_f32(
     frequency: usize,
     radius: f32,
     center: *const f32,
@@ -2311,7 +2311,7 @@ pub unsafe extern "C" fn xpbd_build_bends_from_triangles3_f32(
 /// `i < j`, sorted by `(i, j)`, rest lengths (m) from the positions, the
 /// given `compliance` (m/N), λ = 0, at most 6·tet_count links; `scratch`
 /// ≥ 6·tet_count entries of 3 `uint32_t`. For the tets of
-/// `xpbd_build_tet_block_f32` these are the block's edges, each once.
+/// `xpbd_build_tet_block3_f32` these are the block's edges, each once.
 /// `*out_count` receives the number written (Rust `links_for_tets`).
 ///
 /// Sizes and errors: as `xpbd_build_links_from_triangles3_f32`, naming tets

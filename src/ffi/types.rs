@@ -51,11 +51,12 @@ pub const XPBD_LINK_TENSION_ONLY: u32 = 1;
 /// exceeded `link_max_force`.
 pub const XPBD_LINK_DISABLED: u32 = 2;
 
-/// Contact overflow policy: a substep finding more contacts than
-/// `contact_capacity` fails the step with `XPBD_STATUS_CAPACITY_TOO_SMALL`
-/// (the default).
+/// Contact overflow policy: a substep finding more contacts than the
+/// contact budget (`XpbdColliders3::contact_budget`) or more pairs than
+/// the pair budget fails the step with `XPBD_STATUS_CAPACITY_TOO_SMALL`
+/// naming the count needed (the default).
 pub const XPBD_CONTACT_OVERFLOW_REJECT: i32 = 0;
-/// Contact overflow policy: keep the first `contact_capacity` contacts in
+/// Contact overflow policy: keep the first `contact_budget` contacts in
 /// detection order (particle index, then planes, then spheres) and count
 /// the others in `XpbdStepStats::contacts_dropped`.
 pub const XPBD_CONTACT_OVERFLOW_KEEP_FIRST: i32 = 1;
@@ -254,7 +255,7 @@ pub struct ConstraintsC<T> {
     pub mesh_scratch_count: usize,
     /// Kinematic attachments, `attachment_count` entries (the last fields:
     /// every earlier field keeps its offset); λ written, `impulse` (N·s)
-    /// during `xpbd_world3_step_groups`, and after a successful one `force`
+    /// during `xpbd_world3_step` (groups block), and after a successful one `force`
     /// (N) and `previous ← target`. Points in m, compliance in m/N.
     pub attachments: *mut Attachment<T>,
     /// Number of attachments.
@@ -262,7 +263,7 @@ pub struct ConstraintsC<T> {
     /// The mesh volumes' particle lists (particle indices),
     /// `mesh_particle_count` entries; only read. Each mesh names its
     /// distinct particles once, in the order they first appear in its
-    /// triangles (`xpbd_build_mesh_volume` writes them; checked when a
+    /// triangles (`xpbd_build_mesh_volume3` writes them; checked when a
     /// substep or step begins). The last fields: every earlier field keeps
     /// its offset.
     pub mesh_particles: *const u32,

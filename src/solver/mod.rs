@@ -52,7 +52,7 @@ pub const MAX_ITERATIONS: u32 = 65_536;
 /// particle advanced or a self-collision candidate costs less).
 ///
 /// - A system's `iterate_until`: sweeps × (links + group constraints).
-/// - A world step (`step`, `step_with`, `step_colored` and their C
+/// - A world step (`step`, `step_colored` and their C
 ///   entries), counted before anything is written: sweeps (substeps ×
 ///   iterations) × (links + contact capacity + engine contacts +
 ///   self-collision pair capacity + group constraints), plus substeps ×

@@ -29,7 +29,7 @@
 //!
 //! With the groups stored in colored order, a colored frame without
 //! self-collision gives **exactly** the bits of
-//! [`step_with`](super::step_with) on the same world, for every split: a
+//! [`step`](super::step) on the same world, for every split: a
 //! color's instances share no particle, so solving them in any split is
 //! the sequential sweep over the same order, and the contacts are solved
 //! in their sequential order. With self-collision the particle pairs are
@@ -338,7 +338,7 @@ fn iterate_groups<T: Real, const D: usize>(
     Ok(stats)
 }
 
-/// [`step_with`](super::step_with) in colored order, its phases run as
+/// [`step`](super::step) in colored order, its phases run as
 /// tasks on `jobs` (see [`crate::step`]'s colored stepping section and
 /// the table of phases there).
 ///
@@ -349,7 +349,7 @@ fn iterate_groups<T: Real, const D: usize>(
 /// [`fill_in_order`](crate::fill_in_order)); the coloring is checked
 /// proper once per frame (`stamp`: scratch, one `u32` per particle).
 /// Without self-collision the result is bit-identical to
-/// [`step_with`](super::step_with) on the same world; with it, the
+/// [`step`](super::step) on the same world; with it, the
 /// particle pairs are solved in colored order. Either way the bits do not
 /// depend on [`Jobs::split`] or on how many threads run the tasks.
 ///
@@ -357,22 +357,22 @@ fn iterate_groups<T: Real, const D: usize>(
 /// a 2D world ([`step`](super::step)'s `World<T, 2>`: links, planes,
 /// spheres, moving colliders, engine contacts, self-collision) steps in
 /// colored order too, with `constraints` empty and only `colors.links`
-/// (the groups beyond links are 3D, as [`step_with`](super::step_with)'s).
+/// (the groups beyond links are 3D, as [`step`](super::step)'s).
 /// Without self-collision its bits are those of [`step`](super::step).
 ///
 /// # Errors
 ///
-/// As [`step_with`](super::step_with); `StepError::System(`
-/// [`SystemError::InvalidShape`]`)` when `D ≠ 3` and `constraints` is not
-/// empty or `colors.bends`, `colors.tets` or `colors.tethers` is not
-/// (nothing written, not even `stamp`); [`SystemError::InvalidShape`]
+/// As [`step`](super::step); [`StepError::GroupsNeed3D`] when `D ≠ 3`
+/// and the world has groups or `colors.bends`, `colors.tets` or
+/// `colors.tethers` is not empty (nothing written, not even `stamp`);
+/// [`SystemError::InvalidShape`]
 /// (bad boundaries, `stamp` shorter than the particles, an improper color),
 /// [`SystemError::IndexOutOfRange`] and [`SystemError::SameParticle`]
 /// from the coloring check; [`StepError::JobContract`] when the job
 /// system did not run a task. On every error positions and velocities are
 /// restored and nothing is torn. The λ of links, groups and contacts
 /// after an error are unspecified, as after a failing substep of
-/// [`step_with`](super::step_with): they differ from its λ when a color
+/// [`step`](super::step): they differ from its λ when a color
 /// failed (its other instances are solved) or a substep after the first
 /// failed its entry (whose check and λ reset are one pass); an error at
 /// the frame's first entry or before writes no λ.
@@ -381,7 +381,7 @@ fn iterate_groups<T: Real, const D: usize>(
 ///
 /// ```
 /// use xpbd::step::{step_colored, OneThread, StepConfig, World};
-/// use xpbd::{color_instances, color_order, fill_in_order, Constraints, GroupColors, Link};
+/// use xpbd::{color_instances, color_order, fill_in_order, GroupColors, Link};
 ///
 /// // A 4-link rope, top pinned, links stored in colored order.
 /// let mut x: Vec<[f64; 3]> = (0..5).map(|i| [0.1 * i as f64, 1.0, 0.0]).collect();
@@ -400,11 +400,9 @@ fn iterate_groups<T: Real, const D: usize>(
 /// let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
 /// world.links = &mut colored;
 /// let colors = GroupColors { links: &starts, ..Default::default() };
-/// let mut stamp = [0u32; 5];
+/// let mut stamp = [0u32; 5]; // world.requirements().stamp
 /// let config = StepConfig::new([0.0, -9.81, 0.0]);
-/// let mut groups = Constraints::default();
-/// step_colored(&mut world, &mut groups, &colors, &mut stamp, 1.0 / 60.0, &config, &OneThread)
-///     .unwrap();
+/// step_colored(&mut world, &colors, &mut stamp, 1.0 / 60.0, &config, &OneThread).unwrap();
 /// assert!(world.positions[4][1] < 1.0);
 /// ```
 ///
@@ -413,8 +411,8 @@ fn iterate_groups<T: Real, const D: usize>(
 /// beyond links.
 ///
 /// ```
-/// use xpbd::step::{step, step_colored, Contact, OneThread, Plane, StepConfig, World};
-/// use xpbd::{Bend, Constraints, GroupColors, Link, StepError, SystemError};
+/// use xpbd::step::{step, step_colored, Colliders, Contact, OneThread, Plane, StepConfig, World};
+/// use xpbd::{Bend, Constraints, GroupColors, Link, StepError};
 ///
 /// // Links 0-1 and 2-3 share no particle (color 0), then 1-2 and 3-4.
 /// let colored: Vec<Link<f64>> = [(0, 1), (2, 3), (1, 2), (3, 4)]
@@ -433,12 +431,12 @@ fn iterate_groups<T: Real, const D: usize>(
 ///     let (mut contacts, mut scratch) = ([Contact::default(); 8], [[0.0; 2]; 15]);
 ///     let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
 ///     world.links = &mut links;
-///     world.planes = &ground;
+///     world.colliders = Some(Colliders { planes: &ground, ..Default::default() });
 ///     for _ in 0..12 {
 ///         if colored_order {
-///             let (mut groups, mut stamp) = (Constraints::default(), [0u32; 5]);
-///             step_colored(&mut world, &mut groups, &colors, &mut stamp, 1.0 / 60.0,
-///                          &config, &OneThread).unwrap();
+///             let mut stamp = [0u32; 5];
+///             step_colored(&mut world, &colors, &mut stamp, 1.0 / 60.0, &config, &OneThread)
+///                 .unwrap();
 ///         } else {
 ///             step(&mut world, 1.0 / 60.0, &config).unwrap();
 ///         }
@@ -455,9 +453,11 @@ fn iterate_groups<T: Real, const D: usize>(
 /// let (mut x, mut v) = ([[0.0_f64; 2]; 5], [[0.0; 2]; 5]);
 /// let (mut contacts, mut scratch) = ([Contact::default(); 8], [[0.0; 2]; 15]);
 /// let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
-/// let r = step_colored(&mut world, &mut groups, &GroupColors::default(), &mut [0u32; 5],
+/// world.groups = Some(groups);
+/// let r = step_colored(&mut world, &GroupColors::default(), &mut [0u32; 5],
 ///                      1.0 / 60.0, &config, &OneThread);
-/// assert_eq!(r, Err(StepError::System(SystemError::InvalidShape)));
+/// assert_eq!(r, Err(StepError::GroupsNeed3D));
+/// assert_eq!(step(&mut world, 1.0 / 60.0, &config), Err(StepError::GroupsNeed3D));
 /// ```
 pub fn step_colored<T: Real, const D: usize>(
     world: &mut World<'_, T, D>,

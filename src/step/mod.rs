@@ -59,24 +59,35 @@
 //! tangential speed drops by `min(h μ_k w |f_n|, |v_t|)` with the normal
 //! force `f_n = λ / h²`).
 //!
-//! # Contact capacity
+//! # The world and its memory
 //!
-//! `contacts` bounds the contacts of one substep. Detection visits the
-//! particles in index order and, for each particle with `w > 0`, the
-//! colliders in their order (planes, then spheres), recording a contact
-//! for every negative gap. When a substep finds more than the capacity,
+//! A [`World`] is particles and links plus optional feature blocks, each
+//! `None` for off: [`Colliders`], [`SelfCollision`], [`Tearing`], engine
+//! contacts and constraint groups. [`World::requirements`] gives every
+//! buffer's length ([`Requirements`]); the contact buffer's length is the
+//! contact budget (by default particles × colliders, which no substep
+//! exceeds) and the pair buffer's the pair budget
+//! ([`DEFAULT_PAIRS_PER_PARTICLE`] per particle).
+//!
+//! # Contact and pair budgets
+//!
+//! Detection visits the particles in index order and, for each particle
+//! with `w > 0`, the colliders in their order (planes, then spheres,
+//! capsules, boxes), recording a contact for every particle within its
+//! margin. When a substep finds more than the budget,
 //! [`StepConfig::contact_overflow`] decides: [`ContactOverflow::Reject`]
-//! (the default) fails the step with [`StepError::ContactCapacity`],
-//! [`ContactOverflow::KeepFirst`] keeps the first `capacity` contacts in
-//! that order, solves only those, and adds the others to
+//! (the default) fails the step with [`StepError::ContactCapacity`] (or
+//! [`StepError::PairCapacity`] for self-collision pairs) naming how many
+//! it found, [`ContactOverflow::KeepFirst`] keeps the first ones in that
+//! order, solves only those, and adds the others to
 //! [`StepStats::contacts_dropped`].
 //!
 //! # Tearing
 //!
-//! With [`World::link_max_force`] set (one maximum force in N per link),
+//! With a [`Tearing`] block (one maximum force in N per link),
 //! after a successful frame every link not yet [`Link::DISABLED`] whose
 //! force `|λ|/h²` (λ of the last substep, h the substep) exceeds its
-//! maximum gets the flag, in link order; the indices go to [`World::torn`]
+//! maximum gets the flag, in link order; the indices go to [`Tearing::torn`]
 //! and the count to [`StepStats::torn`]. Later frames skip those links (see
 //! [`Link::DISABLED`]). Deterministic: the same inputs tear the same links.
 //!
@@ -86,7 +97,7 @@
 //! colored order and the frame's phases (prediction, each color, the
 //! velocity update) as tasks on the engine's job system ([`Jobs`]); the
 //! core spawns no thread. With the groups stored in colored order and
-//! without self-collision its bits are those of [`step_with`]; with
+//! without self-collision its bits are those of [`step`]; with
 //! self-collision the particle pairs are colored too. The bits never
 //! depend on the split or the thread count (`docs/colored.md`, "Colored
 //! stepping"). It takes 2D worlds too (links, contacts, self-collision;
@@ -113,10 +124,9 @@
 //! is one visit, paid before the search makes it, and a search that
 //! would go over fails the step with [`StepError::WorkLimit`] (rolled
 //! back like every error inside a substep). Within the budget the pairs
-//! and their order are those of the unbounded search. Under
-//! [`ContactOverflow::Reject`] a search also stops at the first pair
-//! beyond the pair capacity (the step fails with
-//! [`StepError::ContactCapacity`] anyway).
+//! and their order are those of the unbounded search; a search counts
+//! the pairs beyond the pair budget too, so that
+//! [`StepError::PairCapacity`] can say how many were needed.
 
 mod colliders;
 mod colored;
@@ -312,7 +322,7 @@ pub struct StepStats<T> {
     /// substeps (only under [`ContactOverflow::KeepFirst`]; else 0).
     pub contacts_dropped: usize,
     /// Links this frame tore (disabled), including those beyond the
-    /// capacity of [`World::torn`].
+    /// capacity of [`Tearing::torn`].
     pub torn: usize,
     /// Most particle–particle contacts solved in one substep
     /// (self-collision; at most the capacity).

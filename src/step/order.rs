@@ -1,6 +1,6 @@
 //! The order of a frame's substeps: the [`Order`] trait every frame loop
-//! runs through ([`step`](super::step), [`step_with`](super::step_with)
-//! and [`step_colored`](super::step_colored) share one loop), and its
+//! runs through ([`step`](super::step) and
+//! [`step_colored`](super::step_colored) share one loop), and its
 //! sequential Gauss-Seidel implementation [`Sequential`] on the calling
 //! thread, with the per-range prediction and velocity update the colored
 //! order's tasks run too. The colored order is
@@ -121,8 +121,7 @@ pub(crate) trait Order<T: Real, const D: usize, const G: bool> {
     fn velocities(&self, v: &mut [[T; D]], u: &Update<'_, '_, T, D>) -> Result<bool, StepError>;
 }
 
-/// The sequential Gauss-Seidel frame of [`step`](super::step) and
-/// [`step_with`](super::step_with).
+/// The sequential Gauss-Seidel frame of [`step`](super::step).
 pub(crate) struct Sequential;
 
 impl<T: Real, const D: usize, const G: bool> Order<T, D, G> for Sequential {

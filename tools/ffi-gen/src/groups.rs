@@ -259,7 +259,7 @@ pub unsafe extern "C" fn xpbd_build_bends_cloth3{S}(
 /// `origin` valid for 3 values, `out_positions` for 3·position_capacity,
 /// `out_tets` for `tet_capacity`, each count for one `size_t`.
 #[no_mangle]
-pub unsafe extern "C" fn xpbd_build_tet_block{S}(
+pub unsafe extern "C" fn xpbd_build_tet_block3{S}(
     nx: usize,
     ny: usize,
     nz: usize,
@@ -306,7 +306,7 @@ pub unsafe extern "C" fn xpbd_build_tet_block{S}(
 /// 3·particle_count values, `out_particles` for particle_list_capacity
 /// entries, `scratch` for 3·scratch_count values, `out` for one struct.
 #[no_mangle]
-pub unsafe extern "C" fn xpbd_build_mesh_volume{S}(
+pub unsafe extern "C" fn xpbd_build_mesh_volume3{S}(
     triangles: *const u32,
     triangle_count: usize,
     first: u32,
@@ -333,7 +333,7 @@ pub unsafe extern "C" fn xpbd_build_mesh_volume{S}(
 /// `out_positions` (3 values each: the 12 corners, then the edge points,
 /// then the face points) and `20f²` triangles into `out_triangles` (3
 /// indices each, counter-clockwise seen from outside, as
-/// `xpbd_build_mesh_volume{S}` needs). `*out_particle_count` and
+/// `xpbd_build_mesh_volume3{S}` needs). `*out_particle_count` and
 /// `*out_triangle_count` receive the counts (`xpbd_icosphere_counts`).
 ///
 /// Errors, with nothing written: `NULL_POINTER`, `ALIASED_BUFFERS`,
@@ -347,7 +347,7 @@ pub unsafe extern "C" fn xpbd_build_mesh_volume{S}(
 /// `out_triangles` for 3·triangle_capacity indices, each count for one
 /// `size_t`.
 #[no_mangle]
-pub unsafe extern "C" fn xpbd_build_icosphere{S}(
+pub unsafe extern "C" fn xpbd_build_icosphere3{S}(
     frequency: usize,
     radius: {T},
     center: *const {T},
@@ -462,7 +462,7 @@ pub unsafe extern "C" fn xpbd_build_bends_from_triangles3{S}(
 /// `i < j`, sorted by `(i, j)`, rest lengths (m) from the positions, the
 /// given `compliance` (m/N), λ = 0, at most 6·tet_count links; `scratch`
 /// ≥ 6·tet_count entries of 3 `uint32_t`. For the tets of
-/// `xpbd_build_tet_block{S}` these are the block's edges, each once.
+/// `xpbd_build_tet_block3{S}` these are the block's edges, each once.
 /// `*out_count` receives the number written (Rust `links_for_tets`).
 ///
 /// Sizes and errors: as `xpbd_build_links_from_triangles3{S}`, naming tets
