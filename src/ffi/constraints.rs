@@ -40,12 +40,12 @@ use crate::constraint::pressure::{MeshVolume, MeshVolumes};
 use crate::constraint::tether::{tethers, Tether};
 use crate::constraint::volume::Tet;
 use crate::real::Real;
-use crate::solver::tethers_along_links;
-use crate::solver::{
+use crate::build::{
     bends_count_for_cloth, bends_for_cloth, bends_for_triangles, icosphere, icosphere_counts,
-    links_for_tets, links_for_triangles, mesh_volume, tet_block, tet_block_counts, tets_for_mesh,
-    Constraints, MeshParticles, System,
+    links_for_tets, links_for_triangles, mesh_volume, tet_block, tet_block_counts,
+    tethers_along_links, tets_for_mesh, MeshParticles,
 };
+use crate::solver::{Constraints, System};
 use crate::{Link, SystemError};
 
 /// The arrays of a groups struct, then the struct itself, for the one

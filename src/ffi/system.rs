@@ -37,7 +37,7 @@ use super::check::{check_buffers, check_groups, read, slice, slice_mut, write_op
 use super::status::XpbdStatus;
 use super::types::{policy_of, SystemC};
 use crate::real::Real;
-use crate::solver::{self, Convergence, Link, Substep, SweepStats, System};
+use crate::solver::{Convergence, Link, Substep, SweepStats, System};
 use crate::SystemError;
 
 /// Writes the error index of `e` into the system and returns its status.
@@ -394,7 +394,7 @@ pub(crate) unsafe fn build_raw<T: Real>(
     positions: *const T,
     count: usize,
     d: usize,
-    shape: solver::Shape,
+    shape: crate::build::Shape,
     compliance: T,
     links: *mut Link<T>,
     capacity: usize,
@@ -415,7 +415,7 @@ pub(crate) unsafe fn build_raw<T: Real>(
     // SAFETY: checked non-null (or empty), aligned, bounded and disjoint;
     // valid for their counts by the caller's contract.
     let (x, out) = unsafe { (slice(positions, coordinates), slice_mut(links, capacity)) };
-    match solver::build(x, count, d, shape, compliance, out) {
+    match crate::build::build(x, count, d, shape, compliance, out) {
         Ok(n) => {
             // SAFETY: non-null, valid, and disjoint from the link buffer.
             unsafe { ptr::write(out_count, n) };
@@ -430,5 +430,5 @@ pub(crate) unsafe fn build_raw<T: Real>(
 /// smaller than 2 × 2 or the count overflows.
 #[no_mangle]
 pub extern "C" fn xpbd_cloth_link_count(rows: usize, cols: usize, shear: i32) -> usize {
-    solver::cloth_link_count(rows, cols, shear != 0).unwrap_or(0)
+    crate::build::cloth_link_count(rows, cols, shear != 0).unwrap_or(0)
 }

@@ -86,11 +86,6 @@ pub(crate) fn sweep_work(sweeps: u64, per_sweep: usize) -> u64 {
     sweeps.saturating_mul(per)
 }
 
-mod build;
-mod build_bends;
-mod build_meshes;
-mod build_tethers;
-mod build_volumes;
 mod groups;
 mod stats;
 mod substep;
@@ -99,16 +94,6 @@ mod system;
 
 pub use crate::constraint::distance::Link;
 pub use crate::error::SystemError;
-pub(crate) use build::{build, Shape};
-pub use build::{closed_loop, cloth, cloth_link_count, rope};
-pub use build_bends::{bends_count_for_cloth, bends_for_cloth, bends_for_triangles};
-pub use build_meshes::{links_for_tets, links_for_triangles, tets_for_mesh};
-pub use build_tethers::tethers_along_links;
-pub use build_volumes::{
-    enclosed_volume, icosphere, icosphere_counts, mesh_volume, surface_links, tet_block,
-    tet_block_counts, tet_block_link_count, tet_block_links, tet_rest_volumes, tet_volume,
-    MeshParticles,
-};
 pub(crate) use groups::stop_error;
 pub use groups::{Constraints, Group};
 pub use stats::{Convergence, SweepStats};
@@ -119,6 +104,7 @@ pub(crate) use substep::{
 pub(crate) use sweep::{count_visit, iterate_until, measure, sweep, sweep_links, Stop, Tally};
 pub use system::System;
 pub(crate) use system::{
+    coords,
     first_non_finite, first_zero_length, validate, validate_links, validate_particles,
 };
 

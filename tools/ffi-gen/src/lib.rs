@@ -609,7 +609,8 @@ use crate::constraint::bend::Bend;
 use crate::constraint::pressure::MeshVolume;
 use crate::constraint::tether::Tether;
 use crate::constraint::volume::Tet;
-use crate::solver::{Convergence, Link, Shape, SweepStats};
+use crate::build::Shape;
+use crate::solver::{Convergence, Link, SweepStats};
 use crate::step::StepStats;
 "#,
     );

@@ -2,8 +2,8 @@
 //! edges found by sorting their keys in a caller scratch (no heap).
 //! Positions first, as every builder.
 
-use super::build_bends::sorted_edge_keys;
-use super::build_volumes::{rest, rest_volume};
+use super::bends::sorted_edge_keys;
+use super::volumes::{rest, rest_volume};
 use crate::constraint::distance::{index, Link};
 use crate::constraint::volume::Tet;
 use crate::constraint::{check_particles, Invalid};

@@ -1,7 +1,7 @@
 //! Builders: ropes, closed loops and cloth grids written into caller
 //! link slices, all-or-nothing, rest lengths from the positions.
 
-use super::system::coords;
+use crate::solver::coords;
 use crate::constraint::distance::Link;
 use crate::math::length_squared;
 use crate::real::{finite_non_negative, Real};
