@@ -92,6 +92,7 @@ mod build_meshes;
 mod build_tethers;
 mod build_volumes;
 mod groups;
+mod kinds;
 mod stats;
 mod substep;
 mod sweep;
