@@ -112,6 +112,7 @@ pub use build_volumes::{
 };
 pub(crate) use groups::stop_error;
 pub use groups::{Constraints, Group};
+pub(crate) use kinds::{group_kinds, GROUPS};
 pub use stats::{Convergence, SweepStats};
 pub use substep::Substep;
 pub(crate) use substep::{
