@@ -35,7 +35,8 @@
 //! | kinematic attachment | [`attachment`] | 1 (three axes) | free |
 //!
 //! Adding a kind: one file here implementing `Constraint`, one line in
-//! the table above, its C item type, its tests (`docs/constraints.md`).
+//! the kinds table (`solver::kinds`, for a group) and the table above,
+//! its C item type, its tests (`docs/constraints.md`).
 
 pub mod attachment;
 pub mod bend;
