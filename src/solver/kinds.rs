@@ -12,7 +12,7 @@
 //!   bare-metal loops), in table order;
 //! - the colored side (`colored::groups`): the groups colored by
 //!   boundaries and those that are a color per instance, the colored
-//!   entry's reset list ([`colored_counts`](Constraints::colored_counts));
+//!   entry's reset list (`step::colored_entry`);
 //! - the C list: `tests/architecture.rs` compares the C item types of the
 //!   table with `cbindgen.toml`, `ffi-tests/build.rs` and `tools/ffi-gen`.
 //!
@@ -60,7 +60,7 @@ pub(crate) use group_kinds;
 
 use super::groups::{Constraints, Group};
 
-/// What a group's sweep needs beyond the particles: `h² ` (s²) and the
+/// What a group's sweep needs beyond the particles: `h²` (s²) and the
 /// attachments' weight of `previous` (`lag`, 0 outside a step).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct At<T> {
