@@ -46,16 +46,16 @@ use core::ptr;
 use super::coloring::{check_instance_coloring, check_starts, Instance};
 use super::{ix, job_range};
 use crate::constraint::attachment::{solve_attachment, Attachment};
-use crate::constraint::bend::{self, Bend};
+use crate::constraint::bend::Bend;
 use crate::constraint::distance;
 use crate::constraint::pressure::{solve_mesh, MeshVolume};
-use crate::constraint::tether::{self, Tether};
-use crate::constraint::volume::{self, Tet};
+use crate::constraint::tether::Tether;
+use crate::constraint::volume::Tet;
 use crate::constraint::{solve, Constraint, Count, Outcome, Particles, Scaled};
 use crate::real::Real;
 use crate::solver::{
-    count_visit, stop_error, Constraints, Group, Link, Stop, Substep, SweepStats, SystemError,
-    Tally, ZeroLength,
+    count_visit, group_kinds, stop_error, Constraints, Group, Link, Stop, Substep, SweepStats,
+    SystemError, Tally, ZeroLength, GROUPS,
 };
 
 /// The color boundaries of a 3D system's groups, each group stored in
@@ -77,19 +77,182 @@ pub struct GroupColors<'c> {
     pub tethers: &'c [usize],
 }
 
-impl<'c> GroupColors<'c> {
-    /// The boundaries of a colored group (`None` for meshes).
-    #[must_use]
-    pub fn of(&self, group: Group) -> Option<&'c [usize]> {
-        match group {
-            Group::Links => Some(self.links),
-            Group::Bends => Some(self.bends),
-            Group::Tets => Some(self.tets),
-            Group::Tethers => Some(self.tethers),
-            Group::Meshes | Group::Attachments => None,
+/// The colored side of the kinds table: [`GroupColors::of`], the
+/// [`RawGroups`] walks that name a group ([`RawGroups::len`], the range
+/// dispatch of [`RawGroups::run_colors`]) and the colors' checks, each
+/// group by its walk (`solver::kinds`): the `fast*` groups are colored by
+/// boundaries (a field of [`GroupColors`] each) and solved by their fast
+/// kernel on hosts, the others are a color per instance.
+macro_rules! colored_walks {
+    ($( $(#[$doc:meta])* $field:ident : $group:ident, $item:ident, $c:ident, $walk:ident($module:ident); )*) => {
+        impl<'c> GroupColors<'c> {
+            /// The boundaries of a colored group (`None` for the groups
+            /// that are a color per instance: meshes, attachments).
+            #[must_use]
+            pub fn of(&self, group: Group) -> Option<&'c [usize]> {
+                match group {
+                    Group::Links => Some(self.links),
+                    $( Group::$group => colors_of!($walk self.$field), )*
+                }
+            }
         }
-    }
+
+        impl<T: Real, const D: usize> RawGroups<T, D> {
+            /// The instance count of a group.
+            fn len(&self, group: Group) -> usize {
+                match group {
+                    Group::Links => self.links.len,
+                    $( Group::$group => self.$field.len, )*
+                }
+            }
+
+            /// Solves `begin .. end` (`end` clamped) of a group of the
+            /// table over the colors `starts` ([`run_colors`](Self::run_colors)).
+            ///
+            /// # Safety
+            /// As [`run`](Self::run).
+            unsafe fn run_kind(
+                &self,
+                group: Group,
+                begin: usize,
+                end: usize,
+                starts: &[usize],
+            ) -> Result<SweepStats<T>, Stop> {
+                let _ = starts;
+                // SAFETY: forwarded caller contract.
+                unsafe {
+                    match group {
+                        Group::Links => Ok(SweepStats::default()),
+                        $( Group::$group => run_kind!($walk $module self $field begin end starts), )*
+                    }
+                }
+            }
+        }
+
+        /// Checks the boundaries of every group against the group lengths (not
+        /// whether the coloring is proper).
+        pub(crate) fn check_colors<T>(
+            colors: &GroupColors<'_>,
+            links: usize,
+            c: &Constraints<'_, T>,
+        ) -> Result<(), SystemError> {
+            check_starts(colors.links, links)?;
+            $( check_colors!($walk colors.$field, c.$field); )*
+            Ok(())
+        }
+
+        /// Checks the boundaries of every group and that each coloring is proper
+        /// over `n` particles (`stamp`: scratch, one `u32` per particle), naming a
+        /// bad instance by its global index. Writes only `stamp`.
+        pub(crate) fn check_proper<T: Real>(
+            colors: &GroupColors<'_>,
+            links: &[Link<T>],
+            c: &Constraints<'_, T>,
+            n: usize,
+            stamp: &mut [u32],
+        ) -> Result<(), SystemError> {
+            check_colors(colors, links.len(), c)?;
+            let at = |base: usize| {
+                move |e: SystemError| match e {
+                    SystemError::IndexOutOfRange { constraint } => SystemError::IndexOutOfRange {
+                        constraint: base.saturating_add(constraint),
+                    },
+                    SystemError::SameParticle { constraint } => SystemError::SameParticle {
+                        constraint: base.saturating_add(constraint),
+                    },
+                    other => other,
+                }
+            };
+            check_instance_coloring(links, colors.links, n, stamp).map_err(at(0))?;
+            let mut counts = c.counts(links.len()).into_iter();
+            let mut base = counts.next().unwrap_or(0);
+            $(
+                check_proper!($walk colors.$field, c.$field, n, stamp, at(base));
+                base = base.saturating_add(counts.next().unwrap_or(0));
+            )*
+            let _ = base;
+            Ok(())
+        }
+    };
 }
+
+/// A group's boundaries in [`GroupColors`], by its walk.
+macro_rules! colors_of {
+    (mesh $f:expr) => {
+        None
+    };
+    (lagged $f:expr) => {
+        None
+    };
+    ($walk:ident $f:expr) => {
+        Some($f)
+    };
+}
+
+/// A group's range solved, by its walk (in an `unsafe` block).
+macro_rules! run_kind {
+    (fast $module:ident $s:ident $field:ident $begin:ident $end:ident $starts:ident) => {
+        if IN_PLACE {
+            let h2 = $s.h2;
+            $s.range_in_place($s.$field, $begin, $end, $starts, |k, x, tally| {
+                crate::constraint::$module::solve_in_place(k, x, h2, tally)
+            })
+        } else {
+            $s.range($s.$field, $begin, $end)
+        }
+    };
+    (fast_pairs $module:ident $s:ident $field:ident $begin:ident $end:ident $starts:ident) => {
+        if IN_PLACE {
+            let h2 = $s.h2;
+            $s.range_in_place_pairs(
+                $s.$field,
+                $begin,
+                $end,
+                $starts,
+                |k, x, tally| crate::constraint::$module::solve_in_place(k, x, h2, tally),
+                |a, b, x| crate::constraint::$module::solve_pair_in_place(a, b, x, h2),
+            )
+        } else {
+            $s.range($s.$field, $begin, $end)
+        }
+    };
+    (fast_scaled $module:ident $s:ident $field:ident $begin:ident $end:ident $starts:ident) => {
+        if IN_PLACE {
+            let mut alpha = Scaled::new($s.h2);
+            $s.range_in_place($s.$field, $begin, $end, $starts, move |k, x, tally| {
+                crate::constraint::$module::solve_in_place(k, x, &mut alpha, tally)
+            })
+        } else {
+            $s.range($s.$field, $begin, $end)
+        }
+    };
+    (mesh $module:ident $s:ident $field:ident $begin:ident $end:ident $starts:ident) => {
+        $s.meshes($begin, $end)
+    };
+    (lagged $module:ident $s:ident $field:ident $begin:ident $end:ident $starts:ident) => {
+        $s.attachments($begin, $end)
+    };
+}
+
+/// A group's boundaries checked against its length, by its walk.
+macro_rules! check_colors {
+    (mesh $starts:expr, $items:expr) => {};
+    (lagged $starts:expr, $items:expr) => {};
+    ($walk:ident $starts:expr, $items:expr) => {
+        check_starts($starts, $items.len())?
+    };
+}
+
+/// A group's coloring checked proper, by its walk.
+macro_rules! check_proper {
+    (mesh $starts:expr, $items:expr, $n:expr, $stamp:expr, $at:expr) => {};
+    (lagged $starts:expr, $items:expr, $n:expr, $stamp:expr, $at:expr) => {};
+    ($walk:ident $starts:expr, $items:expr, $n:expr, $stamp:expr, $at:expr) => {
+        check_instance_coloring(&*$items, $starts, $n, $stamp).map_err($at)?
+    };
+}
+
+group_kinds!(colored_walks);
 
 /// Caller memory of one group, as a pointer and a length (any pointer
 /// when the length is 0).
@@ -137,7 +300,7 @@ pub(crate) struct RawGroups<T, const D: usize = 3> {
     /// The tethers.
     pub(crate) tethers: RawGroup<Tether<T>>,
     /// The mesh volumes.
-    pub(crate) volumes: RawGroup<MeshVolume<T>>,
+    pub(crate) meshes: RawGroup<MeshVolume<T>>,
     /// The meshes' triangles; never written.
     pub(crate) triangles: RawGroup<[u32; 3]>,
     /// The meshes' particle lists; never written.
@@ -187,7 +350,7 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
             bends: RawGroup::of(c.bends),
             tets: RawGroup::of(c.tets),
             tethers: RawGroup::of(c.tethers),
-            volumes: RawGroup::of(c.meshes.volumes),
+            meshes: RawGroup::of(c.meshes.volumes),
             triangles: RawGroup {
                 p: c.meshes.triangles.as_ptr().cast_mut(),
                 len: c.meshes.triangles.len(),
@@ -204,31 +367,12 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
         }
     }
 
-    /// The instance count of a group.
-    fn len(&self, group: Group) -> usize {
-        match group {
-            Group::Links => self.links.len,
-            Group::Bends => self.bends.len,
-            Group::Tets => self.tets.len,
-            Group::Tethers => self.tethers.len,
-            Group::Meshes => self.volumes.len,
-            Group::Attachments => self.attachments.len,
-        }
-    }
-
     /// The global index of a group's first instance.
     fn base(&self, group: Group) -> usize {
-        let order = [
-            (Group::Links, self.links.len),
-            (Group::Bends, self.bends.len),
-            (Group::Tets, self.tets.len),
-            (Group::Tethers, self.tethers.len),
-            (Group::Meshes, self.volumes.len),
-        ];
-        order
+        GROUPS
             .iter()
-            .take_while(|(g, _)| *g != group)
-            .fold(0usize, |acc, (_, n)| acc.saturating_add(*n))
+            .take_while(|g| **g != group)
+            .fold(0usize, |acc, g| acc.saturating_add(self.len(*g)))
     }
 
     /// Solves instances `begin .. end` of `group` (clamped to the group).
@@ -279,34 +423,7 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
                         .map_err(Stop::for_links);
                 }
                 Group::Links => return self.range(self.links, begin, end).map_err(Stop::for_links),
-                Group::Bends if IN_PLACE => {
-                    let h2 = self.h2;
-                    self.range_in_place(self.bends, begin, end, starts, |b, x, tally| {
-                        bend::solve_in_place(b, x, h2, tally)
-                    })
-                }
-                Group::Bends => self.range(self.bends, begin, end),
-                Group::Tets if IN_PLACE => {
-                    let h2 = self.h2;
-                    self.range_in_place_pairs(
-                        self.tets,
-                        begin,
-                        end,
-                        starts,
-                        |t, x, tally| volume::solve_in_place(t, x, h2, tally),
-                        |a, b, x| volume::solve_pair_in_place(a, b, x, h2),
-                    )
-                }
-                Group::Tets => self.range(self.tets, begin, end),
-                Group::Tethers if IN_PLACE => {
-                    let mut alpha = Scaled::new(self.h2);
-                    self.range_in_place(self.tethers, begin, end, starts, move |t, x, tally| {
-                        tether::solve_in_place(t, x, &mut alpha, tally)
-                    })
-                }
-                Group::Tethers => self.range(self.tethers, begin, end),
-                Group::Meshes => self.meshes(begin, end),
-                Group::Attachments => self.attachments(begin, end),
+                _ => self.run_kind(group, begin, end, starts),
             }
         };
         r.map_err(|stop| stop_error(stop, base))
@@ -524,7 +641,7 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
             (
                 part(self.x, self.n),
                 part_ref(self.w, self.n),
-                part(self.volumes.p, self.volumes.len),
+                part(self.meshes.p, self.meshes.len),
                 part_ref(self.triangles.p.cast_const(), self.triangles.len),
                 part_ref(self.particles.p.cast_const(), self.particles.len),
                 part(self.scratch.p, self.scratch.len),
@@ -581,8 +698,13 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
         colors: &GroupColors<'_>,
     ) -> Result<SweepStats<T>, SystemError> {
         let mut stats = SweepStats::default();
-        for group in [Group::Links, Group::Bends, Group::Tets, Group::Tethers] {
-            let starts = colors.of(group).unwrap_or(&[]);
+        for group in GROUPS {
+            let Some(starts) = colors.of(group) else {
+                // A color per instance, solved in order on one thread.
+                // SAFETY: forwarded caller contract (one thread).
+                stats = stats.merge(unsafe { self.run(group, 0, self.len(group)) }?);
+                continue;
+            };
             if IN_PLACE {
                 // One thread: the group's colors in one loop (the same
                 // order, bits, statistics and stop as color by color).
@@ -600,10 +722,7 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
                 stats = stats.merge(unsafe { self.run(group, b, e) }?);
             }
         }
-        // SAFETY: forwarded caller contract (one thread).
-        stats = stats.merge(unsafe { self.run(Group::Meshes, 0, self.volumes.len) }?);
-        // SAFETY: forwarded caller contract (one thread).
-        Ok(stats.merge(unsafe { self.run(Group::Attachments, 0, self.attachments.len) }?))
+        Ok(stats)
     }
 }
 
@@ -708,50 +827,6 @@ unsafe fn part_ref<'x, U>(p: *const U, len: usize) -> &'x [U] {
         // SAFETY: forwarded caller contract.
         unsafe { core::slice::from_raw_parts(p, len) }
     }
-}
-
-/// Checks the boundaries of every group against the group lengths (not
-/// whether the coloring is proper).
-pub(crate) fn check_colors<T>(
-    colors: &GroupColors<'_>,
-    links: usize,
-    c: &Constraints<'_, T>,
-) -> Result<(), SystemError> {
-    check_starts(colors.links, links)?;
-    check_starts(colors.bends, c.bends.len())?;
-    check_starts(colors.tets, c.tets.len())?;
-    check_starts(colors.tethers, c.tethers.len())
-}
-
-/// Checks the boundaries of every group and that each coloring is proper
-/// over `n` particles (`stamp`: scratch, one `u32` per particle), naming a
-/// bad instance by its global index. Writes only `stamp`.
-pub(crate) fn check_proper<T: Copy>(
-    colors: &GroupColors<'_>,
-    links: &[Link<T>],
-    c: &Constraints<'_, T>,
-    n: usize,
-    stamp: &mut [u32],
-) -> Result<(), SystemError> {
-    check_colors(colors, links.len(), c)?;
-    let at = |base: usize| {
-        move |e: SystemError| match e {
-            SystemError::IndexOutOfRange { constraint } => SystemError::IndexOutOfRange {
-                constraint: base.saturating_add(constraint),
-            },
-            SystemError::SameParticle { constraint } => SystemError::SameParticle {
-                constraint: base.saturating_add(constraint),
-            },
-            other => other,
-        }
-    };
-    let bends = links.len();
-    let tets = bends.saturating_add(c.bends.len());
-    let tethers = tets.saturating_add(c.tets.len());
-    check_instance_coloring(links, colors.links, n, stamp).map_err(at(0))?;
-    check_instance_coloring(&*c.bends, colors.bends, n, stamp).map_err(at(bends))?;
-    check_instance_coloring(&*c.tets, colors.tets, n, stamp).map_err(at(tets))?;
-    check_instance_coloring(&*c.tethers, colors.tethers, n, stamp).map_err(at(tethers))
 }
 
 mod view;

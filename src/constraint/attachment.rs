@@ -292,7 +292,7 @@ pub(crate) fn solve_attachment<T: Real, const D: usize>(
         if let Some(slot) = positions.get_mut(p) {
             *slot = x;
         }
-        item.lambda = lambda;
+        super::store_lambda(&mut item.lambda, lambda);
     }
     Ok(outcome)
 }

@@ -492,7 +492,7 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
         }
         write_moving(x, &particles, &next, &wk);
     }
-    b.lambda = u.lambda;
+    super::store_lambda(&mut b.lambda, u.lambda);
     tally.count(Outcome::Applied {
         c_abs: u.c_abs,
         residual: u.residual,

@@ -383,7 +383,7 @@ pub(crate) fn sweep_colliders<T: Real, const D: usize>(
                 ..*item
             };
             let r = super::solve(&mut shifted, positions, inverse_masses, p, h2);
-            item.lambda = shifted.lambda;
+            super::store_lambda(&mut item.lambda, shifted.lambda);
             r.map_err(|_| index)?;
             continue;
         };
@@ -401,7 +401,7 @@ pub(crate) fn sweep_colliders<T: Real, const D: usize>(
             return Err(index);
         }
         *x = next;
-        item.lambda = u.lambda;
+        super::store_lambda(&mut item.lambda, u.lambda);
     }
     Ok(())
 }

@@ -257,7 +257,7 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
     if wj != T::ZERO {
         x.set(j, nj);
     }
-    l.lambda = u.lambda;
+    super::store_lambda(&mut l.lambda, u.lambda);
     tally.count(Outcome::Applied {
         c_abs: u.c_abs,
         residual: u.residual,

@@ -35,7 +35,8 @@
 //! | kinematic attachment | [`attachment`] | 1 (three axes) | free |
 //!
 //! Adding a kind: one file here implementing `Constraint`, one line in
-//! the table above, its C item type, its tests (`docs/constraints.md`).
+//! the kinds table (`solver::kinds`, for a group) and the table above,
+//! its C item type, its tests (`docs/constraints.md`).
 
 pub mod attachment;
 pub mod bend;
@@ -629,6 +630,18 @@ pub(crate) fn solve<T: Real, const D: usize, const N: usize, K: Constraint<T, D,
         item.set_lambda(*lambda);
     }
     Ok(v.outcome())
+}
+
+/// The one λ store of a kind's own solve-and-commit: `*slot ← lambda`,
+/// once every corrected position is known finite. Only the kinds the
+/// kinds table declares call it (`solver::kinds`: the fast kernels, whose
+/// Δλ is [`update`]'s, and the exceptions: a closed mesh, with no fixed
+/// particle count, and an attachment, whose three axes go through
+/// [`visit`] and commit together); links' and collider contacts' fast
+/// kernels too (`tests/architecture.rs` checks the list).
+#[inline(always)]
+pub(crate) fn store_lambda<L>(slot: &mut L, lambda: L) {
+    *slot = lambda;
 }
 
 /// [`solve`]'s commit, for the group sweeps (`solver::groups`): writes the

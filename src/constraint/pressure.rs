@@ -668,7 +668,7 @@ pub(crate) fn solve_mesh<T: Real, const D: usize>(
         }
         write = true;
     }
-    mesh.lambda = u.lambda;
+    super::store_lambda(&mut mesh.lambda, u.lambda);
     Ok(Outcome::Applied {
         c_abs: u.c_abs,
         residual: u.residual,

@@ -352,7 +352,7 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
             }
         }
     }
-    t.lambda = u.lambda;
+    super::store_lambda(&mut t.lambda, u.lambda);
     tally.count(Outcome::Applied {
         c_abs: u.c_abs,
         residual: u.residual,

@@ -299,7 +299,7 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
             return done;
         }
     }
-    t.lambda = u.lambda;
+    super::store_lambda(&mut t.lambda, u.lambda);
     tally.count(Outcome::Applied {
         c_abs: u.c_abs,
         residual: u.residual,
@@ -419,12 +419,13 @@ pub(crate) fn solve_pair_in_place<T: Real, const D: usize, P: Particles<T, D>>(
         });
     let six = [six::<T>(); 2];
     let c = sub2(dot3x2(&g3, &e3), mul2(six, [a.rest_volume, b.rest_volume]));
-    // `update` (λ free), lane-wise.
-    let alpha = div2([a.compliance, b.compliance], [h2; 2]);
-    let lambda = [a.lambda, b.lambda];
-    let numerator = sub2(neg2(c), mul2(alpha, lambda));
-    let delta = div2(numerator, add2(weight, alpha));
-    let lambda = add2(lambda, delta);
+    // The one `update` (λ free) for each lane.
+    let [alpha_a, alpha_b] = div2([a.compliance, b.compliance], [h2; 2]);
+    let ([c_a, c_b], [weight_a, weight_b]) = (c, weight);
+    let ua = update(c_a, a.lambda, weight_a, alpha_a, Bound::Free);
+    let ub = update(c_b, b.lambda, weight_b, alpha_b, Bound::Free);
+    let delta = [ua.delta, ub.delta];
+    let lambda = [ua.lambda, ub.lambda];
     let mut next = p;
     for ((xk, &wk), gk) in next.iter_mut().zip(&wk).zip(&gradient) {
         let s = mul2(wk, delta);
@@ -446,8 +447,6 @@ pub(crate) fn solve_pair_in_place<T: Real, const D: usize, P: Particles<T, D>>(
     if !((wa >= T::MIN_POSITIVE) & (wb >= T::MIN_POSITIVE) & sa.is_finite() & sb.is_finite()) {
         return None;
     }
-    let [ca, cb] = c;
-    let [ra, rb] = numerator;
     let [la, lb] = lambda;
     for ((&k, xk), &[w, _]) in pa.iter().zip(&next).zip(&wk) {
         let [[u, _], [v, _], [z, _]] = *xk;
@@ -455,22 +454,22 @@ pub(crate) fn solve_pair_in_place<T: Real, const D: usize, P: Particles<T, D>>(
             x.set(k, from3([u, v, z]));
         }
     }
-    a.lambda = la;
+    super::store_lambda(&mut a.lambda, la);
     for ((&k, xk), &[_, w]) in pb.iter().zip(&next).zip(&wk) {
         let [[_, u], [_, v], [_, z]] = *xk;
         if w != T::ZERO {
             x.set(k, from3([u, v, z]));
         }
     }
-    b.lambda = lb;
+    super::store_lambda(&mut b.lambda, lb);
     Some([
         Outcome::Applied {
-            c_abs: ca.abs(),
-            residual: ra.abs(),
+            c_abs: ua.c_abs,
+            residual: ua.residual,
         },
         Outcome::Applied {
-            c_abs: cb.abs(),
-            residual: rb.abs(),
+            c_abs: ub.c_abs,
+            residual: ub.residual,
         },
     ])
 }
@@ -505,13 +504,6 @@ fn div2<T: Real>(a: [T; 2], b: [T; 2]) -> [T; 2] {
     let [a0, a1] = a;
     let [b0, b1] = b;
     [a0 / b0, a1 / b1]
-}
-
-/// `−a` per lane.
-#[inline(always)]
-fn neg2<T: Real>(a: [T; 2]) -> [T; 2] {
-    let [a0, a1] = a;
-    [-a0, -a1]
 }
 
 /// [`sub3`] per lane.

@@ -341,7 +341,7 @@ pub(crate) unsafe fn group_job_raw<T: Real>(
             p: g.tethers,
             len: g.tether_count,
         },
-        volumes: RawGroup {
+        meshes: RawGroup {
             p: g.mesh_volumes,
             len: g.mesh_volume_count,
         },

@@ -18,56 +18,95 @@
 //! and in jobs with the same bits ([`crate::colored::groups`]); a position
 //! is then the instance's colored position.
 
+use super::kinds::group_kinds;
 use super::sweep::{sweep_in_place, Stop, Tally};
-use super::{count_visit, reset_lambdas, SweepStats, ZeroLength};
-use crate::constraint::attachment::{solve_attachment, visit_attachment, Attachment};
-use crate::constraint::bend::{self, Bend};
+use super::{count_visit, SweepStats, ZeroLength};
+use crate::constraint::attachment::Attachment;
+use crate::constraint::bend::Bend;
 use crate::constraint::pressure::{solve_mesh, visit_mesh, MeshVolumes};
-use crate::constraint::tether::{self, Tether};
-use crate::constraint::volume::{self, Tet};
+use crate::constraint::tether::Tether;
+use crate::constraint::volume::Tet;
 use crate::constraint::{
-    commit, solve, visit, Constraint, Fault, InPlace, Invalid, Outcome, Scaled, Visit,
+    commit, solve, visit, Constraint, Fault, InPlace, Invalid, Outcome, Visit,
 };
 use crate::real::Real;
 use crate::SystemError;
 
-/// The constraint groups of a [`System`](crate::System) beyond its links
-/// (3D systems: [`System::with_constraints`](crate::System::with_constraints)).
-/// Every group is caller memory; empty groups cost nothing.
-#[derive(Debug, Default)]
-pub struct Constraints<'a, T> {
-    /// Dihedral bending constraints.
-    pub bends: &'a mut [Bend<T>],
-    /// Tetrahedral volume constraints.
-    pub tets: &'a mut [Tet<T>],
-    /// Long-range tethers.
-    pub tethers: &'a mut [Tether<T>],
-    /// Closed-mesh volume (pressure) constraints.
-    pub meshes: MeshVolumes<'a, T>,
-    /// Kinematic attachments (solved last; their point moves over a
-    /// step's substeps, see [`Attachment`]).
-    pub attachments: &'a mut [Attachment<T>],
+/// The [`Constraints`] struct and the [`Group`] enum, from the kinds
+/// table (`solver::kinds`).
+macro_rules! types {
+    ($( $(#[$doc:meta])* $field:ident : $group:ident, $item:ident, $c:ident, $walk:ident($module:ident); )*) => {
+        /// The constraint groups of a [`System`](crate::System) beyond its links
+        /// (3D systems: [`System::with_constraints`](crate::System::with_constraints)).
+        /// Every group is caller memory; empty groups cost nothing.
+        pub struct Constraints<'a, T> {
+            $( $(#[$doc])* pub $field: store!($walk 'a $item), )*
+        }
+
+        impl<T: Default> Default for Constraints<'_, T> {
+            fn default() -> Self {
+                Self {
+                    $( $field: Default::default(), )*
+                }
+            }
+        }
+
+        impl<T: core::fmt::Debug> core::fmt::Debug for Constraints<'_, T> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_struct("Constraints")
+                    $( .field(stringify!($field), &self.$field) )*
+                    .finish()
+            }
+        }
+
+        /// A constraint group, as [`Constraints::locate`] names it.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Group {
+            /// The system's links.
+            Links,
+            $(
+                #[doc = concat!("[`Constraints::", stringify!($field), "`].")]
+                $group,
+            )*
+        }
+
+        impl<T: Real> Constraints<'_, T> {
+            /// The same groups reborrowed for a shorter lifetime (to lend them to a
+            /// system for one call).
+            pub fn reborrow(&mut self) -> Constraints<'_, T> {
+                Constraints {
+                    $( $field: reborrow!($walk self.$field), )*
+                }
+            }
+        }
+    };
 }
 
-/// A constraint group, as [`Constraints::locate`] names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Group {
-    /// The system's links.
-    Links,
-    /// [`Constraints::bends`].
-    Bends,
-    /// [`Constraints::tets`].
-    Tets,
-    /// [`Constraints::tethers`].
-    Tethers,
-    /// [`Constraints::meshes`].
-    Meshes,
-    /// [`Constraints::attachments`].
-    Attachments,
+/// A group's field type, by its walk.
+macro_rules! store {
+    (mesh $a:lifetime $item:ident) => { MeshVolumes<$a, T> };
+    ($walk:ident $a:lifetime $item:ident) => { &$a mut [$item<T>] };
 }
+
+/// A group reborrowed, by its walk.
+macro_rules! reborrow {
+    (mesh $m:expr) => {
+        MeshVolumes {
+            volumes: &mut *$m.volumes,
+            triangles: $m.triangles,
+            particles: $m.particles,
+            scratch: &mut *$m.scratch,
+        }
+    };
+    ($walk:ident $g:expr) => {
+        &mut *$g
+    };
+}
+
+group_kinds!(types);
 
 /// The system error for an instance's invalid parameter, naming it.
-fn invalid(e: Invalid, constraint: usize) -> SystemError {
+pub(super) fn invalid(e: Invalid, constraint: usize) -> SystemError {
     match e {
         Invalid::IndexOutOfRange => SystemError::IndexOutOfRange { constraint },
         Invalid::SameParticle => SystemError::SameParticle { constraint },
@@ -90,109 +129,10 @@ pub(crate) fn stop_error(stop: Stop, base: usize) -> SystemError {
 }
 
 impl<T: Real> Constraints<'_, T> {
-    /// The number of instances over every group.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.bends
-            .len()
-            .saturating_add(self.tets.len())
-            .saturating_add(self.tethers.len())
-            .saturating_add(self.meshes.volumes.len())
-            .saturating_add(self.attachments.len())
-    }
-
-    /// The same groups reborrowed for a shorter lifetime (to lend them to a
-    /// system for one call).
-    pub fn reborrow(&mut self) -> Constraints<'_, T> {
-        Constraints {
-            bends: &mut *self.bends,
-            tets: &mut *self.tets,
-            tethers: &mut *self.tethers,
-            meshes: crate::MeshVolumes {
-                volumes: &mut *self.meshes.volumes,
-                triangles: self.meshes.triangles,
-                particles: self.meshes.particles,
-                scratch: &mut *self.meshes.scratch,
-            },
-            attachments: &mut *self.attachments,
-        }
-    }
-
     /// Whether every group is empty.
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
-    }
-
-    /// The group and position of the constraint a [`SystemError`] names by
-    /// `index`, in a system with `links` links (see the module
-    /// documentation); `None` past the last group.
-    #[must_use]
-    pub fn locate(&self, links: usize, index: usize) -> Option<(Group, usize)> {
-        let groups = [
-            (Group::Links, links),
-            (Group::Bends, self.bends.len()),
-            (Group::Tets, self.tets.len()),
-            (Group::Tethers, self.tethers.len()),
-            (Group::Meshes, self.meshes.volumes.len()),
-            (Group::Attachments, self.attachments.len()),
-        ];
-        let mut k = index;
-        for (g, n) in groups {
-            if k < n {
-                return Some((g, k));
-            }
-            k -= n;
-        }
-        None
-    }
-
-    /// Checks every instance's own parameters, then the mesh scratch's
-    /// length and every mesh's particle list (marking particles in the
-    /// scratch: the one buffer written); `base` is the index of the first
-    /// bend (the link count).
-    pub(crate) fn validate(&mut self, base: usize, w: &[T], h2: T) -> Result<(), SystemError> {
-        let mut at = base;
-        for b in self.bends.iter() {
-            b.check(w, h2).map_err(|e| invalid(e, at))?;
-            at = at.saturating_add(1);
-        }
-        for t in self.tets.iter() {
-            t.check(w, h2).map_err(|e| invalid(e, at))?;
-            at = at.saturating_add(1);
-        }
-        for t in self.tethers.iter() {
-            t.check(w, h2).map_err(|e| invalid(e, at))?;
-            at = at.saturating_add(1);
-        }
-        let meshes_at = at;
-        for m in self.meshes.volumes.iter() {
-            m.check(self.meshes.triangles, w, h2)
-                .map_err(|e| invalid(e, at))?;
-            at = at.saturating_add(1);
-        }
-        for a in self.attachments.iter() {
-            a.check(w, h2).map_err(|e| invalid(e, at))?;
-            at = at.saturating_add(1);
-        }
-        let m = &mut self.meshes;
-        if !m.volumes.is_empty() && m.scratch.len() < w.len() {
-            return Err(SystemError::CapacityTooSmall { needed: w.len() });
-        }
-        for (k, v) in m.volumes.iter().enumerate() {
-            v.check_list(m.triangles, m.particles, w.len(), m.scratch)
-                .map_err(|e| invalid(e, meshes_at.saturating_add(k)))?;
-        }
-        Ok(())
-    }
-
-    /// λ ← 0 for every instance (the one reset, per group).
-    pub(crate) fn reset(&mut self) {
-        reset_lambdas(self.bends);
-        reset_lambdas(self.tets);
-        reset_lambdas(self.tethers);
-        reset_lambdas(self.meshes.volumes);
-        reset_lambdas(self.attachments);
     }
 
     /// A step's frame starts: every attachment's `impulse ← 0`.
@@ -208,16 +148,6 @@ impl<T: Real> Constraints<'_, T> {
         for a in self.attachments.iter_mut() {
             a.end_substep(h);
         }
-    }
-
-    /// The instances swept before the attachments (bends, tets, tethers,
-    /// meshes): the attachments' first index after `base`.
-    fn len_before_attachments(&self) -> usize {
-        self.bends
-            .len()
-            .saturating_add(self.tets.len())
-            .saturating_add(self.tethers.len())
-            .saturating_add(self.meshes.volumes.len())
     }
 
     /// The particle of the first attachment whose frame force
@@ -236,206 +166,13 @@ impl<T: Real> Constraints<'_, T> {
             a.end_frame(dt);
         }
     }
-
-    /// One Gauss-Seidel sweep over every group in order; `base` is the link
-    /// count (for the indices errors name), `lag` the attachments' weight of
-    /// `previous` in this substep (0 outside a step).
-    pub(crate) fn sweep<const D: usize>(
-        &mut self,
-        base: usize,
-        positions: &mut [[T; D]],
-        inverse_masses: &[T],
-        h2: T,
-        lag: T,
-        policy: ZeroLength,
-    ) -> Result<SweepStats<T>, SystemError> {
-        let stats = if SHARED_LOOPS {
-            self.sweep_shared(base, positions, inverse_masses, h2, policy)
-        } else {
-            self.sweep_kinds(base, positions, inverse_masses, h2, policy)
-        }?;
-        let base = base.saturating_add(self.len_before_attachments());
-        let mut s = SweepStats::default();
-        for (index, a) in self.attachments.iter_mut().enumerate() {
-            let v = solve_attachment(a, positions, inverse_masses, lag, h2);
-            count_visit(&mut s, v, index, policy).map_err(|e| stop_error(e, base))?;
-        }
-        Ok(stats.merge(s))
-    }
-
-    /// The bends, tets, tethers and meshes of [`sweep`](Self::sweep)
-    /// through their own monomorphic loops (hosts: [`SHARED_LOOPS`] off).
-    fn sweep_kinds<const D: usize>(
-        &mut self,
-        base: usize,
-        positions: &mut [[T; D]],
-        inverse_masses: &[T],
-        h2: T,
-        policy: ZeroLength,
-    ) -> Result<SweepStats<T>, SystemError> {
-        let mut base = base;
-        let s = sweep_kind(positions, inverse_masses, self.bends, policy, |b, x, t| {
-            bend::solve_in_place(b, x, h2, t)
-        })
-        .map_err(|e| stop_error(e, base))?;
-        let mut stats = SweepStats::default().merge(s);
-        base = base.saturating_add(self.bends.len());
-        let s = sweep_kind(positions, inverse_masses, self.tets, policy, |k, x, t| {
-            volume::solve_in_place(k, x, h2, t)
-        })
-        .map_err(|e| stop_error(e, base))?;
-        stats = stats.merge(s);
-        base = base.saturating_add(self.tets.len());
-        let mut alpha = Scaled::new(h2);
-        let s = sweep_kind(
-            positions,
-            inverse_masses,
-            self.tethers,
-            policy,
-            move |k, x, t| tether::solve_in_place(k, x, &mut alpha, t),
-        )
-        .map_err(|e| stop_error(e, base))?;
-        stats = stats.merge(s);
-        base = base.saturating_add(self.tethers.len());
-        let mut s = SweepStats::default();
-        let m = &mut self.meshes;
-        for (index, mesh) in m.volumes.iter_mut().enumerate() {
-            let groups = (m.triangles, m.particles);
-            let v = solve_mesh(mesh, groups, m.scratch, positions, inverse_masses, h2);
-            count_visit(&mut s, v, index, policy).map_err(|e| stop_error(e, base))?;
-        }
-        Ok(stats.merge(s))
-    }
-
-    /// The bends, tets, tethers and meshes of [`sweep`](Self::sweep)
-    /// through the shared loops (bare metal).
-    fn sweep_shared<const D: usize>(
-        &mut self,
-        base: usize,
-        positions: &mut [[T; D]],
-        inverse_masses: &[T],
-        h2: T,
-        policy: ZeroLength,
-    ) -> Result<SweepStats<T>, SystemError> {
-        let mut base = base;
-        let stats = SweepStats::default();
-        let s = sweep_group(&mut self.bends, positions, inverse_masses, h2, policy, base)?;
-        let mut stats = stats.merge(s);
-        base = base.saturating_add(self.bends.len());
-        let s = sweep_group(&mut self.tets, positions, inverse_masses, h2, policy, base)?;
-        stats = stats.merge(s);
-        base = base.saturating_add(self.tets.len());
-        let s = sweep_solvable(
-            &mut self.tethers,
-            positions,
-            inverse_masses,
-            h2,
-            policy,
-            base,
-        )?;
-        stats = stats.merge(s);
-        base = base.saturating_add(self.tethers.len());
-        let s = sweep_solvable(
-            &mut self.meshes,
-            positions,
-            inverse_masses,
-            h2,
-            policy,
-            base,
-        )?;
-        Ok(stats.merge(s))
-    }
-
-    /// The statistics [`sweep`](Self::sweep) would report, writing nothing.
-    pub(crate) fn measure<const D: usize>(
-        &self,
-        base: usize,
-        positions: &[[T; D]],
-        inverse_masses: &[T],
-        h2: T,
-        lag: T,
-        policy: ZeroLength,
-    ) -> Result<SweepStats<T>, SystemError> {
-        let stats = if SHARED_LOOPS {
-            self.measure_shared(base, positions, inverse_masses, h2, policy)
-        } else {
-            self.measure_kinds(base, positions, inverse_masses, h2, policy)
-        }?;
-        let base = base.saturating_add(self.len_before_attachments());
-        let mut s = SweepStats::default();
-        for (index, a) in self.attachments.iter().enumerate() {
-            let v = visit_attachment(a, positions, inverse_masses, lag, h2).map(|(o, _)| o);
-            count_visit(&mut s, v, index, policy).map_err(|e| stop_error(e, base))?;
-        }
-        Ok(stats.merge(s))
-    }
-
-    /// The bends, tets, tethers and meshes of [`measure`](Self::measure)
-    /// through their own monomorphic loops (hosts).
-    fn measure_kinds<const D: usize>(
-        &self,
-        base: usize,
-        positions: &[[T; D]],
-        inverse_masses: &[T],
-        h2: T,
-        policy: ZeroLength,
-    ) -> Result<SweepStats<T>, SystemError> {
-        let mut base = base;
-        let mut stats = measure_kind(positions, inverse_masses, self.bends, h2, policy)
-            .map_err(|e| stop_error(e, base))?;
-        base = base.saturating_add(self.bends.len());
-        let s = measure_kind(positions, inverse_masses, self.tets, h2, policy)
-            .map_err(|e| stop_error(e, base))?;
-        stats = stats.merge(s);
-        base = base.saturating_add(self.tets.len());
-        let s = measure_kind(positions, inverse_masses, self.tethers, h2, policy)
-            .map_err(|e| stop_error(e, base))?;
-        stats = stats.merge(s);
-        base = base.saturating_add(self.tethers.len());
-        let mut s = SweepStats::default();
-        let m = &self.meshes;
-        for (index, mesh) in m.volumes.iter().enumerate() {
-            let v = visit_mesh(
-                mesh,
-                (m.triangles, m.particles),
-                positions,
-                inverse_masses,
-                h2,
-            );
-            count_visit(&mut s, v, index, policy).map_err(|e| stop_error(e, base))?;
-        }
-        Ok(stats.merge(s))
-    }
-
-    /// The bends, tets, tethers and meshes of [`measure`](Self::measure)
-    /// through the shared loops (bare metal).
-    fn measure_shared<const D: usize>(
-        &self,
-        base: usize,
-        positions: &[[T; D]],
-        inverse_masses: &[T],
-        h2: T,
-        policy: ZeroLength,
-    ) -> Result<SweepStats<T>, SystemError> {
-        let mut base = base;
-        let mut stats = measure_group(&self.bends, positions, inverse_masses, h2, policy, base)?;
-        base = base.saturating_add(self.bends.len());
-        let s = measure_group(&self.tets, positions, inverse_masses, h2, policy, base)?;
-        stats = stats.merge(s);
-        base = base.saturating_add(self.tets.len());
-        let s = measure_solvable(&self.tethers, positions, inverse_masses, h2, policy, base)?;
-        stats = stats.merge(s);
-        base = base.saturating_add(self.tethers.len());
-        let s = measure_solvable(&self.meshes, positions, inverse_masses, h2, policy, base)?;
-        Ok(stats.merge(s))
-    }
 }
 
 /// The host sweep of one group: `solver::sweep` through the kind's
 /// in-place kernel (`bend`, `volume` or `tether::solve_in_place`), out of
 /// line so that its registers are its own (one copy per kind).
 #[inline(never)]
-fn sweep_kind<T: Real, const D: usize, K>(
+pub(super) fn sweep_kind<T: Real, const D: usize, K>(
     positions: &mut [[T; D]],
     inverse_masses: &[T],
     items: &mut [K],
@@ -453,12 +190,12 @@ fn sweep_kind<T: Real, const D: usize, K>(
 /// monomorphic loop with its visit inlined (speed: docs/performance-kinds.md,
 /// "In-place kernels"). The same operations in the same order either way,
 /// so the same bits and the same errors.
-const SHARED_LOOPS: bool = cfg!(target_os = "none");
+pub(super) const SHARED_LOOPS: bool = cfg!(target_os = "none");
 
 /// The statistics a sweep over one group of a [`Constraint`] kind would
 /// report, writing nothing (the monomorphic loop, [`SHARED_LOOPS`] off).
 #[inline]
-fn measure_kind<T, const D: usize, const N: usize, K>(
+pub(super) fn measure_kind<T, const D: usize, const N: usize, K>(
     positions: &[[T; D]],
     inverse_masses: &[T],
     items: &[K],
@@ -482,7 +219,7 @@ where
 /// instance visited, its λ stored. Object safe, so one loop of each serves
 /// every kind with the same `N` (bends and tets, `N = 4`): a kind's own
 /// code is its visit (docs/code-size.md measures each kind's code by name).
-trait Instances<T: Real, const D: usize, const N: usize> {
+pub(super) trait Instances<T: Real, const D: usize, const N: usize> {
     /// The number of instances.
     fn count(&self) -> usize;
     /// Instance `index` visited at `positions` ([`visit`]), writing nothing.
@@ -529,7 +266,7 @@ instances!(Tet, 4);
 /// then its correction written with its λ ([`solve`]'s steps); `base` is
 /// the global index of its first instance (for the error naming one).
 #[inline(never)]
-fn sweep_group<T: Real, const D: usize, const N: usize>(
+pub(super) fn sweep_group<T: Real, const D: usize, const N: usize>(
     group: &mut dyn Instances<T, D, N>,
     positions: &mut [[T; D]],
     inverse_masses: &[T],
@@ -554,7 +291,7 @@ fn sweep_group<T: Real, const D: usize, const N: usize>(
 
 /// The statistics [`sweep_group`] would report, writing nothing.
 #[inline(never)]
-fn measure_group<T: Real, const D: usize, const N: usize>(
+pub(super) fn measure_group<T: Real, const D: usize, const N: usize>(
     group: &dyn Instances<T, D, N>,
     positions: &[[T; D]],
     inverse_masses: &[T],
@@ -576,7 +313,7 @@ fn measure_group<T: Real, const D: usize, const N: usize>(
 /// and one instance measured, or solved and committed, by the kind's own
 /// code. For the kinds alone with their `N` (tethers, `N = 2`; meshes, any
 /// number of particles), so that these loops too serve two kinds.
-trait Solvable<T: Real, const D: usize> {
+pub(super) trait Solvable<T: Real, const D: usize> {
     /// The number of instances.
     fn count(&self) -> usize;
     /// Instance `index` visited at `positions`, writing nothing.
@@ -664,7 +401,7 @@ impl<T: Real, const D: usize> Solvable<T, D> for MeshVolumes<'_, T> {
 
 /// [`sweep_group`] for a [`Solvable`] group.
 #[inline(never)]
-fn sweep_solvable<T: Real, const D: usize>(
+pub(super) fn sweep_solvable<T: Real, const D: usize>(
     group: &mut dyn Solvable<T, D>,
     positions: &mut [[T; D]],
     inverse_masses: &[T],
@@ -682,7 +419,7 @@ fn sweep_solvable<T: Real, const D: usize>(
 
 /// [`measure_group`] for a [`Solvable`] group.
 #[inline(never)]
-fn measure_solvable<T: Real, const D: usize>(
+pub(super) fn measure_solvable<T: Real, const D: usize>(
     group: &dyn Solvable<T, D>,
     positions: &[[T; D]],
     inverse_masses: &[T],

@@ -87,6 +87,7 @@ pub(crate) fn sweep_work(sweeps: u64, per_sweep: usize) -> u64 {
 }
 
 mod groups;
+mod kinds;
 mod stats;
 mod substep;
 mod sweep;
@@ -96,6 +97,7 @@ pub use crate::constraint::distance::Link;
 pub use crate::error::SystemError;
 pub(crate) use groups::stop_error;
 pub use groups::{Constraints, Group};
+pub(crate) use kinds::{group_kinds, GROUPS};
 pub use stats::{Convergence, SweepStats};
 pub use substep::Substep;
 pub(crate) use substep::{

@@ -15,9 +15,96 @@ use super::{Jobs, StepError};
 use crate::constraint::distance::Link;
 use crate::real::Real;
 use crate::solver::{
-    first_non_finite, first_zero_length, reset_lambdas, validate_links, validate_particles,
-    ContactGroup, Substep, System, SystemError, ZeroLength,
+    first_non_finite, first_zero_length, group_kinds, reset_lambdas, validate_links,
+    validate_particles, Constraints, ContactGroup, Substep, System, SystemError, ZeroLength,
 };
+
+/// The entry's reset list, from the kinds table (`solver::kinds`): the
+/// groups colored by boundaries (`fast*` walks) are reset by the tasks,
+/// a range each; the groups that are a color per instance after the
+/// phase, on the calling thread.
+macro_rules! entry_resets {
+    ($( $(#[$doc:meta])* $field:ident : $group:ident, $item:ident, $c:ident, $walk:ident($module:ident); )*) => {
+        /// Every group's instances lent to the entry's tasks.
+        struct Lent<T> {
+            $( $field: Shared<crate::constraint::$module::$item<T>>, )*
+        }
+
+        impl<T: Real> Lent<T> {
+            /// Lends the groups of `c` to one phase.
+            fn new(c: &mut Constraints<'_, T>) -> Self {
+                Self {
+                    $( $field: Shared::new(instances!($walk c.$field)), )*
+                }
+            }
+
+            /// The largest group the tasks reset.
+            fn most(&self) -> usize {
+                let mut most = 0usize;
+                $( most = most.max(task_len!($walk self.$field)); )*
+                most
+            }
+
+            /// Task `i`'s ranges (`range` of a length) of the groups the
+            /// tasks reset, λ ← 0.
+            ///
+            /// # Safety
+            /// As [`Shared::range`]: the phase's tasks take disjoint ranges.
+            unsafe fn reset_ranges(&self, range: impl Fn(usize) -> (usize, usize)) {
+                $( reset_range!($walk self.$field, range); )*
+            }
+
+            /// λ ← 0 for the groups the tasks do not reset (after the
+            /// phase: the lent slices are no longer used).
+            fn reset_own(&self, c: &mut Constraints<'_, T>) {
+                $( reset_own!($walk c.$field); )*
+            }
+        }
+    };
+}
+
+/// A group's instances, by its walk.
+macro_rules! instances {
+    (mesh $g:expr) => {
+        &mut *$g.volumes
+    };
+    ($walk:ident $g:expr) => {
+        &mut *$g
+    };
+}
+
+/// A group's length for the task count, by its walk (0: not the tasks').
+macro_rules! task_len {
+    (mesh $g:expr) => {
+        $g.len() * 0
+    };
+    (lagged $g:expr) => {
+        $g.len() * 0
+    };
+    ($walk:ident $g:expr) => {
+        $g.len()
+    };
+}
+
+/// A group's range reset by a task, by its walk.
+macro_rules! reset_range {
+    (mesh $g:expr, $range:ident) => {};
+    (lagged $g:expr, $range:ident) => {};
+    ($walk:ident $g:expr, $range:ident) => {{
+        let (a, b) = $range($g.len());
+        // SAFETY: forwarded caller contract.
+        reset_lambdas(unsafe { $g.range(a, b) }.unwrap_or(&mut []));
+    }};
+}
+
+/// A group reset after the phase, by its walk.
+macro_rules! reset_own {
+    (mesh $g:expr) => { reset_lambdas(instances!(mesh $g)) };
+    (lagged $g:expr) => { reset_lambdas(instances!(lagged $g)) };
+    ($walk:ident $g:expr) => {};
+}
+
+group_kinds!(entry_resets);
 
 /// Particles or instances per checking or resetting task, at least (no
 /// bit depends on it; small under Miri, so that its small scenes split).
@@ -159,12 +246,11 @@ fn entry<T: Real, const D: usize, const G: bool>(
     let x = positions.as_flattened();
     let n = if check { positions.len() } else { 0 };
     let c = &mut system.constraints;
+    let lent = Lent::new(c);
     let sizes = [
         n,
         system.links.len(),
-        c.bends.len(),
-        c.tets.len(),
-        c.tethers.len(),
+        lent.most(),
         group.items.len(),
         group.engine.len(),
         group.pairs.len(),
@@ -172,9 +258,6 @@ fn entry<T: Real, const D: usize, const G: bool>(
     let most = sizes.iter().copied().max().unwrap_or(0);
     let count = tasks(jobs, most);
     let links = Shared::new(&mut *system.links);
-    let bends = Shared::new(&mut *c.bends);
-    let tets = Shared::new(&mut *c.tets);
-    let tethers = Shared::new(&mut *c.tethers);
     let items = Shared::new(&mut *group.items);
     let engine = Shared::new(&mut *group.engine);
     let pairs = Shared::new(&mut *group.pairs);
@@ -215,12 +298,7 @@ fn entry<T: Real, const D: usize, const G: bool>(
                     return (p, l);
                 }
                 if G {
-                    let (a, b) = range(bends.len());
-                    reset_lambdas(bends.range(a, b).unwrap_or(&mut []));
-                    let (a, b) = range(tets.len());
-                    reset_lambdas(tets.range(a, b).unwrap_or(&mut []));
-                    let (a, b) = range(tethers.len());
-                    reset_lambdas(tethers.range(a, b).unwrap_or(&mut []));
+                    lent.reset_ranges(range);
                 }
                 let (a, b) = range(items.len());
                 reset_lambdas(items.range(a, b).unwrap_or(&mut []));
@@ -237,8 +315,7 @@ fn entry<T: Real, const D: usize, const G: bool>(
         },
     )?;
     if G && reset && particle.is_none() && link.is_none() {
-        reset_lambdas(c.meshes.volumes);
-        reset_lambdas(c.attachments);
+        lent.reset_own(c);
     }
     Ok((particle, link))
 }
