@@ -556,7 +556,9 @@ where
         push(Buf::of(e.contacts, e.count));
     }
     if let Some((_, p)) = chain.groups {
-        push(Buf::of(p, 1));
+        // The header only: the groups struct after it is in the check
+        // `constraints::view` makes.
+        push(Buf::of(p.cast::<XpbdBlock>(), 1));
     }
     let bufs = bufs.get(..k).unwrap_or(&[]);
     let groups = match chain.groups {

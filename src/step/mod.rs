@@ -167,7 +167,7 @@ pub use spatial::{self_collision_adjacency_len, self_collision_table_len, SelfCo
 use world::Frame;
 pub use world::{Colliders, Requirements, Tearing, World, DEFAULT_PAIRS_PER_PARTICLE};
 
-/// The substeps per frame of [`StepConfig::new`] and
+/// The substeps per frame of [`StepConfig::default`], [`StepConfig::new`] and
 /// `xpbd_step_config3_default`: a rigid 20-link rope (5 cm links, top
 /// pinned) released horizontally stretches at most 1.0 % over 2 s at
 /// 60 frames/s (1 substep: 128 %, 4: 13 %, 8: 4.1 %, 16: 1.5 %;

@@ -287,10 +287,11 @@ fn cell_of<T: Real, const D: usize>(x: &[T; D], inv: T) -> [i64; D] {
 /// next charge the scan stops with [`StepError::WorkLimit`] (`budget`
 /// is then left as it was before the call); whenever it suffices the
 /// pairs and their order are those of the unbounded scan. With `reject`
-/// (the step's [`ContactOverflow::Reject`](super::ContactOverflow::Reject))
 /// the scan also stops at the first pair beyond `sc.pairs`, returning one
-/// dropped pair: the step fails with `ContactCapacity` whatever else it
-/// would find.
+/// dropped pair; the step passes `false`, so that the pairs beyond the
+/// budget are counted and
+/// [`StepError::PairCapacity`](super::StepError::PairCapacity) says how
+/// many were needed.
 pub(crate) fn find_pairs<T: Real, const D: usize>(
     positions: &[[T; D]],
     inverse_masses: &[T],
