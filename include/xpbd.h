@@ -431,7 +431,14 @@
 #define XPBD_FIELD_FRAME_TIME 21
 
 /**
- * The substeps per frame of [`StepConfig::new`] and
+ * Pairs per particle of the default self-collision pair budget
+ * (`XpbdSelfCollision3::pair_budget` 0): equal spheres at least 2r apart
+ * touch at most 12 others, 6 pairs per particle.
+ */
+#define XPBD_DEFAULT_PAIRS_PER_PARTICLE 6
+
+/**
+ * The substeps per frame of [`StepConfig::default`], [`StepConfig::new`] and
  * `xpbd_step_config3_default`: a rigid 20-link rope (5 cm links, top
  * pinned) released horizontally stretches at most 1.0 % over 2 s at
  * 60 frames/s (1 substep: 128 %, 4: 13 %, 8: 4.1 %, 16: 1.5 %;
@@ -1104,14 +1111,14 @@ typedef struct XpbdStepConfig3 {
    */
   double dynamic_friction;
   /**
-   * `XPBD_ZERO_LENGTH_REJECT` or `XPBD_ZERO_LENGTH_SKIP`.
+   * `XPBD_ZERO_LENGTH_REJECT` or `XPBD_ZERO_LENGTH_SKIP`; other values
+   * are `XPBD_STATUS_INVALID_CONFIG` with `XPBD_FIELD_ZERO_LENGTH_POLICY`.
    */
   int32_t zero_length_policy;
   /**
    * `XPBD_CONTACT_OVERFLOW_REJECT` (0, the default) or
    * `XPBD_CONTACT_OVERFLOW_KEEP_FIRST` (1); other values are
-   * `XPBD_STATUS_INVALID_ARGUMENT`. (In the double struct it fills what
-   * was padding: the size is unchanged.)
+   * `XPBD_STATUS_INVALID_CONFIG` with `XPBD_FIELD_CONTACT_OVERFLOW`.
    */
   int32_t contact_overflow;
 } XpbdStepConfig3;
@@ -2019,14 +2026,14 @@ typedef struct XpbdStepConfig3F32 {
    */
   float dynamic_friction;
   /**
-   * `XPBD_ZERO_LENGTH_REJECT` or `XPBD_ZERO_LENGTH_SKIP`.
+   * `XPBD_ZERO_LENGTH_REJECT` or `XPBD_ZERO_LENGTH_SKIP`; other values
+   * are `XPBD_STATUS_INVALID_CONFIG` with `XPBD_FIELD_ZERO_LENGTH_POLICY`.
    */
   int32_t zero_length_policy;
   /**
    * `XPBD_CONTACT_OVERFLOW_REJECT` (0, the default) or
    * `XPBD_CONTACT_OVERFLOW_KEEP_FIRST` (1); other values are
-   * `XPBD_STATUS_INVALID_ARGUMENT`. (In the double struct it fills what
-   * was padding: the size is unchanged.)
+   * `XPBD_STATUS_INVALID_CONFIG` with `XPBD_FIELD_CONTACT_OVERFLOW`.
    */
   int32_t contact_overflow;
 } XpbdStepConfig3F32;
@@ -5490,8 +5497,6 @@ XPBD_CHECK_LAYOUT(XpbdPlane3, 32, 8);
 XPBD_CHECK_LAYOUT(XpbdPlane3F32, 16, 4);
 XPBD_CHECK_LAYOUT(XpbdSphere3, 32, 8);
 XPBD_CHECK_LAYOUT(XpbdSphere3F32, 16, 4);
-XPBD_CHECK_LAYOUT(XpbdContact, 16, 8);
-XPBD_CHECK_LAYOUT(XpbdContactF32, 12, 4);
 XPBD_CHECK_LAYOUT(XpbdStepConfig3, 88, 8);
 XPBD_CHECK_LAYOUT(XpbdStepConfig3F32, 52, 4);
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
@@ -5505,6 +5510,42 @@ XPBD_CHECK_LAYOUT(XpbdWorld3, 88, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
 XPBD_CHECK_LAYOUT(XpbdWorld3F32, 88, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdBlock, 16, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdColliders3, 88, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdColliders3F32, 88, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdSelfCollision3, 32, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdSelfCollision3F32, 32, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdTearing3, 40, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdTearing3F32, 40, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdEngineContacts3, 32, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdEngineContacts3F32, 32, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdGroups3, 144, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdGroups3F32, 144, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdRequirements, 64, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
 XPBD_CHECK_LAYOUT(XpbdColoredSystem3, 168, 8);
@@ -5528,8 +5569,6 @@ XPBD_CHECK_LAYOUT(XpbdBox3, 184, 8);
 XPBD_CHECK_LAYOUT(XpbdBox3F32, 92, 4);
 XPBD_CHECK_LAYOUT(XpbdEngineContact, 120, 8);
 XPBD_CHECK_LAYOUT(XpbdEngineContactF32, 60, 4);
-XPBD_CHECK_LAYOUT(XpbdParticleContact, 16, 8);
-XPBD_CHECK_LAYOUT(XpbdParticleContactF32, 12, 4);
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
 XPBD_CHECK_LAYOUT(XpbdConstraints3, 128, 8);
 #endif

@@ -82,7 +82,7 @@ c++ -std=c++11 examples/cpp/rope.cpp $(pkg-config --cflags --libs xpbd) -o "$dir
 "$dir/pc_rope_cpp" | tail -1
 cc -std=c99 examples/c/cloth.c $(pkg-config --cflags --libs xpbd) -lm -o "$dir/pc_cloth_c"
 "$dir/pc_cloth_c" | tail -1
-c++ -std=c++11 examples/cpp/cloth.cpp $(pkg-config --cflags --libs xpbd) -o "$dir/pc_cloth_cpp"
+c++ -std=c++17 examples/cpp/cloth.cpp $(pkg-config --cflags --libs xpbd) -o "$dir/pc_cloth_cpp"
 "$dir/pc_cloth_cpp" | tail -1
 c++ -std=c++17 examples/cpp/world.cpp $(pkg-config --cflags --libs xpbd) -o "$dir/pc_world_cpp"
 "$dir/pc_world_cpp" | tail -1

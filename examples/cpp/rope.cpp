@@ -8,7 +8,8 @@
 //
 // The same rope as examples/c/rope.c: N particles 0.1 m apart on a slanted
 // line, particle 0 pinned, tension-only links from xpbd_build_rope3_f32, one
-// xpbd_world3_step_f32 call per frame. At rest link i stretches by
+// xpbd_world3_step_f32 call per frame, the library's memory a static buffer
+// sized by xpbd_world3_requirements_f32. At rest link i stretches by
 // compliance * weight below it = α m g (N - 1 - i) and the tip hangs right
 // below the pin; the program checks both and exits non-zero otherwise.
 #include <cmath>
@@ -24,23 +25,28 @@ const float kSpacing = 0.1f;      // m, rest length of every link
 const float kCompliance = 1e-3f;  // m/N
 
 // Every status an xpbd call can return, and what to do with it: true to go
-// on, false to stop. `index` is the world's error_index (the particle, link,
-// collider or contact concerned). On every error the step wrote nothing.
-bool ok(XpbdStatus s, const char* call, size_t index) {
+// on, false to stop. `index` and `field` are the world's error_index (the
+// particle, link, collider, or the size needed) and error_field (the
+// XPBD_FIELD_* value concerned). On every error the step wrote nothing.
+bool ok(XpbdStatus s, const char* call, size_t index, int32_t field) {
     switch (s) {
     case XPBD_STATUS_OK:       // done
     case XPBD_STATUS_SKIPPED:  // nothing to do (both ends pinned): not an error
         return true;
     case XPBD_STATUS_NULL_POINTER:        // bugs in the caller: a missing
     case XPBD_STATUS_ALIASED_BUFFERS:     // or overlapping buffer, a bad
-    case XPBD_STATUS_INVALID_ARGUMENT:    // config, a too small scratch or
-    case XPBD_STATUS_CAPACITY_TOO_SMALL:  // contact buffer
+    case XPBD_STATUS_INVALID_ARGUMENT:    // argument or block, too little
+    case XPBD_STATUS_CAPACITY_TOO_SMALL:  // memory (field MEMORY: index is
+    case XPBD_STATUS_INVALID_BLOCK:       // the bytes needed)
+    case XPBD_STATUS_INVALID_CONFIG:      // field: which config value
     case XPBD_STATUS_INVALID_INVERSE_MASS:  // set-up errors: fix the data
     case XPBD_STATUS_INVALID_REST_LENGTH:
     case XPBD_STATUS_INVALID_COMPLIANCE:
     case XPBD_STATUS_INDEX_OUT_OF_RANGE:
     case XPBD_STATUS_SAME_PARTICLE:
     case XPBD_STATUS_INVALID_COLLIDER:
+    case XPBD_STATUS_INVALID_SELF_COLLISION:
+    case XPBD_STATUS_INVALID_MAX_FORCE:
     case XPBD_STATUS_INVALID_TIME_STEP:      // dt <= 0, NaN or infinite
     case XPBD_STATUS_UNREPRESENTABLE_SCALE:  // h too small for a compliance
     case XPBD_STATUS_NON_FINITE_POSITION:    // state errors: the simulation
@@ -50,16 +56,18 @@ bool ok(XpbdStatus s, const char* call, size_t index) {
     case XPBD_STATUS_ENDPOINTS_NOT_ORDERED:  // 1D API only
     case XPBD_STATUS_NO_SUBSTEP:             // system API only
     default:                                 // a code from a newer library
-        std::fprintf(stderr, "%s failed: %d, %s (index %lu)\n", call, static_cast<int>(s),
-                     xpbd_status_str(s), static_cast<unsigned long>(index));
+        std::fprintf(stderr, "%s failed: %d, %s (index %lu, field %d)\n", call, static_cast<int>(s),
+                     xpbd_status_str(s), static_cast<unsigned long>(index), static_cast<int>(field));
         return false;
     }
 }
 
-// The rope owns every buffer; XpbdWorld3F32 only points at them.
+// The rope owns every buffer, the library's memory too; XpbdWorld3F32 only
+// points at them.
 class Rope {
 public:
-    Rope() : world_(), config_(xpbd_step_config3_default_f32()) {  // g = (0, -9.81, 0)
+    Rope() : world_(xpbd_world3_default_f32()), config_(xpbd_step_config3_default_f32()) {
+        // config_: g = (0, -9.81, 0), set below to 8 substeps of <= 20 iterations
         for (int k = 0; k < N; ++k) {
             const float s = kSpacing * static_cast<float>(k);
             x_[k][0] = 0.6f * s;  // straight, unstretched, slanted in x and z
@@ -72,30 +80,40 @@ public:
         world_.velocities = v_;
         world_.inverse_masses = w_;
         world_.particle_count = N;
-        world_.links = links_;
-        world_.scratch = scratch_;  // no colliders, so no contact storage
-        world_.scratch_count = xpbd_step_scratch_len(N);
+        world_.links = links_;  // no feature block: particles and links only
         config_.substeps = 8;
         config_.iterations = 20;     // a budget:
         config_.tolerance = 1e-6f;   // most substeps stop much earlier
         config_.damping = 2.0f;      // 1/s, so the swinging dies out
     }
 
-    // Writes the links; false on an error (already reported).
+    // Writes the links and lends the world its memory; false on an error
+    // (already reported).
     bool init() {
         size_t count = 0;
         if (!ok(xpbd_build_rope3_f32(&x_[0][0], N, kCompliance, links_, N - 1, &count),
-                "xpbd_build_rope3_f32", 0))
+                "xpbd_build_rope3_f32", 0, XPBD_FIELD_NONE))
             return false;
         for (size_t k = 0; k < count; ++k) links_[k].flags = XPBD_LINK_TENSION_ONLY;
         world_.link_count = count;
+        XpbdRequirements needs;
+        if (!ok(xpbd_world3_requirements_f32(&world_, &needs), "xpbd_world3_requirements_f32",
+                world_.error_index, world_.error_field))
+            return false;
+        if (needs.memory_size > sizeof memory_) {  // 3 N scratch points and N stamps: 320 bytes
+            std::fprintf(stderr, "the world needs %lu bytes of memory\n",
+                         static_cast<unsigned long>(needs.memory_size));
+            return false;
+        }
+        world_.memory = memory_;
+        world_.memory_size = sizeof memory_;
         return true;
     }
 
     // One frame of dt seconds; false on an error (already reported).
     bool step(float dt) {
         return ok(xpbd_world3_step_f32(&world_, dt, &config_, &stats_), "xpbd_world3_step_f32",
-                  world_.error_index);
+                  world_.error_index, world_.error_field);
     }
 
     float stretch(int link) const {
@@ -113,7 +131,7 @@ public:
 
 private:
     float x_[N][3], v_[N][3], w_[N];  // m, m/s, 1/kg (0 = pinned)
-    float scratch_[3 * N][3];         // xpbd_step_scratch_len(N) entries
+    double memory_[64];               // 512 bytes, 8-aligned (XPBD_MEMORY_ALIGN)
     XpbdLinkF32 links_[N - 1];
     XpbdWorld3F32 world_;
     XpbdStepConfig3F32 config_;
@@ -157,14 +175,16 @@ int main() {
                 static_cast<double>((N - 1) * kSpacing));
     good = good && off < 1e-4f;
 
-    // A rejected call: substeps = 0. The status says why and nothing moves.
+    // A rejected call: substeps = 0. The status and the world's error_field
+    // say why, and nothing moves.
     XpbdStepConfig3F32 bad = *rope.config();
     bad.substeps = 0;
     const float y = tip[1];
     const XpbdStatus s = xpbd_world3_step_f32(rope.world(), 1.0f / 60.0f, &bad, NULL);
-    std::printf("substeps = 0 is rejected: %d, %s; tip unchanged: %s\n", static_cast<int>(s),
-                xpbd_status_str(s), tip[1] == y ? "yes" : "no");
-    good = good && s == XPBD_STATUS_INVALID_ARGUMENT && tip[1] == y;
+    const int32_t field = rope.world()->error_field;
+    std::printf("substeps = 0 is rejected: %d, %s (field %d); tip unchanged: %s\n",
+                static_cast<int>(s), xpbd_status_str(s), static_cast<int>(field), tip[1] == y ? "yes" : "no");
+    good = good && s == XPBD_STATUS_INVALID_CONFIG && field == XPBD_FIELD_SUBSTEPS && tip[1] == y;
 
     std::printf("%s\n", good ? "ok" : "MISMATCH");
     return good ? 0 : 1;

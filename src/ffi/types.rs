@@ -186,12 +186,12 @@ pub struct StepConfigC<T> {
     pub static_friction: T,
     /// Dynamic friction coefficient μ_k.
     pub dynamic_friction: T,
-    /// `XPBD_ZERO_LENGTH_REJECT` or `XPBD_ZERO_LENGTH_SKIP`.
+    /// `XPBD_ZERO_LENGTH_REJECT` or `XPBD_ZERO_LENGTH_SKIP`; other values
+    /// are `XPBD_STATUS_INVALID_CONFIG` with `XPBD_FIELD_ZERO_LENGTH_POLICY`.
     pub zero_length_policy: i32,
     /// `XPBD_CONTACT_OVERFLOW_REJECT` (0, the default) or
     /// `XPBD_CONTACT_OVERFLOW_KEEP_FIRST` (1); other values are
-    /// `XPBD_STATUS_INVALID_ARGUMENT`. (In the double struct it fills what
-    /// was padding: the size is unchanged.)
+    /// `XPBD_STATUS_INVALID_CONFIG` with `XPBD_FIELD_CONTACT_OVERFLOW`.
     pub contact_overflow: i32,
 }
 

@@ -80,11 +80,19 @@ pub const XPBD_FIELD_FRAME_TIME: i32 = 21;
 /// Pairs per particle of the default self-collision pair budget
 /// (`XpbdSelfCollision3::pair_budget` 0): equal spheres at least 2r apart
 /// touch at most 12 others, 6 pairs per particle.
-pub const XPBD_DEFAULT_PAIRS_PER_PARTICLE: usize = crate::step::DEFAULT_PAIRS_PER_PARTICLE;
+pub const XPBD_DEFAULT_PAIRS_PER_PARTICLE: usize = 6;
 
 #[cfg(test)]
 mod tests {
     use crate::error::Field;
+
+    #[test]
+    fn the_c_pair_default_is_the_rust_one() {
+        assert_eq!(
+            super::XPBD_DEFAULT_PAIRS_PER_PARTICLE,
+            crate::step::DEFAULT_PAIRS_PER_PARTICLE
+        );
+    }
 
     #[test]
     fn field_codes_are_the_rust_fields() {
