@@ -1193,15 +1193,16 @@ typedef struct XpbdWorld3 {
    */
   struct XpbdBlock *blocks;
   /**
-   * Written by the library on error: the index the error names (a
+   * Written by every step: on error the index the error names (a
    * particle, link, collider, contact, a block's position in the
    * chain, or with `XPBD_STATUS_CAPACITY_TOO_SMALL` the length
-   * needed); else 0.
+   * needed), 0 on success.
    */
   size_t error_index;
   /**
-   * Written by the library on error: the `XPBD_FIELD_*` code of the
-   * value concerned (`XPBD_FIELD_NONE` when the status says it all).
+   * Written by every step: on error the `XPBD_FIELD_*` code of the
+   * value concerned (`XPBD_FIELD_NONE` when the status says it all),
+   * `XPBD_FIELD_NONE` on success.
    */
   int32_t error_field;
 } XpbdWorld3;
@@ -1390,9 +1391,11 @@ typedef struct XpbdSelfCollision3 {
   struct XpbdBlock block;
   /**
    * Rest positions (m), `particle_count` entries, or NULL: pairs
-   * closer than twice the particle radius there never collide.
+   * closer than twice the particle radius there never collide. Only
+   * read (not `const` so that a C99 `double (*)[3]` converts without a
+   * cast).
    */
-  const double (*rest_positions)[3];
+  double (*rest_positions)[3];
   /**
    * Pairs one substep may hold; 0 (the default):
    * `XPBD_DEFAULT_PAIRS_PER_PARTICLE` (6) × particles. Beyond it the
@@ -2088,15 +2091,16 @@ typedef struct XpbdWorld3F32 {
    */
   struct XpbdBlock *blocks;
   /**
-   * Written by the library on error: the index the error names (a
+   * Written by every step: on error the index the error names (a
    * particle, link, collider, contact, a block's position in the
    * chain, or with `XPBD_STATUS_CAPACITY_TOO_SMALL` the length
-   * needed); else 0.
+   * needed), 0 on success.
    */
   size_t error_index;
   /**
-   * Written by the library on error: the `XPBD_FIELD_*` code of the
-   * value concerned (`XPBD_FIELD_NONE` when the status says it all).
+   * Written by every step: on error the `XPBD_FIELD_*` code of the
+   * value concerned (`XPBD_FIELD_NONE` when the status says it all),
+   * `XPBD_FIELD_NONE` on success.
    */
   int32_t error_field;
 } XpbdWorld3F32;
@@ -2285,9 +2289,11 @@ typedef struct XpbdSelfCollision3F32 {
   struct XpbdBlock block;
   /**
    * Rest positions (m), `particle_count` entries, or NULL: pairs
-   * closer than twice the particle radius there never collide.
+   * closer than twice the particle radius there never collide. Only
+   * read (not `const` so that a C99 `double (*)[3]` converts without a
+   * cast).
    */
-  const float (*rest_positions)[3];
+  float (*rest_positions)[3];
   /**
    * Pairs one substep may hold; 0 (the default):
    * `XPBD_DEFAULT_PAIRS_PER_PARTICLE` (6) × particles. Beyond it the

@@ -664,7 +664,10 @@ public:
     /// `pair_budget` 0 is 6 per particle.
     World& set_self_collision(View3<const T> rest = {}, std::size_t pair_budget = 0) noexcept {
         self_.pair_budget = pair_budget;
-        return put(self_.rest_positions, rest_size_, rest, self_);
+        // The C field is not const (for C99 callers); the library only reads it.
+        self_.rest_positions = const_cast<T(*)[3]>(rest.data());
+        rest_size_ = rest.size();
+        return on(self_);
     }
     /// Tearing: after a successful step each link whose force exceeded its
     /// max_force (N, one per link) is disabled, its index written to `torn`.

@@ -44,10 +44,10 @@ declare -A label=(
     [pairs]="f32 + f64 1D pairs"
     [status_str]="xpbd_status_str"
     [systems]="systems (xpbd_system{2,3}_*, xpbd_build_*, xpbd_cloth_link_count)"
-    [stepping]="stepping (xpbd_world3_step*, xpbd_step_config3_default*, xpbd_step_scratch_len)"
+    [stepping]="stepping (xpbd_world3_step*, xpbd_world3_{default,add,requirements}*, the blocks' _default*, xpbd_step_config3_default*, xpbd_step_scratch_len)"
     [colored]="colored (xpbd_colored3_*, xpbd_color_*, xpbd_job_range, xpbd_sweep_stats_merge*, xpbd_colored_links_fill*)"
-    [groups_f32]="constraint groups, f32 (xpbd_system3_*_groups_f32, xpbd_world3_step_groups_f32, the six group builders)"
-    [groups_solve_f32]="constraint groups, f32, without the builders (xpbd_system3_*_groups_f32, xpbd_world3_step_groups_f32)"
+    [groups_f32]="constraint groups, f32 (xpbd_system3_*_groups_f32, xpbd_world3_step_f32 with a groups block, the six group builders)"
+    [groups_solve_f32]="constraint groups, f32, without the builders (xpbd_system3_*_groups_f32, xpbd_world3_step_f32 with a groups block)"
     [colored_groups_f32]="colored constraint groups, f32 (xpbd_color_group_f32, xpbd_system3_{begin_substep,iterate}_colored_f32, xpbd_system3_solve_group_job_f32)"
     [all]="everything in include/xpbd.h"
 )

@@ -24,10 +24,9 @@ static const double ROPE_SPACING = 0.05, ROPE_MASS = 0.05, ROPE_X = 0.95, ROPE_T
 static const double ROPE_DAMPING = 0.5;
 static const double CLOTH_BEND_COMPLIANCE = 30; /* rad²/J */
 
-static double cx[NC][3], cv[NC][3], cw[NC], scratch[3 * NC][3];
+static double cx[NC][3], cv[NC][3], cw[NC];
 static XpbdLink cl[4 * NC];
 static XpbdBend cb[3 * NC];
-static XpbdContact contacts[2 * NC];
 static double rx[ROPE_N][3], rw[ROPE_N], rv[ROPE_N][3], rp[ROPE_N][3];
 static XpbdLink rl[ROPE_N - 1];
 
@@ -51,8 +50,10 @@ int main(int argc, char **argv) {
     size_t count = 0, cloth_links = xpbd_cloth_link_count(CLOTH_N, CLOTH_N, 1);
     XpbdSphere3 sphere = {{0.0, 0.0, 0.0}, 0.3};
     XpbdPlane3 floor_plane = {{0.0, 1.0, 0.0}, -0.45};
-    XpbdWorld3 world;
-    XpbdConstraints3 groups;
+    XpbdWorld3 world = xpbd_world3_default();
+    XpbdColliders3 colliders = xpbd_colliders3_default();
+    XpbdGroups3 groups = xpbd_groups3_default();
+    XpbdRequirements needs;
     size_t cloth_bends = xpbd_bends_cloth_count(CLOTH_N, CLOTH_N);
     XpbdSystem3 rope;
     XpbdStepConfig3 config;
@@ -79,15 +80,20 @@ int main(int argc, char **argv) {
     /* Bends from the flat rest shape (rest angle 0). */
     ok(xpbd_build_bends_cloth3(&cx[0][0], CLOTH_N, CLOTH_N, CLOTH_BEND_COMPLIANCE, cb, cloth_bends, &count),
        "xpbd_build_bends_cloth3");
-    memset(&groups, 0, sizeof groups);
-    groups.bends = cb; groups.bend_count = cloth_bends;
-    memset(&world, 0, sizeof world);
+    /* The world: the cloth, a colliders block (the floor and the sphere, the
+     * default contact budget: particles x colliders) and a groups block (the
+     * bends); the chain is groups -> colliders, as the page writes it. */
+    groups.groups.bends = cb; groups.groups.bend_count = cloth_bends;
+    colliders.planes = &floor_plane; colliders.plane_count = 1;
+    colliders.spheres = &sphere; colliders.sphere_count = 1;
     world.positions = cx; world.velocities = cv; world.inverse_masses = cw; world.particle_count = NC;
     world.links = cl; world.link_count = cloth_links;
-    world.planes = &floor_plane; world.plane_count = 1;
-    world.spheres = &sphere; world.sphere_count = 1;
-    world.contacts = contacts; world.contact_capacity = 2 * NC;
-    world.scratch = scratch; world.scratch_count = xpbd_step_scratch_len(NC);
+    ok(xpbd_world3_add(&world, &colliders.block), "xpbd_world3_add");
+    ok(xpbd_world3_add(&world, &groups.block), "xpbd_world3_add");
+    ok(xpbd_world3_requirements(&world, &needs), "xpbd_world3_requirements");
+    world.memory = malloc(needs.memory_size); /* aligned to 8 */
+    world.memory_size = needs.memory_size;
+    if (world.memory == NULL) ok(XPBD_STATUS_CAPACITY_TOO_SMALL, "malloc");
 
     for (i = 0; i < ROPE_N; ++i) {
         rx[i][0] = ROPE_X;
@@ -108,7 +114,7 @@ int main(int argc, char **argv) {
 
     for (frame = 0; frame < frames; ++frame) {
         const double h = DT / substeps, damp = 1 - ROPE_DAMPING * h;
-        ok(xpbd_world3_step_groups(&world, &groups, DT, &config, NULL), "xpbd_world3_step_groups");
+        ok(xpbd_world3_step(&world, DT, &config, NULL), "xpbd_world3_step");
         for (s = 0; s < substeps; ++s) {
             rx[0][0] = attachment_x(((double)frame + (double)(s + 1) / substeps) / 60);
             for (i = 1; i < ROPE_N; ++i) {
@@ -135,5 +141,6 @@ int main(int argc, char **argv) {
     for (b = 0; b < sizeof cx; ++b) hash = (hash ^ ((const unsigned char *)cx)[b]) * 0x100000001b3u;
     for (b = 0; b < sizeof rx; ++b) hash = (hash ^ ((const unsigned char *)rx)[b]) * 0x100000001b3u;
     printf("%016llx\n", (unsigned long long)hash);
+    free(world.memory);
     return 0;
 }

@@ -6,7 +6,9 @@
 // C structs are on wasm32 (ILP32: pointers and size_t are 4 bytes):
 //  - a 16 x 16 cloth (structural and shear links, and a dihedral bend on
 //    every interior edge of its triangles, rest angle 0: it resists folding)
-//    dropped on a sphere above a floor, one xpbd_world3_step_groups per frame;
+//    dropped on a sphere above a floor, one xpbd_world3_step per frame (a
+//    world with a groups block for the bends and a colliders block for the
+//    sphere and the floor, its memory sized by xpbd_world3_requirements);
 //  - a 20-particle rope whose top particle (inverse mass 0) this driver moves
 //    every substep; the driver runs the substep loop itself: predict,
 //    xpbd_system3_begin_substep, xpbd_system3_iterate x iterations, update
@@ -24,8 +26,11 @@
     // Sizes and field offsets of the C structs on wasm32 (checked by
     // .ci/steps/83-demo.sh with clang --target=wasm32 against include/xpbd.h).
     const LINK = 40, LINK_COMPLIANCE = 16;
-    const SYSTEM3 = 48, WORLD3 = 132, CONFIG3 = 88, SPHERE3 = 32, PLANE3 = 32, CONTACT = 16;
-    const BEND = 40, BEND_COMPLIANCE = 24, CONSTRAINTS3 = 64;
+    const SYSTEM3 = 48, WORLD3 = 44, CONFIG3 = 88, SPHERE3 = 32, PLANE3 = 32, REQUIREMENTS = 32;
+    const BEND = 40, BEND_COMPLIANCE = 24;
+    // The feature blocks: a header (kind, size, next) then the block's fields.
+    const COLLIDERS3 = 48, GROUPS3 = 76, BLOCK_HEADER = 12;
+    const XPBD_BLOCK_COLLIDERS = 1, XPBD_BLOCK_GROUPS = 5;
 
     const DT = 1 / 60;         // s, one frame
     const GRAVITY = -9.81;     // m/s², along y
@@ -72,15 +77,25 @@
             this.p = {
                 cx: take(24 * nc), cv: take(24 * nc), cw: take(8 * nc),
                 cl: take(LINK * this.clothLinkCount), cb: take(BEND * this.clothBendCount),
-                groups: take(CONSTRAINTS3),
-                scratch: take(24 * this.x.xpbd_step_scratch_len(nc)),
-                contacts: take(CONTACT * 2 * nc), sphere: take(SPHERE3), plane: take(PLANE3),
-                world: take(WORLD3), config: take(CONFIG3),
+                groups: take(GROUPS3), colliders: take(COLLIDERS3),
+                sphere: take(SPHERE3), plane: take(PLANE3),
+                world: take(WORLD3), requirements: take(REQUIREMENTS), config: take(CONFIG3),
                 rx: take(24 * ROPE_N), rw: take(8 * ROPE_N), rl: take(LINK * (ROPE_N - 1)),
-                system: take(SYSTEM3), count: take(8),
+                system: take(SYSTEM3), count: take(8), memory: 0, memorySize: 0,
             };
             const mem = this.x.memory;
-            if (top > mem.buffer.byteLength) mem.grow(Math.ceil((top - mem.buffer.byteLength) / 65536));
+            const grow = () => {
+                if (top > mem.buffer.byteLength) mem.grow(Math.ceil((top - mem.buffer.byteLength) / 65536));
+            };
+            // The world's memory: as much as xpbd_world3_requirements asks for
+            // the world with its blocks (written here once to be measured).
+            grow();
+            this.dv = new DataView(mem.buffer);
+            this.writeWorld();
+            this.check(this.x.xpbd_world3_requirements(this.p.world, this.p.requirements), 'xpbd_world3_requirements');
+            this.p.memorySize = this.dv.getUint32(this.p.requirements, true);  // memory_size, bytes
+            this.p.memory = take(this.p.memorySize);
+            grow();
             const b = mem.buffer;
             this.clothX = new Float64Array(b, this.p.cx, 3 * nc);
             this.clothV = new Float64Array(b, this.p.cv, 3 * nc);
@@ -92,13 +107,27 @@
             this.dv = new DataView(b);
         }
 
+        // The world (particles, links, memory, the chain groups -> colliders)
+        // and its two blocks, field by field as the C structs lay them out.
+        writeWorld() {
+            const dv = this.dv, p = this.p, nc = CLOTH_N * CLOTH_N;
+            const u32 = (base, words) => words.forEach((v, k) => dv.setUint32(base + 4 * k, v, true));
+            new Uint8Array(this.x.memory.buffer, p.groups, GROUPS3).fill(0);
+            u32(p.groups, [XPBD_BLOCK_GROUPS, GROUPS3, p.colliders]);
+            u32(p.groups + BLOCK_HEADER, [p.cb, this.clothBendCount]);    // groups.bends, bend_count
+            u32(p.colliders, [XPBD_BLOCK_COLLIDERS, COLLIDERS3, 0,
+                              p.plane, 1, p.sphere, 1, 0, 0, 0, 0, 0]);  // no capsule, box; default budget
+            u32(p.world, [p.cx, p.cv, p.cw, nc, p.cl, this.clothLinkCount, p.memory, p.memorySize,
+                          p.groups, 0, 0]);                               // ..., blocks, error_index, error_field
+        }
+
         check(status, what) {
             this.lastStatus = status;
             if (status < 0) throw new Error(what + ': status ' + status);
         }
 
         reset() {
-            const dv = this.dv, p = this.p, x = this.x, nc = CLOTH_N * CLOTH_N;
+            const dv = this.dv, p = this.p, x = this.x;
             this.frame = 0;
             for (let r = 0; r < CLOTH_N; ++r) {
                 for (let c = 0; c < CLOTH_N; ++c) {
@@ -115,15 +144,10 @@
             // Bends from the flat rest shape (rest angle 0); only the bends in the groups.
             this.check(x.xpbd_build_bends_cloth3(p.cx, CLOTH_N, CLOTH_N, this.bendCompliance, p.cb,
                                                  this.clothBendCount, p.count), 'xpbd_build_bends_cloth3');
-            new Uint8Array(this.x.memory.buffer, p.groups, CONSTRAINTS3).fill(0);
-            dv.setUint32(p.groups, p.cb, true); dv.setUint32(p.groups + 4, this.clothBendCount, true);
             for (let k = 0; k < 4; ++k) dv.setFloat64(p.sphere + 8 * k, SPHERE[k], true);
             dv.setFloat64(p.plane, 0, true); dv.setFloat64(p.plane + 8, 1, true);
             dv.setFloat64(p.plane + 16, 0, true); dv.setFloat64(p.plane + 24, FLOOR_Y, true);
-            const world = [p.cx, p.cv, p.cw, nc, p.cl, this.clothLinkCount, p.plane, 1, p.sphere, 1,
-                           p.contacts, 2 * nc, p.scratch, x.xpbd_step_scratch_len(nc), 0,
-                           0, 0, 0];  // no tearing: link_max_force NULL, torn NULL, capacity 0
-            world.forEach((v, k) => dv.setUint32(p.world + 4 * k, v, true));
+            this.writeWorld();
 
             for (let i = 0; i < ROPE_N; ++i) {
                 this.ropeX[3 * i] = ROPE_X;
@@ -177,7 +201,7 @@
             const x = this.x, p = this.p;
             this.writeConfig();
             if (this.withCloth)
-                this.check(x.xpbd_world3_step_groups(p.world, p.groups, DT, p.config, 0), 'xpbd_world3_step_groups');
+                this.check(x.xpbd_world3_step(p.world, DT, p.config, 0), 'xpbd_world3_step');
 
             const S = this.substeps, h = DT / S, X = this.ropeX, V = this.ropeV, P = this.ropePrev;
             const damp = 1 - this.ropeDamping * h;

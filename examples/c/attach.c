@@ -9,12 +9,13 @@
  * xpbd_build_rope3) hang from particle 0, which is attached (XpbdAttachment,
  * compliance 0: rigid) to a target the program moves on a horizontal circle
  * of radius R = 1 m at v = 10 m/s (omega = v / R = 10 rad/s). Every frame
- * the program writes the target's new point to `target`;
- * xpbd_world3_step_groups moves the point from `previous` to `target` over
- * the frame's 8 substeps (so the fast target neither lags a frame behind
- * nor jumps through the rope), then reports the frame's mean force on the
- * particle in `force` (N; the engine would apply -force to the body that
- * carries the attachment) and sets previous = target. 20 s at 60 Hz.
+ * the program writes the target's new point to `target`; xpbd_world3_step
+ * (the attachment in the world's groups block, XpbdGroups3) moves the
+ * point from `previous` to `target` over the frame's 8 substeps (so the
+ * fast target neither lags a frame behind nor jumps through the rope),
+ * then reports the frame's mean force on the particle in `force` (N; the
+ * engine would apply -force to the body that carries the attachment) and
+ * sets previous = target. 20 s at 60 Hz, no damping.
  *
  * What to check: the attachment error, |x_0 - target| after each frame, is
  * below 1 cm over the whole run; and in steady rotation the force is the
@@ -34,11 +35,12 @@
  * structural links (xpbd_build_cloth3 without shear, compliance 1e-4 m/N);
  * its left and right columns are attached (compliance 1e-6 m/N) to targets
  * the program moves apart by 2 mm per side and frame. Every link has a
- * maximum force (XpbdWorld3.link_max_force): a perforation between columns
- * 4 and 5 holds 20 N in the top row and 1.5 N more in each row below,
- * every other link 60 N. After each successful frame the library disables
+ * maximum force (the tearing block's `max_force`, XpbdTearing3): a
+ * perforation between columns 4 and 5 holds 20 N in the top row and 1.5 N
+ * more in each row below, every other link 60 N; the attachments are in a
+ * groups block. After each successful frame the library disables
  * (XPBD_LINK_DISABLED) every link whose force |lambda|/h^2 exceeded its
- * maximum and writes their indices to XpbdWorld3.torn (the count in
+ * maximum and writes their indices to the block's `torn` (the count in
  * XpbdStepStats.torn). 90 frames.
  *
  * What to check: links tear (a few frames after the start: the sheet holds
@@ -47,10 +49,13 @@
  * two halves, torn along one line.
  *
  * The program prints its figures, checks them and exits non-zero on a
- * mismatch or a failed call. Every xpbd struct is zero-initialised, so
- * fields a later version appends at a struct's end start at 0. */
+ * mismatch or a failed call. Every world and block starts from its
+ * _default() function and the world's memory from xpbd_world3_requirements
+ * and malloc; the other xpbd structs are zero-initialised, so fields a
+ * later version appends at a struct's end start at 0. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "xpbd.h"
 
@@ -80,13 +85,28 @@ static const double weak = 20.0;       /* N, the perforation's top link */
 static const double weak_step = 1.5;   /* N more per row down */
 static const double strong = 60.0;     /* N, every other link */
 
-static int check(XpbdStatus s, const char *call, size_t index) {
+/* `index` and `field` are the world's error_index and error_field
+ * (XPBD_FIELD_*): the particle, link, size or value the error names. */
+static int check(XpbdStatus s, const char *call, size_t index, int field) {
     if (s == XPBD_STATUS_OK || s == XPBD_STATUS_SKIPPED) {
         return 1;
     }
-    fprintf(stderr, "%s failed: %d, %s (index %lu)\n", call, (int)s, xpbd_status_str(s),
-            (unsigned long)index);
+    fprintf(stderr, "%s failed: %d, %s (index %lu, field %d)\n", call, (int)s, xpbd_status_str(s),
+            (unsigned long)index, field);
     return 0;
+}
+
+/* Sizes the world's memory for its particles, links and blocks
+ * (xpbd_world3_requirements) and allocates it; 1 on success. */
+static int allocate(XpbdWorld3 *world) {
+    XpbdRequirements needs;
+    if (!check(xpbd_world3_requirements(world, &needs), "xpbd_world3_requirements",
+               world->error_index, world->error_field)) {
+        return 0;
+    }
+    world->memory = malloc(needs.memory_size); /* aligned to 8, XPBD_MEMORY_ALIGN */
+    world->memory_size = needs.memory_size;
+    return world->memory != NULL;
 }
 
 static double norm(const double a[3]) {
@@ -115,13 +135,12 @@ static void mean(double p[RN][3], double out[3]) {
 
 /* Part (a); returns 1 if its figures hold. */
 static int whirled_rope(void) {
-    static double x[RN][3], v[RN][3], w[RN], scratch[3 * RN][3];
+    static double x[RN][3], v[RN][3], w[RN];
     static XpbdLink links[RN - 1];
     static XpbdAttachment top[1];
-    XpbdWorld3 world = {0};
-    XpbdConstraints3 groups = {0};
+    XpbdWorld3 world = xpbd_world3_default();
+    XpbdGroups3 groups = xpbd_groups3_default();
     XpbdStepConfig3 config = xpbd_step_config3_default(); /* g = (0, -9.81, 0) */
-    size_t link_count = 0;
     double omega = speed / radius, total = rope_mass * RN;
     double error = 0.0, worst = 0.0, angle = 0.0, got = 0.0, want = 0.0, r = 0.0;
     double com0[3];
@@ -133,8 +152,8 @@ static int whirled_rope(void) {
         x[k][2] = 0.0;
         w[k] = 1.0 / rope_mass; /* the top particle too: the attachment holds it */
     }
-    if (!check(xpbd_build_rope3(&x[0][0], RN, 0.0, links, RN - 1, &link_count),
-               "xpbd_build_rope3", 0)) {
+    if (!check(xpbd_build_rope3(&x[0][0], RN, 0.0, links, RN - 1, &world.link_count),
+               "xpbd_build_rope3", 0, 0)) {
         return 0;
     }
     top[0].particle = 0;
@@ -147,16 +166,17 @@ static int whirled_rope(void) {
     world.inverse_masses = w;
     world.particle_count = RN;
     world.links = links;
-    world.link_count = link_count;
-    world.scratch = scratch;
-    world.scratch_count = xpbd_step_scratch_len(RN);
-    groups.attachments = top;
-    groups.attachment_count = 1;
+    groups.groups.attachments = top;
+    groups.groups.attachment_count = 1;
+    if (!check(xpbd_world3_add(&world, &groups.block), "xpbd_world3_add", 0, 0) || !allocate(&world)) {
+        return 0;
+    }
     config.substeps = RSUBSTEPS;
+    config.damping = 0.0; /* Newton's balance below holds without it */
 
     printf("(a) whirled rope: %d particles of %.0f g on %lu rigid links, the top one attached "
            "rigidly to a target on a circle of R = %.1f m at %.1f m/s; %u substeps, 60 Hz, %.0f s\n",
-           RN, rope_mass * 1e3, (unsigned long)link_count, radius, speed,
+           RN, rope_mass * 1e3, (unsigned long)world.link_count, radius, speed,
            (unsigned)config.substeps, RFRAMES * FRAME_DT);
     printf("  t (s)   |F| (N)   |M(a_com - g)| (N)   r_com (m)   error (m)\n");
     mean(x, com0);
@@ -166,8 +186,9 @@ static int whirled_rope(void) {
         top[0].target[0] = target[0];
         top[0].target[1] = target[1];
         top[0].target[2] = target[2];
-        if (!check(xpbd_world3_step_groups(&world, &groups, FRAME_DT, &config, NULL),
-                   "xpbd_world3_step_groups", world.error_index)) {
+        if (!check(xpbd_world3_step(&world, FRAME_DT, &config, NULL), "xpbd_world3_step",
+                   world.error_index, world.error_field)) {
+            free(world.memory);
             return 0;
         }
         for (k = 0; k < 3; ++k) {
@@ -208,6 +229,7 @@ static int whirled_rope(void) {
             printf("  %5.1f   %7.4f   %18.4f   %9.4f   %9.1e\n", frame * FRAME_DT, got, want, r, e);
         }
     }
+    free(world.memory);
     ok = error < 0.01 && worst < 0.01 && angle < 0.02;
     printf("  attachment error: %.1e m at most over the run (limit 1e-2 m)\n", error);
     printf("  force over the last second: |F| within %.3f %% of |M(a_com - g)| (limit 1 %%), "
@@ -227,13 +249,14 @@ static int crosses(const XpbdLink *l) {
 
 /* Part (b); returns 1 if its figures hold. */
 static int tearing_sheet(void) {
-    static double x[SN][3], v[SN][3], w[SN], scratch[3 * SN][3], max_force[SL];
+    static double x[SN][3], v[SN][3], w[SN], max_force[SL];
     static double start[SA][3];
     static XpbdLink links[SL];
     static XpbdAttachment sides[SA];
     static uint32_t torn[ROWS];
-    XpbdWorld3 world = {0};
-    XpbdConstraints3 groups = {0};
+    XpbdWorld3 world = xpbd_world3_default();
+    XpbdGroups3 groups = xpbd_groups3_default();
+    XpbdTearing3 tearing = xpbd_tearing3_default();
     XpbdStepConfig3 config = xpbd_step_config3_default();
     XpbdStepStats stats = {0};
     size_t link_count = 0, k, total = 0, crossing = 0, along = 0, stray = 0;
@@ -251,7 +274,7 @@ static int tearing_sheet(void) {
         }
     }
     if (!check(xpbd_build_cloth3(&x[0][0], ROWS, COLS, 0, 1e-4, links, SL, &link_count),
-               "xpbd_build_cloth3", 0)) {
+               "xpbd_build_cloth3", 0, 0)) {
         return 0;
     }
     /* Horizontal links first, row by row: link k of row r is k / (COLS - 1). */
@@ -275,13 +298,15 @@ static int tearing_sheet(void) {
     world.particle_count = SN;
     world.links = links;
     world.link_count = link_count;
-    world.scratch = scratch;
-    world.scratch_count = xpbd_step_scratch_len(SN);
-    world.link_max_force = max_force;
-    world.torn = torn;
-    world.torn_capacity = ROWS;
-    groups.attachments = sides;
-    groups.attachment_count = SA;
+    tearing.max_force = max_force;
+    tearing.torn = torn;
+    tearing.torn_capacity = ROWS;
+    groups.groups.attachments = sides;
+    groups.groups.attachment_count = SA;
+    if (!check(xpbd_world3_add(&world, &groups.block), "xpbd_world3_add", 0, 0) ||
+        !check(xpbd_world3_add(&world, &tearing.block), "xpbd_world3_add", 0, 0) || !allocate(&world)) {
+        return 0;
+    }
     config.substeps = 8;
     config.damping = 0.5;
 
@@ -295,8 +320,9 @@ static int tearing_sheet(void) {
             double d = pull * (double)frame;
             sides[k].target[0] = k < ROWS ? start[k][0] - d : start[k][0] + d;
         }
-        if (!check(xpbd_world3_step_groups(&world, &groups, FRAME_DT, &config, &stats),
-                   "xpbd_world3_step_groups", world.error_index)) {
+        if (!check(xpbd_world3_step(&world, FRAME_DT, &config, &stats), "xpbd_world3_step",
+                   world.error_index, world.error_field)) {
+            free(world.memory);
             return 0;
         }
         if (stats.torn == 0) {
@@ -328,6 +354,7 @@ static int tearing_sheet(void) {
     }
     printf("  gap between columns %d and %d at the end: %.3f m (a link is %.3f m)\n", GAP,
            GAP + 1, x[GAP + 1][0] - x[GAP][0], spacing);
+    free(world.memory);
     ok = total > 0 && first > 1 && top_down && stray == 0 && along == total;
     printf("  torn: %lu links from frame %d on, %lu of them across the perforation (%lu cross "
            "it), top row first: %s\n",

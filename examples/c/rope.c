@@ -11,6 +11,11 @@
  * links (rest lengths from the positions); each is made tension-only, like a
  * real rope: it resists stretching but never pushes.
  *
+ * The world (xpbd_world3_default) points at the caller's buffers and at one
+ * block of memory the library carves its scratch from: its size comes from
+ * xpbd_world3_requirements, the block from malloc (no feature blocks here:
+ * no colliders, self-collision, tearing or constraint groups).
+ *
  * xpbd_world3_step advances one frame: SUBSTEPS substeps of
  * h = FRAME_DT / SUBSTEPS, each predicting x += h v + h² g, resetting every
  * λ, running up to ITERATIONS Gauss-Seidel sweeps over the links (stopping
@@ -22,8 +27,9 @@
  * times the weight it carries, stretch_i = α m g (N - 1 - i), and the tip
  * hangs right below the pin (x = z = 0). The program checks both (1 %) and
  * exits with 0 only if they hold. */
-#include <stdio.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "xpbd.h"
 
@@ -36,9 +42,10 @@ static const double spacing = 0.1;     /* m, rest length of every link */
 static const double compliance = 1e-3; /* m/N: 1 N stretches a link 1 mm */
 
 /* Every status an xpbd call can return, and what this program does with
- * it: returns 1 to go on, 0 to stop. `index` is the struct's error_index:
- * the particle, link, collider or contact the error names. */
-static int xpbd_ok(XpbdStatus s, const char *call, size_t index) {
+ * it: returns 1 to go on, 0 to stop. `index` and `field` are the world's
+ * error_index and error_field (an XPBD_FIELD_* code): the particle, link,
+ * collider, size or configuration value the error names. */
+static int xpbd_ok(XpbdStatus s, const char *call, size_t index, int field) {
     switch (s) {
     case XPBD_STATUS_OK:      /* done */
     case XPBD_STATUS_SKIPPED: /* nothing to do (both ends pinned): not an error */
@@ -47,35 +54,44 @@ static int xpbd_ok(XpbdStatus s, const char *call, size_t index) {
      * they were, so an engine can log, fix and retry, or reset the rope. */
     case XPBD_STATUS_NULL_POINTER:     /* bugs in the caller: a buffer */
     case XPBD_STATUS_ALIASED_BUFFERS:  /* missing or two buffers overlap */
-    case XPBD_STATUS_INVALID_ARGUMENT: /* config: substeps 0, bad policy, ... */
-    case XPBD_STATUS_CAPACITY_TOO_SMALL:  /* scratch or contacts too small */
+    case XPBD_STATUS_INVALID_CONFIG:   /* field: the config value (SUBSTEPS, ...) */
+    case XPBD_STATUS_CAPACITY_TOO_SMALL:  /* field MEMORY: index = the bytes needed */
+    case XPBD_STATUS_INVALID_BLOCK:       /* index: a block's place in the chain */
+    case XPBD_STATUS_INVALID_SELF_COLLISION: /* (feature blocks this rope */
+    case XPBD_STATUS_INVALID_MAX_FORCE:      /*  does not use) */
+    case XPBD_STATUS_INVALID_ARGUMENT:
     case XPBD_STATUS_INVALID_INVERSE_MASS: /* set-up errors: fix the data */
     case XPBD_STATUS_INVALID_REST_LENGTH:
     case XPBD_STATUS_INVALID_COMPLIANCE:
     case XPBD_STATUS_INDEX_OUT_OF_RANGE:
     case XPBD_STATUS_SAME_PARTICLE:
     case XPBD_STATUS_INVALID_COLLIDER:
+    case XPBD_STATUS_INVALID_REST_VALUE:
     case XPBD_STATUS_INVALID_TIME_STEP:     /* dt <= 0, NaN or infinite */
     case XPBD_STATUS_UNREPRESENTABLE_SCALE: /* h too small for a compliance */
+    case XPBD_STATUS_WORK_LIMIT:            /* more work than one call may do */
     case XPBD_STATUS_NON_FINITE_POSITION:   /* state errors: the simulation */
     case XPBD_STATUS_NON_FINITE_VELOCITY:   /* blew up, or two particles of */
     case XPBD_STATUS_ZERO_LENGTH:           /* a link coincide; an engine */
-    case XPBD_STATUS_INVALID_RESULT:        /* would reset this rope */
+    case XPBD_STATUS_DEGENERATE:            /* would reset this rope */
+    case XPBD_STATUS_INVALID_RESULT:
     case XPBD_STATUS_ENDPOINTS_NOT_ORDERED: /* 1D API only */
     case XPBD_STATUS_NO_SUBSTEP:            /* system API only */
+    case XPBD_STATUS_UNSUPPORTED_FLAG:      /* colored API only */
+    case XPBD_STATUS_JOB_CONTRACT:
     default:                                /* a code from a newer library */
-        fprintf(stderr, "%s failed: %d, %s (index %lu)\n", call, (int)s, xpbd_status_str(s),
-                (unsigned long)index);
+        fprintf(stderr, "%s failed: %d, %s (index %lu, field %d)\n", call, (int)s,
+                xpbd_status_str(s), (unsigned long)index, field);
         return 0;
     }
 }
 
 int main(void) {
     double x[N][3], v[N][3], w[N]; /* m, m/s, 1/kg (0 = pinned) */
-    double scratch[3 * N][3];      /* xpbd_step_scratch_len(N) entries */
     XpbdLink links[N - 1];
-    size_t link_count = 0, k;
-    XpbdWorld3 world = {0};
+    size_t k;
+    XpbdWorld3 world = xpbd_world3_default();
+    XpbdRequirements needs;
     XpbdStepConfig3 config = xpbd_step_config3_default(); /* g = (0, -9.81, 0) */
     XpbdStepStats stats;
     XpbdStatus s;
@@ -97,24 +113,30 @@ int main(void) {
         v[k][0] = v[k][1] = v[k][2] = 0.0;
         w[k] = k == 0 ? 0.0 : 1.0 / mass;
     }
-    s = xpbd_build_rope3(&x[0][0], N, compliance, links, N - 1, &link_count);
-    if (!xpbd_ok(s, "xpbd_build_rope3", 0)) {
+    s = xpbd_build_rope3(&x[0][0], N, compliance, links, N - 1, &world.link_count);
+    if (!xpbd_ok(s, "xpbd_build_rope3", 0, 0)) {
         return 1;
     }
-    for (k = 0; k < link_count; ++k) {
+    for (k = 0; k < world.link_count; ++k) {
         links[k].flags = XPBD_LINK_TENSION_ONLY;
     }
 
-    /* The world only points at the caller's buffers; no colliders here, so
-     * no contact storage either (NULL goes with a zero count). */
+    /* The world points at the caller's buffers and at the memory the
+     * library works in (here only the step's scratch: 3 N positions). */
     world.positions = x;
     world.velocities = v;
     world.inverse_masses = w;
     world.particle_count = N;
     world.links = links;
-    world.link_count = link_count;
-    world.scratch = scratch;
-    world.scratch_count = xpbd_step_scratch_len(N);
+    s = xpbd_world3_requirements(&world, &needs);
+    if (!xpbd_ok(s, "xpbd_world3_requirements", world.error_index, world.error_field)) {
+        return 1;
+    }
+    world.memory = malloc(needs.memory_size); /* aligned to 8, XPBD_MEMORY_ALIGN */
+    world.memory_size = needs.memory_size;
+    if (world.memory == NULL) {
+        return 1;
+    }
     config.substeps = 8;
     config.iterations = 20;    /* a budget: */
     config.tolerance = 1e-9;   /* most substeps need far fewer sweeps */
@@ -125,7 +147,8 @@ int main(void) {
            FRAMES);
     for (frame = 0; frame < FRAMES; ++frame) {
         s = xpbd_world3_step(&world, FRAME_DT, &config, &stats);
-        if (!xpbd_ok(s, "xpbd_world3_step", world.error_index)) {
+        if (!xpbd_ok(s, "xpbd_world3_step", world.error_index, world.error_field)) {
+            free(world.memory);
             return 1;
         }
     }
@@ -166,7 +189,8 @@ int main(void) {
     }
     printf("dt = 0 is rejected: %d, %s; positions unchanged: %s\n", (int)s, xpbd_status_str(s),
            same ? "yes" : "no");
-    ok = ok && s == XPBD_STATUS_INVALID_TIME_STEP && same;
+    ok = ok && s == XPBD_STATUS_INVALID_TIME_STEP && world.error_field == XPBD_FIELD_FRAME_TIME && same;
+    free(world.memory);
 
     printf("%s\n", ok ? "ok" : "MISMATCH");
     return ok ? 0 : 1;

@@ -4,13 +4,15 @@
  * Build (from the repository root, after `cargo c-lib`):
  *   cc -std=c99 -ffp-contract=off -Iinclude examples/c/soft_body.c target/release/libxpbd.a -Wl,--gc-sections -o soft_body
  *
- * The block: NX x NY x NZ cubes of 10 cm from xpbd_build_tet_block (6 tets
+ * The block: NX x NY x NZ cubes of 10 cm from xpbd_build_tet_block3 (6 tets
  * per cube, rest volumes from the positions, tet compliance 1e-9 m^6/J:
  * nearly incompressible), plus one link along every distinct tet edge
  * (xpbd_build_links_from_tets3, rest lengths from the positions) for
  * shape. It starts 20 cm above the plane y = 0 and falls under
- * gravity; each frame is one xpbd_world3_step_groups call (the tets as the
- * groups' `tets`).
+ * gravity; each frame is one xpbd_world3_step call, the plane in the
+ * world's colliders block (XpbdColliders3) and the tets in its groups
+ * block (XpbdGroups3). The world's memory (scratch and contacts) comes from
+ * xpbd_world3_requirements and malloc.
  *
  * Printed: the volume ratio V/V0 (V the sum of the signed tet volumes
  * computed here from the positions, V0 the sum of the rest volumes) as
@@ -18,6 +20,7 @@
  * program exits non-zero if any call fails or the final ratio is outside
  * [0.98, 1.02]. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "xpbd.h"
 
@@ -40,12 +43,14 @@ static const double mass = 0.05;            /* kg per particle */
 static const double tet_compliance = 1e-9;  /* m^6/J */
 static const double link_compliance = 1e-4; /* m/N */
 
-static int check(XpbdStatus s, const char *call, size_t index) {
+/* `index` and `field` are the world's error_index and error_field
+ * (XPBD_FIELD_*): the particle, link, tet, size or value the error names. */
+static int check(XpbdStatus s, const char *call, size_t index, int field) {
     if (s == XPBD_STATUS_OK || s == XPBD_STATUS_SKIPPED) {
         return 1;
     }
-    fprintf(stderr, "%s failed: %d, %s (index %lu)\n", call, (int)s, xpbd_status_str(s),
-            (unsigned long)index);
+    fprintf(stderr, "%s failed: %d, %s (index %lu, field %d)\n", call, (int)s, xpbd_status_str(s),
+            (unsigned long)index, field);
     return 0;
 }
 
@@ -75,25 +80,24 @@ static double volume(double x[][3], const XpbdTet *tets) {
 
 int main(void) {
     static double x[NP][3], v[NP][3], w[NP]; /* m, m/s, 1/kg */
-    static double scratch[3 * NP][3];        /* xpbd_step_scratch_len(NP) entries */
     static XpbdTet tets[NT];
     static XpbdLink links[NL];
     static uint32_t tet_ids[NT][4];       /* the tets' particles, 4 per tet */
     static uint32_t edge_keys[6 * NT][3]; /* the link builder's scratch: 6 per tet */
-    static XpbdContact contacts[NP]; /* one plane: at most one contact per particle */
     const double origin[3] = {-0.1, 0.2, -0.1}; /* m: the block's lowest corner, 20 cm up */
     const XpbdPlane3 ground = {{0.0, 1.0, 0.0}, 0.0};
     size_t particles = 0, count = 0, want_particles = 0, want_tets = 0, k, lowest = 0;
-    size_t link_count = 0;
-    XpbdWorld3 world = {0};
-    XpbdConstraints3 groups = {0};
+    XpbdWorld3 world = xpbd_world3_default();
+    XpbdColliders3 colliders = xpbd_colliders3_default(); /* contact budget: one per particle */
+    XpbdGroups3 groups = xpbd_groups3_default();
     XpbdStepConfig3 config = xpbd_step_config3_default(); /* g = (0, -9.81, 0) */
+    XpbdRequirements needs;
     XpbdStepStats stats;
     double v0 = 0.0, ratio = 1.0, lo = 1e300, hi = -1e300;
     int frame, e;
 
     if (!check(xpbd_tet_block_counts(NX, NY, NZ, &want_particles, &want_tets),
-               "xpbd_tet_block_counts", 0)) {
+               "xpbd_tet_block_counts", 0, 0)) {
         return 1;
     }
     if (want_particles != NP || want_tets != NT) {
@@ -101,9 +105,9 @@ int main(void) {
                 (unsigned long)want_tets, NP, NT);
         return 1;
     }
-    if (!check(xpbd_build_tet_block(NX, NY, NZ, spacing, origin, tet_compliance, &x[0][0], NP,
-                                    tets, NT, &particles, &count),
-               "xpbd_build_tet_block", 0)) {
+    if (!check(xpbd_build_tet_block3(NX, NY, NZ, spacing, origin, tet_compliance, &x[0][0], NP,
+                                     tets, NT, &particles, &count),
+               "xpbd_build_tet_block3", 0, 0)) {
         return 1;
     }
     for (k = 0; k < NP; ++k) {
@@ -118,12 +122,12 @@ int main(void) {
         }
     }
     if (!check(xpbd_build_links_from_tets3(&x[0][0], NP, &tet_ids[0][0], NT, link_compliance,
-                                           &edge_keys[0][0], 6 * NT, links, NL, &link_count),
-               "xpbd_build_links_from_tets3", 0)) {
+                                           &edge_keys[0][0], 6 * NT, links, NL, &world.link_count),
+               "xpbd_build_links_from_tets3", 0, 0)) {
         return 1;
     }
-    if (link_count != NE) {
-        fprintf(stderr, "%lu links: expected %d (each tet edge once)\n", (unsigned long)link_count,
+    if (world.link_count != NE) {
+        fprintf(stderr, "%lu links: expected %d (each tet edge once)\n", (unsigned long)world.link_count,
                 NE);
         return 1;
     }
@@ -136,25 +140,32 @@ int main(void) {
     world.inverse_masses = w;
     world.particle_count = NP;
     world.links = links;
-    world.link_count = link_count;
-    world.planes = &ground;
-    world.plane_count = 1;
-    world.contacts = contacts;
-    world.contact_capacity = NP;
-    world.scratch = scratch;
-    world.scratch_count = xpbd_step_scratch_len(NP);
-    groups.tets = tets;
-    groups.tet_count = NT;
+    colliders.planes = &ground;
+    colliders.plane_count = 1;
+    groups.groups.tets = tets;
+    groups.groups.tet_count = NT;
+    if (!check(xpbd_world3_add(&world, &colliders.block), "xpbd_world3_add", 0, 0) ||
+        !check(xpbd_world3_add(&world, &groups.block), "xpbd_world3_add", 0, 0) ||
+        !check(xpbd_world3_requirements(&world, &needs), "xpbd_world3_requirements",
+               world.error_index, world.error_field)) {
+        return 1;
+    }
+    world.memory = malloc(needs.memory_size); /* aligned to 8, XPBD_MEMORY_ALIGN */
+    world.memory_size = needs.memory_size;
+    if (world.memory == NULL) {
+        return 1;
+    }
     config.substeps = 10;
     config.iterations = 5;
     config.damping = 2.0; /* 1/s */
 
     printf("xpbd %s: tet block %dx%dx%d (%lu particles, %lu tets, %lu links), V0 = %.6f m^3\n",
            XPBD_VERSION_STRING, NX, NY, NZ, (unsigned long)particles, (unsigned long)count,
-           (unsigned long)link_count, v0);
+           (unsigned long)world.link_count, v0);
     for (frame = 0; frame < FRAMES; ++frame) {
-        if (!check(xpbd_world3_step_groups(&world, &groups, FRAME_DT, &config, &stats),
-                   "xpbd_world3_step_groups", world.error_index)) {
+        if (!check(xpbd_world3_step(&world, FRAME_DT, &config, &stats), "xpbd_world3_step",
+                   world.error_index, world.error_field)) {
+            free(world.memory);
             return 1;
         }
         ratio = volume(x, tets) / v0;
@@ -171,6 +182,7 @@ int main(void) {
             hi = -1e300;
         }
     }
+    free(world.memory);
     if (ratio < 0.98 || ratio > 1.02) {
         printf("final V/V0 = %.5f outside [0.98, 1.02]: MISMATCH\n", ratio);
         return 1;

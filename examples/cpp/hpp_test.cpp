@@ -479,7 +479,7 @@ void c_build(CWorld<T>& c, Scene<T>& s) {
         CHECK(c_add(c, &c.col.block) == 0);
     }
     if (s.self) {
-        c.self.rest_positions = s.rest.empty() ? nullptr : reinterpret_cast<const T(*)[3]>(s.rest.data());
+        c.self.rest_positions = s.rest.empty() ? nullptr : reinterpret_cast<T(*)[3]>(s.rest.data());
         CHECK(c_add(c, &c.self.block) == 0);
     }
     if (!s.max_force.empty()) {

@@ -5,6 +5,7 @@
 #define XPBD_TEST_ENSURE_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
 
@@ -61,6 +62,67 @@ extern int xpbd_test_checks;
         }                                                                        \
     } while (0)
 
+/* (Re)sizes a world's memory for its particles, links and blocks:
+ * xpbd_world3_requirements, then malloc (8-aligned, XPBD_MEMORY_ALIGN).
+ * Call it after the blocks are added and again when they change; free the
+ * memory with test_world3_free. Returns the requirements' status. */
+static inline int32_t test_world3_memory(XpbdWorld3 *world) {
+    XpbdRequirements req;
+    int32_t s = xpbd_world3_requirements(world, &req);
+    free(world->memory);
+    world->memory = NULL;
+    world->memory_size = 0;
+    if (s != XPBD_STATUS_OK) return s;
+    world->memory = malloc(req.memory_size > 0 ? req.memory_size : 1);
+    world->memory_size = world->memory != NULL ? req.memory_size : 0;
+    return world->memory != NULL ? XPBD_STATUS_OK : XPBD_STATUS_CAPACITY_TOO_SMALL;
+}
+
+static inline int32_t test_world3_memory_f32(XpbdWorld3F32 *world) {
+    XpbdRequirements req;
+    int32_t s = xpbd_world3_requirements_f32(world, &req);
+    free(world->memory);
+    world->memory = NULL;
+    world->memory_size = 0;
+    if (s != XPBD_STATUS_OK) return s;
+    world->memory = malloc(req.memory_size > 0 ? req.memory_size : 1);
+    world->memory_size = world->memory != NULL ? req.memory_size : 0;
+    return world->memory != NULL ? XPBD_STATUS_OK : XPBD_STATUS_CAPACITY_TOO_SMALL;
+}
+
+static inline void test_world3_free(XpbdWorld3 *world) {
+    free(world->memory);
+    world->memory = NULL;
+    world->memory_size = 0;
+}
+
+static inline void test_world3_free_f32(XpbdWorld3F32 *world) {
+    free(world->memory);
+    world->memory = NULL;
+    world->memory_size = 0;
+}
+
+/* The bare step configuration: xpbd_step_config3_default() without its
+ * damping, particle radius and friction (the defaults before issue 33):
+ * what the tests written against those defaults assume. */
+static inline XpbdStepConfig3 test_bare_config3(void) {
+    XpbdStepConfig3 c = xpbd_step_config3_default();
+    c.damping = 0.0;
+    c.particle_radius = 0.0;
+    c.static_friction = 0.0;
+    c.dynamic_friction = 0.0;
+    return c;
+}
+
+static inline XpbdStepConfig3F32 test_bare_config3_f32(void) {
+    XpbdStepConfig3F32 c = xpbd_step_config3_default_f32();
+    c.damping = 0.0f;
+    c.particle_radius = 0.0f;
+    c.static_friction = 0.0f;
+    c.dynamic_friction = 0.0f;
+    return c;
+}
+
 /* One function per test area, each defined in its test_*.c file. */
 void test_golden(void);
 void test_status(void);
@@ -80,5 +142,6 @@ void test_engine(void);
 void test_self(void);
 void test_tear(void);
 void test_colored_step(void);
+void test_causes(void);
 
 #endif

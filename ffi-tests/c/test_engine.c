@@ -4,28 +4,31 @@
  * moving sideways is carried by friction; a capsule sweeping a particle
  * never has it inside; a bad capsule, box or engine contact is named by
  * error_index (colliders: planes, spheres, capsules, boxes, then the
- * engine contacts) with nothing written. */
+ * engine contacts) with nothing written. The engine contacts and the
+ * colliders are blocks of the world (XpbdEngineContacts3, XpbdColliders3). */
 #include <math.h>
 
 #include "ensure.h"
 
-static void engine_world(XpbdWorld3 *world, double x[2][3], double v[2][3], double w[2],
-                         double scratch[6][3], XpbdContact *contacts) {
-    memset(world, 0, sizeof *world);
+/* A world of two particles with no block; the caller adds its blocks,
+ * then sizes the memory (test_world3_memory). */
+static void engine_world(XpbdWorld3 *world, double x[2][3], double v[2][3], double w[2]) {
+    test_world3_free(world);
+    *world = xpbd_world3_default();
     world->positions = x; world->velocities = v; world->inverse_masses = w;
     world->particle_count = 2;
-    world->contacts = contacts; world->contact_capacity = 4;
-    world->scratch = scratch; world->scratch_count = xpbd_step_scratch_len(2);
 }
 
 void test_engine(void) {
-    static double x[2][3], v[2][3], w[2], scratch[6][3], x0[2][3], v0[2][3];
-    static XpbdContact contacts[4];
+    static double x[2][3], v[2][3], w[2], x0[2][3], v0[2][3];
     XpbdEngineContact e[1], e0[1];
     XpbdCapsule3 cap[1];
     XpbdBox3 box[1];
-    XpbdWorld3 world;
-    XpbdStepConfig3 config = xpbd_step_config3_default(); /* g = (0, -9.81, 0) */
+    XpbdWorld3 world = xpbd_world3_default();
+    XpbdEngineContacts3 engine = xpbd_engine_contacts3_default();
+    XpbdColliders3 colliders = xpbd_colliders3_default();
+    XpbdStepConfig3 config = test_bare_config3(); /* g = (0, -9.81, 0) */
+    XpbdRequirements req;
     int f;
 
     /* A 0.5 kg particle on an engine contact (plane y = 0, normal not unit). */
@@ -34,8 +37,10 @@ void test_engine(void) {
     w[0] = 2.0; w[1] = 0.0;
     memset(e, 0, sizeof e);
     e[0].particle = 0; e[0].normal[1] = 3.0;
-    engine_world(&world, x, v, w, scratch, contacts);
-    world.engine_contacts = e; world.engine_contact_count = 1;
+    engine_world(&world, x, v, w);
+    engine.contacts = e; engine.count = 1;
+    ENSURE_STATUS(xpbd_world3_add(&world, &engine.block), XPBD_STATUS_OK);
+    ENSURE_STATUS(test_world3_memory(&world), XPBD_STATUS_OK);
     for (f = 0; f < 30; ++f) ENSURE_STATUS(xpbd_world3_step(&world, 1.0 / 60.0, &config, NULL), XPBD_STATUS_OK);
     ENSURE(fabs(e[0].force - 0.5 * 9.81) < 1e-9);
     ENSURE(fabs(x[0][1]) < 1e-12);
@@ -55,13 +60,15 @@ void test_engine(void) {
     /* A box moving at 1 m/s along x carries a particle resting on it. */
     memset(x, 0, sizeof x); memset(v, 0, sizeof v);
     x[0][1] = 0.1; x[1][0] = 5.0;
-    engine_world(&world, x, v, w, scratch, contacts);
+    engine_world(&world, x, v, w);
     memset(box, 0, sizeof box);
     box[0].axes[0][0] = 1.0; box[0].axes[1][1] = 1.0; box[0].axes[2][2] = 1.0;
     box[0].half_extents[0] = 2.0; box[0].half_extents[1] = 0.1; box[0].half_extents[2] = 2.0;
     box[0].velocity[0] = 1.0;
     box[0].dynamic_friction = 1.0;
-    world.boxes = box; world.box_count = 1;
+    colliders.boxes = box; colliders.box_count = 1;
+    ENSURE_STATUS(xpbd_world3_add(&world, &colliders.block), XPBD_STATUS_OK);
+    ENSURE_STATUS(test_world3_memory(&world), XPBD_STATUS_OK);
     for (f = 0; f < 60; ++f) {
         ENSURE_STATUS(xpbd_world3_step(&world, 1.0 / 60.0, &config, NULL), XPBD_STATUS_OK);
         box[0].center[0] += 1.0 / 60.0;
@@ -72,12 +79,15 @@ void test_engine(void) {
     /* A capsule sweeping at 5 m/s through a resting particle: never inside. */
     memset(x, 0, sizeof x); memset(v, 0, sizeof v);
     x[1][0] = 5.0;
-    engine_world(&world, x, v, w, scratch, contacts);
+    engine_world(&world, x, v, w);
     memset(cap, 0, sizeof cap);
     cap[0].center[0] = -0.3; cap[0].center[1] = 0.01;
     cap[0].half_axis[2] = 0.2; cap[0].radius = 0.05;
     cap[0].velocity[0] = 5.0;
-    world.capsules = cap; world.capsule_count = 1;
+    colliders = xpbd_colliders3_default();
+    colliders.capsules = cap; colliders.capsule_count = 1;
+    ENSURE_STATUS(xpbd_world3_add(&world, &colliders.block), XPBD_STATUS_OK);
+    ENSURE_STATUS(test_world3_memory(&world), XPBD_STATUS_OK);
     config.gravity[1] = 0.0;
     for (f = 0; f < 12; ++f) {
         double dx, dy;
@@ -88,9 +98,16 @@ void test_engine(void) {
     }
     ENSURE(x[0][0] > 0.5); /* pushed along */
 
-    /* A bad capsule (collider 0) and a skewed box (collider 1). */
+    /* A bad capsule (collider 0) and a skewed box (collider 1). A second
+     * collider doubles the default contact budget: the memory sized for
+     * one is too small until it is sized again. */
     memcpy(x0, x, sizeof x); memcpy(v0, v, sizeof v);
-    world.boxes = box; world.box_count = 1;
+    colliders.boxes = box; colliders.box_count = 1;
+    ENSURE_STATUS(xpbd_world3_step(&world, 1.0 / 60.0, &config, NULL), XPBD_STATUS_CAPACITY_TOO_SMALL);
+    ENSURE(world.error_field == XPBD_FIELD_MEMORY && world.error_index > world.memory_size);
+    ENSURE_STATUS(test_world3_memory(&world), XPBD_STATUS_OK);
+    ENSURE_STATUS(xpbd_world3_requirements(&world, &req), XPBD_STATUS_OK);
+    ENSURE(req.contacts == 2 * 2);
     cap[0].radius = -0.05;
     ENSURE_STATUS(xpbd_world3_step(&world, 1.0 / 60.0, &config, NULL), XPBD_STATUS_INVALID_COLLIDER);
     ENSURE(world.error_index == 0);
@@ -102,8 +119,14 @@ void test_engine(void) {
     box[0].axes[1][0] = 0.0;
 
     /* Aliased: an engine contact array over the positions. */
-    world.engine_contacts = (XpbdEngineContact *)(void *)x; world.engine_contact_count = 1;
+    engine = xpbd_engine_contacts3_default();
+    engine.contacts = (XpbdEngineContact *)(void *)x; engine.count = 1;
+    ENSURE_STATUS(xpbd_world3_add(&world, &engine.block), XPBD_STATUS_OK);
     ENSURE_STATUS(xpbd_world3_step(&world, 1.0 / 60.0, &config, NULL), XPBD_STATUS_ALIASED_BUFFERS);
-    world.engine_contacts = NULL; world.engine_contact_count = 1;
+    engine.contacts = NULL; engine.count = 1;
     ENSURE_STATUS(xpbd_world3_step(&world, 1.0 / 60.0, &config, NULL), XPBD_STATUS_NULL_POINTER);
+    ENSURE(memcmp(x, x0, sizeof x) == 0 && memcmp(v, v0, sizeof v) == 0);
+    engine.count = 0;
+    ENSURE_STATUS(xpbd_world3_step(&world, 1.0 / 60.0, &config, NULL), XPBD_STATUS_OK);
+    test_world3_free(&world);
 }

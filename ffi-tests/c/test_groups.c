@@ -1,7 +1,7 @@
 /* Constraint groups through the C ABI (issue 15): tethers built by
  * xpbd_build_tethers3 on a cloth from xpbd_build_cloth3, solved through
  * xpbd_system3_*_groups (λ reset by begin only, kept by iterate) and
- * stepped through xpbd_world3_step_groups; errors named after the links,
+ * stepped through xpbd_world3_step with a groups block; errors named after the links,
  * aliasing refused, nothing written on a rejected call; f64 and f32.
  * Colored groups: links, bends and tethers colored (xpbd_color_greedy,
  * xpbd_color_group, xpbd_color_order), solved by xpbd_system3_iterate_colored
@@ -144,14 +144,14 @@ static double height_stretch(double x[N][3]) {
  * without tethers; returns the largest height stretch seen, or 10 on an
  * error. */
 static double stepped_cloth(int with_tethers) {
-    static double x[N][3], v[N][3], w[N], scratch[3 * N][3];
+    static double x[N][3], v[N][3], w[N];
     static XpbdLink links[LINKS];
     static XpbdTether tethers[N];
     uint32_t anchors[COLS];
     size_t link_count = 0, tether_count = 0;
-    XpbdWorld3 world;
-    XpbdConstraints3 g;
-    XpbdStepConfig3 config = xpbd_step_config3_default();
+    XpbdWorld3 world = xpbd_world3_default();
+    XpbdGroups3 groups = xpbd_groups3_default();
+    XpbdStepConfig3 config = test_bare_config3();
     XpbdStepStats stats;
     double worst = -1.0;
     int k, f;
@@ -167,21 +167,24 @@ static double stepped_cloth(int with_tethers) {
         x[k][1] = y * cos(0.01);
         x[k][2] = -y * sin(0.01);
     }
-    memset(&world, 0, sizeof world);
     world.positions = x; world.velocities = v; world.inverse_masses = w; world.particle_count = N;
     world.links = links; world.link_count = link_count;
-    world.scratch = scratch; world.scratch_count = xpbd_step_scratch_len(N);
-    g = tether_groups(tethers, tether_count);
+    groups.groups = tether_groups(tethers, tether_count);
+    if (with_tethers && xpbd_world3_add(&world, &groups.block) != XPBD_STATUS_OK) return 10.0;
+    if (test_world3_memory(&world) != XPBD_STATUS_OK) return 10.0;
     config.substeps = 4;
     config.iterations = 1;
     for (f = 0; f < 60; ++f) {
-        XpbdStatus s = with_tethers ? xpbd_world3_step_groups(&world, &g, 1.0 / 60.0, &config, &stats)
-                                    : xpbd_world3_step(&world, 1.0 / 60.0, &config, &stats);
+        XpbdStatus s = xpbd_world3_step(&world, 1.0 / 60.0, &config, &stats);
         double h;
-        if (s != XPBD_STATUS_OK || stats.substeps != 4) return 10.0;
+        if (s != XPBD_STATUS_OK || stats.substeps != 4) {
+            test_world3_free(&world);
+            return 10.0;
+        }
         h = height_stretch(x);
         if (h > worst) worst = h;
     }
+    test_world3_free(&world);
     for (k = 0; k < (int)tether_count; ++k) {
         if (!(tethers[k].lambda <= 0.0)) return 10.0;
     }
@@ -189,14 +192,14 @@ static double stepped_cloth(int with_tethers) {
 }
 
 static void world_with_tethers(void) {
-    static double x[N][3], v[N][3], w[N], scratch[3 * N][3], x0[N][3], v0[N][3];
+    static double x[N][3], v[N][3], w[N], x0[N][3], v0[N][3];
     static XpbdLink links[LINKS];
     static XpbdTether tethers[N];
     uint32_t anchors[1] = {0};
     size_t link_count = 0, tether_count = 0;
-    XpbdWorld3 world;
-    XpbdConstraints3 g, bad;
-    XpbdStepConfig3 config = xpbd_step_config3_default();
+    XpbdWorld3 world = xpbd_world3_default();
+    XpbdGroups3 groups = xpbd_groups3_default(), other = xpbd_groups3_default();
+    XpbdStepConfig3 config = test_bare_config3();
     double with = stepped_cloth(1), without = stepped_cloth(0);
     printf("C groups: 10x10 rigid cloth, 4 substeps x 1 iteration, 60 frames: height stretch %.4f %% with tethers, %.4f %% without\n",
            100.0 * with, 100.0 * without);
@@ -208,28 +211,38 @@ static void world_with_tethers(void) {
     memset(v, 0, sizeof v);
     ENSURE_STATUS(xpbd_build_cloth3(&x[0][0], ROWS, COLS, 0, 0.0, links, LINKS, &link_count), XPBD_STATUS_OK);
     ENSURE_STATUS(xpbd_build_tethers3(&x[0][0], w, N, anchors, 1, 0.0, tethers, N, &tether_count), XPBD_STATUS_OK);
-    memset(&world, 0, sizeof world);
     world.positions = x; world.velocities = v; world.inverse_masses = w; world.particle_count = N;
     world.links = links; world.link_count = link_count;
-    world.scratch = scratch; world.scratch_count = xpbd_step_scratch_len(N);
-    g = tether_groups(tethers, tether_count);
+    groups.groups = tether_groups(tethers, tether_count);
     memcpy(x0, x, sizeof x);
     memcpy(v0, v, sizeof v);
-    ENSURE_STATUS(xpbd_world3_step_groups(&world, NULL, 1.0 / 60.0, &config, NULL), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_world3_add(&world, NULL), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_world3_add(NULL, &groups.block), XPBD_STATUS_NULL_POINTER);
+    ENSURE(world.blocks == NULL);
+    ENSURE_STATUS(xpbd_world3_add(&world, &groups.block), XPBD_STATUS_OK);
+    ENSURE_STATUS(test_world3_memory(&world), XPBD_STATUS_OK);
     tethers[2].compliance = -1.0;
-    ENSURE_STATUS(xpbd_world3_step_groups(&world, &g, 1.0 / 60.0, &config, NULL), XPBD_STATUS_INVALID_COMPLIANCE);
+    ENSURE_STATUS(xpbd_world3_step(&world, 1.0 / 60.0, &config, NULL), XPBD_STATUS_INVALID_COMPLIANCE);
     ENSURE(world.error_index == link_count + 2);
     tethers[2].compliance = 0.0;
-    bad = g;
-    bad.tethers = (XpbdTether *)(void *)scratch;
-    ENSURE_STATUS(xpbd_world3_step_groups(&world, &bad, 1.0 / 60.0, &config, NULL), XPBD_STATUS_ALIASED_BUFFERS);
+    /* The tethers over the world's memory (the old scratch). */
+    ENSURE(world.memory_size >= tether_count * sizeof(XpbdTether));
+    groups.groups.tethers = (XpbdTether *)world.memory;
+    ENSURE_STATUS(xpbd_world3_step(&world, 1.0 / 60.0, &config, NULL), XPBD_STATUS_ALIASED_BUFFERS);
+    groups.groups.tethers = tethers;
+    /* A second groups block: the chain holds one block per kind. */
+    ENSURE_STATUS(xpbd_world3_add(&world, &other.block), XPBD_STATUS_OK);
+    ENSURE_STATUS(xpbd_world3_step(&world, 1.0 / 60.0, &config, NULL), XPBD_STATUS_INVALID_BLOCK);
+    ENSURE(world.error_index == 1 && world.error_field == XPBD_FIELD_BLOCK);
+    world.blocks = &groups.block;
     ENSURE(memcmp(x, x0, sizeof x) == 0 && memcmp(v, v0, sizeof v) == 0);
-    ENSURE_STATUS(xpbd_world3_step_groups(&world, &g, 1.0 / 60.0, &config, NULL), XPBD_STATUS_OK);
+    ENSURE_STATUS(xpbd_world3_step(&world, 1.0 / 60.0, &config, NULL), XPBD_STATUS_OK);
+    test_world3_free(&world);
 }
 
 static void float_twins(void) {
     float x[3][3] = {{0.0f, 0.0f, 0.0f}, {0.0f, -0.5f, 0.0f}, {0.1f, -1.6f, 0.0f}};
-    float v[3][3] = {{0.0f}}, scratch[9][3];
+    float v[3][3] = {{0.0f}};
     const float w[3] = {0.0f, 1.0f, 1.0f};
     const uint32_t anchor = 0;
     XpbdLinkF32 links[1] = {{0, 1, 0.5f, 0.0f, 0.0f, 0}};
@@ -239,8 +252,9 @@ static void float_twins(void) {
     XpbdConstraints3F32 g;
     XpbdSweepStatsF32 stats;
     XpbdConvergenceF32 result;
-    XpbdWorld3F32 world;
-    XpbdStepConfig3F32 config = xpbd_step_config3_default_f32();
+    XpbdWorld3F32 world = xpbd_world3_default_f32();
+    XpbdGroups3F32 groups = xpbd_groups3_default_f32();
+    XpbdStepConfig3F32 config = test_bare_config3_f32();
     float first;
     ENSURE_STATUS(xpbd_build_tethers3_f32(&x[0][0], w, 3, &anchor, 1, 0.0f, tethers, 2, &count), XPBD_STATUS_OK);
     ENSURE(count == 2);
@@ -262,12 +276,14 @@ static void float_twins(void) {
     ENSURE(fabsf(tethers[1].lambda - first) <= 1e-5f * fabsf(first));
     ENSURE_STATUS(xpbd_system3_iterate_until_groups_f32(&sys, &g, 1e-6f, 4, &result), XPBD_STATUS_OK);
     ENSURE_STATUS(xpbd_system3_measure_groups_f32(&sys, &g, &stats), XPBD_STATUS_OK);
-    memset(&world, 0, sizeof world);
     world.positions = x; world.velocities = v; world.inverse_masses = w; world.particle_count = 3;
     world.links = links; world.link_count = 1;
-    world.scratch = scratch; world.scratch_count = 9;
-    ENSURE_STATUS(xpbd_world3_step_groups_f32(&world, &g, 1.0f / 60.0f, &config, NULL), XPBD_STATUS_OK);
+    groups.groups = g;
+    ENSURE_STATUS(xpbd_world3_add_f32(&world, &groups.block), XPBD_STATUS_OK);
+    ENSURE_STATUS(test_world3_memory_f32(&world), XPBD_STATUS_OK);
+    ENSURE_STATUS(xpbd_world3_step_f32(&world, 1.0f / 60.0f, &config, NULL), XPBD_STATUS_OK);
     ENSURE(sqrtf(x[2][0] * x[2][0] + x[2][1] * x[2][1]) <= 1.0f + 1e-6f);
+    test_world3_free_f32(&world);
 }
 
 enum { BENDS = (ROWS - 2) * (COLS - 1) + (ROWS - 1) * (COLS - 2) + (ROWS - 1) * (COLS - 1) };

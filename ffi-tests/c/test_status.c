@@ -93,7 +93,9 @@ void test_status(void) {
                                   XPBD_STATUS_NON_FINITE_VELOCITY, XPBD_STATUS_INVALID_COLLIDER,
                                   XPBD_STATUS_UNSUPPORTED_FLAG, XPBD_STATUS_WORK_LIMIT,
                                   XPBD_STATUS_JOB_CONTRACT, XPBD_STATUS_INVALID_REST_VALUE,
-                                  XPBD_STATUS_DEGENERATE};
+                                  XPBD_STATUS_DEGENERATE, XPBD_STATUS_INVALID_CONFIG,
+                                  XPBD_STATUS_INVALID_SELF_COLLISION, XPBD_STATUS_INVALID_MAX_FORCE,
+                                  XPBD_STATUS_INVALID_BLOCK};
         const size_t n = sizeof errors / sizeof errors[0];
         size_t i, j;
         ENSURE(XPBD_STATUS_OK == 0);
@@ -121,8 +123,10 @@ void test_status(void) {
                                  XPBD_STATUS_CAPACITY_TOO_SMALL, XPBD_STATUS_NON_FINITE_VELOCITY,
                                  XPBD_STATUS_INVALID_COLLIDER, XPBD_STATUS_UNSUPPORTED_FLAG,
                                  XPBD_STATUS_WORK_LIMIT, XPBD_STATUS_JOB_CONTRACT,
-                                 XPBD_STATUS_INVALID_REST_VALUE, XPBD_STATUS_DEGENERATE};
-        const int32_t unknown[] = {2, 3, -24, -100, 1000, INT32_MAX, INT32_MIN};
+                                 XPBD_STATUS_INVALID_REST_VALUE, XPBD_STATUS_DEGENERATE,
+                                 XPBD_STATUS_INVALID_CONFIG, XPBD_STATUS_INVALID_SELF_COLLISION,
+                                 XPBD_STATUS_INVALID_MAX_FORCE, XPBD_STATUS_INVALID_BLOCK};
+        const int32_t unknown[] = {2, 3, -28, -100, 1000, INT32_MAX, INT32_MIN};
         const char *generic = xpbd_status_str(INT32_MIN);
         const size_t n = sizeof codes / sizeof codes[0];
         size_t i, j;

@@ -138,7 +138,7 @@ pub(crate) fn default_colliders<T>() -> CollidersC<T> {
 pub(crate) fn default_self_collision<T>() -> SelfCollisionC<T> {
     SelfCollisionC {
         block: header::<T, SelfCollisionC<T>>(XPBD_BLOCK_SELF_COLLISION),
-        rest_positions: ptr::null(),
+        rest_positions: ptr::null_mut(),
         pair_budget: 0,
     }
 }
@@ -381,7 +381,8 @@ pub(crate) unsafe fn requirements_raw<T: Real>(
     XpbdStatus::Ok
 }
 
-/// Writes a failure to the world and returns its status.
+/// Writes a failure (or, with `XpbdStatus::Ok`, the absence of one) to
+/// the world's error fields and returns its status.
 fn fail<T>(world: *mut WorldC<T>, (status, index, field): Failure) -> XpbdStatus {
     // SAFETY: `world` is non-null and valid (every caller read it first);
     // the two fields are disjoint from every buffer (the world struct is
@@ -607,6 +608,7 @@ where
             boxes: slice(c.boxes, c.box_count),
         });
         view.self_collision = chain.self_collision.map(|(s, _)| {
+            let rest = s.rest_positions.cast_const();
             let u32s = |offset: usize, count: usize| {
                 slice_mut(carve(offset, count.saturating_mul(4)).cast::<u32>(), count)
             };
@@ -619,7 +621,7 @@ where
                 table: u32s(l.table, l.lengths.hash_table),
                 ids: u32s(l.ids, l.lengths.hash_ids),
                 adjacency: u32s(l.adjacency, l.lengths.adjacency),
-                rest: slice(s.rest_positions, if s.rest_positions.is_null() { 0 } else { n }),
+                rest: slice(rest, if rest.is_null() { 0 } else { n }),
             }
         });
         view.tearing = chain.tearing.map(|(t, _)| Tearing {
@@ -645,7 +647,8 @@ where
         Ok(stats) => {
             // SAFETY: `out` is NULL or valid and disjoint from every buffer.
             unsafe { write_opt(out, stats) };
-            XpbdStatus::Ok
+            // No error: the error fields read 0 (not the last error's).
+            fail(world, (XpbdStatus::Ok, 0, Field::None))
         }
         Err(e) => fail(world, status_of(e)),
     }

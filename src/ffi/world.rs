@@ -172,13 +172,14 @@ pub struct WorldC<T> {
     pub memory_size: usize,
     /// The feature blocks (a chain through `XpbdBlock::next`), or NULL.
     pub blocks: *mut XpbdBlock,
-    /// Written by the library on error: the index the error names (a
+    /// Written by every step: on error the index the error names (a
     /// particle, link, collider, contact, a block's position in the
     /// chain, or with `XPBD_STATUS_CAPACITY_TOO_SMALL` the length
-    /// needed); else 0.
+    /// needed), 0 on success.
     pub error_index: usize,
-    /// Written by the library on error: the `XPBD_FIELD_*` code of the
-    /// value concerned (`XPBD_FIELD_NONE` when the status says it all).
+    /// Written by every step: on error the `XPBD_FIELD_*` code of the
+    /// value concerned (`XPBD_FIELD_NONE` when the status says it all),
+    /// `XPBD_FIELD_NONE` on success.
     pub error_field: i32,
 }
 
@@ -224,8 +225,10 @@ pub struct SelfCollisionC<T> {
     /// The header (`xpbd_self_collision3_default` writes it).
     pub block: XpbdBlock,
     /// Rest positions (m), `particle_count` entries, or NULL: pairs
-    /// closer than twice the particle radius there never collide.
-    pub rest_positions: *const [T; 3],
+    /// closer than twice the particle radius there never collide. Only
+    /// read (not `const` so that a C99 `double (*)[3]` converts without a
+    /// cast).
+    pub rest_positions: *mut [T; 3],
     /// Pairs one substep may hold; 0 (the default):
     /// `XPBD_DEFAULT_PAIRS_PER_PARTICLE` (6) × particles. Beyond it the
     /// step fails with `XPBD_STATUS_CAPACITY_TOO_SMALL`,

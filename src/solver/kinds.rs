@@ -221,6 +221,9 @@ macro_rules! group_kind {
                 let triangles = self.triangles;
                 check_slice!(self.volumes, at, |item| item.check(triangles, w, h2))
             }
+            // Inlined into the shared validation (where it was before the
+            // table): the per-kind code-size split counts it as shared.
+            #[inline(always)]
             fn check_context(&mut self, at: usize, w: &[T]) -> Result<(), SystemError> {
                 if !self.volumes.is_empty() && self.scratch.len() < w.len() {
                     return Err(SystemError::CapacityTooSmall { needed: w.len() });

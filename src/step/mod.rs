@@ -416,15 +416,14 @@ pub fn step<T: Real, const D: usize>(
     frame_dt: T,
     config: &StepConfig<T, D>,
 ) -> Result<StepStats<T>, StepError> {
-    if world.groups.is_some() {
-        if D != 3 {
-            return Err(StepError::GroupsNeed3D);
-        }
-        let (mut frame, mut groups) = world.frame();
-        return step_groups::<T, D, true, _>(&mut frame, &mut groups, frame_dt, config, &Sequential);
+    if D != 3 && world.groups.is_some() {
+        return Err(StepError::GroupsNeed3D);
     }
+    // One monomorph whatever the blocks: without groups the group walks
+    // are empty (the bits of a links-only loop), and a firmware links one
+    // frame loop, not two.
     let (mut frame, mut groups) = world.frame();
-    step_groups::<T, D, false, _>(&mut frame, &mut groups, frame_dt, config, &Sequential)
+    step_groups::<T, D, true, _>(&mut frame, &mut groups, frame_dt, config, &Sequential)
 }
 
 /// [`step`] and [`step_colored`]: one implementation for every dimension

@@ -161,8 +161,10 @@ pub fn systems() {
 }
 
 /// Constraint groups in float (what a Cortex-M4F title links for bending,
-/// volume, tethers and meshes): the 3D `_groups_f32` system calls,
-/// `xpbd_world3_step_groups_f32` and `xpbd_build_tethers3_f32`.
+/// volume, tethers and meshes): the 3D `_groups_f32` system calls, a world
+/// with a groups block stepped by `xpbd_world3_step_f32`
+/// (`xpbd_groups3_default_f32`, `xpbd_world3_add_f32`,
+/// `xpbd_world3_requirements_f32`) and the group builders.
 #[inline(always)]
 pub fn groups_f32() {
     keep!(
@@ -170,17 +172,22 @@ pub fn groups_f32() {
         xpbd_system3_iterate_groups_f32,
         xpbd_system3_iterate_until_groups_f32,
         xpbd_system3_measure_groups_f32,
-        xpbd_world3_step_groups_f32,
+        xpbd_world3_default_f32,
+        xpbd_groups3_default_f32,
+        xpbd_world3_add_f32,
+        xpbd_world3_requirements_f32,
+        xpbd_world3_step_f32,
         xpbd_build_tethers3_f32,
         xpbd_build_tethers_along_links3_f32,
         xpbd_build_bends_cloth3_f32,
-        xpbd_build_tet_block_f32,
-        xpbd_build_mesh_volume_f32,
-        xpbd_build_icosphere_f32,
+        xpbd_build_tet_block3_f32,
+        xpbd_build_mesh_volume3_f32,
+        xpbd_build_icosphere3_f32,
     );
 }
 
-/// Constraint groups in double: the `_groups` calls and the tether builder.
+/// Constraint groups in double: the `_groups` calls, the groups block of a
+/// world (`xpbd_groups3_default`) and the group builders.
 #[inline(always)]
 pub fn groups() {
     keep!(
@@ -188,13 +195,14 @@ pub fn groups() {
         xpbd_system3_iterate_groups,
         xpbd_system3_iterate_until_groups,
         xpbd_system3_measure_groups,
-        xpbd_world3_step_groups,
+        xpbd_groups3_default,
+        xpbd_world3_step,
         xpbd_build_tethers3,
         xpbd_build_tethers_along_links3,
         xpbd_build_bends_cloth3,
-        xpbd_build_tet_block,
-        xpbd_build_mesh_volume,
-        xpbd_build_icosphere,
+        xpbd_build_tet_block3,
+        xpbd_build_mesh_volume3,
+        xpbd_build_icosphere3,
         xpbd_bends_cloth_count,
         xpbd_tet_block_counts,
         xpbd_icosphere_counts,
@@ -235,7 +243,10 @@ pub fn colored_groups() {
     );
 }
 
-/// Stepping: `xpbd_world3_step(_f32)`, `xpbd_step_config3_default(_f32)`,
+/// Stepping: `xpbd_world3_step(_f32)`, the world and its blocks
+/// (`xpbd_world3_default`, `xpbd_world3_add`, `xpbd_world3_requirements`,
+/// the colliders, self-collision, tearing and engine contacts blocks'
+/// `_default`, each `(_f32)`), `xpbd_step_config3_default(_f32)`,
 /// `xpbd_step_scratch_len`, `xpbd_self_collision_{table,adjacency}_len`,
 /// `xpbd_world3_precision(_f32)`.
 #[inline(always)]
@@ -243,6 +254,20 @@ pub fn stepping() {
     keep!(
         xpbd_world3_step,
         xpbd_world3_step_f32,
+        xpbd_world3_default,
+        xpbd_world3_default_f32,
+        xpbd_world3_add,
+        xpbd_world3_add_f32,
+        xpbd_world3_requirements,
+        xpbd_world3_requirements_f32,
+        xpbd_colliders3_default,
+        xpbd_colliders3_default_f32,
+        xpbd_self_collision3_default,
+        xpbd_self_collision3_default_f32,
+        xpbd_tearing3_default,
+        xpbd_tearing3_default_f32,
+        xpbd_engine_contacts3_default,
+        xpbd_engine_contacts3_default_f32,
         xpbd_step_config3_default,
         xpbd_step_config3_default_f32,
         xpbd_step_scratch_len,
@@ -294,8 +319,9 @@ pub fn colored_groups_f32() {
 }
 
 /// Constraint groups in float, solving only: the 3D `_groups_f32` system
-/// calls and `xpbd_world3_step_groups_f32`, without the builders (step 75
-/// splits this image's code by kind; docs/code-size.md).
+/// calls and a world with a groups block stepped by `xpbd_world3_step_f32`,
+/// without the builders (step 75 splits this image's code by kind;
+/// docs/code-size.md).
 #[inline(always)]
 pub fn groups_solve_f32() {
     keep!(
@@ -303,7 +329,11 @@ pub fn groups_solve_f32() {
         xpbd_system3_iterate_groups_f32,
         xpbd_system3_iterate_until_groups_f32,
         xpbd_system3_measure_groups_f32,
-        xpbd_world3_step_groups_f32,
+        xpbd_world3_default_f32,
+        xpbd_groups3_default_f32,
+        xpbd_world3_add_f32,
+        xpbd_world3_requirements_f32,
+        xpbd_world3_step_f32,
     );
 }
 
@@ -313,10 +343,10 @@ pub fn build_bends_f32() {
     keep!(xpbd_build_bends_cloth3_f32);
 }
 
-/// The tet builder in float: `xpbd_build_tet_block_f32`.
+/// The tet builder in float: `xpbd_build_tet_block3_f32`.
 #[inline(always)]
 pub fn build_tets_f32() {
-    keep!(xpbd_build_tet_block_f32);
+    keep!(xpbd_build_tet_block3_f32);
 }
 
 /// The tether builders in float: `xpbd_build_tethers3_f32`,
@@ -326,9 +356,9 @@ pub fn build_tethers_f32() {
     keep!(xpbd_build_tethers3_f32, xpbd_build_tethers_along_links3_f32);
 }
 
-/// The closed-mesh builders in float: `xpbd_build_mesh_volume_f32`,
-/// `xpbd_build_icosphere_f32`.
+/// The closed-mesh builders in float: `xpbd_build_mesh_volume3_f32`,
+/// `xpbd_build_icosphere3_f32`.
 #[inline(always)]
 pub fn build_meshes_f32() {
-    keep!(xpbd_build_mesh_volume_f32, xpbd_build_icosphere_f32);
+    keep!(xpbd_build_mesh_volume3_f32, xpbd_build_icosphere3_f32);
 }
