@@ -19,7 +19,7 @@
 use std::fmt::Write as _;
 use std::fs;
 
-use xpbd::step::{scratch_len, step, step_with, Capsule, Contact, StepConfig, World};
+use xpbd::step::{scratch_len, step, Capsule, Colliders, Contact, StepConfig, Tearing, World};
 use xpbd::{cloth, cloth_link_count, rope, Attachment, Constraints, Link};
 
 const G: f64 = 9.81;
@@ -59,11 +59,11 @@ fn rope_on_hand() -> (Vec<[f64; 3]>, Vec<[f64; 3]>, Vec<(f64, f64)>, f64) {
         hand[0].target = target;
         let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
         world.links = &mut links;
-        let mut groups = Constraints {
+        world.groups = Some(Constraints {
             attachments: &mut hand,
             ..Constraints::default()
-        };
-        step_with(&mut world, &mut groups, DT, &config).expect("step");
+        });
+        step(&mut world, DT, &config).expect("step");
         error = error.max(norm([
             x[0][0] - target[0],
             x[0][1] - target[1],
@@ -118,7 +118,10 @@ fn cloth_and_capsule() -> (Vec<(Vec<[f64; 3]>, [f64; 3])>, f64, usize) {
         capsule.dynamic_friction = 0.2;
         let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
         world.links = &mut links;
-        world.capsules = core::slice::from_ref(&capsule);
+        world.colliders = Some(Colliders {
+            capsules: core::slice::from_ref(&capsule),
+            ..Default::default()
+        });
         let stats = step(&mut world, DT, &config).expect("step");
         most = most.max(stats.max_contacts);
         center[2] += speed * DT;
@@ -185,13 +188,15 @@ fn tearing_sheet() -> (Vec<[f64; 3]>, Vec<Link<f64>>, Vec<(usize, u32)>) {
         }
         let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
         world.links = &mut links;
-        world.link_max_force = &max_force;
-        world.torn = &mut torn;
-        let mut groups = Constraints {
+        world.tearing = Some(Tearing {
+            max_force: &max_force,
+            torn: &mut torn,
+        });
+        world.groups = Some(Constraints {
             attachments: &mut hands,
             ..Constraints::default()
-        };
-        let stats = step_with(&mut world, &mut groups, DT, &config).expect("step");
+        });
+        let stats = step(&mut world, DT, &config).expect("step");
         for &k in torn.iter().take(stats.torn) {
             events.push((frame, k));
         }

@@ -90,16 +90,13 @@ fn run(theta0: f64, substeps: u32, frames: usize) -> Outcome {
             velocities: &mut v,
             inverse_masses: &w,
             links: &mut links,
-            planes: &[],
-            spheres: &[],
             contacts: &mut contacts,
             scratch: &mut scratch,
-            link_max_force: &[],
-            torn: &mut [],
-            capsules: &[],
-            boxes: &[],
-            engine_contacts: &mut [],
-            self_collision: Default::default(),
+            colliders: None,
+            self_collision: None,
+            tearing: None,
+            engine_contacts: None,
+            groups: None,
         };
         step(&mut world, FRAME, &config).expect("a valid pendulum step");
         let after = x[1][0];

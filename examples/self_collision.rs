@@ -18,10 +18,11 @@ use std::fs;
 
 use xpbd::step::{
     scratch_len, self_collision_adjacency_len, self_collision_table_len, step, step_colored,
-    Contact, Jobs, OneThread, ParticleContact, Plane, SelfCollision, Sphere, StepConfig, World,
+    Colliders, Contact, Jobs, OneThread, ParticleContact, Plane, SelfCollision, Sphere, StepConfig,
+    World,
 };
 use xpbd::{cloth, cloth_link_count, color_instances, color_order, fill_in_order};
-use xpbd::{Constraints, GroupColors, Link};
+use xpbd::{GroupColors, Link};
 
 const R: f64 = 0.005;
 const SPACING: f64 = 0.01;
@@ -130,15 +131,18 @@ fn drop_cloth(
     for frame in 0..frames {
         let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
         world.links = &mut links;
-        world.planes = &ground;
-        world.spheres = spheres;
-        world.self_collision = SelfCollision {
+        world.colliders = Some(Colliders {
+            planes: &ground,
+            spheres,
+            ..Default::default()
+        });
+        world.self_collision = Some(SelfCollision {
             pairs: &mut pairs,
             table: &mut table,
             ids: &mut ids,
             adjacency: &mut keys,
             rest: &rest,
-        };
+        });
         let stats = match jobs {
             None => step(&mut world, DT, &config),
             Some(jobs) => {
@@ -146,16 +150,7 @@ fn drop_cloth(
                     links: &starts,
                     ..Default::default()
                 };
-                let mut groups = Constraints::default();
-                step_colored(
-                    &mut world,
-                    &mut groups,
-                    &colors,
-                    &mut stamp,
-                    DT,
-                    &config,
-                    jobs,
-                )
+                step_colored(&mut world, &colors, &mut stamp, DT, &config, jobs)
             }
         }
         .expect("step");

@@ -513,7 +513,11 @@ impl fmt::Display for StepError {
                 f.write_str("frame time is NaN, infinite, zero or negative")
             }
             StepError::InvalidConfig { field } => {
-                write!(f, "step configuration: {} is out of its domain", field.name())
+                write!(
+                    f,
+                    "step configuration: {} is out of its domain",
+                    field.name()
+                )
             }
             StepError::VelocityCountMismatch => {
                 f.write_str("velocities and positions have different lengths")
@@ -528,10 +532,16 @@ impl fmt::Display for StepError {
                 write!(f, "scratch too short: {needed} entries needed")
             }
             StepError::ContactCapacity { needed } => {
-                write!(f, "more contacts than the contact buffer holds: {needed} needed")
+                write!(
+                    f,
+                    "more contacts than the contact buffer holds: {needed} needed"
+                )
             }
             StepError::PairCapacity { needed } => {
-                write!(f, "more particle pairs than the pair buffer holds: {needed} needed")
+                write!(
+                    f,
+                    "more particle pairs than the pair buffer holds: {needed} needed"
+                )
             }
             StepError::GroupsNeed3D => f.write_str("constraint groups need a 3D world"),
             StepError::InvalidContactResult { contact } => {
@@ -550,7 +560,11 @@ impl fmt::Display for StepError {
             StepError::WorkLimit => f.write_str("more work than one step may do"),
             StepError::JobContract => f.write_str("the job system skipped a task of a phase"),
             StepError::InvalidSelfCollision { field } => {
-                write!(f, "self-collision: {} is invalid or too short", field.name())
+                write!(
+                    f,
+                    "self-collision: {} is invalid or too short",
+                    field.name()
+                )
             }
         }
     }

@@ -84,6 +84,7 @@
 // (systems, substeps, sweeps) builds on `constraint`; `step` (the frame
 // loop) and `colored` (colored order, kernels) on `solver`; `ffi` (the C
 // ABI) on everything, and nothing imports `ffi`.
+pub mod build;
 pub mod colored;
 pub mod constraint;
 mod error;
@@ -91,13 +92,19 @@ mod fenv;
 pub mod ffi;
 mod math;
 mod real;
-pub mod build;
 pub mod solver;
 pub mod step;
 mod version;
 
 use colored::coloring;
 
+pub use build::{
+    bends_count_for_cloth, bends_for_cloth, bends_for_triangles, closed_loop, cloth,
+    cloth_link_count, enclosed_volume, icosphere, icosphere_counts, links_for_tets,
+    links_for_triangles, mesh_volume, rope, surface_links, tet_block, tet_block_counts,
+    tet_block_link_count, tet_block_links, tet_rest_volumes, tet_volume, tethers_along_links,
+    tets_for_mesh, MeshParticles,
+};
 pub use colored::{
     fill_colored_links, job_range, Aos, ColorJob, ColorJobs, ColoredGroups, ColoredLinks,
     ColoredSubstep, ColoredSystem, GroupColors, GroupJob, GroupJobs, Particles, Soa,
@@ -115,16 +122,9 @@ pub use constraint::volume::Tet;
 pub use error::{Error, Field, StepError, SystemError};
 pub use fenv::{fp_environment, FpEnvironment, Rounding};
 pub use real::Real;
-pub use build::{
-    bends_count_for_cloth, bends_for_cloth, bends_for_triangles, closed_loop, cloth,
-    cloth_link_count, enclosed_volume, icosphere, icosphere_counts, links_for_tets,
-    links_for_triangles, mesh_volume, rope, surface_links, tet_block, tet_block_counts,
-    tet_block_link_count, tet_block_links, tet_rest_volumes, tet_volume, tethers_along_links,
-    tets_for_mesh, MeshParticles,
-};
 pub use solver::{
-    Constraints, Convergence, Group, Link, Substep, SweepStats, System, ZeroLength,
-    MAX_ITERATIONS, MAX_SUBSTEPS, MAX_WORK,
+    Constraints, Convergence, Group, Link, Substep, SweepStats, System, ZeroLength, MAX_ITERATIONS,
+    MAX_SUBSTEPS, MAX_WORK,
 };
 pub use version::{VERSION, VERSION_MAJOR, VERSION_MINOR, VERSION_NUMBER, VERSION_PATCH};
 

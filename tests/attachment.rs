@@ -5,7 +5,7 @@
 //! hanging mass, the sag `α m g`, rejected inputs and failed steps writing
 //! nothing, the colored path's bits, f32 and f64 from the same code.
 
-use xpbd::step::{scratch_len, step_with, Contact, Plane, StepConfig, StepError, World};
+use xpbd::step::{scratch_len, step, Colliders, Contact, Plane, StepConfig, StepError, World};
 use xpbd::{rope, Attachment, Constraints, Group, GroupColors, Link, Real, System, SystemError};
 
 const G: f64 = 9.81;
@@ -48,22 +48,21 @@ impl<T: Real> Scene<T> {
             velocities: &mut self.v,
             inverse_masses: &self.w,
             links: &mut self.links,
-            planes: &self.planes,
-            spheres: &[],
             contacts: &mut self.contacts,
             scratch: &mut self.scratch,
-            link_max_force: &[],
-            torn: &mut [],
-            capsules: &[],
-            boxes: &[],
-            engine_contacts: &mut [],
-            self_collision: Default::default(),
+            colliders: Some(Colliders {
+                planes: &self.planes,
+                ..Default::default()
+            }),
+            self_collision: None,
+            tearing: None,
+            engine_contacts: None,
+            groups: Some(Constraints {
+                attachments: &mut self.attachments,
+                ..Constraints::default()
+            }),
         };
-        let mut groups = Constraints {
-            attachments: &mut self.attachments,
-            ..Constraints::default()
-        };
-        step_with(&mut world, &mut groups, dt, config).map(|_| ())
+        step(&mut world, dt, config).map(|_| ())
     }
 }
 
@@ -491,7 +490,7 @@ fn a_failed_step_moves_no_point_and_reports_no_force() {
     config.substeps = 8;
     let before = (s.x.clone(), s.v.clone());
     let r = s.step(1.0 / 60.0, &config);
-    assert_eq!(r, Err(StepError::ContactCapacity));
+    assert_eq!(r, Err(StepError::ContactCapacity { needed: 1 }));
     assert_eq!((s.x.clone(), s.v.clone()), before);
     let a = s.attachments[0];
     assert_eq!(

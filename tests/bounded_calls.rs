@@ -12,9 +12,10 @@
 //!   refusal comes after the first particles' candidates; one case runs
 //!   the default budget out (about 2^30 cheap candidates, skipped under
 //!   Miri).
-//! - Under `ContactOverflow::Reject` the search stops at the first pair
-//!   beyond the buffer: `ContactCapacity`, before the budget runs out
-//!   (keeping the first pairs, the same search runs it out).
+//! - Under `ContactOverflow::Reject` the search counts every pair beyond
+//!   the buffer (`PairCapacity` names the count needed): a crowd too large
+//!   for the budget runs it out under either policy; a small one gets its
+//!   exact pair count.
 //! - 4096 substeps of 10^6 particles with no links (no sweep work) are
 //!   refused at once, before anything is written, in Rust and through C;
 //!   so are 4096 substeps of 1024 particles against 256 planes.
@@ -24,10 +25,11 @@
 use core::ptr;
 use xpbd::ffi::*;
 use xpbd::step::{
-    self_collision_adjacency_len, self_collision_table_len, step, step_colored, Contact,
+    self_collision_adjacency_len, self_collision_table_len, step, step_colored, Colliders, Contact,
     ContactOverflow, OneThread, ParticleContact, Plane, SelfCollision, StepConfig, StepError,
     World,
 };
+use xpbd::Field;
 use xpbd::{Constraints, GroupColors, MAX_ITERATIONS, MAX_WORK};
 
 /// Sweep slots (pair capacity + contact capacity) that, with
@@ -107,13 +109,13 @@ impl Store {
             &mut self.contacts,
             &mut self.scratch,
         );
-        world.self_collision = SelfCollision {
+        world.self_collision = Some(SelfCollision {
             pairs: &mut self.pairs,
             table: &mut self.table,
             ids: &mut self.ids,
             adjacency: &mut self.adjacency,
             rest: &[],
-        };
+        });
         world
     }
 
@@ -127,44 +129,92 @@ impl Store {
             .collect()
     }
 
-    /// The C world over the store's buffers.
-    fn c_world(&mut self) -> XpbdWorld3 {
-        XpbdWorld3 {
-            positions: self.x.as_mut_ptr(),
-            velocities: self.v.as_mut_ptr(),
-            inverse_masses: self.w.as_ptr(),
-            particle_count: self.x.len(),
-            links: ptr::null_mut(),
-            link_count: 0,
-            planes: ptr::null(),
-            plane_count: 0,
-            spheres: ptr::null(),
-            sphere_count: 0,
-            contacts: self.contacts.as_mut_ptr(),
-            contact_capacity: self.contacts.len(),
-            scratch: self.scratch.as_mut_ptr(),
-            scratch_count: self.scratch.len(),
-            error_index: 0,
-            link_max_force: ptr::null(),
-            torn: ptr::null_mut(),
-            torn_capacity: 0,
-            capsules: ptr::null(),
-            capsule_count: 0,
-            boxes: ptr::null(),
-            box_count: 0,
-            engine_contacts: ptr::null_mut(),
-            engine_contact_count: 0,
-            particle_contacts: self.pairs.as_mut_ptr(),
-            particle_contact_capacity: self.pairs.len(),
-            hash_table: self.table.as_mut_ptr(),
-            hash_table_count: self.table.len(),
-            hash_ids: self.ids.as_mut_ptr(),
-            hash_id_count: self.ids.len(),
-            adjacency: self.adjacency.as_mut_ptr(),
-            adjacency_count: self.adjacency.len(),
-            rest_positions: ptr::null(),
+    /// The C world over the store's particles, with a colliders block (no
+    /// collider) holding the store's contact budget and a self-collision
+    /// block holding its pair budget, and the memory they need.
+    fn c_world(&mut self) -> CWorld {
+        let mut world = xpbd_world3_default();
+        world.positions = self.x.as_mut_ptr();
+        world.velocities = self.v.as_mut_ptr();
+        world.inverse_masses = self.w.as_ptr();
+        world.particle_count = self.x.len();
+        let mut colliders = xpbd_colliders3_default();
+        colliders.contact_budget = self.contacts.len();
+        let mut self_collision = xpbd_self_collision3_default();
+        self_collision.pair_budget = self.pairs.len();
+        CWorld::new(world, Some(colliders), Some(self_collision))
+    }
+}
+
+/// A C world with its blocks and the memory `xpbd_world3_requirements`
+/// asks for (8-byte aligned). [`CWorld::step`] links the chain from the
+/// blocks where they are then (a pointer to the whole block: the library
+/// reads the block behind its header).
+struct CWorld {
+    world: XpbdWorld3,
+    colliders: Option<XpbdColliders3>,
+    self_collision: Option<XpbdSelfCollision3>,
+    memory: Vec<u64>,
+}
+
+impl CWorld {
+    fn new(
+        world: XpbdWorld3,
+        colliders: Option<XpbdColliders3>,
+        self_collision: Option<XpbdSelfCollision3>,
+    ) -> Self {
+        Self {
+            world,
+            colliders,
+            self_collision,
+            memory: Vec::new(),
         }
     }
+
+    /// Links the blocks, gives the world the memory it needs, and steps
+    /// it (`xpbd_world3_step`).
+    ///
+    /// # Safety
+    /// The world's particle buffers are valid for their counts.
+    unsafe fn step(
+        &mut self,
+        dt: f64,
+        config: &XpbdStepConfig3,
+        stats: *mut XpbdStepStats,
+    ) -> XpbdStatus {
+        self.world.blocks = ptr::null_mut();
+        let world = ptr::addr_of_mut!(self.world);
+        // SAFETY: the world and its blocks are valid and disjoint, the
+        // blocks outlive the call; the rest is the caller's contract.
+        unsafe {
+            if let Some(c) = self.colliders.as_mut() {
+                let block = ptr::from_mut(c).cast();
+                assert_eq!(xpbd_world3_add(world, block), XpbdStatus::Ok);
+            }
+            if let Some(sc) = self.self_collision.as_mut() {
+                let block = ptr::from_mut(sc).cast();
+                assert_eq!(xpbd_world3_add(world, block), XpbdStatus::Ok);
+            }
+            let mut req = XpbdRequirements::default();
+            assert_eq!(xpbd_world3_requirements(world, &mut req), XpbdStatus::Ok);
+            self.memory = vec![0u64; req.memory_size.div_ceil(8)];
+            (*world).memory = self.memory.as_mut_ptr().cast();
+            (*world).memory_size = req.memory_size;
+            xpbd_world3_step(world, dt, config, stats)
+        }
+    }
+}
+
+/// The C configuration of [`StepConfig::new`]: the default one without
+/// damping, radius and friction (what `xpbd_step_config3_default` gave
+/// before it took the working defaults).
+fn bare_c_config() -> XpbdStepConfig3 {
+    let mut config = xpbd_step_config3_default();
+    config.damping = 0.0;
+    config.particle_radius = 0.0;
+    config.static_friction = 0.0;
+    config.dynamic_friction = 0.0;
+    config
 }
 
 /// Particles of the crowded scenes: 60 000 (the old search read 1.8e9
@@ -235,9 +285,10 @@ fn a_crowded_cell_ends_in_the_work_limit_in_the_colored_step() {
         let mut s = Store::new(crowd, crowd_size(), PAIRS, SLOTS - PAIRS);
         let before = s.snapshot();
         let config = costly_config(crowd, ContactOverflow::KeepFirst);
+        let mut world = s.world();
+        world.groups = Some(Constraints::default());
         let r = step_colored(
-            &mut s.world(),
-            &mut Constraints::default(),
+            &mut world,
             &GroupColors::default(),
             &mut vec![0; crowd_size()],
             1.0 / 60.0,
@@ -258,17 +309,18 @@ fn a_crowded_cell_ends_in_the_work_limit_through_c() {
     for crowd in Crowd::ALL {
         let mut s = Store::new(crowd, crowd_size(), PAIRS, SLOTS - PAIRS);
         let before = s.snapshot();
-        let mut config = xpbd_step_config3_default();
+        let mut config = bare_c_config();
         config.substeps = 1;
         config.iterations = MAX_ITERATIONS;
         config.particle_radius = crowd.radius();
         config.contact_overflow = XPBD_CONTACT_OVERFLOW_KEEP_FIRST;
-        let mut world = s.c_world();
+        let mut c = s.c_world();
         let mut stats = XpbdStepStats::default();
         // SAFETY: every buffer valid for its count and disjoint.
-        let status = unsafe { xpbd_world3_step(&mut world, 1.0 / 60.0, &config, &mut stats) };
+        let status = unsafe { c.step(1.0 / 60.0, &config, &mut stats) };
         assert_eq!(status, XpbdStatus::WorkLimit, "{crowd:?}");
-        assert_eq!(world.error_index, 0);
+        assert_eq!(c.world.error_index, 0);
+        assert_eq!(c.world.error_field, Field::None.code());
         assert_eq!(stats, XpbdStepStats::default(), "{crowd:?}: stats written");
         assert!(s.snapshot() == before, "{crowd:?}: state written");
     }
@@ -276,31 +328,41 @@ fn a_crowded_cell_ends_in_the_work_limit_through_c() {
 
 #[test]
 #[cfg_attr(miri, ignore = "safe Rust; needs the full-size crowd")]
-fn under_reject_the_search_stops_at_the_first_pair_beyond_the_buffer() {
+fn under_reject_the_search_counts_every_pair_beyond_the_buffer() {
     // Eight slots fewer than above: 2^19 − n visits left for the search,
     // enough for the first particle's candidates (n, or 8n when the
     // saturated cells around it all are its own), not for all of them.
-    // The 65th pair, found among the first particle's candidates, ends
-    // the search (`ContactCapacity`, as the full search would give).
+    // Under Reject the search no longer stops at the 65th pair: it counts
+    // every pair (`PairCapacity` names the count a buffer needs), so the
+    // full-size crowds run the budget out whatever the policy.
     for crowd in Crowd::ALL {
         let n = crowd_size();
+        for overflow in [ContactOverflow::Reject, ContactOverflow::KeepFirst] {
+            let mut s = Store::new(crowd, n, PAIRS, SLOTS - 8 - PAIRS);
+            let before = s.snapshot();
+            let config = costly_config(crowd, overflow);
+            let r = step(&mut s.world(), 1.0 / 60.0, &config);
+            assert_eq!(r, Err(StepError::WorkLimit), "{crowd:?}, {overflow:?}");
+            assert!(s.snapshot() == before, "{crowd:?}: state written");
+        }
+    }
+    // A crowd whose whole search fits the budget: every one of its
+    // n(n − 1)/2 pairs is counted, beyond the 64 slots.
+    let n = 100;
+    for crowd in Crowd::ALL {
         let mut s = Store::new(crowd, n, PAIRS, SLOTS - 8 - PAIRS);
         let before = s.snapshot();
         let config = costly_config(crowd, ContactOverflow::Reject);
         let r = step(&mut s.world(), 1.0 / 60.0, &config);
-        let want = match crowd {
-            // 10 km apart: no candidate is a pair, the budget runs out.
-            Crowd::FarAway => StepError::WorkLimit,
-            Crowd::OnePoint | Crowd::HugeRadius => StepError::ContactCapacity,
-        };
-        assert_eq!(r, Err(want), "{crowd:?}");
-        assert!(s.snapshot() == before, "{crowd:?}: state written");
-        // Keeping the first pairs instead, the search runs out.
-        let mut s = Store::new(crowd, n, PAIRS, SLOTS - 8 - PAIRS);
-        let config = costly_config(crowd, ContactOverflow::KeepFirst);
-        let r = step(&mut s.world(), 1.0 / 60.0, &config);
-        assert_eq!(r, Err(StepError::WorkLimit), "{crowd:?}, keeping the first");
-        assert!(s.snapshot() == before, "{crowd:?}: state written");
+        match crowd {
+            // 10 km apart: no candidate is a pair, the step runs.
+            Crowd::FarAway => assert!(r.is_ok(), "{crowd:?}: {r:?}"),
+            Crowd::OnePoint | Crowd::HugeRadius => {
+                let needed = n * (n - 1) / 2;
+                assert_eq!(r, Err(StepError::PairCapacity { needed }), "{crowd:?}");
+                assert!(s.snapshot() == before, "{crowd:?}: state written");
+            }
+        }
     }
 }
 
@@ -353,12 +415,12 @@ fn many_substeps_of_many_particles_are_refused_up_front() {
         step(&mut world, 1.0 / 60.0, &config),
         Err(StepError::WorkLimit)
     );
-    let mut c_config = xpbd_step_config3_default();
+    let mut c_config = bare_c_config();
     c_config.substeps = xpbd::MAX_SUBSTEPS;
-    let mut c_world = c_world_of(&mut x, &mut v, &w, &[], &mut scratch);
+    let mut c = c_world_of(&mut x, &mut v, &w, &[]);
     let mut stats = XpbdStepStats::default();
     // SAFETY: every buffer valid for its count and disjoint.
-    let status = unsafe { xpbd_world3_step(&mut c_world, 1.0 / 60.0, &c_config, &mut stats) };
+    let status = unsafe { c.step(1.0 / 60.0, &c_config, &mut stats) };
     assert_eq!(status, XpbdStatus::WorkLimit);
     assert_eq!(stats, XpbdStepStats::default());
     let after: Vec<u64> = x.iter().chain(&v).flatten().map(|c| c.to_bits()).collect();
@@ -381,70 +443,56 @@ fn every_collider_counts_in_the_particle_work() {
     let mut config = StepConfig::new([0.0, -9.81, 0.0]);
     config.substeps = xpbd::MAX_SUBSTEPS;
     let mut world = World::new(&mut x, &mut v, &w, &mut [], &mut scratch);
-    world.planes = &planes;
+    world.colliders = Some(Colliders {
+        planes: &planes,
+        ..Default::default()
+    });
     assert_eq!(
         step(&mut world, 1.0 / 60.0, &config),
         Err(StepError::WorkLimit)
     );
-    let mut c_config = xpbd_step_config3_default();
+    let mut c_config = bare_c_config();
     c_config.substeps = xpbd::MAX_SUBSTEPS;
-    let mut c_world = c_world_of(&mut x, &mut v, &w, &planes, &mut scratch);
+    let mut c = c_world_of(&mut x, &mut v, &w, &planes);
     // SAFETY: every buffer valid for its count and disjoint.
-    let status = unsafe { xpbd_world3_step(&mut c_world, 1.0 / 60.0, &c_config, ptr::null_mut()) };
+    let status = unsafe { c.step(1.0 / 60.0, &c_config, ptr::null_mut()) };
     assert_eq!(status, XpbdStatus::WorkLimit);
     let after: Vec<u64> = x.iter().chain(&v).flatten().map(|c| c.to_bits()).collect();
     assert!(after == before, "state written");
     // One plane fewer: exactly 2^30, within the limit; the step goes on to
     // its checks and names the bad velocity.
     let mut world = World::new(&mut x, &mut v, &w, &mut [], &mut scratch);
-    world.planes = &planes[..255];
+    world.colliders = Some(Colliders {
+        planes: &planes[..255],
+        ..Default::default()
+    });
     assert_eq!(
         step(&mut world, 1.0 / 60.0, &config),
         Err(StepError::NonFiniteVelocity { particle: n - 1 })
     );
 }
 
-/// A C world over particles and planes only (no contact slots).
+/// A C world over particles and planes only: with planes, a colliders
+/// block of one contact slot (its sweep work, `MAX_SUBSTEPS` visits, is
+/// negligible beside the particle work; the default budget, particles ×
+/// planes, would be over the limit by itself).
 fn c_world_of(
     x: &mut [[f64; 3]],
     v: &mut [[f64; 3]],
     w: &[f64],
     planes: &[Plane<f64, 3>],
-    scratch: &mut [[f64; 3]],
-) -> XpbdWorld3 {
-    XpbdWorld3 {
-        positions: x.as_mut_ptr(),
-        velocities: v.as_mut_ptr(),
-        inverse_masses: w.as_ptr(),
-        particle_count: x.len(),
-        links: ptr::null_mut(),
-        link_count: 0,
-        planes: planes.as_ptr(),
-        plane_count: planes.len(),
-        spheres: ptr::null(),
-        sphere_count: 0,
-        contacts: ptr::null_mut(),
-        contact_capacity: 0,
-        scratch: scratch.as_mut_ptr(),
-        scratch_count: scratch.len(),
-        error_index: 0,
-        link_max_force: ptr::null(),
-        torn: ptr::null_mut(),
-        torn_capacity: 0,
-        capsules: ptr::null(),
-        capsule_count: 0,
-        boxes: ptr::null(),
-        box_count: 0,
-        engine_contacts: ptr::null_mut(),
-        engine_contact_count: 0,
-        particle_contacts: ptr::null_mut(),
-        particle_contact_capacity: 0,
-        hash_table: ptr::null_mut(),
-        hash_table_count: 0,
-        hash_ids: ptr::null_mut(),
-        hash_id_count: 0,
-        adjacency: ptr::null_mut(),
-        adjacency_count: 0,
-        rest_positions: ptr::null(),
-    }
+) -> CWorld {
+    let mut world = xpbd_world3_default();
+    world.positions = x.as_mut_ptr();
+    world.velocities = v.as_mut_ptr();
+    world.inverse_masses = w.as_ptr();
+    world.particle_count = x.len();
+    let colliders = (!planes.is_empty()).then(|| {
+        let mut c = xpbd_colliders3_default();
+        c.planes = planes.as_ptr();
+        c.plane_count = planes.len();
+        c.contact_budget = 1;
+        c
+    });
+    CWorld::new(world, colliders, None)
 }

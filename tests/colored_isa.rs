@@ -16,13 +16,13 @@ mod colored_plan;
 
 use colored_plan::Plan;
 use xpbd::colored::Isa;
-use xpbd::ffi::{ColoredSystemC, XpbdStatus};
 use xpbd::ffi::{
     xpbd_colored3_begin_substep, xpbd_colored3_begin_substep_f32, xpbd_colored3_iterate,
     xpbd_colored3_iterate_f32, xpbd_colored3_set_simd, xpbd_colored3_set_simd_f32,
     xpbd_colored3_solve_job, xpbd_colored3_solve_job_f32, xpbd_simd_detect, XPBD_SIMD_AVX2,
     XPBD_SIMD_AVX512, XPBD_SIMD_NEON,
 };
+use xpbd::ffi::{ColoredSystemC, XpbdStatus};
 use xpbd::{
     cloth, cloth_coloring, rope, rope_coloring, Aos, ColoredSystem, Link, Real, Soa, SweepStats,
     SystemError, ZeroLength,

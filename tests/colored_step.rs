@@ -1,6 +1,6 @@
 //! Colored stepping (`xpbd::step::step_colored`, issue 19 item 1): a
 //! frame in colored order, its phases run as tasks on an engine's job
-//! system, gives exactly the bits of the sequential `step_with` on the same
+//! system, gives exactly the bits of the sequential `step` on the same
 //! (colored-ordered) world — positions, velocities, every λ, forces and
 //! the statistics — for one task, real threads (2, 3, 7), tasks run in
 //! reverse and tasks run twice; a job system that skips a task fails the
@@ -8,9 +8,9 @@
 //! coloring is refused before anything is written.
 
 use xpbd::step::{
-    scratch_len, self_collision_adjacency_len, self_collision_table_len, step_colored, step_with,
-    Capsule, Contact, EngineContact, Jobs, OneThread, ParticleContact, Plane, SelfCollision,
-    Sphere, StepConfig, StepError, StepStats, World,
+    scratch_len, self_collision_adjacency_len, self_collision_table_len, step, step_colored,
+    Capsule, Colliders, Contact, EngineContact, Jobs, OneThread, ParticleContact, Plane,
+    SelfCollision, Sphere, StepConfig, StepError, StepStats, Tearing, World,
 };
 use xpbd::{
     bends_count_for_cloth, bends_for_cloth, cloth, cloth_link_count, color_instances, color_order,
@@ -200,7 +200,7 @@ impl Scene {
             dynamic_friction: 0.2,
         }];
         self.attachments[0].target = [0.12 + 0.1 * t, 0.12, -0.13];
-        let mut constraints = Constraints {
+        let constraints = Constraints {
             bends: &mut self.bends,
             tets: &mut [],
             tethers: &mut self.tethers,
@@ -215,23 +215,29 @@ impl Scene {
             &mut scratch,
         );
         world.links = &mut self.links;
-        world.planes = &planes;
-        world.spheres = &spheres;
-        world.capsules = &capsules;
-        world.engine_contacts = &mut self.engine;
-        world.link_max_force = &self.max_force;
-        world.torn = &mut self.torn;
+        world.colliders = Some(Colliders {
+            planes: &planes,
+            spheres: &spheres,
+            capsules: &capsules,
+            ..Default::default()
+        });
+        world.engine_contacts = Some(&mut self.engine[..]);
+        world.groups = Some(constraints);
+        world.tearing = Some(Tearing {
+            max_force: &self.max_force,
+            torn: &mut self.torn,
+        });
         if self.self_collision {
-            world.self_collision = SelfCollision {
+            world.self_collision = Some(SelfCollision {
                 pairs: &mut self.pairs,
                 table: &mut self.table,
                 ids: &mut self.ids,
                 adjacency: &mut self.adjacency,
                 rest: &self.rest,
-            };
+            });
         }
         match jobs {
-            None => step_with(&mut world, &mut constraints, 1.0 / 60.0, config),
+            None => step(&mut world, 1.0 / 60.0, config),
             Some(jobs) => {
                 let colors = GroupColors {
                     links: &self.starts[0],
@@ -240,15 +246,7 @@ impl Scene {
                     tethers: &self.starts[2],
                 };
                 let mut stamp = vec![0u32; n];
-                step_colored(
-                    &mut world,
-                    &mut constraints,
-                    &colors,
-                    &mut stamp,
-                    1.0 / 60.0,
-                    config,
-                    jobs,
-                )
+                step_colored(&mut world, &colors, &mut stamp, 1.0 / 60.0, config, jobs)
             }
         }
     }
@@ -297,7 +295,7 @@ fn frames() -> usize {
 }
 
 /// Frames of the scene with or without self-collision: every job system
-/// gives the bits of the reference, `step_with` without self-collision,
+/// gives the bits of the reference, `step` without self-collision,
 /// the colored step on one thread with it (the pairs are solved in
 /// colored order there).
 fn every_job_system_agrees(self_collision: bool) {
@@ -481,24 +479,19 @@ fn ground(
         };
         let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
         world.links = &mut links;
-        world.planes = &planes;
-        let mut groups = Constraints::default();
+        world.colliders = Some(Colliders {
+            planes: &planes,
+            ..Default::default()
+        });
+        world.groups = Some(Constraints::default());
         last = match jobs {
-            None => step_with(&mut world, &mut groups, 1.0 / 60.0, &config),
+            None => step(&mut world, 1.0 / 60.0, &config),
             Some(jobs) => {
                 let colors = GroupColors {
                     links: &starts,
                     ..Default::default()
                 };
-                step_colored(
-                    &mut world,
-                    &mut groups,
-                    &colors,
-                    &mut stamp,
-                    1.0 / 60.0,
-                    &config,
-                    jobs,
-                )
+                step_colored(&mut world, &colors, &mut stamp, 1.0 / 60.0, &config, jobs)
             }
         };
     }
@@ -582,28 +575,19 @@ fn two_layers(side: usize, jobs: &dyn Jobs) -> (Vec<u64>, usize) {
     for _ in 0..if cfg!(miri) { 1 } else { 2 } {
         let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
         world.links = &mut links;
-        world.self_collision = SelfCollision {
+        world.self_collision = Some(SelfCollision {
             pairs: &mut pairs,
             table: &mut table,
             ids: &mut ids,
             adjacency: &mut adjacency,
             rest: &[],
-        };
+        });
         let colors = GroupColors {
             links: &starts,
             ..Default::default()
         };
-        let mut groups = Constraints::default();
-        let st = step_colored(
-            &mut world,
-            &mut groups,
-            &colors,
-            &mut stamp,
-            1.0 / 60.0,
-            &config,
-            jobs,
-        )
-        .unwrap();
+        world.groups = Some(Constraints::default());
+        let st = step_colored(&mut world, &colors, &mut stamp, 1.0 / 60.0, &config, jobs).unwrap();
         most = most.max(st.max_pairs);
     }
     let bits = x.iter().chain(&v).flatten().map(|c| c.to_bits()).collect();

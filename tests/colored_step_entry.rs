@@ -1,12 +1,12 @@
 //! The colored step's substep entry (`step_colored`, issue 19): its checks
 //! and λ reset run as tasks over particle and link ranges, and still
-//! report what `step_with` reports — a position made non-finite by the
+//! report what `step` reports — a position made non-finite by the
 //! prediction, or under `ZeroLength::Reject` two linked particles the
 //! prediction made coincide, the lowest index first and a particle
 //! before a link — writing nothing (x, v and every λ as before the frame)
 //! for every job system. Small cases under Miri.
 
-use xpbd::step::{scratch_len, step_colored, step_with, Contact, Jobs, OneThread, StepConfig};
+use xpbd::step::{scratch_len, step, step_colored, Contact, Jobs, OneThread, StepConfig};
 use xpbd::step::{StepError, World};
 use xpbd::{cloth, cloth_link_count, color_instances, color_order, fill_in_order};
 use xpbd::{Constraints, GroupColors, Link, SystemError};
@@ -107,7 +107,7 @@ impl Cloth {
             .collect()
     }
 
-    /// One frame, colored on `jobs` or (`None`) `step_with`.
+    /// One frame, colored on `jobs` or (`None`) `step`.
     fn frame(&mut self, jobs: Option<&dyn Jobs>) -> Result<(), StepError> {
         let n = self.x.len();
         let mut contacts = vec![Contact::default(); 4];
@@ -123,24 +123,16 @@ impl Cloth {
         world.links = &mut self.links;
         let mut config = StepConfig::new([0.0; 3]);
         config.substeps = self.substeps;
-        let mut groups = Constraints::default();
+        world.groups = Some(Constraints::default());
         let dt = f64::from(self.substeps) / 64.0;
         match jobs {
-            None => step_with(&mut world, &mut groups, dt, &config),
+            None => step(&mut world, dt, &config),
             Some(jobs) => {
                 let colors = GroupColors {
                     links: &self.starts,
                     ..Default::default()
                 };
-                step_colored(
-                    &mut world,
-                    &mut groups,
-                    &colors,
-                    &mut stamp,
-                    dt,
-                    &config,
-                    jobs,
-                )
+                step_colored(&mut world, &colors, &mut stamp, dt, &config, jobs)
             }
         }
         .map(|_| ())
@@ -162,7 +154,7 @@ fn systems() -> Vec<Box<dyn Jobs>> {
 }
 
 /// `prepare` applied to a fresh cloth: every job system fails the frame
-/// with `expected`, as `step_with` does, and leaves x, v and every λ as
+/// with `expected`, as `step` does, and leaves x, v and every λ as
 /// they were.
 fn fails_alike(prepare: impl Fn(&mut Cloth), expected: StepError) {
     let mut reference = Cloth::new();
@@ -212,7 +204,7 @@ fn a_non_finite_prediction_names_the_particle_before_any_link() {
 
 #[test]
 #[cfg_attr(miri, ignore)] // tests/colored_step.rs checks passing frames there
-fn the_colored_entry_passes_what_step_with_passes() {
+fn the_colored_entry_passes_what_step_passes() {
     let mut reference = Cloth::new();
     reference.v[3] = [0.5, 0.25, -0.125];
     reference.frame(None).unwrap();
@@ -225,12 +217,12 @@ fn the_colored_entry_passes_what_step_with_passes() {
 }
 
 /// A later substep's entry (checking and resetting in one phase) fails
-/// with `step_with`'s error: the lowest link its prediction collapsed, or
+/// with `step`'s error: the lowest link its prediction collapsed, or
 /// the lowest particle its prediction took past the float range, before
 /// any link. Positions and velocities are rolled back (λ after a failed
 /// frame are unspecified past the first substep).
 #[test]
-fn a_later_substeps_entry_fails_as_step_with() {
+fn a_later_substeps_entry_fails_as_step() {
     let n = SIDE * SIDE;
     let m = Cloth::new().links.len();
     let (low, high) = (m / 3, m - 2);

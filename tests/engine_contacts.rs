@@ -168,7 +168,7 @@ impl<T: Real> Scene<T> {
             &mut self.scratch,
         );
         world.links = &mut self.links;
-        world.engine_contacts = engine;
+        world.engine_contacts = Some(engine);
         step(&mut world, T::from_f64(dt), config)
     }
 }
@@ -507,7 +507,7 @@ fn engine_contacts_work_in_2d() {
     let mut engine = [EngineContact::new(0, [0.0, 2.0], [0.0, 0.0])];
     for _ in 0..120 {
         let mut world = World::new(&mut x, &mut v, &[1.0], &mut contacts, &mut scratch);
-        world.engine_contacts = &mut engine;
+        world.engine_contacts = Some(&mut engine);
         step(&mut world, 1.0 / 60.0, &config).unwrap();
     }
     assert!(x[0][1].abs() < 1e-9, "{:?}", x[0]);

@@ -5,17 +5,18 @@
 use core::ptr;
 use xpbd::ffi::XpbdStatus;
 use xpbd::ffi::{
-    xpbd_step_config3_default, xpbd_step_scratch_len, xpbd_world3_step, XpbdContact, XpbdPlane3,
-    XpbdStepStats, XpbdWorld3,
+    xpbd_build_rope3, xpbd_build_rope3_f32, xpbd_system3_begin_substep,
+    xpbd_system3_begin_substep_f32, xpbd_system3_iterate, xpbd_system3_iterate_f32,
+    xpbd_system3_iterate_until, xpbd_system3_measure,
+};
+use xpbd::ffi::{
+    xpbd_colliders3_default, xpbd_step_config3_default, xpbd_step_scratch_len, xpbd_world3_add,
+    xpbd_world3_default, xpbd_world3_requirements, xpbd_world3_step, XpbdPlane3, XpbdRequirements,
+    XpbdStepStats,
 };
 use xpbd::ffi::{
     XpbdConvergence, XpbdLink, XpbdLinkF32, XpbdSweepStats, XpbdSystem3, XpbdSystem3F32,
     XPBD_ZERO_LENGTH_REJECT,
-};
-use xpbd::ffi::{
-    xpbd_build_rope3, xpbd_build_rope3_f32, xpbd_system3_begin_substep,
-    xpbd_system3_begin_substep_f32, xpbd_system3_iterate, xpbd_system3_iterate_f32,
-    xpbd_system3_iterate_until, xpbd_system3_measure,
 };
 
 fn system(x: &mut [[f64; 3]], w: &[f64], links: &mut [XpbdLink]) -> XpbdSystem3 {
@@ -205,46 +206,41 @@ fn world_step_through_the_c_abi() {
         normal: [0.0, 1.0, 0.0],
         offset: 0.0,
     }];
-    let mut contacts = [XpbdContact::default(); 4];
-    let mut scratch = [[0.0; 3]; 6];
     assert_eq!(xpbd_step_scratch_len(2), 6);
-    let mut world = XpbdWorld3 {
-        positions: x.as_mut_ptr(),
-        velocities: v.as_mut_ptr(),
-        inverse_masses: w.as_ptr(),
-        particle_count: 2,
-        links: links.as_mut_ptr(),
-        link_count: 1,
-        planes: ground.as_ptr(),
-        plane_count: 1,
-        spheres: ptr::null(),
-        sphere_count: 0,
-        contacts: contacts.as_mut_ptr(),
-        contact_capacity: 4,
-        scratch: scratch.as_mut_ptr(),
-        scratch_count: 6,
-        error_index: 0,
-        link_max_force: core::ptr::null(),
-        torn: core::ptr::null_mut(),
-        torn_capacity: 0,
-        capsules: core::ptr::null(),
-        capsule_count: 0,
-        boxes: core::ptr::null(),
-        box_count: 0,
-        engine_contacts: core::ptr::null_mut(),
-        engine_contact_count: 0,
-        particle_contacts: core::ptr::null_mut(),
-        particle_contact_capacity: 0,
-        hash_table: core::ptr::null_mut(),
-        hash_table_count: 0,
-        hash_ids: core::ptr::null_mut(),
-        hash_id_count: 0,
-        adjacency: core::ptr::null_mut(),
-        adjacency_count: 0,
-        rest_positions: core::ptr::null(),
-    };
+    let mut world = xpbd_world3_default();
+    world.positions = x.as_mut_ptr();
+    world.velocities = v.as_mut_ptr();
+    world.inverse_masses = w.as_ptr();
+    world.particle_count = 2;
+    world.links = links.as_mut_ptr();
+    world.link_count = 1;
+    let mut colliders = xpbd_colliders3_default();
+    colliders.planes = ground.as_ptr();
+    colliders.plane_count = 1;
+    colliders.contact_budget = 4;
+    let mut req = XpbdRequirements::default();
+    // SAFETY: the world and the block are valid and disjoint.
+    unsafe {
+        assert_eq!(
+            xpbd_world3_add(&mut world, ptr::addr_of_mut!(colliders).cast()),
+            XpbdStatus::Ok
+        );
+        assert_eq!(
+            xpbd_world3_requirements(&mut world, &mut req),
+            XpbdStatus::Ok
+        );
+    }
+    assert_eq!((req.scratch, req.contacts), (6, 4));
+    let mut memory = vec![0u64; req.memory_size.div_ceil(8)];
+    world.memory = memory.as_mut_ptr().cast();
+    world.memory_size = req.memory_size;
     let mut config = xpbd_step_config3_default();
     config.substeps = 4;
+    // The bare configuration (no damping, radius or friction).
+    config.damping = 0.0;
+    config.particle_radius = 0.0;
+    config.static_friction = 0.0;
+    config.dynamic_friction = 0.0;
     let mut stats = XpbdStepStats::default();
     // SAFETY: the world names valid, disjoint buffers.
     unsafe {

@@ -5,7 +5,9 @@
 //! out; a moving box carries a particle by friction; validation names the
 //! collider and writes nothing; 2D capsules; f32 and f64 from one code.
 
-use xpbd::step::{scratch_len, step, Capsule, Contact, OrientedBox, StepConfig, StepError, World};
+use xpbd::step::{
+    scratch_len, step, Capsule, Colliders, Contact, OrientedBox, StepConfig, StepError, World,
+};
 use xpbd::{cloth, cloth_link_count, Link, Real};
 
 const G: f64 = 9.81;
@@ -47,8 +49,11 @@ impl<T: Real> Scene<T> {
             &mut self.scratch,
         );
         world.links = &mut self.links;
-        world.capsules = capsules;
-        world.boxes = boxes;
+        world.colliders = Some(Colliders {
+            capsules,
+            boxes,
+            ..Default::default()
+        });
         step(&mut world, T::from_f64(dt), config)
     }
 }
@@ -357,7 +362,10 @@ fn a_particle_rests_on_a_2d_capsule() {
     let capsule = Capsule::new([0.0, 0.0], [0.2, 0.0], 0.1);
     for _ in 0..120 {
         let mut world = World::new(&mut x, &mut v, &[1.0], &mut contacts, &mut scratch);
-        world.capsules = core::slice::from_ref(&capsule);
+        world.colliders = Some(Colliders {
+            capsules: core::slice::from_ref(&capsule),
+            ..Default::default()
+        });
         step(&mut world, 1.0 / 60.0, &config).unwrap();
     }
     assert!((x[0][1] - 0.11).abs() < 1e-9, "{:?}", x[0]);

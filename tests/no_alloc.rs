@@ -10,17 +10,17 @@
 use std::alloc::{GlobalAlloc, Layout, System as SystemAlloc};
 use std::cell::Cell;
 
+use xpbd::ffi::XpbdSweepStats;
 use xpbd::ffi::{
     xpbd_colored3_begin_substep, xpbd_colored3_iterate, xpbd_colored3_solve_job, XpbdColoredSystem3,
 };
-use xpbd::ffi::XpbdSweepStats;
 use xpbd::step::{
-    scratch_len, step, step_colored, Contact, Jobs, OneThread, Plane, StepConfig, World,
+    scratch_len, step, step_colored, Colliders, Contact, Jobs, OneThread, Plane, StepConfig, World,
 };
 use xpbd::{
     cloth, cloth_coloring, cloth_link_count, color_order, fill_colored_links, greedy_coloring,
-    rope, rope_coloring, Aos, ColoredLinks, ColoredSystem, Constraints, DistanceConstraint,
-    GroupColors, Link, Soa, System, ZeroLength,
+    rope, rope_coloring, Aos, ColoredLinks, ColoredSystem, DistanceConstraint, GroupColors, Link,
+    Soa, System, ZeroLength,
 };
 
 struct Counting;
@@ -323,21 +323,14 @@ fn colored_frames_do_not_allocate<const D: usize>() {
     };
     let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
     world.links = &mut colored;
-    world.planes = &planes;
+    world.colliders = Some(Colliders {
+        planes: &planes,
+        ..Default::default()
+    });
     assert_eq!(
         allocations(|| {
             for jobs in [&OneThread as &dyn Jobs, &ThreeTasks] {
-                let mut groups = Constraints::default();
-                step_colored(
-                    &mut world,
-                    &mut groups,
-                    &colors,
-                    &mut stamp,
-                    1.0 / 60.0,
-                    &config,
-                    jobs,
-                )
-                .unwrap();
+                step_colored(&mut world, &colors, &mut stamp, 1.0 / 60.0, &config, jobs).unwrap();
             }
             step(&mut world, 1.0 / 60.0, &config).unwrap();
         }),

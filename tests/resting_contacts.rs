@@ -11,8 +11,8 @@ use std::collections::HashSet;
 
 use xpbd::step::{
     particle_contact_distance, scratch_len, self_collision_adjacency_len, self_collision_table_len,
-    step, Capsule, Contact, OrientedBox, ParticleContact, Plane, SelfCollision, Sphere, StepConfig,
-    World,
+    step, Capsule, Colliders, Contact, OrientedBox, ParticleContact, Plane, SelfCollision, Sphere,
+    StepConfig, World,
 };
 use xpbd::{cloth, cloth_link_count, Link};
 
@@ -40,7 +40,7 @@ const GROUNDS: [Ground; 6] = [
     Ground::Box { moving: true },
 ];
 
-struct Colliders {
+struct Shapes {
     planes: Vec<Plane<f64, 3>>,
     spheres: Vec<Sphere<f64, 3>>,
     capsules: Vec<Capsule<f64, 3>>,
@@ -49,8 +49,8 @@ struct Colliders {
 
 /// The collider whose top is y = 0 at the substep's end (a moving one
 /// moves along x, so its top stays at y = 0).
-fn colliders(g: Ground) -> Colliders {
-    let mut c = Colliders {
+fn colliders(g: Ground) -> Shapes {
+    let mut c = Shapes {
         planes: vec![],
         spheres: vec![],
         capsules: vec![],
@@ -109,18 +109,20 @@ fn one_substep(
     config.particle_radius = R;
     let mut world = World::new(&mut x, &mut v, w, &mut contacts, &mut scratch);
     world.links = &mut links;
-    world.planes = &c.planes;
-    world.spheres = &c.spheres;
-    world.capsules = &c.capsules;
-    world.boxes = &c.boxes;
+    world.colliders = Some(Colliders {
+        planes: &c.planes,
+        spheres: &c.spheres,
+        capsules: &c.capsules,
+        boxes: &c.boxes,
+    });
     if self_collision {
-        world.self_collision = SelfCollision {
+        world.self_collision = Some(SelfCollision {
             pairs: &mut pairs,
             table: &mut table,
             ids: &mut ids,
             adjacency: &mut adjacency,
             rest: &[],
-        };
+        });
     }
     step(&mut world, H, &config).expect("step");
     (x, v)
@@ -191,7 +193,10 @@ fn particle_on_a_capsule_axis_is_pushed_out() {
     config.particle_radius = R;
     let w = [1.0];
     let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
-    world.capsules = &capsules;
+    world.colliders = Some(Colliders {
+        capsules: &capsules,
+        ..Default::default()
+    });
     step(&mut world, t, &config).expect("step");
     let p = x[0];
     // The capsule's axis at the frame's end is the z axis (it moves along
@@ -219,7 +224,10 @@ fn particle_at_a_sphere_centre_is_pushed_out() {
     config.particle_radius = R;
     let w = [1.0];
     let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
-    world.spheres = &spheres;
+    world.colliders = Some(Colliders {
+        spheres: &spheres,
+        ..Default::default()
+    });
     step(&mut world, 1.0 / 60.0, &config).expect("step");
     let p = x[0];
     assert!(p[1] == 2.0 && p[2] == 3.0, "pushed along +x only: {p:?}");
@@ -287,14 +295,17 @@ fn folded_cloth_dropped_on_the_ground_stays_above_it() {
     for substep in 0..20 * 60 {
         let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
         world.links = &mut links;
-        world.planes = &ground;
-        world.self_collision = SelfCollision {
+        world.colliders = Some(Colliders {
+            planes: &ground,
+            ..Default::default()
+        });
+        world.self_collision = Some(SelfCollision {
             pairs: &mut pairs,
             table: &mut table,
             ids: &mut ids,
             adjacency: &mut adjacency,
             rest: &rest,
-        };
+        });
         step(&mut world, 1.0 / 1200.0, &config).expect("step");
         for p in &x {
             lowest = lowest.min(p[1] - R);

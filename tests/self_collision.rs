@@ -9,10 +9,10 @@
 use std::collections::HashSet;
 
 use xpbd::step::{
-    scratch_len, self_collision_adjacency_len, self_collision_table_len, step, Contact,
+    scratch_len, self_collision_adjacency_len, self_collision_table_len, step, Colliders, Contact,
     ParticleContact, Plane, SelfCollision, Sphere, StepConfig, StepError, StepStats, World,
 };
-use xpbd::{cloth, cloth_link_count, Link, Real};
+use xpbd::{cloth, cloth_link_count, Field, Link, Real};
 
 const G: f64 = 9.81;
 
@@ -63,15 +63,18 @@ impl<T: Real> Scene<T> {
             &mut self.scratch,
         );
         world.links = &mut self.links;
-        world.planes = planes;
-        world.spheres = spheres;
-        world.self_collision = SelfCollision {
+        world.colliders = Some(Colliders {
+            planes,
+            spheres,
+            ..Default::default()
+        });
+        world.self_collision = Some(SelfCollision {
             pairs: &mut self.pairs,
             table: &mut self.table,
             ids: &mut self.ids,
             adjacency: &mut self.keys,
             rest: &self.rest,
-        };
+        });
         step(&mut world, T::from_f64(1.0 / 60.0), config)
     }
 
@@ -361,37 +364,46 @@ fn bad_self_collision_memory_is_rejected_and_nothing_is_written() {
     let link = Link::new(0, 1, 0.01, 0.0);
     let c = config::<f64>(0.01);
     type Breaker = fn(&mut Scene<f64>, &mut StepConfig<f64, 3>);
-    let cases: [(&str, Breaker); 5] = [
-        ("radius 0", |_, c| c.particle_radius = 0.0),
-        ("short table", |s, _| {
-            s.table.truncate(self_collision_table_len(2) - 1)
-        }),
-        ("short ids", |s, _| s.ids.truncate(1)),
-        ("short link keys", |s, _| s.keys.clear()),
-        ("NaN rest", |s, _| {
-            s.rest = vec![[0.0; 3], [f64::NAN, 0.0, 0.0]]
-        }),
+    let cases: [(&str, Breaker, Field); 5] = [
+        (
+            "radius 0",
+            |_, c| c.particle_radius = 0.0,
+            Field::ParticleRadius,
+        ),
+        (
+            "short table",
+            |s, _| s.table.truncate(self_collision_table_len(2) - 1),
+            Field::HashTable,
+        ),
+        ("short ids", |s, _| s.ids.truncate(1), Field::HashIds),
+        ("short link keys", |s, _| s.keys.clear(), Field::Adjacency),
+        (
+            "NaN rest",
+            |s, _| s.rest = vec![[0.0; 3], [f64::NAN, 0.0, 0.0]],
+            Field::RestPositions,
+        ),
     ];
-    for (what, breaker) in cases {
+    for (what, breaker, field) in cases {
         let mut s = Scene::new(x.clone(), vec![1.0, 1.0], vec![link], vec![]);
         s.v[1] = [0.5, 0.0, 0.0];
         let mut c = c;
         breaker(&mut s, &mut c);
         let before = (s.x.clone(), s.v.clone(), s.links.clone(), s.pairs.clone());
         let e = s.step(&[], &[], &c).unwrap_err();
-        assert_eq!(e, StepError::InvalidSelfCollision, "{what}");
+        assert_eq!(e, StepError::InvalidSelfCollision { field }, "{what}");
         assert_eq!(
             (s.x.clone(), s.v.clone(), s.links.clone(), s.pairs.clone()),
             before,
             "{what}"
         );
     }
-    // Too many pairs for the capacity: rejected whole (the default policy).
+    // Too many pairs for the capacity: rejected whole (the default policy),
+    // naming the 14 pairs the first substep found.
     let mut s = cloth_scene::<f64>(4, true, 0.0, 0.005);
     s.pairs.truncate(1);
     let before = (s.x.clone(), s.v.clone());
     let e = s.step(&[], &[], &config::<f64>(0.005)).unwrap_err();
-    assert_eq!(e, StepError::ContactCapacity);
+    assert_eq!(e, StepError::PairCapacity { needed: 14 });
     assert_eq!((s.x.clone(), s.v.clone()), before);
 }
 

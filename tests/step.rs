@@ -2,8 +2,10 @@
 //! particles, tension-only slack, resting contact, friction distance, rope
 //! sag against iteration budget and substeps, rollback on error.
 
-use xpbd::step::{scratch_len, step, Contact, Plane, Sphere, StepConfig, StepError, World};
-use xpbd::{Link, SystemError};
+use xpbd::step::{
+    scratch_len, step, Colliders, Contact, Plane, Sphere, StepConfig, StepError, World,
+};
+use xpbd::{Field, Link, SystemError};
 
 const G: f64 = 9.81;
 
@@ -39,16 +41,17 @@ impl Store {
             velocities: &mut self.v,
             inverse_masses: &self.w,
             links: &mut self.links,
-            planes: &self.planes,
-            spheres: &self.spheres,
             contacts: &mut self.contacts,
             scratch: &mut self.scratch,
-            link_max_force: &[],
-            torn: &mut [],
-            capsules: &[],
-            boxes: &[],
-            engine_contacts: &mut [],
-            self_collision: Default::default(),
+            colliders: Some(Colliders {
+                planes: &self.planes,
+                spheres: &self.spheres,
+                ..Default::default()
+            }),
+            self_collision: None,
+            tearing: None,
+            engine_contacts: None,
+            groups: None,
         };
         step(&mut world, dt, c).map(|_| ())
     }
@@ -338,13 +341,34 @@ fn every_failed_step_leaves_positions_and_velocities_untouched() {
     };
     check(base(), 0.0, &c, StepError::InvalidFrameTime);
     check(base(), f64::NAN, &c, StepError::InvalidFrameTime);
-    check(base(), 1.0 / 60.0, &config(0, 1), StepError::InvalidBudget);
+    check(
+        base(),
+        1.0 / 60.0,
+        &config(0, 1),
+        StepError::InvalidConfig {
+            field: Field::Substeps,
+        },
+    );
     let mut bad = c;
     bad.damping = -1.0;
-    check(base(), 1.0 / 60.0, &bad, StepError::InvalidConfig);
+    check(
+        base(),
+        1.0 / 60.0,
+        &bad,
+        StepError::InvalidConfig {
+            field: Field::Damping,
+        },
+    );
     let mut bad = c;
     bad.gravity[2] = f64::INFINITY;
-    check(base(), 1.0 / 60.0, &bad, StepError::InvalidConfig);
+    check(
+        base(),
+        1.0 / 60.0,
+        &bad,
+        StepError::InvalidConfig {
+            field: Field::Gravity,
+        },
+    );
     let mut s = base();
     s.v[2][1] = f64::NAN;
     check(
@@ -387,7 +411,7 @@ fn every_failed_step_leaves_positions_and_velocities_untouched() {
     // substep of this frame, and there is no room for its contact.
     let mut s = base();
     s.contacts.clear();
-    check(s, 1.0 / 60.0, &c, StepError::ContactCapacity);
+    check(s, 1.0 / 60.0, &c, StepError::ContactCapacity { needed: 1 });
     // A link whose correction overflows in the second substep's sweep.
     let mut s = base();
     s.x[1] = [-1e308, 0.5, 0.0];

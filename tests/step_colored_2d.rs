@@ -7,16 +7,16 @@
 //! world (positions, velocities, λ, statistics); with self-collision the
 //! particle pairs are solved in colored order, the same bits for every job
 //! system. A 2D world refuses the 3D-only groups beyond links with
-//! `SystemError::InvalidShape`, writing nothing.
+//! `StepError::GroupsNeed3D`, writing nothing.
 
 use xpbd::step::{
     scratch_len, self_collision_adjacency_len, self_collision_table_len, step, step_colored,
-    Contact, Jobs, OneThread, ParticleContact, Plane, SelfCollision, Sphere, StepConfig, StepError,
-    StepStats, World,
+    Colliders, Contact, Jobs, OneThread, ParticleContact, Plane, SelfCollision, Sphere, StepConfig,
+    StepError, StepStats, World,
 };
 use xpbd::{
     cloth, cloth_link_count, color_instances, color_order, fill_in_order, rope, Attachment, Bend,
-    Constraints, GroupColors, Link, SystemError, Tether,
+    Constraints, GroupColors, Link, Tether,
 };
 
 #[path = "support/jobs.rs"]
@@ -146,12 +146,13 @@ impl Scene {
     }
 
     /// One frame: the sequential `step` (`jobs: None`) or colored, with
-    /// `constraints` and `colors` (default: the links' colors only).
+    /// the groups `constraints` (`None`: none) and `colors` (default: the
+    /// links' colors only).
     fn frame(
         &mut self,
         config: &StepConfig<f64, 2>,
         jobs: Option<&dyn Jobs>,
-        constraints: &mut Constraints<'_, f64>,
+        constraints: Option<Constraints<'_, f64>>,
         colors: Option<GroupColors<'_>>,
     ) -> Result<StepStats<f64>, StepError> {
         let n = self.x.len();
@@ -172,17 +173,21 @@ impl Scene {
             &mut scratch,
         );
         world.links = &mut self.links;
-        world.planes = &planes;
-        world.spheres = &spheres;
+        world.colliders = Some(Colliders {
+            planes: &planes,
+            spheres: &spheres,
+            ..Default::default()
+        });
         if self.self_collision {
-            world.self_collision = SelfCollision {
+            world.self_collision = Some(SelfCollision {
                 pairs: &mut self.pairs,
                 table: &mut self.table,
                 ids: &mut self.ids,
                 adjacency: &mut self.adjacency,
                 rest: &self.rest,
-            };
+            });
         }
+        world.groups = constraints;
         match jobs {
             None => step(&mut world, 1.0 / 60.0, config),
             Some(jobs) => {
@@ -191,15 +196,7 @@ impl Scene {
                     ..Default::default()
                 });
                 let mut stamp = vec![0u32; n];
-                step_colored(
-                    &mut world,
-                    constraints,
-                    &colors,
-                    &mut stamp,
-                    1.0 / 60.0,
-                    config,
-                    jobs,
-                )
+                step_colored(&mut world, &colors, &mut stamp, 1.0 / 60.0, config, jobs)
             }
         }
     }
@@ -259,9 +256,7 @@ fn every_job_system_agrees(self_collision: bool) -> Vec<StepStats<f64>> {
     let (mut stats, mut bits) = (Vec::new(), Vec::new());
     for _ in 0..FRAMES {
         let jobs: Option<&dyn Jobs> = self_collision.then_some(&OneThread);
-        let s = reference
-            .frame(&config, jobs, &mut Constraints::default(), None)
-            .unwrap();
+        let s = reference.frame(&config, jobs, None, None).unwrap();
         stats.push(s);
         bits.push(reference.bits());
     }
@@ -289,9 +284,7 @@ fn every_job_system_agrees(self_collision: bool) -> Vec<StepStats<f64>> {
         let jobs = Counting(jobs, 0.into());
         let mut scene = Scene::new(self_collision);
         for f in 0..FRAMES {
-            let s = scene
-                .frame(&config, Some(&jobs), &mut Constraints::default(), None)
-                .unwrap();
+            let s = scene.frame(&config, Some(&jobs), None, None).unwrap();
             assert_eq!(s, stats[f], "{name}: statistics of frame {f}");
             assert!(scene.bits() == bits[f], "{name}: bits of frame {f}");
         }
@@ -344,15 +337,16 @@ fn a_one_color_2d_world_is_the_bits_of_step() {
         }];
         let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
         world.links = &mut links;
-        world.planes = &planes;
+        world.colliders = Some(Colliders {
+            planes: &planes,
+            ..Default::default()
+        });
         let mut stats = Vec::new();
         for _ in 0..if cfg!(miri) { 10 } else { 40 } {
             stats.push(if colored {
                 let mut stamp = [0u32; 4];
-                let mut groups = Constraints::default();
                 step_colored(
                     &mut world,
-                    &mut groups,
                     &colors,
                     &mut stamp,
                     1.0 / 60.0,
@@ -384,9 +378,7 @@ fn a_2d_world_refuses_groups_beyond_links_and_writes_nothing() {
     let config = config();
     let mut scene = Scene::new(false);
     // One frame first, so that velocities and λ are not zero.
-    scene
-        .frame(&config, Some(&OneThread), &mut Constraints::default(), None)
-        .unwrap();
+    scene.frame(&config, Some(&OneThread), None, None).unwrap();
     let before = scene.bits();
     let flags: Vec<u32> = scene.links.iter().map(|l| l.flags).collect();
     let n = scene.x.len() as u32;
@@ -394,34 +386,34 @@ fn a_2d_world_refuses_groups_beyond_links_and_writes_nothing() {
     let mut tethers = [Tether::new(n - 1, 0, 1.0, 0.0)];
     let mut attachments = [Attachment::new(n - 1, [0.0, 0.0, 0.0], 0.0)];
     let inert = [0usize, 1];
-    let cases: [(&str, Constraints<'_, f64>, GroupColors<'_>); 4] = [
+    let cases: [(&str, Option<Constraints<'_, f64>>, GroupColors<'_>); 4] = [
         (
             "a bend",
-            Constraints {
+            Some(Constraints {
                 bends: &mut bends,
                 ..Default::default()
-            },
+            }),
             GroupColors::default(),
         ),
         (
             "a tether",
-            Constraints {
+            Some(Constraints {
                 tethers: &mut tethers,
                 ..Default::default()
-            },
+            }),
             GroupColors::default(),
         ),
         (
             "an attachment",
-            Constraints {
+            Some(Constraints {
                 attachments: &mut attachments,
                 ..Default::default()
-            },
+            }),
             GroupColors::default(),
         ),
         (
             "tet boundaries",
-            Constraints::default(),
+            None,
             GroupColors {
                 tets: &inert,
                 ..Default::default()
@@ -429,18 +421,14 @@ fn a_2d_world_refuses_groups_beyond_links_and_writes_nothing() {
         ),
     ];
     let starts = scene.starts.clone();
-    for (name, mut constraints, colors) in cases {
+    for (name, constraints, colors) in cases {
         // The links' own boundaries are valid: only the groups fail.
         let colors = GroupColors {
             links: &starts,
             ..colors
         };
-        let r = scene.frame(&config, Some(&OneThread), &mut constraints, Some(colors));
-        assert_eq!(
-            r,
-            Err(StepError::System(SystemError::InvalidShape)),
-            "{name}"
-        );
+        let r = scene.frame(&config, Some(&OneThread), constraints, Some(colors));
+        assert_eq!(r, Err(StepError::GroupsNeed3D), "{name}");
         assert!(scene.bits() == before, "{name}: bits changed");
         let now: Vec<u32> = scene.links.iter().map(|l| l.flags).collect();
         assert_eq!(now, flags, "{name}");
@@ -448,8 +436,6 @@ fn a_2d_world_refuses_groups_beyond_links_and_writes_nothing() {
     assert_eq!(bends[0].lambda, 0.0);
     assert_eq!(attachments[0].force, [0.0; 3]);
     // Without them the same world steps.
-    assert!(scene
-        .frame(&config, Some(&OneThread), &mut Constraints::default(), None)
-        .is_ok());
+    assert!(scene.frame(&config, Some(&OneThread), None, None).is_ok());
     assert!(scene.bits() != before);
 }

@@ -208,8 +208,8 @@ fn a_disabled_link_needs_only_valid_indices() {
 // ---- The step: tearing ----
 
 use xpbd::step::{
-    scratch_len, step, Contact, ContactOverflow, Plane, Sphere, StepConfig, StepError, StepStats,
-    World,
+    scratch_len, step, Colliders, Contact, ContactOverflow, Plane, Sphere, StepConfig, StepError,
+    StepStats, Tearing, World,
 };
 
 /// A flat sheet in the xy plane, `rows × cols` particles 0.1 m apart, the
@@ -287,16 +287,16 @@ impl Sheet {
             velocities: &mut self.v,
             inverse_masses: &self.w,
             links: &mut self.links,
-            planes: &[],
-            spheres: &[],
             contacts: &mut self.contacts,
             scratch: &mut self.scratch,
-            link_max_force: &self.max_force,
-            torn: &mut self.torn,
-            capsules: &[],
-            boxes: &[],
-            engine_contacts: &mut [],
-            self_collision: Default::default(),
+            colliders: None,
+            self_collision: None,
+            tearing: Some(Tearing {
+                max_force: &self.max_force,
+                torn: &mut self.torn,
+            }),
+            engine_contacts: None,
+            groups: None,
         };
         step(&mut world, 1.0 / 60.0, config)
     }
@@ -467,20 +467,23 @@ fn a_failed_step_tears_nothing() {
         velocities: &mut sheet.v,
         inverse_masses: &sheet.w,
         links: &mut sheet.links,
-        planes: &ground,
-        spheres: &[],
         contacts: &mut [],
         scratch: &mut sheet.scratch,
-        link_max_force: &sheet.max_force,
-        torn: &mut sheet.torn,
-        capsules: &[],
-        boxes: &[],
-        engine_contacts: &mut [],
-        self_collision: Default::default(),
+        colliders: Some(Colliders {
+            planes: &ground,
+            ..Default::default()
+        }),
+        self_collision: None,
+        tearing: Some(Tearing {
+            max_force: &sheet.max_force,
+            torn: &mut sheet.torn,
+        }),
+        engine_contacts: None,
+        groups: None,
     };
     assert_eq!(
         step(&mut world, 1.0 / 60.0, &config).unwrap_err(),
-        StepError::ContactCapacity
+        StepError::ContactCapacity { needed: 2 }
     );
     assert!(sheet.links.iter().all(|l| l.flags == 0));
     assert_eq!(sheet.torn, vec![u32::MAX; 8]);
@@ -535,16 +538,17 @@ impl Heap {
             velocities: &mut self.v,
             inverse_masses: &self.w,
             links: &mut [],
-            planes: &GROUND,
-            spheres: &BALL,
             contacts: &mut self.contacts,
             scratch: &mut self.scratch,
-            link_max_force: &[],
-            torn: &mut [],
-            capsules: &[],
-            boxes: &[],
-            engine_contacts: &mut [],
-            self_collision: Default::default(),
+            colliders: Some(Colliders {
+                planes: &GROUND,
+                spheres: &BALL,
+                ..Default::default()
+            }),
+            self_collision: None,
+            tearing: None,
+            engine_contacts: None,
+            groups: None,
         };
         step(&mut world, 1.0 / 60.0, &config)
     }
@@ -565,7 +569,7 @@ fn keep_first_keeps_the_contacts_in_detection_order_and_counts_the_rest() {
     let x0 = bits(&r.x);
     assert_eq!(
         r.step(ContactOverflow::Reject).unwrap_err(),
-        StepError::ContactCapacity
+        StepError::ContactCapacity { needed: 10 }
     );
     assert_eq!(bits(&r.x), x0);
     assert_eq!(bits(&r.v), vec![0; 18]);
@@ -667,13 +671,14 @@ fn f32_soa_ropes_with_disabled_links_equal_the_ropes_without_them() {
 
 #[test]
 fn c_tearing_buffers_that_overlap_are_refused_and_nothing_is_written() {
-    use xpbd::ffi::XpbdStatus;
-    use xpbd::ffi::{xpbd_step_config3_default, xpbd_world3_step, XpbdStepStats, XpbdWorld3};
+    use xpbd::ffi::{
+        xpbd_step_config3_default, xpbd_tearing3_default, xpbd_world3_add, xpbd_world3_default,
+        xpbd_world3_requirements, xpbd_world3_step, XpbdRequirements, XpbdStatus, XpbdStepStats,
+    };
     let mut x = [[0.0, 0.0, 0.0], [0.5, 0.0, 0.0], [1.0, 0.0, 0.0]];
     let mut v = [[0.0; 3]; 3];
     let w = [0.0, 1.0, 0.0];
     let mut links = [Link::new(0, 1, 0.4, 0.0), Link::new(1, 2, 0.4, 0.0)];
-    let mut scratch = [[0.0; 3]; 9];
     // Two maximum forces and a two-entry torn list in one array of four
     // f64 (the list as the last two, bit-cast): disjoint, then overlapping.
     let mut shared = [1.0, 1.0, 0.0, 0.0];
@@ -681,44 +686,36 @@ fn c_tearing_buffers_that_overlap_are_refused_and_nothing_is_written() {
     let mut config = xpbd_step_config3_default();
     config.gravity = [0.0; 3];
     config.substeps = 2;
+    // The bare configuration (no damping, radius or friction).
+    config.damping = 0.0;
+    config.particle_radius = 0.0;
+    config.static_friction = 0.0;
+    config.dynamic_friction = 0.0;
     for (torn_at, want) in [(2usize, XpbdStatus::Ok), (1, XpbdStatus::AliasedBuffers)] {
         let (x0, l0, s0) = (x, links, shared);
-        let mut world = XpbdWorld3 {
-            positions: x.as_mut_ptr(),
-            velocities: v.as_mut_ptr(),
-            inverse_masses: w.as_ptr(),
-            particle_count: 3,
-            links: links.as_mut_ptr(),
-            link_count: 2,
-            planes: core::ptr::null(),
-            plane_count: 0,
-            spheres: core::ptr::null(),
-            sphere_count: 0,
-            contacts: core::ptr::null_mut(),
-            contact_capacity: 0,
-            scratch: scratch.as_mut_ptr(),
-            scratch_count: 9,
-            error_index: 0,
-            link_max_force: base,
-            // SAFETY: within `shared` (4 f64 = 8 u32).
-            torn: unsafe { base.add(torn_at) }.cast(),
-            torn_capacity: 2,
-            capsules: core::ptr::null(),
-            capsule_count: 0,
-            boxes: core::ptr::null(),
-            box_count: 0,
-            engine_contacts: core::ptr::null_mut(),
-            engine_contact_count: 0,
-            particle_contacts: core::ptr::null_mut(),
-            particle_contact_capacity: 0,
-            hash_table: core::ptr::null_mut(),
-            hash_table_count: 0,
-            hash_ids: core::ptr::null_mut(),
-            hash_id_count: 0,
-            adjacency: core::ptr::null_mut(),
-            adjacency_count: 0,
-            rest_positions: core::ptr::null(),
-        };
+        let mut world = xpbd_world3_default();
+        world.positions = x.as_mut_ptr();
+        world.velocities = v.as_mut_ptr();
+        world.inverse_masses = w.as_ptr();
+        world.particle_count = 3;
+        world.links = links.as_mut_ptr();
+        world.link_count = 2;
+        let mut tearing = xpbd_tearing3_default();
+        tearing.max_force = base.cast_const();
+        // SAFETY: within `shared` (4 f64 = 8 u32).
+        tearing.torn = unsafe { base.add(torn_at) }.cast();
+        tearing.torn_capacity = 2;
+        // SAFETY: the world and the block are valid and disjoint.
+        let status =
+            unsafe { xpbd_world3_add(&mut world, core::ptr::addr_of_mut!(tearing).cast()) };
+        assert_eq!(status, XpbdStatus::Ok);
+        let mut req = XpbdRequirements::default();
+        // SAFETY: the world and its block are valid.
+        let status = unsafe { xpbd_world3_requirements(&mut world, &mut req) };
+        assert_eq!(status, XpbdStatus::Ok);
+        let mut memory = vec![0u64; req.memory_size.div_ceil(8)];
+        world.memory = memory.as_mut_ptr().cast();
+        world.memory_size = req.memory_size;
         let mut stats = XpbdStepStats::default();
         // SAFETY: every pointer is valid for its count (overlaps are the
         // library's to refuse).

@@ -6,7 +6,7 @@
 //! inside its radius, pulled to `d_max`, λ ≤ 0 always, coincident
 //! particles without a NaN), plus the `tethers` builder.
 
-use xpbd::step::{scratch_len, step_with, Contact, StepConfig, World};
+use xpbd::step::{scratch_len, step, Contact, StepConfig, World};
 use xpbd::{cloth, tethers, Constraints, Link, System, SystemError, Tether, ZeroLength};
 
 const G: f64 = 9.81;
@@ -107,22 +107,19 @@ fn rigid_cloth(n: usize, frames: usize, substeps: u32, tilt: f64, with_tethers: 
             velocities: &mut v,
             inverse_masses: &w,
             links: &mut links,
-            planes: &[],
-            spheres: &[],
             contacts: &mut contacts,
             scratch: &mut scratch,
-            link_max_force: &[],
-            torn: &mut [],
-            capsules: &[],
-            boxes: &[],
-            engine_contacts: &mut [],
-            self_collision: Default::default(),
+            colliders: None,
+            self_collision: None,
+            tearing: None,
+            engine_contacts: None,
+            groups: None,
         };
-        let mut groups = Constraints {
+        world.groups = Some(Constraints {
             tethers: &mut ties,
             ..Constraints::default()
-        };
-        step_with(&mut world, &mut groups, 1.0 / 60.0, &config).unwrap();
+        });
+        step(&mut world, 1.0 / 60.0, &config).unwrap();
         worst.link = worst.link.max(max_link_stretch(&x, &links));
         worst.height = worst.height.max(height_stretch(&x, n, n, s));
     }
@@ -208,7 +205,7 @@ fn tethers_bound_a_small_rigid_cloth_too() {
 
 /// Budget invariance: a hanging 6 × 8 cloth (top row pinned) of compliant
 /// links and compliant tethers, stepped to rest with the `System` API
-/// (the λ-reset variant needs an iteration loop `step_with` does not
+/// (the λ-reset variant needs an iteration loop `step` does not
 /// allow). Returns the rest positions and how many tethers pull (λ < 0)
 /// at the end.
 ///

@@ -4,7 +4,7 @@
 //! hanging from its top unfolds to its full length with them and is held
 //! bunched by Euclidean tethers; every rejected input writes nothing.
 
-use xpbd::step::{scratch_len, step_with, Contact, StepConfig, World};
+use xpbd::step::{scratch_len, step, Contact, StepConfig, World};
 use xpbd::{rope, tethers, tethers_along_links, Constraints, Link, SystemError, Tether};
 
 struct Rng(u64);
@@ -194,22 +194,19 @@ fn hang(x0: &[[f64; 3]], links: &[Link<f64>], ties: &mut [Tether<f64>], frames: 
             velocities: &mut v,
             inverse_masses: &w,
             links: &mut links,
-            planes: &[],
-            spheres: &[],
             contacts: &mut contacts,
             scratch: &mut scratch,
-            link_max_force: &[],
-            torn: &mut [],
-            capsules: &[],
-            boxes: &[],
-            engine_contacts: &mut [],
-            self_collision: Default::default(),
+            colliders: None,
+            self_collision: None,
+            tearing: None,
+            engine_contacts: None,
+            groups: None,
         };
-        let mut groups = Constraints {
+        world.groups = Some(Constraints {
             tethers: &mut *ties,
             ..Constraints::default()
-        };
-        step_with(&mut world, &mut groups, 1.0 / 60.0, &config).unwrap();
+        });
+        step(&mut world, 1.0 / 60.0, &config).unwrap();
     }
     x[0][1] - x[n - 1][1]
 }

@@ -5,7 +5,9 @@
 //! one thread and on two (a persistent two-thread job system, as an
 //! engine's pool would run the phases).
 
-use xpbd::step::{step_colored, step_with, Contact, Jobs, OneThread, Plane, StepConfig, World};
+use xpbd::step::{
+    step, step_colored, Colliders, Contact, Jobs, OneThread, Plane, StepConfig, World,
+};
 use xpbd::{cloth, cloth_link_count, color_instances, color_order, fill_in_order};
 use xpbd::{Constraints, GroupColors, Link, System};
 
@@ -78,8 +80,9 @@ impl Frame {
         self.frame(Some(jobs))
     }
 
-    /// A colored frame on `jobs`, or (`None`) the sequential `step_with`
-    /// frame over the same (colored-ordered) links.
+    /// A colored frame on `jobs`, or (`None`) the sequential `step` frame
+    /// (with empty constraint groups, as `step_colored` solves them) over
+    /// the same (colored-ordered) links.
     fn frame(&mut self, jobs: Option<&dyn Jobs>) -> Result<usize, String> {
         let planes = [Plane {
             normal: [0.0, 1.0, 0.0],
@@ -93,7 +96,11 @@ impl Frame {
             &mut self.scratch,
         );
         world.links = &mut self.links;
-        world.planes = &planes;
+        world.colliders = Some(Colliders {
+            planes: &planes,
+            ..Default::default()
+        });
+        world.groups = Some(Constraints::default());
         let colors = GroupColors {
             links: &self.starts,
             ..Default::default()
@@ -101,14 +108,13 @@ impl Frame {
         let stats = match jobs {
             Some(jobs) => step_colored(
                 &mut world,
-                &mut Constraints::default(),
                 &colors,
                 &mut self.stamp,
                 DT,
                 &Self::config(),
                 jobs,
             ),
-            None => step_with(&mut world, &mut Constraints::default(), DT, &Self::config()),
+            None => step(&mut world, DT, &Self::config()),
         }
         .map_err(|e| e.to_string())?;
         Ok(stats.max_contacts)
@@ -208,7 +214,7 @@ pub(crate) fn frame_section(
         ns: one.b.1,
     });
     figs.push(Figure {
-        case: name("sequential step_with (same links)"),
+        case: name("sequential step (same links)"),
         per_second: seq.b.0,
         ns: seq.b.1,
     });
@@ -230,7 +236,7 @@ pub(crate) fn frame_section(
         1.8,
     ));
     ratios.push(pair_ratio(
-        name("colored 1 thread / sequential step_with (context)"),
+        name("colored 1 thread / sequential step (context)"),
         &seq,
         0.0,
     ));

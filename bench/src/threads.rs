@@ -122,9 +122,7 @@ pub(crate) fn pooled_case(
 ) -> Result<(f64, Vec<u64>), String> {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use xpbd::ffi::XpbdStatus;
-    use xpbd::ffi::{
-        xpbd_colored3_begin_substep, xpbd_colored3_solve_job, XpbdColoredSystem3,
-    };
+    use xpbd::ffi::{xpbd_colored3_begin_substep, xpbd_colored3_solve_job, XpbdColoredSystem3};
 
     /// The system shared by the workers.
     struct Shared(XpbdColoredSystem3);

@@ -15,8 +15,8 @@
 //! arithmetic (`+ − × ÷`, f64 → `T` rounding).
 
 use xpbd::step::{
-    step, Capsule, Contact, EngineContact, OrientedBox, ParticleContact, SelfCollision, StepConfig,
-    StepError, World,
+    step, Capsule, Colliders, Contact, EngineContact, OrientedBox, ParticleContact, SelfCollision,
+    StepConfig, StepError, World,
 };
 use xpbd::{Link, Real};
 
@@ -230,16 +230,19 @@ impl<T: Real> Engine<T> {
             &mut self.scratch,
         );
         world.links = &mut self.links;
-        world.capsules = core::slice::from_ref(&self.capsule);
-        world.boxes = core::slice::from_ref(&self.boxes);
-        world.engine_contacts = self.engine.get_mut(..self.engine_count).unwrap_or(&mut []);
-        world.self_collision = SelfCollision {
+        world.colliders = Some(Colliders {
+            capsules: core::slice::from_ref(&self.capsule),
+            boxes: core::slice::from_ref(&self.boxes),
+            ..Default::default()
+        });
+        world.engine_contacts = Some(self.engine.get_mut(..self.engine_count).unwrap_or(&mut []));
+        world.self_collision = Some(SelfCollision {
             pairs: &mut self.pairs,
             table: &mut self.table,
             ids: &mut self.ids,
             adjacency: &mut self.adjacency,
             rest: &self.rest,
-        };
+        });
         match step(&mut world, T::from_f64(FRAME), &self.config) {
             Ok(stats) => {
                 self.max_contacts = self.max_contacts.max(stats.max_contacts);

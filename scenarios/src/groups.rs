@@ -1,5 +1,5 @@
 //! A fixed 3D scene with every constraint group, stepped with
-//! [`xpbd::step::step_with`]: a cloth strip of [`COLS`] × [`ROWS`]
+//! [`xpbd::step::step`]: a cloth strip of [`COLS`] × [`ROWS`]
 //! particles hanging from its pinned top row (links, dihedral bends over
 //! its triangulation, tethers to the top row), a cube of five tets falling
 //! onto the ground, and a pressurised octahedron (links on its edges, one
@@ -13,7 +13,7 @@
 //! tet volumes; the octahedron's enclosed volume), so the scene does not
 //! depend on the library's builders.
 
-use xpbd::step::{step_with, Contact, Plane, StepConfig, StepError, World};
+use xpbd::step::{step, Colliders, Contact, Plane, StepConfig, StepError, World};
 use xpbd::{Attachment, Bend, Constraints, Link, MeshVolume, MeshVolumes, Real, Tet, Tether};
 
 use crate::{Fnv64, Scalar};
@@ -335,7 +335,7 @@ impl<T: Real> Scene<T> {
         p
     }
 
-    /// Advances one frame with [`step_with`].
+    /// Advances one frame with [`step`].
     pub fn frame(&mut self) {
         self.frames = self.frames.saturating_add(1);
         self.attachments[0].target = self.target(self.frames);
@@ -344,18 +344,18 @@ impl<T: Real> Scene<T> {
             velocities: &mut self.v,
             inverse_masses: &self.w,
             links: &mut self.links,
-            planes: &self.planes,
-            spheres: &[],
             contacts: &mut self.contacts,
             scratch: &mut self.scratch,
-            link_max_force: &[],
-            torn: &mut [],
-            capsules: &[],
-            boxes: &[],
-            engine_contacts: &mut [],
-            self_collision: Default::default(),
+            colliders: Some(Colliders {
+                planes: &self.planes,
+                ..Default::default()
+            }),
+            self_collision: None,
+            tearing: None,
+            engine_contacts: None,
+            groups: None,
         };
-        let mut groups = Constraints {
+        world.groups = Some(Constraints {
             bends: &mut self.bends,
             tets: &mut self.tets,
             tethers: &mut self.tethers,
@@ -366,8 +366,8 @@ impl<T: Real> Scene<T> {
                 scratch: &mut self.mesh_scratch,
             },
             attachments: &mut self.attachments,
-        };
-        if let Err(e) = step_with(&mut world, &mut groups, T::from_f64(FRAME), &self.config) {
+        });
+        if let Err(e) = step(&mut world, T::from_f64(FRAME), &self.config) {
             self.errors = self.errors.saturating_add(1);
             self.first_error.get_or_insert(e);
         }
@@ -375,7 +375,7 @@ impl<T: Real> Scene<T> {
 }
 
 /// Part 5: the scene of every constraint group under
-/// [`xpbd::step::step_with`]; hashes every position, velocity and λ (links,
+/// [`xpbd::step::step`]; hashes every position, velocity and λ (links,
 /// bends, tets, tethers, mesh, the attachment's three), then the
 /// attachment's impulse, force and `previous`, after each frame and
 /// returns the final state.

@@ -27,12 +27,12 @@
 //! 5. [`groups_3d`]: the fixed [`crate::groups`] scene with every
 //!    constraint group (links, bends, tets, tethers, a pressurised closed
 //!    mesh, a moving kinematic attachment, ground contacts) under
-//!    [`xpbd::step::step_with`],
+//!    [`xpbd::step::step`] (the groups in [`xpbd::step::World::groups`]),
 //!    [`crate::groups::FRAMES`] frames; after each frame every position,
 //!    velocity and λ is hashed.
 //! 6. [`tearing_3d`]: the fixed [`crate::tearing`] sheet pulled apart by
 //!    two columns of moving attachments, every link with a maximum force,
-//!    under [`xpbd::step::step_with`], [`crate::tearing::FRAMES`] frames;
+//!    under [`xpbd::step::step`], [`crate::tearing::FRAMES`] frames;
 //!    it tears along its perforation. After each frame every position,
 //!    velocity, link λ and flags, attachment λ, impulse, force and
 //!    `previous`, and the frame's torn count and indices are hashed.

@@ -13,9 +13,9 @@
 //!   kernel by the Rust API and by the C job entry points in lock-step.
 //! - [`groups`]: a fixed 3D scene with every constraint group (bends,
 //!   tets, tethers, a pressurised mesh, a moving attachment) under
-//!   `xpbd::step::step_with`.
+//!   `xpbd::step::step` (the groups in `World::groups`).
 //! - [`tearing`]: a fixed sheet pulled apart by moving attachments,
-//!   tearing along a perforated line (`World::link_max_force`).
+//!   tearing along a perforated line (the world's `tearing` block).
 //! - [`engine`]: a cloth hanging from moving kinematic particles, hit by a
 //!   swept capsule, on a spinning box and the engine's own contacts.
 //! - [`hash`]: the bit-identity scenario: a random sequence of 1D C-ABI

@@ -15,7 +15,7 @@
 //! bit-identical on every conforming platform (see the README section
 //! "The same bits everywhere").
 
-use xpbd::step::{step, Contact, Plane, Sphere, StepConfig, StepError, World};
+use xpbd::step::{step, Colliders, Contact, Plane, Sphere, StepConfig, StepError, World};
 use xpbd::{Link, Real};
 
 /// Particles in the rope.
@@ -144,16 +144,17 @@ impl<T: Real> Rope<T> {
             velocities: &mut self.v,
             inverse_masses: &self.w,
             links: &mut self.links,
-            planes: &self.planes,
-            spheres: &self.spheres,
             contacts: &mut self.contacts,
             scratch: &mut self.scratch,
-            link_max_force: &[],
-            torn: &mut [],
-            capsules: &[],
-            boxes: &[],
-            engine_contacts: &mut [],
-            self_collision: Default::default(),
+            colliders: Some(Colliders {
+                planes: &self.planes,
+                spheres: &self.spheres,
+                ..Default::default()
+            }),
+            self_collision: None,
+            tearing: None,
+            engine_contacts: None,
+            groups: None,
         };
         match step(&mut world, T::from_f64(FRAME), &self.config) {
             Ok(stats) => self.max_contacts = self.max_contacts.max(stats.max_contacts),

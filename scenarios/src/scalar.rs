@@ -3,12 +3,12 @@
 //! exported `extern "C"` functions, not only the Rust API).
 
 use xpbd::ffi::{
-    xpbd_distance_begin_substep, xpbd_distance_begin_substep_f32, xpbd_distance_solve,
-    xpbd_distance_solve_f32, XpbdDistanceConstraint, XpbdDistanceConstraintF32, XpbdStatus,
-};
-use xpbd::ffi::{
     xpbd_colored3_begin_substep, xpbd_colored3_begin_substep_f32, xpbd_colored3_solve_job,
     xpbd_colored3_solve_job_f32, XpbdColoredSystem3, XpbdColoredSystem3F32,
+};
+use xpbd::ffi::{
+    xpbd_distance_begin_substep, xpbd_distance_begin_substep_f32, xpbd_distance_solve,
+    xpbd_distance_solve_f32, XpbdDistanceConstraint, XpbdDistanceConstraintF32, XpbdStatus,
 };
 use xpbd::Real;
 

@@ -1,10 +1,10 @@
-//! A fixed tearing scene, stepped with [`xpbd::step::step_with`]: a sheet
+//! A fixed tearing scene, stepped with [`xpbd::step::step`]: a sheet
 //! of [`ROWS`] × [`COLS`] particles hanging in the xy plane (structural
 //! links only, α = [`LINK_COMPLIANCE`]) whose left and right columns are
 //! held by compliant kinematic attachments ([`Attachment`]) that the scene
 //! moves apart by [`PULL`] m per side and frame, under gravity, with a
 //! small out-of-plane push. Every link has a maximum force
-//! ([`xpbd::step::World::link_max_force`]): the links crossing a
+//! ([`xpbd::step::Tearing::max_force`]): the links crossing a
 //! perforation between columns [`GAP`] and `GAP + 1` hold [`WEAK`] N in
 //! the top row and [`WEAK_STEP`] N more in each row below; every other
 //! link holds [`STRONG`] N. The pull stretches the horizontal links until
@@ -22,7 +22,7 @@
 //! with plain arithmetic (`+ − × ÷`, f64 → `T` rounding), so the scene
 //! does not depend on the library's builders.
 
-use xpbd::step::{step_with, Contact, StepConfig, StepError, World};
+use xpbd::step::{step, Contact, StepConfig, StepError, Tearing, World};
 use xpbd::{Attachment, Constraints, Link, Real};
 
 use crate::{Fnv64, Scalar};
@@ -216,7 +216,7 @@ impl<T: Real> Sheet<T> {
         p
     }
 
-    /// Advances one frame with [`step_with`] and records what tore.
+    /// Advances one frame with [`step`] and records what tore.
     pub fn frame(&mut self) {
         self.frames = self.frames.saturating_add(1);
         for k in 0..ATTACHMENTS {
@@ -231,22 +231,22 @@ impl<T: Real> Sheet<T> {
             velocities: &mut self.v,
             inverse_masses: &self.w,
             links: &mut self.links,
-            planes: &[],
-            spheres: &[],
             contacts: &mut self.contacts,
             scratch: &mut self.scratch,
-            link_max_force: &self.max_force,
-            torn: &mut self.torn,
-            capsules: &[],
-            boxes: &[],
-            engine_contacts: &mut [],
-            self_collision: Default::default(),
+            colliders: None,
+            self_collision: None,
+            tearing: Some(Tearing {
+                max_force: &self.max_force,
+                torn: &mut self.torn,
+            }),
+            engine_contacts: None,
+            groups: None,
         };
-        let mut groups = Constraints {
+        world.groups = Some(Constraints {
             attachments: &mut self.attachments,
             ..Default::default()
-        };
-        match step_with(&mut world, &mut groups, T::from_f64(FRAME), &self.config) {
+        });
+        match step(&mut world, T::from_f64(FRAME), &self.config) {
             Ok(stats) => {
                 self.torn_count = stats.torn;
                 self.torn_total = self.torn_total.saturating_add(stats.torn);
@@ -289,7 +289,7 @@ impl<T: Real> Sheet<T> {
     }
 }
 
-/// Part 6: the tearing sheet under [`xpbd::step::step_with`]; hashes,
+/// Part 6: the tearing sheet under [`xpbd::step::step`]; hashes,
 /// after each frame, every position and velocity, every link's λ and
 /// flags, every attachment's λ, impulse, force and `previous`, the torn
 /// count and the torn indices written, and returns the final state.

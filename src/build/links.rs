@@ -1,10 +1,10 @@
 //! Builders: ropes, closed loops and cloth grids written into caller
 //! link slices, all-or-nothing, rest lengths from the positions.
 
-use crate::solver::coords;
 use crate::constraint::distance::Link;
 use crate::math::length_squared;
 use crate::real::{finite_non_negative, Real};
+use crate::solver::coords;
 use crate::SystemError;
 
 /// Rest length `|x_j − x_i|` of a builder's link, rejected when not a

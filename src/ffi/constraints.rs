@@ -35,16 +35,16 @@ use super::check::{check_buffers, check_groups, read, slice, slice_mut, Buf};
 use super::status::XpbdStatus;
 use super::system::{system, system_buffers, Source};
 use super::types::{ConstraintsC, SystemC};
-use crate::constraint::bend::Bend;
-use crate::constraint::pressure::{MeshVolume, MeshVolumes};
-use crate::constraint::tether::{tethers, Tether};
-use crate::constraint::volume::Tet;
-use crate::real::Real;
 use crate::build::{
     bends_count_for_cloth, bends_for_cloth, bends_for_triangles, icosphere, icosphere_counts,
     links_for_tets, links_for_triangles, mesh_volume, tet_block, tet_block_counts,
     tethers_along_links, tets_for_mesh, MeshParticles,
 };
+use crate::constraint::bend::Bend;
+use crate::constraint::pressure::{MeshVolume, MeshVolumes};
+use crate::constraint::tether::{tethers, Tether};
+use crate::constraint::volume::Tet;
+use crate::real::Real;
 use crate::solver::{Constraints, System};
 use crate::{Link, SystemError};
 

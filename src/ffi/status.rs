@@ -3,8 +3,8 @@
 
 use core::ffi::c_char;
 
-use crate::version::VERSION_NUMBER;
 use crate::error::Field;
+use crate::version::VERSION_NUMBER;
 use crate::{Error, StepError, SystemError};
 
 /// Status of a C call: 0 or 1 on success, a negative code on error.

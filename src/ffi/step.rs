@@ -81,7 +81,6 @@ pub(crate) fn default_config<T: Real>() -> StepConfigC<T> {
     }
 }
 
-
 /// The float flag of `T`'s block kinds.
 fn f32_flag<T>() -> u32 {
     if size_of::<T>() == 4 {
@@ -210,7 +209,11 @@ type Failure = (XpbdStatus, usize, Field);
 ///
 /// # Safety
 /// `p` is valid for a `B` (its header said so and its size matched).
-unsafe fn take<B: Copy>(slot: &mut Option<(B, *const B)>, p: *const B, at: usize) -> Result<(), Failure> {
+unsafe fn take<B: Copy>(
+    slot: &mut Option<(B, *const B)>,
+    p: *const B,
+    at: usize,
+) -> Result<(), Failure> {
     if slot.is_some() {
         return Err((XpbdStatus::InvalidBlock, at, Field::Block));
     }
@@ -405,7 +408,11 @@ pub(crate) unsafe fn step_raw<T: Real>(
     out: *mut StepStats<T>,
 ) -> XpbdStatus {
     // SAFETY: forwarded caller contract.
-    unsafe { step_any(world, &[], dt, config, out, |w, dt, c, _| step::step(w, dt, c)) }
+    unsafe {
+        step_any(world, &[], dt, config, out, |w, dt, c, _| {
+            step::step(w, dt, c)
+        })
+    }
 }
 
 /// `xpbd_world3_step_colored[_f32]`.
@@ -493,7 +500,12 @@ unsafe fn step_any<T: Real, F>(
     run: F,
 ) -> XpbdStatus
 where
-    F: FnOnce(&mut World<'_, T, 3>, T, &StepConfig<T, 3>, &mut [u32]) -> Result<StepStats<T>, StepError>,
+    F: FnOnce(
+        &mut World<'_, T, 3>,
+        T,
+        &StepConfig<T, 3>,
+        &mut [u32],
+    ) -> Result<StepStats<T>, StepError>,
 {
     // SAFETY: forwarded caller contract (NULL-checked by the helper).
     let (w, c) = match unsafe { (read(world), read(config)) } {
@@ -512,8 +524,12 @@ where
     let l = layout(&w, &chain);
     #[allow(clippy::as_conversions)] // the address only, for its alignment
     let misaligned = (w.memory as usize) % XPBD_MEMORY_ALIGN != 0;
-    if w.memory_size < l.total || (misaligned && l.total > 0) || (w.memory.is_null() && l.total > 0) {
-        return fail(world, (XpbdStatus::CapacityTooSmall, l.total, Field::Memory));
+    if w.memory_size < l.total || (misaligned && l.total > 0) || (w.memory.is_null() && l.total > 0)
+    {
+        return fail(
+            world,
+            (XpbdStatus::CapacityTooSmall, l.total, Field::Memory),
+        );
     }
     let n = w.particle_count;
     let links = w.link_count;
@@ -545,11 +561,17 @@ where
     }
     if let Some((s, p)) = chain.self_collision {
         push(Buf::of(p, 1));
-        push(Buf::of(s.rest_positions, if s.rest_positions.is_null() { 0 } else { n }));
+        push(Buf::of(
+            s.rest_positions,
+            if s.rest_positions.is_null() { 0 } else { n },
+        ));
     }
     if let Some((t, p)) = chain.tearing {
         push(Buf::of(p, 1));
-        push(Buf::of(t.max_force, if t.max_force.is_null() { 0 } else { links }));
+        push(Buf::of(
+            t.max_force,
+            if t.max_force.is_null() { 0 } else { links },
+        ));
         push(Buf::of(t.torn, t.torn_capacity));
     }
     if let Some((e, p)) = chain.engine {
@@ -591,8 +613,14 @@ where
             ptr::write_bytes(p, 0, bytes);
             p
         };
-        let scratch = carve(l.scratch, l.lengths.scratch.saturating_mul(size_of::<[T; 3]>()));
-        let contacts = carve(l.contacts, l.lengths.contacts.saturating_mul(size_of::<Contact<T>>()));
+        let scratch = carve(
+            l.scratch,
+            l.lengths.scratch.saturating_mul(size_of::<[T; 3]>()),
+        );
+        let contacts = carve(
+            l.contacts,
+            l.lengths.contacts.saturating_mul(size_of::<Contact<T>>()),
+        );
         let mut view = World::new(
             slice_mut(w.positions, n),
             slice_mut(w.velocities, n),
@@ -614,8 +642,13 @@ where
             };
             SelfCollision {
                 pairs: slice_mut(
-                    carve(l.pairs, l.lengths.pairs.saturating_mul(size_of::<ParticleContact<T>>()))
-                        .cast::<ParticleContact<T>>(),
+                    carve(
+                        l.pairs,
+                        l.lengths
+                            .pairs
+                            .saturating_mul(size_of::<ParticleContact<T>>()),
+                    )
+                    .cast::<ParticleContact<T>>(),
                     l.lengths.pairs,
                 ),
                 table: u32s(l.table, l.lengths.hash_table),

@@ -521,17 +521,6 @@ pub type XpbdColoredSystem3 = ColoredSystemC<f64>;
 /// `XpbdColoredSystem3F32` (C): a colored 3D float system.
 pub type XpbdColoredSystem3F32 = ColoredSystemC<f32>;
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn the_precision_limit_is_the_rust_one() {
-        assert_eq!(
-            super::XPBD_PRECISION_LIMIT.to_bits(),
-            crate::step::PRECISION_LIMIT.to_bits()
-        );
-    }
-}
-
 /// `XpbdConstraints3` with no group (every array NULL, every count 0).
 pub(crate) fn empty_constraints<T>() -> ConstraintsC<T> {
     ConstraintsC {
@@ -551,5 +540,16 @@ pub(crate) fn empty_constraints<T>() -> ConstraintsC<T> {
         attachment_count: 0,
         mesh_particles: core::ptr::null(),
         mesh_particle_count: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_precision_limit_is_the_rust_one() {
+        assert_eq!(
+            super::XPBD_PRECISION_LIMIT.to_bits(),
+            crate::step::PRECISION_LIMIT.to_bits()
+        );
     }
 }

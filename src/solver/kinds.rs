@@ -126,6 +126,7 @@ macro_rules! group_kind {
             fn count(&self) -> usize {
                 self.len()
             }
+            #[inline(always)] // the walk is the shared validation's, as before the table
             fn check(&self, at: usize, w: &[T], h2: T) -> Result<usize, SystemError> {
                 check_slice!(self, at, |item| item.check(w, h2))
             }
@@ -173,6 +174,7 @@ macro_rules! group_kind {
             fn count(&self) -> usize {
                 self.len()
             }
+            #[inline(always)] // the walk is the shared validation's, as before the table
             fn check(&self, at: usize, w: &[T], h2: T) -> Result<usize, SystemError> {
                 check_slice!(self, at, |item| item.check(w, h2))
             }
@@ -217,6 +219,7 @@ macro_rules! group_kind {
             fn count(&self) -> usize {
                 self.volumes.len()
             }
+            #[inline(always)] // the walk is the shared validation's, as before the table
             fn check(&self, at: usize, w: &[T], h2: T) -> Result<usize, SystemError> {
                 let triangles = self.triangles;
                 check_slice!(self.volumes, at, |item| item.check(triangles, w, h2))
@@ -295,6 +298,7 @@ macro_rules! group_kind {
             fn count(&self) -> usize {
                 self.len()
             }
+            #[inline(always)] // the walk is the shared validation's, as before the table
             fn check(&self, at: usize, w: &[T], h2: T) -> Result<usize, SystemError> {
                 check_slice!(self, at, |item| item.check(w, h2))
             }

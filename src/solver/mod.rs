@@ -106,8 +106,7 @@ pub(crate) use substep::{
 pub(crate) use sweep::{count_visit, iterate_until, measure, sweep, sweep_links, Stop, Tally};
 pub use system::System;
 pub(crate) use system::{
-    coords,
-    first_non_finite, first_zero_length, validate, validate_links, validate_particles,
+    coords, first_non_finite, first_zero_length, validate, validate_links, validate_particles,
 };
 
 /// What a sweep does with a link whose particles coincide (see the module

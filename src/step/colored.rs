@@ -55,8 +55,8 @@ use crate::constraint::distance::Link;
 use crate::constraint::particle_contact::ParticleContact;
 use crate::real::Real;
 use crate::solver::{
-    contact_at, contact_error, sweep, validate, ContactGroup, Group, PairColors,
-    Substep, SweepStats, System, SystemError, ZeroLength,
+    contact_at, contact_error, sweep, validate, ContactGroup, Group, PairColors, Substep,
+    SweepStats, System, SystemError, ZeroLength,
 };
 
 /// Particles per prediction, detection or velocity task, at least:
