@@ -362,3 +362,52 @@ pub fn build_tethers_f32() {
 pub fn build_meshes_f32() {
     keep!(xpbd_build_mesh_volume3_f32, xpbd_build_icosphere3_f32);
 }
+
+static mut WX: [[f32; 3]; 8] = [[0.0; 3]; 8];
+static mut WV: [[f32; 3]; 8] = [[0.0; 3]; 8];
+static mut WW: [f32; 8] = [1.0; 8];
+static mut WL: [XpbdLinkF32; 7] = [XpbdLinkF32 {
+    i: 0,
+    j: 1,
+    rest: 0.1,
+    compliance: 0.0,
+    lambda: 0.0,
+    flags: 0,
+}; 7];
+static mut WMEM: [u64; 128] = [0; 128];
+static WPLANE: [XpbdPlane3F32; 1] = [XpbdPlane3F32 {
+    normal: [0.0, 1.0, 0.0],
+    offset: 0.0,
+}];
+
+/// A firmware's frame (issue 33 §6): an f32 3D world with links and one
+/// plane, from the defaults, stepped by `xpbd_world3_step_f32`.
+#[inline(always)]
+pub fn world_plane_f32() {
+    // SAFETY: the statics are used by this single-threaded image only; no
+    // reference to them is formed, the library gets raw pointers.
+    let s = unsafe {
+        let mut world = xpbd_world3_default_f32();
+        world.positions = opaque(addr_of_mut!(WX)).cast();
+        world.velocities = opaque(addr_of_mut!(WV)).cast();
+        world.inverse_masses = opaque(core::ptr::addr_of!(WW)).cast();
+        world.particle_count = opaque(8);
+        world.links = opaque(addr_of_mut!(WL)).cast();
+        world.link_count = opaque(7);
+        world.memory = opaque(addr_of_mut!(WMEM)).cast();
+        world.memory_size = opaque(1024);
+        let mut colliders = xpbd_colliders3_default_f32();
+        colliders.planes = opaque(WPLANE.as_ptr());
+        colliders.plane_count = opaque(1);
+        let added = xpbd_world3_add_f32(&mut world, addr_of_mut!(colliders).cast());
+        let config = xpbd_step_config3_default_f32();
+        let stepped = xpbd_world3_step_f32(
+            &mut world,
+            opaque(1.0 / 60.0),
+            &config,
+            opaque(core::ptr::null_mut()),
+        );
+        added.code() ^ stepped.code()
+    };
+    sink(s as u32);
+}
