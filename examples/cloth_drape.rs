@@ -104,7 +104,7 @@ fn simulate(iterations: usize, reset_each_iteration: bool) -> Run {
     let mut links = vec![Link::default(); cloth_link_count(N, N, true).expect("a grid")];
     cloth(&x, N, N, true, LINK_COMPLIANCE, &mut links).expect("valid cloth");
     let mut bends = vec![Bend::default(); bends_count_for_cloth(N, N)];
-    bends_for_cloth(N, N, &x, BEND_COMPLIANCE, &mut bends).expect("valid bends");
+    bends_for_cloth(&x, N, N, BEND_COMPLIANCE, &mut bends).expect("valid bends");
     let w = vec![INV_MASS; N * N];
     let mut v = vec![[0.0; 3]; N * N];
     let mut prev = x.clone();

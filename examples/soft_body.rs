@@ -46,7 +46,7 @@ impl Body {
     /// V/V₀ of the body at `x`: the tets' total, or the mesh's.
     fn ratio(&self, x: &[[f64; 3]]) -> f64 {
         if let Some(m) = self.meshes.first() {
-            return enclosed_volume(&self.triangles, x).expect("closed mesh") / m.rest_volume;
+            return enclosed_volume(x, &self.triangles).expect("closed mesh") / m.rest_volume;
         }
         let v: f64 = self
             .tets
@@ -67,7 +67,7 @@ fn cube() -> Body {
     let mut tets = vec![Tet::default(); nt];
     tet_block(n, n, n, 0.1, [-0.15, DROP, -0.15], &mut x, &mut tets, 1e-5).expect("block");
     let mut links = vec![Link::default(); tet_block_link_count(n, n, n).expect("links")];
-    tet_block_links(n, n, n, &x, 1e-2, &mut links).expect("links");
+    tet_block_links(&x, n, n, n, 1e-2, &mut links).expect("links");
     Body {
         w: vec![np as f64 / 2.7; np],
         x,
@@ -88,7 +88,7 @@ fn balloon() -> Body {
     let mut triangles = vec![[0; 3]; nt];
     icosphere(3, 0.25, [0.0, 0.25 + DROP, 0.0], &mut x, &mut triangles).expect("sphere");
     let mut links = vec![Link::default(); 3 * nt / 2];
-    surface_links(&triangles, &x, 0.05, &mut links).expect("links");
+    surface_links(&x, &triangles, 0.05, &mut links).expect("links");
     let count = u32::try_from(nt).expect("few triangles");
     // The mesh's particles once each (first-appearance order), written by
     // the builder; the marks go in a scratch like the solver's.
@@ -99,7 +99,7 @@ fn balloon() -> Body {
         first: 0,
         scratch: &mut marks,
     };
-    let mesh = mesh_volume(&triangles, 0, count, &x, 1.2, 2e-4, list).expect("closed mesh");
+    let mesh = mesh_volume(&x, &triangles, 0, count, 1.2, 2e-4, list).expect("closed mesh");
     particles.truncate(mesh.particle_count as usize);
     Body {
         w: vec![np as f64; np],

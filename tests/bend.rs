@@ -591,7 +591,7 @@ fn triangle_bends(
 ) -> Result<Vec<Bend<f64>>, SystemError> {
     let mut scratch = vec![[0u32; 3]; 3 * triangles.len()];
     let mut out = vec![Bend::default(); 3 * triangles.len() / 2];
-    let n = bends_for_triangles(triangles, x, alpha, &mut scratch, &mut out)?;
+    let n = bends_for_triangles(x, triangles, alpha, &mut scratch, &mut out)?;
     out.truncate(n);
     Ok(out)
 }
@@ -613,7 +613,7 @@ fn cloth_bends_are_the_interior_edges_of_the_triangle_list() {
         let (r1, c1) = (rows - 1, cols - 1);
         assert_eq!(n, (r1 - 1) * c1 + r1 * (c1 - 1) + r1 * c1);
         let mut bends = vec![Bend::default(); n];
-        assert_eq!(bends_for_cloth(rows, cols, &x, 0.5, &mut bends), Ok(n));
+        assert_eq!(bends_for_cloth(&x, rows, cols, 0.5, &mut bends), Ok(n));
         // The same mesh as a triangle soup: shuffled, each triangle rotated.
         let mut triangles = grid_triangles(rows, cols);
         for k in (1..triangles.len()).rev() {
@@ -661,7 +661,7 @@ fn rest_angles_of_a_folded_grid_and_a_tetrahedron() {
         })
         .collect();
     let mut bends = vec![Bend::default(); bends_count_for_cloth(rows, cols)];
-    bends_for_cloth(rows, cols, &x, 0.0, &mut bends).unwrap();
+    bends_for_cloth(&x, rows, cols, 0.0, &mut bends).unwrap();
     let mut on_fold = 0;
     for b in &bends {
         let [p0, p1, ..] = b.particles.map(|p| p as usize);
@@ -722,7 +722,7 @@ fn cloth_builder_errors_are_precise_and_write_nothing() {
     ];
     for (rows, cols, x, alpha, cap, error) in cases {
         let mut out = vec![sentinel; cap];
-        assert_eq!(bends_for_cloth(rows, cols, x, alpha, &mut out), Err(error));
+        assert_eq!(bends_for_cloth(x, rows, cols, alpha, &mut out), Err(error));
         assert!(out.iter().all(|b| *b == sentinel), "{error:?}: written");
     }
     assert_eq!(bends_count_for_cloth(1, 5), 0);
@@ -778,7 +778,7 @@ fn triangle_builder_errors_are_precise_and_write_nothing() {
     for (t, x, alpha, scratch, cap, expected) in cases {
         let mut s = vec![[7u32; 3]; scratch];
         let mut out = vec![sentinel; cap];
-        let r = bends_for_triangles(t, x, alpha, &mut s, &mut out);
+        let r = bends_for_triangles(x, t, alpha, &mut s, &mut out);
         assert_eq!(r, expected, "{t:?}");
         if r.is_err() {
             assert!(out.iter().all(|b| *b == sentinel), "{r:?}: written");
@@ -825,7 +825,7 @@ fn simulate(
     let mut links = vec![Link::default(); cloth_link_count(ROWS, cols, true).unwrap()];
     cloth(&x, ROWS, cols, true, alpha.0, &mut links).unwrap();
     let mut bends = vec![Bend::default(); bends_count_for_cloth(ROWS, cols)];
-    bends_for_cloth(ROWS, cols, &x, alpha.1, &mut bends).unwrap();
+    bends_for_cloth(&x, ROWS, cols, alpha.1, &mut bends).unwrap();
     let w: Vec<f64> = (0..n)
         .map(|k| if k % cols < 2 { 0.0 } else { INV_MASS })
         .collect();

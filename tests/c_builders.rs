@@ -60,7 +60,7 @@ fn bends_cloth_equal_the_rust_builder_bit_for_bit() {
     // (rows−2)(cols−1) + (rows−1)(cols−2) + (rows−1)(cols−1) = 3 + 4 + 6.
     assert_eq!((xpbd_bends_cloth_count(1, 5), n), (0, 13));
     let mut rust = vec![sentinel_bend(); n + 1];
-    assert_eq!(bends_for_cloth(rows, cols, &x, 1e-3, &mut rust), Ok(n));
+    assert_eq!(bends_for_cloth(&x, rows, cols, 1e-3, &mut rust), Ok(n));
     assert!(rust.iter().take(n).any(|b| b.rest_angle != 0.0));
     let mut out = vec![sentinel_bend(); n + 1];
     let mut count = 77usize;
@@ -82,7 +82,7 @@ fn bends_cloth_equal_the_rust_builder_bit_for_bit() {
     // f32 twin against the Rust f32 builder.
     let x32: Vec<[f32; 3]> = x.iter().map(|p| p.map(|c| c as f32)).collect();
     let mut rust32 = vec![Bend::<f32>::default(); n];
-    assert_eq!(bends_for_cloth(rows, cols, &x32, 1e-3, &mut rust32), Ok(n));
+    assert_eq!(bends_for_cloth(&x32, rows, cols, 1e-3, &mut rust32), Ok(n));
     let mut out32 = vec![Bend::<f32>::default(); n];
     let mut count = 0usize;
     // SAFETY: as above.
@@ -455,10 +455,10 @@ fn mesh_volume_equals_the_rust_builder_bit_for_bit() {
     let np = x.len();
     let (mut list, mut marks) = (vec![7u32; np + 2], vec![[0.0f64; 3]; np]);
     let rust = mesh_volume(
+        &x,
         &t,
         0,
         n,
-        &x,
         1.5,
         1e-4,
         MeshParticles {
@@ -512,7 +512,7 @@ fn mesh_volume_equals_the_rust_builder_bit_for_bit() {
         first: 0,
         scratch: &mut marks32,
     };
-    let rust32 = mesh_volume(&t, 0, n, &x32, 1.5, 1e-4, l32).unwrap();
+    let rust32 = mesh_volume(&x32, &t, 0, n, 1.5, 1e-4, l32).unwrap();
     let mut out32 = MeshVolume::<f32>::default();
     let mut clist32 = vec![0u32; np];
     // SAFETY: as above.
@@ -817,7 +817,7 @@ fn links_from_triangles_are_the_distinct_edges_bit_for_bit() {
     // A closed mesh: the same edges as `surface_links` (another order).
     let (sx, stris) = sphere(2);
     let mut sl = vec![Link::default(); 3 * stris.len()];
-    let n = surface_links(&stris, &sx, 1e-4, &mut sl).unwrap();
+    let n = surface_links(&sx, &stris, 1e-4, &mut sl).unwrap();
     let mut scratch = vec![[0u32; 3]; 3 * stris.len()];
     let mut out = vec![Link::default(); n];
     let got = call_links(f, &sx, &stris, 1e-4, &mut scratch, &mut out, &mut count);
@@ -833,7 +833,7 @@ fn links_from_tets_are_the_tet_block_edges_bit_for_bit() {
     let nl = tet_block_link_count(1, 1, 1).unwrap();
     assert_eq!(nl, 19); // 12 cube edges, 6 face diagonals, 1 body diagonal
     let mut block = vec![Link::default(); nl];
-    assert_eq!(tet_block_links(1, 1, 1, &x, 1e-4, &mut block), Ok(nl));
+    assert_eq!(tet_block_links(&x, 1, 1, 1, 1e-4, &mut block), Ok(nl));
     block.sort_by_key(|l| (l.i, l.j));
     let mut scratch = vec![[0u32; 3]; 6 * ids.len()];
     let mut out = vec![sentinel_link(); 6 * ids.len()];
@@ -882,7 +882,7 @@ fn bends_from_triangles_equal_the_rust_builder_bit_for_bit() {
     let mut scratch = vec![[0u32; 3]; 6];
     let mut rust = vec![sentinel_bend(); 2];
     assert_eq!(
-        bends_for_triangles(&tris, &x, 1e-3, &mut scratch, &mut rust),
+        bends_for_triangles(&x, &tris, 1e-3, &mut scratch, &mut rust),
         Ok(1)
     );
     assert_eq!(rust[0].particles, [0, 1, 2, 3]);
@@ -940,7 +940,7 @@ fn bends_from_triangles_equal_the_rust_builder_bit_for_bit() {
     };
     assert_eq!((got, count), (XpbdStatus::Ok, n));
     let mut cloth = vec![Bend::default(); n];
-    bends_for_cloth(rows, cols, &g, 1e-3, &mut cloth).unwrap();
+    bends_for_cloth(&g, rows, cols, 1e-3, &mut cloth).unwrap();
     let edge = |b: &Bend<f64>| {
         let [p, q, ..] = b.particles;
         (p.min(q), p.max(q))
@@ -953,7 +953,7 @@ fn bends_from_triangles_equal_the_rust_builder_bit_for_bit() {
     let (x, tris) = two_triangles();
     let x32: Vec<[f32; 3]> = x.iter().map(|p| p.map(|c| c as f32)).collect();
     let mut rust32 = vec![Bend::<f32>::default(); 1];
-    bends_for_triangles(&tris, &x32, 1e-3, &mut scratch, &mut rust32).unwrap();
+    bends_for_triangles(&x32, &tris, 1e-3, &mut scratch, &mut rust32).unwrap();
     let mut out32 = vec![Bend::<f32>::default(); 1];
     // SAFETY: valid, disjoint buffers of the stated sizes.
     let got = unsafe {

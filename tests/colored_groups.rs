@@ -118,7 +118,7 @@ fn cloth_scene(rows: usize, cols: usize) -> Scene {
     let mut links = vec![Link::default(); cloth_link_count(rows, cols, true).unwrap()];
     cloth(&x, rows, cols, true, 1e-7, &mut links).unwrap();
     let mut bends = vec![Bend::default(); bends_count_for_cloth(rows, cols)];
-    bends_for_cloth(rows, cols, &x, 1e-3, &mut bends).unwrap();
+    bends_for_cloth(&x, rows, cols, 1e-3, &mut bends).unwrap();
     let anchors: Vec<u32> = (0..cols as u32).collect();
     let mut t = vec![Tether::default(); rows * cols];
     let count = tethers(&x, &w, &anchors, 0.0, &mut t).unwrap();
@@ -139,7 +139,7 @@ fn tet_scene(nx: usize, ny: usize, nz: usize) -> Scene {
     let mut tets = vec![Tet::default(); m];
     tet_block(nx, ny, nz, 0.1, [0.0; 3], &mut x, &mut tets, 1e-6).unwrap();
     let mut links = vec![Link::default(); tet_block_link_count(nx, ny, nz).unwrap()];
-    let count = tet_block_links(nx, ny, nz, &x, 1e-6, &mut links).unwrap();
+    let count = tet_block_links(&x, nx, ny, nz, 1e-6, &mut links).unwrap();
     links.truncate(count);
     let w: Vec<f64> = x
         .iter()
@@ -319,7 +319,7 @@ fn balloon_scene(frequency: usize) -> Scene {
         }
     }
     let mut links = vec![Link::default(); 6 * t];
-    let count = surface_links(&triangles, &x, 1e-6, &mut links).unwrap();
+    let count = surface_links(&x, &triangles, 1e-6, &mut links).unwrap();
     links.truncate(count);
     let mut particles = vec![0; 2 * p];
     let mut marks = vec![[0.0; 3]; 2 * p];
@@ -331,7 +331,7 @@ fn balloon_scene(frequency: usize) -> Scene {
                 first,
                 scratch: &mut marks,
             };
-            let m = mesh_volume(&triangles, (b * t) as u32, t as u32, &x, 1.2, 1e-6, list);
+            let m = mesh_volume(&x, &triangles, (b * t) as u32, t as u32, 1.2, 1e-6, list);
             let m = m.unwrap();
             first += m.particle_count;
             m

@@ -93,7 +93,7 @@ impl Scene {
             };
             bends_count_for_cloth(ROWS, COLS)
         ];
-        bends_for_cloth(ROWS, COLS, &x, 2e-3, &mut bends).unwrap();
+        bends_for_cloth(&x, ROWS, COLS, 2e-3, &mut bends).unwrap();
         let mut tether = vec![Tether::new(1, 0, 1.0, 0.0); n];
         let t = tethers(&x, &w, &[0], 0.0, &mut tether).unwrap();
         tether.truncate(t);

@@ -48,7 +48,7 @@ impl Scene {
         let mut links = vec![Link::default(); cloth_link_count(rows, cols, false).unwrap()];
         cloth(&x, rows, cols, false, 1e-7, &mut links).unwrap();
         let mut bends = vec![Bend::default(); bends_count_for_cloth(rows, cols)];
-        bends_for_cloth(rows, cols, &x, 1e-3, &mut bends).unwrap();
+        bends_for_cloth(&x, rows, cols, 1e-3, &mut bends).unwrap();
         let anchors: Vec<u32> = (0..cols as u32).collect();
         let mut t = vec![Tether::default(); n];
         let count = tethers(&x, &w, &anchors, 0.0, &mut t).unwrap();

@@ -36,7 +36,7 @@ fn build<T: Real>(
         first: 0,
         scratch: &mut marks,
     };
-    mesh_volume(tris, first, count, x, k, c, out)
+    mesh_volume(x, tris, first, count, k, c, out)
 }
 
 /// A small deterministic generator (SplitMix64), uniform in [−1, 1).
@@ -164,14 +164,14 @@ fn icosphere_is_closed_oriented_outwards_and_on_the_sphere() {
         let edges = directed.len() / 2;
         assert_eq!(x.len() + tris.len(), edges + 2, "Euler: V − E + F = 2");
         let mut links = vec![Link::default(); edges + 1];
-        assert_eq!(surface_links(&tris, &x, 0.1, &mut links), Ok(edges));
+        assert_eq!(surface_links(&x, &tris, 0.1, &mut links), Ok(edges));
         let mut seen: Vec<_> = links[..edges].iter().map(|l| (l.i, l.j)).collect();
         seen.sort();
         seen.dedup();
         assert_eq!(seen.len(), edges, "each edge once");
         assert_eq!(links[edges], Link::default());
         // The volume approaches the ball's from below as f grows.
-        let v = enclosed_volume(&tris, &x).unwrap();
+        let v = enclosed_volume(&x, &tris).unwrap();
         let ball = 4.0 / 3.0 * std::f64::consts::PI * 0.7_f64.powi(3);
         println!("frequency {f}: V / (4/3 π r³) = {:.6}", v / ball);
         assert!(v < ball && (f < 8 || v > 0.99 * ball));
@@ -189,18 +189,18 @@ fn enclosed_volume_of_known_solids() {
     let (x, tris) = sphere(1, 2.0, [1.0, 1.0, 1.0]);
     let a = 2.0 / (2.0 * std::f64::consts::PI / 5.0).sin();
     let exact = 5.0 / 12.0 * (3.0 + 5.0_f64.sqrt()) * a * a * a;
-    let v = enclosed_volume(&tris, &x).unwrap();
+    let v = enclosed_volume(&x, &tris).unwrap();
     assert!((v - exact).abs() < 1e-14 * exact, "{v} vs {exact}");
     assert!((v - volume_ref(&tris, &x)).abs() < 1e-13);
     // A unit right tetrahedron as a surface.
     let y = [[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
     let t = [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]];
-    assert_eq!(enclosed_volume(&t, &y), Some(1.0 / 6.0));
+    assert_eq!(enclosed_volume(&y, &t), Some(1.0 / 6.0));
     // Inside out: negative.
     let flipped: Vec<_> = t.iter().map(|&[a, b, c]| [a, c, b]).collect();
-    assert_eq!(enclosed_volume(&flipped, &y), Some(-1.0 / 6.0));
-    assert_eq!(enclosed_volume::<f64>(&[], &y), None);
-    assert_eq!(enclosed_volume(&[[0, 1, 4]], &y), None);
+    assert_eq!(enclosed_volume(&y, &flipped), Some(-1.0 / 6.0));
+    assert_eq!(enclosed_volume::<f64>(&y, &[]), None);
+    assert_eq!(enclosed_volume(&y, &[[0, 1, 4]]), None);
 }
 
 #[test]
@@ -312,7 +312,7 @@ fn lifecycle_one_and_twenty_iterations_agree_and_h_scales_alpha() {
     let (x, tris) = sphere(1, 1.0, [0.0; 3]);
     let mut w = vec![0.0; x.len()];
     w[5] = 3.0;
-    let v0 = enclosed_volume(&tris, &x).unwrap();
+    let v0 = enclosed_volume(&x, &tris).unwrap();
     let grad = {
         let mut g = [0.0; 3];
         for t in tris.iter().filter(|t| t.contains(&5)) {
@@ -358,7 +358,7 @@ fn lifecycle_one_and_twenty_iterations_agree_and_h_scales_alpha() {
             let stats = sub.measure().unwrap();
             assert_eq!(stats.applied, 1);
             assert!(stats.max_residual < 1e-14 * c0.abs(), "{stats:?}");
-            let c = enclosed_volume(&tris, &y).unwrap() - k * v0;
+            let c = enclosed_volume(&y, &tris).unwrap() - k * v0;
             assert!((c + alpha * volumes[0].lambda).abs() < 1e-14 * c0.abs());
             assert!(
                 (c - expected).abs() < 1e-14 * c0.abs(),
@@ -414,8 +414,8 @@ fn two_meshes_in_one_group_inflate_to_their_own_targets() {
         sub.iterate().unwrap();
     }
     let x = system.positions();
-    let v1 = enclosed_volume(&tris[..first2 as usize], x).unwrap();
-    let v2 = enclosed_volume(&tris[first2 as usize..], x).unwrap();
+    let v1 = enclosed_volume(x, &tris[..first2 as usize]).unwrap();
+    let v2 = enclosed_volume(x, &tris[first2 as usize..]).unwrap();
     assert!(
         (v1 / m1.rest_volume - 1.5).abs() < 1e-12,
         "{}",
@@ -431,7 +431,7 @@ fn two_meshes_in_one_group_inflate_to_their_own_targets() {
 #[test]
 fn degenerate_and_static_meshes() {
     let (x, tris) = sphere(1, 1.0, [0.0; 3]);
-    let v0 = enclosed_volume(&tris, &x).unwrap();
+    let v0 = enclosed_volume(&x, &tris).unwrap();
     for (name, shape) in [
         ("point", vec![[0.5; 3]; 12]),
         (
@@ -504,7 +504,7 @@ fn builders_reject_precisely_and_write_nothing() {
         MeshVolume::new(
             [0, 20],
             [0, 12],
-            enclosed_volume(&tris, &x).unwrap(),
+            enclosed_volume(&x, &tris).unwrap(),
             1.25,
             1e-4
         )
@@ -607,15 +607,15 @@ fn builders_reject_precisely_and_write_nothing() {
     }
     let mut links = vec![Link::default(); 30];
     assert_eq!(
-        surface_links(&bad_tris, &x, 0.0, &mut links),
+        surface_links(&x, &bad_tris, 0.0, &mut links),
         Err(SystemError::InvalidShape)
     );
     assert_eq!(
-        surface_links(&tris, &x, 0.0, &mut links[..29]),
+        surface_links(&x, &tris, 0.0, &mut links[..29]),
         Err(SystemError::CapacityTooSmall { needed: 30 })
     );
     assert_eq!(
-        surface_links(&tris, &nan, 0.0, &mut links),
+        surface_links(&nan, &tris, 0.0, &mut links),
         Err(SystemError::NonFinitePosition { particle: 4 })
     );
     assert!(links.iter().all(|l| *l == Link::default()));
@@ -635,7 +635,7 @@ fn balloon(frequency: usize, radius: f64, mass: f64, k: f64, mesh_c: f64, link_c
     let (x, tris) = sphere(frequency, radius, [0.0, radius, 0.0]);
     let mut links = vec![Link::default(); 3 * tris.len() / 2];
     assert_eq!(
-        surface_links(&tris, &x, link_c, &mut links),
+        surface_links(&x, &tris, link_c, &mut links),
         Ok(links.len())
     );
     let mesh = build(&tris, 0, tris.len() as u32, &x, k, mesh_c).unwrap();
@@ -708,7 +708,7 @@ fn simulate(
             }
         }
     }
-    let ratio = enclosed_volume(&b.tris, system.positions()).unwrap() / b.mesh.rest_volume;
+    let ratio = enclosed_volume(system.positions(), &b.tris).unwrap() / b.mesh.rest_volume;
     (system.positions().to_vec(), ratio)
 }
 
@@ -768,7 +768,7 @@ fn f32_balloon_inflates() {
     icosphere(2, 0.5_f32, [0.0; 3], &mut x, &mut tris).unwrap();
     let mut volumes = [build(&tris, 0, nt as u32, &x, 1.3_f32, 0.0).unwrap()];
     let mut links = vec![Link::default(); 3 * nt / 2];
-    surface_links(&tris, &x, 1e-3_f32, &mut links).unwrap();
+    surface_links(&x, &tris, 1e-3_f32, &mut links).unwrap();
     let mut scratch = vec![[0.0_f32; 3]; np];
     let w = vec![1.0_f32; np];
     let particles = with_list(&tris, &mut volumes);
@@ -790,7 +790,7 @@ fn f32_balloon_inflates() {
         }
     }
     let rest = system.constraints().meshes.volumes[0].rest_volume;
-    let ratio = enclosed_volume(&tris, system.positions()).unwrap() / rest;
+    let ratio = enclosed_volume(system.positions(), &tris).unwrap() / rest;
     println!("f32 balloon: V/V₀ = {ratio}");
     assert!(system.positions().iter().flatten().all(|c| c.is_finite()));
     assert!((ratio - 1.3).abs() < 1e-3, "{ratio}");

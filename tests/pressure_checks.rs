@@ -16,7 +16,7 @@ fn invalid_meshes_are_rejected_naming_them_and_nothing_is_written() {
     // 20: the same particle twice; 21..24: good; 24: an index out of range.
     let extra = [[0, 1, 1], tris[0], tris[1], tris[2], [0, 1, 12]];
     tris.extend(extra);
-    let v0 = enclosed_volume(&tris[..20], &x0).unwrap();
+    let v0 = enclosed_volume(&x0, &tris[..20]).unwrap();
     let good = MeshVolume::new([0, 20], [0, 0], v0, 1.0, 0.0);
     let m = |first, count, rest, k, c| MeshVolume::new([first, count], [0, 0], rest, k, c);
     let cases: Vec<(MeshVolume<f64>, SystemError)> = vec![

@@ -435,7 +435,7 @@ fn block_builder_counts_orientation_conformity_and_edges() {
     let nl = tet_block_link_count(nx, ny, nz).unwrap();
     let mut links = vec![Link::default(); nl];
     assert_eq!(
-        tet_block_links(nx, ny, nz, &x[..np], 0.5, &mut links),
+        tet_block_links(&x[..np], nx, ny, nz, 0.5, &mut links),
         Ok(nl)
     );
     let from_links: HashSet<(u32, u32)> =
@@ -556,7 +556,7 @@ fn builders_reject_precisely_and_write_nothing() {
     assert_eq!(t3[0].rest_volume, 1.0);
     let mut links = vec![Link::default(); 19];
     assert_eq!(
-        tet_block_links(1, 1, 1, &y, 0.0, &mut links),
+        tet_block_links(&y, 1, 1, 1, 0.0, &mut links),
         Err(SystemError::InvalidShape)
     );
     let mut cube = [[0.0; 3]; 8];
@@ -572,14 +572,14 @@ fn builders_reject_precisely_and_write_nothing() {
     )
     .unwrap();
     assert_eq!(
-        tet_block_links(1, 1, 1, &cube, 0.0, &mut links[..18]),
+        tet_block_links(&cube, 1, 1, 1, 0.0, &mut links[..18]),
         Err(SystemError::CapacityTooSmall { needed: 19 })
     );
     // Links in particle order, 7 + 3 + 3 + 1 + 3 + 1 before particle 6's
     // first, (6, 7): coincident.
     cube[7] = cube[6];
     assert_eq!(
-        tet_block_links(1, 1, 1, &cube, 0.0, &mut links),
+        tet_block_links(&cube, 1, 1, 1, 0.0, &mut links),
         Err(SystemError::InvalidRestLength { constraint: 18 })
     );
     assert!(links.iter().all(|l| *l == Link::default()));
@@ -612,7 +612,7 @@ fn block(n: usize, spacing: f64, density: f64, tet_compliance: f64, link_complia
     )
     .unwrap();
     let mut links = vec![Link::default(); tet_block_link_count(n, n, n).unwrap()];
-    tet_block_links(n, n, n, &x, link_compliance, &mut links).unwrap();
+    tet_block_links(&x, n, n, n, link_compliance, &mut links).unwrap();
     let mass = density * (spacing * n as f64).powi(3) / np as f64;
     Block {
         w: vec![1.0 / mass; np],

@@ -311,7 +311,7 @@ impl BendScene {
         let side = if s.quick { 30 } else { 100 };
         let x0 = grid(side, side);
         let mut bends = vec![Bend::default(); bends_count_for_cloth(side, side)];
-        bends_for_cloth(side, side, &x0, 1e-4, &mut bends).map_err(|e| e.to_string())?;
+        bends_for_cloth(&x0, side, side, 1e-4, &mut bends).map_err(|e| e.to_string())?;
         let x = x0
             .iter()
             .enumerate()
@@ -608,7 +608,7 @@ impl MeshScene {
             scratch: &mut marks,
         };
         let mesh =
-            mesh_volume(&triangles, 0, tris, &x0, 1.0, 1e-6, list).map_err(|e| e.to_string())?;
+            mesh_volume(&x0, &triangles, 0, tris, 1.0, 1e-6, list).map_err(|e| e.to_string())?;
         unique.truncate(mesh.particle_count as usize);
         let x = x0
             .iter()

@@ -140,13 +140,13 @@ fn cloth_bend(k: usize, rows: usize, cols: usize) -> [usize; 4] {
 /// let x: Vec<[f64; 3]> = (0..9).map(|k| [0.1 * (k % 3) as f64, 0.1 * (k / 3) as f64, 0.0]).collect();
 /// let mut bends = [Bend::default(); 8];
 /// assert_eq!(bends_count_for_cloth(3, 3), 8);
-/// assert_eq!(bends_for_cloth(3, 3, &x, 1e-3, &mut bends), Ok(8));
+/// assert_eq!(bends_for_cloth(&x, 3, 3, 1e-3, &mut bends), Ok(8));
 /// assert!(bends.iter().all(|b| b.rest_angle.abs() < 1e-15));
 /// ```
 pub fn bends_for_cloth<T: Real>(
+    positions: &[[T; 3]],
     rows: usize,
     cols: usize,
-    positions: &[[T; 3]],
     compliance: T,
     out: &mut [Bend<T>],
 ) -> Result<usize, SystemError> {
@@ -222,13 +222,13 @@ pub fn bends_for_cloth<T: Real>(
 /// let triangles = [[0, 1, 2], [1, 0, 3]];
 /// let mut scratch = [[0u32; 3]; 6];
 /// let mut bends = [Bend::default(); 1];
-/// assert_eq!(bends_for_triangles(&triangles, &x, 0.0, &mut scratch, &mut bends), Ok(1));
+/// assert_eq!(bends_for_triangles(&x, &triangles, 0.0, &mut scratch, &mut bends), Ok(1));
 /// assert_eq!(bends[0].particles, [0, 1, 2, 3]);
 /// assert!((bends[0].rest_angle - std::f64::consts::FRAC_PI_2).abs() < 1e-15);
 /// ```
 pub fn bends_for_triangles<T: Real>(
-    triangles: &[[u32; 3]],
     positions: &[[T; 3]],
+    triangles: &[[u32; 3]],
     compliance: T,
     scratch: &mut [[u32; 3]],
     out: &mut [Bend<T>],

@@ -266,10 +266,10 @@ pub(super) fn rest<T: Real>(
 /// [`SystemError::InvalidRestLength`] naming the link. Nothing is written
 /// on error.
 pub fn tet_block_links<T: Real>(
+    positions: &[[T; 3]],
     nx: usize,
     ny: usize,
     nz: usize,
-    positions: &[[T; 3]],
     compliance: T,
     out: &mut [Link<T>],
 ) -> Result<usize, SystemError> {
@@ -390,7 +390,7 @@ pub(super) fn rest_volume<T: Real>(
 /// solver's operations; `None` for an empty list, an index out of range or
 /// a non-finite position.
 #[must_use]
-pub fn enclosed_volume<T: Real>(triangles: &[[u32; 3]], x: &[[T; 3]]) -> Option<T> {
+pub fn enclosed_volume<T: Real>(x: &[[T; 3]], triangles: &[[u32; 3]]) -> Option<T> {
     enclosed(triangles, x)
 }
 
@@ -458,10 +458,10 @@ fn distinct<T: Real>(
 /// the length needed). On error no particle entry is written (the scratch
 /// may be).
 pub fn mesh_volume<T: Real>(
+    x: &[[T; 3]],
     triangles: &[[u32; 3]],
     first: u32,
     count: u32,
-    x: &[[T; 3]],
     pressure: T,
     compliance: T,
     list: MeshParticles<'_, T>,
@@ -757,8 +757,8 @@ pub fn icosphere<T: Real>(
 /// [`SystemError::InvalidRestLength`] naming the link (coincident
 /// particles). Nothing is written on error.
 pub fn surface_links<T: Real>(
-    triangles: &[[u32; 3]],
     x: &[[T; 3]],
+    triangles: &[[u32; 3]],
     compliance: T,
     out: &mut [Link<T>],
 ) -> Result<usize, SystemError> {

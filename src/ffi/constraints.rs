@@ -343,7 +343,7 @@ pub(crate) unsafe fn build_bends_cloth_raw<T: Real>(
     // SAFETY: checked non-null (or empty), aligned, bounded and disjoint;
     // valid for their counts by the caller's contract.
     let (x, b) = unsafe { (slice(positions, n), slice_mut(out, capacity)) };
-    match bends_for_cloth(rows, cols, x, compliance, b) {
+    match bends_for_cloth(x, rows, cols, compliance, b) {
         Ok(count) => {
             // SAFETY: checked, disjoint from every other buffer.
             unsafe { put(out_count, count) };
@@ -483,7 +483,7 @@ pub(crate) unsafe fn build_mesh_volume_raw<T: Real>(
         first: list.first,
         scratch,
     };
-    match mesh_volume(tris, first, count, x, pressure, compliance, list) {
+    match mesh_volume(x, tris, first, count, pressure, compliance, list) {
         Ok(m) => {
             // SAFETY: checked, disjoint from every other buffer.
             unsafe { put(out, m) };
@@ -681,7 +681,7 @@ pub(crate) unsafe fn build_bends_from_triangles_raw<T: Real>(
     // SAFETY: forwarded caller contract.
     unsafe {
         build_mesh_raw::<T, 3, _>(
-            |x, t, c, k, o| bends_for_triangles(t, x, c, k, o),
+            |x, t, c, k, o| bends_for_triangles(x, t, c, k, o),
             positions,
             particle_count,
             triangles,
