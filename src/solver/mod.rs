@@ -38,7 +38,9 @@
 //! | `substep.rs` | [`Substep`] and `reset_lambdas`, the only λ reset |
 //! | `sweep.rs` | the Gauss-Seidel sweep over any constraint kind, measure, iterate-until |
 //! | `stats.rs` | [`SweepStats`], [`Convergence`] |
-//! | `build.rs` | [`rope`], [`closed_loop`], [`cloth`] builders |
+//! | `groups.rs`, `kinds.rs` | [`Constraints`] and the kinds table that walks every group kind |
+//!
+//! The shape builders are in [`crate::build`].
 
 /// The most substeps one step may run (`StepConfig::substeps`).
 pub const MAX_SUBSTEPS: u32 = 4096;
