@@ -6,6 +6,10 @@ use core::ptr;
 use xpbd::ffi::*;
 use xpbd::{color_order, rope, rope_coloring, Link};
 
+#[path = "support/c_step.rs"]
+mod c_step;
+use c_step::{give_memory, memory_size};
+
 /// A 4-particle 3D rope along x, particle 0 pinned, the last link stretched.
 fn rope_parts() -> (Vec<[f64; 3]>, Vec<f64>, Vec<XpbdLink>) {
     let mut x = vec![
@@ -33,6 +37,18 @@ fn system(x: &mut [[f64; 3]], w: &[f64], links: &mut [XpbdLink]) -> XpbdSystem3 
         h: 0.0,
         error_index: 0,
     }
+}
+
+/// A C world over particles and links: no block, no memory.
+fn world3(x: &mut [[f64; 3]], v: &mut [[f64; 3]], w: &[f64], links: &mut [XpbdLink]) -> XpbdWorld3 {
+    let mut world = xpbd_world3_default();
+    world.positions = x.as_mut_ptr();
+    world.velocities = v.as_mut_ptr();
+    world.inverse_masses = w.as_ptr();
+    world.particle_count = x.len();
+    world.links = links.as_mut_ptr();
+    world.link_count = links.len();
+    world
 }
 
 fn bytes<T>(v: &[T]) -> Vec<u8> {
@@ -604,42 +620,15 @@ fn builders_refuse_what_begin_substep_refuses() {
 fn unbounded_work_fails_at_once() {
     let (mut x, w, mut links) = rope_parts();
     let mut v = vec![[0.0; 3]; x.len()];
-    let mut scratch = vec![[0.0; 3]; xpbd_step_scratch_len(x.len())];
-    let mut contacts = vec![XpbdContact::default(); 10];
-    let mut world = XpbdWorld3 {
-        positions: x.as_mut_ptr(),
-        velocities: v.as_mut_ptr(),
-        inverse_masses: w.as_ptr(),
-        particle_count: x.len(),
-        links: links.as_mut_ptr(),
-        link_count: links.len(),
-        planes: ptr::null(),
-        plane_count: 0,
-        spheres: ptr::null(),
-        sphere_count: 0,
-        contacts: contacts.as_mut_ptr(),
-        contact_capacity: contacts.len(),
-        scratch: scratch.as_mut_ptr(),
-        scratch_count: scratch.len(),
-        error_index: 0,
-        link_max_force: core::ptr::null(),
-        torn: core::ptr::null_mut(),
-        torn_capacity: 0,
-        capsules: core::ptr::null(),
-        capsule_count: 0,
-        boxes: core::ptr::null(),
-        box_count: 0,
-        engine_contacts: core::ptr::null_mut(),
-        engine_contact_count: 0,
-        particle_contacts: core::ptr::null_mut(),
-        particle_contact_capacity: 0,
-        hash_table: core::ptr::null_mut(),
-        hash_table_count: 0,
-        hash_ids: core::ptr::null_mut(),
-        hash_id_count: 0,
-        adjacency: core::ptr::null_mut(),
-        adjacency_count: 0,
-        rest_positions: core::ptr::null(),
+    let mut world = world3(&mut x, &mut v, &w, &mut links);
+    // A colliders block with no collider but a budget of 10 contacts.
+    let mut colliders = xpbd_colliders3_default();
+    colliders.contact_budget = 10;
+    let cb = ptr::addr_of_mut!(colliders);
+    // SAFETY: valid world and block; the block outlives the world's use.
+    let _memory = unsafe {
+        assert_eq!(xpbd_world3_add(&mut world, cb.cast()), XpbdStatus::Ok);
+        give_memory(&mut world)
     };
     // Over the substep or iteration limit, then within both but over
     // MAX_WORK: 2^28 sweeps × (3 links + 10 contact slots) > 2^30 visits.
@@ -650,6 +639,7 @@ fn unbounded_work_fails_at_once() {
         // SAFETY: valid, disjoint buffers.
         let s = unsafe { xpbd_world3_step(&mut world, 1.0 / 60.0, &config, ptr::null_mut()) };
         assert_eq!(s, XpbdStatus::WorkLimit, "{substeps} × {iterations}");
+        assert_eq!(world.error_field, XPBD_FIELD_NONE);
     }
     let mut sys = system(&mut x, &w, &mut links);
     // SAFETY: valid, disjoint buffers.
@@ -694,46 +684,19 @@ fn plane_normals_of_any_finite_nonzero_length_are_accepted() {
         let mut x = [[0.0, -0.5, 0.0]];
         let mut v = [[0.0; 3]];
         let w = [1.0];
-        let mut contacts = [XpbdContact::default(); 2];
-        let mut scratch = [[0.0; 3]; 3];
         let plane = [XpbdPlane3 {
             normal: [0.0, scale, 0.0],
             offset: 0.0,
         }];
-        let mut world = XpbdWorld3 {
-            positions: x.as_mut_ptr(),
-            velocities: v.as_mut_ptr(),
-            inverse_masses: w.as_ptr(),
-            particle_count: 1,
-            links: ptr::null_mut(),
-            link_count: 0,
-            planes: plane.as_ptr(),
-            plane_count: 1,
-            spheres: ptr::null(),
-            sphere_count: 0,
-            contacts: contacts.as_mut_ptr(),
-            contact_capacity: 2,
-            scratch: scratch.as_mut_ptr(),
-            scratch_count: 3,
-            error_index: 0,
-            link_max_force: core::ptr::null(),
-            torn: core::ptr::null_mut(),
-            torn_capacity: 0,
-            capsules: core::ptr::null(),
-            capsule_count: 0,
-            boxes: core::ptr::null(),
-            box_count: 0,
-            engine_contacts: core::ptr::null_mut(),
-            engine_contact_count: 0,
-            particle_contacts: core::ptr::null_mut(),
-            particle_contact_capacity: 0,
-            hash_table: core::ptr::null_mut(),
-            hash_table_count: 0,
-            hash_ids: core::ptr::null_mut(),
-            hash_id_count: 0,
-            adjacency: core::ptr::null_mut(),
-            adjacency_count: 0,
-            rest_positions: core::ptr::null(),
+        let mut world = world3(&mut x, &mut v, &w, &mut []);
+        let mut colliders = xpbd_colliders3_default();
+        colliders.planes = plane.as_ptr();
+        colliders.plane_count = 1;
+        let cb = ptr::addr_of_mut!(colliders);
+        // SAFETY: valid world and block.
+        let _memory = unsafe {
+            assert_eq!(xpbd_world3_add(&mut world, cb.cast()), XpbdStatus::Ok);
+            give_memory(&mut world)
         };
         let config = xpbd_step_config3_default();
         // SAFETY: valid, disjoint buffers.
@@ -751,6 +714,10 @@ fn every_status_has_a_distinct_code_and_a_text() {
         XpbdStatus::JobContract,
         XpbdStatus::InvalidRestValue,
         XpbdStatus::Degenerate,
+        XpbdStatus::InvalidConfig,
+        XpbdStatus::InvalidSelfCollision,
+        XpbdStatus::InvalidMaxForce,
+        XpbdStatus::InvalidBlock,
     ];
     for s in codes {
         assert!(s.code() < -18, "{s:?} reuses an old code");
@@ -776,41 +743,12 @@ fn far_from_the_origin_f32_is_reported_by_the_precision_query() {
     for (offset, coarse) in [(0.0_f32, false), (1.0e4, true), (1.0e6, true)] {
         let (mut x, mut links) = mk(offset);
         let w = [1.0_f32; 4];
-        let world = XpbdWorld3F32 {
-            positions: x.as_mut_ptr(),
-            velocities: ptr::null_mut(),
-            inverse_masses: w.as_ptr(),
-            particle_count: 4,
-            links: links.as_mut_ptr(),
-            link_count: 3,
-            planes: ptr::null(),
-            plane_count: 0,
-            spheres: ptr::null(),
-            sphere_count: 0,
-            contacts: ptr::null_mut(),
-            contact_capacity: 0,
-            scratch: ptr::null_mut(),
-            scratch_count: 0,
-            error_index: 0,
-            link_max_force: core::ptr::null(),
-            torn: core::ptr::null_mut(),
-            torn_capacity: 0,
-            capsules: core::ptr::null(),
-            capsule_count: 0,
-            boxes: core::ptr::null(),
-            box_count: 0,
-            engine_contacts: core::ptr::null_mut(),
-            engine_contact_count: 0,
-            particle_contacts: core::ptr::null_mut(),
-            particle_contact_capacity: 0,
-            hash_table: core::ptr::null_mut(),
-            hash_table_count: 0,
-            hash_ids: core::ptr::null_mut(),
-            hash_id_count: 0,
-            adjacency: core::ptr::null_mut(),
-            adjacency_count: 0,
-            rest_positions: core::ptr::null(),
-        };
+        let mut world = xpbd_world3_default_f32();
+        world.positions = x.as_mut_ptr();
+        world.inverse_masses = w.as_ptr();
+        world.particle_count = 4;
+        world.links = links.as_mut_ptr();
+        world.link_count = 3;
         let (mut ratio, mut particle) = (-1.0_f32, usize::MAX);
         // SAFETY: valid buffers and outputs.
         let s = unsafe { xpbd_world3_precision_f32(&world, &config, &mut ratio, &mut particle) };
@@ -977,47 +915,23 @@ fn step_with_box(axes: [[f64; 3]; 3]) -> (XpbdStatus, usize) {
     let mut x = [[5.0, 5.0, 5.0]];
     let mut v = [[0.0; 3]];
     let w = [1.0];
-    let mut contacts = [XpbdContact::default(); 2];
-    let mut scratch = [[0.0; 3]; 3];
     let mut b = XpbdBox3::new([0.0; 3], [0.1; 3]);
     b.axes = axes;
     let boxes = [b];
-    let mut world = XpbdWorld3 {
-        positions: x.as_mut_ptr(),
-        velocities: v.as_mut_ptr(),
-        inverse_masses: w.as_ptr(),
-        particle_count: 1,
-        links: ptr::null_mut(),
-        link_count: 0,
-        planes: ptr::null(),
-        plane_count: 0,
-        spheres: ptr::null(),
-        sphere_count: 0,
-        contacts: contacts.as_mut_ptr(),
-        contact_capacity: 2,
-        scratch: scratch.as_mut_ptr(),
-        scratch_count: 3,
-        error_index: 0,
-        link_max_force: core::ptr::null(),
-        torn: core::ptr::null_mut(),
-        torn_capacity: 0,
-        capsules: core::ptr::null(),
-        capsule_count: 0,
-        boxes: boxes.as_ptr(),
-        box_count: 1,
-        engine_contacts: core::ptr::null_mut(),
-        engine_contact_count: 0,
-        particle_contacts: core::ptr::null_mut(),
-        particle_contact_capacity: 0,
-        hash_table: core::ptr::null_mut(),
-        hash_table_count: 0,
-        hash_ids: core::ptr::null_mut(),
-        hash_id_count: 0,
-        adjacency: core::ptr::null_mut(),
-        adjacency_count: 0,
-        rest_positions: core::ptr::null(),
+    let mut world = world3(&mut x, &mut v, &w, &mut []);
+    let mut colliders = xpbd_colliders3_default();
+    colliders.boxes = boxes.as_ptr();
+    colliders.box_count = 1;
+    let cb = ptr::addr_of_mut!(colliders);
+    // SAFETY: valid world and block.
+    let _memory = unsafe {
+        assert_eq!(xpbd_world3_add(&mut world, cb.cast()), XpbdStatus::Ok);
+        give_memory(&mut world)
     };
-    let config = xpbd_step_config3_default();
+    // One substep: the axes are checked before any (and the default 20
+    // took most of this file's time under Miri).
+    let mut config = xpbd_step_config3_default();
+    config.substeps = 1;
     // SAFETY: valid, disjoint buffers.
     let s = unsafe { xpbd_world3_step(&mut world, 1.0 / 60.0, &config, ptr::null_mut()) };
     (s, world.error_index)
@@ -1129,4 +1043,540 @@ fn the_group_job_order_in_the_header_includes_the_attachments() {
         assert!(doc.contains("_ATTACHMENTS"), "{f}: {doc}");
         assert!(doc.contains("then every attachment"), "{f}: {doc}");
     }
+}
+
+// ---- Issue 33: the world's blocks, memory and field codes ----
+
+/// Positions, velocities, inverse masses, links.
+type Particles = (Vec<[f64; 3]>, Vec<[f64; 3]>, Vec<f64>, Vec<XpbdLink>);
+
+/// Three particles 0.5 m apart (0 pinned), two links, moving.
+fn three() -> Particles {
+    let x = vec![[0.0, 1.0, 0.0], [0.5, 1.0, 0.0], [1.0, 1.0, 0.0]];
+    let mut links = vec![Link::default(); 2];
+    rope(&x, 1e-6, &mut links).unwrap();
+    let v = vec![[0.0; 3], [0.1, 0.2, 0.0], [0.0, -0.3, 0.1]];
+    (x, v, vec![0.0, 1.0, 1.0], links)
+}
+
+/// The bits of positions and velocities.
+fn state(x: &[[f64; 3]], v: &[[f64; 3]]) -> Vec<u64> {
+    x.iter().chain(v).flatten().map(|c| c.to_bits()).collect()
+}
+
+/// One step of `world` (error_index and error_field preset to 77):
+/// status, error_index, error_field.
+///
+/// # Safety
+/// As `xpbd_world3_step`.
+unsafe fn step_named(
+    world: *mut XpbdWorld3,
+    dt: f64,
+    config: &XpbdStepConfig3,
+) -> (XpbdStatus, usize, i32) {
+    // SAFETY: forwarded.
+    unsafe {
+        (*world).error_index = 77;
+        (*world).error_field = 77;
+        let s = xpbd_world3_step(world, dt, config, ptr::null_mut());
+        (s, (*world).error_index, (*world).error_field)
+    }
+}
+
+#[test]
+fn forged_blocks_are_refused_by_their_position_writing_nothing() {
+    let (mut x, mut v, w, mut links) = three();
+    let before = state(&x, &v);
+    let config = xpbd_step_config3_default();
+    let mut memory = vec![0u64; 512];
+    let plane = [XpbdPlane3 {
+        normal: [0.0, 1.0, 0.0],
+        offset: 0.0,
+    }];
+    let max_force = [1e9, 1e9];
+    // Every block kind, valid, and forged headers; each reached through
+    // one raw pointer (the chain holds them).
+    let mut colliders = xpbd_colliders3_default();
+    colliders.planes = plane.as_ptr();
+    colliders.plane_count = 1;
+    let mut colliders2 = colliders;
+    let mut sc = xpbd_self_collision3_default();
+    let mut tearing = xpbd_tearing3_default();
+    tearing.max_force = max_force.as_ptr();
+    let mut engine = xpbd_engine_contacts3_default();
+    let mut groups = xpbd_groups3_default();
+    let mut forged = XpbdBlock {
+        kind: 99,
+        size: core::mem::size_of::<XpbdBlock>() as u32,
+        next: ptr::null_mut(),
+    };
+    let mut tearing_f32 = xpbd_tearing3_default_f32();
+    let c = ptr::addr_of_mut!(colliders).cast::<XpbdBlock>();
+    let c2 = ptr::addr_of_mut!(colliders2).cast::<XpbdBlock>();
+    let scp = ptr::addr_of_mut!(sc).cast::<XpbdBlock>();
+    let t = ptr::addr_of_mut!(tearing).cast::<XpbdBlock>();
+    let e = ptr::addr_of_mut!(engine).cast::<XpbdBlock>();
+    let g = ptr::addr_of_mut!(groups).cast::<XpbdBlock>();
+    let fb = ptr::addr_of_mut!(forged);
+    let t32 = ptr::addr_of_mut!(tearing_f32).cast::<XpbdBlock>();
+    let all = [c, c2, scp, t, e, g, fb, t32];
+    // SAFETY: every block is valid for its kind's size; the chains are
+    // forged through their `next` fields; the world's buffers are valid.
+    unsafe {
+        let reset = || {
+            for b in all {
+                (*b).next = ptr::null_mut();
+            }
+            (*c).size = core::mem::size_of::<XpbdColliders3>() as u32;
+            (*fb).kind = 99;
+        };
+        // (what, the chain's blocks in order, the edit, the position named)
+        type Edit = fn(*mut XpbdBlock);
+        let keep: Edit = |_| {};
+        let cases: [(&str, Vec<*mut XpbdBlock>, Edit, usize); 9] = [
+            ("unknown kind", vec![c, fb], keep, 1),
+            ("kind 0", vec![fb], |b| (*b).kind = 0, 0),
+            (
+                "kind with the f32 flag only",
+                vec![fb],
+                |b| (*b).kind = XPBD_BLOCK_F32,
+                0,
+            ),
+            ("size 8 short", vec![c], |b| (*b).size -= 8, 0),
+            ("size 8 long", vec![t, c], |b| (*b).size += 8, 1),
+            ("an f32 block in an f64 world", vec![g, t32], keep, 1),
+            ("the same kind twice", vec![c, t, c2], keep, 2),
+            ("a block that is its own next", vec![e, e], keep, 1),
+            // Five distinct kinds, the last one's next the first: a chain
+            // longer than XPBD_MAX_BLOCKS.
+            (
+                "a 6-block cycle",
+                vec![c, scp, t, e, g, c],
+                keep,
+                XPBD_MAX_BLOCKS,
+            ),
+        ];
+        for (what, chain, edit, at) in cases {
+            reset();
+            for pair in chain.windows(2) {
+                (*pair[0]).next = pair[1];
+            }
+            let target = if what == "size 8 long" { c } else { chain[0] };
+            edit(target);
+            let mut world = world3(&mut x, &mut v, &w, &mut links);
+            world.blocks = chain[0];
+            world.memory = memory.as_mut_ptr().cast();
+            world.memory_size = memory.len() * 8;
+            let got = step_named(&mut world, 1.0 / 60.0, &config);
+            assert_eq!(
+                got,
+                (XpbdStatus::InvalidBlock, at, XPBD_FIELD_BLOCK),
+                "{what}"
+            );
+            assert_eq!(state(&x, &v), before, "{what}: a refused step wrote");
+            // The requirements refuse the same chain, naming the same block.
+            let sentinel = XpbdRequirements {
+                memory_size: 5,
+                ..Default::default()
+            };
+            let mut r = sentinel;
+            world.error_index = 77;
+            let got = xpbd_world3_requirements(&mut world, &mut r);
+            assert_eq!(
+                (got, world.error_index),
+                (XpbdStatus::InvalidBlock, at),
+                "{what}"
+            );
+            assert_eq!(r, sentinel, "{what}: requirements written");
+        }
+        // An f64 block in an f32 world.
+        reset();
+        let (mut xf, mut vf) = ([[0.0f32, 1.0, 0.0]; 1], [[0.5f32; 3]; 1]);
+        let wf = [1.0f32];
+        let mut world = xpbd_world3_default_f32();
+        world.positions = xf.as_mut_ptr();
+        world.velocities = vf.as_mut_ptr();
+        world.inverse_masses = wf.as_ptr();
+        world.particle_count = 1;
+        world.memory = memory.as_mut_ptr().cast();
+        world.memory_size = memory.len() * 8;
+        assert_eq!(xpbd_world3_add_f32(&mut world, t), XpbdStatus::Ok);
+        let config = xpbd_step_config3_default_f32();
+        let got = xpbd_world3_step_f32(&mut world, 1.0 / 60.0, &config, ptr::null_mut());
+        assert_eq!(
+            (got, world.error_index, world.error_field),
+            (XpbdStatus::InvalidBlock, 0, XPBD_FIELD_BLOCK)
+        );
+        assert_eq!((xf, vf), ([[0.0, 1.0, 0.0]], [[0.5; 3]]));
+        // Adding the chain's head again is refused (it would be a cycle).
+        reset();
+        let mut world = world3(&mut x, &mut v, &w, &mut links);
+        assert_eq!(xpbd_world3_add(&mut world, c), XpbdStatus::Ok);
+        assert_eq!(xpbd_world3_add(&mut world, c), XpbdStatus::InvalidBlock);
+        assert_eq!((world.blocks, (*c).next), (c, ptr::null_mut()));
+        assert_eq!(xpbd_world3_add(ptr::null_mut(), c), XpbdStatus::NullPointer);
+        assert_eq!(
+            xpbd_world3_add(&mut world, ptr::null_mut()),
+            XpbdStatus::NullPointer
+        );
+    }
+}
+
+#[test]
+fn memory_too_small_null_or_misaligned_is_named_writing_nothing() {
+    let (mut x, mut v, w, mut links) = three();
+    let before = state(&x, &v);
+    let mut config = xpbd_step_config3_default();
+    config.substeps = 2;
+    let plane = [XpbdPlane3 {
+        normal: [0.0, 1.0, 0.0],
+        offset: 0.0,
+    }];
+    let mut colliders = xpbd_colliders3_default();
+    colliders.planes = plane.as_ptr();
+    colliders.plane_count = 1;
+    let cb = ptr::addr_of_mut!(colliders);
+    let mut world = world3(&mut x, &mut v, &w, &mut links);
+    // SAFETY: valid world and block.
+    let needed = unsafe {
+        assert_eq!(xpbd_world3_add(&mut world, cb.cast()), XpbdStatus::Ok);
+        memory_size(&mut world)
+    };
+    // What it is made of: 3 × 3 scratch positions, 3 × 1 contacts, the
+    // stamp; no self-collision.
+    let mut r = XpbdRequirements::default();
+    // SAFETY: as above.
+    assert_eq!(
+        unsafe { xpbd_world3_requirements(&mut world, &mut r) },
+        XpbdStatus::Ok
+    );
+    assert_eq!(
+        (
+            r.scratch,
+            r.contacts,
+            r.pairs,
+            r.hash_table,
+            r.hash_ids,
+            r.adjacency,
+            r.stamp
+        ),
+        (9, 3, 0, 0, 0, 0, 3)
+    );
+    assert!(needed >= 9 * 24 + 3 * core::mem::size_of::<XpbdContact>() + 3 * 4);
+    // A buffer larger than needed, filled with a pattern.
+    let pattern = 0xA5A5_A5A5_A5A5_A5A5u64;
+    let mut buf = vec![pattern; needed.div_ceil(8) + 2];
+    let base = buf.as_mut_ptr().cast::<u8>();
+    let cases: [(&str, *mut u8, usize); 6] = [
+        ("one byte short", base, needed - 1),
+        ("empty", base, 0),
+        ("NULL with its size", ptr::null_mut(), needed),
+        ("NULL and empty", ptr::null_mut(), 0),
+        ("misaligned by 4", base.wrapping_add(4), needed),
+        ("misaligned by 1", base.wrapping_add(1), needed),
+    ];
+    for (what, memory, size) in cases {
+        world.memory = memory.cast();
+        world.memory_size = size;
+        // SAFETY: valid buffers; the memory is refused before any access.
+        let got = unsafe { step_named(&mut world, 1.0 / 60.0, &config) };
+        assert_eq!(
+            got,
+            (XpbdStatus::CapacityTooSmall, needed, XPBD_FIELD_MEMORY),
+            "{what}"
+        );
+        assert_eq!(state(&x, &v), before, "{what}: a refused step wrote");
+        assert!(buf.iter().all(|&b| b == pattern), "{what}: memory written");
+    }
+    // Exactly the size asked, aligned: the step runs.
+    world.memory = base.cast();
+    world.memory_size = needed;
+    // SAFETY: valid, disjoint buffers.
+    let got = unsafe { step_named(&mut world, 1.0 / 60.0, &config) };
+    // A success clears the error fields.
+    assert_eq!(got, (XpbdStatus::Ok, 0, XPBD_FIELD_NONE));
+    assert_ne!(state(&x, &v), before);
+}
+
+#[test]
+fn memory_over_another_buffer_is_aliased_writing_nothing() {
+    let (x0, v0, w, mut links) = three();
+    let mut config = xpbd_step_config3_default();
+    config.substeps = 2;
+    let mut out = XpbdStepStats::default();
+    let plane = [XpbdPlane3 {
+        normal: [0.0, 1.0, 0.0],
+        offset: 0.0,
+    }];
+    let mut colliders = xpbd_colliders3_default();
+    colliders.planes = plane.as_ptr();
+    colliders.plane_count = 1;
+    let cb = ptr::addr_of_mut!(colliders);
+    let mut world = xpbd_world3_default();
+    world.inverse_masses = w.as_ptr();
+    world.particle_count = 3;
+    world.links = links.as_mut_ptr();
+    world.link_count = 2;
+    // SAFETY: valid world and block.
+    let needed = unsafe {
+        assert_eq!(xpbd_world3_add(&mut world, cb.cast()), XpbdStatus::Ok);
+        memory_size(&mut world)
+    };
+    // The memory's room, the positions (72 bytes), the velocities (72) and
+    // room again share one allocation.
+    let pad = needed.next_multiple_of(8);
+    let mut arena = vec![0u64; (2 * pad + 144) / 8];
+    let a = arena.as_mut_ptr().cast::<u8>();
+    let (xp, vp) = (
+        a.wrapping_add(pad).cast::<[f64; 3]>(),
+        a.wrapping_add(pad + 72).cast::<[f64; 3]>(),
+    );
+    // SAFETY: in the arena, aligned, 3 entries each.
+    unsafe {
+        ptr::copy_nonoverlapping(x0.as_ptr(), xp, 3);
+        ptr::copy_nonoverlapping(v0.as_ptr(), vp, 3);
+    }
+    world.positions = xp;
+    world.velocities = vp;
+    let state_bits = || {
+        // SAFETY: the arena's positions and velocities, read between calls.
+        unsafe { core::slice::from_raw_parts(xp.cast_const().cast::<u64>(), 18) }.to_vec()
+    };
+    let before = state_bits();
+    let wp = ptr::addr_of_mut!(world);
+    let cases: [(&str, *mut u8); 10] = [
+        ("over the last position", a.wrapping_add(pad + 64)),
+        ("over the positions", a.wrapping_add(pad)),
+        ("over the velocities", a.wrapping_add(pad + 72)),
+        ("running into the first position", a.wrapping_add(8)),
+        ("over the inverse masses", w.as_ptr().cast_mut().cast()),
+        ("over the links", links.as_mut_ptr().cast()),
+        ("over the planes", plane.as_ptr().cast_mut().cast()),
+        ("over the colliders block", cb.cast()),
+        ("over the world", wp.cast()),
+        ("over the output", ptr::addr_of_mut!(out).cast()),
+    ];
+    for (what, memory) in cases {
+        // SAFETY: valid buffers; the overlapping memory is refused before
+        // any access.
+        let got = unsafe {
+            (*wp).memory = memory.cast();
+            (*wp).memory_size = needed;
+            (*wp).error_index = 77;
+            let s = xpbd_world3_step(wp, 1.0 / 60.0, &config, &mut out);
+            (s, (*wp).error_index, (*wp).error_field)
+        };
+        assert_eq!(
+            got,
+            (XpbdStatus::AliasedBuffers, 0, XPBD_FIELD_NONE),
+            "{what}"
+        );
+        assert_eq!(state_bits(), before, "{what}: a refused step wrote");
+        assert_eq!(out, XpbdStepStats::default(), "{what}: output written");
+    }
+    // Over the configuration.
+    let cp = ptr::addr_of!(config);
+    // SAFETY: as above.
+    let got = unsafe {
+        (*wp).memory = cp.cast_mut().cast();
+        xpbd_world3_step(wp, 1.0 / 60.0, cp, ptr::null_mut())
+    };
+    assert_eq!(got, XpbdStatus::AliasedBuffers);
+    // Before the positions, or after the velocities: disjoint, the step
+    // runs.
+    // SAFETY: valid, disjoint buffers.
+    let got = unsafe {
+        (*wp).memory = a.cast();
+        xpbd_world3_step(wp, 1.0 / 60.0, &config, &mut out)
+    };
+    assert_eq!((got, out.substeps), (XpbdStatus::Ok, 2));
+    let once = state_bits();
+    assert_ne!(once, before);
+    // SAFETY: valid, disjoint buffers.
+    let got = unsafe {
+        (*wp).memory = a.wrapping_add(pad + 144).cast();
+        xpbd_world3_step(wp, 1.0 / 60.0, &config, &mut out)
+    };
+    assert_eq!((got, out.substeps), (XpbdStatus::Ok, 2));
+    assert_ne!(state_bits(), once);
+}
+
+#[test]
+fn config_and_feature_values_are_named_by_their_field() {
+    let (mut x, mut v, w, mut links) = three();
+    let before = (state(&x, &v), link_bits(&links));
+    let mut max_force = [1e9, 1e9];
+    let mut rest = [[0.0, 1.0, 0.0], [0.5, 1.0, 0.0], [1.0, 1.0, 0.0]];
+    // One pointer each, for the blocks and the edits between calls.
+    let (mp, rp) = (max_force.as_mut_ptr(), rest.as_mut_ptr());
+    let mut sc = xpbd_self_collision3_default();
+    sc.rest_positions = rp;
+    let mut tearing = xpbd_tearing3_default();
+    tearing.max_force = mp;
+    let (scp, tp) = (ptr::addr_of_mut!(sc), ptr::addr_of_mut!(tearing));
+    let mut world = world3(&mut x, &mut v, &w, &mut links);
+    // SAFETY: valid world and blocks.
+    let _memory = unsafe {
+        assert_eq!(xpbd_world3_add(&mut world, scp.cast()), XpbdStatus::Ok);
+        assert_eq!(xpbd_world3_add(&mut world, tp.cast()), XpbdStatus::Ok);
+        give_memory(&mut world)
+    };
+    let good = {
+        let mut c = xpbd_step_config3_default();
+        c.substeps = 2;
+        c
+    };
+    type Edit = fn(&mut XpbdStepConfig3);
+    let config_cases: [(&str, Edit, XpbdStatus, i32); 14] = [
+        (
+            "substeps 0",
+            |c| c.substeps = 0,
+            XpbdStatus::InvalidConfig,
+            XPBD_FIELD_SUBSTEPS,
+        ),
+        (
+            "iterations 0",
+            |c| c.iterations = 0,
+            XpbdStatus::InvalidConfig,
+            XPBD_FIELD_ITERATIONS,
+        ),
+        (
+            "gravity NaN",
+            |c| c.gravity[2] = f64::NAN,
+            XpbdStatus::InvalidConfig,
+            XPBD_FIELD_GRAVITY,
+        ),
+        (
+            "tolerance -1",
+            |c| c.tolerance = -1.0,
+            XpbdStatus::InvalidConfig,
+            XPBD_FIELD_TOLERANCE,
+        ),
+        (
+            "damping ∞",
+            |c| c.damping = f64::INFINITY,
+            XpbdStatus::InvalidConfig,
+            XPBD_FIELD_DAMPING,
+        ),
+        (
+            "radius -0.01",
+            |c| c.particle_radius = -0.01,
+            XpbdStatus::InvalidConfig,
+            XPBD_FIELD_PARTICLE_RADIUS,
+        ),
+        (
+            "contact compliance NaN",
+            |c| c.contact_compliance = f64::NAN,
+            XpbdStatus::InvalidConfig,
+            XPBD_FIELD_CONTACT_COMPLIANCE,
+        ),
+        (
+            "static friction -0.5",
+            |c| c.static_friction = -0.5,
+            XpbdStatus::InvalidConfig,
+            XPBD_FIELD_STATIC_FRICTION,
+        ),
+        (
+            "dynamic friction -∞",
+            |c| c.dynamic_friction = f64::NEG_INFINITY,
+            XpbdStatus::InvalidConfig,
+            XPBD_FIELD_DYNAMIC_FRICTION,
+        ),
+        (
+            "zero-length policy 7",
+            |c| c.zero_length_policy = 7,
+            XpbdStatus::InvalidConfig,
+            XPBD_FIELD_ZERO_LENGTH_POLICY,
+        ),
+        (
+            "contact overflow -1",
+            |c| c.contact_overflow = -1,
+            XpbdStatus::InvalidConfig,
+            XPBD_FIELD_CONTACT_OVERFLOW,
+        ),
+        (
+            "radius 0 with self-collision",
+            |c| c.particle_radius = 0.0,
+            XpbdStatus::InvalidSelfCollision,
+            XPBD_FIELD_PARTICLE_RADIUS,
+        ),
+        // The bare configuration of old (radius 0) with self-collision.
+        (
+            "radius -0.0 with self-collision",
+            |c| c.particle_radius = -0.0,
+            XpbdStatus::InvalidSelfCollision,
+            XPBD_FIELD_PARTICLE_RADIUS,
+        ),
+        (
+            "the good configuration",
+            |_| {},
+            XpbdStatus::Ok,
+            XPBD_FIELD_NONE,
+        ),
+    ];
+    let wp = ptr::addr_of_mut!(world);
+    for (what, edit, status, field) in config_cases {
+        if status == XpbdStatus::Ok {
+            break; // run below, after every refusal
+        }
+        let mut config = good;
+        edit(&mut config);
+        // SAFETY: valid, disjoint buffers.
+        let got = unsafe { step_named(wp, 1.0 / 60.0, &config) };
+        assert_eq!(got, (status, 0, field), "{what}");
+        assert_eq!((state(&x, &v), link_bits(&links)), before, "{what}: wrote");
+    }
+    for dt in [f64::NAN, 0.0, -1.0 / 60.0, f64::INFINITY] {
+        // SAFETY: as above.
+        let got = unsafe { step_named(wp, dt, &good) };
+        assert_eq!(
+            got,
+            (XpbdStatus::InvalidTimeStep, 0, XPBD_FIELD_FRAME_TIME),
+            "dt {dt}"
+        );
+        assert_eq!((state(&x, &v), link_bits(&links)), before, "dt {dt}: wrote");
+    }
+    // Block values: a rest position, a maximum force (naming the link).
+    for (k, bad) in [(1, 0.0), (0, f64::NAN), (1, -1.0), (0, -0.0)] {
+        // SAFETY: the maximum forces, written between calls; as above.
+        let got = unsafe {
+            *mp.add(k) = bad;
+            let got = step_named(wp, 1.0 / 60.0, &good);
+            *mp.add(k) = 1e9;
+            got
+        };
+        assert_eq!(
+            got,
+            (XpbdStatus::InvalidMaxForce, k, XPBD_FIELD_NONE),
+            "max force {bad} on link {k}"
+        );
+        assert_eq!(
+            (state(&x, &v), link_bits(&links)),
+            before,
+            "max force: wrote"
+        );
+    }
+    for bad in [f64::NAN, f64::INFINITY] {
+        // SAFETY: the rest positions, written between calls; as above.
+        let got = unsafe {
+            (*rp.add(2))[1] = bad;
+            let got = step_named(wp, 1.0 / 60.0, &good);
+            (*rp.add(2))[1] = 1.0;
+            got
+        };
+        assert_eq!(
+            got,
+            (
+                XpbdStatus::InvalidSelfCollision,
+                0,
+                XPBD_FIELD_REST_POSITIONS
+            ),
+            "rest {bad}"
+        );
+        assert_eq!((state(&x, &v), link_bits(&links)), before, "rest: wrote");
+    }
+    // Everything restored: the step runs.
+    // SAFETY: as above.
+    let got = unsafe { step_named(wp, 1.0 / 60.0, &good) };
+    assert_eq!(got, (XpbdStatus::Ok, 0, XPBD_FIELD_NONE));
 }

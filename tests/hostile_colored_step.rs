@@ -1,37 +1,46 @@
 //! Hostile C callers of colored stepping (`xpbd_world3_step_colored`,
-//! issue 19): NULL `groups` or `colors` (`NULL_POINTER`); the stamp, the
-//! color boundaries or the job system struct overlapping the positions,
-//! the links, the world or each other (`ALIASED_BUFFERS`); a stamp NULL
-//! with a count (`NULL_POINTER`) or too short, boundaries past the links,
-//! an improper color (`INVALID_ARGUMENT`); a job system that skips a task
+//! issue 19; the world of issue 33, its memory and blocks): a NULL world
+//! or `colors` (`NULL_POINTER`); the memory (which holds the coloring
+//! stamp) NULL, one byte short or misaligned (`CAPACITY_TOO_SMALL`,
+//! `XPBD_FIELD_MEMORY`); the memory, the color boundaries or the job
+//! system struct overlapping the positions, the links, the world, a block
+//! or each other (`ALIASED_BUFFERS`); boundaries past the links, an
+//! improper color (`INVALID_ARGUMENT`); a job system that skips a task
 //! (`JOB_CONTRACT`); every refusal writes nothing (positions, velocities,
 //! the output, the link λ and flags). A job system that runs tasks twice,
 //! out of range, on real threads, or asks for 2^32 − 1 tasks gives the
-//! bits of `xpbd_world3_step_groups`, in f64 and f32. Called from Rust so
-//! that Miri checks the slices and the threads; small worlds.
+//! bits of `xpbd_world3_step` (both worlds with an empty groups block), in
+//! f64 and f32. Called from Rust so that Miri checks the slices and the
+//! threads; small worlds.
 
 use core::ffi::c_void;
 use core::ptr;
 use xpbd::ffi::*;
 use xpbd::step::StepStats;
-use xpbd::{Link, Real};
+use xpbd::Link;
+
+#[path = "support/c_step.rs"]
+mod c_step;
+use c_step::Prec;
 
 const N: usize = 6;
 
 /// A rope of `N` particles, top pinned, links in colored order (even
-/// links, then odd: two colors), with every buffer a step needs.
-struct Rope<T: Real> {
+/// links, then odd: two colors), an empty groups block and the world's
+/// memory.
+struct Rope<T: Prec> {
     x: [[T; 3]; N],
     v: [[T; 3]; N],
     w: [T; N],
     links: [Link<T>; N - 1],
-    contacts: [xpbd::step::Contact<T>; 4],
-    scratch: [[T; 3]; 3 * N],
     starts: [usize; 3],
-    stamp: [u32; N],
+    /// The groups block (in a vector: a stable address, one origin for
+    /// every pointer to it).
+    groups: Vec<GroupsC<T>>,
+    memory: Vec<u64>,
 }
 
-impl<T: Real> Rope<T> {
+impl<T: Prec> Rope<T> {
     fn new() -> Self {
         let f = |v: f64| T::from_f64(v);
         let mut links = [Link::new(0, 1, f(0.1), f(1e-6)); N - 1];
@@ -44,26 +53,31 @@ impl<T: Real> Rope<T> {
             v: [[f(0.0); 3]; N],
             w: core::array::from_fn(|k| if k == 0 { f(0.0) } else { f(1.0) }),
             links,
-            contacts: [xpbd::step::Contact::default(); 4],
-            scratch: [[f(0.0); 3]; 3 * N],
             starts: [0, 3, 5],
-            stamp: [0; N],
+            groups: vec![T::default_groups()],
+            memory: Vec::new(),
         }
     }
 
+    /// The C world: the rope, its groups block, the memory it asks for.
     fn world(&mut self) -> WorldC<T> {
-        // SAFETY: all-zero is a valid WorldC (NULL pointers, zero counts).
-        let mut w: WorldC<T> = unsafe { core::mem::zeroed() };
+        let mut w = T::default_world();
         w.positions = self.x.as_mut_ptr();
         w.velocities = self.v.as_mut_ptr();
         w.inverse_masses = self.w.as_ptr();
         w.particle_count = N;
         w.links = self.links.as_mut_ptr();
         w.link_count = N - 1;
-        w.contacts = self.contacts.as_mut_ptr();
-        w.contact_capacity = 4;
-        w.scratch = self.scratch.as_mut_ptr();
-        w.scratch_count = 3 * N;
+        self.groups[0] = T::default_groups();
+        // SAFETY: the world and its block are valid; the block outlives
+        // the world's use (the rope's vector).
+        unsafe {
+            assert_eq!(
+                T::add_block(&mut w, self.groups.as_mut_ptr().cast()),
+                XpbdStatus::Ok
+            );
+            self.memory = c_step::give_memory(&mut w);
+        }
         w
     }
 
@@ -96,100 +110,14 @@ impl<T: Real> Rope<T> {
     }
 }
 
-/// One precision of the two C steps.
-trait Prec: Real {
-    /// `xpbd_world3_step_groups[_f32]`.
-    unsafe fn groups(
-        w: *mut WorldC<Self>,
-        g: *const ConstraintsC<Self>,
-        dt: Self,
-        c: *const StepConfigC<Self>,
-        out: *mut StepStats<Self>,
-    ) -> XpbdStatus;
-    /// `xpbd_world3_step_colored[_f32]`.
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn colored(
-        w: *mut WorldC<Self>,
-        g: *const ConstraintsC<Self>,
-        colors: *const XpbdGroupColors,
-        stamp: *mut u32,
-        stamp_count: usize,
-        dt: Self,
-        c: *const StepConfigC<Self>,
-        jobs: *const XpbdJobSystem,
-        out: *mut StepStats<Self>,
-    ) -> XpbdStatus;
-    fn config() -> StepConfigC<Self>;
-}
-
-impl Prec for f64 {
-    unsafe fn groups(
-        w: *mut XpbdWorld3,
-        g: *const XpbdConstraints3,
-        dt: f64,
-        c: *const XpbdStepConfig3,
-        out: *mut XpbdStepStats,
-    ) -> XpbdStatus {
-        // SAFETY: forwarded.
-        unsafe { xpbd_world3_step_groups(w, g, dt, c, out) }
+/// The configuration: the C default; under Miri (CI budget) 4 substeps,
+/// the default 20 natively.
+fn config<T: Prec>() -> StepConfigC<T> {
+    let mut c = T::default_config();
+    if cfg!(miri) {
+        c.substeps = 4;
     }
-    unsafe fn colored(
-        w: *mut XpbdWorld3,
-        g: *const XpbdConstraints3,
-        colors: *const XpbdGroupColors,
-        stamp: *mut u32,
-        stamp_count: usize,
-        dt: f64,
-        c: *const XpbdStepConfig3,
-        jobs: *const XpbdJobSystem,
-        out: *mut XpbdStepStats,
-    ) -> XpbdStatus {
-        // SAFETY: forwarded.
-        unsafe { xpbd_world3_step_colored(w, g, colors, stamp, stamp_count, dt, c, jobs, out) }
-    }
-    fn config() -> XpbdStepConfig3 {
-        let mut c = xpbd_step_config3_default();
-        // Under Miri (CI budget) 4 substeps, the default 20 natively.
-        if cfg!(miri) {
-            c.substeps = 4;
-        }
-        c
-    }
-}
-
-impl Prec for f32 {
-    unsafe fn groups(
-        w: *mut XpbdWorld3F32,
-        g: *const XpbdConstraints3F32,
-        dt: f32,
-        c: *const XpbdStepConfig3F32,
-        out: *mut XpbdStepStatsF32,
-    ) -> XpbdStatus {
-        // SAFETY: forwarded.
-        unsafe { xpbd_world3_step_groups_f32(w, g, dt, c, out) }
-    }
-    unsafe fn colored(
-        w: *mut XpbdWorld3F32,
-        g: *const XpbdConstraints3F32,
-        colors: *const XpbdGroupColors,
-        stamp: *mut u32,
-        stamp_count: usize,
-        dt: f32,
-        c: *const XpbdStepConfig3F32,
-        jobs: *const XpbdJobSystem,
-        out: *mut XpbdStepStatsF32,
-    ) -> XpbdStatus {
-        // SAFETY: forwarded.
-        unsafe { xpbd_world3_step_colored_f32(w, g, colors, stamp, stamp_count, dt, c, jobs, out) }
-    }
-    fn config() -> XpbdStepConfig3F32 {
-        let mut c = xpbd_step_config3_default_f32();
-        // Under Miri (CI budget) 4 substeps, the default 20 natively.
-        if cfg!(miri) {
-            c.substeps = 4;
-        }
-        c
-    }
+    c
 }
 
 /// Real threads: two scoped threads, thread t running tasks t, t + 2, …
@@ -259,16 +187,14 @@ fn frames() -> usize {
 
 /// The colored step with every job system gives the sequential bits.
 fn same_bits<T: Prec>() {
-    let config = T::config();
+    let config = config::<T>();
     let dt = T::from_f64(1.0 / 60.0);
-    // SAFETY: all-zero is a valid empty groups struct.
-    let groups: ConstraintsC<T> = unsafe { core::mem::zeroed() };
     let mut reference = Rope::<T>::new();
     let mut ref_stats = StepStats::default();
+    let mut w = reference.world();
     for _ in 0..frames() {
-        let mut w = reference.world();
         // SAFETY: every buffer of the rope is valid for its count.
-        let st = unsafe { T::groups(&mut w, &groups, dt, &config, &mut ref_stats) };
+        let st = unsafe { T::step(&mut w, dt, &config, &mut ref_stats) };
         assert_eq!(st, XpbdStatus::Ok);
     }
     let systems = [
@@ -280,26 +206,14 @@ fn same_bits<T: Prec>() {
     for j in &systems {
         let mut rope = Rope::<T>::new();
         let mut stats = StepStats::default();
+        let mut w = rope.world();
         for _ in 0..frames() {
-            let mut w = rope.world();
             let colors = rope.colors();
             let jp = j
                 .as_ref()
                 .map_or(ptr::null(), |j| j as *const XpbdJobSystem);
             // SAFETY: every buffer is valid for its count.
-            let st = unsafe {
-                T::colored(
-                    &mut w,
-                    &groups,
-                    &colors,
-                    rope.stamp.as_mut_ptr(),
-                    N,
-                    dt,
-                    &config,
-                    jp,
-                    &mut stats,
-                )
-            };
+            let st = unsafe { T::step_colored(&mut w, &colors, dt, &config, jp, &mut stats) };
             assert_eq!(st, XpbdStatus::Ok);
         }
         assert!(rope.bits() == reference.bits());
@@ -319,9 +233,7 @@ fn every_job_system_gives_the_sequential_bits_f32() {
 
 #[test]
 fn refusals_write_nothing() {
-    let config = f64::config();
-    // SAFETY: all-zero is a valid empty groups struct.
-    let groups: XpbdConstraints3 = unsafe { core::mem::zeroed() };
+    let config = config::<f64>();
     let mut rope = Rope::<f64>::new();
     let before = rope.bits();
     let skip = jobs(Some(skips_first), 4);
@@ -329,67 +241,100 @@ fn refusals_write_nothing() {
         substeps: 77,
         ..Default::default()
     };
-    // (what to break, expected status)
-    type Case = (&'static str, XpbdStatus);
-    let cases: [Case; 10] = [
-        ("groups null", XpbdStatus::NullPointer),
-        ("colors null", XpbdStatus::NullPointer),
-        ("stamp null", XpbdStatus::NullPointer),
-        ("stamp short", XpbdStatus::InvalidArgument),
-        ("stamp over positions", XpbdStatus::AliasedBuffers),
-        ("stamp over starts", XpbdStatus::AliasedBuffers),
-        ("starts over links", XpbdStatus::AliasedBuffers),
-        ("jobs over world", XpbdStatus::AliasedBuffers),
-        ("starts past links", XpbdStatus::InvalidArgument),
-        ("improper", XpbdStatus::InvalidArgument),
+    // (what to break, expected status, expected error_field when the
+    // world is written)
+    type Case = (&'static str, XpbdStatus, Option<i32>);
+    let small = XpbdStatus::CapacityTooSmall;
+    let field = Some(XPBD_FIELD_MEMORY);
+    let aliased = XpbdStatus::AliasedBuffers;
+    let none = Some(XPBD_FIELD_NONE);
+    let cases: [Case; 14] = [
+        ("world null", XpbdStatus::NullPointer, None),
+        ("colors null", XpbdStatus::NullPointer, None),
+        ("memory null", small, field),
+        ("memory one byte short", small, field),
+        ("memory misaligned", small, field),
+        ("memory over positions", aliased, none),
+        ("memory over starts", aliased, none),
+        ("memory over the groups block", aliased, none),
+        ("starts over links", aliased, none),
+        ("starts over the memory", aliased, none),
+        ("jobs over world", aliased, none),
+        ("jobs over the memory", aliased, none),
+        ("starts past links", XpbdStatus::InvalidArgument, none),
+        ("improper", XpbdStatus::InvalidArgument, none),
     ];
-    for (what, expected) in cases {
+    for (what, expected, expected_field) in cases {
         let mut out = sentinel;
+        // A fresh world each time (a case may take a new reference to a
+        // buffer of the rope).
         let mut w = rope.world();
+        let needed = w.memory_size;
+        let memory = w.memory.cast::<u8>();
+        let block = rope.groups.as_mut_ptr();
         // One raw pointer to the world for every use (the world and, in
         // one case, the job system over it).
         let wp: *mut XpbdWorld3 = ptr::addr_of_mut!(w);
         let mut colors = rope.colors();
-        let mut stamp = rope.stamp.as_mut_ptr();
-        let mut stamp_count = N;
-        let mut g: *const XpbdConstraints3 = &groups;
         let mut cp: *const XpbdGroupColors = &colors;
         let mut jp: *const XpbdJobSystem = ptr::null();
         let mut starts = rope.starts;
-        match what {
-            "groups null" => g = ptr::null(),
-            "colors null" => cp = ptr::null(),
-            "stamp null" => stamp = ptr::null_mut(),
-            "stamp short" => stamp_count = N - 1,
-            "stamp over positions" => stamp = rope.x.as_mut_ptr().cast(),
-            "stamp over starts" => {
-                stamp = rope.starts.as_mut_ptr().cast();
-                stamp_count = 2;
+        // SAFETY: the world struct through its own pointer.
+        unsafe {
+            match what {
+                "world null" => {}
+                "colors null" => cp = ptr::null(),
+                "memory null" => (*wp).memory = ptr::null_mut(),
+                "memory one byte short" => (*wp).memory_size = needed - 1,
+                "memory misaligned" => (*wp).memory = memory.wrapping_add(4).cast(),
+                "memory over positions" => (*wp).memory = rope.x.as_mut_ptr().cast(),
+                "memory over starts" => (*wp).memory = rope.starts.as_ptr().cast_mut().cast(),
+                "memory over the groups block" => (*wp).memory = block.cast(),
+                "starts over links" => colors.link_color_starts = rope.links.as_ptr().cast(),
+                "starts over the memory" => {
+                    colors.link_color_starts = memory.wrapping_add(needed - 24).cast();
+                }
+                "jobs over world" => jp = wp.cast_const().cast(),
+                "jobs over the memory" => jp = memory.cast_const().cast(),
+                "starts past links" => {
+                    starts[2] = 6;
+                    colors.link_color_starts = starts.as_ptr();
+                }
+                "improper" => {
+                    // Links 0 (0–1) and 2 (1–2 after the even ones: index 3)
+                    // in one color.
+                    starts[1] = 4;
+                    colors.link_color_starts = starts.as_ptr();
+                }
+                _ => unreachable!(),
             }
-            "starts over links" => colors.link_color_starts = rope.links.as_ptr().cast(),
-            "jobs over world" => jp = wp.cast_const().cast(),
-            "starts past links" => {
-                starts[2] = 6;
-                colors.link_color_starts = starts.as_ptr();
-            }
-            "improper" => {
-                // Links 0 (0–1) and 2 (1–2 after the even ones: index 3) in
-                // one color.
-                starts[1] = 4;
-                colors.link_color_starts = starts.as_ptr();
-            }
-            _ => unreachable!(),
+            (*wp).error_index = 77;
+            (*wp).error_field = 77;
         }
-        if what == "starts over links" || what == "starts past links" || what == "improper" {
+        if what.starts_with("starts") || what == "improper" {
             cp = &colors;
         }
+        let target = if what == "world null" {
+            ptr::null_mut()
+        } else {
+            wp
+        };
         let dt = 1.0 / 60.0;
         // SAFETY: every pointer is valid for its count or NULL; the
         // overlaps are what is tested.
-        let st = unsafe { f64::colored(wp, g, cp, stamp, stamp_count, dt, &config, jp, &mut out) };
+        let st = unsafe { f64::step_colored(target, cp, dt, &config, jp, &mut out) };
         assert_eq!(st, expected, "{what}");
         assert_eq!(out, sentinel, "{what}");
         assert!(rope.bits() == before, "{what}");
+        // SAFETY: the world struct, read through its pointer.
+        let (index, field) = unsafe { ((*wp).error_index, (*wp).error_field) };
+        match expected_field {
+            None => assert_eq!((index, field), (77, 77), "{what}: world written"),
+            Some(f) if f == XPBD_FIELD_MEMORY => {
+                assert_eq!((index, field), (needed, f), "{what}")
+            }
+            Some(f) => assert_eq!((index, field), (0, f), "{what}"),
+        }
     }
     // A job system that skips a task: JOB_CONTRACT, nothing written. A
     // rope of 6 particles makes one-task particle phases, but its colors
@@ -410,8 +355,6 @@ struct Long {
     x: Vec<[f64; 3]>,
     v: Vec<[f64; 3]>,
     w: Vec<f64>,
-    scratch: Vec<[f64; 3]>,
-    stamp: Vec<u32>,
 }
 
 impl Long {
@@ -421,8 +364,6 @@ impl Long {
             x: (0..n).map(|k| [k as f64, 1.0, 0.0]).collect(),
             v: vec![[0.0; 3]; n],
             w: vec![1.0; n],
-            scratch: vec![[0.0; 3]; 3 * n],
-            stamp: vec![0; n],
         }
     }
 
@@ -436,36 +377,20 @@ impl Long {
     }
 
     fn step(&mut self, jobs: &XpbdJobSystem, out: &mut XpbdStepStats) -> XpbdStatus {
-        // SAFETY: all-zero is a valid empty world / groups / colors.
-        let (mut w, groups, colors): (XpbdWorld3, XpbdConstraints3, XpbdGroupColors) = unsafe {
-            (
-                core::mem::zeroed(),
-                core::mem::zeroed(),
-                core::mem::zeroed(),
-            )
-        };
+        // SAFETY: all-zero is a valid set of colors (no color).
+        let colors: XpbdGroupColors = unsafe { core::mem::zeroed() };
+        let mut w = xpbd_world3_default();
         let n = self.x.len();
         w.positions = self.x.as_mut_ptr();
         w.velocities = self.v.as_mut_ptr();
         w.inverse_masses = self.w.as_ptr();
         w.particle_count = n;
-        w.scratch = self.scratch.as_mut_ptr();
-        w.scratch_count = 3 * n;
         let mut config = xpbd_step_config3_default();
         config.substeps = 1;
         // SAFETY: every buffer is valid for its count.
         unsafe {
-            xpbd_world3_step_colored(
-                &mut w,
-                &groups,
-                &colors,
-                self.stamp.as_mut_ptr(),
-                n,
-                1.0 / 60.0,
-                &config,
-                jobs,
-                out,
-            )
+            let _memory = c_step::give_memory(&mut w);
+            xpbd_world3_step_colored(&mut w, &colors, 1.0 / 60.0, &config, jobs, out)
         }
     }
 }

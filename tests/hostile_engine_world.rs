@@ -1,21 +1,23 @@
 //! Hostile C callers of the world's newest arrays (issue 16): moving
 //! capsules, oriented boxes and engine contacts through `xpbd_world3_step`
-//! and `xpbd_world3_step_f32`. Each array aliased with positions,
-//! velocities, inverse masses, links, contacts, scratch, planes, the world
-//! struct, the configuration, the output and the other two arrays
-//! (`ALIASED_BUFFERS`), NULL with a count (`NULL_POINTER`), misaligned
-//! (`INVALID_ARGUMENT`); a NaN (or a skewed axis, an out-of-range particle)
-//! written between two steps (`INVALID_COLLIDER` naming the collider:
-//! planes, spheres, capsules, boxes, then engine contacts); a force beyond
-//! the float range (`INVALID_RESULT` naming the particle). Every refusal
-//! writes nothing: positions, velocities, links, every engine contact
-//! field, the output and `error_index` (but on the error that names).
-//! Called from Rust so that Miri checks the slices the C layer forms;
-//! small worlds, few substeps.
+//! and `xpbd_world3_step_f32`, in their blocks (issue 33: a colliders
+//! block, an engine contacts block). Each array aliased with positions,
+//! velocities, inverse masses, links, the world's memory, planes, the
+//! world struct, the blocks, the configuration, the output and the other
+//! two arrays (`ALIASED_BUFFERS`), NULL with a count (`NULL_POINTER`),
+//! misaligned (`INVALID_ARGUMENT`); a NaN (or a skewed axis, an
+//! out-of-range particle) written between two steps (`INVALID_COLLIDER`
+//! naming the collider: planes, spheres, capsules, boxes, then engine
+//! contacts); a force beyond the float range (`INVALID_RESULT` naming the
+//! particle). Every refusal writes nothing: positions, velocities, links,
+//! every engine contact field, the output; `error_index` and
+//! `error_field` are 0 and `XPBD_FIELD_NONE` after a refusal of the
+//! buffers (the world's report of an error). Called from Rust so that
+//! Miri checks the slices the C layer forms; small worlds, few substeps.
 
 use core::ptr;
 use xpbd::ffi::*;
-use xpbd::step::{Capsule, Contact, EngineContact, OrientedBox, Plane, StepStats};
+use xpbd::step::{Capsule, EngineContact, OrientedBox, Plane, StepStats};
 use xpbd::{rope, Link, Real};
 
 #[path = "support/c_step.rs"]
@@ -29,18 +31,20 @@ fn v3<T: Real>(a: [f64; 3]) -> [T; 3] {
 /// A 4-particle rope above the plane y = 0 (particle 0 pinned), one
 /// capsule sweeping down onto it, one box under it and two engine
 /// contacts: one plane (collider 0), capsule 1, box 2, engine contacts 3
-/// and 4.
-struct Store<T> {
+/// and 4. The blocks live in vectors (stable addresses, one origin for
+/// every pointer to them).
+struct Store<T: Prec> {
     x: Vec<[T; 3]>,
     v: Vec<[T; 3]>,
     w: Vec<T>,
     links: Vec<Link<T>>,
     planes: Vec<Plane<T, 3>>,
-    contacts: Vec<Contact<T>>,
-    scratch: Vec<[T; 3]>,
     capsules: Vec<Capsule<T, 3>>,
     boxes: Vec<OrientedBox<T, 3>>,
     engine: Vec<EngineContact<T, 3>>,
+    colliders_block: Vec<CollidersC<T>>,
+    engine_block: Vec<EngineContactsC<T>>,
+    memory: Vec<u64>,
     config: StepConfigC<T>,
     stats: StepStats<T>,
 }
@@ -72,57 +76,64 @@ impl<T: Prec> Store<T> {
                 normal: v3([0.0, 1.0, 0.0]),
                 offset: T::ZERO,
             }],
-            contacts: vec![Contact::default(); 16],
-            scratch: vec![[T::ZERO; 3]; xpbd_step_scratch_len(4)],
             capsules: vec![capsule],
             boxes: vec![b],
             engine: vec![
                 EngineContact::new(2, v3([0.0, 1.0, 0.0]), v3([1.0, 0.0, 0.0])),
                 e1,
             ],
+            colliders_block: vec![T::default_colliders()],
+            engine_block: vec![T::default_engine_contacts()],
+            memory: Vec::new(),
             x,
             config,
             stats: StepStats::default(),
         }
     }
 
-    /// The C world over the store's buffers (raw pointers taken once).
+    /// The C world over the store's buffers (raw pointers taken once):
+    /// the colliders block (a contact budget of 16), then the engine
+    /// contacts block, and the memory.
     fn world(&mut self) -> WorldC<T> {
-        WorldC {
-            positions: self.x.as_mut_ptr(),
-            velocities: self.v.as_mut_ptr(),
-            inverse_masses: self.w.as_ptr(),
-            particle_count: self.x.len(),
-            links: self.links.as_mut_ptr(),
-            link_count: self.links.len(),
-            planes: self.planes.as_ptr(),
-            plane_count: self.planes.len(),
-            spheres: ptr::null(),
-            sphere_count: 0,
-            contacts: self.contacts.as_mut_ptr(),
-            contact_capacity: self.contacts.len(),
-            scratch: self.scratch.as_mut_ptr(),
-            scratch_count: self.scratch.len(),
-            error_index: 0,
-            link_max_force: ptr::null(),
-            torn: ptr::null_mut(),
-            torn_capacity: 0,
-            capsules: self.capsules.as_ptr(),
-            capsule_count: self.capsules.len(),
-            boxes: self.boxes.as_ptr(),
-            box_count: self.boxes.len(),
-            engine_contacts: self.engine.as_mut_ptr(),
-            engine_contact_count: self.engine.len(),
-            particle_contacts: ptr::null_mut(),
-            particle_contact_capacity: 0,
-            hash_table: ptr::null_mut(),
-            hash_table_count: 0,
-            hash_ids: ptr::null_mut(),
-            hash_id_count: 0,
-            adjacency: ptr::null_mut(),
-            adjacency_count: 0,
-            rest_positions: ptr::null(),
+        let mut w = T::default_world();
+        w.positions = self.x.as_mut_ptr();
+        w.velocities = self.v.as_mut_ptr();
+        w.inverse_masses = self.w.as_ptr();
+        w.particle_count = self.x.len();
+        w.links = self.links.as_mut_ptr();
+        w.link_count = self.links.len();
+        let mut c = T::default_colliders();
+        c.planes = self.planes.as_ptr();
+        c.plane_count = self.planes.len();
+        c.capsules = self.capsules.as_ptr();
+        c.capsule_count = self.capsules.len();
+        c.boxes = self.boxes.as_ptr();
+        c.box_count = self.boxes.len();
+        c.contact_budget = 16;
+        self.colliders_block[0] = c;
+        let mut e = T::default_engine_contacts();
+        e.contacts = self.engine.as_mut_ptr();
+        e.count = self.engine.len();
+        self.engine_block[0] = e;
+        // SAFETY: the world and its blocks are valid; the blocks outlive
+        // the world's use (the store's vectors).
+        unsafe {
+            let (cb, eb) = (self.colliders(), self.engine_contacts());
+            assert_eq!(T::add_block(&mut w, cb.cast()), XpbdStatus::Ok);
+            assert_eq!(T::add_block(&mut w, eb.cast()), XpbdStatus::Ok);
+            self.memory = c_step::give_memory(&mut w);
         }
+        w
+    }
+
+    /// The colliders block.
+    fn colliders(&mut self) -> *mut CollidersC<T> {
+        self.colliders_block.as_mut_ptr()
+    }
+
+    /// The engine contacts block.
+    fn engine_contacts(&mut self) -> *mut EngineContactsC<T> {
+        self.engine_block.as_mut_ptr()
     }
 }
 
@@ -189,6 +200,9 @@ fn snapshot<T: Prec>(
 fn aliased_and_null_arrays_are_refused<T: Prec>() {
     let mut s = Store::<T>::new();
     let good = s.world();
+    let (cbp, ebp) = (s.colliders(), s.engine_contacts());
+    // SAFETY: the store's blocks, read through their pointers.
+    let (gc, ge) = unsafe { (*cbp, *ebp) };
     let mut world = good;
     let (wp, cp) = (ptr::addr_of_mut!(world), ptr::addr_of!(s.config));
     let out = ptr::addr_of_mut!(s.stats);
@@ -197,9 +211,9 @@ fn aliased_and_null_arrays_are_refused<T: Prec>() {
             good.positions,
             good.velocities,
             good.links,
-            good.capsules,
-            good.boxes,
-            good.engine_contacts,
+            gc.capsules,
+            gc.boxes,
+            ge.contacts,
         )
     };
     let dt = f::<T>(1.0 / 60.0);
@@ -209,20 +223,33 @@ fn aliased_and_null_arrays_are_refused<T: Prec>() {
     assert_eq!(unsafe { T::step(wp, dt, cp, out) }, XpbdStatus::Ok);
     let stats_after_ok = s.stats;
     let before = snap();
-    let (caps, boxes, engine) = (good.capsules, good.boxes, good.engine_contacts);
-    type Case<T> = (&'static str, WorldC<T>, *mut StepStats<T>, XpbdStatus);
+    let (caps, boxes, engine) = (gc.capsules, gc.boxes, ge.contacts);
+    // (what, the colliders block, the engine block, the output, status)
+    type Case<T> = (
+        &'static str,
+        CollidersC<T>,
+        EngineContactsC<T>,
+        *mut StepStats<T>,
+        XpbdStatus,
+    );
     let aliased = XpbdStatus::AliasedBuffers;
     let mut cases: Vec<Case<T>> = Vec::new();
-    // Each array over every other buffer, the world struct, the config and
-    // the output.
-    let targets: [(&str, *mut u8); 11] = [
+    let memory = good.memory.cast::<u8>();
+    // Each array over every other buffer, the world struct, the blocks,
+    // the config and the output.
+    let targets: [(&str, *mut u8); 14] = [
         ("positions", good.positions.cast()),
         ("velocities", good.velocities.cast()),
         ("inverse masses", good.inverse_masses.cast_mut().cast()),
         ("links", good.links.cast()),
-        ("contacts", good.contacts.cast()),
-        ("scratch", good.scratch.cast()),
-        ("planes", good.planes.cast_mut().cast()),
+        ("the memory", memory),
+        // The step scratch first, the contacts after it (16 bytes short of
+        // its end: the arrays' alignment).
+        (
+            "the memory's end",
+            memory.wrapping_add(good.memory_size - 16),
+        ),
+        ("planes", gc.planes.cast_mut().cast()),
         ("the world", wp.cast()),
         ("the config", cp.cast_mut().cast()),
         ("the output", out.cast()),
@@ -232,31 +259,41 @@ fn aliased_and_null_arrays_are_refused<T: Prec>() {
             // SAFETY: a field of the world `wp` points to.
             unsafe { ptr::addr_of_mut!((*wp).error_index) }.cast(),
         ),
+        ("the colliders block", cbp.cast()),
+        ("the engine contacts block", ebp.cast()),
+        (
+            "the colliders block's boxes field",
+            // SAFETY: a field of the block `cbp` points to.
+            unsafe { ptr::addr_of_mut!((*cbp).boxes) }.cast(),
+        ),
     ];
     for (what, at) in targets {
         cases.push((
             what,
-            WorldC {
+            CollidersC {
                 capsules: at.cast_const().cast(),
-                ..good
+                ..gc
             },
+            ge,
             out,
             aliased,
         ));
         cases.push((
             what,
-            WorldC {
+            CollidersC {
                 boxes: at.cast_const().cast(),
-                ..good
+                ..gc
             },
+            ge,
             out,
             aliased,
         ));
         cases.push((
             what,
-            WorldC {
-                engine_contacts: at.cast(),
-                ..good
+            gc,
+            EngineContactsC {
+                contacts: at.cast(),
+                ..ge
             },
             out,
             aliased,
@@ -266,65 +303,84 @@ fn aliased_and_null_arrays_are_refused<T: Prec>() {
     let each_other: [Case<T>; 9] = [
         (
             "capsules over boxes",
-            WorldC {
+            CollidersC {
                 capsules: boxes.cast(),
-                ..good
+                ..gc
             },
+            ge,
             out,
             aliased,
         ),
         (
             "boxes over engine contacts",
-            WorldC {
+            CollidersC {
                 boxes: engine.cast_const().cast(),
-                ..good
+                ..gc
             },
+            ge,
             out,
             aliased,
         ),
         (
             "engine contacts over capsules",
-            WorldC {
-                engine_contacts: caps.cast_mut().cast(),
-                ..good
+            gc,
+            EngineContactsC {
+                contacts: caps.cast_mut().cast(),
+                ..ge
             },
             out,
             aliased,
         ),
         (
             "engine contacts over boxes",
-            WorldC {
-                engine_contacts: boxes.cast_mut().cast(),
-                ..good
+            gc,
+            EngineContactsC {
+                contacts: boxes.cast_mut().cast(),
+                ..ge
             },
             out,
             aliased,
         ),
         (
             "output over capsules",
-            good,
+            gc,
+            ge,
             caps.cast_mut().cast(),
             aliased,
         ),
-        ("output over boxes", good, boxes.cast_mut().cast(), aliased),
-        ("output over engine contacts", good, engine.cast(), aliased),
+        (
+            "output over boxes",
+            gc,
+            ge,
+            boxes.cast_mut().cast(),
+            aliased,
+        ),
+        (
+            "output over engine contacts",
+            gc,
+            ge,
+            engine.cast(),
+            aliased,
+        ),
         // Two engine contacts whose second overlaps a capsule.
         (
             "engine contacts running into capsules",
-            WorldC {
-                engine_contacts: caps.cast_mut().cast::<u8>().wrapping_sub(8).cast(),
-                ..good
+            gc,
+            EngineContactsC {
+                contacts: caps.cast_mut().cast::<u8>().wrapping_sub(8).cast(),
+                ..ge
             },
             out,
             aliased,
         ),
         (
             "capsule count past its array into the boxes",
-            WorldC {
+            CollidersC {
                 capsules: boxes.cast::<u8>().wrapping_sub(8).cast(),
                 capsule_count: 1,
-                ..good
+                ..gc
             },
+            ge,
             out,
             aliased,
         ),
@@ -334,51 +390,56 @@ fn aliased_and_null_arrays_are_refused<T: Prec>() {
     cases.extend([
         (
             "capsules NULL",
-            WorldC {
+            CollidersC {
                 capsules: ptr::null(),
-                ..good
+                ..gc
             },
+            ge,
             out,
             XpbdStatus::NullPointer,
         ),
         (
             "boxes NULL",
-            WorldC {
+            CollidersC {
                 boxes: ptr::null(),
-                ..good
+                ..gc
             },
+            ge,
             out,
             XpbdStatus::NullPointer,
         ),
         (
             "engine contacts NULL",
-            WorldC {
-                engine_contacts: ptr::null_mut(),
-                ..good
+            gc,
+            EngineContactsC {
+                contacts: ptr::null_mut(),
+                ..ge
             },
             out,
             XpbdStatus::NullPointer,
         ),
         (
             "engine contacts misaligned",
-            WorldC {
-                engine_contacts: engine.cast::<u8>().wrapping_add(1).cast(),
-                ..good
+            gc,
+            EngineContactsC {
+                contacts: engine.cast::<u8>().wrapping_add(1).cast(),
+                ..ge
             },
             out,
             XpbdStatus::InvalidArgument,
         ),
         (
             "capsules misaligned",
-            WorldC {
+            CollidersC {
                 capsules: caps.cast::<u8>().wrapping_add(2).cast(),
-                ..good
+                ..gc
             },
+            ge,
             out,
             XpbdStatus::InvalidArgument,
         ),
     ]);
-    for (what, bad, o, want) in cases {
+    for (what, bad_c, bad_e, o, want) in cases {
         // An output over an f32 array may also be misaligned for the
         // output (`usize` fields): refused as such first.
         let misaligned = (o as usize) % core::mem::align_of::<StepStats<T>>() != 0;
@@ -387,15 +448,21 @@ fn aliased_and_null_arrays_are_refused<T: Prec>() {
         } else {
             want
         };
-        // SAFETY: the struct is plain data written through its own pointer;
-        // every buffer is valid, and the overlapping, NULL or misaligned
-        // ones are refused before any access.
+        // SAFETY: the structs are plain data written through their own
+        // pointers; every buffer is valid, and the overlapping, NULL or
+        // misaligned ones are refused before any access.
         unsafe {
-            *wp = bad;
+            *wp = good;
+            (*cbp, *ebp) = (bad_c, bad_e);
             (*wp).error_index = 77;
+            (*wp).error_field = 77;
             let got = T::step(wp, dt, cp, o);
             assert_eq!(got, want, "{what}");
-            assert_eq!((*wp).error_index, 77, "{what}: error_index written");
+            assert_eq!(
+                ((*wp).error_index, (*wp).error_field),
+                (0, XPBD_FIELD_NONE),
+                "{what}: the world's report"
+            );
         }
         assert_eq!(snap(), before, "{what}: a refused step wrote");
         // SAFETY: the store's output, read between calls.
@@ -405,6 +472,7 @@ fn aliased_and_null_arrays_are_refused<T: Prec>() {
     // SAFETY: valid, disjoint buffers.
     unsafe {
         *wp = good;
+        (*cbp, *ebp) = (gc, ge);
         assert_eq!(T::step(wp, dt, cp, out), XpbdStatus::Ok);
     }
 }
@@ -430,18 +498,18 @@ fn bad_values_between_steps_are_named<T: Prec>(half: usize) {
     let cp = ptr::addr_of!(s.config);
     let out = ptr::addr_of_mut!(s.stats);
     let (caps, boxes, engine) = (
-        good.capsules.cast_mut(),
-        good.boxes.cast_mut(),
-        good.engine_contacts,
+        s.capsules.as_mut_ptr(),
+        s.boxes.as_mut_ptr(),
+        s.engine.as_mut_ptr(),
     );
-    let snap = || {
+    let snap = move || {
         snapshot(
             good.positions,
             good.velocities,
             good.links,
-            good.capsules,
-            good.boxes,
-            good.engine_contacts,
+            caps,
+            boxes,
+            engine,
         )
     };
     let dt = f::<T>(1.0 / 60.0);
@@ -550,7 +618,7 @@ fn a_force_beyond_the_float_range_is_an_invalid_result_writing_nothing() {
     let mut world = s.world();
     let wp = ptr::addr_of_mut!(world);
     let out = ptr::addr_of_mut!(s.stats);
-    let (x, v, e) = (world.positions, world.velocities, world.engine_contacts);
+    let (x, v, e) = (world.positions, world.velocities, s.engine.as_mut_ptr());
     let bits = |p: *const [f32; 3]| -> Vec<u32> {
         // SAFETY: the store's 4 entries, read between calls.
         (0..4)

@@ -568,10 +568,9 @@ fn unbounded_work_with_groups_fails_at_once() {
         assert_eq!(conv, sentinel_convergence());
         let mut world_store = WorldStore::new(&s);
         let mut world = world_store.world(&mut s);
-        let g = s.groups();
         let mut config = config();
         (config.substeps, config.iterations) = (4096, 16);
-        let r = xpbd_world3_step_groups(&mut world, &g, 1.0 / 60.0, &config, ptr::null_mut());
+        let r = xpbd_world3_step(&mut world, 1.0 / 60.0, &config, ptr::null_mut());
         assert_eq!(r, XpbdStatus::WorkLimit);
         assert_eq!(s.snapshot(), before);
     }
@@ -586,12 +585,10 @@ fn the_world_steps_work_counts_the_groups() {
     let before = s.snapshot();
     let mut world_store = WorldStore::new(&s);
     let mut world = world_store.world(&mut s);
-    let g = s.groups();
     let mut config = config();
     (config.substeps, config.iterations) = (4096, 16_384);
     // SAFETY: valid, disjoint buffers.
-    let r =
-        unsafe { xpbd_world3_step_groups(&mut world, &g, 1.0 / 60.0, &config, ptr::null_mut()) };
+    let r = unsafe { xpbd_world3_step(&mut world, 1.0 / 60.0, &config, ptr::null_mut()) };
     assert_eq!(r, XpbdStatus::WorkLimit);
     assert_eq!(s.snapshot(), before);
 }

@@ -1,9 +1,10 @@
 //! Hostile C callers of the constraint-group ABI (issue 15), continued:
-//! `xpbd_world3_step_groups` (bad constraints named as the system names
-//! them, NULL and aliased groups against the world's buffers, bit-for-bit
-//! against `step_with`), `xpbd_build_tethers3` against `xpbd::tethers`
-//! with every refusal writing nothing, and the `_f32` twins. Called from
-//! Rust so that Miri checks the slices the C layer forms.
+//! `xpbd_world3_step` with a groups block (bad constraints named as the
+//! system names them, NULL and aliased groups against the world's
+//! buffers, memory and blocks, bit-for-bit against the Rust `step` with
+//! `World::groups`), `xpbd_build_tethers3` against `xpbd::tethers` with
+//! every refusal writing nothing, and the `_f32` twins. Called from Rust
+//! so that Miri checks the slices the C layer forms.
 
 #[path = "support/groups.rs"]
 mod groups;
@@ -11,7 +12,7 @@ mod groups;
 use core::ptr;
 use groups::*;
 use xpbd::ffi::*;
-use xpbd::step::{step_with, StepConfig, World};
+use xpbd::step::{step, Colliders, StepConfig, World};
 use xpbd::{Constraints, Link, MeshVolumes, System, Tether, ZeroLength};
 
 // ---- The world ----
@@ -23,61 +24,53 @@ fn the_world_step_names_the_same_constraints_and_restores_everything() {
         edit(&mut s);
         let mut world_store = WorldStore::new(&s);
         let mut world = world_store.world(&mut s);
-        let g = s.groups();
         let config = config();
         let before = (s.snapshot(), bytes(&world_store.v));
         let mut stats = XpbdStepStats::default();
         // SAFETY: valid, disjoint buffers.
-        let got =
-            unsafe { xpbd_world3_step_groups(&mut world, &g, 1.0 / 60.0, &config, &mut stats) };
-        assert_eq!((got, world.error_index), (status, index), "{what}");
+        let got = unsafe { xpbd_world3_step(&mut world, 1.0 / 60.0, &config, &mut stats) };
+        assert_eq!(
+            (got, world.error_index, world.error_field),
+            (status, index, XPBD_FIELD_NONE),
+            "{what}"
+        );
         assert_eq!((s.snapshot(), bytes(&world_store.v)), before, "{what}");
         assert_eq!(stats, XpbdStepStats::default());
     }
 }
 
 #[test]
-fn the_world_step_with_groups_matches_step_with_bit_for_bit() {
+fn the_world_step_with_groups_matches_the_rust_step_bit_for_bit() {
     let mut c = Scene::new();
     let mut r = c.clone();
     let (mut cw, mut rw) = (WorldStore::new(&c), WorldStore::new(&r));
     let mut world = cw.world(&mut c);
-    let g = c.groups();
     let cfg = config();
     let frames = if cfg!(miri) { 2 } else { 30 };
     let mut c_stats = Vec::new();
     for _ in 0..frames {
         let mut stats = XpbdStepStats::default();
         // SAFETY: valid, disjoint buffers.
-        let st = unsafe { xpbd_world3_step_groups(&mut world, &g, 1.0 / 60.0, &cfg, &mut stats) };
+        let st = unsafe { xpbd_world3_step(&mut world, 1.0 / 60.0, &cfg, &mut stats) };
         assert_eq!(st, XpbdStatus::Ok);
         c_stats.push(stats);
     }
+    // `config()`: the C default (the Rust `StepConfig::default()`) edited.
     let rust_config = StepConfig {
         substeps: 4,
         iterations: 2,
         damping: 0.5,
         zero_length: ZeroLength::Skip,
-        ..StepConfig::new([0.0, -9.81, 0.0])
+        ..StepConfig::default()
     };
     for stats in &c_stats {
-        let mut world = World {
-            positions: &mut r.x,
-            velocities: &mut rw.v,
-            inverse_masses: &r.w,
-            links: &mut r.links,
-            planes: core::slice::from_ref(&rw.plane),
-            spheres: &[],
-            contacts: &mut rw.contacts,
-            scratch: &mut rw.scratch,
-            link_max_force: &[],
-            torn: &mut [],
-            capsules: &[],
-            boxes: &[],
-            engine_contacts: &mut [],
-            self_collision: Default::default(),
-        };
-        let mut groups = Constraints {
+        let mut world = World::new(&mut r.x, &mut rw.v, &r.w, &mut rw.contacts, &mut rw.scratch);
+        world.links = &mut r.links;
+        world.colliders = Some(Colliders {
+            planes: &rw.planes,
+            ..Default::default()
+        });
+        world.groups = Some(Constraints {
             bends: &mut r.bends,
             tets: &mut r.tets,
             tethers: &mut r.tethers,
@@ -88,11 +81,8 @@ fn the_world_step_with_groups_matches_step_with_bit_for_bit() {
                 scratch: &mut r.scratch,
             },
             attachments: &mut [],
-        };
-        assert_eq!(
-            step_with(&mut world, &mut groups, 1.0 / 60.0, &rust_config).unwrap(),
-            *stats
-        );
+        });
+        assert_eq!(step(&mut world, 1.0 / 60.0, &rust_config).unwrap(), *stats);
     }
     assert_eq!(c.snapshot(), r.snapshot());
     assert_eq!(bytes(&cw.v), bytes(&rw.v));
@@ -103,25 +93,30 @@ fn world_step_groups_refuses_null_and_aliased_groups() {
     let mut s = Scene::new();
     let mut store = WorldStore::new(&s);
     let mut world = store.world(&mut s);
-    let mut g = s.groups();
+    let g_ptr = store.groups_ptr();
+    let block = store.groups.as_mut_ptr();
+    let colliders = store.colliders.as_mut_ptr();
     let cfg = config();
     let mut stats = XpbdStepStats::default();
     let before = (s.snapshot(), bytes(&store.v));
-    let (world_ptr, g_ptr) = (ptr::addr_of_mut!(world), ptr::addr_of_mut!(g));
+    let world_ptr = ptr::addr_of_mut!(world);
     let cfg_ptr = ptr::addr_of!(cfg);
     let stats_ptr = ptr::addr_of_mut!(stats);
     // SAFETY: valid buffers; the overlapping ones are refused before use.
     unsafe {
         let good = *g_ptr;
         assert_eq!(
-            xpbd_world3_step_groups(world_ptr, ptr::null(), 1.0 / 60.0, cfg_ptr, stats_ptr),
+            xpbd_world3_step(world_ptr, 1.0 / 60.0, ptr::null(), stats_ptr),
             XpbdStatus::NullPointer
         );
         assert_eq!(
-            xpbd_world3_step_groups(ptr::null_mut(), g_ptr, 1.0 / 60.0, cfg_ptr, stats_ptr),
+            xpbd_world3_step(ptr::null_mut(), 1.0 / 60.0, cfg_ptr, stats_ptr),
             XpbdStatus::NullPointer
         );
         let w = *world_ptr;
+        // The memory: the step scratch (3 × 6 positions), then the contacts.
+        let memory = w.memory.cast::<u8>();
+        let contacts = memory.wrapping_add(18 * 24);
         let cases: Vec<(&str, XpbdConstraints3, *mut XpbdStepStats)> = vec![
             (
                 "tethers over velocities",
@@ -132,17 +127,17 @@ fn world_step_groups_refuses_null_and_aliased_groups() {
                 stats_ptr,
             ),
             (
-                "scratch over the world scratch",
+                "scratch over the memory's scratch",
                 XpbdConstraints3 {
-                    mesh_scratch: w.scratch,
+                    mesh_scratch: memory.cast(),
                     ..good
                 },
                 stats_ptr,
             ),
             (
-                "bends over contacts",
+                "bends over the memory's contacts",
                 XpbdConstraints3 {
-                    bends: w.contacts.cast(),
+                    bends: contacts.cast(),
                     ..good
                 },
                 stats_ptr,
@@ -179,6 +174,31 @@ fn world_step_groups_refuses_null_and_aliased_groups() {
                 },
                 stats_ptr,
             ),
+            (
+                "tets over the colliders block",
+                XpbdConstraints3 {
+                    tets: colliders.cast(),
+                    ..good
+                },
+                stats_ptr,
+            ),
+            (
+                "bends over the groups block's header",
+                XpbdConstraints3 {
+                    bends: block.cast(),
+                    ..good
+                },
+                stats_ptr,
+            ),
+            (
+                "triangles over the planes",
+                XpbdConstraints3 {
+                    triangles: store.planes.as_ptr().cast(),
+                    ..good
+                },
+                stats_ptr,
+            ),
+            ("output over the groups block", good, block.cast()),
             ("output over the groups struct", good, g_ptr.cast()),
             ("output over the tethers", good, good.tethers.cast()),
             (
@@ -197,18 +217,24 @@ fn world_step_groups_refuses_null_and_aliased_groups() {
             } else {
                 XpbdStatus::AliasedBuffers
             };
+            (*world_ptr).error_index = 77;
+            (*world_ptr).error_field = 77;
             assert_eq!(
-                xpbd_world3_step_groups(world_ptr, g_ptr, 1.0 / 60.0, cfg_ptr, out),
+                xpbd_world3_step(world_ptr, 1.0 / 60.0, cfg_ptr, out),
                 want,
                 "{what}"
             );
             assert_eq!((s.snapshot(), bytes(&store.v)), before, "{what}");
-            assert_eq!((*world_ptr).error_index, 0, "{what}");
+            assert_eq!(
+                ((*world_ptr).error_index, (*world_ptr).error_field),
+                (0, XPBD_FIELD_NONE),
+                "{what}"
+            );
         }
         assert_eq!(*stats_ptr, XpbdStepStats::default());
         *g_ptr = good;
         assert_eq!(
-            xpbd_world3_step_groups(world_ptr, g_ptr, 1.0 / 60.0, cfg_ptr, stats_ptr),
+            xpbd_world3_step(world_ptr, 1.0 / 60.0, cfg_ptr, stats_ptr),
             XpbdStatus::Ok
         );
         assert_eq!((*stats_ptr).substeps, 4);
@@ -448,82 +474,48 @@ fn the_f32_twins_match_the_rust_api() {
     assert_eq!(cx, rx);
     assert_eq!(ct, rt);
     assert!(ct[1].lambda < 0.0, "the far tether pulls");
-    // The stepped twin.
+    // The stepped twin: the groups as a block.
     let mut v = [[0.0f32; 3]; 3];
-    let mut scratch = [[0.0f32; 3]; 9];
-    let mut world = XpbdWorld3F32 {
-        positions: cx.as_mut_ptr(),
-        velocities: v.as_mut_ptr(),
-        inverse_masses: w.as_ptr(),
-        particle_count: 3,
-        links: cl.as_mut_ptr(),
-        link_count: 1,
-        planes: ptr::null(),
-        plane_count: 0,
-        spheres: ptr::null(),
-        sphere_count: 0,
-        contacts: ptr::null_mut(),
-        contact_capacity: 0,
-        scratch: scratch.as_mut_ptr(),
-        scratch_count: 9,
-        error_index: 0,
-        link_max_force: core::ptr::null(),
-        torn: core::ptr::null_mut(),
-        torn_capacity: 0,
-        capsules: core::ptr::null(),
-        capsule_count: 0,
-        boxes: core::ptr::null(),
-        box_count: 0,
-        engine_contacts: core::ptr::null_mut(),
-        engine_contact_count: 0,
-        particle_contacts: core::ptr::null_mut(),
-        particle_contact_capacity: 0,
-        hash_table: core::ptr::null_mut(),
-        hash_table_count: 0,
-        hash_ids: core::ptr::null_mut(),
-        hash_id_count: 0,
-        adjacency: core::ptr::null_mut(),
-        adjacency_count: 0,
-        rest_positions: core::ptr::null(),
-    };
+    let mut world = xpbd_world3_default_f32();
+    world.positions = cx.as_mut_ptr();
+    world.velocities = v.as_mut_ptr();
+    world.inverse_masses = w.as_ptr();
+    world.particle_count = 3;
+    world.links = cl.as_mut_ptr();
+    world.link_count = 1;
+    let mut block = xpbd_groups3_default_f32();
+    block.groups = g;
+    let bp = ptr::addr_of_mut!(block);
     let config = xpbd_step_config3_default_f32();
     let mut stats = XpbdStepStatsF32::default();
-    // SAFETY: as above.
-    let st =
-        unsafe { xpbd_world3_step_groups_f32(&mut world, &g, 1.0 / 60.0, &config, &mut stats) };
+    // SAFETY: as above; the block outlives the world's use.
+    let st = unsafe {
+        assert_eq!(xpbd_world3_add_f32(&mut world, bp.cast()), XpbdStatus::Ok);
+        let mut r = XpbdRequirements::default();
+        assert_eq!(
+            xpbd_world3_requirements_f32(&mut world, &mut r),
+            XpbdStatus::Ok
+        );
+        assert_eq!(r.scratch, 9);
+        let mut memory = vec![0u64; r.memory_size.div_ceil(8)];
+        world.memory = memory.as_mut_ptr().cast();
+        world.memory_size = r.memory_size;
+        xpbd_world3_step_f32(&mut world, 1.0 / 60.0, &config, &mut stats)
+    };
     assert_eq!(
         (st, stats.substeps),
         (XpbdStatus::Ok, xpbd::step::DEFAULT_SUBSTEPS)
     );
     let mut rv = [[0.0f32; 3]; 3];
     let mut rs = [[0.0f32; 3]; 9];
-    let mut rworld = World {
-        positions: &mut rx,
-        velocities: &mut rv,
-        inverse_masses: &w,
-        links: &mut rl,
-        planes: &[],
-        spheres: &[],
-        contacts: &mut [],
-        scratch: &mut rs,
-        link_max_force: &[],
-        torn: &mut [],
-        capsules: &[],
-        boxes: &[],
-        engine_contacts: &mut [],
-        self_collision: Default::default(),
-    };
-    let mut groups = Constraints {
+    let mut rworld = World::new(&mut rx, &mut rv, &w, &mut [], &mut rs);
+    rworld.links = &mut rl;
+    rworld.groups = Some(Constraints {
         tethers: &mut rt,
         ..Constraints::default()
-    };
-    let r = step_with(
-        &mut rworld,
-        &mut groups,
-        1.0 / 60.0,
-        &StepConfig::new([0.0, -9.81, 0.0]),
-    )
-    .unwrap();
+    });
+    // The C default configuration is the Rust default.
+    let r = step(&mut rworld, 1.0 / 60.0, &StepConfig::default()).unwrap();
     assert_eq!(r, stats);
     assert_eq!((cx, v, ct), (rx, rv, rt));
 }

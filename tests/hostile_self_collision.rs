@@ -1,21 +1,27 @@
 //! Hostile C callers of self-collision (issue 18) through
-//! `xpbd_world3_step` and `xpbd_world3_step_f32`: each self-collision
-//! buffer (pairs, hash table, ids, adjacency, rest positions) over
-//! positions, velocities, inverse masses, links, contacts, scratch, planes,
-//! the world struct, the configuration, the output and the other
-//! self-collision buffers (`ALIASED_BUFFERS`, or `INVALID_ARGUMENT` when
-//! the moved pointer is also misaligned for its type); NULL with a count
-//! (`NULL_POINTER`, self-collision on or off); misaligned, one entry
-//! short, NaN or infinite rest positions, radius 0 (`INVALID_ARGUMENT`);
-//! a pair capacity of one under both overflow policies. Every refusal
-//! writes nothing, bit for bit: positions, velocities, links, the
-//! self-collision buffers, the output; `error_index` neither (0 for the
-//! validation errors, which name no item). Called from Rust so that Miri
-//! checks the slices the C layer forms; 4 particles, 2 substeps.
+//! `xpbd_world3_step` and `xpbd_world3_step_f32`, with the world of issue
+//! 33: a self-collision block (rest positions, a pair budget) whose
+//! buffers (pairs, hash table, ids, adjacency) the library carves from
+//! the world's memory. The rest positions over positions, velocities,
+//! inverse masses, links, the memory, planes, the world struct, the
+//! blocks, the configuration and the output (`ALIASED_BUFFERS`, or
+//! `INVALID_ARGUMENT` when the moved pointer is also misaligned for its
+//! type); the memory over each of them and the rest positions
+//! (`ALIASED_BUFFERS`, or `CAPACITY_TOO_SMALL` with `XPBD_FIELD_MEMORY`
+//! when it is also misaligned); the memory NULL, misaligned, or one byte
+//! short, with self-collision on or off (`CAPACITY_TOO_SMALL`,
+//! `XPBD_FIELD_MEMORY`, the bytes needed); NaN or infinite rest
+//! positions, radius 0 (`INVALID_SELF_COLLISION` naming the field); a pair
+//! budget of one under both overflow policies (`CAPACITY_TOO_SMALL` with
+//! `XPBD_FIELD_PAIRS` and the pairs needed). Every refusal writes nothing,
+//! bit for bit: positions, velocities, links, rest positions, the
+//! output; `error_index` and `error_field` say what was refused. Called
+//! from Rust so that Miri checks the slices the C layer forms; 4
+//! particles, 2 substeps.
 
 use core::ptr;
 use xpbd::ffi::*;
-use xpbd::step::{Contact, ParticleContact, Plane, StepStats};
+use xpbd::step::{Contact, Plane, StepStats};
 use xpbd::Link;
 
 #[path = "support/c_step.rs"]
@@ -27,20 +33,18 @@ const LINKS: usize = 2;
 
 /// Two linked pairs, one 15 mm above the other (r = 10 mm: pairs 0–2 and
 /// 1–3 touch), over the ground; rest positions 1 m apart in y (no
-/// exclusion).
-struct Store<T> {
+/// exclusion). The blocks live in vectors (stable addresses, one origin
+/// for every pointer to them).
+struct Store<T: Prec> {
     x: Vec<[T; 3]>,
     v: Vec<[T; 3]>,
     w: Vec<T>,
     links: Vec<Link<T>>,
     planes: Vec<Plane<T, 3>>,
-    contacts: Vec<Contact<T>>,
-    scratch: Vec<[T; 3]>,
-    pairs: Vec<ParticleContact<T>>,
-    table: Vec<u32>,
-    ids: Vec<u32>,
-    adjacency: Vec<u32>,
     rest: Vec<[T; 3]>,
+    colliders_block: Vec<CollidersC<T>>,
+    sc_block: Vec<SelfCollisionC<T>>,
+    memory: Vec<u64>,
     config: StepConfigC<T>,
     stats: StepStats<T>,
 }
@@ -63,55 +67,55 @@ impl<T: Prec> Store<T> {
                 normal: [T::ZERO, T::ONE, T::ZERO],
                 offset: T::ZERO,
             }],
-            contacts: vec![Contact::default(); 8],
-            scratch: vec![[T::ZERO; 3]; xpbd_step_scratch_len(N)],
-            pairs: vec![ParticleContact::default(); 8],
-            table: vec![0; xpbd_self_collision_table_len(N)],
-            ids: vec![0; N],
-            adjacency: vec![0; xpbd_self_collision_adjacency_len(N, LINKS)],
             rest,
+            colliders_block: vec![T::default_colliders()],
+            sc_block: vec![T::default_self_collision()],
+            memory: Vec::new(),
             config,
             stats: StepStats::default(),
         }
     }
 
-    /// The C world over the store's buffers (raw pointers taken once).
+    /// The C world over the store's buffers (raw pointers taken once):
+    /// the colliders block (a contact budget of 8), then the
+    /// self-collision block (a pair budget of 8) at the chain's head, and
+    /// the memory.
     fn world(&mut self) -> WorldC<T> {
-        WorldC {
-            positions: self.x.as_mut_ptr(),
-            velocities: self.v.as_mut_ptr(),
-            inverse_masses: self.w.as_ptr(),
-            particle_count: N,
-            links: self.links.as_mut_ptr(),
-            link_count: LINKS,
-            planes: self.planes.as_ptr(),
-            plane_count: 1,
-            spheres: ptr::null(),
-            sphere_count: 0,
-            contacts: self.contacts.as_mut_ptr(),
-            contact_capacity: self.contacts.len(),
-            scratch: self.scratch.as_mut_ptr(),
-            scratch_count: self.scratch.len(),
-            error_index: 0,
-            link_max_force: ptr::null(),
-            torn: ptr::null_mut(),
-            torn_capacity: 0,
-            capsules: ptr::null(),
-            capsule_count: 0,
-            boxes: ptr::null(),
-            box_count: 0,
-            engine_contacts: ptr::null_mut(),
-            engine_contact_count: 0,
-            particle_contacts: self.pairs.as_mut_ptr(),
-            particle_contact_capacity: self.pairs.len(),
-            hash_table: self.table.as_mut_ptr(),
-            hash_table_count: self.table.len(),
-            hash_ids: self.ids.as_mut_ptr(),
-            hash_id_count: self.ids.len(),
-            adjacency: self.adjacency.as_mut_ptr(),
-            adjacency_count: self.adjacency.len(),
-            rest_positions: self.rest.as_ptr(),
+        let mut w = T::default_world();
+        w.positions = self.x.as_mut_ptr();
+        w.velocities = self.v.as_mut_ptr();
+        w.inverse_masses = self.w.as_ptr();
+        w.particle_count = N;
+        w.links = self.links.as_mut_ptr();
+        w.link_count = LINKS;
+        let mut c = T::default_colliders();
+        c.planes = self.planes.as_ptr();
+        c.plane_count = 1;
+        c.contact_budget = 8;
+        self.colliders_block[0] = c;
+        let mut sc = T::default_self_collision();
+        sc.rest_positions = self.rest.as_mut_ptr();
+        sc.pair_budget = 8;
+        self.sc_block[0] = sc;
+        // SAFETY: the world and its blocks are valid; the blocks outlive
+        // the world's use (the store's vectors).
+        unsafe {
+            let (cb, sb) = (self.colliders(), self.self_collision());
+            assert_eq!(T::add_block(&mut w, cb.cast()), XpbdStatus::Ok);
+            assert_eq!(T::add_block(&mut w, sb.cast()), XpbdStatus::Ok);
+            self.memory = c_step::give_memory(&mut w);
         }
+        w
+    }
+
+    /// The colliders block.
+    fn colliders(&mut self) -> *mut CollidersC<T> {
+        self.colliders_block.as_mut_ptr()
+    }
+
+    /// The self-collision block.
+    fn self_collision(&mut self) -> *mut SelfCollisionC<T> {
+        self.sc_block.as_mut_ptr()
     }
 }
 
@@ -119,8 +123,9 @@ impl<T: Prec> Store<T> {
 #[derive(Debug, PartialEq, Eq)]
 struct Snapshot(Vec<u64>);
 
-/// Reads the good world's buffers (its own pointers and counts).
-fn snapshot<T: Prec>(w: &WorldC<T>) -> Snapshot {
+/// Reads the good world's buffers (its own pointers and counts) and the
+/// rest positions at `rest`.
+fn snapshot<T: Prec>(w: &WorldC<T>, rest: *const [T; 3]) -> Snapshot {
     let mut out = Vec::new();
     let mut put = |s: &[T]| out.extend(s.iter().map(|c| c.bits()));
     // SAFETY: the store's buffers at their counts, read by value between
@@ -129,48 +134,55 @@ fn snapshot<T: Prec>(w: &WorldC<T>) -> Snapshot {
         for k in 0..N {
             put(&*w.positions.add(k));
             put(&*w.velocities.add(k));
-            put(&*w.rest_positions.add(k));
+            put(&*rest.add(k));
         }
         for k in 0..LINKS {
             let l = *w.links.add(k);
             put(&[l.rest, l.compliance, l.lambda]);
             put(&[f(f64::from(l.i)), f(f64::from(l.j)), f(f64::from(l.flags))]);
         }
-        for k in 0..w.particle_contact_capacity {
-            let p = *w.particle_contacts.add(k);
-            put(&[p.lambda]);
-            put(&[f(f64::from(p.i)), f(f64::from(p.j))]);
-        }
-        for (p, n) in [
-            (w.hash_table, w.hash_table_count),
-            (w.hash_ids, w.hash_id_count),
-            (w.adjacency, w.adjacency_count),
-        ] {
-            for k in 0..n {
-                put(&[f(f64::from(*p.add(k)))]);
-            }
-        }
     }
     Snapshot(out)
 }
 
+/// What a refusal answers: the status, `error_index`, `error_field`.
+type Want = (XpbdStatus, usize, i32);
+
 /// ALIASED_BUFFERS for a pointer `p` to `E` over another buffer, unless it
 /// is also misaligned for `E` (refused as such first).
-fn over<E>(p: *const E) -> XpbdStatus {
+fn over<E>(p: *const E) -> Want {
     if (p as usize) % core::mem::align_of::<E>() == 0 {
-        XpbdStatus::AliasedBuffers
+        (XpbdStatus::AliasedBuffers, 0, XPBD_FIELD_NONE)
     } else {
-        XpbdStatus::InvalidArgument
+        (XpbdStatus::InvalidArgument, 0, XPBD_FIELD_NONE)
     }
 }
 
-type Case<T> = (String, WorldC<T>, *const StepConfigC<T>, XpbdStatus);
+/// The memory (`needed` bytes) at `p` over another buffer:
+/// ALIASED_BUFFERS, unless `p` is not 8-aligned (refused as memory the
+/// library cannot use first).
+fn memory_over(p: *const u8, needed: usize) -> Want {
+    if (p as usize) % XPBD_MEMORY_ALIGN == 0 {
+        (XpbdStatus::AliasedBuffers, 0, XPBD_FIELD_NONE)
+    } else {
+        (XpbdStatus::CapacityTooSmall, needed, XPBD_FIELD_MEMORY)
+    }
+}
+
+/// (what, the world, the self-collision block, the answer)
+type Case<T> = (String, WorldC<T>, SelfCollisionC<T>, Want);
 
 /// Under Miri (CI budget) the f64 test takes the even cases and the f32
 /// test the odd ones (`half`); natively each takes all of them.
 fn hostile_buffers_are_refused<T: Prec>(half: usize) {
     let mut s = Store::<T>::new();
     let good = s.world();
+    let (cbp, sbp) = (s.colliders(), s.self_collision());
+    // SAFETY: the store's block, read through its pointer.
+    let gs = unsafe { *sbp };
+    let rest = gs.rest_positions;
+    let needed = good.memory_size;
+    let memory = good.memory.cast::<u8>();
     let mut world = good;
     let wp = ptr::addr_of_mut!(world);
     let cp = ptr::addr_of!(s.config);
@@ -183,209 +195,179 @@ fn hostile_buffers_are_refused<T: Prec>(half: usize) {
         assert_eq!((*out).max_pairs, 2);
     }
     let stats_after_ok = s.stats;
-    let before = snapshot(&good);
+    let before = snapshot(&good, rest);
     let mut cases: Vec<Case<T>> = Vec::new();
     // SAFETY: a field of the world `wp` points to (address only).
     let error_index = unsafe { ptr::addr_of_mut!((*wp).error_index) }.cast::<u8>();
-    let targets: [(&str, *mut u8); 15] = [
+    let targets: [(&str, *mut u8); 13] = [
         ("positions", good.positions.cast()),
         ("velocities", good.velocities.cast()),
         ("inverse masses", good.inverse_masses.cast_mut().cast()),
         ("links", good.links.cast()),
-        ("contacts", good.contacts.cast()),
-        ("scratch", good.scratch.cast()),
-        ("planes", good.planes.cast_mut().cast()),
+        ("planes", s.planes.as_mut_ptr().cast()),
         ("the world", wp.cast()),
         ("the world's error_index", error_index),
         ("the config", cp.cast_mut().cast()),
         ("the output", out.cast()),
-        ("pairs", good.particle_contacts.cast()),
-        ("the hash table", good.hash_table.cast()),
-        ("the ids", good.hash_ids.cast()),
-        ("the adjacency", good.adjacency.cast()),
+        ("the colliders block", cbp.cast()),
+        ("the self-collision block", sbp.cast()),
+        ("the memory", memory),
+        // The pairs, hash table, ids, adjacency and stamp are carved
+        // after the step scratch and the contacts: near the end.
+        ("the memory's end", memory.wrapping_add(needed - 8)),
     ];
-    let rest_target = (
-        "rest positions",
-        good.rest_positions.cast_mut().cast::<u8>(),
-    );
+    let rest_target = ("rest positions", rest.cast::<u8>());
     for (what, at) in targets.into_iter().chain([rest_target]) {
-        let mut push = |name: &str, w: WorldC<T>, want: XpbdStatus| {
-            cases.push((format!("{name} over {what}"), w, cp, want));
-        };
-        if at != good.particle_contacts.cast() {
-            let p = at.cast::<ParticleContact<T>>();
-            push(
-                "pairs",
-                WorldC {
-                    particle_contacts: p,
-                    ..good
-                },
-                over(p),
-            );
-        }
-        if at != good.hash_table.cast() {
-            let p = at.cast::<u32>();
-            push(
-                "hash table",
-                WorldC {
-                    hash_table: p,
-                    ..good
-                },
-                over(p),
-            );
-        }
-        if at != good.hash_ids.cast() {
-            let p = at.cast::<u32>();
-            push(
-                "ids",
-                WorldC {
-                    hash_ids: p,
-                    ..good
-                },
-                over(p),
-            );
-        }
-        if at != good.adjacency.cast() {
-            let p = at.cast::<u32>();
-            push(
-                "adjacency",
-                WorldC {
-                    adjacency: p,
-                    ..good
-                },
-                over(p),
-            );
-        }
-        if at != good.rest_positions.cast_mut().cast() {
-            let p = at.cast_const().cast::<[T; 3]>();
-            push(
-                "rest",
-                WorldC {
+        if at != rest.cast() {
+            let p = at.cast::<[T; 3]>();
+            cases.push((
+                format!("rest over {what}"),
+                good,
+                SelfCollisionC {
                     rest_positions: p,
-                    ..good
+                    ..gs
                 },
                 over(p),
-            );
+            ));
+        }
+        if !what.starts_with("the memory") {
+            cases.push((
+                format!("memory over {what}"),
+                WorldC {
+                    memory: at.cast(),
+                    ..good
+                },
+                gs,
+                memory_over(at, needed),
+            ));
         }
     }
-    // Running into the next buffer: the table one entry before the ids.
-    let p = good.hash_ids.wrapping_sub(1);
+    // Running into each other: the rest positions into the memory's
+    // start, the memory's end into the rest positions.
+    let p = memory.wrapping_sub(8).cast::<[T; 3]>();
     cases.push((
-        "hash table running into the ids".into(),
+        "rest running into the memory".into(),
+        good,
+        SelfCollisionC {
+            rest_positions: p,
+            ..gs
+        },
+        over(p),
+    ));
+    let r = rest as usize;
+    let back = needed - 8 + r.wrapping_add(8).wrapping_sub(needed) % 8;
+    let m = rest.cast::<u8>().wrapping_sub(back);
+    cases.push((
+        "memory running into the rest positions".into(),
         WorldC {
-            hash_table: p,
+            memory: m.cast(),
             ..good
         },
-        cp,
-        XpbdStatus::AliasedBuffers,
+        gs,
+        memory_over(m, needed),
     ));
-    // NULL with a count (self-collision on, and off for the scratch).
-    let null = XpbdStatus::NullPointer;
+    // The memory NULL, misaligned or short (self-collision on, and off:
+    // the chain from the colliders block).
+    let small = |n: usize| (XpbdStatus::CapacityTooSmall, n, XPBD_FIELD_MEMORY);
     let off = WorldC {
-        particle_contacts: ptr::null_mut(),
-        particle_contact_capacity: 0,
+        blocks: cbp.cast(),
         ..good
     };
+    // SAFETY: a valid world and its chain (read only).
+    let needed_off = unsafe { c_step::memory_size(&mut { off }) };
+    assert!(needed_off < needed, "{needed_off} < {needed}");
     cases.extend([
         (
-            "pairs NULL".into(),
+            "memory NULL".into(),
             WorldC {
-                particle_contacts: ptr::null_mut(),
+                memory: ptr::null_mut(),
                 ..good
             },
-            cp,
-            null,
+            gs,
+            small(needed),
         ),
         (
-            "table NULL".into(),
+            "memory one byte short".into(),
             WorldC {
-                hash_table: ptr::null_mut(),
+                memory_size: needed - 1,
                 ..good
             },
-            cp,
-            null,
+            gs,
+            small(needed),
         ),
         (
-            "ids NULL".into(),
+            "memory the size without self-collision".into(),
             WorldC {
-                hash_ids: ptr::null_mut(),
+                memory_size: needed_off,
                 ..good
             },
-            cp,
-            null,
+            gs,
+            small(needed),
         ),
         (
-            "adjacency NULL".into(),
+            "memory misaligned by 4".into(),
             WorldC {
-                adjacency: ptr::null_mut(),
+                memory: memory.wrapping_add(4).cast(),
                 ..good
             },
-            cp,
-            null,
+            gs,
+            small(needed),
         ),
         (
-            "table NULL, self-collision off".into(),
+            "memory misaligned by 1".into(),
             WorldC {
-                hash_table: ptr::null_mut(),
+                memory: memory.wrapping_add(1).cast(),
+                ..good
+            },
+            gs,
+            small(needed),
+        ),
+        (
+            "memory NULL, self-collision off".into(),
+            WorldC {
+                memory: ptr::null_mut(),
                 ..off
             },
-            cp,
-            null,
+            gs,
+            small(needed_off),
         ),
         (
-            "adjacency over positions, self-collision off".into(),
+            "memory over positions, self-collision off".into(),
             WorldC {
-                adjacency: good.positions.cast(),
+                memory: good.positions.cast(),
                 ..off
             },
-            cp,
-            over(good.positions.cast::<u32>()),
-        ),
-    ]);
-    // Misaligned.
-    let bad = XpbdStatus::InvalidArgument;
-    cases.extend([
-        (
-            "pairs misaligned".into(),
-            WorldC {
-                particle_contacts: good.particle_contacts.cast::<u8>().wrapping_add(1).cast(),
-                ..good
-            },
-            cp,
-            bad,
-        ),
-        (
-            "table misaligned".into(),
-            WorldC {
-                hash_table: good.hash_table.cast::<u8>().wrapping_add(2).cast(),
-                ..good
-            },
-            cp,
-            bad,
+            gs,
+            memory_over(good.positions.cast(), needed_off),
         ),
         (
             "rest misaligned".into(),
-            WorldC {
-                rest_positions: good.rest_positions.cast::<u8>().wrapping_add(3).cast(),
-                ..good
+            good,
+            SelfCollisionC {
+                rest_positions: rest.cast::<u8>().wrapping_add(3).cast(),
+                ..gs
             },
-            cp,
-            bad,
+            (XpbdStatus::InvalidArgument, 0, XPBD_FIELD_NONE),
         ),
     ]);
     let (skip, stride) = if cfg!(miri) { (half, 2) } else { (0, 1) };
-    for (what, w, c, want) in cases.into_iter().skip(skip).step_by(stride) {
-        // SAFETY: the struct is plain data written through its own pointer;
-        // every buffer is valid, and the overlapping, NULL or misaligned
-        // ones are refused before any access.
+    for (what, w, b, want) in cases.into_iter().skip(skip).step_by(stride) {
+        // SAFETY: the structs are plain data written through their own
+        // pointers; every buffer is valid, and the overlapping, NULL,
+        // misaligned or short ones are refused before any access.
         unsafe {
             *wp = w;
+            *sbp = b;
             (*wp).error_index = 77;
-            let got = T::step(wp, dt, c, out);
-            assert_eq!(got, want, "{what}");
-            assert_eq!((*wp).error_index, 77, "{what}: error_index written");
+            (*wp).error_field = 77;
+            let got = T::step(wp, dt, cp, out);
+            assert_eq!((got, (*wp).error_index, (*wp).error_field), want, "{what}");
         }
-        assert_eq!(snapshot(&good), before, "{what}: a refused step wrote");
+        assert_eq!(
+            snapshot(&good, rest),
+            before,
+            "{what}: a refused step wrote"
+        );
         // SAFETY: the store's output, read between calls.
         assert_eq!(unsafe { *out }, stats_after_ok, "{what}: output written");
     }
@@ -393,6 +375,7 @@ fn hostile_buffers_are_refused<T: Prec>(half: usize) {
     // SAFETY: valid, disjoint buffers.
     unsafe {
         *wp = good;
+        *sbp = gs;
         assert_eq!(T::step(wp, dt, cp, out), XpbdStatus::Ok);
     }
 }
@@ -407,13 +390,18 @@ fn aliased_null_and_misaligned_self_collision_buffers_are_refused_in_f32() {
     hostile_buffers_are_refused::<f32>(1);
 }
 
-/// Short scratch, bad rest positions and radius 0: INVALID_ARGUMENT with
-/// nothing written; a pair capacity of one: CAPACITY_TOO_SMALL with
-/// positions and velocities restored (reject), or a success counting the
-/// dropped pair (keep-first).
+/// Short memory, bad rest positions and radius 0: refused naming what,
+/// with nothing written; a pair budget of one: CAPACITY_TOO_SMALL naming
+/// the pairs needed, with positions and velocities restored (reject), or
+/// a success counting the dropped pair (keep-first).
 fn invalid_self_collision_writes_nothing<T: Prec>() {
     let mut s = Store::<T>::new();
     let good = s.world();
+    let sbp = s.self_collision();
+    // SAFETY: the store's block, read through its pointer.
+    let gs = unsafe { *sbp };
+    let rest = s.rest.as_mut_ptr();
+    let needed = good.memory_size;
     let mut world = good;
     let wp = ptr::addr_of_mut!(world);
     let out = ptr::addr_of_mut!(s.stats);
@@ -422,76 +410,78 @@ fn invalid_self_collision_writes_nothing<T: Prec>() {
     let mut tiny = s.config;
     tiny.particle_radius = f(1e-30);
     let cp = ptr::addr_of!(s.config);
-    let rest = good.rest_positions.cast_mut();
     let dt = f::<T>(1.0 / 60.0);
     // SAFETY: valid, disjoint buffers.
     unsafe { assert_eq!(T::step(wp, dt, cp, out), XpbdStatus::Ok) };
     let stats = s.stats;
-    let before = snapshot(&good);
-    let short: [(&str, WorldC<T>); 4] = [
+    let before = snapshot(&good, rest);
+    let small = (XpbdStatus::CapacityTooSmall, needed, XPBD_FIELD_MEMORY);
+    let short: [(&str, WorldC<T>); 2] = [
         (
-            "table one short",
+            "memory one byte short",
             WorldC {
-                hash_table_count: good.hash_table_count - 1,
+                memory_size: needed - 1,
                 ..good
             },
         ),
         (
-            "ids one short",
+            "memory empty",
             WorldC {
-                hash_id_count: N - 1,
-                ..good
-            },
-        ),
-        (
-            "adjacency one short",
-            WorldC {
-                adjacency_count: good.adjacency_count - 1,
-                ..good
-            },
-        ),
-        (
-            "adjacency empty",
-            WorldC {
-                adjacency: ptr::null_mut(),
-                adjacency_count: 0,
+                memory_size: 0,
                 ..good
             },
         ),
     ];
-    let check = move |what: &str, c: *const StepConfigC<T>, edit: &dyn Fn()| {
+    let check = move |what: &str, c: *const StepConfigC<T>, want: Want, edit: &dyn Fn()| {
         // SAFETY: plain data through the store's pointers, between calls.
         unsafe {
             edit();
-            let before = snapshot(&good);
+            let before = snapshot(&good, rest);
             (*wp).error_index = 77;
+            (*wp).error_field = 77;
             let got = T::step(wp, dt, c, out);
+            assert_eq!((got, (*wp).error_index, (*wp).error_field), want, "{what}");
             assert_eq!(
-                (got, (*wp).error_index),
-                (XpbdStatus::InvalidArgument, 0),
-                "{what}"
+                snapshot(&good, rest),
+                before,
+                "{what}: a refused step wrote"
             );
-            assert_eq!(snapshot(&good), before, "{what}: a refused step wrote");
             assert_eq!(*out, stats, "{what}: output written");
         }
     };
     for (what, w) in short {
         // SAFETY: the struct through its own pointer.
         unsafe { *wp = w };
-        check(what, cp, &|| {});
+        check(what, cp, small, &|| {});
     }
     // SAFETY: as above.
     unsafe { *wp = good };
-    check("radius 0", ptr::addr_of!(zero_radius), &|| {});
+    check(
+        "radius 0",
+        ptr::addr_of!(zero_radius),
+        (
+            XpbdStatus::InvalidSelfCollision,
+            0,
+            XPBD_FIELD_PARTICLE_RADIUS,
+        ),
+        &|| {},
+    );
     for v in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
         // SAFETY: the rest positions, written between calls.
-        check(&format!("rest {v}"), cp, &|| unsafe {
-            (*rest.add(2))[1] = f(v)
-        });
+        check(
+            &format!("rest {v}"),
+            cp,
+            (
+                XpbdStatus::InvalidSelfCollision,
+                0,
+                XPBD_FIELD_REST_POSITIONS,
+            ),
+            &|| unsafe { (*rest.add(2))[1] = f(v) },
+        );
     }
     // SAFETY: as above; restored.
     unsafe { (*rest.add(2))[1] = f(1.1) };
-    assert_eq!(snapshot(&good), before);
+    assert_eq!(snapshot(&good, rest), before);
     // A tiny radius (1/q overflows in f32) steps or fails cleanly.
     // SAFETY: valid, disjoint buffers.
     unsafe {
@@ -501,21 +491,24 @@ fn invalid_self_collision_writes_nothing<T: Prec>() {
             assert!((*good.positions.add(k)).iter().all(|c| c.is_finite()));
         }
     }
-    // Capacity one: reject restores, keep-first counts the dropped pair.
-    let one = WorldC {
-        particle_contact_capacity: 1,
-        ..good
-    };
+    // A pair budget of one: reject restores and names the pairs needed,
+    // keep-first counts the dropped pair.
     let mut keep = s.config;
     keep.contact_overflow = XPBD_CONTACT_OVERFLOW_KEEP_FIRST;
     // SAFETY: valid, disjoint buffers; read between calls.
     unsafe {
-        *wp = one;
-        let start = snapshot(&good);
+        *sbp = SelfCollisionC {
+            pair_budget: 1,
+            ..gs
+        };
+        let start = snapshot(&good, rest);
         let stats = *out;
         let got = T::step(wp, dt, cp, out);
-        assert_eq!(got, XpbdStatus::CapacityTooSmall);
-        let after = snapshot(&good);
+        assert_eq!(
+            (got, (*wp).error_index, (*wp).error_field),
+            (XpbdStatus::CapacityTooSmall, 2, XPBD_FIELD_PAIRS)
+        );
+        let after = snapshot(&good, rest);
         // Positions, velocities and rest (the first 3·3·N words) restored.
         assert_eq!(after.0[..9 * N], start.0[..9 * N], "reject: not restored");
         assert_eq!(*out, stats, "reject: output written");
@@ -548,7 +541,7 @@ fn invalid_self_collision_is_refused_writing_nothing_in_f32() {
 /// returned OK with a NaN velocity. Now INVALID_RESULT, rolled back.
 #[test]
 fn dynamic_friction_overflow_is_an_invalid_result_not_a_nan_success() {
-    use xpbd::step::{step, Sphere, StepConfig, World};
+    use xpbd::step::{step, Colliders, Sphere, StepConfig, World};
     let mut x = [[0.5_f32; 3]];
     let mut v = [[0.5_f32; 3]];
     let mut contacts = [Contact::default(); 2];
@@ -570,8 +563,11 @@ fn dynamic_friction_overflow_is_an_invalid_result_not_a_nan_success() {
     config.static_friction = 0.01;
     config.dynamic_friction = 0.01;
     let mut world = World::new(&mut x, &mut v, &[0.5], &mut contacts, &mut scratch);
-    world.planes = &planes;
-    world.spheres = &spheres;
+    world.colliders = Some(Colliders {
+        planes: &planes,
+        spheres: &spheres,
+        ..Default::default()
+    });
     for dt in [0.01, 1.0 / 60.0, 1.0 / 60.0] {
         let before = (world.positions[0], world.velocities[0]);
         match step(&mut world, dt, &config) {

@@ -1,5 +1,5 @@
 //! Fuzzing the constraint-group ABI (`xpbd_system3_*_groups`,
-//! `xpbd_world3_step_groups`, `xpbd_build_tethers3`,
+//! `xpbd_world3_step` with a groups block, `xpbd_build_tethers3`,
 //! `xpbd_build_tethers_along_links3`, f64 and f32) on one
 //! caller arena.
 //!
@@ -15,10 +15,17 @@
 //! ([`Place::pick`]).
 //!
 //! Checks after every call, besides no crash and no sanitizer report:
-//! - the status is a documented code (−23 … 1);
-//! - the groups struct is never written, nothing past any struct is
-//!   written, the system struct changes only in `substep_active`, `h` and
-//!   `error_index`, the world struct only in `error_index`;
+//! - the status is a documented code (−27 … 1);
+//! - the groups block (its header and groups struct) is never written,
+//!   nothing past any struct is written, the system struct changes only
+//!   in `substep_active`, `h` and `error_index`, the world struct only in
+//!   `error_index` and `error_field`;
+//! - the world (issue 33) holds the groups in a block (or none, when the
+//!   groups pointer is NULL) and a memory the size asked (its own two
+//!   regions), sometimes NULL, one byte short, misaligned, over another
+//!   region or the world: CAPACITY_TOO_SMALL with `XPBD_FIELD_MEMORY` and
+//!   the bytes needed, or a buffer refusal; an unknown policy code:
+//!   INVALID_CONFIG naming it;
 //! - the documented buffer rules ([`Pre`]): a NULL-with-count, misaligned
 //!   or overlapping buffer (struct and output included) gives a status the
 //!   model allows with no caller byte written; when the model accepts,
@@ -28,9 +35,9 @@
 //! - on a refusal of begin, measure or build_tethers: no arena byte changed;
 //!   of iterate / iterate_until (which apply constraints before the failing
 //!   one): nothing but positions, λ fields and mesh scratch changed; of a
-//!   step: nothing but λ fields, attachment impulses, contacts and the two
-//!   scratches (positions, velocities, attachment forces and `previous` as
-//!   before, documented);
+//!   step: nothing but λ fields, attachment impulses, the memory and the
+//!   mesh scratch (positions, velocities, attachment forces and `previous`
+//!   as before, documented);
 //! - on OK: every position finite (after a step every attachment force
 //!   too), and nothing outside the call's writable buffers and output
 //!   changed (a step: attachment forces and `previous` too).
@@ -46,8 +53,9 @@ const POS: usize = 0;
 const MASS: usize = 1;
 const LINKS: usize = 2;
 const VEL: usize = 3;
-const SCRATCH: usize = 4;
-const CONTACTS: usize = 5;
+/// The world's memory: regions 4 and 5.
+const MEMORY: usize = 4;
+const MEMORY_BYTES: usize = 2 * REGION;
 const BENDS: usize = 6;
 const TETS: usize = 7;
 const TETHERS: usize = 8;
@@ -154,14 +162,15 @@ fn array<E>(inp: &mut Input<'_>, own: usize, natural: usize) -> (Loc, usize) {
 }
 
 fn documented(s: XpbdStatus) -> bool {
-    (-23..=1).contains(&s.code())
+    (-27..=1).contains(&s.code())
 }
 
 macro_rules! groups_abi {
-    ($m:ident, $T:ty, $Link:ident, $Sys:ident, $World:ident, $G:ident, $Bend:ident, $Tet:ident,
-     $Tether:ident, $Mesh:ident, $Attach:ident, $Contact:ident, $StepStats:ident, $default:ident,
+    ($m:ident, $T:ty, $Link:ident, $Sys:ident, $World:ident, $G:ident, $GB:ident, $Bend:ident,
+     $Tet:ident, $Tether:ident, $Mesh:ident, $Attach:ident, $StepStats:ident, $default:ident,
      $begin:ident, $iterate:ident, $until:ident, $measure:ident, $step:ident, $tethers:ident,
-     $along:ident) => {
+     $along:ident, $world_default:ident, $groups_default:ident, $add:ident,
+     $requirements:ident) => {
         /// The groups harness for one precision.
         pub mod $m {
             use super::*;
@@ -223,14 +232,9 @@ macro_rules! groups_abi {
                     && x.particle_count == y.particle_count
                     && x.links == y.links
                     && x.link_count == y.link_count
-                    && x.planes == y.planes
-                    && x.plane_count == y.plane_count
-                    && x.spheres == y.spheres
-                    && x.sphere_count == y.sphere_count
-                    && x.contacts == y.contacts
-                    && x.contact_capacity == y.contact_capacity
-                    && x.scratch == y.scratch
-                    && x.scratch_count == y.scratch_count
+                    && x.memory == y.memory
+                    && x.memory_size == y.memory_size
+                    && x.blocks == y.blocks
             }
 
             /// Fills the arena: a small lattice, links, bends, tets, tethers and
@@ -363,27 +367,12 @@ macro_rules! groups_abi {
                     h: 0.0,
                     error_index: 0,
                 });
-                let mut hg = Held::new($G {
-                    bends: core::ptr::null_mut(),
-                    bend_count: 0,
-                    tets: core::ptr::null_mut(),
-                    tet_count: 0,
-                    tethers: core::ptr::null_mut(),
-                    tether_count: 0,
-                    mesh_volumes: core::ptr::null_mut(),
-                    mesh_volume_count: 0,
-                    triangles: core::ptr::null(),
-                    triangle_count: 0,
-                    mesh_scratch: core::ptr::null_mut(),
-                    mesh_scratch_count: 0,
-                    attachments: core::ptr::null_mut(),
-                    attachment_count: 0,
-                    mesh_particles: core::ptr::null(),
-                    mesh_particle_count: 0,
-                });
+                // The groups struct in its block (the system calls take the
+                // struct, the world the block).
+                let mut hg = Held::new($groups_default());
                 let base = a.base();
                 let sysb = core::ptr::addr_of_mut!(hs).cast::<u8>();
-                let grpb = core::ptr::addr_of_mut!(hg).cast::<u8>();
+                let grpb = core::ptr::addr_of_mut!(hg.s.groups).cast::<u8>();
                 let ptr = |l: Loc| -> *mut u8 {
                     match l {
                         Loc::Null => core::ptr::null_mut(),
@@ -410,60 +399,62 @@ macro_rules! groups_abi {
                 hs.s.links = ptr(ll).cast();
                 hs.s.link_count = lc;
                 let (l, c) = array::<$Bend>(&mut inp, BENDS, counts[1]);
-                (hg.s.bends, hg.s.bend_count) = (ptr(l).cast(), c);
+                (hg.s.groups.bends, hg.s.groups.bend_count) = (ptr(l).cast(), c);
                 let (l, c) = array::<$Tet>(&mut inp, TETS, counts[2]);
-                (hg.s.tets, hg.s.tet_count) = (ptr(l).cast(), c);
+                (hg.s.groups.tets, hg.s.groups.tet_count) = (ptr(l).cast(), c);
                 let (l, c) = array::<$Tether>(&mut inp, TETHERS, counts[3]);
-                (hg.s.tethers, hg.s.tether_count) = (ptr(l).cast(), c);
+                (hg.s.groups.tethers, hg.s.groups.tether_count) = (ptr(l).cast(), c);
                 let (l, c) = array::<$Mesh>(&mut inp, MESH, counts[4]);
-                (hg.s.mesh_volumes, hg.s.mesh_volume_count) = (ptr(l).cast(), c);
+                (hg.s.groups.mesh_volumes, hg.s.groups.mesh_volume_count) = (ptr(l).cast(), c);
                 let (l, c) = array::<[u32; 3]>(&mut inp, TRIS, 4);
-                (hg.s.triangles, hg.s.triangle_count) = (ptr(l).cast_const().cast(), c);
+                (hg.s.groups.triangles, hg.s.groups.triangle_count) = (ptr(l).cast_const().cast(), c);
                 let (l, c) = array::<[T; 3]>(&mut inp, MSCRATCH, n);
-                (hg.s.mesh_scratch, hg.s.mesh_scratch_count) = (ptr(l).cast(), c);
+                (hg.s.groups.mesh_scratch, hg.s.groups.mesh_scratch_count) = (ptr(l).cast(), c);
                 let (l, c) = array::<u32>(&mut inp, MPARTS, 4);
-                (hg.s.mesh_particles, hg.s.mesh_particle_count) = (ptr(l).cast_const().cast(), c);
+                (hg.s.groups.mesh_particles, hg.s.groups.mesh_particle_count) = (ptr(l).cast_const().cast(), c);
                 let (l, c) = array::<$Attach>(&mut inp, ATTACH, counts[5]);
-                (hg.s.attachments, hg.s.attachment_count) = (ptr(l).cast(), c);
+                (hg.s.groups.attachments, hg.s.groups.attachment_count) = (ptr(l).cast(), c);
                 // The world shares the system's buffers and adds its own.
                 let (vl, _) = sysarr(&mut inp, VEL, n, size_of::<[T; 3]>());
-                let (cl, cc) = sysarr(&mut inp, CONTACTS, 2 * n, size_of::<$Contact>());
-                let (sl, sc) = sysarr(&mut inp, SCRATCH, 3 * n, size_of::<[T; 3]>());
-                let mut hw = Held::new($World {
-                    positions: hs.s.positions,
-                    velocities: ptr(vl).cast(),
-                    inverse_masses: hs.s.inverse_masses,
-                    particle_count: hs.s.particle_count.min(16),
-                    links: hs.s.links,
-                    link_count: hs.s.link_count,
-                    planes: core::ptr::null(),
-                    plane_count: 0,
-                    spheres: core::ptr::null(),
-                    sphere_count: 0,
-                    contacts: ptr(cl).cast(),
-                    contact_capacity: cc,
-                    scratch: ptr(sl).cast(),
-                    scratch_count: sc,
-                    error_index: 0,
-                    link_max_force: core::ptr::null(),
-                    torn: core::ptr::null_mut(),
-                    torn_capacity: 0,
-                    capsules: core::ptr::null(),
-                    capsule_count: 0,
-                    boxes: core::ptr::null(),
-                    box_count: 0,
-                    engine_contacts: core::ptr::null_mut(),
-                    engine_contact_count: 0,
-                    particle_contacts: core::ptr::null_mut(),
-                    particle_contact_capacity: 0,
-                    hash_table: core::ptr::null_mut(),
-                    hash_table_count: 0,
-                    hash_ids: core::ptr::null_mut(),
-                    hash_id_count: 0,
-                    adjacency: core::ptr::null_mut(),
-                    adjacency_count: 0,
-                    rest_positions: core::ptr::null(),
-                });
+                let mut hw = Held::new($world_default());
+                hw.s.positions = hs.s.positions;
+                hw.s.velocities = ptr(vl).cast();
+                hw.s.inverse_masses = hs.s.inverse_masses;
+                hw.s.particle_count = hs.s.particle_count.min(16);
+                hw.s.links = hs.s.links;
+                hw.s.link_count = hs.s.link_count;
+                let block = core::ptr::addr_of_mut!(hg.s).cast::<XpbdBlock>();
+                // SAFETY: the world and the block are valid and disjoint.
+                let added = unsafe { $add(core::ptr::addr_of_mut!(hw.s), block) };
+                assert_eq!(added, XpbdStatus::Ok, "xpbd_world3_add refused the groups block");
+                let mut req = XpbdRequirements::default();
+                // SAFETY: the world, its chain and the output are valid.
+                let rs = unsafe { $requirements(core::ptr::addr_of_mut!(hw.s), &mut req) };
+                assert_eq!(rs, XpbdStatus::Ok, "requirements of a groups world");
+                let np = hw.s.particle_count;
+                assert!(
+                    (req.scratch, req.contacts, req.pairs, req.stamp) == (3 * np, 0, 0, np),
+                    "requirements {req:?} of {np} particles without colliders or self-collision"
+                );
+                let needed = req.memory_size;
+                assert!(needed <= MEMORY_BYTES, "{needed} bytes of memory");
+                // The memory: its own regions (mostly), NULL, one byte short,
+                // misaligned, another region, over the world.
+                let own_memory = base.wrapping_add(MEMORY * REGION);
+                let (mp, msize) = match inp.byte() % 32 {
+                    0 => (core::ptr::null_mut(), needed),
+                    1 => (own_memory, needed.saturating_sub(1)),
+                    2 => (own_memory.wrapping_add(1 + usize::from(inp.byte() % 7)), needed),
+                    3 => {
+                        let r = usize::from(inp.byte()) % REGIONS;
+                        let r = if r * REGION + needed <= BYTES { r } else { MEMORY };
+                        (base.wrapping_add(r * REGION), needed)
+                    }
+                    4 => (core::ptr::addr_of_mut!(hw.s).cast::<u8>(), needed),
+                    _ => (own_memory, needed),
+                };
+                hw.s.memory = mp.cast();
+                hw.s.memory_size = msize;
                 let mut config = Held::new($default());
                 config.s.substeps = 1 + u32::from(inp.byte() % 3);
                 config.s.iterations = 1 + u32::from(inp.byte() % 3);
@@ -476,14 +467,18 @@ macro_rules! groups_abi {
                         break;
                     }
                     let before = a;
-                    let (sb, gb, wb) = (hs.s, hg.s, hw.s);
                     let op = inp.byte() % 8;
                     let sysp = core::ptr::addr_of_mut!(hs.s);
                     let grp = if inp.byte() % 64 == 0 {
                         core::ptr::null()
                     } else {
-                        core::ptr::addr_of!(hg.s)
+                        core::ptr::addr_of!(hg.s.groups)
                     };
+                    // The world holds the groups block, or no block when the
+                    // groups pointer is NULL.
+                    hw.s.blocks = if grp.is_null() { core::ptr::null_mut() } else { block };
+                    let (sb, gb, wb) = (hs.s, hg.s.groups, hw.s);
+                    let header = hg.s.block;
                     let g = &gb;
                     let gspans = [
                         Span::of(g.bends, g.bend_count),
@@ -515,11 +510,17 @@ macro_rules! groups_abi {
                         m.lambdas::<_, [T; 3]>(bu, g.attachments, g.attachment_count, offset_of!($Attach, lambda));
                     };
                     let mut pre = Pre::default();
-                    if grp.is_null() && op != 7 {
+                    // (The world step without groups has no groups pointer.)
+                    if grp.is_null() && op != 7 && op != 6 {
                         pre.add(XpbdStatus::NullPointer);
                     }
                     if op != 7 && !matches!(sb.zero_length_policy, 0 | 1) {
-                        pre.add(XpbdStatus::InvalidArgument); // an unknown policy code
+                        // An unknown policy code: the step names it.
+                        pre.add(if op == 6 {
+                            XpbdStatus::InvalidConfig
+                        } else {
+                            XpbdStatus::InvalidArgument
+                        });
                     }
                     let (positions, pcount) = if op == 6 {
                         (wb.positions, wb.particle_count)
@@ -579,20 +580,32 @@ macro_rules! groups_abi {
                                 let place = Place::pick(&mut inp, REGIONS, own, size, size_of::<$World>(), None);
                                 let out = place.ptr::<$StepStats>(base, core::ptr::addr_of_mut!(hw).cast());
                                 let w = &wb;
+                                // The memory: refused as such when short, NULL or
+                                // misaligned (before the buffers are checked).
+                                let aligned = (w.memory as usize) % XPBD_MEMORY_ALIGN == 0;
+                                if w.memory_size < needed
+                                    || (needed > 0 && (w.memory.is_null() || !aligned))
+                                {
+                                    pre.add(XpbdStatus::CapacityTooSmall);
+                                }
+                                let mem_bytes = if w.memory.is_null() { 0 } else { needed };
                                 let ws = [
                                     Span::of(w.positions, w.particle_count),
                                     Span::of(w.velocities, w.particle_count),
                                     Span::of(w.inverse_masses, w.particle_count),
                                     Span::of(w.links, w.link_count),
-                                    Span::of(w.contacts, w.contact_capacity),
-                                    Span::of(w.scratch, w.scratch_count),
+                                    Span::of(w.memory.cast_const().cast::<u8>(), mem_bytes),
                                     Span::of(wp, 1),
                                     Span::of(core::ptr::addr_of!(config.s), 1),
                                     Span::out(out),
+                                    // The block's header (the groups struct after it
+                                    // is among the groups' spans).
+                                    Span::of(w.blocks.cast_const(), usize::from(!w.blocks.is_null())),
                                 ];
-                                let mut all = [ws[0]; 18];
-                                all[..9].copy_from_slice(&ws);
-                                all[9..].copy_from_slice(&gspans);
+                                let mut all = ws.to_vec();
+                                if !grp.is_null() {
+                                    all.extend(gspans);
+                                }
                                 pre.buffers(&all);
                                 lam(&mut on_ok, w.links, w.link_count);
                                 lam(&mut on_err, w.links, w.link_count);
@@ -603,14 +616,12 @@ macro_rules! groups_abi {
                                 }
                                 on_ok.lambdas::<_, [T; 3]>(bu, g.attachments, g.attachment_count, offset_of!($Attach, force));
                                 on_ok.lambdas::<_, [T; 3]>(bu, g.attachments, g.attachment_count, offset_of!($Attach, previous));
-                                for s in [ws[4], ws[5]] {
-                                    on_ok.span(bu, s);
-                                    on_err.span(bu, s);
-                                }
-                                for s in [ws[0], ws[1], ws[8]] {
+                                on_ok.span(bu, ws[4]);
+                                on_err.span(bu, ws[4]);
+                                for s in [ws[0], ws[1], ws[7]] {
                                     on_ok.span(bu, s);
                                 }
-                                $step(wp, grp, val(&mut inp, 1.0 / 60.0), core::ptr::addr_of!(config.s), out)
+                                $step(wp, val(&mut inp, 1.0 / 60.0), core::ptr::addr_of!(config.s), out)
                             }
                             _ if inp.byte() % 2 == 1 => {
                                 // build_tethers_along_links: positions, masses, the
@@ -724,13 +735,21 @@ macro_rules! groups_abi {
                     };
                     assert!(documented(status), "op {op}: undocumented status {}", status.code());
                     assert!(hs.slack == [0; 8] && hg.slack == [0; 8] && hw.slack == [0; 8] && config.slack == [0; 8], "op {op} wrote past a struct");
-                    assert!(same_groups(&hg.s, &gb), "op {op} wrote the groups struct");
+                    assert!(same_groups(&hg.s.groups, &gb), "op {op} wrote the groups struct");
+                    let h = hg.s.block;
+                    assert!(
+                        h.kind == header.kind && h.size == header.size && h.next == header.next,
+                        "op {op} wrote the groups block's header"
+                    );
                     assert!(same_sys(&hs.s, &sb), "op {op} wrote a buffer field of the system");
                     assert!(same_world(&hw.s, &wb), "op {op} wrote a buffer field of the world");
                     if op == 6 {
                         assert!(hs.s.substep_active == sb.substep_active && hs.s.error_index == sb.error_index, "step wrote the system struct");
                     } else {
-                        assert!(hw.s.error_index == wb.error_index, "op {op} wrote the world struct");
+                        assert!(
+                            hw.s.error_index == wb.error_index && hw.s.error_field == wb.error_field,
+                            "op {op} wrote the world struct"
+                        );
                     }
                     let ok = matches!(status, XpbdStatus::Ok | XpbdStatus::Skipped);
                     if op <= 1 {
@@ -738,6 +757,16 @@ macro_rules! groups_abi {
                     }
                     if !pre.is_empty() {
                         assert!(pre.contains(status), "op {op}: status {} where the model refuses ({:#x})", status.code(), pre.0);
+                        if op == 6 {
+                            // The world's report of a refusal.
+                            let report = (hw.s.error_index, hw.s.error_field);
+                            let want = match status {
+                                XpbdStatus::CapacityTooSmall => (needed, XPBD_FIELD_MEMORY),
+                                XpbdStatus::InvalidConfig => (0, XPBD_FIELD_ZERO_LENGTH_POLICY),
+                                _ => (0, XPBD_FIELD_NONE),
+                            };
+                            assert_eq!(report, want, "step refused with {}", status.code());
+                        }
                         if let Some(k) = Mask::new().check(&a, &before) {
                             panic!("op {op}: refused {} wrote arena byte {k}", status.code());
                         }
@@ -759,9 +788,10 @@ macro_rules! groups_abi {
                                 assert!(p.iter().all(|c| c.is_finite()), "op {op}: OK left particle {k} non-finite: {p:?}");
                             }
                         }
-                        if status == XpbdStatus::Ok && op == 6 && !g.attachments.is_null() {
+                        if status == XpbdStatus::Ok && op == 6 && !grp.is_null() && !g.attachments.is_null() {
                             // A successful step reports finite forces (one beyond
-                            // the float range fails it with INVALID_RESULT).
+                            // the float range fails it with INVALID_RESULT); a
+                            // world without the groups block never reads them.
                             for k in 0..g.attachment_count {
                                 // SAFETY: the call accepted the buffer: valid for its count.
                                 let at = unsafe { g.attachments.add(k).read_unaligned() };
@@ -784,21 +814,25 @@ groups_abi!(
     XpbdSystem3,
     XpbdWorld3,
     XpbdConstraints3,
+    XpbdGroups3,
     XpbdBend,
     XpbdTet,
     XpbdTether,
     XpbdMeshVolume,
     XpbdAttachment,
-    XpbdContact,
     XpbdStepStats,
     xpbd_step_config3_default,
     xpbd_system3_begin_substep_groups,
     xpbd_system3_iterate_groups,
     xpbd_system3_iterate_until_groups,
     xpbd_system3_measure_groups,
-    xpbd_world3_step_groups,
+    xpbd_world3_step,
     xpbd_build_tethers3,
-    xpbd_build_tethers_along_links3
+    xpbd_build_tethers_along_links3,
+    xpbd_world3_default,
+    xpbd_groups3_default,
+    xpbd_world3_add,
+    xpbd_world3_requirements
 );
 groups_abi!(
     g32,
@@ -807,21 +841,25 @@ groups_abi!(
     XpbdSystem3F32,
     XpbdWorld3F32,
     XpbdConstraints3F32,
+    XpbdGroups3F32,
     XpbdBendF32,
     XpbdTetF32,
     XpbdTetherF32,
     XpbdMeshVolumeF32,
     XpbdAttachmentF32,
-    XpbdContactF32,
     XpbdStepStatsF32,
     xpbd_step_config3_default_f32,
     xpbd_system3_begin_substep_groups_f32,
     xpbd_system3_iterate_groups_f32,
     xpbd_system3_iterate_until_groups_f32,
     xpbd_system3_measure_groups_f32,
-    xpbd_world3_step_groups_f32,
+    xpbd_world3_step_f32,
     xpbd_build_tethers3_f32,
-    xpbd_build_tethers_along_links3_f32
+    xpbd_build_tethers_along_links3_f32,
+    xpbd_world3_default_f32,
+    xpbd_groups3_default_f32,
+    xpbd_world3_add_f32,
+    xpbd_world3_requirements_f32
 );
 
 /// The groups target: the first byte picks f64 or f32.

@@ -1,5 +1,5 @@
 //! Fuzzing colored stepping (`xpbd_world3_step_colored`, f64) against the
-//! grouped step (`xpbd_world3_step_groups`) on the same world.
+//! step (`xpbd_world3_step`) on the same world, its groups in a block.
 //!
 //! The bytes build a small 3D world (≤ 12 particles with velocities,
 //! links, bends, tets, tethers, up to two planes and a sphere, a contact
@@ -7,20 +7,22 @@
 //! (NaN, ±∞, huge, negative, out-of-range or repeated indices), color each
 //! group through the C calls (`xpbd_color_greedy`, `xpbd_color_group`),
 //! put it in colored order (`xpbd_color_order`), sometimes corrupt a color
-//! boundary or shorten the stamp, and step a few frames two ways from the
-//! same start: the grouped step, and the colored step on a byte-chosen job
+//! boundary or shorten the world's memory (which holds the stamp), and step
+//! a few frames two ways from the same start: the step with the groups
+//! block, and the colored step on a byte-chosen job
 //! system (none; the calling thread with a split of 1 … 40, tasks run in
 //! order or reversed; or an engine that skips a task).
 //!
 //! Checks, besides no crash and no sanitizer report:
-//! - every status is a documented code (−23 … 1);
-//! - a refused colored step leaves positions, velocities, links, groups
-//!   and the stamp's neighbours as they were (positions and velocities
-//!   bit for bit; λ and contacts are documented scratch);
+//! - every status is a documented code (−27 … 1);
+//! - a refused colored step leaves positions and velocities as they were
+//!   (bit for bit; λ and the memory are documented scratch); a memory one
+//!   byte short: CAPACITY_TOO_SMALL; no byte of the memory's allocation
+//!   past the size asked is ever written;
 //! - an engine that skips a task gets `JOB_CONTRACT` (or an earlier
 //!   refusal), never OK;
-//! - with a proper coloring, unchanged boundaries, a long enough stamp
-//!   and an honest job system, the colored step returns the grouped step's
+//! - with a proper coloring, unchanged boundaries, the memory asked for
+//!   and an honest job system, the colored step returns the step's
 //!   status, and on OK the same bits: positions, velocities, every λ,
 //!   the torn list and the statistics.
 
@@ -46,11 +48,21 @@ struct Scene {
     tethers: Vec<XpbdTether>,
     planes: Vec<XpbdPlane3>,
     spheres: Vec<XpbdSphere3>,
-    contacts: Vec<XpbdContact>,
-    scratch: Vec<[f64; 3]>,
+    /// The contact budget (0: particles × colliders).
+    contact_budget: usize,
     starts: [Vec<usize>; 4],
     counts: [usize; 4],
 }
+
+/// The world's blocks (the caller keeps them where the chain points).
+struct Blocks {
+    colliders: XpbdColliders3,
+    tearing: XpbdTearing3,
+    groups: XpbdGroups3,
+}
+
+/// A pattern the library never writes past the memory it asked for.
+const GUARD: u64 = 0xA5A5_A5A5_A5A5_A5A5;
 
 /// Points `p` at `v`, or NULL when `v` is empty.
 fn at<E>(v: &mut [E]) -> *mut E {
@@ -84,38 +96,74 @@ impl Scene {
         b
     }
 
-    /// The world, groups and colors structs over this scene's memory.
-    fn structs(&mut self) -> (XpbdWorld3, XpbdConstraints3, XpbdGroupColors) {
-        // SAFETY: all-zero is a valid value of these plain C structs.
-        let (mut w, mut g): (XpbdWorld3, XpbdConstraints3) = unsafe { core::mem::zeroed() };
+    /// The world over this scene's buffers, its blocks in `blocks`
+    /// (colliders, tearing when there are maximum forces, groups), and
+    /// the colors struct; the memory is the caller's to give.
+    fn structs(&mut self, blocks: &mut Blocks) -> (XpbdWorld3, XpbdGroupColors) {
+        let mut w = xpbd_world3_default();
         w.positions = self.x.as_mut_ptr();
         w.velocities = self.v.as_mut_ptr();
         w.inverse_masses = self.w.as_ptr();
         w.particle_count = self.x.len();
         w.links = at(&mut self.links);
         w.link_count = self.links.len();
-        w.planes = at(&mut self.planes);
-        w.plane_count = self.planes.len();
-        w.spheres = at(&mut self.spheres);
-        w.sphere_count = self.spheres.len();
-        w.contacts = at(&mut self.contacts);
-        w.contact_capacity = self.contacts.len();
-        w.scratch = at(&mut self.scratch);
-        w.scratch_count = self.scratch.len();
+        let c = &mut blocks.colliders;
+        *c = xpbd_colliders3_default();
+        c.planes = at(&mut self.planes);
+        c.plane_count = self.planes.len();
+        c.spheres = at(&mut self.spheres);
+        c.sphere_count = self.spheres.len();
+        c.contact_budget = self.contact_budget;
+        blocks.tearing = xpbd_tearing3_default();
         if !self.max_force.is_empty() {
-            w.link_max_force = self.max_force.as_ptr();
-            w.torn = at(&mut self.torn);
-            w.torn_capacity = self.torn.len();
+            blocks.tearing.max_force = self.max_force.as_ptr();
+            blocks.tearing.torn = at(&mut self.torn);
+            blocks.tearing.torn_capacity = self.torn.len();
         }
-        g.bends = at(&mut self.bends);
-        g.bend_count = self.bends.len();
-        g.tets = at(&mut self.tets);
-        g.tet_count = self.tets.len();
-        g.tethers = at(&mut self.tethers);
-        g.tether_count = self.tethers.len();
+        let g = &mut blocks.groups;
+        *g = xpbd_groups3_default();
+        g.groups.bends = at(&mut self.bends);
+        g.groups.bend_count = self.bends.len();
+        g.groups.tets = at(&mut self.tets);
+        g.groups.tet_count = self.tets.len();
+        g.groups.tethers = at(&mut self.tethers);
+        g.groups.tether_count = self.tethers.len();
+        // SAFETY: the world and the blocks are valid, distinct and outlive
+        // the world's use (the caller's).
+        unsafe {
+            let add = |w: &mut XpbdWorld3, b: *mut XpbdBlock| {
+                assert_eq!(xpbd_world3_add(w, b), XpbdStatus::Ok);
+            };
+            add(&mut w, core::ptr::addr_of_mut!(blocks.colliders).cast());
+            if !self.max_force.is_empty() {
+                add(&mut w, core::ptr::addr_of_mut!(blocks.tearing).cast());
+            }
+            add(&mut w, core::ptr::addr_of_mut!(blocks.groups).cast());
+        }
         let c = group_colors(&self.starts, self.counts);
-        (w, g, c)
+        (w, c)
     }
+}
+
+/// The world's memory: the size the library asks (`xpbd_world3_requirements`),
+/// or `short` bytes less, in a guarded allocation (8-aligned, `GUARD` words
+/// after it). The vector and the size asked.
+fn memory(w: &mut XpbdWorld3, short: usize) -> (Vec<u64>, usize) {
+    let mut r = XpbdRequirements::default();
+    // SAFETY: the world and its blocks are valid.
+    let s = unsafe { xpbd_world3_requirements(w, &mut r) };
+    assert_eq!(s, XpbdStatus::Ok);
+    let needed = r.memory_size;
+    let mut m = vec![GUARD; needed.div_ceil(8) + 2];
+    w.memory = m.as_mut_ptr().cast();
+    w.memory_size = needed - short.min(needed);
+    (m, needed)
+}
+
+/// The bytes of `m` past `needed` are all the guard's.
+fn guarded(m: &[u64], needed: usize) -> bool {
+    let bytes: Vec<u8> = m.iter().flat_map(|v| v.to_le_bytes()).collect();
+    bytes[needed..].iter().all(|&b| b == 0xA5)
 }
 
 /// `K` particle indices among the first `n` (the fuzzed particles):
@@ -261,10 +309,11 @@ pub fn step_colored(data: &[u8]) {
             radius: value(&mut input, 0.25),
         })
         .collect();
-    // Room for every particle against every collider, sometimes less.
+    // Room for every particle against every collider (the default
+    // budget), sometimes less.
     let room = n * (planes.len() + spheres.len());
     let short = input.byte();
-    let contacts = vec![XpbdContact::default(); if short >= 240 { room / 2 } else { room }];
+    let contact_budget = if short >= 240 { (room / 2).max(1) } else { 0 };
     let tearing = input.byte() >= 192;
     let max_force: Vec<f64> = if tearing {
         (0..links.len()).map(|_| value(&mut input, 50.0)).collect()
@@ -272,7 +321,6 @@ pub fn step_colored(data: &[u8]) {
         vec![]
     };
     let torn = vec![0u32; if tearing { count(&mut input, 4) } else { 0 }];
-    let scratch = vec![[0.0; 3]; 3 * n];
     let mut scene = Scene {
         x,
         v,
@@ -285,15 +333,17 @@ pub fn step_colored(data: &[u8]) {
         tethers,
         planes,
         spheres,
-        contacts,
-        scratch,
+        contact_budget,
         starts: Default::default(),
         counts: [0; 4],
     };
     // Color every group through the C calls; stop on a refusal (the
     // coloring's own refusals are `groups_colored`'s to check).
-    let (world, g, _) = scene.structs();
-    let Some([l, b, t, e]) = color_all((world.links, world.link_count), &g, n) else {
+    // SAFETY: all-zero is a valid value of these plain C structs.
+    let mut blocks: Blocks = unsafe { core::mem::zeroed() };
+    let (world, _) = scene.structs(&mut blocks);
+    let Some([l, b, t, e]) = color_all((world.links, world.link_count), &blocks.groups.groups, n)
+    else {
         return;
     };
     // Tearing limits follow their links into colored order.
@@ -327,7 +377,8 @@ pub fn step_colored(data: &[u8]) {
                 .wrapping_sub(1);
         }
     }
-    let stamp_len = if input.byte() >= 248 { n - 1 } else { n };
+    // The memory one byte short (the stamp is carved from it).
+    let short = usize::from(input.byte() >= 248);
     let mut config = xpbd_step_config3_default();
     config.substeps = 1 + u32::from(input.byte() % 3);
     config.iterations = 1 + u32::from(input.byte() % 3);
@@ -360,38 +411,38 @@ pub fn step_colored(data: &[u8]) {
     } else {
         &jobs
     };
-    let honest = corrupt < 232 && stamp_len == n && engine.skip == u32::MAX;
+    let honest = corrupt < 232 && short == 0 && engine.skip == u32::MAX;
     let mut grouped = scene.clone();
     let mut colored = scene;
     let frames = 1 + usize::from(input.byte() % 3);
     for _ in 0..frames {
-        let (mut wa, ga, _) = grouped.structs();
+        // SAFETY: all-zero is a valid value of these plain C structs.
+        let mut ba: Blocks = unsafe { core::mem::zeroed() };
+        let (mut wa, _) = grouped.structs(&mut ba);
+        let (ma, _) = memory(&mut wa, 0);
         let mut sa = XpbdStepStats::default();
         // SAFETY: the structs name live, disjoint vectors of their counts.
-        let a = unsafe { xpbd_world3_step_groups(&mut wa, &ga, dt, &config, &mut sa) };
+        let a = unsafe { xpbd_world3_step(&mut wa, dt, &config, &mut sa) };
+        drop(ma);
         let before = colored.state();
-        let (mut wb, gb, cb) = colored.structs();
-        let mut stamp = vec![0u32; n + 1];
-        let guard = stamp[n];
+        // SAFETY: as above.
+        let mut bb: Blocks = unsafe { core::mem::zeroed() };
+        let (mut wb, cb) = colored.structs(&mut bb);
+        let (mb, needed) = memory(&mut wb, short);
         let mut sb = XpbdStepStats::default();
-        // SAFETY: as above; the stamp holds `stamp_len` ≤ its length.
-        let s = unsafe {
-            xpbd_world3_step_colored(
-                &mut wb,
-                &gb,
-                &cb,
-                stamp.as_mut_ptr(),
-                stamp_len,
-                dt,
-                &config,
-                jp,
-                &mut sb,
-            )
-        };
+        // SAFETY: as above; the memory holds `memory_size` ≤ its length.
+        let s = unsafe { xpbd_world3_step_colored(&mut wb, &cb, dt, &config, jp, &mut sb) };
         assert!(documented(a) && documented(s), "{} {}", a.code(), s.code());
-        assert_eq!(stamp[n], guard, "written past the stamp");
+        assert!(guarded(&mb, needed), "written past the memory asked for");
         if s != XpbdStatus::Ok {
             assert_eq!(colored.state(), before, "a refused colored step moved");
+        }
+        if short > 0 {
+            assert_eq!(
+                (s, wb.error_index, wb.error_field),
+                (XpbdStatus::CapacityTooSmall, needed, XPBD_FIELD_MEMORY),
+                "a memory one byte short"
+            );
         }
         if chain && !jp.is_null() && jobs.run.is_some() && jobs.split >= 2 && engine.skip <= 1 {
             // The prediction phase of the chain runs as two tasks: a

@@ -400,12 +400,19 @@ pub fn bad_cases() -> Vec<Case> {
 
 // ---- The world ----
 
-/// The world's own buffers (velocities, scratch, contacts) for a scene.
+/// The world's own buffers for a scene: velocities, the C world's blocks
+/// (one plane, the groups) and memory, and the Rust step's scratch and
+/// contacts (as many as the C contact budget).
 pub struct WorldStore {
     pub v: Vec<[f64; 3]>,
     pub scratch: Vec<[f64; 3]>,
     pub contacts: Vec<XpbdContact>,
-    pub plane: XpbdPlane3,
+    pub planes: Vec<XpbdPlane3>,
+    /// The C blocks, one each (in vectors: their addresses are stable and
+    /// every pointer to them shares one origin).
+    pub colliders: Vec<XpbdColliders3>,
+    pub groups: Vec<XpbdGroups3>,
+    pub memory: Vec<u64>,
 }
 
 impl WorldStore {
@@ -416,49 +423,59 @@ impl WorldStore {
                 .collect(),
             scratch: vec![[0.0; 3]; xpbd_step_scratch_len(s.x.len())],
             contacts: vec![XpbdContact::default(); 12],
-            plane: XpbdPlane3 {
+            planes: vec![XpbdPlane3 {
                 normal: [0.0, 1.0, 0.0],
                 offset: -1.7,
-            },
+            }],
+            colliders: vec![xpbd_colliders3_default()],
+            groups: vec![xpbd_groups3_default()],
+            memory: Vec::new(),
         }
     }
 
+    /// The C world over the scene: the plane (a contact budget of 12, as
+    /// the Rust world's contacts) and the scene's groups as blocks, and
+    /// the memory it asks for.
     pub fn world(&mut self, s: &mut Scene) -> XpbdWorld3 {
-        XpbdWorld3 {
-            positions: s.x.as_mut_ptr(),
-            velocities: self.v.as_mut_ptr(),
-            inverse_masses: s.w.as_ptr(),
-            particle_count: s.x.len(),
-            links: s.links.as_mut_ptr(),
-            link_count: s.links.len(),
-            planes: &self.plane,
-            plane_count: 1,
-            spheres: ptr::null(),
-            sphere_count: 0,
-            contacts: self.contacts.as_mut_ptr(),
-            contact_capacity: self.contacts.len(),
-            scratch: self.scratch.as_mut_ptr(),
-            scratch_count: self.scratch.len(),
-            error_index: 0,
-            link_max_force: core::ptr::null(),
-            torn: core::ptr::null_mut(),
-            torn_capacity: 0,
-            capsules: core::ptr::null(),
-            capsule_count: 0,
-            boxes: core::ptr::null(),
-            box_count: 0,
-            engine_contacts: core::ptr::null_mut(),
-            engine_contact_count: 0,
-            particle_contacts: core::ptr::null_mut(),
-            particle_contact_capacity: 0,
-            hash_table: core::ptr::null_mut(),
-            hash_table_count: 0,
-            hash_ids: core::ptr::null_mut(),
-            hash_id_count: 0,
-            adjacency: core::ptr::null_mut(),
-            adjacency_count: 0,
-            rest_positions: core::ptr::null(),
+        let mut w = xpbd_world3_default();
+        w.positions = s.x.as_mut_ptr();
+        w.velocities = self.v.as_mut_ptr();
+        w.inverse_masses = s.w.as_ptr();
+        w.particle_count = s.x.len();
+        w.links = s.links.as_mut_ptr();
+        w.link_count = s.links.len();
+        let mut c = xpbd_colliders3_default();
+        c.planes = self.planes.as_ptr();
+        c.plane_count = self.planes.len();
+        c.contact_budget = self.contacts.len();
+        self.colliders[0] = c;
+        let mut g = xpbd_groups3_default();
+        g.groups = s.groups();
+        self.groups[0] = g;
+        // SAFETY: the world and the blocks are valid; the blocks outlive it
+        // (the store's vectors).
+        unsafe {
+            assert_eq!(
+                xpbd_world3_add(&mut w, self.colliders.as_mut_ptr().cast()),
+                XpbdStatus::Ok
+            );
+            assert_eq!(
+                xpbd_world3_add(&mut w, self.groups.as_mut_ptr().cast()),
+                XpbdStatus::Ok
+            );
+            let mut r = XpbdRequirements::default();
+            assert_eq!(xpbd_world3_requirements(&mut w, &mut r), XpbdStatus::Ok);
+            self.memory = vec![0; r.memory_size.div_ceil(8)];
+            w.memory = self.memory.as_mut_ptr().cast();
+            w.memory_size = r.memory_size;
         }
+        w
+    }
+
+    /// The groups block's groups struct (to edit it between calls).
+    pub fn groups_ptr(&mut self) -> *mut XpbdConstraints3 {
+        // SAFETY: a field of the block the vector holds (address only).
+        unsafe { ptr::addr_of_mut!((*self.groups.as_mut_ptr()).groups) }
     }
 }
 

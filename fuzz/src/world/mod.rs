@@ -1,11 +1,12 @@
 //! Fuzzing the system ABI (`xpbd_system{2,3}_*`, `xpbd_build_*{2,3}`, f64
-//! and f32) and stepping (`xpbd_world3_step`, f64 and f32) on one caller
-//! arena.
+//! and f32) and stepping (`xpbd_world3_step`, `xpbd_world3_add`,
+//! `xpbd_world3_requirements`, f64 and f32) on one caller arena.
 //!
 //! The arena is [`REGIONS`] aligned regions of [`REGION`] bytes: positions,
-//! inverse masses, links, velocities, scratch, contacts, planes, spheres,
-//! the step's maximum link forces and its torn-link list, capsules, boxes
-//! and engine contacts.
+//! inverse masses, links, velocities, planes, spheres, the tearing block's
+//! maximum link forces and torn-link list, capsules, boxes, engine contacts,
+//! rest positions, and last the world's memory ([`MEM_BYTES`] bytes over
+//! several regions).
 //! Each buffer pointer of a call is its own region, another region (so
 //! buffers overlap: the library must answer `ALIASED_BUFFERS` or work
 //! correctly), or NULL; each count is the natural one or any count that
@@ -19,7 +20,7 @@
 //! edits positions (NaN, ±∞ or any float).
 //!
 //! Checks after every call, besides no crash and no sanitizer report:
-//! - the status is a documented code (`XPBD_STATUS_*`, −21 … 1);
+//! - the status is a documented code (`XPBD_STATUS_*`, −27 … 1);
 //! - the documented refusals, modelled ([`Pre`]): when a buffer, the struct
 //!   or an output is NULL with a count, misaligned or overlapping another,
 //!   the policy unknown or no substep begun, the status is one the model
@@ -41,11 +42,38 @@
 //!   with no write at all); `iterate_until` on error: no region other than
 //!   the positions' and the links' changed (earlier sweeps may have been
 //!   applied in full);
+//! - the step's world (issue 33): a chain of feature blocks (colliders,
+//!   engine contacts, tearing, self-collision) in a byte-chosen order,
+//!   built with `xpbd_world3_add` (the head added twice: INVALID_BLOCK),
+//!   now and then hostile (a kind twice, a forged header: an unknown kind,
+//!   the other precision's flag, a wrong size; a cycle). The model walks
+//!   the chain as documented (at most `XPBD_MAX_BLOCKS`, known kinds of
+//!   this precision at their size, each once): a bad chain is refused by
+//!   `xpbd_world3_requirements` and the step with INVALID_BLOCK naming its
+//!   position, nothing written; a valid one gets the documented
+//!   requirements (scratch 3n, the contact and pair budgets, the hash
+//!   buffers, the stamp; the memory size their bytes plus alignment). The
+//!   memory is the size asked, one byte short, larger, NULL, misaligned,
+//!   over another region or a struct: CAPACITY_TOO_SMALL with
+//!   `XPBD_FIELD_MEMORY` and the bytes needed, or ALIASED_BUFFERS;
+//! - `xpbd_world3_step`: every field of the world but `error_index` and
+//!   `error_field`, and every block, never written; a refusal's report
+//!   matches its status (the block's position, the bytes needed, the
+//!   policy's field, 0 and `XPBD_FIELD_NONE` for a buffer refusal);
+//! - `xpbd_world3_step`, the values it validates before any write: a bad
+//!   frame time (INVALID_TIME_STEP, `XPBD_FIELD_FRAME_TIME`) or
+//!   configuration value (INVALID_CONFIG naming one of the bad fields),
+//!   self-collision with radius ≤ 0 or non-finite rest positions
+//!   (INVALID_SELF_COLLISION naming which), a maximum force not > 0
+//!   (INVALID_MAX_FORCE naming the first such link): the step fails and
+//!   writes nothing; CAPACITY_TOO_SMALL after the checks only under the
+//!   reject policy, naming `XPBD_FIELD_CONTACTS` or `XPBD_FIELD_PAIRS` with
+//!   a count beyond that budget;
 //! - `xpbd_world3_step` on error: positions, velocities, inverse masses,
-//!   planes, spheres, capsules and boxes unchanged (λ, contacts and scratch
-//!   are per-substep state the library may leave written, as documented,
-//!   and so are the engine contacts' λ and `impulse`), and every engine
-//!   contact's `force` unchanged;
+//!   planes, spheres, capsules, boxes, maximum forces and rest positions
+//!   unchanged (λ, the memory and the engine contacts' λ and `impulse`
+//!   are per-substep state the library may leave written, as documented),
+//!   and every engine contact's `force` unchanged;
 //! - `xpbd_world3_step` always: capsules and boxes never written, an
 //!   engine contact's own fields (particle, normal, point, velocity,
 //!   friction) never written; a capsule, box or engine contact the model
@@ -54,7 +82,8 @@
 //!   fails the step, and `INVALID_COLLIDER` names exactly the first invalid
 //!   collider (planes, spheres, capsules, boxes, then engine contacts);
 //! - `xpbd_world3_step` on success: every position, velocity, engine
-//!   contact λ, impulse and force finite, the forces ≥ 0.
+//!   contact λ, impulse and force finite, the forces ≥ 0; the statistics
+//!   within the budgets.
 //!
 //! The step's capsules, boxes and engine contacts are valid (three in
 //! four: moderate values, boxes turned by a random rotation), valid but
@@ -62,50 +91,45 @@
 //! bits; a box's axes skewed, stretched, repeated or zeroed; a contact's
 //! particle out of range or its normal zero), or raw floats; their arrays
 //! may also be NULL with a count, misaligned, over another buffer, over
-//! the world struct or over the configuration; between frames one of them
-//! (or a position) may be rewritten, NaN included. The frame time is 1/60
-//! or 1/30 s three times in four, any float otherwise.
+//! the world struct, the configuration or the blocks; between frames one
+//! of them (or a position, or a rest position) may be rewritten, NaN
+//! included. The frame time is 1/60 or 1/30 s three times in four, any
+//! float otherwise.
 
 use xpbd::ffi::XpbdStatus;
-use xpbd::ffi::*;
-use xpbd::ffi::*;
 use xpbd::ffi::*;
 
 use crate::{same_outside, Held, Input, Place, Pre, Span};
 
 pub use crate::REGION;
-/// Regions in the arena.
-pub const REGIONS: usize = 20;
+/// Regions in the arena (the last 16 are the step's memory).
+pub const REGIONS: usize = MEM + MEM_REGIONS;
 const POS: usize = 0;
 const MASS: usize = 1;
 const LINKS: usize = 2;
 const VEL: usize = 3;
-const SCRATCH: usize = 4;
-const CONTACTS: usize = 5;
 const PLANES: usize = 6;
 const SPHERES: usize = 7;
 /// The outputs' own regions (`out_stats`, `out`, `out_count`).
 const OUT: usize = 8;
-/// The step's `link_max_force` (N per link).
+/// The tearing block's `max_force` (N per link).
 const MAXF: usize = 10;
-/// The step's `torn` list.
+/// The tearing block's `torn` list.
 const TORN: usize = 11;
-/// The step's capsules.
+/// The colliders block's capsules.
 const CAPSULES: usize = 12;
-/// The step's boxes.
+/// The colliders block's boxes.
 const BOXES: usize = 13;
-/// The step's engine contacts.
+/// The engine contacts block's contacts.
 const ENGINE: usize = 14;
-/// Self-collision: the pair storage.
-const PAIRS: usize = 15;
-/// Self-collision: the hash table.
-const TABLE: usize = 16;
-/// Self-collision: the particle ids.
-const IDS: usize = 17;
-/// Self-collision: the adjacency.
-const ADJ: usize = 18;
-/// Self-collision: the rest positions.
+/// The self-collision block's rest positions.
 const REST: usize = 19;
+/// The world's memory: the first of its regions.
+const MEM: usize = 20;
+/// Regions of the world's memory.
+const MEM_REGIONS: usize = 16;
+/// Bytes of the world's memory area.
+pub const MEM_BYTES: usize = MEM_REGIONS * REGION;
 
 #[repr(C, align(8))]
 #[derive(Clone, Copy)]
@@ -156,7 +180,7 @@ fn ptr_of<E>(a: &mut Arena, r: Option<usize>) -> *mut E {
 }
 
 fn documented(s: XpbdStatus) -> bool {
-    (-23..=1).contains(&s.code())
+    (-27..=1).contains(&s.code())
 }
 
 /// Bytes `[r·REGION + k·size, + size)` of the two arenas are equal.
@@ -207,23 +231,24 @@ fn elems<E: Copy>(a: &Arena, base: *const u8, p: *const E, count: usize) -> Vec<
         .collect()
 }
 
-/// Where a capsule, box or engine-contact array goes: a region of the
-/// arena (its own, another or NULL, as [`buffer`]), misaligned in it, over
-/// the world struct or over the configuration; the pointer, its region
-/// (None when NULL or outside the arena) and the count.
+/// Where a capsule, box, engine-contact or rest-position array goes: a
+/// region of the arena (its own, another or NULL, as [`buffer`]),
+/// misaligned in it, or over one of the held `structs` (the world, the
+/// configuration, the blocks); the pointer, its region (None when NULL or
+/// outside the arena) and the count.
 fn site<E>(
     inp: &mut Input<'_>,
     a: &mut Arena,
     own: usize,
     natural: usize,
-    structs: [(*mut u8, usize); 2],
+    structs: &[(*mut u8, usize)],
 ) -> (*mut E, Option<usize>, usize) {
     let (r, count) = buffer::<E>(inp, own, natural);
     let size = core::mem::size_of::<E>();
     let s = inp.byte();
     match (s % 16, r) {
         (0 | 1, _) => {
-            let (p, len) = structs[usize::from(s % 2)];
+            let (p, len) = structs[usize::from(inp.byte()) % structs.len()];
             let off = 8 * (usize::from(inp.byte()) % (len / 8));
             (p.wrapping_add(off).cast(), None, 1 + count % 2)
         }

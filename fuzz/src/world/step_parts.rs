@@ -5,7 +5,7 @@
 /// The generators and field-rule model for one precision.
 macro_rules! step_parts {
     ($m:ident, $T:ty, $World:ident, $Plane:ident, $Sphere:ident, $Capsule:ident, $Box:ident,
-     $Engine:ident) => {
+     $Engine:ident, $Colliders:ident, $EngineB:ident, $SelfC:ident) => {
         /// Generators and field rules for one precision.
         pub mod $m {
             #[allow(unused_imports)]
@@ -298,19 +298,28 @@ macro_rules! step_parts {
             }
 
             /// The model's first invalid collider of an accepted world
-            /// (planes, spheres, capsules, boxes, then engine contacts).
-            pub(super) fn first_invalid(a: &Arena, base: *const u8, w: &$World) -> Option<usize> {
-                let n = w.particle_count;
-                let planes = elems(a, base, w.planes, w.plane_count);
-                let spheres = elems(a, base, w.spheres, w.sphere_count);
-                let capsules = elems(a, base, w.capsules, w.capsule_count);
-                let boxes = elems(a, base, w.boxes, w.box_count);
-                let engine = elems(
-                    a,
-                    base,
-                    w.engine_contacts.cast_const(),
-                    w.engine_contact_count,
-                );
+            /// (planes, spheres, capsules, boxes, then engine contacts) of
+            /// `n` particles, with its colliders and engine contacts blocks.
+            pub(super) fn first_invalid(
+                a: &Arena,
+                base: *const u8,
+                c: Option<&$Colliders>,
+                e: Option<&$EngineB>,
+                n: usize,
+            ) -> Option<usize> {
+                let (planes, spheres, capsules, boxes) = match c {
+                    Some(c) => (
+                        elems(a, base, c.planes, c.plane_count),
+                        elems(a, base, c.spheres, c.sphere_count),
+                        elems(a, base, c.capsules, c.capsule_count),
+                        elems(a, base, c.boxes, c.box_count),
+                    ),
+                    None => (Vec::new(), Vec::new(), Vec::new(), Vec::new()),
+                };
+                let engine = match e {
+                    Some(e) => elems(a, base, e.contacts.cast_const(), e.count),
+                    None => Vec::new(),
+                };
                 let ok = planes
                     .iter()
                     .map(plane_ok)
@@ -342,43 +351,52 @@ macro_rules! step_parts {
             }
 
             /// An edit between frames: one capsule, box or engine contact
-            /// rewritten (valid or hostile: NaN, ±∞, …), or one coordinate
-            /// of a position made NaN, ±∞ or any float.
-            pub(super) fn edit(inp: &mut Input<'_>, a: &mut Arena, w: &$World, n: usize) {
+            /// rewritten (valid or hostile: NaN, ±∞, …), one coordinate of
+            /// a rest position made hostile, or one coordinate of a position
+            /// made NaN, ±∞ or any float (through the blocks' arrays).
+            pub(super) fn edit(
+                inp: &mut Input<'_>,
+                a: &mut Arena,
+                c: &$Colliders,
+                e: &$EngineB,
+                sc: &$SelfC,
+                w: &$World,
+            ) {
                 let base = a.base().cast_const();
+                let n = w.particle_count;
                 let k = usize::from(inp.byte());
                 match inp.byte() % 5 {
-                    0 if w.capsule_count > 0 => {
-                        let at = w.capsules.wrapping_add(k % w.capsule_count);
+                    0 if c.capsule_count > 0 => {
+                        let at = c.capsules.wrapping_add(k % c.capsule_count);
                         if let Some(off) = offset_in(at.cast(), base) {
                             let c = capsule(inp);
                             write_at(a, off, c);
                         }
                     }
-                    1 if w.box_count > 0 => {
-                        let at = w.boxes.wrapping_add(k % w.box_count);
+                    1 if c.box_count > 0 => {
+                        let at = c.boxes.wrapping_add(k % c.box_count);
                         if let Some(off) = offset_in(at.cast(), base) {
                             let b = oriented_box(inp);
                             write_at(a, off, b);
                         }
                     }
-                    2 if w.engine_contact_count > 0 => {
-                        let at = w.engine_contacts.wrapping_add(k % w.engine_contact_count);
+                    2 if e.count > 0 => {
+                        let at = e.contacts.wrapping_add(k % e.count);
                         if let Some(off) = offset_in(at.cast(), base) {
                             let e = engine_contact(inp, n);
                             write_at(a, off, e);
                         }
                     }
-                    4 if w.particle_count > 0 && !w.rest_positions.is_null() => {
-                        let at = w.rest_positions.wrapping_add(k % w.particle_count);
+                    4 if n > 0 && !sc.rest_positions.is_null() => {
+                        let at = sc.rest_positions.wrapping_add(k % n);
                         if let Some(off) = offset_in(at.cast(), base) {
                             let d = usize::from(inp.byte() % 3);
                             let v = hostile(inp);
                             write_at(a, off + d * core::mem::size_of::<$T>(), v);
                         }
                     }
-                    3 if w.particle_count > 0 => {
-                        let at = w.positions.wrapping_add(k % w.particle_count);
+                    3 if n > 0 => {
+                        let at = w.positions.wrapping_add(k % n);
                         if let Some(off) = offset_in(at.cast(), base) {
                             let d = usize::from(inp.byte() % 3);
                             let v: $T = match inp.byte() % 4 {
