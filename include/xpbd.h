@@ -44,8 +44,8 @@
  * Colored order (parallel sweeps with the sequential bits; docs/colored.md)
  *   xpbd_color_rope, xpbd_color_cloth, xpbd_color_greedy, xpbd_color_group,
  *   xpbd_color_order, xpbd_colored_links_fill, xpbd_job_range
- *   xpbd_colored3_begin_substep, xpbd_colored3_iterate,
- *   xpbd_colored3_solve_job, xpbd_colored3_set_simd, xpbd_simd_detect
+ *   xpbd_simd_links3_begin_substep, xpbd_simd_links3_iterate,
+ *   xpbd_simd_links3_solve_job, xpbd_simd_links3_set_simd, xpbd_simd_detect
  *                                 the SoA link kernels
  *
  * Low-level systems (your own substep loop; docs/lifecycle.md)
@@ -151,7 +151,7 @@
 #define XPBD_ZERO_LENGTH_SKIP 1
 
 /**
- * SIMD bit (`xpbd_simd_detect`, `XpbdColoredSystem3::simd`): the AVX2
+ * SIMD bit (`xpbd_simd_detect`, `XpbdSimdLinks3::simd`): the AVX2
  * colored kernels (x86-64; no FMA, the same bits as the baseline).
  */
 #define XPBD_SIMD_AVX2 1
@@ -585,7 +585,7 @@ enum XpbdStatus
   /**
    * A flag bit this machine or version does not support: a SIMD bit
    * the CPU or OS lacks, or an undefined one
-   * (`xpbd_colored3_set_simd`); nothing changed. (Until 0.1 also a link
+   * (`xpbd_simd_links3_set_simd`); nothing changed. (Until 0.1 also a link
    * flag the colored path did not solve; it honours
    * `XPBD_LINK_TENSION_ONLY` since.)
    */
@@ -2767,16 +2767,16 @@ typedef struct XpbdStepStatsF32 {
 } XpbdStepStatsF32;
 
 /**
- * A colored 3D system over caller-owned buffers (`XpbdColoredSystem3`:
- * double, `XpbdColoredSystem3F32`: float; see `docs/c-api.md` for the
+ * A colored 3D system over caller-owned buffers (`XpbdSimdLinks3`:
+ * double, `XpbdSimdLinks3F32`: float; see `docs/c-api.md` for the
  * rules).
  *
  * Zero-initialise, fill in the buffer fields, counts and
- * `zero_length_policy` (and `simd` through `xpbd_colored3_set_simd`); the
+ * `zero_length_policy` (and `simd` through `xpbd_simd_links3_set_simd`); the
  * library writes only `substep_active`, `h`, `error_index` and `simd`,
  * and the buffers' contents.
  */
-typedef struct XpbdColoredSystem3 {
+typedef struct XpbdSimdLinks3 {
   /**
    * AoS particle positions (m), `particle_count` entries, or NULL when
    * `x`, `y`, `z` are used.
@@ -2875,7 +2875,7 @@ typedef struct XpbdColoredSystem3 {
    * The SIMD kernels of the solving calls (the last field: every
    * earlier field keeps its offset): `XPBD_SIMD_*` bits, 0 (a
    * zero-initialised struct) for the baseline kernel; every value gives
-   * the same bits. Set it with `xpbd_colored3_set_simd`, which refuses
+   * the same bits. Set it with `xpbd_simd_links3_set_simd`, which refuses
    * bits this CPU lacks. The solving calls do not detect the CPU again
    * (cpuid is slow under a hypervisor, and the library keeps no global
    * state): a value written directly must be a subset of
@@ -2884,19 +2884,19 @@ typedef struct XpbdColoredSystem3 {
    * `XPBD_STATUS_INVALID_ARGUMENT`.
    */
   uint32_t simd;
-} XpbdColoredSystem3;
+} XpbdSimdLinks3;
 
 /**
- * A colored 3D system over caller-owned buffers (`XpbdColoredSystem3`:
- * double, `XpbdColoredSystem3F32`: float; see `docs/c-api.md` for the
+ * A colored 3D system over caller-owned buffers (`XpbdSimdLinks3`:
+ * double, `XpbdSimdLinks3F32`: float; see `docs/c-api.md` for the
  * rules).
  *
  * Zero-initialise, fill in the buffer fields, counts and
- * `zero_length_policy` (and `simd` through `xpbd_colored3_set_simd`); the
+ * `zero_length_policy` (and `simd` through `xpbd_simd_links3_set_simd`); the
  * library writes only `substep_active`, `h`, `error_index` and `simd`,
  * and the buffers' contents.
  */
-typedef struct XpbdColoredSystem3F32 {
+typedef struct XpbdSimdLinks3F32 {
   /**
    * AoS particle positions (m), `particle_count` entries, or NULL when
    * `x`, `y`, `z` are used.
@@ -2995,7 +2995,7 @@ typedef struct XpbdColoredSystem3F32 {
    * The SIMD kernels of the solving calls (the last field: every
    * earlier field keeps its offset): `XPBD_SIMD_*` bits, 0 (a
    * zero-initialised struct) for the baseline kernel; every value gives
-   * the same bits. Set it with `xpbd_colored3_set_simd`, which refuses
+   * the same bits. Set it with `xpbd_simd_links3_set_simd`, which refuses
    * bits this CPU lacks. The solving calls do not detect the CPU again
    * (cpuid is slow under a hypervisor, and the library keeps no global
    * state): a value written directly must be a subset of
@@ -3004,7 +3004,7 @@ typedef struct XpbdColoredSystem3F32 {
    * `XPBD_STATUS_INVALID_ARGUMENT`.
    */
   uint32_t simd;
-} XpbdColoredSystem3F32;
+} XpbdSimdLinks3F32;
 
 
 
@@ -3019,8 +3019,8 @@ extern "C" {
  * `XPBD_SIMD_*` bits: x86-64 `XPBD_SIMD_AVX2` and `XPBD_SIMD_AVX512`
  * (cpuid and xgetbv: call it once, not per frame, as cpuid is slow under
  * a hypervisor), aarch64 `XPBD_SIMD_NEON`, 0 elsewhere. The library
- * keeps no copy: store the value (or a subset) in a colored system with
- * `xpbd_colored3_set_simd`.
+ * keeps no copy: store the value (or a subset) in a SIMD link system with
+ * `xpbd_simd_links3_set_simd`.
  */
 uint32_t xpbd_simd_detect(void);
 
@@ -4017,7 +4017,7 @@ XpbdStatus xpbd_world3_precision_f32(const struct XpbdWorld3F32 *world,
  * `system` is NULL or valid; its buffers are NULL (with count 0) or valid
  * for their counts.
  */
-XpbdStatus xpbd_colored3_begin_substep(struct XpbdColoredSystem3 *system, double h);
+XpbdStatus xpbd_simd_links3_begin_substep(struct XpbdSimdLinks3 *system, double h);
 
 /**
  * One colored sweep of a 3D double system on the calling thread: colors in
@@ -4031,10 +4031,10 @@ XpbdStatus xpbd_colored3_begin_substep(struct XpbdColoredSystem3 *system, double
  * `SAME_PARTICLE` if the links were changed since begin_substep.
  *
  * # Safety
- * As `xpbd_colored3_begin_substep`; `out_stats` is NULL or valid.
+ * As `xpbd_simd_links3_begin_substep`; `out_stats` is NULL or valid.
  */
-XpbdStatus xpbd_colored3_iterate(struct XpbdColoredSystem3 *system,
-                                 struct XpbdSweepStats *out_stats);
+XpbdStatus xpbd_simd_links3_iterate(struct XpbdSimdLinks3 *system,
+                                    struct XpbdSweepStats *out_stats);
 
 /**
  * Solves job `job` of `job_count` of color `color` of an active colored
@@ -4044,21 +4044,21 @@ XpbdStatus xpbd_colored3_iterate(struct XpbdColoredSystem3 *system,
  * `*out_stats` (may be NULL) on success, `*out_error_index` (may be NULL)
  * on a link error; neither output may overlap the system, its buffers or
  * each other. Run every job of a color, wait for all, then the next
- * color: bit-identical to `xpbd_colored3_iterate` for any job count.
+ * color: bit-identical to `xpbd_simd_links3_iterate` for any job count.
  * Merge the stats with `xpbd_sweep_stats_merge`.
  *
  * Errors: `NO_SUBSTEP`, `INVALID_ARGUMENT` (color or job out of range),
- * and the link errors of `xpbd_colored3_iterate` for this range.
+ * and the link errors of `xpbd_simd_links3_iterate` for this range.
  *
  * # Safety
- * As `xpbd_colored3_iterate`; jobs of different colors never run at once.
+ * As `xpbd_simd_links3_iterate`; jobs of different colors never run at once.
  */
-XpbdStatus xpbd_colored3_solve_job(const struct XpbdColoredSystem3 *system,
-                                   size_t color,
-                                   size_t job,
-                                   size_t job_count,
-                                   struct XpbdSweepStats *out_stats,
-                                   size_t *out_error_index);
+XpbdStatus xpbd_simd_links3_solve_job(const struct XpbdSimdLinks3 *system,
+                                      size_t color,
+                                      size_t job,
+                                      size_t job_count,
+                                      struct XpbdSweepStats *out_stats,
+                                      size_t *out_error_index);
 
 /**
  * Sets the SIMD kernels of a colored double system's solving calls
@@ -4073,7 +4073,7 @@ XpbdStatus xpbd_colored3_solve_job(const struct XpbdColoredSystem3 *system,
  * # Safety
  * `system` is NULL or valid.
  */
-XpbdStatus xpbd_colored3_set_simd(struct XpbdColoredSystem3 *system, uint32_t simd);
+XpbdStatus xpbd_simd_links3_set_simd(struct XpbdSimdLinks3 *system, uint32_t simd);
 
 /**
  * `*acc` ← the merge of `*acc` and `*part` (double stats; counts add, maxima
@@ -4106,7 +4106,7 @@ XpbdStatus xpbd_color_greedy(const struct XpbdLink *links,
  * Copies double links into colored SoA arrays: position k receives link
  * `order[k]` (i, j, rest, compliance; λ = 0); a tension-only link's rest
  * length is stored negated, a disabled one's as 0
- * (`XpbdColoredSystem3::rest`). All outputs have `link_count` entries.
+ * (`XpbdSimdLinks3::rest`). All outputs have `link_count` entries.
  * Flag bits other than `XPBD_LINK_TENSION_ONLY` and `XPBD_LINK_DISABLED`
  * are `XPBD_STATUS_INVALID_ARGUMENT`. Nothing is written on error.
  *
@@ -4139,7 +4139,7 @@ XpbdStatus xpbd_colored_links_fill(const struct XpbdLink *links,
  * `system` is NULL or valid; its buffers are NULL (with count 0) or valid
  * for their counts.
  */
-XpbdStatus xpbd_colored3_begin_substep_f32(struct XpbdColoredSystem3F32 *system, float h);
+XpbdStatus xpbd_simd_links3_begin_substep_f32(struct XpbdSimdLinks3F32 *system, float h);
 
 /**
  * One colored sweep of a 3D float system on the calling thread: colors in
@@ -4153,10 +4153,10 @@ XpbdStatus xpbd_colored3_begin_substep_f32(struct XpbdColoredSystem3F32 *system,
  * `SAME_PARTICLE` if the links were changed since begin_substep.
  *
  * # Safety
- * As `xpbd_colored3_begin_substep_f32`; `out_stats` is NULL or valid.
+ * As `xpbd_simd_links3_begin_substep_f32`; `out_stats` is NULL or valid.
  */
-XpbdStatus xpbd_colored3_iterate_f32(struct XpbdColoredSystem3F32 *system,
-                                     struct XpbdSweepStatsF32 *out_stats);
+XpbdStatus xpbd_simd_links3_iterate_f32(struct XpbdSimdLinks3F32 *system,
+                                        struct XpbdSweepStatsF32 *out_stats);
 
 /**
  * Solves job `job` of `job_count` of color `color` of an active colored
@@ -4166,21 +4166,21 @@ XpbdStatus xpbd_colored3_iterate_f32(struct XpbdColoredSystem3F32 *system,
  * `*out_stats` (may be NULL) on success, `*out_error_index` (may be NULL)
  * on a link error; neither output may overlap the system, its buffers or
  * each other. Run every job of a color, wait for all, then the next
- * color: bit-identical to `xpbd_colored3_iterate_f32` for any job count.
+ * color: bit-identical to `xpbd_simd_links3_iterate_f32` for any job count.
  * Merge the stats with `xpbd_sweep_stats_merge_f32`.
  *
  * Errors: `NO_SUBSTEP`, `INVALID_ARGUMENT` (color or job out of range),
- * and the link errors of `xpbd_colored3_iterate_f32` for this range.
+ * and the link errors of `xpbd_simd_links3_iterate_f32` for this range.
  *
  * # Safety
- * As `xpbd_colored3_iterate_f32`; jobs of different colors never run at once.
+ * As `xpbd_simd_links3_iterate_f32`; jobs of different colors never run at once.
  */
-XpbdStatus xpbd_colored3_solve_job_f32(const struct XpbdColoredSystem3F32 *system,
-                                       size_t color,
-                                       size_t job,
-                                       size_t job_count,
-                                       struct XpbdSweepStatsF32 *out_stats,
-                                       size_t *out_error_index);
+XpbdStatus xpbd_simd_links3_solve_job_f32(const struct XpbdSimdLinks3F32 *system,
+                                          size_t color,
+                                          size_t job,
+                                          size_t job_count,
+                                          struct XpbdSweepStatsF32 *out_stats,
+                                          size_t *out_error_index);
 
 /**
  * Sets the SIMD kernels of a colored float system's solving calls
@@ -4195,7 +4195,7 @@ XpbdStatus xpbd_colored3_solve_job_f32(const struct XpbdColoredSystem3F32 *syste
  * # Safety
  * `system` is NULL or valid.
  */
-XpbdStatus xpbd_colored3_set_simd_f32(struct XpbdColoredSystem3F32 *system, uint32_t simd);
+XpbdStatus xpbd_simd_links3_set_simd_f32(struct XpbdSimdLinks3F32 *system, uint32_t simd);
 
 /**
  * `*acc` ← the merge of `*acc` and `*part` (float stats; counts add, maxima
@@ -4229,7 +4229,7 @@ XpbdStatus xpbd_color_greedy_f32(const struct XpbdLinkF32 *links,
  * Copies float links into colored SoA arrays: position k receives link
  * `order[k]` (i, j, rest, compliance; λ = 0); a tension-only link's rest
  * length is stored negated, a disabled one's as 0
- * (`XpbdColoredSystem3::rest`). All outputs have `link_count` entries.
+ * (`XpbdSimdLinks3::rest`). All outputs have `link_count` entries.
  * Flag bits other than `XPBD_LINK_TENSION_ONLY` and `XPBD_LINK_DISABLED`
  * are `XPBD_STATUS_INVALID_ARGUMENT`. Nothing is written on error.
  *
@@ -5554,10 +5554,10 @@ XPBD_CHECK_LAYOUT(XpbdGroups3F32, 144, 8);
 XPBD_CHECK_LAYOUT(XpbdRequirements, 64, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
-XPBD_CHECK_LAYOUT(XpbdColoredSystem3, 168, 8);
+XPBD_CHECK_LAYOUT(XpbdSimdLinks3, 168, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
-XPBD_CHECK_LAYOUT(XpbdColoredSystem3F32, 168, 8);
+XPBD_CHECK_LAYOUT(XpbdSimdLinks3F32, 168, 8);
 #endif
 XPBD_CHECK_LAYOUT(XpbdBend, 40, 8);
 XPBD_CHECK_LAYOUT(XpbdBendF32, 28, 4);

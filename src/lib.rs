@@ -16,7 +16,7 @@
 //! - [`step`]: full XPBD stepping around the systems: prediction with
 //!   gravity, substeps, tension-only links, plane and sphere contacts with
 //!   friction, velocity update.
-//! - [`ColoredSystem`]: the same links solved in colored order (no two
+//! - [`SimdLinks`]: the same links solved in colored order (no two
 //!   links of one color share a particle; see [`coloring`]) by a
 //!   vectorizable structure-of-arrays kernel, with job ranges an engine's
 //!   thread pool can run concurrently (see [`colored`]).
@@ -107,7 +107,7 @@ pub use build::{
 };
 pub use colored::{
     fill_colored_links, job_range, Aos, ColorJob, ColorJobs, ColoredGroups, ColoredLinks,
-    ColoredSubstep, ColoredSystem, GroupColors, GroupJob, GroupJobs, Particles, Soa,
+    GroupColors, GroupJob, GroupJobs, Particles, SimdLinks, SimdLinksSubstep, Soa,
 };
 pub use coloring::{
     check_coloring, check_instance_coloring, cloth_coloring, color_instances, color_order,

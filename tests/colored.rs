@@ -9,8 +9,8 @@ mod colored_plan;
 
 use colored_plan::*;
 use xpbd::{
-    cloth, cloth_coloring, greedy_coloring, rope, rope_coloring, Aos, ColoredSystem, Link,
-    SystemError, ZeroLength,
+    cloth, cloth_coloring, greedy_coloring, rope, rope_coloring, Aos, Link, SimdLinks, SystemError,
+    ZeroLength,
 };
 
 #[test]
@@ -215,7 +215,7 @@ fn a_link_that_would_overflow_is_untouched_and_named_the_rest_applied() {
     let mut stamp = [0; 5];
     let mut xa = x.clone();
     {
-        let mut sys = ColoredSystem::new(
+        let mut sys = SimdLinks::new(
             Aos {
                 positions: &mut xa,
                 w: &w,
@@ -267,7 +267,7 @@ fn begin_substep_rejects_and_writes_nothing() {
         let mut stamp = [0; 3];
         let mut xa = x.clone();
         {
-            let mut sys = ColoredSystem::new(
+            let mut sys = SimdLinks::new(
                 Aos {
                     positions: &mut xa,
                     w: &w,
@@ -328,7 +328,7 @@ fn improper_coloring_is_rejected() {
     let mut plan = Plan::new(&links, &[0, 0], 1);
     let (mut xa, w) = (x, [1.0; 3]);
     let mut stamp = [0; 3];
-    let r = ColoredSystem::new(
+    let r = SimdLinks::new(
         Aos {
             positions: &mut xa,
             w: &w,
@@ -358,7 +358,7 @@ fn zero_length_rejected_or_skipped() {
     let mut plan = Plan::new(&links, &colors, count);
     let mut stamp = [0; 4];
     let mut xa = x.clone();
-    let mut sys = ColoredSystem::new(
+    let mut sys = SimdLinks::new(
         Aos {
             positions: &mut xa,
             w: &w,
@@ -382,8 +382,8 @@ fn zero_length_rejected_or_skipped() {
 #[test]
 fn rust_and_c_entry_points_give_the_same_bits() {
     use xpbd::ffi::{
-        xpbd_colored3_begin_substep, xpbd_colored3_iterate, xpbd_colored3_solve_job,
-        XpbdColoredSystem3,
+        xpbd_simd_links3_begin_substep, xpbd_simd_links3_iterate, xpbd_simd_links3_solve_job,
+        XpbdSimdLinks3,
     };
     // Under Miri a smaller cloth (the interpreter is ~1000× slower).
     let (rows, cols) = if cfg!(miri) { (4, 6) } else { (11, 17) };
@@ -400,7 +400,7 @@ fn rust_and_c_entry_points_give_the_same_bits() {
     let mut xr = x.clone();
     let mut stamp = vec![0u32; x.len()];
     {
-        let mut sys = ColoredSystem::new(
+        let mut sys = SimdLinks::new(
             Aos {
                 positions: &mut xr,
                 w: &w,
@@ -417,7 +417,7 @@ fn rust_and_c_entry_points_give_the_same_bits() {
     let rust_lambda = bits1(&plan.lambda);
     // C ABI, SoA: sweeps 1-2 by iterate, 3-4 by 3 concurrent jobs per color.
     let [mut xs, mut ys, mut zs] = soa(&x);
-    let mut sys = XpbdColoredSystem3 {
+    let mut sys = XpbdSimdLinks3 {
         positions: std::ptr::null_mut(),
         x: xs.as_mut_ptr(),
         y: ys.as_mut_ptr(),
@@ -443,19 +443,19 @@ fn rust_and_c_entry_points_give_the_same_bits() {
     };
     // SAFETY: every buffer is valid for its count and unaliased.
     unsafe {
-        assert_eq!(xpbd_colored3_begin_substep(&mut sys, h).code(), 0);
+        assert_eq!(xpbd_simd_links3_begin_substep(&mut sys, h).code(), 0);
         for _ in 0..2 {
             assert_eq!(
-                xpbd_colored3_iterate(&mut sys, std::ptr::null_mut()).code(),
+                xpbd_simd_links3_iterate(&mut sys, std::ptr::null_mut()).code(),
                 0
             );
         }
     }
     // Sweeps 3-4: the C job entry point on 3 std::threads per color.
-    // (Sweeps 1-2 above went through xpbd_colored3_iterate.)
-    struct Shared(*const XpbdColoredSystem3);
+    // (Sweeps 1-2 above went through xpbd_simd_links3_iterate.)
+    struct Shared(*const XpbdSimdLinks3);
     // SAFETY: the jobs of one color touch disjoint particles and λ, and
-    // `xpbd_colored3_solve_job` only reads the struct.
+    // `xpbd_simd_links3_solve_job` only reads the struct.
     unsafe impl Sync for Shared {}
     let shared = Shared(&sys);
     for _ in 0..2 {
@@ -466,7 +466,7 @@ fn rust_and_c_entry_points_give_the_same_bits() {
                     sc.spawn(move || {
                         // SAFETY: as above; the buffers outlive the scope.
                         let status = unsafe {
-                            xpbd_colored3_solve_job(
+                            xpbd_simd_links3_solve_job(
                                 shared.0,
                                 c,
                                 job,

@@ -17,14 +17,14 @@ mod colored_plan;
 use colored_plan::Plan;
 use xpbd::colored::Isa;
 use xpbd::ffi::{
-    xpbd_colored3_begin_substep, xpbd_colored3_begin_substep_f32, xpbd_colored3_iterate,
-    xpbd_colored3_iterate_f32, xpbd_colored3_set_simd, xpbd_colored3_set_simd_f32,
-    xpbd_colored3_solve_job, xpbd_colored3_solve_job_f32, xpbd_simd_detect, XPBD_SIMD_AVX2,
-    XPBD_SIMD_AVX512, XPBD_SIMD_NEON,
+    xpbd_simd_detect, xpbd_simd_links3_begin_substep, xpbd_simd_links3_begin_substep_f32,
+    xpbd_simd_links3_iterate, xpbd_simd_links3_iterate_f32, xpbd_simd_links3_set_simd,
+    xpbd_simd_links3_set_simd_f32, xpbd_simd_links3_solve_job, xpbd_simd_links3_solve_job_f32,
+    XPBD_SIMD_AVX2, XPBD_SIMD_AVX512, XPBD_SIMD_NEON,
 };
-use xpbd::ffi::{ColoredSystemC, XpbdStatus};
+use xpbd::ffi::{SimdLinksC, XpbdStatus};
 use xpbd::{
-    cloth, cloth_coloring, rope, rope_coloring, Aos, ColoredSystem, Link, Real, Soa, SweepStats,
+    cloth, cloth_coloring, rope, rope_coloring, Aos, Link, Real, SimdLinks, Soa, SweepStats,
     SystemError, ZeroLength,
 };
 
@@ -210,7 +210,7 @@ fn rust_run<T: Real + Bits>(s: &Scene<T>, isa: Isa, aos: bool, policy: ZeroLengt
                 positions: &mut x,
                 w: &s.w,
             };
-            let mut sys = ColoredSystem::new_with_isa(p, plan.links(), &mut stamp, isa)
+            let mut sys = SimdLinks::new_with_isa(p, plan.links(), &mut stamp, isa)
                 .unwrap()
                 .with_zero_length(policy);
             assert_eq!(sys.isa(), isa);
@@ -227,7 +227,7 @@ fn rust_run<T: Real + Bits>(s: &Scene<T>, isa: Isa, aos: bool, policy: ZeroLengt
                 z: &mut zs,
                 w: &s.w,
             };
-            let mut sys = ColoredSystem::new(p, plan.links(), &mut stamp)
+            let mut sys = SimdLinks::new(p, plan.links(), &mut stamp)
                 .unwrap()
                 .with_isa(isa)
                 .with_zero_length(policy);
@@ -300,30 +300,30 @@ fn rust_kernel_levels_give_the_baseline_bits_f32() {
 
 /// The C entry points of one precision.
 trait CApi: Real + Bits {
-    unsafe fn begin(s: *mut ColoredSystemC<Self>, h: Self) -> XpbdStatus;
-    unsafe fn iterate(s: *mut ColoredSystemC<Self>, out: *mut SweepStats<Self>) -> XpbdStatus;
+    unsafe fn begin(s: *mut SimdLinksC<Self>, h: Self) -> XpbdStatus;
+    unsafe fn iterate(s: *mut SimdLinksC<Self>, out: *mut SweepStats<Self>) -> XpbdStatus;
     unsafe fn job(
-        s: *const ColoredSystemC<Self>,
+        s: *const SimdLinksC<Self>,
         color: usize,
         job: usize,
         jobs: usize,
         out: *mut SweepStats<Self>,
         err: *mut usize,
     ) -> XpbdStatus;
-    unsafe fn set_simd(s: *mut ColoredSystemC<Self>, simd: u32) -> XpbdStatus;
+    unsafe fn set_simd(s: *mut SimdLinksC<Self>, simd: u32) -> XpbdStatus;
 }
 
 macro_rules! capi {
     ($t:ty, $begin:ident, $iterate:ident, $job:ident, $set:ident) => {
         impl CApi for $t {
-            unsafe fn begin(s: *mut ColoredSystemC<$t>, h: $t) -> XpbdStatus {
+            unsafe fn begin(s: *mut SimdLinksC<$t>, h: $t) -> XpbdStatus {
                 unsafe { $begin(s, h) }
             }
-            unsafe fn iterate(s: *mut ColoredSystemC<$t>, out: *mut SweepStats<$t>) -> XpbdStatus {
+            unsafe fn iterate(s: *mut SimdLinksC<$t>, out: *mut SweepStats<$t>) -> XpbdStatus {
                 unsafe { $iterate(s, out) }
             }
             unsafe fn job(
-                s: *const ColoredSystemC<$t>,
+                s: *const SimdLinksC<$t>,
                 color: usize,
                 job: usize,
                 jobs: usize,
@@ -332,7 +332,7 @@ macro_rules! capi {
             ) -> XpbdStatus {
                 unsafe { $job(s, color, job, jobs, out, err) }
             }
-            unsafe fn set_simd(s: *mut ColoredSystemC<$t>, simd: u32) -> XpbdStatus {
+            unsafe fn set_simd(s: *mut SimdLinksC<$t>, simd: u32) -> XpbdStatus {
                 unsafe { $set(s, simd) }
             }
         }
@@ -340,20 +340,20 @@ macro_rules! capi {
 }
 capi!(
     f64,
-    xpbd_colored3_begin_substep,
-    xpbd_colored3_iterate,
-    xpbd_colored3_solve_job,
-    xpbd_colored3_set_simd
+    xpbd_simd_links3_begin_substep,
+    xpbd_simd_links3_iterate,
+    xpbd_simd_links3_solve_job,
+    xpbd_simd_links3_set_simd
 );
 capi!(
     f32,
-    xpbd_colored3_begin_substep_f32,
-    xpbd_colored3_iterate_f32,
-    xpbd_colored3_solve_job_f32,
-    xpbd_colored3_set_simd_f32
+    xpbd_simd_links3_begin_substep_f32,
+    xpbd_simd_links3_iterate_f32,
+    xpbd_simd_links3_solve_job_f32,
+    xpbd_simd_links3_set_simd_f32
 );
 
-/// Buffers of a C colored system (AoS or SoA particles).
+/// Buffers of a C SIMD link system (AoS or SoA particles).
 struct CBufs<T> {
     plan: Plan<T>,
     pos: Vec<[T; 3]>,
@@ -372,11 +372,11 @@ impl<T: CApi> CBufs<T> {
             stamp: vec![0; s.x.len()],
         }
     }
-    fn system(&mut self, aos: bool, policy: i32) -> ColoredSystemC<T> {
+    fn system(&mut self, aos: bool, policy: i32) -> SimdLinksC<T> {
         let n = self.w.len();
         let p = &mut self.plan;
         let null = core::ptr::null_mut::<T>;
-        ColoredSystemC {
+        SimdLinksC {
             positions: if aos {
                 self.pos.as_mut_ptr()
             } else {
@@ -423,7 +423,7 @@ impl<T: CApi> CBufs<T> {
 ///
 /// # Safety
 /// `k` below the particle count; the buffers valid.
-unsafe fn get<T: Real>(sys: &ColoredSystemC<T>, k: usize) -> [T; 3] {
+unsafe fn get<T: Real>(sys: &SimdLinksC<T>, k: usize) -> [T; 3] {
     unsafe {
         if sys.positions.is_null() {
             [*sys.x.add(k), *sys.y.add(k), *sys.z.add(k)]
@@ -437,7 +437,7 @@ unsafe fn get<T: Real>(sys: &ColoredSystemC<T>, k: usize) -> [T; 3] {
 ///
 /// # Safety
 /// As [`get`].
-unsafe fn set<T: Real>(sys: &ColoredSystemC<T>, k: usize, v: [T; 3]) {
+unsafe fn set<T: Real>(sys: &SimdLinksC<T>, k: usize, v: [T; 3]) {
     unsafe {
         if sys.positions.is_null() {
             *sys.x.add(k) = v[0];
@@ -599,36 +599,36 @@ fn c_setter_refuses_what_the_cpu_lacks_and_writes_nothing() {
     // SAFETY: valid buffers; NULL is a checked argument.
     unsafe {
         assert_eq!(
-            xpbd_colored3_set_simd(core::ptr::null_mut(), 0),
+            xpbd_simd_links3_set_simd(core::ptr::null_mut(), 0),
             XpbdStatus::NullPointer
         );
-        assert_eq!(xpbd_colored3_set_simd(&mut sys, d), XpbdStatus::Ok);
+        assert_eq!(xpbd_simd_links3_set_simd(&mut sys, d), XpbdStatus::Ok);
         assert_eq!(sys.simd, d);
         let lacking = !d & (Isa::KNOWN_BITS | 8 | 1 << 31);
         for bit in (0..32).map(|b| 1u32 << b).filter(|b| lacking & b != 0) {
             assert_eq!(
-                xpbd_colored3_set_simd(&mut sys, bit | d),
+                xpbd_simd_links3_set_simd(&mut sys, bit | d),
                 XpbdStatus::UnsupportedFlag,
                 "bit {bit:#x}"
             );
             assert_eq!(sys.simd, d, "nothing written");
         }
-        assert_eq!(xpbd_colored3_set_simd(&mut sys, 0), XpbdStatus::Ok);
+        assert_eq!(xpbd_simd_links3_set_simd(&mut sys, 0), XpbdStatus::Ok);
         assert_eq!(sys.simd, 0);
         // An undefined bit written directly: the solving calls refuse it.
         assert_eq!(
-            xpbd_colored3_begin_substep(&mut sys, 1.0 / 240.0),
+            xpbd_simd_links3_begin_substep(&mut sys, 1.0 / 240.0),
             XpbdStatus::Ok
         );
         sys.simd = 8;
         let mut st = SweepStats::default();
         assert_eq!(
-            xpbd_colored3_iterate(&mut sys, &mut st),
+            xpbd_simd_links3_iterate(&mut sys, &mut st),
             XpbdStatus::InvalidArgument
         );
         let mut err = 0;
         assert_eq!(
-            xpbd_colored3_solve_job(&sys, 0, 0, 1, &mut st, &mut err),
+            xpbd_simd_links3_solve_job(&sys, 0, 0, 1, &mut st, &mut err),
             XpbdStatus::InvalidArgument
         );
         // The f32 setter refuses alike.
@@ -636,10 +636,10 @@ fn c_setter_refuses_what_the_cpu_lacks_and_writes_nothing() {
         let mut b32 = CBufs::new(&s32);
         let mut sys32 = b32.system(true, 0);
         assert_eq!(
-            xpbd_colored3_set_simd_f32(&mut sys32, 1 << 31),
+            xpbd_simd_links3_set_simd_f32(&mut sys32, 1 << 31),
             XpbdStatus::UnsupportedFlag
         );
         assert_eq!(sys32.simd, 0);
-        assert_eq!(xpbd_colored3_set_simd_f32(&mut sys32, d), XpbdStatus::Ok);
+        assert_eq!(xpbd_simd_links3_set_simd_f32(&mut sys32, d), XpbdStatus::Ok);
     }
 }

@@ -11,11 +11,11 @@ mod colored_plan;
 use colored_plan::*;
 use xpbd::ffi::XpbdStatus;
 use xpbd::ffi::{
-    xpbd_colored3_begin_substep_f32, xpbd_colored3_iterate_f32, xpbd_colored3_solve_job_f32,
-    XpbdColoredSystem3F32,
+    xpbd_simd_links3_begin_substep_f32, xpbd_simd_links3_iterate_f32,
+    xpbd_simd_links3_solve_job_f32, XpbdSimdLinks3F32,
 };
 use xpbd::{
-    greedy_coloring, rope, rope_coloring, Aos, ColoredSystem, Link, Soa, SweepStats, SystemError,
+    greedy_coloring, rope, rope_coloring, Aos, Link, SimdLinks, Soa, SweepStats, SystemError,
     ZeroLength,
 };
 
@@ -73,7 +73,7 @@ fn run_soa(
     let mut stamp = vec![0u32; x.len()];
     let mut out = Vec::new();
     {
-        let mut sys = ColoredSystem::new(
+        let mut sys = SimdLinks::new(
             Soa {
                 x: &mut xs,
                 y: &mut ys,
@@ -111,7 +111,7 @@ fn run_aos(
     let mut stamp = vec![0u32; x.len()];
     let mut out = Vec::new();
     {
-        let mut sys = ColoredSystem::new(
+        let mut sys = SimdLinks::new(
             Aos {
                 positions: &mut xa,
                 w,
@@ -350,8 +350,8 @@ fn c_system(
     plan: &mut Plan<f32>,
     stamp: &mut [u32],
     policy: i32,
-) -> XpbdColoredSystem3F32 {
-    XpbdColoredSystem3F32 {
+) -> XpbdSimdLinks3F32 {
+    XpbdSimdLinks3F32 {
         positions: std::ptr::null_mut(),
         x: xs.as_mut_ptr(),
         y: ys.as_mut_ptr(),
@@ -391,15 +391,15 @@ fn f32_c_entry_points_match_rust_on_neighbour_groups() {
     let mut sys = c_system(&mut xs, &mut ys, &mut zs, &w, &mut plan, &mut stamp, 0);
     // SAFETY: every buffer is valid for its count and unaliased.
     unsafe {
-        assert_eq!(xpbd_colored3_begin_substep_f32(&mut sys, H).code(), 0);
+        assert_eq!(xpbd_simd_links3_begin_substep_f32(&mut sys, H).code(), 0);
         for _ in 0..2 {
-            let status = xpbd_colored3_iterate_f32(&mut sys, std::ptr::null_mut());
+            let status = xpbd_simd_links3_iterate_f32(&mut sys, std::ptr::null_mut());
             assert_eq!(status.code(), 0);
         }
     }
-    struct Shared(*const XpbdColoredSystem3F32);
+    struct Shared(*const XpbdSimdLinks3F32);
     // SAFETY: the jobs of one color touch disjoint particles and λ, and
-    // `xpbd_colored3_solve_job_f32` only reads the struct.
+    // `xpbd_simd_links3_solve_job_f32` only reads the struct.
     unsafe impl Sync for Shared {}
     let shared = Shared(&sys);
     for _ in 0..2 {
@@ -410,7 +410,7 @@ fn f32_c_entry_points_match_rust_on_neighbour_groups() {
                     sc.spawn(move || {
                         // SAFETY: as above; the buffers outlive the scope.
                         let status = unsafe {
-                            xpbd_colored3_solve_job_f32(
+                            xpbd_simd_links3_solve_job_f32(
                                 shared.0,
                                 c,
                                 job,
@@ -451,7 +451,7 @@ fn moved_onto_neighbour(
         sys.y = std::ptr::null_mut();
         sys.z = std::ptr::null_mut();
     }
-    let read = |sys: &XpbdColoredSystem3F32| -> Vec<[f32; 3]> {
+    let read = |sys: &XpbdSimdLinks3F32| -> Vec<[f32; 3]> {
         (0..x.len())
             .map(|k| {
                 // SAFETY: k is below the particle count of the buffers the
@@ -469,8 +469,8 @@ fn moved_onto_neighbour(
     // SAFETY: every buffer is valid for its count and unaliased; positions
     // are written between calls only, through the system's own pointers.
     let (status, before) = unsafe {
-        assert_eq!(xpbd_colored3_begin_substep_f32(&mut sys, H).code(), 0);
-        let status = xpbd_colored3_iterate_f32(&mut sys, std::ptr::null_mut());
+        assert_eq!(xpbd_simd_links3_begin_substep_f32(&mut sys, H).code(), 0);
+        let status = xpbd_simd_links3_iterate_f32(&mut sys, std::ptr::null_mut());
         assert_eq!(status.code(), 0);
         if soa_layout {
             for p in [sys.x, sys.y, sys.z] {
@@ -481,7 +481,7 @@ fn moved_onto_neighbour(
         }
         let before = read(&sys);
         (
-            xpbd_colored3_iterate_f32(&mut sys, std::ptr::null_mut()),
+            xpbd_simd_links3_iterate_f32(&mut sys, std::ptr::null_mut()),
             before,
         )
     };
@@ -546,7 +546,7 @@ fn neighbour_groups_at_the_ends_of_the_particle_arrays() {
                 unreachable!()
             };
             let mut stamp = vec![0u32; n];
-            let mut sys = ColoredSystem::new(
+            let mut sys = SimdLinks::new(
                 Soa {
                     x: &mut bx[pad..pad + n],
                     y: &mut by[pad..pad + n],
@@ -592,7 +592,7 @@ fn indices_changed_after_begin_substep_are_caught_and_nothing_is_written() {
     // SAFETY: every buffer is valid for its count and unaliased; `ip` and
     // `jp` point to `links` entries, `k < links`.
     unsafe {
-        assert_eq!(xpbd_colored3_begin_substep_f32(&mut sys, H).code(), 0);
+        assert_eq!(xpbd_simd_links3_begin_substep_f32(&mut sys, H).code(), 0);
         let (i0, j0) = (*ip.add(k), *jp.add(k));
         let before = (bits(&soa_back(&sys)), bits1(&plan_lambda(&sys, links)));
         for (i, j, want) in [
@@ -603,10 +603,10 @@ fn indices_changed_after_begin_substep_are_caught_and_nothing_is_written() {
             *ip.add(k) = i;
             *jp.add(k) = j;
             let mut at = usize::MAX;
-            let job = xpbd_colored3_solve_job_f32(&sys, 0, 0, 1, std::ptr::null_mut(), &mut at);
+            let job = xpbd_simd_links3_solve_job_f32(&sys, 0, 0, 1, std::ptr::null_mut(), &mut at);
             assert_eq!(job, want, "job, ({i}, {j})");
             assert_eq!(at, k);
-            let it = xpbd_colored3_iterate_f32(&mut sys, std::ptr::null_mut());
+            let it = xpbd_simd_links3_iterate_f32(&mut sys, std::ptr::null_mut());
             assert_eq!(it, want, "iterate, ({i}, {j})");
             assert_eq!(sys.error_index, k);
             let after = (bits(&soa_back(&sys)), bits1(&plan_lambda(&sys, links)));
@@ -615,8 +615,14 @@ fn indices_changed_after_begin_substep_are_caught_and_nothing_is_written() {
         *ip.add(k) = i0;
         *jp.add(k) = j0;
         assert!(k < color_end);
-        let job =
-            xpbd_colored3_solve_job_f32(&sys, 0, 0, 1, std::ptr::null_mut(), std::ptr::null_mut());
+        let job = xpbd_simd_links3_solve_job_f32(
+            &sys,
+            0,
+            0,
+            1,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+        );
         assert_eq!(job.code(), 0);
     }
 }
@@ -625,7 +631,7 @@ fn indices_changed_after_begin_substep_are_caught_and_nothing_is_written() {
 ///
 /// # Safety
 /// The system's SoA buffers hold `particle_count` values.
-unsafe fn soa_back(sys: &XpbdColoredSystem3F32) -> Vec<[f32; 3]> {
+unsafe fn soa_back(sys: &XpbdSimdLinks3F32) -> Vec<[f32; 3]> {
     (0..sys.particle_count)
         // SAFETY: caller contract.
         .map(|k| unsafe { [*sys.x.add(k), *sys.y.add(k), *sys.z.add(k)] })
@@ -636,7 +642,7 @@ unsafe fn soa_back(sys: &XpbdColoredSystem3F32) -> Vec<[f32; 3]> {
 ///
 /// # Safety
 /// `lambda` holds `links` values.
-unsafe fn plan_lambda(sys: &XpbdColoredSystem3F32, links: usize) -> Vec<f32> {
+unsafe fn plan_lambda(sys: &XpbdSimdLinks3F32, links: usize) -> Vec<f32> {
     // SAFETY: caller contract.
     (0..links).map(|k| unsafe { *sys.lambda.add(k) }).collect()
 }

@@ -9,7 +9,7 @@ mod colored_plan;
 use colored_plan::{compare, Plan};
 use proptest::prelude::*;
 use proptest::test_runner::RngAlgorithm;
-use xpbd::{check_coloring, greedy_coloring, Aos, ColoredSystem, Link, SystemError};
+use xpbd::{check_coloring, greedy_coloring, Aos, Link, SimdLinks, SystemError};
 
 #[derive(Debug, Clone)]
 struct Case {
@@ -107,7 +107,7 @@ proptest! {
         let before = x.clone();
         let mut stamp = vec![0u32; x.len()];
         let got = {
-            let mut sys = ColoredSystem::new(Aos { positions: &mut x, w: &w }, plan.links(), &mut stamp).unwrap();
+            let mut sys = SimdLinks::new(Aos { positions: &mut x, w: &w }, plan.links(), &mut stamp).unwrap();
             sys.begin_substep(0.01).err().unwrap()
         };
         // Earlier particles / links are checked first, so the error names the

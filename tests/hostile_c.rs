@@ -144,8 +144,8 @@ impl Colored {
         c
     }
 
-    fn system(&mut self) -> XpbdColoredSystem3 {
-        XpbdColoredSystem3 {
+    fn system(&mut self) -> XpbdSimdLinks3 {
+        XpbdSimdLinks3 {
             positions: self.x.as_mut_ptr(),
             x: ptr::null_mut(),
             y: ptr::null_mut(),
@@ -211,16 +211,16 @@ fn colored_outputs_overlapping_inputs_are_refused() {
     // SAFETY: valid buffers; the outputs deliberately alias them.
     unsafe {
         assert_eq!(
-            xpbd_colored3_begin_substep(&mut sys, 1.0 / 60.0),
+            xpbd_simd_links3_begin_substep(&mut sys, 1.0 / 60.0),
             XpbdStatus::Ok
         );
         let before = (bytes(&c.x), bytes(&c.lambda));
         assert_eq!(
-            xpbd_colored3_iterate(&mut sys, c.lambda.as_mut_ptr().cast()),
+            xpbd_simd_links3_iterate(&mut sys, c.lambda.as_mut_ptr().cast()),
             XpbdStatus::AliasedBuffers
         );
         assert_eq!(
-            xpbd_colored3_solve_job(
+            xpbd_simd_links3_solve_job(
                 &sys,
                 0,
                 0,
@@ -233,7 +233,7 @@ fn colored_outputs_overlapping_inputs_are_refused() {
         let mut stats = XpbdSweepStats::default();
         let at = ptr::addr_of_mut!(stats.applied);
         assert_eq!(
-            xpbd_colored3_solve_job(&sys, 0, 0, 1, &mut stats, at),
+            xpbd_simd_links3_solve_job(&sys, 0, 0, 1, &mut stats, at),
             XpbdStatus::AliasedBuffers
         );
         assert_eq!((bytes(&c.x), bytes(&c.lambda)), before);
@@ -286,17 +286,17 @@ fn nan_between_colored_iterations_is_named() {
         // SAFETY: valid, disjoint buffers.
         unsafe {
             assert_eq!(
-                xpbd_colored3_begin_substep(&mut sys, 1.0 / 60.0),
+                xpbd_simd_links3_begin_substep(&mut sys, 1.0 / 60.0),
                 XpbdStatus::Ok
             );
             (*sys.positions.add(5))[2] = f64::NAN;
             let mut index = usize::MAX;
             // Particle 5 is in links 4 (color 0) and 5 (color 1).
-            let status = xpbd_colored3_solve_job(&sys, 0, 0, 1, ptr::null_mut(), &mut index);
+            let status = xpbd_simd_links3_solve_job(&sys, 0, 0, 1, ptr::null_mut(), &mut index);
             assert_eq!(status, XpbdStatus::NonFinitePosition);
             assert_eq!(index, 5);
             assert!(c.x[5][2].is_nan() && c.x[4] == [2.0, 0.0, 0.0]);
-            let status = xpbd_colored3_iterate(&mut sys, ptr::null_mut());
+            let status = xpbd_simd_links3_iterate(&mut sys, ptr::null_mut());
             assert_eq!(status, XpbdStatus::NonFinitePosition);
             assert_eq!(sys.error_index, 5);
         }
@@ -308,12 +308,12 @@ fn nan_between_colored_iterations_is_named() {
         // SAFETY: valid, disjoint buffers.
         unsafe {
             assert_eq!(
-                xpbd_colored3_begin_substep(&mut sys, 1.0 / 60.0),
+                xpbd_simd_links3_begin_substep(&mut sys, 1.0 / 60.0),
                 XpbdStatus::Ok
             );
             (*sys.positions.add(8))[0] = f64::INFINITY;
             let before = (bytes(&c.x), bytes(&c.lambda));
-            let status = xpbd_colored3_iterate(&mut sys, ptr::null_mut());
+            let status = xpbd_simd_links3_iterate(&mut sys, ptr::null_mut());
             assert_eq!(
                 (status, sys.error_index),
                 (XpbdStatus::NonFinitePosition, 8)
@@ -407,10 +407,13 @@ fn one_link_both_paths(x1: f64, flags: u32, iterations: usize) -> [[[u64; 3]; 2]
     let mut sys = c.system();
     // SAFETY: valid, disjoint buffers; one thread.
     unsafe {
-        assert_eq!(xpbd_colored3_begin_substep(&mut sys, 0.01), XpbdStatus::Ok);
+        assert_eq!(
+            xpbd_simd_links3_begin_substep(&mut sys, 0.01),
+            XpbdStatus::Ok
+        );
         for _ in 0..iterations {
             assert_eq!(
-                xpbd_colored3_iterate(&mut sys, ptr::null_mut()),
+                xpbd_simd_links3_iterate(&mut sys, ptr::null_mut()),
                 XpbdStatus::Ok
             );
         }
@@ -470,34 +473,40 @@ fn a_job_count_other_than_the_colors_is_refused() {
     // SAFETY: valid, disjoint buffers; one thread.
     unsafe {
         assert_eq!(
-            xpbd_colored3_begin_substep(&mut sys, 1.0 / 60.0),
+            xpbd_simd_links3_begin_substep(&mut sys, 1.0 / 60.0),
             XpbdStatus::Ok
         );
         let (n, e) = (ptr::null_mut(), ptr::null_mut());
-        assert_eq!(xpbd_colored3_solve_job(&sys, 0, 0, 2, n, e), XpbdStatus::Ok);
+        assert_eq!(
+            xpbd_simd_links3_solve_job(&sys, 0, 0, 2, n, e),
+            XpbdStatus::Ok
+        );
         let before = bytes(&c.x);
         // Job 0 of 3 while color 0 runs as 2 jobs: refused, nothing written.
         assert_eq!(
-            xpbd_colored3_solve_job(&sys, 0, 0, 3, n, e),
+            xpbd_simd_links3_solve_job(&sys, 0, 0, 3, n, e),
             XpbdStatus::JobContract
         );
         // A job of color 1 while color 0 still has a job to run: refused.
         assert_eq!(
-            xpbd_colored3_solve_job(&sys, 1, 0, 2, n, e),
+            xpbd_simd_links3_solve_job(&sys, 1, 0, 2, n, e),
             XpbdStatus::JobContract
         );
         assert_eq!(bytes(&c.x), before);
         // The contract kept: the rest of color 0, then color 1 with 3 jobs.
-        assert_eq!(xpbd_colored3_solve_job(&sys, 0, 1, 2, n, e), XpbdStatus::Ok);
+        assert_eq!(
+            xpbd_simd_links3_solve_job(&sys, 0, 1, 2, n, e),
+            XpbdStatus::Ok
+        );
         for job in 0..3 {
             assert_eq!(
-                xpbd_colored3_solve_job(&sys, 1, job, 3, n, e),
+                xpbd_simd_links3_solve_job(&sys, 1, job, 3, n, e),
                 XpbdStatus::Ok
             );
         }
         // Job index out of range.
         assert_eq!(
-            xpbd_colored3_solve_job(&sys, 0, 2, 2, n, e),
+            xpbd_simd_links3_solve_job(&sys, 0, 2, 2, n, e),
             XpbdStatus::InvalidArgument
         );
     }
@@ -512,11 +521,11 @@ fn a_rejected_colored_begin_changes_nothing_but_the_stamp() {
     // SAFETY: valid, disjoint buffers.
     unsafe {
         assert_eq!(
-            xpbd_colored3_begin_substep(&mut sys, 1.0 / 60.0),
+            xpbd_simd_links3_begin_substep(&mut sys, 1.0 / 60.0),
             XpbdStatus::Ok
         );
         assert_eq!(
-            xpbd_colored3_iterate(&mut sys, ptr::null_mut()),
+            xpbd_simd_links3_iterate(&mut sys, ptr::null_mut()),
             XpbdStatus::Ok
         );
         c.rest[3] = f64::NAN; // (a negative one is tension-only, 0 disabled)
@@ -528,7 +537,7 @@ fn a_rejected_colored_begin_changes_nothing_but_the_stamp() {
             sys.h,
         );
         assert_eq!(
-            xpbd_colored3_begin_substep(&mut sys, 1.0 / 60.0),
+            xpbd_simd_links3_begin_substep(&mut sys, 1.0 / 60.0),
             XpbdStatus::InvalidRestLength
         );
         let after = (
@@ -567,7 +576,7 @@ fn a_forged_active_struct_has_its_h_checked() {
     // SAFETY: as above.
     unsafe {
         assert_eq!(
-            xpbd_colored3_iterate(&mut cs, ptr::null_mut()),
+            xpbd_simd_links3_iterate(&mut cs, ptr::null_mut()),
             XpbdStatus::InvalidTimeStep
         );
     }
@@ -598,7 +607,7 @@ fn a_subnormal_inverse_mass_is_refused_by_both_paths() {
     // SAFETY: valid, disjoint buffers.
     unsafe {
         assert_eq!(
-            xpbd_colored3_begin_substep(&mut cs, 1.0 / 60.0),
+            xpbd_simd_links3_begin_substep(&mut cs, 1.0 / 60.0),
             XpbdStatus::UnrepresentableScale
         );
     }
@@ -1015,7 +1024,7 @@ fn the_status_table_names_the_function_returning_unsupported_flag() {
         .lines()
         .find(|l| l.starts_with("| `XPBD_STATUS_UNSUPPORTED_FLAG`"))
         .unwrap();
-    assert!(row.contains("xpbd_colored3_set_simd"), "{row}");
+    assert!(row.contains("xpbd_simd_links3_set_simd"), "{row}");
     assert!(!row.contains("no function"), "{row}");
     // The header says the same of the constant.
     let header = include_str!("../include/xpbd.h");
@@ -1024,7 +1033,7 @@ fn the_status_table_names_the_function_returning_unsupported_flag() {
         .nth(1)
         .and_then(|h| h.split("XPBD_STATUS_UNSUPPORTED_FLAG = -19").next())
         .unwrap();
-    assert!(doc.contains("xpbd_colored3_set_simd"), "{doc}");
+    assert!(doc.contains("xpbd_simd_links3_set_simd"), "{doc}");
 }
 
 #[test]

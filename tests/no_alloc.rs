@@ -12,15 +12,16 @@ use std::cell::Cell;
 
 use xpbd::ffi::XpbdSweepStats;
 use xpbd::ffi::{
-    xpbd_colored3_begin_substep, xpbd_colored3_iterate, xpbd_colored3_solve_job, XpbdColoredSystem3,
+    xpbd_simd_links3_begin_substep, xpbd_simd_links3_iterate, xpbd_simd_links3_solve_job,
+    XpbdSimdLinks3,
 };
 use xpbd::step::{
     scratch_len, step, step_colored, Colliders, Contact, Jobs, OneThread, Plane, StepConfig, World,
 };
 use xpbd::{
     cloth, cloth_coloring, cloth_link_count, color_order, fill_colored_links, greedy_coloring,
-    rope, rope_coloring, Aos, ColoredLinks, ColoredSystem, DistanceConstraint, GroupColors, Link,
-    Soa, System, ZeroLength,
+    rope, rope_coloring, Aos, ColoredLinks, DistanceConstraint, GroupColors, Link, SimdLinks, Soa,
+    System, ZeroLength,
 };
 
 struct Counting;
@@ -164,7 +165,7 @@ fn no_solve_path_allocates() {
                 inv_denominator: &mut g,
                 color_starts: starts,
             };
-            let mut c = ColoredSystem::new(
+            let mut c = SimdLinks::new(
                 Aos {
                     positions: &mut x,
                     w: &w,
@@ -197,7 +198,7 @@ fn no_solve_path_allocates() {
                 inv_denominator: &mut g,
                 color_starts: starts,
             };
-            let mut c = ColoredSystem::new(
+            let mut c = SimdLinks::new(
                 Soa {
                     x: &mut xs,
                     y: &mut ys,
@@ -219,7 +220,7 @@ fn no_solve_path_allocates() {
         0
     );
     // The C ABI, called from Rust.
-    let mut sys = XpbdColoredSystem3 {
+    let mut sys = XpbdSimdLinks3 {
         positions: x.as_mut_ptr(),
         x: std::ptr::null_mut(),
         y: std::ptr::null_mut(),
@@ -248,11 +249,14 @@ fn no_solve_path_allocates() {
         allocations(|| {
             // SAFETY: every buffer is valid for its count and unaliased.
             unsafe {
-                assert_eq!(xpbd_colored3_begin_substep(&mut sys, 1.0 / 60.0).code(), 0);
-                assert_eq!(xpbd_colored3_iterate(&mut sys, &mut stats).code(), 0);
+                assert_eq!(
+                    xpbd_simd_links3_begin_substep(&mut sys, 1.0 / 60.0).code(),
+                    0
+                );
+                assert_eq!(xpbd_simd_links3_iterate(&mut sys, &mut stats).code(), 0);
                 for c in 0..count as usize {
                     assert_eq!(
-                        xpbd_colored3_solve_job(&sys, c, 0, 1, &mut stats, std::ptr::null_mut())
+                        xpbd_simd_links3_solve_job(&sys, c, 0, 1, &mut stats, std::ptr::null_mut())
                             .code(),
                         0
                     );

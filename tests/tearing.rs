@@ -7,7 +7,7 @@
 mod colored_plan;
 
 use colored_plan::*;
-use xpbd::{cloth, cloth_coloring, Aos, ColoredSystem, Link, Real, System, SystemError};
+use xpbd::{cloth, cloth_coloring, Aos, Link, Real, SimdLinks, System, SystemError};
 
 /// Every third link of a stretched cloth disabled: `(positions, w, links
 /// with the flag, the coloring, color count)`.
@@ -67,7 +67,7 @@ fn colored_run<T: Real>(
     let mut stamp = vec![0u32; x.len()];
     let mut stats = Vec::new();
     {
-        let mut sys = ColoredSystem::new(
+        let mut sys = SimdLinks::new(
             Aos {
                 positions: &mut x,
                 w,
@@ -606,7 +606,7 @@ fn soa_run(
     let mut stamp = vec![0u32; x0.len()];
     let mut stats = Vec::new();
     {
-        let mut sys = ColoredSystem::new(
+        let mut sys = SimdLinks::new(
             xpbd::Soa {
                 x: &mut xs,
                 y: &mut ys,

@@ -15,7 +15,7 @@
 # no `unsafe` of their own), where the interpreter found nothing and took
 # about 4 minutes (moving_colliders alone 104 s). The step checks that they
 # still contain none of the markers of unsafe code (`unsafe`, an `xpbd_*(`
-# call, `extern "C"`, ColoredSystem, iterate_colored, `.colored(`,
+# call, `extern "C"`, SimdLinks, iterate_colored, `.colored(`,
 # `.jobs(`); a file that gains one must leave the list. A new test file is
 # under Miri unless it is added to the list.
 #
@@ -51,7 +51,7 @@ cargo +nightly miri setup
 
 group_a=(colored colored_neighbours colored_proptests hostile_colored_groups hostile_groups tearing hostile_c hostile_colored_step colored_step_entry)
 native_only=(architecture bend engine_contacts hanging_rope moving_colliders pressure resting_contacts seed_figures self_collision system system_proptests tether tether_links volume)
-markers='unsafe|xpbd_[a-z0-9_]+\(|extern "C"|ColoredSystem|iterate_colored|\.colored\(|\.jobs\('
+markers='unsafe|xpbd_[a-z0-9_]+\(|extern "C"|SimdLinks|iterate_colored|\.colored\(|\.jobs\('
 for name in "${native_only[@]}"; do
     f="tests/$name.rs"
     [ -f "$f" ] || { echo "60-miri: $f is gone; update native_only"; exit 1; }

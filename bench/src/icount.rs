@@ -24,7 +24,7 @@
 
 use std::hint::black_box;
 
-use xpbd::{ColoredSystem, Soa, System};
+use xpbd::{SimdLinks, Soa, System};
 
 use crate::links::{cloth_scene, rope_scene, CRef, Plan, Scene};
 use crate::references::{pbd_links, substep_plan, Isa, PlainC, SeqLinks, Xyz};
@@ -145,7 +145,7 @@ fn count<T: PlainC + CRef>(scene: &Scene<T>, rope: bool, kernel: &str) -> Result
         "colored-ours" => {
             let mut own = Plan::new(scene)?;
             let mut stamp = vec![0u32; scene.x.len()];
-            let mut sys = ColoredSystem::new_with_isa(
+            let mut sys = SimdLinks::new_with_isa(
                 Soa {
                     x: &mut p.x,
                     y: &mut p.y,

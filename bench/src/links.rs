@@ -7,7 +7,7 @@ use std::hint::black_box;
 use xpbd::ffi::{XpbdLink, XpbdLinkF32};
 use xpbd::{
     cloth, cloth_coloring, cloth_link_count, color_order, fill_colored_links, rope, rope_coloring,
-    Aos, ColoredLinks, ColoredSystem, Link, Real, Soa, System,
+    Aos, ColoredLinks, Link, Real, SimdLinks, Soa, System,
 };
 
 use crate::report::{pair_ratio, ratio, Ratio};
@@ -263,7 +263,7 @@ pub(crate) fn colored_case<T: Real + CRef>(
     for pl in placements {
         let [mut bx, mut by, mut bz] = placed(&scene.x, pl);
         let (x, y, z) = (&mut bx[pl[0]..], &mut by[pl[1]..], &mut bz[pl[2]..]);
-        let mut sys = ColoredSystem::new_with_isa(
+        let mut sys = SimdLinks::new_with_isa(
             Soa {
                 x: &mut *x,
                 y: &mut *y,
@@ -298,7 +298,7 @@ pub(crate) fn colored_case<T: Real + CRef>(
     // Rust AoS.
     let mut xa = scene.x.clone();
     let (aps, ans) = {
-        let mut sys = ColoredSystem::new_with_isa(
+        let mut sys = SimdLinks::new_with_isa(
             Aos {
                 positions: &mut xa,
                 w: &scene.w,
@@ -385,8 +385,8 @@ pub(crate) fn isa_case<T: Real>(
             z,
             w: &scene.w,
         };
-        let sys = ColoredSystem::new_with_isa(p, plan.links(), stamp, *level)
-            .map_err(|e| e.to_string())?;
+        let sys =
+            SimdLinks::new_with_isa(p, plan.links(), stamp, *level).map_err(|e| e.to_string())?;
         subs.push(sys);
     }
     let mut it = subs.iter_mut();

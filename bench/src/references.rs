@@ -19,7 +19,7 @@
 
 use std::hint::black_box;
 
-use xpbd::{ColoredSystem, Link, Real, Soa, System};
+use xpbd::{Link, Real, SimdLinks, Soa, System};
 
 use crate::links::{bench_isa, cloth_scene, rope_scene, Plan, Scene};
 use crate::report::{pair_ratio, Ratio};
@@ -272,7 +272,7 @@ pub(crate) fn substep_plan<T: Real>(scene: &Scene<T>) -> Result<Plan<T>, String>
     let mut plan = Plan::new(scene)?;
     let mut p = Xyz::of(scene);
     let mut stamp = vec![0u32; scene.x.len()];
-    let mut sys = ColoredSystem::new(
+    let mut sys = SimdLinks::new(
         Soa {
             x: &mut p.x,
             y: &mut p.y,
@@ -367,7 +367,7 @@ fn colored_rows<T: PlainC>(
     let mut plan = Plan::new(scene)?;
     let mut ours = Xyz::of(scene);
     let mut stamp = vec![0u32; scene.x.len()];
-    let mut sys = ColoredSystem::new_with_isa(
+    let mut sys = SimdLinks::new_with_isa(
         Soa {
             x: &mut ours.x,
             y: &mut ours.y,

@@ -1,8 +1,8 @@
 //! Threads: the colored SoA cloth on one and two threads, through the Rust
 //! jobs (`std::thread::scope` per color) and through the C ABI's
-//! `xpbd_colored3_solve_job` as a persistent job system runs it.
+//! `xpbd_simd_links3_solve_job` as a persistent job system runs it.
 
-use xpbd::ColoredSystem;
+use xpbd::SimdLinks;
 use xpbd::Soa;
 
 use crate::links::{bench_isa, cloth_scene, Plan, Scene};
@@ -68,7 +68,7 @@ pub(crate) fn threaded_case(
     } = b;
     let mut failed = false;
     let (ps, _) = {
-        let mut sys = ColoredSystem::new_with_isa(
+        let mut sys = SimdLinks::new_with_isa(
             Soa {
                 x: &mut *x,
                 y: &mut *y,
@@ -112,7 +112,7 @@ pub(crate) fn threaded_case(
 /// The same sweeps as [`threaded_case`] through the C ABI as an engine's
 /// job system runs them: `threads - 1` workers started once (not per
 /// color), woken per color by an atomic counter; every thread runs its
-/// `xpbd_colored3_solve_job` share and the caller waits for all before the
+/// `xpbd_simd_links3_solve_job` share and the caller waits for all before the
 /// next color (a spinning fork/join, as persistent job systems do).
 pub(crate) fn pooled_case(
     s: &Settings,
@@ -122,16 +122,16 @@ pub(crate) fn pooled_case(
 ) -> Result<(f64, Vec<u64>), String> {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use xpbd::ffi::XpbdStatus;
-    use xpbd::ffi::{xpbd_colored3_begin_substep, xpbd_colored3_solve_job, XpbdColoredSystem3};
+    use xpbd::ffi::{xpbd_simd_links3_begin_substep, xpbd_simd_links3_solve_job, XpbdSimdLinks3};
 
     /// The system shared by the workers.
-    struct Shared(XpbdColoredSystem3);
-    // SAFETY: the workers only call `xpbd_colored3_solve_job` on it, which
+    struct Shared(XpbdSimdLinks3);
+    // SAFETY: the workers only call `xpbd_simd_links3_solve_job` on it, which
     // reads `*system` and writes the particles and λ of its own range; the
     // fork/join below runs one color at a time, so ranges never overlap.
     unsafe impl Sync for Shared {}
     impl Shared {
-        fn get(&self) -> *const XpbdColoredSystem3 {
+        fn get(&self) -> *const XpbdSimdLinks3 {
             &self.0
         }
     }
@@ -147,7 +147,7 @@ pub(crate) fn pooled_case(
         y,
         z,
     } = b;
-    let mut sys = XpbdColoredSystem3 {
+    let mut sys = XpbdSimdLinks3 {
         positions: std::ptr::null_mut(),
         x: x.as_mut_ptr(),
         y: y.as_mut_ptr(),
@@ -176,7 +176,7 @@ pub(crate) fn pooled_case(
     };
     // SAFETY: every buffer above lives until the end of this function and
     // holds its count of entries.
-    if unsafe { xpbd_colored3_begin_substep(&mut sys, H) } != XpbdStatus::Ok {
+    if unsafe { xpbd_simd_links3_begin_substep(&mut sys, H) } != XpbdStatus::Ok {
         return Err("pooled: begin_substep failed".into());
     }
     let shared = Shared(sys);
@@ -190,7 +190,7 @@ pub(crate) fn pooled_case(
         // SAFETY: `shared.0` is active; jobs of one color run concurrently
         // only (see the fork/join), as the function requires.
         let st = unsafe {
-            xpbd_colored3_solve_job(
+            xpbd_simd_links3_solve_job(
                 shared.get(),
                 color,
                 job,

@@ -1,6 +1,6 @@
 /* Colored solving through the C ABI: a plain C implementation of the
  * documented colored equations is matched bit for bit by
- * xpbd_colored3_iterate (AoS and SoA) and by xpbd_colored3_solve_job for
+ * xpbd_simd_links3_iterate (AoS and SoA) and by xpbd_simd_links3_solve_job for
  * several job counts run in any order; f32; greedy and cloth colorings; the
  * rejections (NULL, no substep, layout, aliasing, improper coloring, bad
  * input with nothing written); every SIMD kernel level the CPU has. */
@@ -82,7 +82,7 @@ static void reference(const Rope *r, double x[N][3], double lambda[M], double h)
     }
 }
 
-static void setup(XpbdColoredSystem3 *sys, Rope *r) {
+static void setup(XpbdSimdLinks3 *sys, Rope *r) {
     memset(sys, 0, sizeof *sys);
     sys->inverse_masses = r->w;
     sys->particle_count = N;
@@ -104,7 +104,7 @@ static void colored_matches_reference(void) {
     static Rope r;
     double want[N][3], want_lambda[M], aos[N][3], xs[N], ys[N], zs[N];
     const double h = 1.0 / 240.0;
-    XpbdColoredSystem3 sys;
+    XpbdSimdLinks3 sys;
     XpbdSweepStats st;
     int k, s, jobs;
     make_rope(&r);
@@ -115,10 +115,10 @@ static void colored_matches_reference(void) {
     memcpy(aos, r.x0, sizeof aos);
     setup(&sys, &r);
     sys.positions = aos;
-    ENSURE_STATUS(xpbd_colored3_iterate(&sys, &st), XPBD_STATUS_NO_SUBSTEP);
-    ENSURE_STATUS(xpbd_colored3_begin_substep(&sys, h), XPBD_STATUS_OK);
+    ENSURE_STATUS(xpbd_simd_links3_iterate(&sys, &st), XPBD_STATUS_NO_SUBSTEP);
+    ENSURE_STATUS(xpbd_simd_links3_begin_substep(&sys, h), XPBD_STATUS_OK);
     ENSURE(sys.substep_active == 1);
-    for (s = 0; s < SWEEPS; ++s) ENSURE_STATUS(xpbd_colored3_iterate(&sys, &st), XPBD_STATUS_OK);
+    for (s = 0; s < SWEEPS; ++s) ENSURE_STATUS(xpbd_simd_links3_iterate(&sys, &st), XPBD_STATUS_OK);
     ENSURE(st.applied == M - 0 && st.skipped_static == 0);
     for (k = 0; k < N; ++k) {
         ENSURE_BITS64(aos[k][0], want[k][0]);
@@ -132,7 +132,7 @@ static void colored_matches_reference(void) {
         for (k = 0; k < N; ++k) { xs[k] = r.x0[k][0]; ys[k] = r.x0[k][1]; zs[k] = r.x0[k][2]; }
         setup(&sys, &r);
         sys.x = xs; sys.y = ys; sys.z = zs;
-        ENSURE_STATUS(xpbd_colored3_begin_substep(&sys, h), XPBD_STATUS_OK);
+        ENSURE_STATUS(xpbd_simd_links3_begin_substep(&sys, h), XPBD_STATUS_OK);
         for (s = 0; s < SWEEPS; ++s) {
             size_t c;
             XpbdSweepStats total;
@@ -142,7 +142,7 @@ static void colored_matches_reference(void) {
                 for (job = jobs - 1; job >= 0; --job) {
                     XpbdSweepStats part;
                     size_t bad = 99;
-                    ENSURE_STATUS(xpbd_colored3_solve_job(&sys, c, (size_t)job, (size_t)jobs, &part, &bad),
+                    ENSURE_STATUS(xpbd_simd_links3_solve_job(&sys, c, (size_t)job, (size_t)jobs, &part, &bad),
                                   XPBD_STATUS_OK);
                     ENSURE(bad == 99);
                     ENSURE_STATUS(xpbd_sweep_stats_merge(&total, &part), XPBD_STATUS_OK);
@@ -170,7 +170,7 @@ static void f32_and_cloth(void) {
     uint32_t stamp[P];
     size_t starts[65], m = 0, k;
     uint32_t count = 0, fixed = 0;
-    XpbdColoredSystem3F32 sys;
+    XpbdSimdLinks3F32 sys;
     XpbdSweepStatsF32 st;
     int s;
     for (k = 0; k < P; ++k) {
@@ -199,8 +199,8 @@ static void f32_and_cloth(void) {
     sys.color_starts = starts;
     sys.color_count = count;
     sys.stamp = stamp;
-    ENSURE_STATUS(xpbd_colored3_begin_substep_f32(&sys, 1.0f / 120.0f), XPBD_STATUS_OK);
-    for (s = 0; s < 20; ++s) ENSURE_STATUS(xpbd_colored3_iterate_f32(&sys, &st), XPBD_STATUS_OK);
+    ENSURE_STATUS(xpbd_simd_links3_begin_substep_f32(&sys, 1.0f / 120.0f), XPBD_STATUS_OK);
+    for (s = 0; s < 20; ++s) ENSURE_STATUS(xpbd_simd_links3_iterate_f32(&sys, &st), XPBD_STATUS_OK);
     ENSURE(st.applied + st.skipped_static == m);
     ENSURE(st.max_residual < 1e-2f);
     for (k = 0; k < P; ++k) ENSURE(isfinite(x[k][0]) && isfinite(x[k][1]) && isfinite(x[k][2]));
@@ -209,21 +209,21 @@ static void f32_and_cloth(void) {
     starts[0] = 0;
     starts[1] = m;
     sys.color_count = 1;
-    ENSURE_STATUS(xpbd_colored3_begin_substep_f32(&sys, 1.0f / 120.0f), XPBD_STATUS_INVALID_ARGUMENT);
+    ENSURE_STATUS(xpbd_simd_links3_begin_substep_f32(&sys, 1.0f / 120.0f), XPBD_STATUS_INVALID_ARGUMENT);
     ENSURE(sys.substep_active == 0);
 }
 
 static void rejections(void) {
     static Rope r;
     double aos[N][3], xs[N];
-    XpbdColoredSystem3 sys;
+    XpbdSimdLinks3 sys;
     size_t b = 0, e = 0;
     int k;
     make_rope(&r);
     memcpy(aos, r.x0, sizeof aos);
-    ENSURE_STATUS(xpbd_colored3_begin_substep(NULL, 0.01), XPBD_STATUS_NULL_POINTER);
-    ENSURE_STATUS(xpbd_colored3_iterate(NULL, NULL), XPBD_STATUS_NULL_POINTER);
-    ENSURE_STATUS(xpbd_colored3_solve_job(NULL, 0, 0, 1, NULL, NULL), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_simd_links3_begin_substep(NULL, 0.01), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_simd_links3_iterate(NULL, NULL), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_simd_links3_solve_job(NULL, 0, 0, 1, NULL, NULL), XPBD_STATUS_NULL_POINTER);
     ENSURE_STATUS(xpbd_sweep_stats_merge(NULL, NULL), XPBD_STATUS_NULL_POINTER);
     ENSURE_STATUS(xpbd_job_range(0, 10, 0, 1, NULL, &e), XPBD_STATUS_NULL_POINTER);
     ENSURE_STATUS(xpbd_job_range(0, 200, 1, 2, &b, &e), XPBD_STATUS_OK);
@@ -234,35 +234,35 @@ static void rejections(void) {
     setup(&sys, &r);
     sys.positions = aos;
     sys.x = xs;
-    ENSURE_STATUS(xpbd_colored3_begin_substep(&sys, 0.01), XPBD_STATUS_INVALID_ARGUMENT);
+    ENSURE_STATUS(xpbd_simd_links3_begin_substep(&sys, 0.01), XPBD_STATUS_INVALID_ARGUMENT);
     /* Aliased: lambda is the alpha scratch. */
     setup(&sys, &r);
     sys.positions = aos;
     sys.alpha = r.lambda;
-    ENSURE_STATUS(xpbd_colored3_begin_substep(&sys, 0.01), XPBD_STATUS_ALIASED_BUFFERS);
+    ENSURE_STATUS(xpbd_simd_links3_begin_substep(&sys, 0.01), XPBD_STATUS_ALIASED_BUFFERS);
     /* A NaN position: named, nothing written. */
     setup(&sys, &r);
     sys.positions = aos;
     for (k = 0; k < M; ++k) { r.lambda[k] = -2.0; r.alpha[k] = 5.0; }
     aos[7][1] = NAN;
-    ENSURE_STATUS(xpbd_colored3_begin_substep(&sys, 0.01), XPBD_STATUS_NON_FINITE_POSITION);
+    ENSURE_STATUS(xpbd_simd_links3_begin_substep(&sys, 0.01), XPBD_STATUS_NON_FINITE_POSITION);
     ENSURE(sys.error_index == 7);
     ENSURE(sys.substep_active == 0);
     for (k = 0; k < M; ++k) {
         ENSURE_BITS64(r.lambda[k], -2.0);
         ENSURE_BITS64(r.alpha[k], 5.0);
     }
-    ENSURE_STATUS(xpbd_colored3_solve_job(&sys, 0, 0, 1, NULL, NULL), XPBD_STATUS_NO_SUBSTEP);
+    ENSURE_STATUS(xpbd_simd_links3_solve_job(&sys, 0, 0, 1, NULL, NULL), XPBD_STATUS_NO_SUBSTEP);
     /* Bad h; bad job arguments on an active system. */
     aos[7][1] = 0.0;
-    ENSURE_STATUS(xpbd_colored3_begin_substep(&sys, 0.0), XPBD_STATUS_INVALID_TIME_STEP);
-    ENSURE_STATUS(xpbd_colored3_begin_substep(&sys, 0.01), XPBD_STATUS_OK);
-    ENSURE_STATUS(xpbd_colored3_solve_job(&sys, 2, 0, 1, NULL, NULL), XPBD_STATUS_INVALID_ARGUMENT);
-    ENSURE_STATUS(xpbd_colored3_solve_job(&sys, 0, 1, 1, NULL, NULL), XPBD_STATUS_INVALID_ARGUMENT);
-    ENSURE_STATUS(xpbd_colored3_solve_job(&sys, 0, 0, 0, NULL, NULL), XPBD_STATUS_INVALID_ARGUMENT);
+    ENSURE_STATUS(xpbd_simd_links3_begin_substep(&sys, 0.0), XPBD_STATUS_INVALID_TIME_STEP);
+    ENSURE_STATUS(xpbd_simd_links3_begin_substep(&sys, 0.01), XPBD_STATUS_OK);
+    ENSURE_STATUS(xpbd_simd_links3_solve_job(&sys, 2, 0, 1, NULL, NULL), XPBD_STATUS_INVALID_ARGUMENT);
+    ENSURE_STATUS(xpbd_simd_links3_solve_job(&sys, 0, 1, 1, NULL, NULL), XPBD_STATUS_INVALID_ARGUMENT);
+    ENSURE_STATUS(xpbd_simd_links3_solve_job(&sys, 0, 0, 0, NULL, NULL), XPBD_STATUS_INVALID_ARGUMENT);
     /* An index changed behind the library's back is caught, nothing written. */
     r.i[3] = N + 5;
-    ENSURE_STATUS(xpbd_colored3_iterate(&sys, NULL), XPBD_STATUS_INDEX_OUT_OF_RANGE);
+    ENSURE_STATUS(xpbd_simd_links3_iterate(&sys, NULL), XPBD_STATUS_INDEX_OUT_OF_RANGE);
     ENSURE(sys.error_index == 3);
 }
 
@@ -277,7 +277,7 @@ static void simd_levels(void) {
     const double h = 1.0 / 240.0;
     const uint32_t detected = xpbd_simd_detect();
     const uint32_t bits[4] = {0, XPBD_SIMD_AVX2, XPBD_SIMD_AVX512, XPBD_SIMD_NEON};
-    XpbdColoredSystem3 sys;
+    XpbdSimdLinks3 sys;
     XpbdSweepStats st;
     int k, s, b;
     uint32_t bit;
@@ -290,10 +290,10 @@ static void simd_levels(void) {
         for (k = 0; k < N; ++k) { xs[k] = r.x0[k][0]; ys[k] = r.x0[k][1]; zs[k] = r.x0[k][2]; }
         setup(&sys, &r);
         sys.x = xs; sys.y = ys; sys.z = zs;
-        ENSURE_STATUS(xpbd_colored3_set_simd(&sys, bits[b]), XPBD_STATUS_OK);
+        ENSURE_STATUS(xpbd_simd_links3_set_simd(&sys, bits[b]), XPBD_STATUS_OK);
         ENSURE(sys.simd == bits[b]);
-        ENSURE_STATUS(xpbd_colored3_begin_substep(&sys, h), XPBD_STATUS_OK);
-        for (s = 0; s < SWEEPS; ++s) ENSURE_STATUS(xpbd_colored3_iterate(&sys, &st), XPBD_STATUS_OK);
+        ENSURE_STATUS(xpbd_simd_links3_begin_substep(&sys, h), XPBD_STATUS_OK);
+        for (s = 0; s < SWEEPS; ++s) ENSURE_STATUS(xpbd_simd_links3_iterate(&sys, &st), XPBD_STATUS_OK);
         for (k = 0; k < N; ++k) {
             ENSURE_BITS64(xs[k], want[k][0]);
             ENSURE_BITS64(ys[k], want[k][1]);
@@ -303,26 +303,26 @@ static void simd_levels(void) {
     }
     /* Refusals: nothing written. */
     setup(&sys, &r);
-    ENSURE_STATUS(xpbd_colored3_set_simd(NULL, 0), XPBD_STATUS_NULL_POINTER);
-    ENSURE_STATUS(xpbd_colored3_set_simd(&sys, detected), XPBD_STATUS_OK);
+    ENSURE_STATUS(xpbd_simd_links3_set_simd(NULL, 0), XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_simd_links3_set_simd(&sys, detected), XPBD_STATUS_OK);
     for (bit = 1; bit != 0; bit <<= 1) {
         if (detected & bit) continue;
-        ENSURE_STATUS(xpbd_colored3_set_simd(&sys, detected | bit), XPBD_STATUS_UNSUPPORTED_FLAG);
+        ENSURE_STATUS(xpbd_simd_links3_set_simd(&sys, detected | bit), XPBD_STATUS_UNSUPPORTED_FLAG);
         ENSURE(sys.simd == detected);
     }
     {
-        XpbdColoredSystem3F32 s32;
+        XpbdSimdLinks3F32 s32;
         memset(&s32, 0, sizeof s32);
-        ENSURE_STATUS(xpbd_colored3_set_simd_f32(&s32, 0x80000000u), XPBD_STATUS_UNSUPPORTED_FLAG);
+        ENSURE_STATUS(xpbd_simd_links3_set_simd_f32(&s32, 0x80000000u), XPBD_STATUS_UNSUPPORTED_FLAG);
         ENSURE(s32.simd == 0);
     }
     /* An undefined bit written directly. */
     for (k = 0; k < N; ++k) { xs[k] = r.x0[k][0]; ys[k] = r.x0[k][1]; zs[k] = r.x0[k][2]; }
     setup(&sys, &r);
     sys.x = xs; sys.y = ys; sys.z = zs;
-    ENSURE_STATUS(xpbd_colored3_begin_substep(&sys, h), XPBD_STATUS_OK);
+    ENSURE_STATUS(xpbd_simd_links3_begin_substep(&sys, h), XPBD_STATUS_OK);
     sys.simd = 8;
-    ENSURE_STATUS(xpbd_colored3_iterate(&sys, &st), XPBD_STATUS_INVALID_ARGUMENT);
+    ENSURE_STATUS(xpbd_simd_links3_iterate(&sys, &st), XPBD_STATUS_INVALID_ARGUMENT);
 }
 
 void test_colored(void) {

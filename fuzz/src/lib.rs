@@ -17,7 +17,7 @@
 //! iterate, iterate_until, measure, the rope / loop / cloth builders) and
 //! for stepping (`xpbd_world3_step`): arbitrary floats, indices, counts,
 //! null-ness and overlapping buffers; [`colored`] for the colored ABI
-//! (colorings, link fill, colored system, job ranges, stats merge);
+//! (colorings, link fill, SIMD link system, job ranges, stats merge);
 //! [`groups`] for the constraint groups (bends, tets, tethers, mesh
 //! volumes: begin / iterate / iterate_until / measure with groups, the
 //! grouped step, the tether builder); [`groups_colored`] for the colored

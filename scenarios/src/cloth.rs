@@ -5,10 +5,10 @@
 //!
 //! Two copies run in lock-step:
 //!
-//! - the Rust API, [`xpbd::ColoredSystem`] over structure-of-arrays
-//!   particles (`ColoredSubstep::iterate`);
-//! - the C entry points, `xpbd_colored3_begin_substep(_f32)` and
-//!   `xpbd_colored3_solve_job(_f32)` ([`JOBS`] jobs per color, run one
+//! - the Rust API, [`xpbd::SimdLinks`] over structure-of-arrays
+//!   particles (`SimdLinksSubstep::iterate`);
+//! - the C entry points, `xpbd_simd_links3_begin_substep(_f32)` and
+//!   `xpbd_simd_links3_solve_job(_f32)` ([`JOBS`] jobs per color, run one
 //!   after another) over array-of-structures particles.
 //!
 //! The colored kernel differs by target: SSE2 lanes on x86-64 (with the f32
@@ -20,7 +20,7 @@
 //! equal the Rust copy bit for bit after every substep.
 
 use xpbd::{
-    cloth, cloth_coloring, color_order, fill_colored_links, ColoredLinks, ColoredSystem, Link, Soa,
+    cloth, cloth_coloring, color_order, fill_colored_links, ColoredLinks, Link, SimdLinks, Soa,
 };
 
 use crate::scalar::ColoredBuffers;
@@ -133,7 +133,7 @@ pub fn cloth_3d<T: Scalar>(h: &mut Fnv64) -> ClothRun {
     let mut ys = x0.map(|p| p[1]);
     let mut zs = x0.map(|p| p[2]);
     let mut stamp = [0u32; PARTICLES];
-    let Ok(mut sys) = ColoredSystem::new(
+    let Ok(mut sys) = SimdLinks::new(
         Soa {
             x: &mut xs,
             y: &mut ys,

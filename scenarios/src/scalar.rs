@@ -3,12 +3,12 @@
 //! exported `extern "C"` functions, not only the Rust API).
 
 use xpbd::ffi::{
-    xpbd_colored3_begin_substep, xpbd_colored3_begin_substep_f32, xpbd_colored3_solve_job,
-    xpbd_colored3_solve_job_f32, XpbdColoredSystem3, XpbdColoredSystem3F32,
-};
-use xpbd::ffi::{
     xpbd_distance_begin_substep, xpbd_distance_begin_substep_f32, xpbd_distance_solve,
     xpbd_distance_solve_f32, XpbdDistanceConstraint, XpbdDistanceConstraintF32, XpbdStatus,
+};
+use xpbd::ffi::{
+    xpbd_simd_links3_begin_substep, xpbd_simd_links3_begin_substep_f32, xpbd_simd_links3_solve_job,
+    xpbd_simd_links3_solve_job_f32, XpbdSimdLinks3, XpbdSimdLinks3F32,
 };
 use xpbd::Real;
 
@@ -50,16 +50,16 @@ pub struct ColoredBuffers<T> {
 pub trait Scalar: Real {
     /// The C constraint struct (`XpbdDistanceConstraint` or `…F32`).
     type CLink: Copy + Default;
-    /// The colored C system struct (`XpbdColoredSystem3` or `…F32`).
+    /// The colored C system struct (`XpbdSimdLinks3` or `…F32`).
     type CColored;
     /// A colored C system over `b` (zero-length links rejected, no substep).
     fn c_colored(b: ColoredBuffers<Self>) -> Self::CColored;
-    /// `xpbd_colored3_begin_substep(_f32)`.
+    /// `xpbd_simd_links3_begin_substep(_f32)`.
     ///
     /// # Safety
     /// As the C function: `s` is null or valid, with valid buffers.
     unsafe fn c_colored_begin(s: *mut Self::CColored, h: Self) -> XpbdStatus;
-    /// `xpbd_colored3_solve_job(_f32)` without outputs.
+    /// `xpbd_simd_links3_solve_job(_f32)` without outputs.
     ///
     /// # Safety
     /// As the C function.
@@ -107,9 +107,9 @@ pub trait Scalar: Real {
 
 impl Scalar for f64 {
     type CLink = XpbdDistanceConstraint;
-    type CColored = XpbdColoredSystem3;
+    type CColored = XpbdSimdLinks3;
     fn c_colored(b: ColoredBuffers<Self>) -> Self::CColored {
-        XpbdColoredSystem3 {
+        XpbdSimdLinks3 {
             positions: b.positions,
             x: core::ptr::null_mut(),
             y: core::ptr::null_mut(),
@@ -136,7 +136,7 @@ impl Scalar for f64 {
     }
     unsafe fn c_colored_begin(s: *mut Self::CColored, h: Self) -> XpbdStatus {
         // SAFETY: forwarded contract.
-        unsafe { xpbd_colored3_begin_substep(s, h) }
+        unsafe { xpbd_simd_links3_begin_substep(s, h) }
     }
     unsafe fn c_colored_job(
         s: *const Self::CColored,
@@ -146,7 +146,7 @@ impl Scalar for f64 {
     ) -> XpbdStatus {
         // SAFETY: forwarded contract; NULL outputs are allowed.
         unsafe {
-            xpbd_colored3_solve_job(
+            xpbd_simd_links3_solve_job(
                 s,
                 color,
                 job,
@@ -193,9 +193,9 @@ impl Scalar for f64 {
 
 impl Scalar for f32 {
     type CLink = XpbdDistanceConstraintF32;
-    type CColored = XpbdColoredSystem3F32;
+    type CColored = XpbdSimdLinks3F32;
     fn c_colored(b: ColoredBuffers<Self>) -> Self::CColored {
-        XpbdColoredSystem3F32 {
+        XpbdSimdLinks3F32 {
             positions: b.positions,
             x: core::ptr::null_mut(),
             y: core::ptr::null_mut(),
@@ -222,7 +222,7 @@ impl Scalar for f32 {
     }
     unsafe fn c_colored_begin(s: *mut Self::CColored, h: Self) -> XpbdStatus {
         // SAFETY: forwarded contract.
-        unsafe { xpbd_colored3_begin_substep_f32(s, h) }
+        unsafe { xpbd_simd_links3_begin_substep_f32(s, h) }
     }
     unsafe fn c_colored_job(
         s: *const Self::CColored,
@@ -232,7 +232,7 @@ impl Scalar for f32 {
     ) -> XpbdStatus {
         // SAFETY: forwarded contract; NULL outputs are allowed.
         unsafe {
-            xpbd_colored3_solve_job_f32(
+            xpbd_simd_links3_solve_job_f32(
                 s,
                 color,
                 job,

@@ -16,7 +16,7 @@
 //! **exactly** the bits of the sequential sweep ([`Substep::iterate`]) over
 //! the same (colored) order: the arithmetic is the sequential one, and each
 //! instance sees the same positions. (The colored links of
-//! [`ColoredSystem`](super::ColoredSystem) agree with the sequential sweep
+//! [`SimdLinks`](super::SimdLinks) agree with the sequential sweep
 //! only to rounding: they use their own SIMD equations.)
 //!
 //! A job gathers an instance's `N` particles into a local array, solves a

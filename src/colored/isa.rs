@@ -10,10 +10,10 @@
 /// [`Isa::BASELINE`], or by removing bits ([`Isa::restrict`]): so holding
 /// an `Isa` proves the kernels it selects can run here. Detection is not
 /// cached anywhere (the crate has no global state): a
-/// [`ColoredSystem`](crate::ColoredSystem) detects once when built
-/// ([`ColoredSystem::new`](crate::ColoredSystem::new)) and keeps the value;
+/// [`SimdLinks`](crate::SimdLinks) detects once when built
+/// ([`SimdLinks::new`](crate::SimdLinks::new)) and keeps the value;
 /// a caller that builds systems often detects once and passes the value
-/// ([`ColoredSystem::new_with_isa`](crate::ColoredSystem::new_with_isa)):
+/// ([`SimdLinks::new_with_isa`](crate::SimdLinks::new_with_isa)):
 /// cpuid takes about 100 cycles natively but microseconds where a
 /// hypervisor traps it.
 ///
@@ -104,7 +104,7 @@ impl Isa {
     }
 
     /// The set `bits` as a C system's `simd` field holds it (validated by
-    /// `xpbd_colored3_set_simd` when it was set, which the caller vouches
+    /// `xpbd_simd_links3_set_simd` when it was set, which the caller vouches
     /// for), unknown bits dropped.
     pub(crate) const fn trusted(bits: u32) -> Self {
         Self(bits & Self::KNOWN_BITS)

@@ -87,7 +87,7 @@ pub struct RawSoa<T> {
     pub(crate) z: *mut T,
 }
 
-// SAFETY: the pointers come from `&mut` slices held by a `ColoredSystem`;
+// SAFETY: the pointers come from `&mut` slices held by a `SimdLinks`;
 // they are only dereferenced by kernel code under the proper-coloring
 // invariant (each particle written by at most one thread at a time).
 unsafe impl<T: Send> Send for RawSoa<T> {}
@@ -195,7 +195,7 @@ unsafe impl<T: Real> RawParticles<T> for RawStrided<T> {
     }
 }
 
-/// The particles of a C colored system, either layout ([`RawStrided`]).
+/// The particles of a C SIMD link system, either layout ([`RawStrided`]).
 #[derive(Debug)]
 pub(crate) struct Strided<'a, T> {
     raw: RawStrided<T>,

@@ -14,7 +14,7 @@
 //! deterministic and bit-identical between runs, between the Rust and C
 //! entry points, and whatever the number of threads that split each color.
 //!
-//! Per substep, [`ColoredSystem::begin_substep`] computes into caller
+//! Per substep, [`SimdLinks::begin_substep`] computes into caller
 //! scratch, for every link, `α̃ = α/h²` (`alpha`) and the reciprocal
 //! denominator `g = 1/(w_i + w_j + α̃)` (`inv_denominator`; 0 for a link
 //! between two static particles). A visit is then, with `d = x_j − x_i`:
@@ -61,7 +61,7 @@
 //! ([`SystemError::InvalidResult`]), or whose particles coincide under
 //! [`ZeroLength::Reject`] ([`SystemError::ZeroLength`]), is not written; the
 //! other links of its range are still solved, and the error names the first
-//! such link (its colored position). [`ColoredSubstep::iterate`] then stops
+//! such link (its colored position). [`SimdLinksSubstep::iterate`] then stops
 //! before the next color. Each link's decision depends only on the state
 //! before its color, so even a failed sweep leaves the same bits for every
 //! split into jobs and every thread count.
@@ -83,7 +83,7 @@
 //!   the raw link view.
 //! - `kernel`: `solve_range` and the kernel per float type and target
 //!   (scalar, portable chunked, SSE).
-//! - `system`: [`ColoredSystem`], [`ColoredSubstep`], [`ColorJobs`],
+//! - `system`: [`SimdLinks`], [`SimdLinksSubstep`], [`ColorJobs`],
 //!   [`ColorJob`].
 //! - [`groups`]: colored solving of a 3D system's links and constraint
 //!   groups through the sequential update, bit for bit ([`GroupColors`],
@@ -98,7 +98,7 @@ mod isa;
 mod kernel;
 mod layout;
 mod links;
-mod system;
+mod simd_links;
 
 pub use groups::{ColoredGroups, GroupColors, GroupJob, GroupJobs};
 pub use isa::Isa;
@@ -112,7 +112,7 @@ pub use layout::{
 #[doc(hidden)]
 pub use links::RawLinks;
 pub use links::{fill_colored_links, job_range, ColoredLinks};
-pub use system::{ColorJob, ColorJobs, ColoredSubstep, ColoredSystem};
+pub use simd_links::{ColorJob, ColorJobs, SimdLinks, SimdLinksSubstep};
 
 /// Links per chunk of the portable kernel; job ranges start on multiples of
 /// it within a color (so jobs never split a chunk).

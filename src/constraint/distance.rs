@@ -295,7 +295,7 @@ fn link_rare<T: Real, const D: usize, C: Count<T>>(
 /// link, which stops after the flags), flag bits, then (when a particle moves)
 /// the scale `α/h²` (`scaled`: the quotients of this `h²`) and `W + α/h²`, and under `reject_zero_length` that the
 /// particles do not coincide (`len2 = |x_j − x_i|²`, computed lazily). The
-/// one link check for sequential and colored systems; `constraint` names
+/// one link check for sequential and SIMD link systems; `constraint` names
 /// the link in the error.
 #[inline]
 #[allow(clippy::too_many_arguments)]

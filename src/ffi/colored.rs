@@ -1,5 +1,5 @@
 //! The C ABI of colored solving (3D, f64 and f32): colorings into caller
-//! memory, the colored system struct, whole sweeps, and job ranges an
+//! memory, the SIMD link system struct, whole sweeps, and job ranges an
 //! engine's thread pool runs concurrently.
 //!
 //! Conventions are those of [`crate::ffi`]
@@ -9,30 +9,30 @@
 //! - Particles are given either as AoS `positions` (`double (*)[3]`) or as
 //!   SoA `x`, `y`, `z`: set exactly one of the two (the other NULL),
 //!   otherwise `XPBD_STATUS_INVALID_ARGUMENT`.
-//! - `xpbd_colored3_begin_substep` checks that the coloring is proper (no
+//! - `xpbd_simd_links3_begin_substep` checks that the coloring is proper (no
 //!   particle twice within a color), using the caller's `stamp` scratch.
 //!   Between `begin_substep` and the end of the substep the link arrays,
 //!   `color_starts` and the counts must not change (the C form of the
 //!   lifecycle rule). Every index is still bounds-checked by every call that
 //!   solves, so a violation cannot make the library write out of bounds.
-//! - `xpbd_colored3_solve_job` only reads the system struct and writes its
+//! - `xpbd_simd_links3_solve_job` only reads the system struct and writes its
 //!   own link range's particles and λ plus its outputs: jobs of one color
 //!   may run on different threads at the same time. Run all jobs of color
 //!   0, wait for all (a barrier), then color 1, and so on; never two colors
-//!   at once. The result is bit-identical to `xpbd_colored3_iterate` and to
-//!   Rust's `ColoredSubstep::iterate`, whatever the job count.
+//!   at once. The result is bit-identical to `xpbd_simd_links3_iterate` and to
+//!   Rust's `SimdLinksSubstep::iterate`, whatever the job count.
 //! - A link that cannot be applied (non-finite result, or zero length
 //!   under `XPBD_ZERO_LENGTH_REJECT`) is left untouched, the rest of its
 //!   color is applied, and the call reports the first such link
 //!   (`error_index` / `*out_error_index`, a colored position).
-//!   `xpbd_colored3_iterate` then stops before the next color.
+//!   `xpbd_simd_links3_iterate` then stops before the next color.
 
 use core::ptr;
 
 use super::check::{check_buffers, check_groups, read, slice, slice_mut, write_opt, Buf};
 use super::status::XpbdStatus;
-use super::types::{policy_of, ColoredSystemC};
-use crate::colored::{self, ColoredLinks, ColoredSystem, Isa, RawLinks, RawStrided, Strided};
+use super::types::{policy_of, SimdLinksC};
+use crate::colored::{self, ColoredLinks, Isa, RawLinks, RawStrided, SimdLinks, Strided};
 use crate::real::{finite_positive, Real};
 use crate::solver::{Link, SweepStats, ZeroLength};
 use crate::SystemError;
@@ -44,12 +44,12 @@ enum Layout {
     Soa,
 }
 
-/// Checks every buffer of a colored system: NULL only with count 0,
+/// Checks every buffer of a SIMD link system: NULL only with count 0,
 /// aligned, bounded, exactly one layout, and no two buffers (or the struct)
 /// overlapping. Returns the layout and the policy.
 fn check<T>(
-    f: &ColoredSystemC<T>,
-    sys: *const ColoredSystemC<T>,
+    f: &SimdLinksC<T>,
+    sys: *const SimdLinksC<T>,
     outs: &[Buf],
 ) -> Result<(Layout, ZeroLength), XpbdStatus> {
     let policy = policy_of(f.zero_length_policy).ok_or(XpbdStatus::InvalidArgument)?;
@@ -94,18 +94,15 @@ fn check<T>(
 
 /// # Safety
 /// `p` is non-null and valid for writes.
-unsafe fn fail<T>(p: *mut ColoredSystemC<T>, e: SystemError) -> XpbdStatus {
+unsafe fn fail<T>(p: *mut SimdLinksC<T>, e: SystemError) -> XpbdStatus {
     // SAFETY: forwarded; `addr_of_mut!` forms no reference.
     unsafe { ptr::write(ptr::addr_of_mut!((*p).error_index), e.index().unwrap_or(0)) };
     XpbdStatus::from(e)
 }
 
 /// # Safety
-/// See `xpbd_colored3_begin_substep`.
-pub(crate) unsafe fn colored_begin_raw<T: Real>(
-    system: *mut ColoredSystemC<T>,
-    h: T,
-) -> XpbdStatus {
+/// See `xpbd_simd_links3_begin_substep`.
+pub(crate) unsafe fn colored_begin_raw<T: Real>(system: *mut SimdLinksC<T>, h: T) -> XpbdStatus {
     // SAFETY: forwarded caller contract.
     let f = match unsafe { read(system) } {
         Ok(s) => s,
@@ -139,7 +136,7 @@ pub(crate) unsafe fn colored_begin_raw<T: Real>(
         let p = Strided::new(strided(&f, layout), w);
         // No detection here (cpuid per substep): begin_substep runs no
         // kernel.
-        ColoredSystem::new_with_isa(p, links, stamp, Isa::BASELINE).and_then(|sys| {
+        SimdLinks::new_with_isa(p, links, stamp, Isa::BASELINE).and_then(|sys| {
             let mut sys = sys.with_zero_length(policy);
             sys.begin_substep(h).map(|_| ())
         })
@@ -168,8 +165,8 @@ pub(crate) unsafe fn colored_begin_raw<T: Real>(
 /// # Safety
 /// The struct's buffers are valid for their counts.
 unsafe fn active<T: Real>(
-    f: &ColoredSystemC<T>,
-    sys: *const ColoredSystemC<T>,
+    f: &SimdLinksC<T>,
+    sys: *const SimdLinksC<T>,
     outs: &[Buf],
 ) -> Result<(Layout, ZeroLength), XpbdStatus> {
     if f.substep_active != 1 {
@@ -186,11 +183,7 @@ unsafe fn active<T: Real>(
 ///
 /// # Safety
 /// `f.i` and `f.j` are valid for `f.link_count` reads and not written concurrently.
-unsafe fn check_range<T>(
-    f: &ColoredSystemC<T>,
-    begin: usize,
-    end: usize,
-) -> Result<(), SystemError> {
+unsafe fn check_range<T>(f: &SimdLinksC<T>, begin: usize, end: usize) -> Result<(), SystemError> {
     // SAFETY: checked buffers, read only (shared reads across threads are fine).
     let (i, j) = unsafe { (slice(f.i, f.link_count), slice(f.j, f.link_count)) };
     let (Some(i), Some(j)) = (i.get(begin..end), j.get(begin..end)) else {
@@ -237,7 +230,7 @@ fn colored_ix(v: u32) -> usize {
 /// `check_range`, the range within one color of a proper coloring, and no
 /// other thread touching this range's links or particles.
 unsafe fn solve<T: Real>(
-    f: &ColoredSystemC<T>,
+    f: &SimdLinksC<T>,
     layout: Layout,
     policy: ZeroLength,
     begin: usize,
@@ -253,8 +246,8 @@ unsafe fn solve<T: Real>(
         w: f.inverse_masses,
     };
     // The bits were checked known by `check`; their support was checked
-    // by `xpbd_colored3_set_simd` (the caller's contract for a value
-    // written directly: see `XpbdColoredSystem3::simd`).
+    // by `xpbd_simd_links3_set_simd` (the caller's contract for a value
+    // written directly: see `XpbdSimdLinks3::simd`).
     let isa = Isa::trusted(f.simd);
     // SAFETY: forwarded caller contract.
     unsafe { colored::solve_range(strided(f, layout), l, begin, end, policy, isa) }
@@ -262,7 +255,7 @@ unsafe fn solve<T: Real>(
 
 /// Either layout's positions as one strided view ([`RawStrided`]): one
 /// copy of the kernel and of `begin_substep` per precision.
-fn strided<T>(f: &ColoredSystemC<T>, layout: Layout) -> RawStrided<T> {
+fn strided<T>(f: &SimdLinksC<T>, layout: Layout) -> RawStrided<T> {
     match layout {
         Layout::Aos => {
             // The coordinates of particle k at x + 3k, x + 3k + 1, x + 3k + 2
@@ -287,7 +280,7 @@ fn strided<T>(f: &ColoredSystemC<T>, layout: Layout) -> RawStrided<T> {
 /// The position buffers of `layout` passed the checks (valid for
 /// `particle_count` reads) and are not written meanwhile.
 #[inline(never)]
-unsafe fn first_non_finite<T: Real>(f: &ColoredSystemC<T>, layout: Layout) -> Option<usize> {
+unsafe fn first_non_finite<T: Real>(f: &SimdLinksC<T>, layout: Layout) -> Option<usize> {
     let n = f.particle_count;
     match layout {
         // SAFETY: forwarded.
@@ -307,7 +300,7 @@ unsafe fn first_non_finite<T: Real>(f: &ColoredSystemC<T>, layout: Layout) -> Op
 ///
 /// # Safety
 /// `f.color_starts` valid for `f.color_count + 1` reads.
-unsafe fn color_bounds<T>(f: &ColoredSystemC<T>, c: usize) -> Option<(usize, usize)> {
+unsafe fn color_bounds<T>(f: &SimdLinksC<T>, c: usize) -> Option<(usize, usize)> {
     // SAFETY: checked buffer of `colors + 1` entries.
     let starts = unsafe { slice(f.color_starts, f.color_count.saturating_add(1)) };
     let (b, e) = (*starts.get(c)?, *starts.get(c.checked_add(1)?)?);
@@ -315,9 +308,9 @@ unsafe fn color_bounds<T>(f: &ColoredSystemC<T>, c: usize) -> Option<(usize, usi
 }
 
 /// # Safety
-/// See `xpbd_colored3_iterate`.
+/// See `xpbd_simd_links3_iterate`.
 pub(crate) unsafe fn colored_iterate_raw<T: Real>(
-    system: *mut ColoredSystemC<T>,
+    system: *mut SimdLinksC<T>,
     out: *mut SweepStats<T>,
 ) -> XpbdStatus {
     // SAFETY: forwarded caller contract.
@@ -359,9 +352,9 @@ pub(crate) unsafe fn colored_iterate_raw<T: Real>(
 }
 
 /// # Safety
-/// See `xpbd_colored3_solve_job`.
+/// See `xpbd_simd_links3_solve_job`.
 pub(crate) unsafe fn colored_job_raw<T: Real>(
-    system: *const ColoredSystemC<T>,
+    system: *const SimdLinksC<T>,
     color: usize,
     job: usize,
     job_count: usize,
@@ -412,9 +405,9 @@ pub(crate) unsafe fn colored_job_raw<T: Real>(
 }
 
 /// # Safety
-/// See `xpbd_colored3_set_simd`.
+/// See `xpbd_simd_links3_set_simd`.
 pub(crate) unsafe fn colored_set_simd_raw<T: Copy>(
-    system: *mut ColoredSystemC<T>,
+    system: *mut SimdLinksC<T>,
     simd: u32,
 ) -> XpbdStatus {
     // SAFETY: forwarded caller contract.
@@ -434,8 +427,8 @@ pub(crate) unsafe fn colored_set_simd_raw<T: Copy>(
 /// `XPBD_SIMD_*` bits: x86-64 `XPBD_SIMD_AVX2` and `XPBD_SIMD_AVX512`
 /// (cpuid and xgetbv: call it once, not per frame, as cpuid is slow under
 /// a hypervisor), aarch64 `XPBD_SIMD_NEON`, 0 elsewhere. The library
-/// keeps no copy: store the value (or a subset) in a colored system with
-/// `xpbd_colored3_set_simd`.
+/// keeps no copy: store the value (or a subset) in a SIMD link system with
+/// `xpbd_simd_links3_set_simd`.
 #[no_mangle]
 pub extern "C" fn xpbd_simd_detect() -> u32 {
     Isa::detect().bits()

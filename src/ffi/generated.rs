@@ -17,7 +17,7 @@ use super::step::{
     default_tearing, default_world, precision_raw, requirements_raw, step_colored_raw, step_raw,
 };
 use super::system::{begin_substep_raw, build_raw, iterate_raw, iterate_until_raw, measure_raw};
-use super::types::{ColoredSystemC, ConstraintsC, DistanceConstraintC, StepConfigC, SystemC, XpbdGroupColors, XpbdJobSystem};
+use super::types::{SimdLinksC, ConstraintsC, DistanceConstraintC, StepConfigC, SystemC, XpbdGroupColors, XpbdJobSystem};
 use super::world::{CollidersC, EngineContactsC, GroupsC, SelfCollisionC, TearingC, WorldC, XpbdBlock, XpbdRequirements};
 use crate::constraint::bend::Bend;
 use crate::constraint::pressure::MeshVolume;
@@ -1066,7 +1066,7 @@ pub unsafe extern "C" fn xpbd_world3_precision_f32(
 /// `system` is NULL or valid; its buffers are NULL (with count 0) or valid
 /// for their counts.
 #[no_mangle]
-pub unsafe extern "C" fn xpbd_colored3_begin_substep(system: *mut ColoredSystemC<f64>, h: f64) -> XpbdStatus {
+pub unsafe extern "C" fn xpbd_simd_links3_begin_substep(system: *mut SimdLinksC<f64>, h: f64) -> XpbdStatus {
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe { colored_begin_raw(system, h) }
 }
@@ -1082,9 +1082,9 @@ pub unsafe extern "C" fn xpbd_colored3_begin_substep(system: *mut ColoredSystemC
 /// `SAME_PARTICLE` if the links were changed since begin_substep.
 ///
 /// # Safety
-/// As `xpbd_colored3_begin_substep`; `out_stats` is NULL or valid.
+/// As `xpbd_simd_links3_begin_substep`; `out_stats` is NULL or valid.
 #[no_mangle]
-pub unsafe extern "C" fn xpbd_colored3_iterate(system: *mut ColoredSystemC<f64>, out_stats: *mut SweepStats<f64>) -> XpbdStatus {
+pub unsafe extern "C" fn xpbd_simd_links3_iterate(system: *mut SimdLinksC<f64>, out_stats: *mut SweepStats<f64>) -> XpbdStatus {
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe { colored_iterate_raw(system, out_stats) }
 }
@@ -1096,17 +1096,17 @@ pub unsafe extern "C" fn xpbd_colored3_iterate(system: *mut ColoredSystemC<f64>,
 /// `*out_stats` (may be NULL) on success, `*out_error_index` (may be NULL)
 /// on a link error; neither output may overlap the system, its buffers or
 /// each other. Run every job of a color, wait for all, then the next
-/// color: bit-identical to `xpbd_colored3_iterate` for any job count.
+/// color: bit-identical to `xpbd_simd_links3_iterate` for any job count.
 /// Merge the stats with `xpbd_sweep_stats_merge`.
 ///
 /// Errors: `NO_SUBSTEP`, `INVALID_ARGUMENT` (color or job out of range),
-/// and the link errors of `xpbd_colored3_iterate` for this range.
+/// and the link errors of `xpbd_simd_links3_iterate` for this range.
 ///
 /// # Safety
-/// As `xpbd_colored3_iterate`; jobs of different colors never run at once.
+/// As `xpbd_simd_links3_iterate`; jobs of different colors never run at once.
 #[no_mangle]
-pub unsafe extern "C" fn xpbd_colored3_solve_job(
-    system: *const ColoredSystemC<f64>,
+pub unsafe extern "C" fn xpbd_simd_links3_solve_job(
+    system: *const SimdLinksC<f64>,
     color: usize,
     job: usize,
     job_count: usize,
@@ -1129,7 +1129,7 @@ pub unsafe extern "C" fn xpbd_colored3_solve_job(
 /// # Safety
 /// `system` is NULL or valid.
 #[no_mangle]
-pub unsafe extern "C" fn xpbd_colored3_set_simd(system: *mut ColoredSystemC<f64>, simd: u32) -> XpbdStatus {
+pub unsafe extern "C" fn xpbd_simd_links3_set_simd(system: *mut SimdLinksC<f64>, simd: u32) -> XpbdStatus {
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe { colored_set_simd_raw(system, simd) }
 }
@@ -1170,7 +1170,7 @@ pub unsafe extern "C" fn xpbd_color_greedy(
 /// Copies double links into colored SoA arrays: position k receives link
 /// `order[k]` (i, j, rest, compliance; λ = 0); a tension-only link's rest
 /// length is stored negated, a disabled one's as 0
-/// (`XpbdColoredSystem3::rest`). All outputs have `link_count` entries.
+/// (`XpbdSimdLinks3::rest`). All outputs have `link_count` entries.
 /// Flag bits other than `XPBD_LINK_TENSION_ONLY` and `XPBD_LINK_DISABLED`
 /// are `XPBD_STATUS_INVALID_ARGUMENT`. Nothing is written on error.
 ///
@@ -1207,7 +1207,7 @@ pub unsafe extern "C" fn xpbd_colored_links_fill(
 /// `system` is NULL or valid; its buffers are NULL (with count 0) or valid
 /// for their counts.
 #[no_mangle]
-pub unsafe extern "C" fn xpbd_colored3_begin_substep_f32(system: *mut ColoredSystemC<f32>, h: f32) -> XpbdStatus {
+pub unsafe extern "C" fn xpbd_simd_links3_begin_substep_f32(system: *mut SimdLinksC<f32>, h: f32) -> XpbdStatus {
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe { colored_begin_raw(system, h) }
 }
@@ -1223,9 +1223,9 @@ pub unsafe extern "C" fn xpbd_colored3_begin_substep_f32(system: *mut ColoredSys
 /// `SAME_PARTICLE` if the links were changed since begin_substep.
 ///
 /// # Safety
-/// As `xpbd_colored3_begin_substep_f32`; `out_stats` is NULL or valid.
+/// As `xpbd_simd_links3_begin_substep_f32`; `out_stats` is NULL or valid.
 #[no_mangle]
-pub unsafe extern "C" fn xpbd_colored3_iterate_f32(system: *mut ColoredSystemC<f32>, out_stats: *mut SweepStats<f32>) -> XpbdStatus {
+pub unsafe extern "C" fn xpbd_simd_links3_iterate_f32(system: *mut SimdLinksC<f32>, out_stats: *mut SweepStats<f32>) -> XpbdStatus {
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe { colored_iterate_raw(system, out_stats) }
 }
@@ -1237,17 +1237,17 @@ pub unsafe extern "C" fn xpbd_colored3_iterate_f32(system: *mut ColoredSystemC<f
 /// `*out_stats` (may be NULL) on success, `*out_error_index` (may be NULL)
 /// on a link error; neither output may overlap the system, its buffers or
 /// each other. Run every job of a color, wait for all, then the next
-/// color: bit-identical to `xpbd_colored3_iterate_f32` for any job count.
+/// color: bit-identical to `xpbd_simd_links3_iterate_f32` for any job count.
 /// Merge the stats with `xpbd_sweep_stats_merge_f32`.
 ///
 /// Errors: `NO_SUBSTEP`, `INVALID_ARGUMENT` (color or job out of range),
-/// and the link errors of `xpbd_colored3_iterate_f32` for this range.
+/// and the link errors of `xpbd_simd_links3_iterate_f32` for this range.
 ///
 /// # Safety
-/// As `xpbd_colored3_iterate_f32`; jobs of different colors never run at once.
+/// As `xpbd_simd_links3_iterate_f32`; jobs of different colors never run at once.
 #[no_mangle]
-pub unsafe extern "C" fn xpbd_colored3_solve_job_f32(
-    system: *const ColoredSystemC<f32>,
+pub unsafe extern "C" fn xpbd_simd_links3_solve_job_f32(
+    system: *const SimdLinksC<f32>,
     color: usize,
     job: usize,
     job_count: usize,
@@ -1270,7 +1270,7 @@ pub unsafe extern "C" fn xpbd_colored3_solve_job_f32(
 /// # Safety
 /// `system` is NULL or valid.
 #[no_mangle]
-pub unsafe extern "C" fn xpbd_colored3_set_simd_f32(system: *mut ColoredSystemC<f32>, simd: u32) -> XpbdStatus {
+pub unsafe extern "C" fn xpbd_simd_links3_set_simd_f32(system: *mut SimdLinksC<f32>, simd: u32) -> XpbdStatus {
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe { colored_set_simd_raw(system, simd) }
 }
@@ -1311,7 +1311,7 @@ pub unsafe extern "C" fn xpbd_color_greedy_f32(
 /// Copies float links into colored SoA arrays: position k receives link
 /// `order[k]` (i, j, rest, compliance; λ = 0); a tension-only link's rest
 /// length is stored negated, a disabled one's as 0
-/// (`XpbdColoredSystem3::rest`). All outputs have `link_count` entries.
+/// (`XpbdSimdLinks3::rest`). All outputs have `link_count` entries.
 /// Flag bits other than `XPBD_LINK_TENSION_ONLY` and `XPBD_LINK_DISABLED`
 /// are `XPBD_STATUS_INVALID_ARGUMENT`. Nothing is written on error.
 ///

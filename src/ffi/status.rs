@@ -64,7 +64,7 @@ pub enum XpbdStatus {
     InvalidCollider = -18,
     /// A flag bit this machine or version does not support: a SIMD bit
     /// the CPU or OS lacks, or an undefined one
-    /// (`xpbd_colored3_set_simd`); nothing changed. (Until 0.1 also a link
+    /// (`xpbd_simd_links3_set_simd`); nothing changed. (Until 0.1 also a link
     /// flag the colored path did not solve; it honours
     /// `XPBD_LINK_TENSION_ONLY` since.)
     UnsupportedFlag = -19,

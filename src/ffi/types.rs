@@ -25,7 +25,7 @@ pub const XPBD_ZERO_LENGTH_REJECT: i32 = 0;
 /// Zero-length policy: skip the link and count it in `skipped_zero_length`.
 pub const XPBD_ZERO_LENGTH_SKIP: i32 = 1;
 
-/// SIMD bit (`xpbd_simd_detect`, `XpbdColoredSystem3::simd`): the AVX2
+/// SIMD bit (`xpbd_simd_detect`, `XpbdSimdLinks3::simd`): the AVX2
 /// colored kernels (x86-64; no FMA, the same bits as the baseline).
 pub const XPBD_SIMD_AVX2: u32 = 1;
 /// SIMD bit: the AVX-512 (F + DQ) colored kernels (x86-64; the AVX2 ones
@@ -271,17 +271,17 @@ pub struct ConstraintsC<T> {
     pub mesh_particle_count: usize,
 }
 
-/// A colored 3D system over caller-owned buffers (`XpbdColoredSystem3`:
-/// double, `XpbdColoredSystem3F32`: float; see `docs/c-api.md` for the
+/// A colored 3D system over caller-owned buffers (`XpbdSimdLinks3`:
+/// double, `XpbdSimdLinks3F32`: float; see `docs/c-api.md` for the
 /// rules).
 ///
 /// Zero-initialise, fill in the buffer fields, counts and
-/// `zero_length_policy` (and `simd` through `xpbd_colored3_set_simd`); the
+/// `zero_length_policy` (and `simd` through `xpbd_simd_links3_set_simd`); the
 /// library writes only `substep_active`, `h`, `error_index` and `simd`,
 /// and the buffers' contents.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
-pub struct ColoredSystemC<T> {
+pub struct SimdLinksC<T> {
     /// AoS particle positions (m), `particle_count` entries, or NULL when
     /// `x`, `y`, `z` are used.
     pub positions: *mut [T; 3],
@@ -337,7 +337,7 @@ pub struct ColoredSystemC<T> {
     /// The SIMD kernels of the solving calls (the last field: every
     /// earlier field keeps its offset): `XPBD_SIMD_*` bits, 0 (a
     /// zero-initialised struct) for the baseline kernel; every value gives
-    /// the same bits. Set it with `xpbd_colored3_set_simd`, which refuses
+    /// the same bits. Set it with `xpbd_simd_links3_set_simd`, which refuses
     /// bits this CPU lacks. The solving calls do not detect the CPU again
     /// (cpuid is slow under a hypervisor, and the library keeps no global
     /// state): a value written directly must be a subset of
@@ -516,10 +516,10 @@ pub type XpbdMeshVolumeF32 = MeshVolume<f32>;
 pub type XpbdConstraints3 = ConstraintsC<f64>;
 /// `XpbdConstraints3F32` (C): the constraint groups of a 3D float system.
 pub type XpbdConstraints3F32 = ConstraintsC<f32>;
-/// `XpbdColoredSystem3` (C): a colored 3D double system.
-pub type XpbdColoredSystem3 = ColoredSystemC<f64>;
-/// `XpbdColoredSystem3F32` (C): a colored 3D float system.
-pub type XpbdColoredSystem3F32 = ColoredSystemC<f32>;
+/// `XpbdSimdLinks3` (C): a colored 3D double system.
+pub type XpbdSimdLinks3 = SimdLinksC<f64>;
+/// `XpbdSimdLinks3F32` (C): a colored 3D float system.
+pub type XpbdSimdLinks3F32 = SimdLinksC<f32>;
 
 /// `XpbdConstraints3` with no group (every array NULL, every count 0).
 pub(crate) fn empty_constraints<T>() -> ConstraintsC<T> {

@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use xpbd::{
-    color_order, fill_colored_links, Aos, ColoredLinks, ColoredSystem, Link, Real, Soa, SweepStats,
+    color_order, fill_colored_links, Aos, ColoredLinks, Link, Real, SimdLinks, Soa, SweepStats,
     System, SystemError,
 };
 
@@ -239,7 +239,7 @@ pub fn compare<T: Real>(
     let mut xa = x0.to_vec();
     let mut stamp = vec![0u32; x0.len()];
     {
-        let mut sys = ColoredSystem::new(
+        let mut sys = SimdLinks::new(
             Aos {
                 positions: &mut xa,
                 w,
@@ -272,7 +272,7 @@ pub fn compare<T: Real>(
     for &threads in ways {
         let [mut x, mut y, mut z] = soa(x0);
         {
-            let mut sys = ColoredSystem::new(
+            let mut sys = SimdLinks::new(
                 Soa {
                     x: &mut x,
                     y: &mut y,

@@ -278,19 +278,19 @@ pub fn stepping() {
     );
 }
 
-/// Colored solving: `xpbd_colored3_*`, colorings, job ranges, stats merge,
+/// Colored solving: `xpbd_simd_links3_*`, colorings, job ranges, stats merge,
 /// colored link fill.
 #[inline(always)]
 pub fn colored() {
     keep!(
-        xpbd_colored3_begin_substep,
-        xpbd_colored3_begin_substep_f32,
-        xpbd_colored3_iterate,
-        xpbd_colored3_iterate_f32,
-        xpbd_colored3_solve_job,
-        xpbd_colored3_solve_job_f32,
-        xpbd_colored3_set_simd,
-        xpbd_colored3_set_simd_f32,
+        xpbd_simd_links3_begin_substep,
+        xpbd_simd_links3_begin_substep_f32,
+        xpbd_simd_links3_iterate,
+        xpbd_simd_links3_iterate_f32,
+        xpbd_simd_links3_solve_job,
+        xpbd_simd_links3_solve_job_f32,
+        xpbd_simd_links3_set_simd,
+        xpbd_simd_links3_set_simd_f32,
         xpbd_simd_detect,
         xpbd_color_cloth,
         xpbd_color_greedy,

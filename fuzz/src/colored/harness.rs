@@ -32,7 +32,7 @@ macro_rules! colored_abi {
                 contract: Option<Option<Flight>>,
             }
 
-            /// Every field of two colored system structs is the same.
+            /// Every field of two SIMD link system structs is the same.
             fn same_struct(x: &$Sys, y: &$Sys) -> bool {
                 x.positions == y.positions
                     && x.x == y.x
@@ -298,7 +298,7 @@ macro_rules! colored_abi {
             /// job count of 1–4, its jobs in a rotated order, and sometimes,
             /// while the color is in flight, a job with another job count or
             /// of another color (the model expects JOB_CONTRACT with nothing
-            /// written). When `xpbd_colored3_iterate` on a copy of the arena
+            /// written). When `xpbd_simd_links3_iterate` on a copy of the arena
             /// succeeds, every job succeeds, and the positions, λ and merged
             /// statistics are bit-identical to it.
             ///

@@ -1,8 +1,8 @@
 //! Fuzzing the colored ABI (3D, f64 and f32): colorings (`xpbd_color_rope`,
 //! `xpbd_color_cloth`, `xpbd_color_greedy`, `xpbd_color_order`), the link
-//! fill (`xpbd_colored_links_fill`), the colored system
-//! (`xpbd_colored3_begin_substep`, `xpbd_colored3_iterate`,
-//! `xpbd_colored3_solve_job`), `xpbd_job_range` and
+//! fill (`xpbd_colored_links_fill`), the SIMD link system
+//! (`xpbd_simd_links3_begin_substep`, `xpbd_simd_links3_iterate`,
+//! `xpbd_simd_links3_solve_job`), `xpbd_job_range` and
 //! `xpbd_sweep_stats_merge`, on one caller arena of [`REGIONS`] regions
 //! (one per buffer; a pointer may be NULL or land in another buffer's
 //! region, so overlaps are reached), with arbitrary floats, indices,
@@ -12,7 +12,7 @@
 //! over the struct, over the call's other output or misaligned; positions
 //! are edited between calls (NaN, ±∞ or any float); whole sweeps by jobs
 //! (with mismatched jobs injected) are compared with
-//! `xpbd_colored3_iterate` on a copy of the arena.
+//! `xpbd_simd_links3_iterate` on a copy of the arena.
 //!
 //! Checks after every call, besides no crash and no sanitizer report: the
 //! status is documented (−21 … 1); the documented refusals, modelled
@@ -62,7 +62,7 @@ const Z: usize = 17;
 const OUT: usize = 18;
 const OUT2: usize = 19;
 
-/// docs/c-api.md ("Edits inside a substep"): `xpbd_colored3_iterate`
+/// docs/c-api.md ("Edits inside a substep"): `xpbd_simd_links3_iterate`
 /// re-checks every position first and writes nothing when one is NaN or
 /// infinite. This target found that the library once solved color by color
 /// and named a non-finite particle only from a failing link (a NaN particle
@@ -152,26 +152,26 @@ colored_abi!(
     c64,
     f64,
     XpbdLink,
-    XpbdColoredSystem3,
+    XpbdSimdLinks3,
     XpbdSweepStats,
     xpbd_color_greedy,
     xpbd_colored_links_fill,
-    xpbd_colored3_begin_substep,
-    xpbd_colored3_iterate,
-    xpbd_colored3_solve_job,
+    xpbd_simd_links3_begin_substep,
+    xpbd_simd_links3_iterate,
+    xpbd_simd_links3_solve_job,
     xpbd_sweep_stats_merge
 );
 colored_abi!(
     c32,
     f32,
     XpbdLinkF32,
-    XpbdColoredSystem3F32,
+    XpbdSimdLinks3F32,
     XpbdSweepStatsF32,
     xpbd_color_greedy_f32,
     xpbd_colored_links_fill_f32,
-    xpbd_colored3_begin_substep_f32,
-    xpbd_colored3_iterate_f32,
-    xpbd_colored3_solve_job_f32,
+    xpbd_simd_links3_begin_substep_f32,
+    xpbd_simd_links3_iterate_f32,
+    xpbd_simd_links3_solve_job_f32,
     xpbd_sweep_stats_merge_f32
 );
 

@@ -450,7 +450,7 @@ const COLORED: &str = r#"
 /// `system` is NULL or valid; its buffers are NULL (with count 0) or valid
 /// for their counts.
 #[no_mangle]
-pub unsafe extern "C" fn xpbd_colored3_begin_substep{S}(system: *mut ColoredSystemC<{T}>, h: {T}) -> XpbdStatus {
+pub unsafe extern "C" fn xpbd_simd_links3_begin_substep{S}(system: *mut SimdLinksC<{T}>, h: {T}) -> XpbdStatus {
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe { colored_begin_raw(system, h) }
 }
@@ -466,9 +466,9 @@ pub unsafe extern "C" fn xpbd_colored3_begin_substep{S}(system: *mut ColoredSyst
 /// `SAME_PARTICLE` if the links were changed since begin_substep.
 ///
 /// # Safety
-/// As `xpbd_colored3_begin_substep{S}`; `out_stats` is NULL or valid.
+/// As `xpbd_simd_links3_begin_substep{S}`; `out_stats` is NULL or valid.
 #[no_mangle]
-pub unsafe extern "C" fn xpbd_colored3_iterate{S}(system: *mut ColoredSystemC<{T}>, out_stats: *mut SweepStats<{T}>) -> XpbdStatus {
+pub unsafe extern "C" fn xpbd_simd_links3_iterate{S}(system: *mut SimdLinksC<{T}>, out_stats: *mut SweepStats<{T}>) -> XpbdStatus {
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe { colored_iterate_raw(system, out_stats) }
 }
@@ -480,17 +480,17 @@ pub unsafe extern "C" fn xpbd_colored3_iterate{S}(system: *mut ColoredSystemC<{T
 /// `*out_stats` (may be NULL) on success, `*out_error_index` (may be NULL)
 /// on a link error; neither output may overlap the system, its buffers or
 /// each other. Run every job of a color, wait for all, then the next
-/// color: bit-identical to `xpbd_colored3_iterate{S}` for any job count.
+/// color: bit-identical to `xpbd_simd_links3_iterate{S}` for any job count.
 /// Merge the stats with `xpbd_sweep_stats_merge{S}`.
 ///
 /// Errors: `NO_SUBSTEP`, `INVALID_ARGUMENT` (color or job out of range),
-/// and the link errors of `xpbd_colored3_iterate{S}` for this range.
+/// and the link errors of `xpbd_simd_links3_iterate{S}` for this range.
 ///
 /// # Safety
-/// As `xpbd_colored3_iterate{S}`; jobs of different colors never run at once.
+/// As `xpbd_simd_links3_iterate{S}`; jobs of different colors never run at once.
 #[no_mangle]
-pub unsafe extern "C" fn xpbd_colored3_solve_job{S}(
-    system: *const ColoredSystemC<{T}>,
+pub unsafe extern "C" fn xpbd_simd_links3_solve_job{S}(
+    system: *const SimdLinksC<{T}>,
     color: usize,
     job: usize,
     job_count: usize,
@@ -513,7 +513,7 @@ pub unsafe extern "C" fn xpbd_colored3_solve_job{S}(
 /// # Safety
 /// `system` is NULL or valid.
 #[no_mangle]
-pub unsafe extern "C" fn xpbd_colored3_set_simd{S}(system: *mut ColoredSystemC<{T}>, simd: u32) -> XpbdStatus {
+pub unsafe extern "C" fn xpbd_simd_links3_set_simd{S}(system: *mut SimdLinksC<{T}>, simd: u32) -> XpbdStatus {
     // SAFETY: forwarded caller contract (see the function's Safety section).
     unsafe { colored_set_simd_raw(system, simd) }
 }
@@ -554,7 +554,7 @@ pub unsafe extern "C" fn xpbd_color_greedy{S}(
 /// Copies {C} links into colored SoA arrays: position k receives link
 /// `order[k]` (i, j, rest, compliance; λ = 0); a tension-only link's rest
 /// length is stored negated, a disabled one's as 0
-/// (`XpbdColoredSystem3::rest`). All outputs have `link_count` entries.
+/// (`XpbdSimdLinks3::rest`). All outputs have `link_count` entries.
 /// Flag bits other than `XPBD_LINK_TENSION_ONLY` and `XPBD_LINK_DISABLED`
 /// are `XPBD_STATUS_INVALID_ARGUMENT`. Nothing is written on error.
 ///
@@ -603,7 +603,7 @@ use super::step::{
     default_tearing, default_world, precision_raw, requirements_raw, step_colored_raw, step_raw,
 };
 use super::system::{begin_substep_raw, build_raw, iterate_raw, iterate_until_raw, measure_raw};
-use super::types::{ColoredSystemC, ConstraintsC, DistanceConstraintC, StepConfigC, SystemC, XpbdGroupColors, XpbdJobSystem};
+use super::types::{SimdLinksC, ConstraintsC, DistanceConstraintC, StepConfigC, SystemC, XpbdGroupColors, XpbdJobSystem};
 use super::world::{CollidersC, EngineContactsC, GroupsC, SelfCollisionC, TearingC, WorldC, XpbdBlock, XpbdRequirements};
 use crate::constraint::bend::Bend;
 use crate::constraint::pressure::MeshVolume;

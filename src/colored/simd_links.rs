@@ -1,5 +1,5 @@
-//! The colored system over caller memory ([`ColoredSystem`]), its substep
-//! ([`ColoredSubstep`]) and the per-color jobs ([`ColorJobs`],
+//! The SIMD link system over caller memory ([`SimdLinks`]), its substep
+//! ([`SimdLinksSubstep`]) and the per-color jobs ([`ColorJobs`],
 //! [`ColorJob`]).
 
 use core::marker::PhantomData;
@@ -22,7 +22,7 @@ use crate::solver::{Convergence, SweepStats, SystemError, ZeroLength};
 ///
 /// ```
 /// use xpbd::{color_order, fill_colored_links, rope, rope_coloring, Aos,
-///            ColoredLinks, ColoredSystem, Link};
+///            ColoredLinks, SimdLinks, Link};
 ///
 /// let mut x = [[0.0_f64, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0], [3.0, 0.0, 0.0], [4.0, 0.0, 0.0]];
 /// let w = [0.0, 1.0, 1.0, 1.0, 1.0];
@@ -40,7 +40,7 @@ use crate::solver::{Convergence, SweepStats, SystemError, ZeroLength};
 /// fill_colored_links(&links, &order, &mut i, &mut j, &mut rest, &mut comp, &mut lambda).unwrap();
 ///
 /// let mut stamp = [0u32; 5]; // scratch for the proper-coloring check
-/// let mut sys = ColoredSystem::new(
+/// let mut sys = SimdLinks::new(
 ///     Aos { positions: &mut x, w: &w },
 ///     ColoredLinks { i: &i, j: &j, rest: &rest, compliance: &comp,
 ///                    lambda: &mut lambda, alpha: &mut alpha, inv_denominator: &mut g,
@@ -52,15 +52,15 @@ use crate::solver::{Convergence, SweepStats, SystemError, ZeroLength};
 /// assert_eq!(r.converged, 1);
 /// ```
 #[derive(Debug)]
-pub struct ColoredSystem<'a, T: Real, P: Particles<T>> {
+pub struct SimdLinks<'a, T: Real, P: Particles<T>> {
     particles: P,
     links: ColoredLinks<'a, T>,
     zero_length: ZeroLength,
     isa: Isa,
 }
 
-impl<'a, T: Real, P: Particles<T>> ColoredSystem<'a, T, P> {
-    /// A colored system, with [`ZeroLength::Reject`] and the kernels of
+impl<'a, T: Real, P: Particles<T>> SimdLinks<'a, T, P> {
+    /// A SIMD link system, with [`ZeroLength::Reject`] and the kernels of
     /// this machine ([`Isa::detect`]). Checks once what the
     /// kernel relies on: all arrays consistent in length, every index below
     /// the particle count, `i ≠ j`, the color boundaries, and that the
@@ -177,7 +177,7 @@ impl<'a, T: Real, P: Particles<T>> ColoredSystem<'a, T, P> {
     ///
     /// As [`crate::System::begin_substep`] (link indices are colored
     /// positions). Nothing is written on error.
-    pub fn begin_substep(&mut self, h: T) -> Result<ColoredSubstep<'_, 'a, T, P>, SystemError> {
+    pub fn begin_substep(&mut self, h: T) -> Result<SimdLinksSubstep<'_, 'a, T, P>, SystemError> {
         if !h.is_finite() || h <= T::ZERO {
             return Err(SystemError::InvalidTimeStep);
         }
@@ -255,19 +255,19 @@ impl<'a, T: Real, P: Particles<T>> ColoredSystem<'a, T, P> {
             };
         }
         crate::solver::reset_lambdas(links.lambda);
-        Ok(ColoredSubstep { system: self, h })
+        Ok(SimdLinksSubstep { system: self, h })
     }
 }
 
 /// A colored substep in progress: h fixed, every λ started at zero, α̃
 /// computed; the system is borrowed until it is dropped.
 #[derive(Debug)]
-pub struct ColoredSubstep<'s, 'a, T: Real, P: Particles<T>> {
-    system: &'s mut ColoredSystem<'a, T, P>,
+pub struct SimdLinksSubstep<'s, 'a, T: Real, P: Particles<T>> {
+    system: &'s mut SimdLinks<'a, T, P>,
     h: T,
 }
 
-impl<T: Real, P: Particles<T>> ColoredSubstep<'_, '_, T, P> {
+impl<T: Real, P: Particles<T>> SimdLinksSubstep<'_, '_, T, P> {
     /// The substep length h (s).
     #[must_use]
     pub fn h(&self) -> T {
@@ -455,7 +455,7 @@ impl<T: Real, R: RawParticles<T>> ColorJob<'_, T, R> {
     ///
     /// # Errors
     ///
-    /// As [`ColoredSubstep::iterate`], for this range.
+    /// As [`SimdLinksSubstep::iterate`], for this range.
     pub fn run(self) -> Result<SweepStats<T>, SystemError> {
         // SAFETY: the range lies within one color (from `job_range` over the
         // color's boundaries, checked at construction), jobs of one
