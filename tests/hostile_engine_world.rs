@@ -580,7 +580,11 @@ fn bad_values_between_steps_are_named<T: Prec>(half: usize) {
             assert_eq!(snap(), before, "{what}: the refused step wrote");
             assert_eq!(*out, stats, "{what}: output written");
             (*caps, *boxes, *engine, *engine.add(1)) = (keep.0, keep.1, keep.2[0], keep.2[1]);
-            // Restored: the world steps again, every force finite.
+            // Restored: the world steps again, every force finite (natively
+            // only: under Miri the step before the edit covers it).
+            if cfg!(miri) {
+                continue;
+            }
             assert_eq!(T::step(wp, dt, cp, out), XpbdStatus::Ok, "{what}: after");
             for k in 0..2 {
                 let force = (*engine.add(k)).force;
