@@ -42,7 +42,7 @@ fn rope_on_hand() -> (Vec<[f64; 3]>, Vec<[f64; 3]>, Vec<(f64, f64)>, f64) {
     let mut links = vec![Link::default(); N - 1];
     rope(&x, 0.0, &mut links).expect("rope");
     let mut contacts: [Contact<f64>; 0] = [];
-    let mut scratch = vec![[0.0; 3]; scratch_len(N)];
+    let mut scratch = vec![[0.0; 3]; scratch_len(N, links.len())];
     let mut hand = [Attachment::new(0, at(0.0), 0.0)];
     let mut config = StepConfig::new([0.0, -G, 0.0]);
     config.substeps = 8;
@@ -105,7 +105,7 @@ fn cloth_and_capsule() -> (Vec<(Vec<[f64; 3]>, [f64; 3])>, f64, usize) {
     let n = x.len();
     let mut v = vec![[0.0; 3]; n];
     let mut contacts = vec![Contact::default(); 2 * n];
-    let mut scratch = vec![[0.0; 3]; scratch_len(n)];
+    let mut scratch = vec![[0.0; 3]; scratch_len(n, links.len())];
     let mut config = StepConfig::new([0.0, -G, 0.0]);
     config.particle_radius = 0.003;
     config.damping = 1.0;
@@ -172,7 +172,7 @@ fn tearing_sheet() -> (Vec<[f64; 3]>, Vec<Link<f64>>, Vec<(usize, u32)>) {
     let mut v = vec![[0.0; 3]; n];
     let w = vec![50.0; n];
     let mut contacts: [Contact<f64>; 0] = [];
-    let mut scratch = vec![[0.0; 3]; scratch_len(n)];
+    let mut scratch = vec![[0.0; 3]; scratch_len(n, links.len())];
     let mut torn = vec![0u32; links.len()];
     let mut config = StepConfig::new([0.0, -G, 0.0]);
     config.substeps = 8;

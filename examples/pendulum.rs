@@ -66,7 +66,7 @@ fn run(theta0: f64, substeps: u32, frames: usize) -> Outcome {
     let w = [0.0, 1.0]; // pivot pinned, bob 1 kg
     let mut links = [Link::new(0, 1, L, 0.0)]; // rigid
     let mut contacts = [Contact::default(); 4];
-    let mut scratch = vec![[0.0; 3]; scratch_len(2)];
+    let mut scratch = vec![[0.0; 3]; scratch_len(2, 1)];
     let mut config = StepConfig::new([0.0, -G, 0.0]);
     config.substeps = substeps;
     config.iterations = 1;

@@ -109,7 +109,7 @@ fn drop_cloth(
     let mut v = vec![[0.0; 3]; count];
     let w = vec![1.0 / 0.001; count];
     let mut contacts = vec![Contact::default(); 2 * count];
-    let mut scratch = vec![[0.0; 3]; scratch_len(count)];
+    let mut scratch = vec![[0.0; 3]; scratch_len(count, links.len())];
     let mut pairs = vec![ParticleContact::default(); 16 * count];
     let mut table = vec![0u32; self_collision_table_len(count)];
     let mut ids = vec![0u32; count];

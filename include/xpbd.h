@@ -5416,10 +5416,12 @@ const char *xpbd_status_str(int32_t status);
 uint32_t xpbd_version(void);
 
 /**
- * Scratch entries `xpbd_world3_step` needs for `particle_count` particles
- * (3 · particle_count, saturating).
+ * Scratch entries (of 3 reals) `xpbd_world3_step` carves from the world's
+ * memory for `particle_count` particles and `link_count` links:
+ * 3 · particle_count (the frame's start and `x_prev`) + link_count (each
+ * link's state in the frame), saturating.
  */
-size_t xpbd_step_scratch_len(size_t particle_count);
+size_t xpbd_step_scratch_len(size_t particle_count, size_t link_count);
 
 /**
  * Entries of `XpbdWorld3::hash_table` self-collision needs for

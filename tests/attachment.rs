@@ -30,13 +30,14 @@ impl<T: Real> Scene<T> {
         attachments: Vec<Attachment<T>>,
     ) -> Self {
         let n = x.len();
+        let link_count = links.len();
         Self {
             v: vec![[T::ZERO; 3]; n],
             x,
             w,
             links,
             contacts: vec![Contact::default(); 4],
-            scratch: vec![[T::ZERO; 3]; scratch_len(n)],
+            scratch: vec![[T::ZERO; 3]; scratch_len(n, link_count)],
             attachments,
             planes: Vec::new(),
         }

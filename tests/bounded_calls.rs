@@ -93,7 +93,7 @@ impl Store {
             v: vec![[0.0; 3]; n],
             w: vec![1.0; n],
             contacts: vec![Contact::default(); contacts],
-            scratch: vec![[0.0; 3]; xpbd::step::scratch_len(n)],
+            scratch: vec![[0.0; 3]; xpbd::step::scratch_len(n, 0)],
             pairs: vec![ParticleContact::default(); pairs],
             table: vec![0; self_collision_table_len(n)],
             ids: vec![0; n],
@@ -394,7 +394,7 @@ fn spread(n: usize) -> Particles {
         x,
         vec![[0.0; 3]; n],
         vec![1.0; n],
-        vec![[0.0; 3]; xpbd::step::scratch_len(n)],
+        vec![[0.0; 3]; xpbd::step::scratch_len(n, 0)],
     )
 }
 

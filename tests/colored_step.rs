@@ -180,7 +180,7 @@ impl Scene {
         jobs: Option<&dyn Jobs>,
     ) -> Result<StepStats<f64>, StepError> {
         let n = self.x.len();
-        let mut scratch = vec![[0.0; 3]; scratch_len(n)];
+        let mut scratch = vec![[0.0; 3]; scratch_len(n, self.links.len())];
         let planes = [Plane {
             normal: [0.0, 1.0, 0.0],
             offset: -0.3,
@@ -455,7 +455,7 @@ fn ground(
     cloth(&x, side, side, false, 1e-6, &mut links).unwrap();
     let (mut links, starts) = colored(&links, n);
     let mut contacts = vec![Contact::default(); n];
-    let mut scratch = vec![[0.0; 3]; scratch_len(n)];
+    let mut scratch = vec![[0.0; 3]; scratch_len(n, links.len())];
     let mut stamp = vec![0u32; n];
     let planes = [Plane {
         normal: [0.0, 1.0, 0.0],
@@ -560,7 +560,7 @@ fn two_layers(side: usize, jobs: &dyn Jobs) -> (Vec<u64>, usize) {
     }
     let (mut links, starts) = colored(&links, n);
     let mut contacts = vec![Contact::default(); 1];
-    let mut scratch = vec![[0.0; 3]; scratch_len(n)];
+    let mut scratch = vec![[0.0; 3]; scratch_len(n, links.len())];
     let mut stamp = vec![0u32; n];
     let mut pairs = vec![ParticleContact::default(); 32 * n];
     let mut table = vec![0u32; self_collision_table_len(n)];

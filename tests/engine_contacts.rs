@@ -144,13 +144,14 @@ struct Scene<T> {
 impl<T: Real> Scene<T> {
     fn new(x: Vec<[T; 3]>, w: Vec<T>, links: Vec<Link<T>>) -> Self {
         let n = x.len();
+        let link_count = links.len();
         Self {
             v: vec![[T::ZERO; 3]; n],
             x,
             w,
             links,
             contacts: vec![Contact::default(); 1],
-            scratch: vec![[T::ZERO; 3]; scratch_len(n)],
+            scratch: vec![[T::ZERO; 3]; scratch_len(n, link_count)],
         }
     }
 
@@ -502,7 +503,7 @@ fn engine_contacts_work_in_2d() {
     let mut x = vec![[0.0, 0.5]];
     let mut v = vec![[0.0, 0.0]];
     let mut contacts = vec![Contact::default(); 1];
-    let mut scratch = vec![[0.0; 2]; scratch_len(1)];
+    let mut scratch = vec![[0.0; 2]; scratch_len(1, 0)];
     let config = StepConfig::new([0.0, -G]);
     let mut engine = [EngineContact::new(0, [0.0, 2.0], [0.0, 0.0])];
     for _ in 0..120 {

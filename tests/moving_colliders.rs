@@ -24,13 +24,14 @@ struct Scene<T> {
 impl<T: Real> Scene<T> {
     fn new(x: Vec<[T; 3]>, w: Vec<T>, links: Vec<Link<T>>) -> Self {
         let n = x.len();
+        let link_count = links.len();
         Self {
             v: vec![[T::ZERO; 3]; n],
             x,
             w,
             links,
             contacts: vec![Contact::default(); 2 * n],
-            scratch: vec![[T::ZERO; 3]; scratch_len(n)],
+            scratch: vec![[T::ZERO; 3]; scratch_len(n, link_count)],
         }
     }
 
@@ -354,7 +355,7 @@ fn a_particle_rests_on_a_2d_capsule() {
     let mut x = vec![[0.01, 0.5]];
     let mut v = vec![[0.0, 0.0]];
     let mut contacts = vec![Contact::default(); 2];
-    let mut scratch = vec![[0.0; 2]; scratch_len(1)];
+    let mut scratch = vec![[0.0; 2]; scratch_len(1, 0)];
     let mut config = StepConfig::new([0.0, -G]);
     config.particle_radius = 0.01;
     config.static_friction = 1.0;

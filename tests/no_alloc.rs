@@ -308,7 +308,7 @@ fn colored_frames_do_not_allocate<const D: usize>() {
     }
     let mut v = vec![[0.0; D]; n];
     let mut contacts = vec![Contact::default(); 2 * n];
-    let mut scratch = vec![[0.0; D]; scratch_len(n)];
+    let mut scratch = vec![[0.0; D]; scratch_len(n, 3 * m)];
     let mut stamp = vec![0u32; n];
     let mut normal = [0.0; D];
     normal[D - 1] = 1.0;

@@ -99,7 +99,7 @@ fn one_substep(
     let n = x.len();
     let c = colliders(g);
     let mut contacts = vec![Contact::default(); 8 * n];
-    let mut scratch = vec![[0.0; 3]; scratch_len(n)];
+    let mut scratch = vec![[0.0; 3]; scratch_len(n, links.len())];
     let mut pairs = vec![ParticleContact::default(); 8 * n];
     let mut table = vec![0u32; self_collision_table_len(n)];
     let mut ids = vec![0u32; n];
@@ -187,7 +187,7 @@ fn particle_on_a_capsule_axis_is_pushed_out() {
     let mut x = vec![[0.0, 0.0, 0.05]];
     let mut v = vec![[0.0; 3]];
     let mut contacts = vec![Contact::default(); 4];
-    let mut scratch = vec![[0.0; 3]; scratch_len(1)];
+    let mut scratch = vec![[0.0; 3]; scratch_len(1, 0)];
     let mut config = StepConfig::new([0.0, 0.0, 0.0]);
     config.substeps = 4;
     config.particle_radius = R;
@@ -218,7 +218,7 @@ fn particle_at_a_sphere_centre_is_pushed_out() {
     let mut x = vec![[1.0, 2.0, 3.0]];
     let mut v = vec![[0.0; 3]];
     let mut contacts = vec![Contact::default(); 4];
-    let mut scratch = vec![[0.0; 3]; scratch_len(1)];
+    let mut scratch = vec![[0.0; 3]; scratch_len(1, 0)];
     let mut config = StepConfig::new([0.0, 0.0, 0.0]);
     config.substeps = 1;
     config.particle_radius = R;
@@ -276,7 +276,7 @@ fn folded_cloth_dropped_on_the_ground_stays_above_it() {
     let mut v = vec![[0.0; 3]; count];
     let w = vec![1.0 / 0.001; count];
     let mut contacts = vec![Contact::default(); 2 * count];
-    let mut scratch = vec![[0.0; 3]; scratch_len(count)];
+    let mut scratch = vec![[0.0; 3]; scratch_len(count, links.len())];
     let mut pairs = vec![ParticleContact::default(); 16 * count];
     let mut table = vec![0u32; self_collision_table_len(count)];
     let mut ids = vec![0u32; count];

@@ -34,10 +34,11 @@ struct Scene<T> {
 impl<T: Real> Scene<T> {
     fn new(x: Vec<[T; 3]>, w: Vec<T>, links: Vec<Link<T>>, rest: Vec<[T; 3]>) -> Self {
         let n = x.len();
+        let link_count = links.len();
         Self {
             v: vec![[T::ZERO; 3]; n],
             contacts: vec![Contact::default(); 2 * n],
-            scratch: vec![[T::ZERO; 3]; scratch_len(n)],
+            scratch: vec![[T::ZERO; 3]; scratch_len(n, link_count)],
             pairs: vec![ParticleContact::default(); 16 * n],
             table: vec![0; self_collision_table_len(n)],
             ids: vec![0; n],

@@ -24,6 +24,7 @@ struct Store {
 impl Store {
     fn new(x: Vec<[f64; 3]>, w: Vec<f64>, links: Vec<Link<f64>>) -> Self {
         let n = x.len();
+        let link_count = links.len();
         Store {
             v: vec![[0.0; 3]; n],
             x,
@@ -32,7 +33,7 @@ impl Store {
             planes: vec![],
             spheres: vec![],
             contacts: vec![Contact::default(); 4 * n],
-            scratch: vec![[0.0; 3]; scratch_len(n)],
+            scratch: vec![[0.0; 3]; scratch_len(n, link_count)],
         }
     }
     fn step(&mut self, dt: f64, c: &StepConfig<f64, 3>) -> Result<(), StepError> {
@@ -398,7 +399,7 @@ fn every_failed_step_leaves_positions_and_velocities_untouched() {
     );
     let mut s = base();
     s.scratch.pop();
-    check(s, 1.0 / 60.0, &c, StepError::ScratchTooSmall { needed: 9 });
+    check(s, 1.0 / 60.0, &c, StepError::ScratchTooSmall { needed: 11 });
     let mut s = base();
     s.links[1].j = 7;
     check(

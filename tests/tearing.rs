@@ -252,7 +252,7 @@ impl Sheet {
             w,
             max_force: vec![0.0; m],
             contacts: vec![],
-            scratch: vec![[0.0; 3]; scratch_len(n)],
+            scratch: vec![[0.0; 3]; scratch_len(n, m)],
             torn: vec![u32::MAX; torn_capacity],
             x,
             links,
@@ -525,7 +525,7 @@ impl Heap {
             v: vec![[0.0; 3]; 6],
             w: vec![1.0, 1.0, 0.0, 1.0, 1.0, 1.0],
             contacts: vec![Contact::default(); capacity],
-            scratch: vec![[0.0; 3]; scratch_len(6)],
+            scratch: vec![[0.0; 3]; scratch_len(6, 0)],
             x,
         }
     }

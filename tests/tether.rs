@@ -93,7 +93,7 @@ fn rigid_cloth(n: usize, frames: usize, substeps: u32, tilt: f64, with_tethers: 
         .collect();
     let mut v = vec![[0.0; 3]; n * n];
     let mut contacts: Vec<Contact<f64>> = vec![];
-    let mut scratch = vec![[0.0; 3]; scratch_len(n * n)];
+    let mut scratch = vec![[0.0; 3]; scratch_len(n * n, links.len())];
     let mut config = StepConfig::new([0.0, -G, 0.0]);
     config.substeps = substeps;
     config.iterations = 1;

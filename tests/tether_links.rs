@@ -183,7 +183,7 @@ fn hang(x0: &[[f64; 3]], links: &[Link<f64>], ties: &mut [Tether<f64>], frames: 
     let mut links = links.to_vec();
     let mut v = vec![[0.0; 3]; n];
     let mut contacts: Vec<Contact<f64>> = vec![];
-    let mut scratch = vec![[0.0; 3]; scratch_len(n)];
+    let mut scratch = vec![[0.0; 3]; scratch_len(n, links.len())];
     let mut config = StepConfig::new([0.0, -9.81, 0.0]);
     config.substeps = 8;
     config.iterations = 2;

@@ -194,7 +194,7 @@ fn one_size<T: CStep>(
 
     // Ours: the caller's memory of a world with self-collision only.
     let (mut x, mut v) = (x0.clone(), v0.clone());
-    let mut scratch = vec![[T::ZERO; 3]; scratch_len(n)];
+    let mut scratch = vec![[T::ZERO; 3]; scratch_len(n, 0)];
     let mut pairs = vec![ParticleContact::default(); cap];
     let mut table = vec![0u32; self_collision_table_len(n)];
     let mut ids = vec![0u32; n];

@@ -67,9 +67,11 @@ static void step_scene(StepScene *s) {
     ENSURE(in_colored_order(s->tethers, sizeof s->tethers[0], s->tether_count, colors, s->colors[2], s->starts[2]));
 }
 
-/* Two POSIX threads: thread t runs tasks t, t + 2, ... */
+/* `threads` POSIX threads (the `user` pointer): thread t runs tasks
+ * t, t + threads, ... (the calling thread is thread 0). */
+#define MAX_TEST_THREADS 7
 typedef struct {
-    uint32_t first, count;
+    uint32_t first, count, stride;
     XpbdTaskFn task;
     void *context;
 } Worker;
@@ -77,25 +79,27 @@ typedef struct {
 static void *worker_main(void *arg) {
     Worker *wk = (Worker *)arg;
     uint32_t i;
-    for (i = wk->first; i < wk->count; i += 2) wk->task(wk->context, i);
+    for (i = wk->first; i < wk->count; i += wk->stride) wk->task(wk->context, i);
     return NULL;
 }
 
-static void two_threads(void *user, uint32_t count, XpbdTaskFn task, void *context) {
-    pthread_t thread;
-    Worker a, b;
-    (void)user;
-    a.first = 0; b.first = 1;
-    a.count = b.count = count;
-    a.task = b.task = task;
-    a.context = b.context = context;
-    if (pthread_create(&thread, NULL, worker_main, &b) != 0) {
-        worker_main(&b); /* no thread: run its share here */
-        worker_main(&a);
-        return;
+static void n_threads(void *user, uint32_t count, XpbdTaskFn task, void *context) {
+    uint32_t n = *(const uint32_t *)user, t;
+    pthread_t thread[MAX_TEST_THREADS];
+    int started[MAX_TEST_THREADS] = {0};
+    Worker wk[MAX_TEST_THREADS];
+    if (n < 1) n = 1;
+    if (n > MAX_TEST_THREADS) n = MAX_TEST_THREADS;
+    for (t = 0; t < n; ++t) {
+        wk[t].first = t; wk[t].count = count; wk[t].stride = n;
+        wk[t].task = task; wk[t].context = context;
     }
-    worker_main(&a);
-    pthread_join(thread, NULL);
+    for (t = 1; t < n; ++t) started[t] = pthread_create(&thread[t], NULL, worker_main, &wk[t]) == 0;
+    worker_main(&wk[0]);
+    for (t = 1; t < n; ++t) {
+        if (started[t]) pthread_join(thread[t], NULL);
+        else worker_main(&wk[t]); /* no thread: run its share here */
+    }
 }
 
 static void reversed(void *user, uint32_t count, XpbdTaskFn task, void *context) {
@@ -163,10 +167,13 @@ void test_colored_step(void) {
     reference = start;
     ENSURE_STATUS(run_frames(&reference, 40, NULL, 0, 0, &ref_stats), XPBD_STATUS_OK);
     ENSURE(ref_stats.max_contacts > 0);
-    for (k = 0; k < 3; ++k) {
+    /* No job system (the calling thread), 1, 2, 3 and 7 threads, reversed. */
+    for (k = 0; k < 6; ++k) {
+        static const uint32_t threads[6] = {0, 1, 2, 3, 7, 0};
         memset(&jobs, 0, sizeof jobs);
-        jobs.split = 8;
-        jobs.run = k == 0 ? NULL : k == 1 ? two_threads : reversed;
+        jobs.split = k == 4 ? 15 : 8;
+        jobs.user = (void *)&threads[k];
+        jobs.run = k == 0 ? NULL : k == 5 ? reversed : n_threads;
         other = start;
         memset(&stats, 0, sizeof stats);
         ENSURE_STATUS(run_frames(&other, 40, &jobs, 1, 0, &stats), XPBD_STATUS_OK);

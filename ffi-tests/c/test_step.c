@@ -122,7 +122,7 @@ static void errors_leave_state_untouched(void) {
     ENSURE_STATUS(xpbd_world3_add(&world, &colliders.block), XPBD_STATUS_OK);
     ENSURE(world.blocks == &colliders.block && colliders.block.next == NULL);
     ENSURE_STATUS(xpbd_world3_requirements(&world, &req), XPBD_STATUS_OK);
-    ENSURE(req.scratch == xpbd_step_scratch_len(2) && req.contacts == 2 && req.pairs == 0);
+    ENSURE(req.scratch == xpbd_step_scratch_len(2, 0) && req.contacts == 2 && req.pairs == 0);
     ENSURE(req.memory_size >= req.scratch * sizeof(double[3]));
     ENSURE_STATUS(test_world3_memory(&world), XPBD_STATUS_OK);
     config.substeps = 4;

@@ -84,7 +84,7 @@ pub struct Engine<T: Real> {
     /// Most contacts of a substep over all frames.
     pub max_contacts: usize,
     /// Scratch for the step.
-    pub scratch: [[T; 3]; 3 * PARTICLES],
+    pub scratch: [[T; 3]; xpbd::step::scratch_len(PARTICLES, LINKS)],
     /// The step configuration.
     pub config: StepConfig<T, 3>,
     /// Steps that returned an error (expected 0).
@@ -180,7 +180,7 @@ impl<T: Real> Engine<T> {
             rest: x,
             max_pairs: 0,
             max_contacts: 0,
-            scratch: [[T::ZERO; 3]; 3 * PARTICLES],
+            scratch: [[T::ZERO; 3]; xpbd::step::scratch_len(PARTICLES, LINKS)],
             config,
             errors: 0,
             first_error: None,

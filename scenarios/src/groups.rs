@@ -88,7 +88,7 @@ pub struct Scene<T: Real> {
     /// Contacts of the last substep.
     pub contacts: [Contact<T>; CONTACTS],
     /// Scratch for the step.
-    pub scratch: [[T; 3]; 3 * PARTICLES],
+    pub scratch: [[T; 3]; xpbd::step::scratch_len(PARTICLES, LINKS)],
     /// The ground.
     pub planes: [Plane<T, 3>; 1],
     /// The step configuration.
@@ -311,7 +311,7 @@ impl<T: Real> Scene<T> {
             start: x[ATTACHED],
             frames: 0,
             contacts: [Contact::default(); CONTACTS],
-            scratch: [[T::ZERO; 3]; 3 * PARTICLES],
+            scratch: [[T::ZERO; 3]; xpbd::step::scratch_len(PARTICLES, LINKS)],
             planes: [Plane {
                 normal: [f(0.0), f(1.0), f(0.0)],
                 offset: f(0.0),

@@ -53,7 +53,7 @@ pub struct Rope<T: Real> {
     /// Contacts of the last substep (fixed capacity).
     pub contacts: [Contact<T>; CONTACTS],
     /// Scratch for `step`.
-    pub scratch: [[T; 3]; 3 * PARTICLES],
+    pub scratch: [[T; 3]; xpbd::step::scratch_len(PARTICLES, LINKS)],
     /// The ground and the sphere.
     pub planes: [Plane<T, 3>; 1],
     /// The sphere below the rope.
@@ -121,7 +121,7 @@ impl<T: Real> Rope<T> {
             w,
             links,
             contacts: [Contact::default(); CONTACTS],
-            scratch: [[T::ZERO; 3]; 3 * PARTICLES],
+            scratch: [[T::ZERO; 3]; xpbd::step::scratch_len(PARTICLES, LINKS)],
             planes: [Plane {
                 normal: [f(0.0), f(1.0), f(0.0)],
                 offset: f(0.0),

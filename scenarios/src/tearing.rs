@@ -96,7 +96,7 @@ pub struct Sheet<T: Real> {
     /// Contact storage (no colliders here).
     pub contacts: [Contact<T>; 1],
     /// Scratch for the step.
-    pub scratch: [[T; 3]; 3 * PARTICLES],
+    pub scratch: [[T; 3]; xpbd::step::scratch_len(PARTICLES, LINKS)],
     /// The step configuration.
     pub config: StepConfig<T, 3>,
     /// Steps that returned an error (expected 0).
@@ -199,7 +199,7 @@ impl<T: Real> Sheet<T> {
             list_mismatches: 0,
             frames: 0,
             contacts: [Contact::default(); 1],
-            scratch: [[T::ZERO; 3]; 3 * PARTICLES],
+            scratch: [[T::ZERO; 3]; xpbd::step::scratch_len(PARTICLES, LINKS)],
             config,
             errors: 0,
             first_error: None,

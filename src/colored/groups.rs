@@ -759,6 +759,7 @@ const IN_PLACE: bool = !cfg!(target_os = "none");
 
 /// The shared particles of a colored range as [`Particles`]: reads and
 /// writes of one particle through the raw views, none past `n`.
+#[derive(Clone, Copy)]
 pub(crate) struct Shared<T, const D: usize> {
     /// Positions (m), `n` entries.
     x: *mut [T; D],
@@ -779,7 +780,27 @@ impl<T, const D: usize> Shared<T, D> {
     unsafe fn new(x: *mut [T; D], w: *const T, n: usize) -> Self {
         Self { x, w, n }
     }
+
+    /// The particles `x` and `w` (their common length), lent to the tasks
+    /// of one phase.
+    ///
+    /// # Safety
+    /// Until the phase ends, nothing else uses `x` and every particle a
+    /// copy of the value writes is that copy's alone (the ranges of one
+    /// color of a proper coloring).
+    pub(crate) unsafe fn lend(x: &mut [[T; D]], w: &[T]) -> Self {
+        let n = x.len().min(w.len());
+        // SAFETY: both are valid for `n` entries while the borrow the
+        // caller keeps lives; exclusivity is the caller's contract.
+        unsafe { Self::new(x.as_mut_ptr(), w.as_ptr(), n) }
+    }
 }
+
+// SAFETY: the copies of one phase's value write disjoint particles (the
+// contract of `lend`), and `w` is never written.
+unsafe impl<T: Send, const D: usize> Send for Shared<T, D> {}
+// SAFETY: as `Send`.
+unsafe impl<T: Sync, const D: usize> Sync for Shared<T, D> {}
 
 impl<T: Copy, const D: usize> Particles<T, D> for Shared<T, D> {
     #[inline(always)]

@@ -738,11 +738,13 @@ pub(crate) unsafe fn precision_raw<T: Real>(
     }
 }
 
-/// Scratch entries `xpbd_world3_step` needs for `particle_count` particles
-/// (3 · particle_count, saturating).
+/// Scratch entries (of 3 reals) `xpbd_world3_step` carves from the world's
+/// memory for `particle_count` particles and `link_count` links:
+/// 3 · particle_count (the frame's start and `x_prev`) + link_count (each
+/// link's state in the frame), saturating.
 #[no_mangle]
-pub extern "C" fn xpbd_step_scratch_len(particle_count: usize) -> usize {
-    step::scratch_len(particle_count)
+pub extern "C" fn xpbd_step_scratch_len(particle_count: usize, link_count: usize) -> usize {
+    step::scratch_len(particle_count, link_count)
 }
 
 /// Entries of `XpbdWorld3::hash_table` self-collision needs for

@@ -36,19 +36,21 @@
 //! solved in their colored order (the coloring and the sort are part of
 //! the step, deterministic), so the bits differ from `step_with` but are
 //! the same for every split and thread count. Errors are the sequential
-//! ones, except that a failing color is completed before the error is
-//! returned and that a substep after the first checks its entry while
-//! resetting λ (the frame is rolled back either way; λ after an error
-//! are unspecified).
+//! ones, found by running a failed frame again on the checked path
+//! ([`step`](super::step), "The frame is a transaction"): the frame is
+//! rolled back, the links' λ too; the groups' and contacts' λ after an
+//! error are unspecified.
 
 use super::colored_entry as entry;
 use super::colored_pairs::{color_pairs, sweep_pairs};
 use super::colored_particles::{self as particles, Update};
 use super::jobs::{run_phase, split_range, task_count, Shared};
 pub use super::jobs::{Jobs, OneThread, MAX_JOBS};
+use super::link_pass::{Pass, STATE};
 use super::order::{predict_range, Order, HOST};
 use super::{step_groups, StepConfig, StepError, StepStats, World};
 use crate::colored::groups::check_proper;
+use crate::colored::groups::Shared as Particles;
 use crate::colored::{job_range, GroupColors, CHUNK};
 use crate::constraint::contact::{sweep_colliders, Colliders, Contact};
 use crate::constraint::distance::Link;
@@ -121,6 +123,69 @@ impl<T: Real, const D: usize> Order<T, D, true> for ColoredOrder<'_> {
         entry::begin(self.jobs, system, h, group, first)
     }
 
+    fn begin_unchecked<'s, 'a>(
+        &self,
+        system: &'s mut System<'a, T, D>,
+        h: T,
+        group: ContactGroup<'s, T, D>,
+    ) -> Result<Substep<'s, 'a, T, D, true>, StepError> {
+        entry::begin_unchecked(self.jobs, system, h, group)
+    }
+
+    fn sweep_links(
+        &self,
+        substep: &mut Substep<'_, '_, T, D, true>,
+        links: &[Link<T>],
+        state: &mut [T],
+        pass: &Pass,
+        mut stats: Option<&mut SweepStats<T>>,
+    ) -> Result<(), StepError> {
+        let (x, w, _, _) = substep.contact_parts();
+        // SAFETY: `x` is used only by the tasks below until the substep's
+        // next phase; each task writes the particles of its range of one
+        // color of a coloring `step_colored` checked proper.
+        let particles = unsafe { Particles::lend(x, w) };
+        let lent = Shared::new(state);
+        let want = stats.is_some();
+        for bounds in self.colors.links.windows(2) {
+            let (Some(&b), Some(&e)) = (bounds.first(), bounds.get(1)) else {
+                continue;
+            };
+            let count = task_count(self.jobs, e.saturating_sub(b).div_ceil(CHUNK));
+            let mut failed = None;
+            run_phase(
+                self.jobs,
+                count,
+                &|i| {
+                    let mut tally = SweepStats::default();
+                    let Some((lo, hi)) = job_range(b, e, i, count) else {
+                        return Ok(tally);
+                    };
+                    let mine = links.get(lo..hi).unwrap_or(&[]);
+                    let (a, b) = (lo.saturating_mul(STATE), hi.saturating_mul(STATE));
+                    // SAFETY: the job ranges of one color are disjoint, and
+                    // the state is not used elsewhere until the phase ends.
+                    let state = unsafe { lent.range(a, b) }.unwrap_or(&mut []);
+                    let mut p = particles;
+                    pass.sweep(&mut p, mine, state, lo, want.then_some(&mut tally))
+                        .map(|()| tally)
+                },
+                |_, r| match r {
+                    Ok(s) => {
+                        if let Some(t) = stats.as_deref_mut() {
+                            *t = t.merge(s);
+                        }
+                    }
+                    Err(e) => failed = failed.or(Some(e)),
+                },
+            )?;
+            if let Some(e) = failed {
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
     fn predict(
         &self,
         x: &mut [[T; D]],
@@ -153,7 +218,16 @@ impl<T: Real, const D: usize> Order<T, D, true> for ColoredOrder<'_> {
         &self,
         substep: &mut Substep<'_, '_, T, D, true>,
     ) -> Result<SweepStats<T>, StepError> {
-        let stats = iterate_groups(substep, &self.colors, self.jobs)?;
+        // On the link pass the frame's links are outside the system.
+        let colors = if substep.links().is_empty() {
+            GroupColors {
+                links: &[],
+                ..self.colors
+            }
+        } else {
+            self.colors
+        };
+        let stats = iterate_groups(substep, &colors, self.jobs)?;
         sweep_contacts(substep, self.jobs)?;
         Ok(stats)
     }
@@ -370,12 +444,9 @@ fn iterate_groups<T: Real, const D: usize>(
 /// [`SystemError::IndexOutOfRange`] and [`SystemError::SameParticle`]
 /// from the coloring check; [`StepError::JobContract`] when the job
 /// system did not run a task. On every error positions and velocities are
-/// restored and nothing is torn. The λ of links, groups and contacts
-/// after an error are unspecified, as after a failing substep of
-/// [`step`](super::step): they differ from its λ when a color
-/// failed (its other instances are solved) or a substep after the first
-/// failed its entry (whose check and λ reset are one pass); an error at
-/// the frame's first entry or before writes no λ.
+/// restored, so are the links' λ, and nothing is torn. The λ of groups
+/// and contacts after an error are unspecified, as after a failing
+/// substep of [`step`](super::step).
 ///
 /// # Examples
 ///
@@ -395,7 +466,7 @@ fn iterate_groups<T: Real, const D: usize>(
 /// let mut colored = links.clone();
 /// fill_in_order(&links, &order, &mut colored).unwrap();
 ///
-/// let mut scratch = vec![[0.0; 3]; 15];
+/// let mut scratch = vec![[0.0; 3]; 19]; // world.requirements().scratch: 3 · 5 + 4 links
 /// let mut contacts = [];
 /// let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
 /// world.links = &mut colored;
@@ -428,7 +499,7 @@ fn iterate_groups<T: Real, const D: usize>(
 ///     let mut x: Vec<[f64; 2]> = (0..5).map(|i| [0.1 * i as f64, 1.0]).collect();
 ///     let mut v = vec![[0.0; 2]; 5];
 ///     let mut links = colored.clone();
-///     let (mut contacts, mut scratch) = ([Contact::default(); 8], [[0.0; 2]; 15]);
+///     let (mut contacts, mut scratch) = ([Contact::default(); 8], [[0.0; 2]; 21]);
 ///     let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
 ///     world.links = &mut links;
 ///     world.colliders = Some(Colliders { planes: &ground, ..Default::default() });
@@ -451,7 +522,7 @@ fn iterate_groups<T: Real, const D: usize>(
 /// let mut bends = [Bend::new([0, 1, 2, 3], 0.0, 0.0)];
 /// let mut groups = Constraints { bends: &mut bends, ..Default::default() };
 /// let (mut x, mut v) = ([[0.0_f64; 2]; 5], [[0.0; 2]; 5]);
-/// let (mut contacts, mut scratch) = ([Contact::default(); 8], [[0.0; 2]; 15]);
+/// let (mut contacts, mut scratch) = ([Contact::default(); 8], [[0.0; 2]; 21]);
 /// let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
 /// world.groups = Some(groups);
 /// let r = step_colored(&mut world, &GroupColors::default(), &mut [0u32; 5],

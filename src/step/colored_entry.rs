@@ -226,6 +226,19 @@ pub(super) fn begin<'s, 'a, T: Real, const D: usize, const G: bool>(
     Ok(Substep::new(system, h).holding(group))
 }
 
+/// A substep's entry in a frame on the link pass: no check, every λ of
+/// the groups and contacts ← 0 as tasks (the system holds no links; the
+/// link pass resets theirs in its first sweep).
+pub(super) fn begin_unchecked<'s, 'a, T: Real, const D: usize, const G: bool>(
+    jobs: &dyn Jobs,
+    system: &'s mut System<'a, T, D>,
+    h: T,
+    mut group: ContactGroup<'s, T, D>,
+) -> Result<Substep<'s, 'a, T, D, G>, StepError> {
+    entry::<T, D, G>(jobs, system, &mut group, false, true)?;
+    Ok(Substep::new(system, h).holding(group))
+}
+
 /// Links checked for zero length, then reset, at a time.
 const LINKS_PER_PASS: usize = 1024;
 

@@ -134,6 +134,7 @@ mod colored_entry;
 mod colored_pairs;
 mod colored_particles;
 mod jobs;
+mod link_pass;
 mod order;
 mod precision;
 mod spatial;
@@ -141,6 +142,7 @@ mod world;
 
 pub use colored::{step_colored, Jobs, OneThread, MAX_JOBS};
 use colored_particles::Update;
+use link_pass::Pass;
 use order::{Order, Sequential};
 
 pub(crate) use precision::shortest_length;
@@ -294,11 +296,22 @@ impl<T: Real, const D: usize> Default for StepConfig<T, D> {
     }
 }
 
-/// Scratch entries [`step`] needs for `particles` particles: `3 · particles`
-/// (saturating).
+/// Scratch entries [`step`] needs for a 3D world of `particles` particles
+/// and `links` links: `3 · particles` (the frame's start and `x_prev`)
+/// plus one per link (the link's state in the frame, `[α̃, g, λ]`),
+/// saturating. [`World::requirements`] gives any dimension's.
 #[must_use]
-pub const fn scratch_len(particles: usize) -> usize {
-    particles.saturating_mul(3)
+pub const fn scratch_len(particles: usize, links: usize) -> usize {
+    scratch_entries(particles, links, 3)
+}
+
+/// Scratch entries of `[T; dimension]` for `particles` particles and
+/// `links` links (see [`scratch_len`]; 0 counts as 1).
+pub(crate) const fn scratch_entries(particles: usize, links: usize, dimension: usize) -> usize {
+    let dimension = if dimension == 0 { 1 } else { dimension };
+    particles
+        .saturating_mul(3)
+        .saturating_add(link_pass::state_len(links).div_ceil(dimension))
 }
 
 /// What a [`step`] did.
@@ -386,9 +399,20 @@ fn validate_config<T: Real, const D: usize>(c: &StepConfig<T, D>) -> Result<(), 
 /// [`StepError::InvalidContactResult`], [`StepError::InvalidResult`],
 /// [`StepError::WorkLimit`] from a self-collision pair search over the
 /// frame's budget, a system sweep error) roll positions and velocities
-/// back to the start of the frame. Either way the caller's positions and
-/// velocities are bit-identical to before the call, and no link is torn
-/// (flags and `torn` unchanged).
+/// back to the start of the frame. Either way the caller's positions,
+/// velocities and links (λ included) are bit-identical to before the
+/// call, and no link is torn (flags and `torn` unchanged); the groups'
+/// and contacts' λ after an error are unspecified.
+///
+/// # The frame is a transaction
+///
+/// Validated once (everything above), the substeps run the links on the
+/// link pass (`link_pass`: per-frame constants `g = 1/(w_i + w_j + α̃)`
+/// in the scratch, λ kept there, no per-link check), the velocity pass
+/// checks the result, and a successful frame commits the links' λ. A
+/// frame that fails on the link pass is rolled back and run again on the
+/// checked path (every link checked as it is solved), which names the
+/// cause and its index as precisely as the checked path alone did.
 ///
 /// # Examples
 ///
@@ -446,7 +470,7 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     if u32::try_from(n).is_err() {
         return Err(StepError::System(SystemError::TooManyParticles));
     }
-    let needed = scratch_len(n);
+    let needed = scratch_entries(n, world.links.len(), D);
     if world.scratch.len() < needed {
         return Err(StepError::ScratchTooSmall { needed });
     }
@@ -512,7 +536,7 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     let too_small = StepError::ScratchTooSmall { needed };
     // The scratch is lent out of the world for the frame (and put back).
     let scratch = core::mem::take(&mut world.scratch);
-    let (saved, previous) = scratch
+    let (saved, rest) = scratch
         .split_at_mut_checked(n.checked_mul(2).ok_or(too_small)?)
         .ok_or(too_small)?;
     let (saved_x, saved_v) = saved.split_at_mut_checked(n).ok_or(too_small)?;
@@ -525,33 +549,49 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
         world.scratch = scratch;
         return Err(e);
     }
-    let previous = previous.get_mut(..n).ok_or(too_small)?;
+    let (previous, rest) = rest.split_at_mut_checked(n).ok_or(too_small)?;
 
-    let result = run_substeps::<T, D, G, O>(
+    // The links' state for the frame ([α̃, g, λ] per link), past `x_prev`.
+    let h2 = h * h;
+    let state = rest
+        .as_flattened_mut()
+        .get_mut(..link_pass::state_len(world.links.len()))
+        .ok_or(too_small)?;
+    link_pass::prepare(world.links, world.inverse_masses, h2, state);
+    // The frame on the link pass; on any error it is rolled back and run
+    // again on the checked path, which names the cause (and whose bits,
+    // should it succeed, are the frame's).
+    let mut result = run_frame(
         world,
-        constraints.reborrow(),
+        constraints,
         previous,
         h,
+        frame_dt,
         config,
         order,
         search_budget,
-    )
-    .and_then(|stats| {
-        // A frame force beyond the float range (a very heavy particle
-        // pushed or held far in a short frame: λ finite, λ/h or
-        // impulse/dt not) fails the frame like a non-finite velocity,
-        // before any force is written.
-        let particle = constraints.unrepresentable_force(frame_dt).or_else(|| {
-            world
-                .engine_contacts
-                .iter()
-                .find_map(|c| c.unrepresentable_force(frame_dt))
-        });
-        match particle {
-            Some(particle) => Err(StepError::InvalidResult { particle }),
-            None => Ok(stats),
-        }
-    });
+        Some(&mut *state),
+    );
+    if result.is_ok() {
+        link_pass::commit(world.links, state);
+    } else {
+        copy(world.positions, saved_x);
+        copy(world.velocities, saved_v);
+        // The checked path writes the links' λ as it goes: the caller's
+        // are kept in the state (free now) and put back if it fails too.
+        link_pass::keep_lambdas(world.links, state);
+        result = run_frame(
+            world,
+            constraints,
+            previous,
+            h,
+            frame_dt,
+            config,
+            order,
+            search_budget,
+            None,
+        );
+    }
     match result {
         Ok(mut stats) => {
             // Only a successful frame reports forces, moves the points on
@@ -560,16 +600,58 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
             for c in world.engine_contacts.iter_mut() {
                 c.end_frame(frame_dt);
             }
-            stats.torn = tear(world.links, world.link_max_force, h * h, world.torn);
+            stats.torn = tear(world.links, world.link_max_force, h2, world.torn);
             world.scratch = scratch;
             Ok(stats)
         }
         Err(e) => {
             copy(world.positions, saved_x);
             copy(world.velocities, saved_v);
+            link_pass::commit(world.links, state);
             world.scratch = scratch;
             Err(e)
         }
+    }
+}
+
+/// The substeps of a frame ([`run_substeps`]; `constants`: on the link
+/// pass), then the check that its forces are representable.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn run_frame<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
+    world: &mut Frame<'_, T, D>,
+    constraints: &mut Constraints<'_, T>,
+    previous: &mut [[T; D]],
+    h: T,
+    frame_dt: T,
+    config: &StepConfig<T, D>,
+    order: &O,
+    search_budget: u64,
+    state: Option<&mut [T]>,
+) -> Result<StepStats<T>, StepError> {
+    let stats = run_substeps::<T, D, G, O>(
+        world,
+        constraints.reborrow(),
+        previous,
+        h,
+        config,
+        order,
+        search_budget,
+        state,
+    )?;
+    // A frame force beyond the float range (a very heavy particle pushed
+    // or held far in a short frame: λ finite, λ/h or impulse/dt not)
+    // fails the frame like a non-finite velocity, before any force is
+    // written.
+    let particle = constraints.unrepresentable_force(frame_dt).or_else(|| {
+        world
+            .engine_contacts
+            .iter()
+            .find_map(|c| c.unrepresentable_force(frame_dt))
+    });
+    match particle {
+        Some(particle) => Err(StepError::InvalidResult { particle }),
+        None => Ok(stats),
     }
 }
 
@@ -647,6 +729,7 @@ fn copy<E: Copy>(dst: &mut [E], src: &[E]) {
 /// `search_budget`: the visits the frame's pair searches may make in all
 /// (what [`MAX_WORK`](crate::MAX_WORK) leaves after the sweeps and the
 /// particle work).
+#[allow(clippy::too_many_arguments)]
 fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     world: &mut Frame<'_, T, D>,
     constraints: Constraints<'_, T>,
@@ -655,6 +738,7 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     config: &StepConfig<T, D>,
     order: &O,
     mut search_budget: u64,
+    mut state: Option<&mut [T]>,
 ) -> Result<StepStats<T>, StepError> {
     let h2 = h * h;
     let mut stats = StepStats::default();
@@ -680,7 +764,13 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     if self_collision {
         spatial::build_adjacency(world.links, world.positions.len(), sc.adjacency);
     }
-    let mut system = System::new(&mut *world.positions, inverse_masses, &mut *world.links)?
+    // On the link pass the links are swept by `link_pass`, outside the
+    // system (which then solves the groups and contacts only).
+    let (system_links, pass_links): (&mut [Link<T>], &[Link<T>]) = match state {
+        Some(_) => (&mut [], &*world.links),
+        None => (&mut *world.links, &[]),
+    };
+    let mut system = System::new(&mut *world.positions, inverse_masses, system_links)?
         .with_zero_length(config.zero_length);
     system.constraints = constraints;
     system.constraints.begin_frame();
@@ -806,9 +896,32 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
                 pair_colors,
             };
             let lag = attachment::lag(s, config.substeps);
-            let mut substep = order.begin(&mut system, h, group, s == 0)?.with_lag(lag);
-            for _ in 0..config.iterations {
-                stats.last = order.iterate(&mut substep)?;
+            let substep = match state {
+                Some(_) => order.begin_unchecked(&mut system, h, group)?,
+                None => order.begin(&mut system, h, group, s == 0)?,
+            };
+            let mut substep = substep.with_lag(lag);
+            let last_substep = s.saturating_add(1) == config.substeps;
+            for k in 0..config.iterations {
+                let mut links = SweepStats::default();
+                if let Some(state) = state.as_deref_mut() {
+                    // Statistics only for a sweep whose figures count: the
+                    // frame's last, or every one against a tolerance.
+                    let want = config.tolerance > T::ZERO
+                        || (last_substep && k.saturating_add(1) == config.iterations);
+                    let pass = Pass {
+                        first: k == 0,
+                        policy: config.zero_length,
+                    };
+                    order.sweep_links(
+                        &mut substep,
+                        pass_links,
+                        state,
+                        &pass,
+                        want.then_some(&mut links),
+                    )?;
+                }
+                stats.last = links.merge(order.iterate(&mut substep)?);
                 stats.iterations = stats.iterations.saturating_add(1);
                 if config.tolerance > T::ZERO && stats.last.max_residual <= config.tolerance {
                     stats.converged_substeps = stats.converged_substeps.saturating_add(1);

@@ -8,10 +8,12 @@
 
 use super::colliders::{detect, dynamic_friction};
 use super::colored_particles::Update;
+use super::link_pass::Pass;
 use super::StepError;
 use crate::constraint::contact::{Colliders, Contact};
 use crate::constraint::distance::Link;
 use crate::constraint::particle_contact::ParticleContact;
+use crate::constraint::InPlace;
 use crate::real::Real;
 use crate::solver::{validate, ContactGroup, PairColors, Substep, SweepStats, System, ZeroLength};
 
@@ -55,6 +57,30 @@ pub(crate) trait Order<T: Real, const D: usize, const G: bool> {
         group: ContactGroup<'s, T, D>,
         first: bool,
     ) -> Result<Substep<'s, 'a, T, D, G>, StepError>;
+
+    /// A substep's entry in a frame on the link pass
+    /// ([`link_pass`](super::link_pass)): no check (the frame validated
+    /// what cannot change within it), every λ of the groups and contacts
+    /// ← 0 (the links' are reset by their first sweep).
+    fn begin_unchecked<'s, 'a>(
+        &self,
+        system: &'s mut System<'a, T, D>,
+        h: T,
+        group: ContactGroup<'s, T, D>,
+    ) -> Result<Substep<'s, 'a, T, D, G>, StepError>;
+
+    /// One sweep of the link pass over `links` (the frame's links, held
+    /// outside the substep's system; their λ in `state`), before the substep's
+    /// [`iterate`](Self::iterate). `Err` fails the frame (it is run again
+    /// on the checked path).
+    fn sweep_links(
+        &self,
+        substep: &mut Substep<'_, '_, T, D, G>,
+        links: &[Link<T>],
+        state: &mut [T],
+        pass: &Pass,
+        stats: Option<&mut SweepStats<T>>,
+    ) -> Result<(), StepError>;
 
     /// `x_prev ← x`, then `x ← x + h v + h² g` for particles with `w > 0`
     /// and `x ← x + h v` for a kinematic one (w = 0) with a velocity.
@@ -152,6 +178,33 @@ impl<T: Real, const D: usize, const G: bool> Order<T, D, G> for Sequential {
         _first: bool,
     ) -> Result<Substep<'s, 'a, T, D, G>, StepError> {
         Ok(system.begin_substep_with::<G>(h, group)?)
+    }
+
+    #[inline]
+    fn begin_unchecked<'s, 'a>(
+        &self,
+        system: &'s mut System<'a, T, D>,
+        h: T,
+        group: ContactGroup<'s, T, D>,
+    ) -> Result<Substep<'s, 'a, T, D, G>, StepError> {
+        if G {
+            system.constraints.reset();
+        }
+        Ok(Substep::new(system, h).with_contacts(group))
+    }
+
+    #[inline]
+    fn sweep_links(
+        &self,
+        substep: &mut Substep<'_, '_, T, D, G>,
+        links: &[Link<T>],
+        state: &mut [T],
+        pass: &Pass,
+        stats: Option<&mut SweepStats<T>>,
+    ) -> Result<(), StepError> {
+        let (x, w, _, _) = substep.contact_parts();
+        let mut p = InPlace::new(x, w);
+        pass.sweep(&mut p, links, state, 0, stats)
     }
 
     #[inline]

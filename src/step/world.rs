@@ -105,7 +105,9 @@ pub struct World<'a, T, const D: usize> {
     /// (its length is the contact budget).
     pub contacts: &'a mut [Contact<T>],
     /// Scratch, at least [`Requirements::scratch`] entries: the frame's
-    /// starting state (for the all-or-nothing rollback) and `x_prev`.
+    /// starting state (for the all-or-nothing rollback), `x_prev` and the
+    /// links' state in the frame (committed to `links` after a successful
+    /// frame).
     pub scratch: &'a mut [[T; D]],
     /// Colliders; `None`: none.
     pub colliders: Option<Colliders<'a, T, D>>,
@@ -154,11 +156,12 @@ impl<'a, T: Real, const D: usize> World<'a, T, D> {
     /// (see [`Requirements::new`]); its own buffers' lengths are not read.
     #[must_use]
     pub fn requirements(&self) -> Requirements {
-        Requirements::new(
+        Requirements::with_dimension(
             self.positions.len(),
             self.links.len(),
             self.colliders.as_ref().map_or(0, Colliders::len),
             self.self_collision.is_some(),
+            D,
         )
     }
 }
@@ -166,7 +169,10 @@ impl<'a, T: Real, const D: usize> World<'a, T, D> {
 /// Every buffer length a world needs (entries, not bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Requirements {
-    /// [`World::scratch`]: `3 · particles`.
+    /// [`World::scratch`]: `3 · particles` (the frame's start and
+    /// `x_prev`) plus `⌈3 · links / D⌉` (each link's state in the frame:
+    /// `α̃`, `1/(w_i + w_j + α̃)` and λ; one entry per link in 3D),
+    /// [`scratch_len`](super::scratch_len) in 3D.
     pub scratch: usize,
     /// [`World::contacts`], the contact budget: `particles · colliders`,
     /// which no substep can exceed (a particle has at most one contact
@@ -188,9 +194,11 @@ pub struct Requirements {
 }
 
 impl Requirements {
-    /// The lengths for `particles` particles, `links` links, `colliders`
-    /// colliders and self-collision on or off, with the default budgets
-    /// (saturating: a count too large for memory gives `usize::MAX`).
+    /// The lengths for a 3D world of `particles` particles, `links`
+    /// links, `colliders` colliders and self-collision on or off, with the
+    /// default budgets (saturating: a count too large for memory gives
+    /// `usize::MAX`). [`World::requirements`] gives a world's, of any
+    /// dimension ([`with_dimension`](Self::with_dimension)).
     #[must_use]
     pub const fn new(
         particles: usize,
@@ -198,9 +206,22 @@ impl Requirements {
         colliders: usize,
         self_collision: bool,
     ) -> Self {
+        Self::with_dimension(particles, links, colliders, self_collision, 3)
+    }
+
+    /// As [`new`](Self::new), for a world of `dimension` coordinates per
+    /// particle (its scratch entries are `[T; dimension]`; 0 counts as 1).
+    #[must_use]
+    pub const fn with_dimension(
+        particles: usize,
+        links: usize,
+        colliders: usize,
+        self_collision: bool,
+        dimension: usize,
+    ) -> Self {
         let on = if self_collision { 1 } else { 0 };
         Self {
-            scratch: super::scratch_len(particles),
+            scratch: super::scratch_entries(particles, links, dimension),
             contacts: particles.saturating_mul(colliders),
             pairs: particles.saturating_mul(DEFAULT_PAIRS_PER_PARTICLE) * on,
             hash_table: super::self_collision_table_len(particles) * on,

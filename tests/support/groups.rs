@@ -421,7 +421,7 @@ impl WorldStore {
             v: (0..s.x.len())
                 .map(|k| [0.1 * k as f64, -0.2, 0.05])
                 .collect(),
-            scratch: vec![[0.0; 3]; xpbd_step_scratch_len(s.x.len())],
+            scratch: vec![[0.0; 3]; xpbd_step_scratch_len(s.x.len(), s.links.len())],
             contacts: vec![XpbdContact::default(); 12],
             planes: vec![XpbdPlane3 {
                 normal: [0.0, 1.0, 0.0],

@@ -1,0 +1,186 @@
+//! A frame is a transaction (issue 34): validated once, run on the link
+//! pass without per-link checks, checked once, committed. A hostile input
+//! that turns a particle non-finite in the middle of a frame (its fourth
+//! substep of eight, after the link pass has solved three substeps and
+//! the contacts have been found and solved) fails the frame with the
+//! checked path's error — the status and the index — and leaves every
+//! caller array byte-identical: positions, velocities and the links
+//! (λ of the last frame, flags). The same for `step` and for
+//! `step_colored` on 1, 2, 3 and 7 threads. Small under Miri.
+
+use xpbd::step::{
+    scratch_len, step, step_colored, Colliders, Contact, Jobs, OneThread, Plane, StepConfig,
+    StepError, World,
+};
+use xpbd::{cloth, cloth_link_count, color_instances, color_order, fill_in_order};
+use xpbd::{GroupColors, Link, SystemError};
+
+#[path = "support/jobs.rs"]
+mod jobs;
+use jobs::Threads;
+
+type V = [f64; 3];
+
+const SIDE: usize = if cfg!(miri) { 5 } else { 24 };
+const S: f64 = 0.02;
+const R: f64 = 0.005;
+
+/// A cloth resting on the ground, two corners pinned, links in colored
+/// order.
+struct Cloth {
+    x: Vec<V>,
+    v: Vec<V>,
+    w: Vec<f64>,
+    links: Vec<Link<f64>>,
+    starts: Vec<usize>,
+}
+
+impl Cloth {
+    fn new() -> Self {
+        let n = SIDE * SIDE;
+        let x: Vec<V> = (0..n)
+            .map(|k| [(k % SIDE) as f64 * S, R, (k / SIDE) as f64 * S])
+            .collect();
+        let mut links = vec![Link::default(); cloth_link_count(SIDE, SIDE, true).unwrap()];
+        cloth(&x, SIDE, SIDE, true, 1e-7, &mut links).unwrap();
+        let (mut used, mut color) = (vec![0u64; n], vec![0u32; links.len()]);
+        let count = color_instances(&links, n, &mut used, &mut color).unwrap();
+        let mut starts = vec![0usize; count as usize + 1];
+        let mut order = vec![0u32; links.len()];
+        color_order(&color, count, &mut starts, &mut order).unwrap();
+        let mut sorted = links.clone();
+        fill_in_order(&links, &order, &mut sorted).unwrap();
+        let mut w = vec![1.0; n];
+        w[0] = 0.0;
+        w[SIDE - 1] = 0.0;
+        Cloth {
+            x,
+            v: vec![[0.0, -0.5, 0.0]; n],
+            w,
+            links: sorted,
+            starts,
+        }
+    }
+
+    /// Every caller byte the frame may write: x, v, each link (λ and flags
+    /// included).
+    fn bytes(&self) -> Vec<u64> {
+        let xv = self.x.iter().chain(&self.v).flatten().map(|c| c.to_bits());
+        let links = self.links.iter().flat_map(|l| {
+            [
+                u64::from(l.i) << 32 | u64::from(l.j),
+                l.rest.to_bits(),
+                l.compliance.to_bits(),
+                l.lambda.to_bits(),
+                u64::from(l.flags),
+            ]
+        });
+        xv.chain(links).collect()
+    }
+
+    /// One frame of 8 substeps, colored on `jobs` or (`None`) `step`.
+    fn frame(&mut self, jobs: Option<&dyn Jobs>) -> Result<(), StepError> {
+        let n = self.x.len();
+        let mut contacts = vec![Contact::default(); n];
+        let mut scratch = vec![[0.0; 3]; scratch_len(n, self.links.len())];
+        let mut stamp = vec![0u32; n];
+        let ground = [Plane {
+            normal: [0.0, 1.0, 0.0],
+            offset: 0.0,
+        }];
+        let mut world = World::new(
+            &mut self.x,
+            &mut self.v,
+            &self.w,
+            &mut contacts,
+            &mut scratch,
+        );
+        world.links = &mut self.links;
+        world.colliders = Some(Colliders {
+            planes: &ground,
+            ..Default::default()
+        });
+        let config = StepConfig {
+            substeps: 8,
+            particle_radius: R,
+            ..StepConfig::default()
+        };
+        let colors = GroupColors {
+            links: &self.starts,
+            ..Default::default()
+        };
+        match jobs {
+            None => step(&mut world, 1.0 / 60.0, &config),
+            Some(jobs) => step_colored(&mut world, &colors, &mut stamp, 1.0 / 60.0, &config, jobs),
+        }
+        .map(|_| ())
+    }
+
+    /// Particle `p` sent towards the float range's end: finite, and past
+    /// it after the fourth prediction of the frame (h = 1/480 s:
+    /// 1.79e308 + s · 2.08e305 overflows at s = 4); its links off, so
+    /// that nothing else names it first.
+    fn overflow_later(&mut self, p: usize) {
+        for l in &mut self.links {
+            if l.i as usize == p || l.j as usize == p {
+                l.flags = Link::<f64>::DISABLED;
+            }
+        }
+        self.x[p] = [0.0, 1.79e308, 0.0];
+        self.v[p] = [0.0, 1e308, 0.0];
+    }
+}
+
+fn systems() -> Vec<(&'static str, Box<dyn Jobs>)> {
+    let threads = |threads| Threads {
+        threads,
+        split: 2 * threads + 1,
+    };
+    vec![
+        ("1 thread", Box::new(OneThread)),
+        ("2 threads", Box::new(threads(2))),
+        ("3 threads", Box::new(threads(3))),
+        ("7 threads", Box::new(threads(7))),
+    ]
+}
+
+#[test]
+fn a_particle_overflowing_mid_frame_fails_it_writing_nothing() {
+    let p = SIDE * SIDE / 2 + 1;
+    let expected = StepError::System(SystemError::NonFinitePosition { particle: p });
+    // Two good frames first: λ, velocities and contacts are the frame's own.
+    let prepared = || {
+        let mut c = Cloth::new();
+        c.frame(None).unwrap();
+        c.frame(None).unwrap();
+        c.overflow_later(p);
+        c
+    };
+    let mut reference = prepared();
+    assert!(reference.links.iter().any(|l| l.lambda != 0.0));
+    let before = reference.bytes();
+    assert_eq!(reference.frame(None), Err(expected));
+    assert!(reference.bytes() == before, "step wrote on a failed frame");
+    for (name, jobs) in systems() {
+        let mut c = prepared();
+        assert!(c.bytes() == before, "{name}: the same start");
+        assert_eq!(c.frame(Some(jobs.as_ref())), Err(expected), "{name}");
+        assert!(c.bytes() == before, "{name}: a failed frame wrote");
+    }
+}
+
+#[test]
+fn a_good_frame_commits_the_same_bits_on_every_job_system() {
+    let mut reference = Cloth::new();
+    reference.frame(None).unwrap();
+    reference.frame(None).unwrap();
+    // The links' λ of the last substep were committed.
+    assert!(reference.links.iter().all(|l| l.lambda.is_finite()));
+    assert!(reference.links.iter().any(|l| l.lambda != 0.0));
+    for (name, jobs) in systems() {
+        let mut c = Cloth::new();
+        c.frame(Some(jobs.as_ref())).unwrap();
+        c.frame(Some(jobs.as_ref())).unwrap();
+        assert!(c.bytes() == reference.bytes(), "{name}");
+    }
+}
