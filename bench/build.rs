@@ -12,6 +12,10 @@
 //!   valgrind can decode, for the instruction counts of bench/icount.sh).
 //!   Off x86-64 the last two are compiled without `-march` (plus
 //!   `-march=native` for `rb_native_*` where the compiler accepts it).
+//! - bench/c/frame.c (the plain C frame of issue 34) four times: double
+//!   and float (`-DCF_F32`), each at the baseline (`cf_base_f64_*`,
+//!   `cf_base_f32_*`) and with `-march=native` where the compiler accepts
+//!   it (`cf_native_f64_*`, `cf_native_f32_*`).
 
 use std::env;
 use std::path::{Path, PathBuf};
@@ -36,13 +40,14 @@ fn main() {
     let root = manifest.parent().expect("bench has a parent").to_path_buf();
     let include = root.join("include");
     let c = |name: &str| manifest.join("c").join(name);
-    let (reference, spatial, sequential, redblack) = (
+    let (reference, spatial, sequential, redblack, frame) = (
         c("reference.c"),
         c("spatial.c"),
         c("sequential.c"),
         c("redblack.c"),
+        c("frame.c"),
     );
-    for f in [&reference, &spatial, &sequential, &redblack] {
+    for f in [&reference, &spatial, &sequential, &redblack, &frame] {
         println!("cargo:rerun-if-changed={}", f.display());
     }
     println!(
@@ -71,5 +76,24 @@ fn main() {
         }
         build.compile(&format!("xpbd_bench_{prefix}redblack"));
     }
-    println!("cargo:rustc-env=XPBD_BENCH_CFLAGS=-O3 -fno-math-errno -ffp-contract=off (x86-64 baseline, no -march; the red-black copy rb_native_ with {native})");
+    // The plain C frame: double and float, at the baseline and native.
+    let mut frame_native = "no -march (not accepted)";
+    for (isa, march) in [("base", None), ("native", Some("-march=native"))] {
+        for (real, f32) in [("f64", false), ("f32", true)] {
+            let prefix = format!("cf_{isa}_{real}_");
+            let mut build = base(&[&frame], &include);
+            build.define("CF_PREFIX", prefix.as_str());
+            if f32 {
+                build.define("CF_F32", None);
+            }
+            if let Some(flag) = march {
+                if build.is_flag_supported(flag).unwrap_or(false) {
+                    build.flag(flag);
+                    frame_native = "-march=native";
+                }
+            }
+            build.compile(&format!("xpbd_bench_{prefix}frame"));
+        }
+    }
+    println!("cargo:rustc-env=XPBD_BENCH_CFLAGS=-O3 -fno-math-errno -ffp-contract=off (x86-64 baseline, no -march; the red-black copy rb_native_ with {native}, the C frame cf_native_ with {frame_native})");
 }

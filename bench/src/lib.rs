@@ -13,7 +13,8 @@
 //! Environment: `XPBD_BENCH_QUICK=1` runs small sizes with few repetitions
 //! (a smoke test that every figure is produced); `XPBD_BENCH_REPS=<n>`
 //! sets the repetitions (pairs), e.g. 1 under valgrind. `XPBD_BENCH_ONLY=1d,rope,cloth,threads,kinds`
-//! (any subset, comma-separated; `frame` for the whole colored frame; `bend`, `tet`, `tether`, `mesh` for one
+//! (any subset, comma-separated; `frame` for the whole colored frame; `cframe`
+//! for the whole frame against the plain C frame of `bench/c/frame.c`; `bend`, `tet`, `tether`, `mesh` for one
 //! kind; `self` for self-collision) runs only those parts; the default is all.
 //! `XPBD_BENCH_SELF_SIDES=50,158` and `XPBD_BENCH_SELF_PRECISION=f64` set
 //! the self-collision slab's sides and precisions.
@@ -32,8 +33,11 @@
 //! two threads), `kinds` (bending, tets, tethers, closed meshes against
 //! plain C of the same formula, timed A B A B), `self_collision`
 //! (self-collision's hash, query and solve per particle against a plain C
-//! spatial hash of the same design, `XPBD_BENCH_ONLY=self`).
+//! spatial hash of the same design, `XPBD_BENCH_ONLY=self`), `cframe`
+//! (xpbd's whole frame against the plain C frame at the baseline and at
+//! `-march=native`, timed A B A B, `XPBD_BENCH_ONLY=cframe`).
 
+mod cframe;
 mod frame;
 mod icount;
 mod kinds;
@@ -82,13 +86,14 @@ pub fn run() -> Result<(Vec<Figure>, Vec<Ratio>), String> {
         None => true,
         Some(o) => o.split(',').any(|x| x.trim() == section),
     };
-    let sections: [(&str, Section); 7] = [
+    let sections: [(&str, Section); 8] = [
         ("1d", seed::seed_section),
         ("rope", links::rope_section),
         ("cloth", links::cloth_section),
         ("refs", references::refs_section),
         ("threads", threads::thread_section),
         ("frame", frame::frame_section),
+        ("cframe", cframe::cframe_section),
         ("self", self_collision::self_section),
     ];
     for (name, section) in sections {
