@@ -44,7 +44,9 @@
 # beside the other steps, before colored_neighbours moved to B; then
 # 1,185 s and 1,224 s, so step_colored_2d (48 s, safe Rust: the 2D
 # instance of the colored frame that colored_step, colored_step_entry and
-# hostile_colored_step run in 3D under Miri) became native-only). B is computed from the
+# hostile_colored_step run in 3D under Miri) became native-only;
+# frame_transaction, issue 34's transaction test, is safe Rust over the
+# colored frame those files run under Miri, native-only too). B is computed from the
 # directory, so a new test file is never left out (it lands in B). Each group has its own target directory (no
 # waiting on cargo's build lock) and prints its wall and CPU time (CPU time
 # is about the wall time on an idle core).
@@ -54,7 +56,7 @@ rustup +nightly component add miri rust-src
 cargo +nightly miri setup
 
 group_a=(colored colored_proptests hostile_colored_groups hostile_groups tearing hostile_c hostile_colored_step colored_step_entry)
-native_only=(architecture bend engine_contacts hanging_rope moving_colliders pressure resting_contacts seed_figures self_collision step_colored_2d system system_proptests tether tether_links volume)
+native_only=(architecture bend engine_contacts frame_transaction hanging_rope moving_colliders pressure resting_contacts seed_figures self_collision step_colored_2d system system_proptests tether tether_links volume)
 markers='unsafe|xpbd_[a-z0-9_]+\(|extern "C"|SimdLinks|iterate_colored|\.colored\(|\.jobs\('
 for name in "${native_only[@]}"; do
     f="tests/$name.rs"

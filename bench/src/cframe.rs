@@ -6,7 +6,7 @@
 //! (`XPBD_BENCH_ONLY=cframe`).
 //!
 //! The scene: an N × N cloth (N = 100 and 300; 20 with
-//! `XPBD_BENCH_QUICK=1`), spacing 1 cm, structural and shear links
+//! `XPBD_BENCH_QUICK=1`; any list with `XPBD_BENCH_CFRAME_SIDES`), spacing 1 cm, structural and shear links
 //! (`xpbd::cloth`; `XPBD_BENCH_CFRAME_SHEAR=0` for structural links
 //! only), compliance 1e-8, pinned at particles 0 and N − 1, resting at
 //! y = r = 2 mm on the plane y = 0 with friction (μ_s 0.2, μ_k 0.1),
@@ -22,10 +22,8 @@
 //! cloth starts 1 cm above the plane, sliding at (0.3, 0, 0.1) m/s, falls,
 //! lands and drapes from its pinned corners; there xpbd runs its links in
 //! the C's order (the same Gauss-Seidel order), and the same tolerance
-//! holds. (The C's link formula, `s = Δλ/len`, `x_i − (w_i s)·d`, rounds
-//! differently from xpbd's `n = d·(1/len)`, `x_i − (w_i Δλ)·n`: the
-//! positions differ by ~1e-14 m in f64 while the cloth moves, none once
-//! static friction holds it.)
+//! holds. (The C's link formula is xpbd's link pass's operations:
+//! `n = d·(1/len)`, `x_i − (w_i Δλ)·n`.)
 //!
 //! The resting scene alone would miss a wrong C: with static friction
 //! every particle ends each substep where it started, to rounding, so a C
@@ -669,7 +667,16 @@ pub(crate) fn cframe_section(
     ratios: &mut Vec<Ratio>,
 ) -> Result<(), String> {
     let shear = std::env::var("XPBD_BENCH_CFRAME_SHEAR").map_or(true, |v| v != "0");
-    let sides: &[usize] = if s.quick { &[20] } else { &[100, 300] };
+    // `XPBD_BENCH_CFRAME_SIDES=70,100,300,500`: the scaling from 10^4 to
+    // 10^6 links (docs/performance.md); the default is the sides.
+    let listed: Option<Vec<usize>> = std::env::var("XPBD_BENCH_CFRAME_SIDES")
+        .ok()
+        .map(|v| v.split(',').filter_map(|t| t.trim().parse().ok()).collect());
+    let sides: &[usize] = match &listed {
+        Some(l) if !l.is_empty() => l,
+        _ if s.quick => &[20],
+        _ => &[100, 300],
+    };
     let pairs = if s.quick { 3 } else { 15 };
     println!(
         "cframe: cloth N×N ({} links), pinned at 2 corners, resting on a plane with friction, {SUBSTEPS} substeps × {ITERATIONS} iteration at 60 Hz, 1 thread; xpbd step_colored (links by color_instances) against the plain C frame (bench/c/frame.c, strided runs) at the baseline and -march=native, A B A B × {pairs}",

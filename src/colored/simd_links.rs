@@ -231,7 +231,8 @@ impl<'a, T: Real, P: Particles<T>> SimdLinks<'a, T, P> {
                 &mut scaled,
                 self.zero_length == ZeroLength::Reject,
                 || length_squared(&xi, &xj),
-            )?;
+            )
+            .map(|_| ())?;
         }
         let links = &mut self.links;
         for ((((a, g), &c), (&i, &j)), &rest) in links

@@ -296,7 +296,8 @@ fn link_rare<T: Real, const D: usize, C: Count<T>>(
 /// the scale `α/h²` (`scaled`: the quotients of this `h²`) and `W + α/h²`, and under `reject_zero_length` that the
 /// particles do not coincide (`len2 = |x_j − x_i|²`, computed lazily). The
 /// one link check for sequential and SIMD link systems; `constraint` names
-/// the link in the error.
+/// the link in the error. Returns the link's `α̃ = α/h²` when it is
+/// enabled and moves a particle (`None` otherwise).
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn validate_link<T: Real>(
@@ -308,7 +309,7 @@ pub(crate) fn validate_link<T: Real>(
     scaled: &mut Scaled<T>,
     reject_zero_length: bool,
     len2: impl FnOnce() -> T,
-) -> Result<(), SystemError> {
+) -> Result<Option<T>, SystemError> {
     let disabled = flags & Link::<T>::DISABLED != 0;
     if !disabled && (!finite_non_negative(rest) || rest == T::ZERO) {
         return Err(SystemError::InvalidRestLength { constraint });
@@ -320,9 +321,12 @@ pub(crate) fn validate_link<T: Real>(
         return Err(SystemError::InvalidFlags { constraint });
     }
     if disabled {
-        return Ok(());
+        return Ok(None);
     }
-    if weight != T::ZERO {
+    if weight == T::ZERO {
+        return Ok(None);
+    }
+    {
         let alpha = scaled.of_on_hosts(compliance);
         let denominator = weight + alpha;
         // The reciprocal must be finite too: the colored path multiplies by
@@ -341,8 +345,8 @@ pub(crate) fn validate_link<T: Real>(
         if reject_zero_length && len2() < T::MIN_POSITIVE {
             return Err(SystemError::ZeroLength { constraint });
         }
+        Ok(Some(alpha))
     }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -12,13 +12,15 @@ use crate::SystemError;
 /// Checks everything a substep relies on, in this order: h; the particle
 /// counts; each particle (position, then inverse mass); each link (indices,
 /// `i ≠ j`, rest length, compliance, scale, and zero length under
-/// [`ZeroLength::Reject`]). Writes nothing.
+/// [`ZeroLength::Reject`]). Writes nothing but the links' `state` of a
+/// stepped frame ([`validate_links`]; empty: nothing).
 pub(crate) fn validate<T: Real, const D: usize>(
     positions: &[[T; D]],
     inverse_masses: &[T],
     links: &[Link<T>],
     h: T,
     policy: ZeroLength,
+    state: &mut [T],
 ) -> Result<(), SystemError> {
     validate_flat(
         positions.as_flattened(),
@@ -27,6 +29,7 @@ pub(crate) fn validate<T: Real, const D: usize>(
         links,
         h,
         policy,
+        state,
     )
 }
 
@@ -41,6 +44,7 @@ fn validate_flat<T: Real>(
     links: &[Link<T>],
     h: T,
     policy: ZeroLength,
+    state: &mut [T],
 ) -> Result<(), SystemError> {
     if !h.is_finite() || h <= T::ZERO {
         return Err(SystemError::InvalidTimeStep);
@@ -53,7 +57,7 @@ fn validate_flat<T: Real>(
     }
     let d = x.len().checked_div(count).unwrap_or(0);
     validate_particles(x, d, inverse_masses, 0)?;
-    validate_links(x, d, inverse_masses, links, 0, h * h, policy)
+    validate_links(x, d, inverse_masses, links, 0, h * h, policy, state)
 }
 
 /// The particle checks of [`validate`] over the particles `first ..` of
@@ -80,7 +84,10 @@ pub(crate) fn validate_particles<T: Real>(
 
 /// The link checks of [`validate`] over the links `first ..` of one range
 /// (`x` and `inverse_masses`: every particle), in link order, naming a
-/// link by its global index.
+/// link by its global index. With a `state` of three entries per link
+/// (a stepped frame's link state, `step::link_pass`), each checked link's
+/// `[α̃, g]` is written there too: `α̃ = α/h²` and `g = 1/(w_i + w_j + α̃)`
+/// (0 for a disabled or static link); an empty `state` writes nothing.
 #[inline]
 pub(crate) fn validate_links<T: Real>(
     x: &[T],
@@ -90,8 +97,13 @@ pub(crate) fn validate_links<T: Real>(
     first: usize,
     h2: T,
     policy: ZeroLength,
+    state: &mut [T],
 ) -> Result<(), SystemError> {
     let mut scaled = Scaled::new(h2);
+    // The last denominator and its reciprocal (a cloth's links share a
+    // few): the same bits as dividing every time.
+    let (mut last, mut g_last) = (T::ZERO, T::ZERO);
+    let mut slots = state.chunks_exact_mut(3);
     for (k, link) in links.iter().enumerate() {
         let constraint = first.saturating_add(k);
         // `inverse_masses` has `count` entries: its bounds are the particles'.
@@ -104,7 +116,7 @@ pub(crate) fn validate_links<T: Real>(
         if link.i == link.j {
             return Err(SystemError::SameParticle { constraint });
         }
-        validate_link(
+        let alpha = validate_link(
             constraint,
             link.rest,
             link.compliance,
@@ -119,6 +131,19 @@ pub(crate) fn validate_links<T: Real>(
                 )
             },
         )?;
+        if let Some([a, g, _]) = slots.next() {
+            (*a, *g) = match alpha {
+                Some(alpha) => {
+                    let denominator = wi + wj + alpha;
+                    if denominator.raw() != last.raw() || g_last == T::ZERO {
+                        last = denominator;
+                        g_last = T::ONE / denominator;
+                    }
+                    (alpha, g_last)
+                }
+                None => (T::ZERO, T::ZERO),
+            };
+        }
     }
     Ok(())
 }
@@ -348,6 +373,7 @@ impl<'a, T: Real, const D: usize> System<'a, T, D> {
             self.links,
             h,
             self.zero_length,
+            &mut [],
         )?;
         if G {
             self.constraints

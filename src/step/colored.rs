@@ -46,7 +46,7 @@ use super::colored_pairs::{color_pairs, sweep_pairs};
 use super::colored_particles::{self as particles, Update};
 use super::jobs::{run_phase, split_range, task_count, Shared};
 pub use super::jobs::{Jobs, OneThread, MAX_JOBS};
-use super::link_pass::{Pass, STATE};
+use super::link_pass::{self, Pass, STATE};
 use super::order::{predict_range, Order, HOST};
 use super::{step_groups, StepConfig, StepError, StepStats, World};
 use crate::colored::groups::check_proper;
@@ -95,11 +95,12 @@ impl<T: Real, const D: usize> Order<T, D, true> for ColoredOrder<'_> {
         links: &[Link<T>],
         h: T,
         policy: ZeroLength,
+        state: &mut [T],
     ) -> Result<(), StepError> {
         if !HOST {
-            return Ok(validate(positions, w, links, h, policy)?);
+            return Ok(validate(positions, w, links, h, policy, state)?);
         }
-        entry::validate_frame(self.jobs, positions, w, links, h, policy)
+        entry::validate_frame(self.jobs, positions, w, links, h, policy, state)
     }
 
     fn save(&self, dst: &mut [[T; D]], src: &[[T; D]]) -> Result<(), StepError> {
@@ -121,6 +122,26 @@ impl<T: Real, const D: usize> Order<T, D, true> for ColoredOrder<'_> {
             return Ok(system.begin_substep_with::<true>(h, group)?);
         }
         entry::begin(self.jobs, system, h, group, first)
+    }
+
+    fn commit_links(&self, links: &mut [Link<T>], state: &[T]) -> Result<(), StepError> {
+        let m = links.len();
+        let count = task_count(self.jobs, m.div_ceil(PARTICLES_PER_TASK));
+        let lent = Shared::new(links);
+        run_phase(
+            self.jobs,
+            count,
+            &|i| {
+                let (a, b) = split_range(m, i, count);
+                let (sa, sb) = (a.saturating_mul(STATE), b.saturating_mul(STATE));
+                // SAFETY: the ranges of one phase are disjoint, and the
+                // links are not used elsewhere until the phase ends.
+                if let (Some(l), Some(s)) = (unsafe { lent.range(a, b) }, state.get(sa..sb)) {
+                    link_pass::commit(l, s);
+                }
+            },
+            |_, ()| {},
+        )
     }
 
     fn begin_unchecked<'s, 'a>(

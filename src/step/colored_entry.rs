@@ -117,7 +117,8 @@ fn tasks(jobs: &dyn Jobs, items: usize) -> usize {
 
 /// The frame's check of the particles and links
 /// ([`validate`](crate::solver::validate), same errors in the same
-/// order) as tasks over particle and link ranges.
+/// order) as tasks over particle and link ranges, writing the links'
+/// `[α̃, g]` into their frame `state` (3 per link; empty: nothing).
 pub(super) fn validate_frame<T: Real, const D: usize>(
     jobs: &dyn Jobs,
     positions: &[[T; D]],
@@ -125,6 +126,7 @@ pub(super) fn validate_frame<T: Real, const D: usize>(
     links: &[Link<T>],
     h: T,
     policy: ZeroLength,
+    state: &mut [T],
 ) -> Result<(), StepError> {
     if !h.is_finite() || h <= T::ZERO {
         return Err(SystemError::InvalidTimeStep.into());
@@ -140,6 +142,7 @@ pub(super) fn validate_frame<T: Real, const D: usize>(
     let x = positions.as_flattened();
     let count = tasks(jobs, n.max(m));
     let (mut particle, mut link) = (None, None);
+    let lent = Shared::new(state);
     run_phase(
         jobs,
         count,
@@ -150,9 +153,23 @@ pub(super) fn validate_frame<T: Real, const D: usize>(
                 _ => None,
             };
             let (a, b) = split_range(m, i, count);
-            let l = links
-                .get(a..b)
-                .and_then(|l| validate_links(x, D, inverse_masses, l, a, h2, policy).err());
+            // SAFETY: the ranges of one phase are disjoint, and the state
+            // is not used elsewhere until the phase ends (an empty state
+            // gives empty ranges).
+            let state = unsafe { lent.range(a.saturating_mul(3), b.saturating_mul(3)) };
+            let l = links.get(a..b).and_then(|l| {
+                validate_links(
+                    x,
+                    D,
+                    inverse_masses,
+                    l,
+                    a,
+                    h2,
+                    policy,
+                    state.unwrap_or(&mut []),
+                )
+                .err()
+            });
             (p, l)
         },
         |_, (p, l)| {

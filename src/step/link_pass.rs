@@ -5,8 +5,9 @@
 //!
 //! `C = |x_j − x_i| − rest` (m), `∇_i C = −n`, `∇_j C = n` with
 //! `n = (x_j − x_i)/|x_j − x_i|`, compliance α (m/N) scaled per substep as
-//! `α̃ = α/h²`. Once per frame ([`prepare`]) each link gets
-//! `g = 1/(w_i + w_j + α̃)`; per visit
+//! `α̃ = α/h²`. Once per frame the frame's validation of the links
+//! (`solver::validate_links`) writes each link's `α̃` and
+//! `g = 1/(w_i + w_j + α̃)` into its state; per visit
 //!
 //! ```text
 //! d = x_j − x_i,  r = 1/|d|,  n = d·r,  C = |d| − rest
@@ -87,29 +88,6 @@ impl Pass {
                 constraint: base.saturating_add(k),
             })
         })
-    }
-}
-
-/// Writes the frame's state of every link into `state` ([`STATE`] per
-/// link; the caller gives [`state_len`] entries): `α̃ = α/h²`,
-/// `g = 1/(w_i + w_j + α̃)` (0 for a disabled or static link, never read)
-/// (λ is written by the substep's first sweep).
-pub(super) fn prepare<T: Real>(links: &[Link<T>], w: &[T], h2: T, state: &mut [T]) {
-    for (l, c) in links.iter().zip(state.chunks_exact_mut(STATE)) {
-        let weight = match (w.get(index(l.i)), w.get(index(l.j))) {
-            (Some(&a), Some(&b)) => a + b,
-            _ => T::ZERO,
-        };
-        let alpha = l.compliance / h2;
-        let g = if l.is_disabled() || weight == T::ZERO {
-            T::ZERO
-        } else {
-            T::ONE / (weight + alpha)
-        };
-        if let [a, b, _] = c {
-            *a = alpha;
-            *b = g;
-        }
     }
 }
 

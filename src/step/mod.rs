@@ -517,12 +517,27 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     }
     let substeps = T::from_f64(f64::from(config.substeps));
     let h = frame_dt / substeps;
+    // The scratch: the snapshot, `x_prev`, then the links' state.
+    // (Checked splits and zip copies: on a 32-bit target the length checks
+    // above do not prove `2n ≤ scratch.len()` to the compiler, and
+    // `split_at_mut` / `copy_from_slice` would keep a panic path.)
+    let too_small = StepError::ScratchTooSmall { needed };
+    let n3 = n.checked_mul(3).ok_or(too_small)?;
+    let state = world
+        .scratch
+        .get_mut(n3..)
+        .ok_or(too_small)?
+        .as_flattened_mut()
+        .get_mut(..link_pass::state_len(world.links.len()))
+        .ok_or(too_small)?;
+    // The links' α̃ and g for the frame are written as they pass.
     order.validate(
         world.positions,
         world.inverse_masses,
         world.links,
         h,
         config.zero_length,
+        state,
     )?;
     if G {
         constraints.validate(world.links.len(), world.inverse_masses, h * h)?;
@@ -530,10 +545,6 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     validate_max_force(world.link_max_force, world.links.len())?;
 
     // Keep the frame's start for an all-or-nothing step.
-    // (Checked splits and zip copies: on a 32-bit target the length checks
-    // above do not prove `2n ≤ scratch.len()` to the compiler, and
-    // `split_at_mut` / `copy_from_slice` would keep a panic path.)
-    let too_small = StepError::ScratchTooSmall { needed };
     // The scratch is lent out of the world for the frame (and put back).
     let scratch = core::mem::take(&mut world.scratch);
     let (saved, rest) = scratch
@@ -551,13 +562,13 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     }
     let (previous, rest) = rest.split_at_mut_checked(n).ok_or(too_small)?;
 
-    // The links' state for the frame ([α̃, g, λ] per link), past `x_prev`.
+    // The links' state for the frame ([α̃, g, λ] per link, α̃ and g
+    // written by the validation), past `x_prev`.
     let h2 = h * h;
     let state = rest
         .as_flattened_mut()
         .get_mut(..link_pass::state_len(world.links.len()))
         .ok_or(too_small)?;
-    link_pass::prepare(world.links, world.inverse_masses, h2, state);
     // The frame on the link pass; on any error it is rolled back and run
     // again on the checked path, which names the cause (and whose bits,
     // should it succeed, are the frame's).
@@ -573,7 +584,11 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
         Some(&mut *state),
     );
     if result.is_ok() {
-        link_pass::commit(world.links, state);
+        if order.commit_links(world.links, state).is_err() {
+            // A job system that skipped a commit task (it ran every task
+            // of the frame's other phases): the commit on this thread.
+            link_pass::commit(world.links, state);
+        }
     } else {
         copy(world.positions, saved_x);
         copy(world.velocities, saved_v);
@@ -617,7 +632,7 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
 /// The substeps of a frame ([`run_substeps`]; `constants`: on the link
 /// pass), then the check that its forces are representable.
 #[allow(clippy::too_many_arguments)]
-#[inline]
+#[inline(never)]
 fn run_frame<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     world: &mut Frame<'_, T, D>,
     constraints: &mut Constraints<'_, T>,

@@ -8,7 +8,7 @@
 
 use super::colliders::{detect, dynamic_friction};
 use super::colored_particles::Update;
-use super::link_pass::Pass;
+use super::link_pass::{self, Pass};
 use super::StepError;
 use crate::constraint::contact::{Colliders, Contact};
 use crate::constraint::distance::Link;
@@ -32,8 +32,9 @@ pub(crate) trait Order<T: Real, const D: usize, const G: bool> {
     /// [`predict`](Self::predict), then [`detect`](Self::detect)).
     const FUSED: bool = false;
 
-    /// The frame's check of the particles and links
-    /// ([`validate`]).
+    /// The frame's check of the particles and links ([`validate`]),
+    /// writing the links' `[α̃, g]` into their frame `state` (3 per link;
+    /// empty: nothing).
     fn validate(
         &self,
         positions: &[[T; D]],
@@ -41,6 +42,7 @@ pub(crate) trait Order<T: Real, const D: usize, const G: bool> {
         links: &[Link<T>],
         h: T,
         policy: ZeroLength,
+        state: &mut [T],
     ) -> Result<(), StepError>;
 
     /// `dst ← src` (the roll-back snapshot of a frame's start).
@@ -57,6 +59,12 @@ pub(crate) trait Order<T: Real, const D: usize, const G: bool> {
         group: ContactGroup<'s, T, D>,
         first: bool,
     ) -> Result<Substep<'s, 'a, T, D, G>, StepError>;
+
+    /// The commit of a successful frame's links ([`link_pass::commit`]).
+    fn commit_links(&self, links: &mut [Link<T>], state: &[T]) -> Result<(), StepError> {
+        link_pass::commit(links, state);
+        Ok(())
+    }
 
     /// A substep's entry in a frame on the link pass
     /// ([`link_pass`](super::link_pass)): no check (the frame validated
@@ -159,8 +167,9 @@ impl<T: Real, const D: usize, const G: bool> Order<T, D, G> for Sequential {
         links: &[Link<T>],
         h: T,
         policy: ZeroLength,
+        state: &mut [T],
     ) -> Result<(), StepError> {
-        Ok(validate(positions, w, links, h, policy)?)
+        Ok(validate(positions, w, links, h, policy, state)?)
     }
 
     #[inline]
