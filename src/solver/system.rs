@@ -89,6 +89,7 @@ pub(crate) fn validate_particles<T: Real>(
 /// `[α̃, g]` is written there too: `α̃ = α/h²` and `g = 1/(w_i + w_j + α̃)`
 /// (0 for a disabled or static link); an empty `state` writes nothing.
 #[inline]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn validate_links<T: Real>(
     x: &[T],
     d: usize,
