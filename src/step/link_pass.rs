@@ -83,7 +83,14 @@ impl Pass {
         base: usize,
         stats: Option<&mut SweepStats<T>>,
     ) -> Result<(), StepError> {
-        sweep(x, links, state, self.first, self.policy, stats).map_err(|k| {
+        // Without statistics a loop of its own with no branch on them (on
+        // bare metal one loop: code size).
+        let r = if stats.is_none() && !cfg!(target_os = "none") {
+            sweep::<T, D, P, false>(x, links, state, self.first, self.policy, None)
+        } else {
+            sweep::<T, D, P, true>(x, links, state, self.first, self.policy, stats)
+        };
+        r.map_err(|k| {
             StepError::System(SystemError::ZeroLength {
                 constraint: base.saturating_add(k),
             })
@@ -120,7 +127,7 @@ pub(super) fn commit<T: Real>(links: &mut [Link<T>], state: &[T]) {
 /// has zero length (or a NaN position) under [`ZeroLength::Reject`]: the
 /// frame fails and is run again on the checked path.
 #[inline(always)]
-fn sweep<T: Real, const D: usize, P: Particles<T, D>>(
+fn sweep<T: Real, const D: usize, P: Particles<T, D>, const STATS: bool>(
     x: &mut P,
     links: &[Link<T>],
     state: &mut [T],
@@ -128,6 +135,9 @@ fn sweep<T: Real, const D: usize, P: Particles<T, D>>(
     policy: ZeroLength,
     mut stats: Option<&mut SweepStats<T>>,
 ) -> Result<(), usize> {
+    if !STATS {
+        stats = None;
+    }
     for (k, (l, c)) in links.iter().zip(state.chunks_exact_mut(STATE)).enumerate() {
         let [alpha, g, lambda_slot] = c else {
             continue;
