@@ -548,7 +548,10 @@ macro_rules! colored_abi {
                                 (s, NONE)
                             }
                             3 => {
-                                let sc = count(&mut inp, m, MAX_L);
+                                // The source links fit one region (any region
+                                // may be picked, the arena's last too).
+                                let sc = count(&mut inp, m, MAX_L)
+                                    .min(REGION / core::mem::size_of::<$Link>());
                                 let lc = count(&mut inp, m, MAX_L);
                                 let links = a.ptr::<$Link>(place(&mut inp, LINKS));
                                 let order = a.ptr::<u32>(place(&mut inp, ORDER));

@@ -178,7 +178,9 @@ macro_rules! step_abi {
                 let on = |v: usize| if sc { v } else { 0 };
                 let r = XpbdRequirements {
                     memory_size: 0,
-                    scratch: 3 * n,
+                    // The frame's start and x_prev, then one link state
+                    // ([α̃, g, λ]) per link.
+                    scratch: 3 * n + links,
                     contacts: ch.contact_budget(n),
                     pairs: ch.pair_budget(n),
                     hash_table: on(2 * n + 2),
