@@ -13,30 +13,18 @@ use xpbd::step::{
     SelfCollision, Sphere, StepConfig, StepError, StepStats, Tearing, World,
 };
 use xpbd::{
-    bends_count_for_cloth, bends_for_cloth, cloth, cloth_link_count, color_instances, color_order,
-    fill_in_order, tethers, Attachment, Bend, Constraints, GroupColors, Instance, Link,
-    MeshVolumes, SystemError, Tether,
+    bends_count_for_cloth, bends_for_cloth, cloth, cloth_link_count, tethers, Attachment, Bend,
+    Constraints, GroupColors, Link, MeshVolumes, SystemError, Tether,
 };
 
+#[path = "support/coloring.rs"]
+mod coloring;
 #[path = "support/jobs.rs"]
 mod jobs;
+use coloring::colored;
 use jobs::{Reversed, Threads};
 
 type V = [f64; 3];
-
-/// A group colored greedily and stored in colored order, with its
-/// boundaries.
-fn colored<const N: usize, K: Instance<N>>(items: &[K], n: usize) -> (Vec<K>, Vec<usize>) {
-    let mut used = vec![0u64; n];
-    let mut colors = vec![0u32; items.len()];
-    let count = color_instances(items, n, &mut used, &mut colors).unwrap();
-    let mut starts = vec![0usize; count as usize + 1];
-    let mut order = vec![0u32; items.len()];
-    color_order(&colors, count, &mut starts, &mut order).unwrap();
-    let mut out = items.to_vec();
-    assert_eq!(fill_in_order(items, &order, &mut out), Ok(items.len()));
-    (out, starts)
-}
 
 /// A cloth falling onto a sphere next to a moving capsule, above a plane:
 /// links, bends, tethers, an attachment, an engine contact,

@@ -12,11 +12,13 @@ use xpbd::step::{
     scratch_len, step, step_colored, Colliders, Contact, Jobs, OneThread, Plane, StepConfig,
     StepError, World,
 };
-use xpbd::{cloth, cloth_link_count, color_instances, color_order, fill_in_order};
-use xpbd::{GroupColors, Link, SystemError};
+use xpbd::{cloth, cloth_link_count, GroupColors, Link, SystemError};
 
+#[path = "support/coloring.rs"]
+mod coloring;
 #[path = "support/jobs.rs"]
 mod jobs;
+use coloring::colored;
 use jobs::Threads;
 
 type V = [f64; 3];
@@ -43,13 +45,7 @@ impl Cloth {
             .collect();
         let mut links = vec![Link::default(); cloth_link_count(SIDE, SIDE, true).unwrap()];
         cloth(&x, SIDE, SIDE, true, 1e-7, &mut links).unwrap();
-        let (mut used, mut color) = (vec![0u64; n], vec![0u32; links.len()]);
-        let count = color_instances(&links, n, &mut used, &mut color).unwrap();
-        let mut starts = vec![0usize; count as usize + 1];
-        let mut order = vec![0u32; links.len()];
-        color_order(&color, count, &mut starts, &mut order).unwrap();
-        let mut sorted = links.clone();
-        fill_in_order(&links, &order, &mut sorted).unwrap();
+        let (sorted, starts) = colored(&links, n);
         let mut w = vec![1.0; n];
         w[0] = 0.0;
         w[SIDE - 1] = 0.0;

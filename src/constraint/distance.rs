@@ -326,27 +326,25 @@ pub(crate) fn validate_link<T: Real>(
     if weight == T::ZERO {
         return Ok(None);
     }
+    let alpha = scaled.of_on_hosts(compliance);
+    let denominator = weight + alpha;
+    // The reciprocal must be finite too: the colored path multiplies by
+    // `1/(W + α̃)`, and one rule holds for every path (a subnormal
+    // inverse-mass sum with α = 0 is refused by both). It is for every
+    // denominator of at least the smallest normal number (`1/d` is
+    // then below 2^126 (f32) or 2^1022 (f64)): only a smaller one is
+    // divided.
+    if !alpha.is_finite()
+        || !denominator.is_finite()
+        || denominator <= T::ZERO
+        || (denominator < T::MIN_POSITIVE && !(T::ONE / denominator).is_finite())
     {
-        let alpha = scaled.of_on_hosts(compliance);
-        let denominator = weight + alpha;
-        // The reciprocal must be finite too: the colored path multiplies by
-        // `1/(W + α̃)`, and one rule holds for every path (a subnormal
-        // inverse-mass sum with α = 0 is refused by both). It is for every
-        // denominator of at least the smallest normal number (`1/d` is
-        // then below 2^126 (f32) or 2^1022 (f64)): only a smaller one is
-        // divided.
-        if !alpha.is_finite()
-            || !denominator.is_finite()
-            || denominator <= T::ZERO
-            || (denominator < T::MIN_POSITIVE && !(T::ONE / denominator).is_finite())
-        {
-            return Err(SystemError::UnrepresentableScale { constraint });
-        }
-        if reject_zero_length && len2() < T::MIN_POSITIVE {
-            return Err(SystemError::ZeroLength { constraint });
-        }
-        Ok(Some(alpha))
+        return Err(SystemError::UnrepresentableScale { constraint });
     }
+    if reject_zero_length && len2() < T::MIN_POSITIVE {
+        return Err(SystemError::ZeroLength { constraint });
+    }
+    Ok(Some(alpha))
 }
 
 #[cfg(test)]

@@ -517,16 +517,21 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     }
     let substeps = T::from_f64(f64::from(config.substeps));
     let h = frame_dt / substeps;
-    // The scratch: the snapshot, `x_prev`, then the links' state.
+    // The scratch, lent out of the world for the frame (and put back):
+    // the snapshot, `x_prev`, then the links' state ([α̃, g, λ] per link).
     // (Checked splits and zip copies: on a 32-bit target the length checks
     // above do not prove `2n ≤ scratch.len()` to the compiler, and
-    // `split_at_mut` / `copy_from_slice` would keep a panic path.)
+    // `split_at_mut` / `copy_from_slice` would keep a panic path. An error
+    // before the frame runs leaves the frame's view of the scratch empty:
+    // `step` and `step_colored` drop that view.)
     let too_small = StepError::ScratchTooSmall { needed };
-    let n3 = n.checked_mul(3).ok_or(too_small)?;
-    let state = world
-        .scratch
-        .get_mut(n3..)
-        .ok_or(too_small)?
+    let scratch = core::mem::take(&mut world.scratch);
+    let (saved, rest) = scratch
+        .split_at_mut_checked(n.checked_mul(2).ok_or(too_small)?)
+        .ok_or(too_small)?;
+    let (saved_x, saved_v) = saved.split_at_mut_checked(n).ok_or(too_small)?;
+    let (previous, rest) = rest.split_at_mut_checked(n).ok_or(too_small)?;
+    let state = rest
         .as_flattened_mut()
         .get_mut(..link_pass::state_len(world.links.len()))
         .ok_or(too_small)?;
@@ -545,30 +550,16 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     validate_max_force(world.link_max_force, world.links.len())?;
 
     // Keep the frame's start for an all-or-nothing step.
-    // The scratch is lent out of the world for the frame (and put back).
-    let scratch = core::mem::take(&mut world.scratch);
-    let (saved, rest) = scratch
-        .split_at_mut_checked(n.checked_mul(2).ok_or(too_small)?)
-        .ok_or(too_small)?;
-    let (saved_x, saved_v) = saved.split_at_mut_checked(n).ok_or(too_small)?;
     let saving = order
         .save(saved_x, world.positions)
         .and_then(|()| order.save(saved_v, world.velocities));
     if let Err(e) = saving {
-        // Nothing was written but the snapshot (a job system that skipped
-        // a task).
+        // Nothing was written but the snapshot and the state (a job
+        // system that skipped a task).
         world.scratch = scratch;
         return Err(e);
     }
-    let (previous, rest) = rest.split_at_mut_checked(n).ok_or(too_small)?;
-
-    // The links' state for the frame ([α̃, g, λ] per link, α̃ and g
-    // written by the validation), past `x_prev`.
     let h2 = h * h;
-    let state = rest
-        .as_flattened_mut()
-        .get_mut(..link_pass::state_len(world.links.len()))
-        .ok_or(too_small)?;
     // The frame on the link pass; on any error it is rolled back and run
     // again on the checked path, which names the cause (and whose bits,
     // should it succeed, are the frame's).
@@ -629,8 +620,8 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     }
 }
 
-/// The substeps of a frame ([`run_substeps`]; `constants`: on the link
-/// pass), then the check that its forces are representable.
+/// The substeps of a frame ([`run_substeps`]; with the links' `state`: on
+/// the link pass), then the check that its forces are representable.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn run_frame<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(

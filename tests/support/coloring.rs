@@ -1,0 +1,19 @@
+//! Constraint groups in colored order, shared by the colored stepping
+//! tests (`tests/colored_step.rs`, `tests/frame_transaction.rs`).
+#![allow(dead_code)]
+
+use xpbd::{color_instances, color_order, fill_in_order, Instance};
+
+/// A group colored greedily and stored in colored order, with its
+/// boundaries.
+pub fn colored<const N: usize, K: Instance<N>>(items: &[K], n: usize) -> (Vec<K>, Vec<usize>) {
+    let mut used = vec![0u64; n];
+    let mut colors = vec![0u32; items.len()];
+    let count = color_instances(items, n, &mut used, &mut colors).unwrap();
+    let mut starts = vec![0usize; count as usize + 1];
+    let mut order = vec![0u32; items.len()];
+    color_order(&colors, count, &mut starts, &mut order).unwrap();
+    let mut out = items.to_vec();
+    assert_eq!(fill_in_order(items, &order, &mut out), Ok(items.len()));
+    (out, starts)
+}
