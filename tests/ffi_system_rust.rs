@@ -206,7 +206,7 @@ fn world_step_through_the_c_abi() {
         normal: [0.0, 1.0, 0.0],
         offset: 0.0,
     }];
-    assert_eq!(xpbd_step_scratch_len(2, 1), 7);
+    assert_eq!(xpbd_step_scratch_len(2, 1), 8);
     let mut world = xpbd_world3_default();
     world.positions = x.as_mut_ptr();
     world.velocities = v.as_mut_ptr();
@@ -230,7 +230,7 @@ fn world_step_through_the_c_abi() {
             XpbdStatus::Ok
         );
     }
-    assert_eq!((req.scratch, req.contacts), (7, 4));
+    assert_eq!((req.scratch, req.contacts), (8, 4));
     let mut memory = vec![0u64; req.memory_size.div_ceil(8)];
     world.memory = memory.as_mut_ptr().cast();
     world.memory_size = req.memory_size;

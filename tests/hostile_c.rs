@@ -1274,9 +1274,9 @@ fn memory_too_small_null_or_misaligned_is_named_writing_nothing() {
             r.adjacency,
             r.stamp
         ),
-        (11, 3, 0, 0, 0, 0, 3)
+        (12, 3, 0, 0, 0, 0, 3)
     );
-    assert!(needed >= 11 * 24 + 3 * core::mem::size_of::<XpbdContact>() + 3 * 4);
+    assert!(needed >= 12 * 24 + 3 * core::mem::size_of::<XpbdContact>() + 3 * 4);
     // A buffer larger than needed, filled with a pattern.
     let pattern = 0xA5A5_A5A5_A5A5_A5A5u64;
     let mut buf = vec![pattern; needed.div_ceil(8) + 2];

@@ -59,7 +59,7 @@ impl Frame {
             links: sorted,
             starts,
             contacts: vec![Contact::default(); n],
-            scratch: vec![[0.0; 3]; 3 * n + count],
+            scratch: vec![[0.0; 3]; xpbd::step::scratch_len(n, count)],
             stamp: vec![0; n],
             x,
         })

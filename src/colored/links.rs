@@ -2,9 +2,10 @@
 //! ([`fill_colored_links`]) and split into jobs ([`job_range`]), and the
 //! raw view the kernels use ([`RawLinks`]).
 
-use super::{ix, CHUNK};
+use super::kernel;
+use super::{ix, Isa, RawAos, CHUNK};
 use crate::real::Real;
-use crate::solver::{Link, SystemError};
+use crate::solver::{Link, SweepStats, SystemError, ZeroLength};
 
 /// Links in colored order, structure of arrays, all of one length (the
 /// link count): link `k` joins particles `i[k]` and `j[k]`. Memory per link:
@@ -202,12 +203,16 @@ mod tests {
     }
 }
 
-/// Raw pointers to the link arrays, for the kernel.
+/// Raw pointers to the link arrays, for the kernel. Link `k`'s indices
+/// are `*i.add(k * stride)` and `*j.add(k * stride)` (`stride` 1: index
+/// arrays; a frame's links: the `u32`s per [`Link`]); its other values
+/// are entry `k` of their arrays.
 #[doc(hidden)]
 #[derive(Clone, Copy)]
 pub struct RawLinks<T> {
     pub(crate) i: *const u32,
     pub(crate) j: *const u32,
+    pub(crate) stride: usize,
     pub(crate) rest: *const T,
     pub(crate) alpha: *const T,
     pub(crate) g: *const T,
@@ -220,3 +225,78 @@ pub struct RawLinks<T> {
 unsafe impl<T: Send> Send for RawLinks<T> {}
 // SAFETY: as for `Send`.
 unsafe impl<T: Sync> Sync for RawLinks<T> {}
+
+impl<T> RawLinks<T> {
+    /// The particle indices of link `k`.
+    ///
+    /// # Safety
+    /// `k` is a link of the arrays.
+    #[inline(always)]
+    pub(crate) unsafe fn ij(self, k: usize) -> (usize, usize) {
+        let at = k.wrapping_mul(self.stride);
+        // SAFETY: link `k`'s indices are `stride · k` entries on (the
+        // caller's contract and the type's).
+        unsafe { (ix(*self.i.add(at)), ix(*self.j.add(at))) }
+    }
+}
+
+/// The frame's links as the kernels' view, for [`solve_frame_range`]:
+/// the indices read in place from the caller's links (in colored order),
+/// the constants and λ from the frame's state arrays. `None` when a
+/// length differs from the link count.
+#[allow(clippy::similar_names)]
+pub(crate) fn frame_links<T: Real>(
+    links: &[Link<T>],
+    rest: &[T],
+    alpha: &[T],
+    g: &[T],
+    lambda: &mut [T],
+    w: &[T],
+) -> Option<RawLinks<T>> {
+    let m = links.len();
+    if rest.len() != m || alpha.len() != m || g.len() != m || lambda.len() != m {
+        return None;
+    }
+    let stride = core::mem::size_of::<Link<T>>() / core::mem::size_of::<u32>();
+    let base = links.as_ptr().cast::<u8>();
+    Some(RawLinks {
+        i: base
+            .wrapping_add(core::mem::offset_of!(Link<T>, i))
+            .cast::<u32>(),
+        j: base
+            .wrapping_add(core::mem::offset_of!(Link<T>, j))
+            .cast::<u32>(),
+        stride,
+        rest: rest.as_ptr(),
+        alpha: alpha.as_ptr(),
+        g: g.as_ptr(),
+        lambda: lambda.as_mut_ptr(),
+        w: w.as_ptr(),
+    })
+}
+
+/// Solves links `lo .. hi` of one color of a frame with the colored
+/// kernel for `isa` over AoS positions `x` (3D), the first sweep of a
+/// substep (`first`) reading every λ of the range as 0.
+///
+/// # Safety
+/// `l` is [`frame_links`] of links whose indices are below the particle
+/// count of `x` (positions, 3D) and of `w`, all still alive and not moved; `lo ≤ hi ≤`
+/// the link count; the links `lo .. hi` share no particle; no other
+/// thread accesses their particles or λ during the call.
+pub(crate) unsafe fn solve_frame_range<T: Real>(
+    x: RawAos<T>,
+    l: RawLinks<T>,
+    lo: usize,
+    hi: usize,
+    first: bool,
+    policy: ZeroLength,
+    isa: Isa,
+) -> Result<SweepStats<T>, SystemError> {
+    if first {
+        // SAFETY: `lo .. hi` are λ entries of links this call owns.
+        unsafe { core::ptr::write_bytes(l.lambda.add(lo), 0, hi.saturating_sub(lo)) };
+    }
+    // SAFETY: forwarded caller contract.
+    unsafe { kernel::solve_range(x, l, lo, hi, policy, isa) }
+}

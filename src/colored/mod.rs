@@ -112,6 +112,7 @@ pub use layout::{
 #[doc(hidden)]
 pub use links::RawLinks;
 pub use links::{fill_colored_links, job_range, ColoredLinks};
+pub(crate) use links::{frame_links, solve_frame_range};
 pub use simd_links::{ColorJob, ColorJobs, SimdLinks, SimdLinksSubstep};
 
 /// Links per chunk of the portable kernel; job ranges start on multiples of

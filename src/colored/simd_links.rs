@@ -294,6 +294,7 @@ impl<T: Real, P: Particles<T>> SimdLinksSubstep<'_, '_, T, P> {
         let links = RawLinks {
             i: l.i.as_ptr(),
             j: l.j.as_ptr(),
+            stride: 1,
             rest: l.rest.as_ptr(),
             alpha: l.alpha.as_ptr(),
             g: l.inv_denominator.as_ptr(),

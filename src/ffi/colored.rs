@@ -239,6 +239,7 @@ unsafe fn solve<T: Real>(
     let l = RawLinks {
         i: f.i,
         j: f.j,
+        stride: 1,
         rest: f.rest,
         alpha: f.alpha,
         g: f.inv_denominator,

@@ -109,6 +109,7 @@ pub(crate) use sweep::{count_visit, iterate_until, measure, sweep, sweep_links, 
 pub use system::System;
 pub(crate) use system::{
     coords, first_non_finite, first_zero_length, validate, validate_links, validate_particles,
+    LinkConstants,
 };
 
 /// What a sweep does with a link whose particles coincide (see the module

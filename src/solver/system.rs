@@ -9,10 +9,24 @@ use crate::math::length_squared;
 use crate::real::{finite_non_negative, Real};
 use crate::SystemError;
 
+/// Where the frame's validation writes each link's constants (one entry
+/// per link in each array; all empty: nothing), the arrays the frame's
+/// link pass and the colored SIMD kernels read.
+#[derive(Default)]
+pub(crate) struct LinkConstants<'s, T> {
+    /// `α̃ = α/h²` (1/kg).
+    pub(crate) alpha: &'s mut [T],
+    /// `g = 1/(w_i + w_j + α̃)` (kg), 0 for a disabled or static link.
+    pub(crate) g: &'s mut [T],
+    /// The rest length (m), negated for a [`Link::TENSION_ONLY`] link, 0
+    /// for a [`Link::DISABLED`] one (`ColoredLinks::rest`'s convention).
+    pub(crate) rest: &'s mut [T],
+}
+
 /// Checks everything a substep relies on, in this order: h; the particle
 /// counts; each particle (position, then inverse mass); each link (indices,
 /// `i ≠ j`, rest length, compliance, scale, and zero length under
-/// [`ZeroLength::Reject`]). Writes nothing but the links' `state` of a
+/// [`ZeroLength::Reject`]). Writes nothing but the links' constants of a
 /// stepped frame ([`validate_links`]; empty: nothing).
 pub(crate) fn validate<T: Real, const D: usize>(
     positions: &[[T; D]],
@@ -20,7 +34,7 @@ pub(crate) fn validate<T: Real, const D: usize>(
     links: &[Link<T>],
     h: T,
     policy: ZeroLength,
-    state: &mut [T],
+    state: LinkConstants<'_, T>,
 ) -> Result<(), SystemError> {
     validate_flat(
         positions.as_flattened(),
@@ -44,7 +58,7 @@ fn validate_flat<T: Real>(
     links: &[Link<T>],
     h: T,
     policy: ZeroLength,
-    state: &mut [T],
+    state: LinkConstants<'_, T>,
 ) -> Result<(), SystemError> {
     if !h.is_finite() || h <= T::ZERO {
         return Err(SystemError::InvalidTimeStep);
@@ -84,10 +98,12 @@ pub(crate) fn validate_particles<T: Real>(
 
 /// The link checks of [`validate`] over the links `first ..` of one range
 /// (`x` and `inverse_masses`: every particle), in link order, naming a
-/// link by its global index. With a `state` of three entries per link
-/// (a stepped frame's link state, `step::link_pass`), each checked link's
-/// `[α̃, g]` is written there too: `α̃ = α/h²` and `g = 1/(w_i + w_j + α̃)`
-/// (0 for a disabled or static link); an empty `state` writes nothing.
+/// link by its global index. With a `state` of one entry per link in each
+/// array (a stepped frame's link state, `step::link_pass`), each checked
+/// link's constants are written there too: `α̃ = α/h²`,
+/// `g = 1/(w_i + w_j + α̃)` (0 for a disabled or static link) and the
+/// signed rest length ([`LinkConstants::rest`]); an empty `state` writes
+/// nothing.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn validate_links<T: Real>(
@@ -98,13 +114,14 @@ pub(crate) fn validate_links<T: Real>(
     first: usize,
     h2: T,
     policy: ZeroLength,
-    state: &mut [T],
+    state: LinkConstants<'_, T>,
 ) -> Result<(), SystemError> {
     let mut scaled = Scaled::new(h2);
     // The last denominator and its reciprocal (a cloth's links share a
     // few): the same bits as dividing every time.
     let (mut last, mut g_last) = (T::ZERO, T::ZERO);
-    let mut slots = state.chunks_exact_mut(3);
+    let LinkConstants { alpha, g, rest } = state;
+    let mut slots = alpha.iter_mut().zip(g.iter_mut()).zip(rest.iter_mut());
     for (k, link) in links.iter().enumerate() {
         let constraint = first.saturating_add(k);
         // `inverse_masses` has `count` entries: its bounds are the particles'.
@@ -132,7 +149,14 @@ pub(crate) fn validate_links<T: Real>(
                 )
             },
         )?;
-        if let Some([a, g, _]) = slots.next() {
+        if let Some(((a, g), r)) = slots.next() {
+            *r = if link.flags & Link::<T>::DISABLED != 0 {
+                T::ZERO
+            } else if link.flags & Link::<T>::TENSION_ONLY != 0 {
+                -link.rest
+            } else {
+                link.rest
+            };
             (*a, *g) = match alpha {
                 Some(alpha) => {
                     let denominator = wi + wj + alpha;
@@ -374,7 +398,7 @@ impl<'a, T: Real, const D: usize> System<'a, T, D> {
             self.links,
             h,
             self.zero_length,
-            &mut [],
+            LinkConstants::default(),
         )?;
         if G {
             self.constraints

@@ -46,19 +46,19 @@ use super::colored_pairs::{color_pairs, sweep_pairs};
 use super::colored_particles::{self as particles, Update};
 use super::jobs::{run_phase, split_range, task_count, Shared};
 pub use super::jobs::{Jobs, OneThread, MAX_JOBS};
-use super::link_pass::{self, Pass, STATE};
+use super::link_pass::{self, LinkState, Pass, SharedState};
 use super::order::{predict_range, Order, HOST};
 use super::{step_groups, StepConfig, StepError, StepStats, World};
 use crate::colored::groups::check_proper;
 use crate::colored::groups::Shared as Particles;
-use crate::colored::{job_range, GroupColors, CHUNK};
+use crate::colored::{frame_links, job_range, solve_frame_range, GroupColors, Isa, RawAos, CHUNK};
 use crate::constraint::contact::{sweep_colliders, Colliders, Contact};
 use crate::constraint::distance::Link;
 use crate::constraint::particle_contact::ParticleContact;
 use crate::real::Real;
 use crate::solver::{
-    contact_at, contact_error, sweep, validate, ContactGroup, Group, PairColors, Substep,
-    SweepStats, System, SystemError, ZeroLength,
+    contact_at, contact_error, sweep, validate, ContactGroup, Group, LinkConstants, PairColors,
+    Substep, SweepStats, System, SystemError, ZeroLength,
 };
 
 /// Particles per prediction, detection or velocity task, at least:
@@ -76,6 +76,8 @@ pub(crate) struct ColoredOrder<'c> {
     pub(crate) colors: GroupColors<'c>,
     /// The engine's job system.
     pub(crate) jobs: &'c dyn Jobs,
+    /// The link kernels' instruction set ([`Isa::detect`]).
+    pub(crate) isa: Isa,
 }
 
 impl ColoredOrder<'_> {
@@ -95,7 +97,7 @@ impl<T: Real, const D: usize> Order<T, D, true> for ColoredOrder<'_> {
         links: &[Link<T>],
         h: T,
         policy: ZeroLength,
-        state: &mut [T],
+        state: LinkConstants<'_, T>,
     ) -> Result<(), StepError> {
         if !HOST {
             return Ok(validate(positions, w, links, h, policy, state)?);
@@ -124,7 +126,7 @@ impl<T: Real, const D: usize> Order<T, D, true> for ColoredOrder<'_> {
         entry::begin(self.jobs, system, h, group, first)
     }
 
-    fn commit_links(&self, links: &mut [Link<T>], state: &[T]) -> Result<(), StepError> {
+    fn commit_links(&self, links: &mut [Link<T>], lambda: &[T]) -> Result<(), StepError> {
         let m = links.len();
         let count = task_count(self.jobs, m.div_ceil(PARTICLES_PER_TASK));
         let lent = Shared::new(links);
@@ -133,10 +135,9 @@ impl<T: Real, const D: usize> Order<T, D, true> for ColoredOrder<'_> {
             count,
             &|i| {
                 let (a, b) = split_range(m, i, count);
-                let (sa, sb) = (a.saturating_mul(STATE), b.saturating_mul(STATE));
                 // SAFETY: the ranges of one phase are disjoint, and the
                 // links are not used elsewhere until the phase ends.
-                if let (Some(l), Some(s)) = (unsafe { lent.range(a, b) }, state.get(sa..sb)) {
+                if let (Some(l), Some(s)) = (unsafe { lent.range(a, b) }, lambda.get(a..b)) {
                     link_pass::commit(l, s);
                 }
             },
@@ -157,17 +158,39 @@ impl<T: Real, const D: usize> Order<T, D, true> for ColoredOrder<'_> {
         &self,
         substep: &mut Substep<'_, '_, T, D, true>,
         links: &[Link<T>],
-        state: &mut [T],
+        state: LinkState<'_, T>,
         pass: &Pass,
         mut stats: Option<&mut SweepStats<T>>,
     ) -> Result<(), StepError> {
         let (x, w, _, _) = substep.contact_parts();
-        // SAFETY: `x` is used only by the tasks below until the substep's
-        // next phase; each task writes the particles of its range of one
-        // color of a coloring `step_colored` checked proper.
-        let particles = unsafe { Particles::lend(x, w) };
-        let lent = Shared::new(state);
         let want = stats.is_some();
+        let isa = self.isa;
+        // On hosts in 3D the colored SIMD kernels (the same bits as the
+        // link pass: `colored::kernel::chunk::candidate`); else the link
+        // pass over each range.
+        let kernel = if HOST && D == 3 {
+            let LinkState {
+                alpha,
+                g,
+                lambda,
+                rest,
+            } = state;
+            match frame_links(links, rest, alpha, g, lambda, w) {
+                Some(l) => Ok((
+                    RawAos {
+                        p: x.as_mut_ptr().cast::<[T; 3]>(),
+                    },
+                    l,
+                )),
+                None => return Err(link_pass::zero_length(0)),
+            }
+        } else {
+            // SAFETY: `x` is used only by the tasks below until the
+            // substep's next phase; each task writes the particles of its
+            // range of one color of a coloring `step_colored` checked
+            // proper.
+            Err((unsafe { Particles::lend(x, w) }, SharedState::new(state)))
+        };
         for bounds in self.colors.links.windows(2) {
             let (Some(&b), Some(&e)) = (bounds.first(), bounds.get(1)) else {
                 continue;
@@ -182,14 +205,31 @@ impl<T: Real, const D: usize> Order<T, D, true> for ColoredOrder<'_> {
                     let Some((lo, hi)) = job_range(b, e, i, count) else {
                         return Ok(tally);
                     };
-                    let mine = links.get(lo..hi).unwrap_or(&[]);
-                    let (a, b) = (lo.saturating_mul(STATE), hi.saturating_mul(STATE));
-                    // SAFETY: the job ranges of one color are disjoint, and
-                    // the state is not used elsewhere until the phase ends.
-                    let state = unsafe { lent.range(a, b) }.unwrap_or(&mut []);
-                    let mut p = particles;
-                    pass.sweep(&mut p, mine, state, lo, want.then_some(&mut tally))
-                        .map(|()| tally)
+                    match &kernel {
+                        Ok((x, l)) => {
+                            // SAFETY: `l` views the frame's links (every
+                            // index validated below the particle count of
+                            // `x` and `w`, which are 3D here) and their
+                            // state, all borrowed until this sweep ends;
+                            // `lo .. hi` is this task's range of one color
+                            // of a coloring `step_colored` checked proper,
+                            // disjoint from the other tasks' ranges.
+                            let r = unsafe {
+                                solve_frame_range(*x, *l, lo, hi, pass.first, pass.policy, isa)
+                            };
+                            r.map_err(|_| link_pass::zero_length(lo))
+                        }
+                        Err((particles, lent)) => {
+                            let mine = links.get(lo..hi).unwrap_or(&[]);
+                            // SAFETY: the job ranges of one color are
+                            // disjoint, and the state is not used elsewhere
+                            // until the phase ends.
+                            let state = unsafe { lent.range(lo, hi) };
+                            let mut p = *particles;
+                            pass.sweep(&mut p, mine, state, lo, want.then_some(&mut tally))
+                                .map(|()| tally)
+                        }
+                    }
                 },
                 |_, r| match r {
                     Ok(s) => {
@@ -487,7 +527,7 @@ fn iterate_groups<T: Real, const D: usize>(
 /// let mut colored = links.clone();
 /// fill_in_order(&links, &order, &mut colored).unwrap();
 ///
-/// let mut scratch = vec![[0.0; 3]; 19]; // world.requirements().scratch: 3 · 5 + 4 links
+/// let mut scratch = vec![[0.0; 3]; 21]; // world.requirements().scratch: 3 · 5 + ⌈4 · 4 links / 3⌉
 /// let mut contacts = [];
 /// let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
 /// world.links = &mut colored;
@@ -520,7 +560,7 @@ fn iterate_groups<T: Real, const D: usize>(
 ///     let mut x: Vec<[f64; 2]> = (0..5).map(|i| [0.1 * i as f64, 1.0]).collect();
 ///     let mut v = vec![[0.0; 2]; 5];
 ///     let mut links = colored.clone();
-///     let (mut contacts, mut scratch) = ([Contact::default(); 8], [[0.0; 2]; 21]);
+///     let (mut contacts, mut scratch) = ([Contact::default(); 8], [[0.0; 2]; 23]);
 ///     let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
 ///     world.links = &mut links;
 ///     world.colliders = Some(Colliders { planes: &ground, ..Default::default() });
@@ -543,7 +583,7 @@ fn iterate_groups<T: Real, const D: usize>(
 /// let mut bends = [Bend::new([0, 1, 2, 3], 0.0, 0.0)];
 /// let mut groups = Constraints { bends: &mut bends, ..Default::default() };
 /// let (mut x, mut v) = ([[0.0_f64; 2]; 5], [[0.0; 2]; 5]);
-/// let (mut contacts, mut scratch) = ([Contact::default(); 8], [[0.0; 2]; 21]);
+/// let (mut contacts, mut scratch) = ([Contact::default(); 8], [[0.0; 2]; 23]);
 /// let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
 /// world.groups = Some(groups);
 /// let r = step_colored(&mut world, &GroupColors::default(), &mut [0u32; 5],
@@ -579,6 +619,7 @@ pub fn step_colored<T: Real, const D: usize>(
     let order = ColoredOrder {
         colors: *colors,
         jobs,
+        isa: Isa::detect(),
     };
     step_groups::<T, D, true, _>(&mut world, constraints, frame_dt, config, &order)
 }

@@ -16,7 +16,8 @@ use crate::constraint::distance::Link;
 use crate::real::Real;
 use crate::solver::{
     first_non_finite, first_zero_length, group_kinds, reset_lambdas, validate_links,
-    validate_particles, Constraints, ContactGroup, Substep, System, SystemError, ZeroLength,
+    validate_particles, Constraints, ContactGroup, LinkConstants, Substep, System, SystemError,
+    ZeroLength,
 };
 
 /// The entry's reset list, from the kinds table (`solver::kinds`): the
@@ -118,7 +119,7 @@ fn tasks(jobs: &dyn Jobs, items: usize) -> usize {
 /// The frame's check of the particles and links
 /// ([`validate`](crate::solver::validate), same errors in the same
 /// order) as tasks over particle and link ranges, writing the links'
-/// `[α̃, g]` into their frame `state` (3 per link; empty: nothing).
+/// constants into their frame `state` (empty: nothing).
 pub(super) fn validate_frame<T: Real, const D: usize>(
     jobs: &dyn Jobs,
     positions: &[[T; D]],
@@ -126,7 +127,7 @@ pub(super) fn validate_frame<T: Real, const D: usize>(
     links: &[Link<T>],
     h: T,
     policy: ZeroLength,
-    state: &mut [T],
+    state: LinkConstants<'_, T>,
 ) -> Result<(), StepError> {
     if !h.is_finite() || h <= T::ZERO {
         return Err(SystemError::InvalidTimeStep.into());
@@ -142,7 +143,11 @@ pub(super) fn validate_frame<T: Real, const D: usize>(
     let x = positions.as_flattened();
     let count = tasks(jobs, n.max(m));
     let (mut particle, mut link) = (None, None);
-    let lent = Shared::new(state);
+    let lent = (
+        Shared::new(state.alpha),
+        Shared::new(state.g),
+        Shared::new(state.rest),
+    );
     run_phase(
         jobs,
         count,
@@ -156,20 +161,14 @@ pub(super) fn validate_frame<T: Real, const D: usize>(
             // SAFETY: the ranges of one phase are disjoint, and the state
             // is not used elsewhere until the phase ends (an empty state
             // gives empty ranges).
-            let state = unsafe { lent.range(a.saturating_mul(3), b.saturating_mul(3)) };
-            let l = links.get(a..b).and_then(|l| {
-                validate_links(
-                    x,
-                    D,
-                    inverse_masses,
-                    l,
-                    a,
-                    h2,
-                    policy,
-                    state.unwrap_or(&mut []),
-                )
-                .err()
-            });
+            let state = unsafe { (lent.0.range(a, b), lent.1.range(a, b), lent.2.range(a, b)) };
+            let state = match state {
+                (Some(alpha), Some(g), Some(rest)) => LinkConstants { alpha, g, rest },
+                _ => LinkConstants::default(),
+            };
+            let l = links
+                .get(a..b)
+                .and_then(|l| validate_links(x, D, inverse_masses, l, a, h2, policy, state).err());
             (p, l)
         },
         |_, (p, l)| {

@@ -42,21 +42,133 @@
 //! frame asks for the sweep whose figures it reports (the last) and, with
 //! a tolerance, for every sweep.
 
+use super::jobs::Shared;
 use super::StepError;
 use crate::constraint::distance::{index, Link};
 use crate::constraint::{store_lambda, Particles};
 use crate::error::SystemError;
 use crate::math::max;
 use crate::real::Real;
-use crate::solver::{SweepStats, ZeroLength};
+use crate::solver::{LinkConstants, SweepStats, ZeroLength};
 
-/// `T` entries of the frame's link state per link: `[α̃, g, λ]`.
-pub(crate) const STATE: usize = 3;
+/// `T` entries of the frame's link state per link: α̃, g, λ and the signed
+/// rest length, each an array of its own ([`LinkState`]).
+pub(crate) const STATE: usize = 4;
 
 /// Entries of `T` the link state of `links` links takes ([`STATE`] per
 /// link, saturating).
 pub(crate) const fn state_len(links: usize) -> usize {
     links.saturating_mul(STATE)
+}
+
+/// The frame's link state: four arrays of one entry per link, in the
+/// layout the colored SIMD kernels load (`colored::RawLinks`).
+pub(crate) struct LinkState<'s, T> {
+    /// `α̃ = α/h²` (1/kg).
+    pub(crate) alpha: &'s mut [T],
+    /// `g = 1/(w_i + w_j + α̃)` (kg); 0 for a link no sweep moves
+    /// (disabled, or both particles static).
+    pub(crate) g: &'s mut [T],
+    /// λ of the current substep (kg·m).
+    pub(crate) lambda: &'s mut [T],
+    /// The rest length (m), negated for a tension-only link, 0 for a
+    /// disabled one (`ColoredLinks::rest`'s convention).
+    pub(crate) rest: &'s mut [T],
+}
+
+impl<'s, T> LinkState<'s, T> {
+    /// The state of `links` links carved from the first
+    /// [`state_len`]`(links)` entries of `state` (`None` when it is
+    /// shorter).
+    pub(crate) fn carve(state: &'s mut [T], links: usize) -> Option<Self> {
+        let (alpha, rest) = state.split_at_mut_checked(links)?;
+        let (g, rest) = rest.split_at_mut_checked(links)?;
+        let (lambda, rest) = rest.split_at_mut_checked(links)?;
+        let rest = rest.get_mut(..links)?;
+        Some(Self {
+            alpha,
+            g,
+            lambda,
+            rest,
+        })
+    }
+
+    /// No state (a frame on the checked path's validation).
+    pub(crate) fn none() -> Self {
+        Self {
+            alpha: &mut [],
+            g: &mut [],
+            lambda: &mut [],
+            rest: &mut [],
+        }
+    }
+
+    /// The same state, reborrowed.
+    pub(crate) fn reborrow(&mut self) -> LinkState<'_, T> {
+        LinkState {
+            alpha: self.alpha,
+            g: self.g,
+            lambda: self.lambda,
+            rest: self.rest,
+        }
+    }
+
+    /// The constants the frame's validation writes.
+    pub(crate) fn constants(self) -> LinkConstants<'s, T> {
+        LinkConstants {
+            alpha: self.alpha,
+            g: self.g,
+            rest: self.rest,
+        }
+    }
+}
+
+/// A [`LinkState`] lent to the tasks of one phase, each taking a disjoint
+/// link range.
+pub(super) struct SharedState<T> {
+    alpha: Shared<T>,
+    g: Shared<T>,
+    lambda: Shared<T>,
+    rest: Shared<T>,
+}
+
+impl<T> SharedState<T> {
+    /// Lends `state` to one phase.
+    pub(super) fn new(state: LinkState<'_, T>) -> Self {
+        Self {
+            alpha: Shared::new(state.alpha),
+            g: Shared::new(state.g),
+            lambda: Shared::new(state.lambda),
+            rest: Shared::new(state.rest),
+        }
+    }
+
+    /// The state of links `a .. b` (an empty state when out of bounds:
+    /// the state of no link).
+    ///
+    /// # Safety
+    /// As [`Shared::range`]: the phase's tasks take disjoint ranges, and
+    /// the lent state is not used until the phase ends.
+    pub(super) unsafe fn range(&self, a: usize, b: usize) -> LinkState<'_, T> {
+        // SAFETY: forwarded caller contract, for each array.
+        let parts = unsafe {
+            (
+                self.alpha.range(a, b),
+                self.g.range(a, b),
+                self.lambda.range(a, b),
+                self.rest.range(a, b),
+            )
+        };
+        match parts {
+            (Some(alpha), Some(g), Some(lambda), Some(rest)) => LinkState {
+                alpha,
+                g,
+                lambda,
+                rest,
+            },
+            _ => LinkState::none(),
+        }
+    }
 }
 
 /// One sweep's settings: whether it is the substep's first sweep, and
@@ -71,7 +183,7 @@ pub(super) struct Pass {
 
 impl Pass {
     /// [`sweep`] over `links`, the frame's links `base ..`, with their
-    /// state `state` ([`STATE`] per link); a failing link is reported as
+    /// state `state`; a failing link is reported as
     /// [`SystemError::ZeroLength`] naming it (the frame is run again on
     /// the checked path, which names the cause).
     #[inline(always)]
@@ -79,7 +191,7 @@ impl Pass {
         &self,
         x: &mut P,
         links: &[Link<T>],
-        state: &mut [T],
+        state: LinkState<'_, T>,
         base: usize,
         stats: Option<&mut SweepStats<T>>,
     ) -> Result<(), StepError> {
@@ -90,47 +202,44 @@ impl Pass {
         } else {
             sweep::<T, D, P, true>(x, links, state, self.first, self.policy, stats)
         };
-        r.map_err(|k| {
-            StepError::System(SystemError::ZeroLength {
-                constraint: base.saturating_add(k),
-            })
-        })
+        r.map_err(|k| zero_length(base.saturating_add(k)))
     }
 }
 
-/// Every link's λ into its state: the caller's λ kept while a failed
-/// frame is run again on the checked path (put back by [`commit`] if
-/// that fails too).
-pub(super) fn keep_lambdas<T: Real>(links: &[Link<T>], state: &mut [T]) {
-    for (l, c) in links.iter().zip(state.chunks_exact_mut(STATE)) {
-        if let [_, _, lambda] = c {
-            store_lambda(lambda, l.lambda);
-        }
+/// The error a failing link pass reports for link `constraint` (the frame
+/// is run again on the checked path, which names the cause).
+pub(super) fn zero_length(constraint: usize) -> StepError {
+    StepError::System(SystemError::ZeroLength { constraint })
+}
+
+/// The caller's λ kept in the state while a failed frame is run again on
+/// the checked path (put back by [`commit`] if that fails too).
+pub(super) fn keep_lambdas<T: Real>(links: &[Link<T>], lambda: &mut [T]) {
+    for (l, slot) in links.iter().zip(lambda) {
+        store_lambda(slot, l.lambda);
     }
 }
 
 /// The commit of a successful frame: every link's λ of the last substep
-/// from its state into the caller's links (or, after a failed frame, the
+/// from the state into the caller's links (or, after a failed frame, the
 /// caller's λ kept by [`keep_lambdas`] put back).
-pub(super) fn commit<T: Real>(links: &mut [Link<T>], state: &[T]) {
-    for (l, c) in links.iter_mut().zip(state.chunks_exact(STATE)) {
-        if let [_, _, lambda] = c {
-            store_lambda(&mut l.lambda, *lambda);
-        }
+pub(super) fn commit<T: Real>(links: &mut [Link<T>], lambda: &[T]) {
+    for (l, &v) in links.iter_mut().zip(lambda) {
+        store_lambda(&mut l.lambda, v);
     }
 }
 
 /// One sweep over `links` (in order, each committed before the next:
 /// Gauss-Seidel; or one range of a color) with the formula of the module
-/// documentation, their λ in `state`. `first`: the substep's first sweep
-/// (λ read as 0). Counts into `stats` when given. `Err(k)` when link `k`
-/// has zero length (or a NaN position) under [`ZeroLength::Reject`]: the
-/// frame fails and is run again on the checked path.
+/// documentation, their state in `state`. `first`: the substep's first
+/// sweep (λ read as 0). Counts into `stats` when given. `Err(k)` when link
+/// `k` has zero length (or a NaN position) under [`ZeroLength::Reject`]:
+/// the frame fails and is run again on the checked path.
 #[inline(always)]
 fn sweep<T: Real, const D: usize, P: Particles<T, D>, const STATS: bool>(
     x: &mut P,
     links: &[Link<T>],
-    state: &mut [T],
+    state: LinkState<'_, T>,
     first: bool,
     policy: ZeroLength,
     mut stats: Option<&mut SweepStats<T>>,
@@ -138,17 +247,26 @@ fn sweep<T: Real, const D: usize, P: Particles<T, D>, const STATS: bool>(
     if !STATS {
         stats = None;
     }
-    for (k, (l, c)) in links.iter().zip(state.chunks_exact_mut(STATE)).enumerate() {
-        let [alpha, g, lambda_slot] = c else {
-            continue;
-        };
+    let LinkState {
+        alpha,
+        g,
+        lambda,
+        rest,
+    } = state;
+    let constants = alpha.iter().zip(g.iter()).zip(rest.iter());
+    for (k, ((l, lambda_slot), ((&alpha, &g), &rest))) in links
+        .iter()
+        .zip(lambda.iter_mut())
+        .zip(constants)
+        .enumerate()
+    {
         let (i, j) = (index(l.i), index(l.j));
         let (Some((xi, wi)), Some((xj, wj))) = (x.get(i), x.get(j)) else {
             // Never: the frame validated every index.
             return Err(k);
         };
-        let weight = wi + wj;
-        if l.is_disabled() || weight == T::ZERO {
+        // `g = 0`: disabled, or both particles static.
+        if g == T::ZERO {
             if first {
                 store_lambda(lambda_slot, T::ZERO);
             }
@@ -178,12 +296,12 @@ fn sweep<T: Real, const D: usize, P: Particles<T, D>, const STATS: bool>(
         }
         let len = len2.sqrt();
         let r = T::ONE / len;
-        let c = len - l.rest;
+        let c = len - rest.abs();
         let lambda = if first { T::ZERO } else { *lambda_slot };
-        let numerator = -c - *alpha * lambda;
-        let mut delta = numerator * *g;
+        let numerator = -c - alpha * lambda;
+        let mut delta = numerator * g;
         let mut clamped = false;
-        if l.flags & Link::<T>::TENSION_ONLY != 0 && lambda + delta > T::ZERO {
+        if rest < T::ZERO && lambda + delta > T::ZERO {
             delta = -lambda;
             clamped = true;
         }

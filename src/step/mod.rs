@@ -142,7 +142,7 @@ mod world;
 
 pub use colored::{step_colored, Jobs, OneThread, MAX_JOBS};
 use colored_particles::Update;
-use link_pass::Pass;
+use link_pass::{LinkState, Pass};
 use order::{Order, Sequential};
 
 pub(crate) use precision::shortest_length;
@@ -298,8 +298,8 @@ impl<T: Real, const D: usize> Default for StepConfig<T, D> {
 
 /// Scratch entries [`step`] needs for a 3D world of `particles` particles
 /// and `links` links: `3 · particles` (the frame's start and `x_prev`)
-/// plus one per link (the link's state in the frame, `[α̃, g, λ]`),
-/// saturating. [`World::requirements`] gives any dimension's.
+/// plus `⌈4 · links / 3⌉` (each link's state in the frame: α̃, g, λ and
+/// its signed rest length), saturating. [`World::requirements`] gives any dimension's.
 #[must_use]
 pub const fn scratch_len(particles: usize, links: usize) -> usize {
     scratch_entries(particles, links, 3)
@@ -518,7 +518,8 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     let substeps = T::from_f64(f64::from(config.substeps));
     let h = frame_dt / substeps;
     // The scratch, lent out of the world for the frame (and put back):
-    // the snapshot, `x_prev`, then the links' state ([α̃, g, λ] per link).
+    // the snapshot, `x_prev`, then the links' state (α̃, g, λ and the
+    // signed rest length, an array each).
     // (Checked splits and zip copies: on a 32-bit target the length checks
     // above do not prove `2n ≤ scratch.len()` to the compiler, and
     // `split_at_mut` / `copy_from_slice` would keep a panic path. An error
@@ -531,10 +532,8 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
         .ok_or(too_small)?;
     let (saved_x, saved_v) = saved.split_at_mut_checked(n).ok_or(too_small)?;
     let (previous, rest) = rest.split_at_mut_checked(n).ok_or(too_small)?;
-    let state = rest
-        .as_flattened_mut()
-        .get_mut(..link_pass::state_len(world.links.len()))
-        .ok_or(too_small)?;
+    let mut state =
+        LinkState::carve(rest.as_flattened_mut(), world.links.len()).ok_or(too_small)?;
     // The links' α̃ and g for the frame are written as they pass.
     order.validate(
         world.positions,
@@ -542,7 +541,7 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
         world.links,
         h,
         config.zero_length,
-        state,
+        state.reborrow().constants(),
     )?;
     if G {
         constraints.validate(world.links.len(), world.inverse_masses, h * h)?;
@@ -572,20 +571,20 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
         config,
         order,
         search_budget,
-        Some(&mut *state),
+        Some(state.reborrow()),
     );
     if result.is_ok() {
-        if order.commit_links(world.links, state).is_err() {
+        if order.commit_links(world.links, state.lambda).is_err() {
             // A job system that skipped a commit task (it ran every task
             // of the frame's other phases): the commit on this thread.
-            link_pass::commit(world.links, state);
+            link_pass::commit(world.links, state.lambda);
         }
     } else {
         copy(world.positions, saved_x);
         copy(world.velocities, saved_v);
         // The checked path writes the links' λ as it goes: the caller's
         // are kept in the state (free now) and put back if it fails too.
-        link_pass::keep_lambdas(world.links, state);
+        link_pass::keep_lambdas(world.links, state.lambda);
         result = run_frame(
             world,
             constraints,
@@ -613,7 +612,7 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
         Err(e) => {
             copy(world.positions, saved_x);
             copy(world.velocities, saved_v);
-            link_pass::commit(world.links, state);
+            link_pass::commit(world.links, state.lambda);
             world.scratch = scratch;
             Err(e)
         }
@@ -633,7 +632,7 @@ fn run_frame<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     config: &StepConfig<T, D>,
     order: &O,
     search_budget: u64,
-    state: Option<&mut [T]>,
+    state: Option<LinkState<'_, T>>,
 ) -> Result<StepStats<T>, StepError> {
     let stats = run_substeps::<T, D, G, O>(
         world,
@@ -744,7 +743,7 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     config: &StepConfig<T, D>,
     order: &O,
     mut search_budget: u64,
-    mut state: Option<&mut [T]>,
+    mut state: Option<LinkState<'_, T>>,
 ) -> Result<StepStats<T>, StepError> {
     let h2 = h * h;
     let mut stats = StepStats::default();
@@ -910,7 +909,7 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
             let last_substep = s.saturating_add(1) == config.substeps;
             for k in 0..config.iterations {
                 let mut links = SweepStats::default();
-                if let Some(state) = state.as_deref_mut() {
+                if let Some(state) = state.as_mut() {
                     // Statistics only for a sweep whose figures count: the
                     // frame's last, or every one against a tolerance.
                     let want = config.tolerance > T::ZERO
@@ -922,7 +921,7 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
                     order.sweep_links(
                         &mut substep,
                         pass_links,
-                        state,
+                        state.reborrow(),
                         &pass,
                         want.then_some(&mut links),
                     )?;

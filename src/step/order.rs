@@ -8,14 +8,16 @@
 
 use super::colliders::{detect, dynamic_friction};
 use super::colored_particles::Update;
-use super::link_pass::{self, Pass};
+use super::link_pass::{self, LinkState, Pass};
 use super::StepError;
 use crate::constraint::contact::{Colliders, Contact};
 use crate::constraint::distance::Link;
 use crate::constraint::particle_contact::ParticleContact;
 use crate::constraint::InPlace;
 use crate::real::Real;
-use crate::solver::{validate, ContactGroup, PairColors, Substep, SweepStats, System, ZeroLength};
+use crate::solver::{
+    validate, ContactGroup, LinkConstants, PairColors, Substep, SweepStats, System, ZeroLength,
+};
 
 /// Whether the colored step fuses prediction and detection and runs its
 /// checks, snapshot and λ reset as tasks: on hosts. On bare metal
@@ -33,8 +35,8 @@ pub(crate) trait Order<T: Real, const D: usize, const G: bool> {
     const FUSED: bool = false;
 
     /// The frame's check of the particles and links ([`validate`]),
-    /// writing the links' `[α̃, g]` into their frame `state` (3 per link;
-    /// empty: nothing).
+    /// writing the links' constants into their frame `state` (empty:
+    /// nothing).
     fn validate(
         &self,
         positions: &[[T; D]],
@@ -42,7 +44,7 @@ pub(crate) trait Order<T: Real, const D: usize, const G: bool> {
         links: &[Link<T>],
         h: T,
         policy: ZeroLength,
-        state: &mut [T],
+        state: LinkConstants<'_, T>,
     ) -> Result<(), StepError>;
 
     /// `dst ← src` (the roll-back snapshot of a frame's start).
@@ -61,8 +63,8 @@ pub(crate) trait Order<T: Real, const D: usize, const G: bool> {
     ) -> Result<Substep<'s, 'a, T, D, G>, StepError>;
 
     /// The commit of a successful frame's links ([`link_pass::commit`]).
-    fn commit_links(&self, links: &mut [Link<T>], state: &[T]) -> Result<(), StepError> {
-        link_pass::commit(links, state);
+    fn commit_links(&self, links: &mut [Link<T>], lambda: &[T]) -> Result<(), StepError> {
+        link_pass::commit(links, lambda);
         Ok(())
     }
 
@@ -85,7 +87,7 @@ pub(crate) trait Order<T: Real, const D: usize, const G: bool> {
         &self,
         substep: &mut Substep<'_, '_, T, D, G>,
         links: &[Link<T>],
-        state: &mut [T],
+        state: LinkState<'_, T>,
         pass: &Pass,
         stats: Option<&mut SweepStats<T>>,
     ) -> Result<(), StepError>;
@@ -167,7 +169,7 @@ impl<T: Real, const D: usize, const G: bool> Order<T, D, G> for Sequential {
         links: &[Link<T>],
         h: T,
         policy: ZeroLength,
-        state: &mut [T],
+        state: LinkConstants<'_, T>,
     ) -> Result<(), StepError> {
         Ok(validate(positions, w, links, h, policy, state)?)
     }
@@ -207,7 +209,7 @@ impl<T: Real, const D: usize, const G: bool> Order<T, D, G> for Sequential {
         &self,
         substep: &mut Substep<'_, '_, T, D, G>,
         links: &[Link<T>],
-        state: &mut [T],
+        state: LinkState<'_, T>,
         pass: &Pass,
         stats: Option<&mut SweepStats<T>>,
     ) -> Result<(), StepError> {

@@ -170,8 +170,9 @@ impl<'a, T: Real, const D: usize> World<'a, T, D> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Requirements {
     /// [`World::scratch`]: `3 · particles` (the frame's start and
-    /// `x_prev`) plus `⌈3 · links / D⌉` (each link's state in the frame:
-    /// `α̃`, `1/(w_i + w_j + α̃)` and λ; one entry per link in 3D),
+    /// `x_prev`) plus `⌈4 · links / D⌉` (each link's state in the frame:
+    /// `α̃`, `1/(w_i + w_j + α̃)`, λ and the signed rest length, an array
+    /// each),
     /// [`scratch_len`](super::scratch_len) in 3D.
     pub scratch: usize,
     /// [`World::contacts`], the contact budget: `particles · colliders`,

@@ -178,9 +178,9 @@ macro_rules! step_abi {
                 let on = |v: usize| if sc { v } else { 0 };
                 let r = XpbdRequirements {
                     memory_size: 0,
-                    // The frame's start and x_prev, then one link state
-                    // ([α̃, g, λ]) per link.
-                    scratch: 3 * n + links,
+                    // The frame's start and x_prev, then the links'
+                    // state (α̃, g, λ, signed rest: 4 per link).
+                    scratch: 3 * n + (4 * links).div_ceil(3),
                     contacts: ch.contact_budget(n),
                     pairs: ch.pair_budget(n),
                     hash_table: on(2 * n + 2),

@@ -198,8 +198,7 @@ impl<T: Real> Chunk<T> {
             // the particle count (caller contract, validated at
             // construction); nothing else writes these particles.
             let (a, b, wi, wj, rest, alpha, g, lambda) = unsafe {
-                let i = ix(*l.i.add(k));
-                let j = ix(*l.j.add(k));
+                let (i, j) = l.ij(k);
                 (
                     p.get(i),
                     p.get(j),
@@ -238,8 +237,7 @@ impl<T: Real> Chunk<T> {
                 let k = start + t;
                 // SAFETY: as above.
                 let x = unsafe {
-                    let i = ix(*l.i.add(k));
-                    let j = ix(*l.j.add(k));
+                    let (i, j) = l.ij(k);
                     candidate(
                         p.get(i),
                         p.get(j),
@@ -269,14 +267,9 @@ impl<T: Real> Chunk<T> {
             // SAFETY: as above; within one color no other link of this or a
             // concurrent job touches these particles.
             unsafe {
-                p.set(
-                    ix(*l.i.add(k)),
-                    [self.xi[0][t], self.xi[1][t], self.xi[2][t]],
-                );
-                p.set(
-                    ix(*l.j.add(k)),
-                    [self.xj[0][t], self.xj[1][t], self.xj[2][t]],
-                );
+                let (i, j) = l.ij(k);
+                p.set(i, [self.xi[0][t], self.xi[1][t], self.xi[2][t]]);
+                p.set(j, [self.xj[0][t], self.xj[1][t], self.xj[2][t]]);
                 *l.lambda.add(k) = self.lambda[t];
             }
         }

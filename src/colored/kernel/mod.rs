@@ -105,7 +105,7 @@ pub(super) unsafe fn non_finite_particle<T: Real, P: RawParticles<T>>(
 ) -> Option<usize> {
     // SAFETY: `k` is a link of the range and its indices are below the
     // particle count (caller contract); reads only.
-    let (i, j) = unsafe { (super::ix(*l.i.add(k)), super::ix(*l.j.add(k))) };
+    let (i, j) = unsafe { l.ij(k) };
     // SAFETY: as above.
     let (a, b) = unsafe { (p.get(i), p.get(j)) };
     if !a.iter().all(|v| v.is_finite()) {
@@ -427,6 +427,7 @@ mod tests {
         let l = RawLinks {
             i: c.i.as_ptr(),
             j: c.j.as_ptr(),
+            stride: 1,
             rest: c.rest.as_ptr(),
             alpha: c.alpha.as_ptr(),
             g: c.g.as_ptr(),

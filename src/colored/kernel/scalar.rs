@@ -2,7 +2,7 @@
 
 use super::chunk::candidate;
 use super::{link_error, non_finite_particle};
-use crate::colored::{ix, max, RawLinks, RawParticles};
+use crate::colored::{max, RawLinks, RawParticles};
 use crate::real::Real;
 use crate::solver::{SweepStats, SystemError, ZeroLength};
 
@@ -42,8 +42,7 @@ pub(super) unsafe fn scalar_range<T: Real, P: RawParticles<T>>(
         // particle count (caller contract, validated at construction);
         // nothing else accesses these particles.
         let (i, j, x) = unsafe {
-            let i = ix(*l.i.add(k));
-            let j = ix(*l.j.add(k));
+            let (i, j) = l.ij(k);
             let x = candidate(
                 p.get(i),
                 p.get(j),

@@ -297,8 +297,7 @@ unsafe fn gather<T: Real, V: Lanes<T>, P: RawParticles<T>>(
         // SAFETY: `k + t` is a link position of the range, its indices
         // are below the particle count (caller contract).
         unsafe {
-            let i = ix(*l.i.add(k + t));
-            let j = ix(*l.j.add(k + t));
+            let (i, j) = l.ij(k + t);
             pi[t] = i;
             pj[t] = j;
             let a = p.get(i);

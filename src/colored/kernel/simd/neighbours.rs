@@ -121,6 +121,34 @@ pub(in crate::colored::kernel) unsafe fn shape4(i: *const u32, j: *const u32) ->
     }
 }
 
+/// The [`Shape`] of the group `k .. k + LANES`: from the index arrays
+/// directly, or (a frame's links, whose indices are `stride` apart)
+/// from a copy of the group's indices.
+///
+/// # Safety
+/// `k .. k + LANES` are link positions of the arrays.
+#[inline(always)]
+unsafe fn group_shape<T: Real, V: Pairs<T>>(l: RawLinks<T>, k: usize) -> Option<Shape> {
+    if l.stride == 1 {
+        // SAFETY: `LANES` reads from `k` (caller contract).
+        return unsafe { V::shape(l.i.add(k), l.j.add(k)) };
+    }
+    let (mut i, mut j) = ([0u32; MAX_LANES], [0u32; MAX_LANES]);
+    if V::LANES > MAX_LANES {
+        return None;
+    }
+    for (t, (a, b)) in i.iter_mut().zip(j.iter_mut()).take(V::LANES).enumerate() {
+        let at = k.wrapping_add(t).wrapping_mul(l.stride);
+        // SAFETY: link `k + t` of the arrays (caller contract).
+        unsafe { (*a, *b) = (*l.i.add(at), *l.j.add(at)) };
+    }
+    // SAFETY: `i` and `j` hold `MAX_LANES ≥ LANES` entries.
+    unsafe { V::shape(i.as_ptr(), j.as_ptr()) }
+}
+
+/// The most lanes of any register (f32 in AVX-512).
+const MAX_LANES: usize = 16;
+
 /// The fast path for groups of links whose particles are contiguous in
 /// structure-of-arrays particles ([`Shape`]): contiguous loads and
 /// stores (and, for pairs, shuffles) instead of `LANES` scalar loads and
@@ -241,7 +269,7 @@ unsafe impl<T: Real, V: Pairs<T>> FastPath<T, V> for Strided<T, V> {
                 return k;
             }
             // SAFETY: `k .. k + n` are link positions of the range.
-            let Some(sk) = (unsafe { V::shape(l.i.add(k), l.j.add(k)) }) else {
+            let Some(sk) = (unsafe { group_shape::<T, V>(l, k) }) else {
                 return k;
             };
             // SAFETY: the shape's entries are the particles of the group's
