@@ -7,10 +7,11 @@
 //! frame with `JobContract` and leaves the world as it was; an improper
 //! coloring is refused before anything is written.
 
+use xpbd::colored::Isa;
 use xpbd::step::{
     scratch_len, self_collision_adjacency_len, self_collision_table_len, step, step_colored,
-    Capsule, Colliders, Contact, EngineContact, Jobs, OneThread, ParticleContact, Plane,
-    SelfCollision, Sphere, StepConfig, StepError, StepStats, Tearing, World,
+    step_colored_on, Capsule, Colliders, Contact, EngineContact, Jobs, OneThread, ParticleContact,
+    Plane, SelfCollision, Sphere, StepConfig, StepError, StepStats, Tearing, World,
 };
 use xpbd::{
     bends_count_for_cloth, bends_for_cloth, cloth, cloth_link_count, tethers, Attachment, Bend,
@@ -49,6 +50,8 @@ struct Scene {
     rest: Vec<V>,
     torn: Vec<u32>,
     self_collision: bool,
+    /// The links' SIMD kernels of the colored frames (`None`: detected).
+    isa: Option<Isa>,
 }
 
 /// The scene's rows and columns (smaller in the interpreter).
@@ -114,6 +117,7 @@ impl Scene {
             rest: x.clone(),
             torn: vec![0; 16],
             self_collision: true,
+            isa: None,
             x,
             w,
             links,
@@ -234,7 +238,18 @@ impl Scene {
                     tethers: &self.starts[2],
                 };
                 let mut stamp = vec![0u32; n];
-                step_colored(&mut world, &colors, &mut stamp, 1.0 / 60.0, config, jobs)
+                match self.isa {
+                    None => step_colored(&mut world, &colors, &mut stamp, 1.0 / 60.0, config, jobs),
+                    Some(isa) => step_colored_on(
+                        &mut world,
+                        &colors,
+                        &mut stamp,
+                        1.0 / 60.0,
+                        config,
+                        jobs,
+                        isa,
+                    ),
+                }
             }
         }
     }
@@ -343,6 +358,51 @@ fn every_job_system_agrees(self_collision: bool) {
             let s = scene.frame(f, &config, Some(jobs.as_ref())).unwrap();
             assert_eq!(s, stats[f], "{name}: statistics of frame {f}");
             assert!(scene.bits() == bits[f], "{name}: bits of frame {f}");
+        }
+    }
+}
+
+/// Every SIMD kernel this machine runs (the baseline, AVX2, AVX-512 or
+/// NEON) solves the colored frame's links with the bits of the
+/// sequential link pass.
+#[test]
+#[cfg_attr(miri, ignore)] // cpuid-free baseline only there: the tests below
+fn every_link_kernel_gives_the_sequential_bits() {
+    let config = config();
+    let mut reference = Scene::new();
+    reference.self_collision = false;
+    let mut bits = Vec::new();
+    let mut stats = Vec::new();
+    for f in 0..frames() {
+        stats.push(reference.frame(f, &config, None).unwrap());
+        bits.push(reference.bits());
+    }
+    let all = Isa::detect();
+    let mut kernels = vec![Isa::BASELINE, all];
+    for bit in [
+        Isa::AVX2_BIT,
+        Isa::AVX2_BIT | Isa::AVX512_BIT,
+        Isa::NEON_BIT,
+    ] {
+        kernels.push(all.restrict(bit));
+    }
+    for isa in kernels {
+        let mut scene = Scene::new();
+        scene.self_collision = false;
+        scene.isa = Some(isa);
+        for f in 0..frames() {
+            let s = scene.frame(f, &config, Some(&OneThread)).unwrap();
+            assert_eq!(
+                s,
+                stats[f],
+                "{}: statistics of frame {f}",
+                isa.kernel_name()
+            );
+            assert!(
+                scene.bits() == bits[f],
+                "{}: bits of frame {f}",
+                isa.kernel_name()
+            );
         }
     }
 }

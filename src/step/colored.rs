@@ -599,6 +599,21 @@ pub fn step_colored<T: Real, const D: usize>(
     config: &StepConfig<T, D>,
     jobs: &dyn Jobs,
 ) -> Result<StepStats<T>, StepError> {
+    step_colored_on(world, colors, stamp, frame_dt, config, jobs, Isa::detect())
+}
+
+/// [`step_colored`] with the links' SIMD kernels of `isa` (every kernel
+/// gives the same bits: the tests check each against [`step`](super::step)).
+#[doc(hidden)]
+pub fn step_colored_on<T: Real, const D: usize>(
+    world: &mut World<'_, T, D>,
+    colors: &GroupColors<'_>,
+    stamp: &mut [u32],
+    frame_dt: T,
+    config: &StepConfig<T, D>,
+    jobs: &dyn Jobs,
+    isa: Isa,
+) -> Result<StepStats<T>, StepError> {
     // The groups beyond links are 3D constraints (as `step`'s).
     let groups = world.groups.is_some()
         || !colors.bends.is_empty()
@@ -619,7 +634,7 @@ pub fn step_colored<T: Real, const D: usize>(
     let order = ColoredOrder {
         colors: *colors,
         jobs,
-        isa: Isa::detect(),
+        isa,
     };
     step_groups::<T, D, true, _>(&mut world, constraints, frame_dt, config, &order)
 }

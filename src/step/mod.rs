@@ -140,6 +140,8 @@ mod precision;
 mod spatial;
 mod world;
 
+#[doc(hidden)]
+pub use colored::step_colored_on;
 pub use colored::{step_colored, Jobs, OneThread, MAX_JOBS};
 use colored_particles::Update;
 use link_pass::{LinkState, Pass};
