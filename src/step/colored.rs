@@ -164,7 +164,17 @@ impl<T: Real, const D: usize> Order<T, D, true> for ColoredOrder<'_> {
     ) -> Result<(), StepError> {
         let (x, w, _, _) = substep.contact_parts();
         let want = stats.is_some();
-        let isa = self.isa;
+        // f32 at most AVX2: the frame's kernels gather AoS particles, and
+        // sixteen f32 lanes gathered through the stack cost more than
+        // eight (measured on the 100² cloth, AVX-512 host: 14.2–16.3 ns
+        // per link and substep with AVX-512, 12.4–12.5 with AVX2; f64
+        // keeps AVX-512: 13.2–13.4 against 14.6). Every kernel gives the
+        // same bits.
+        let isa = if core::mem::size_of::<T>() == 4 {
+            self.isa.restrict(Isa::AVX2_BIT | Isa::NEON_BIT)
+        } else {
+            self.isa
+        };
         // On hosts in 3D the colored SIMD kernels (the same bits as the
         // link pass: `colored::kernel::chunk::candidate`); else the link
         // pass over each range.

@@ -123,7 +123,9 @@ pub(in crate::colored::kernel) unsafe fn shape4(i: *const u32, j: *const u32) ->
 
 /// The [`Shape`] of the group `k .. k + LANES`: from the index arrays
 /// directly, or (a frame's links, whose indices are `stride` apart)
-/// from a copy of the group's indices.
+/// lane by lane from strided reads, stopping at the first lane that
+/// fits neither shape (no copy: a store of the indices and a vector
+/// load of them would stall on the store forwarding).
 ///
 /// # Safety
 /// `k .. k + LANES` are link positions of the arrays.
@@ -133,21 +135,35 @@ unsafe fn group_shape<T: Real, V: Pairs<T>>(l: RawLinks<T>, k: usize) -> Option<
         // SAFETY: `LANES` reads from `k` (caller contract).
         return unsafe { V::shape(l.i.add(k), l.j.add(k)) };
     }
-    let (mut i, mut j) = ([0u32; MAX_LANES], [0u32; MAX_LANES]);
-    if V::LANES > MAX_LANES {
-        return None;
-    }
-    for (t, (a, b)) in i.iter_mut().zip(j.iter_mut()).take(V::LANES).enumerate() {
+    // SAFETY: link `k` of the arrays (caller contract).
+    let (i0, j0) = unsafe {
+        (
+            *l.i.add(k.wrapping_mul(l.stride)),
+            *l.j.add(k.wrapping_mul(l.stride)),
+        )
+    };
+    let (mut run, mut pair) = (true, true);
+    for t in 1..V::LANES {
         let at = k.wrapping_add(t).wrapping_mul(l.stride);
         // SAFETY: link `k + t` of the arrays (caller contract).
-        unsafe { (*a, *b) = (*l.i.add(at), *l.j.add(at)) };
+        let (a, b) = unsafe { (*l.i.add(at), *l.j.add(at)) };
+        let t = u32::try_from(t).unwrap_or(u32::MAX);
+        run &= (a.wrapping_sub(i0) == t) & (b.wrapping_sub(j0) == t);
+        pair &= (a.wrapping_sub(i0) == t.wrapping_mul(2))
+            & (b.wrapping_sub(i0) == t.wrapping_mul(2).wrapping_add(1));
+        if !(run | pair) {
+            return None;
+        }
     }
-    // SAFETY: `i` and `j` hold `MAX_LANES ≥ LANES` entries.
-    unsafe { V::shape(i.as_ptr(), j.as_ptr()) }
+    let first_pair = j0.wrapping_sub(i0) == 1;
+    decide(
+        i0,
+        j0,
+        u32::try_from(V::LANES).unwrap_or(u32::MAX),
+        run,
+        pair & first_pair,
+    )
 }
-
-/// The most lanes of any register (f32 in AVX-512).
-const MAX_LANES: usize = 16;
 
 /// The fast path for groups of links whose particles are contiguous in
 /// structure-of-arrays particles ([`Shape`]): contiguous loads and
