@@ -110,8 +110,8 @@ pub use colored::{
     GroupColors, GroupJob, GroupJobs, Particles, SimdLinks, SimdLinksSubstep, Soa,
 };
 pub use coloring::{
-    check_coloring, check_instance_coloring, cloth_coloring, color_instances, color_order,
-    fill_in_order, greedy_coloring, rope_coloring, Instance,
+    check_coloring, check_instance_coloring, cloth_coloring, color_instances,
+    color_moving_instances, color_order, fill_in_order, greedy_coloring, rope_coloring, Instance,
 };
 pub use constraint::attachment::Attachment;
 pub use constraint::bend::Bend;

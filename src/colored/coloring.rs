@@ -150,9 +150,10 @@ pub fn greedy_coloring<T: Real>(
 /// One greedy pass: resets `used`, colors every instance in order, writes
 /// each color to `write[k]` when given, returns the color count. The same
 /// code for links and for every N-particle kind ([`Instance`]).
-fn greedy_pass<const N: usize, K: Instance<N>>(
+fn greedy_pass<const N: usize, K: Instance<N>, T: Real>(
     items: &[K],
     used: &mut [u64],
+    static_w: &[T],
     mut write: Option<&mut [u32]>,
 ) -> Result<u32, SystemError> {
     used.fill(0);
@@ -168,10 +169,16 @@ fn greedy_pass<const N: usize, K: Instance<N>>(
             }
         }
         let mut taken = 0u64;
-        for &p in &at {
-            taken |= *used
+        let mut moving = [true; N];
+        for (&p, m) in at.iter().zip(moving.iter_mut()) {
+            let u = *used
                 .get(p)
                 .ok_or(SystemError::IndexOutOfRange { constraint })?;
+            // A static particle (w = 0 in `static_w`) is no conflict.
+            *m = static_w.get(p).is_none_or(|w| *w != T::ZERO);
+            if *m {
+                taken |= u;
+            }
         }
         let free = !taken;
         if free == 0 {
@@ -179,7 +186,7 @@ fn greedy_pass<const N: usize, K: Instance<N>>(
         }
         let color = free.trailing_zeros();
         let bit = 1u64 << color;
-        for &p in &at {
+        for (&p, _) in at.iter().zip(&moving).filter(|(_, m)| **m) {
             if let Some(u) = used.get_mut(p) {
                 *u |= bit;
             }
@@ -312,8 +319,58 @@ pub fn color_instances<const N: usize, K: Instance<N>>(
     // Two passes of the same deterministic coloring: the first only checks
     // that it succeeds, the second writes `colors`, so `colors` is never
     // left partly written.
-    greedy_pass(items, used, None)?;
-    greedy_pass(items, used, Some(colors))
+    greedy_pass::<N, K, f64>(items, used, &[], None)?;
+    greedy_pass::<N, K, f64>(items, used, &[], Some(colors))
+}
+
+/// [`color_instances`] for a frame of
+/// [`step_colored`](crate::step::step_colored): a particle whose inverse
+/// mass is 0 (static for the frame: nobody writes it) is no conflict, so
+/// instances sharing only static particles may take one color — tethers
+/// to one pinned anchor ([`crate::tethers`]), links to a pinned particle.
+/// `inverse_masses` (1/kg) gives the particle count; `used` is scratch
+/// (at least one `u64` per particle, overwritten); `colors[k]` receives
+/// instance `k`'s color. Returns the color count (at most
+/// [`MAX_GREEDY_COLORS`]). A coloring of this function is proper for
+/// `step_colored` while those particles stay static; other colored paths
+/// (`SimdLinks`, `ColoredGroups`) need [`color_instances`].
+///
+/// # Errors
+///
+/// As [`color_instances`].
+///
+/// # Examples
+///
+/// ```
+/// use xpbd::{color_instances, color_moving_instances, Tether};
+/// // 100 tethers from particles 1..=100 to the pinned particle 0.
+/// let tethers: Vec<Tether<f64>> = (1..=100)
+///     .map(|p| Tether { anchor: 0, particle: p, max_distance: 1.0, ..Tether::default() })
+///     .collect();
+/// let mut w = vec![1.0; 101];
+/// w[0] = 0.0;
+/// let (mut used, mut colors) = (vec![0u64; 101], vec![0u32; 100]);
+/// // Every tether shares the anchor: more than 64 colors, refused ...
+/// assert!(color_instances(&tethers, 101, &mut used, &mut colors).is_err());
+/// // ... but nobody writes a static anchor: one color.
+/// assert_eq!(color_moving_instances(&tethers, &w, &mut used, &mut colors), Ok(1));
+/// ```
+pub fn color_moving_instances<const N: usize, K: Instance<N>, T: Real>(
+    items: &[K],
+    inverse_masses: &[T],
+    used: &mut [u64],
+    colors: &mut [u32],
+) -> Result<u32, SystemError> {
+    if colors.len() < items.len() {
+        return Err(SystemError::CapacityTooSmall {
+            needed: items.len(),
+        });
+    }
+    let used = used
+        .get_mut(..inverse_masses.len())
+        .ok_or(SystemError::InvalidShape)?;
+    greedy_pass(items, used, inverse_masses, None)?;
+    greedy_pass(items, used, inverse_masses, Some(colors))
 }
 
 /// Writes `items` permuted into colored order: `out[c] = items[order[c]]`
@@ -368,6 +425,20 @@ pub fn check_instance_coloring<const N: usize, K: Instance<N>>(
     particle_count: usize,
     stamp: &mut [u32],
 ) -> Result<(), SystemError> {
+    check_coloring_over::<N, K, f64>(items, color_starts, particle_count, stamp, &[])
+}
+
+/// [`check_instance_coloring`], where a particle whose inverse mass in
+/// `static_w` is 0 may be shared within a color (nobody writes it: the
+/// frame's kernels write moving particles only); an empty `static_w` is
+/// the strict check.
+pub(crate) fn check_coloring_over<const N: usize, K: Instance<N>, T: Real>(
+    items: &[K],
+    color_starts: &[usize],
+    particle_count: usize,
+    stamp: &mut [u32],
+    static_w: &[T],
+) -> Result<(), SystemError> {
     check_starts(color_starts, items.len())?;
     let stamp = stamp
         .get_mut(..particle_count)
@@ -394,7 +465,11 @@ pub fn check_instance_coloring<const N: usize, K: Instance<N>>(
                     .ok()
                     .and_then(|q| stamp.get_mut(q))
                     .ok_or(SystemError::IndexOutOfRange { constraint })?;
-                if *slot == mark {
+                let fixed = usize::try_from(q)
+                    .ok()
+                    .and_then(|q| static_w.get(q))
+                    .is_some_and(|w| *w == T::ZERO);
+                if *slot == mark && !fixed {
                     return Err(SystemError::InvalidShape);
                 }
                 *slot = mark;

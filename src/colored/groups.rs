@@ -43,7 +43,7 @@
 use core::marker::PhantomData;
 use core::ptr;
 
-use super::coloring::{check_instance_coloring, check_starts, Instance};
+use super::coloring::{check_coloring_over, check_starts, Instance};
 use super::{ix, job_range};
 use crate::constraint::attachment::{solve_attachment, Attachment};
 use crate::constraint::bend::Bend;
@@ -143,13 +143,16 @@ macro_rules! colored_walks {
 
         /// Checks the boundaries of every group and that each coloring is proper
         /// over `n` particles (`stamp`: scratch, one `u32` per particle), naming a
-        /// bad instance by its global index. Writes only `stamp`.
+        /// bad instance by its global index; a particle whose inverse mass in
+        /// `static_w` is 0 may be shared within a color (empty: the strict
+        /// check). Writes only `stamp`.
         pub(crate) fn check_proper<T: Real>(
             colors: &GroupColors<'_>,
             links: &[Link<T>],
             c: &Constraints<'_, T>,
             n: usize,
             stamp: &mut [u32],
+            static_w: &[T],
         ) -> Result<(), SystemError> {
             check_colors(colors, links.len(), c)?;
             let at = |base: usize| {
@@ -163,11 +166,11 @@ macro_rules! colored_walks {
                     other => other,
                 }
             };
-            check_instance_coloring(links, colors.links, n, stamp).map_err(at(0))?;
+            check_coloring_over(links, colors.links, n, stamp, static_w).map_err(at(0))?;
             let mut counts = c.counts(links.len()).into_iter();
             let mut base = counts.next().unwrap_or(0);
             $(
-                check_proper!($walk colors.$field, c.$field, n, stamp, at(base));
+                check_proper!($walk colors.$field, c.$field, n, stamp, static_w, at(base));
                 base = base.saturating_add(counts.next().unwrap_or(0));
             )*
             let _ = base;
@@ -245,10 +248,10 @@ macro_rules! check_colors {
 
 /// A group's coloring checked proper, by its walk.
 macro_rules! check_proper {
-    (mesh $starts:expr, $items:expr, $n:expr, $stamp:expr, $at:expr) => {};
-    (lagged $starts:expr, $items:expr, $n:expr, $stamp:expr, $at:expr) => {};
-    ($walk:ident $starts:expr, $items:expr, $n:expr, $stamp:expr, $at:expr) => {
-        check_instance_coloring(&*$items, $starts, $n, $stamp).map_err($at)?
+    (mesh $starts:expr, $items:expr, $n:expr, $stamp:expr, $w:expr, $at:expr) => {};
+    (lagged $starts:expr, $items:expr, $n:expr, $stamp:expr, $w:expr, $at:expr) => {};
+    ($walk:ident $starts:expr, $items:expr, $n:expr, $stamp:expr, $w:expr, $at:expr) => {
+        check_coloring_over(&*$items, $starts, $n, $stamp, $w).map_err($at)?
     };
 }
 
@@ -487,9 +490,14 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
             item.set_lambda(copy.lambda());
             // SAFETY: as for the reads above: every index was checked below
             // n, and the particles and the instance are this range's alone.
+            // A static particle keeps its bits (the visit leaves it) and
+            // is not written: a frame's coloring may share it between
+            // instances of one color, whose tasks then only read it.
             unsafe {
-                for (&q, xq) in p.iter().zip(&x) {
-                    ptr::write(self.x.add(ix(q)), *xq);
+                for ((&q, xq), &wq) in p.iter().zip(&x).zip(&w) {
+                    if wq != T::ZERO {
+                        ptr::write(self.x.add(ix(q)), *xq);
+                    }
                 }
                 ptr::write(items.p.add(k), item);
             }

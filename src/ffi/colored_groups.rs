@@ -189,7 +189,7 @@ pub(crate) unsafe fn begin_colored_raw<T: Real>(
     // SAFETY: the boundary arrays and `stamp` were checked with every other
     // buffer by `view`; the boundaries are only read.
     let (gc, stamp) = unsafe { (color_slices(&c), slice_mut(stamp, n)) };
-    let r = check_proper(&gc, sys.links, &sys.constraints, n, stamp)
+    let r = check_proper(&gc, sys.links, &sys.constraints, n, stamp, &[])
         .and_then(|()| sys.begin::<true>(h).map(|_| ()));
     if let Err(e) = r {
         // SAFETY: `system` is non-null and valid.

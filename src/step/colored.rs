@@ -634,12 +634,15 @@ pub fn step_colored_on<T: Real, const D: usize>(
     }
     let (mut world, mut constraints) = world.frame();
     let constraints = &mut constraints;
+    // Particles static for the frame (w = 0) may be shared within a
+    // color: the frame's kernels write moving particles only.
     check_proper(
         colors,
         world.links,
         constraints,
         world.positions.len(),
         stamp,
+        world.inverse_masses,
     )?;
     let order = ColoredOrder {
         colors: *colors,

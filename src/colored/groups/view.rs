@@ -46,7 +46,14 @@ impl<'a, T: Real> Substep<'_, 'a, T, 3, true> {
         stamp: &mut [u32],
     ) -> Result<ColoredGroups<'_, 'c, T>, SystemError> {
         let (s, _, _) = self.parts();
-        check_proper(&colors, s.links, &s.constraints, s.positions.len(), stamp)?;
+        check_proper(
+            &colors,
+            s.links,
+            &s.constraints,
+            s.positions.len(),
+            stamp,
+            &[],
+        )?;
         // The views last: nothing but them touches the system from here on.
         let raw = self.raw(&colors)?;
         Ok(ColoredGroups {

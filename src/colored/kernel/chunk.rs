@@ -266,10 +266,16 @@ impl<T: Real> Chunk<T> {
             let k = start + t;
             // SAFETY: as above; within one color no other link of this or a
             // concurrent job touches these particles.
+            // A static particle keeps its bits and is not written (it may
+            // be shared within a frame's color: see `simd::scatter`).
             unsafe {
                 let (i, j) = l.ij(k);
-                p.set(i, [self.xi[0][t], self.xi[1][t], self.xi[2][t]]);
-                p.set(j, [self.xj[0][t], self.xj[1][t], self.xj[2][t]]);
+                if *l.w.add(i) != T::ZERO {
+                    p.set(i, [self.xi[0][t], self.xi[1][t], self.xi[2][t]]);
+                }
+                if *l.w.add(j) != T::ZERO {
+                    p.set(j, [self.xj[0][t], self.xj[1][t], self.xj[2][t]]);
+                }
                 *l.lambda.add(k) = self.lambda[t];
             }
         }

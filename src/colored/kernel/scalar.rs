@@ -41,19 +41,20 @@ pub(super) unsafe fn scalar_range<T: Real, P: RawParticles<T>>(
         // SAFETY: `k` is within the link arrays and the indices below the
         // particle count (caller contract, validated at construction);
         // nothing else accesses these particles.
-        let (i, j, x) = unsafe {
+        let (i, j, wi, wj, x) = unsafe {
             let (i, j) = l.ij(k);
+            let (wi, wj) = (*l.w.add(i), *l.w.add(j));
             let x = candidate(
                 p.get(i),
                 p.get(j),
-                *l.w.add(i),
-                *l.w.add(j),
+                wi,
+                wj,
                 *l.rest.add(k),
                 *l.alpha.add(k),
                 *l.g.add(k),
                 *l.lambda.add(k),
             );
-            (i, j, x)
+            (i, j, wi, wj, x)
         };
         let error = if !x.moving {
             stats.skipped_static += 1;
@@ -73,9 +74,15 @@ pub(super) unsafe fn scalar_range<T: Real, P: RawParticles<T>>(
         } else {
             // SAFETY: as above; within one color no other link of this or
             // a concurrent job touches these particles or this λ.
+            // A static particle keeps its bits and is not written (it may
+            // be shared within a frame's color: see `simd::scatter`).
             unsafe {
-                p.set(i, x.a);
-                p.set(j, x.b);
+                if wi != T::ZERO {
+                    p.set(i, x.a);
+                }
+                if wj != T::ZERO {
+                    p.set(j, x.b);
+                }
                 *l.lambda.add(k) = x.lambda;
             }
             stats.applied += 1;

@@ -350,9 +350,16 @@ unsafe fn scatter<T: Real, V: Lanes<T>, P: RawParticles<T>>(
     // SAFETY: caller contract.
     unsafe {
         o.lambda.store(l.lambda.add(k));
+        // A static particle (`w = 0`) keeps its bits and is not written:
+        // a frame's coloring may share it between links of one color
+        // (`step_colored`), whose tasks then only read it.
         for t in 0..V::LANES {
-            p.set(pi[t], [oax[t], oay[t], oaz[t]]);
-            p.set(pj[t], [obx[t], oby[t], obz[t]]);
+            if *l.w.add(pi[t]) != T::ZERO {
+                p.set(pi[t], [oax[t], oay[t], oaz[t]]);
+            }
+            if *l.w.add(pj[t]) != T::ZERO {
+                p.set(pj[t], [obx[t], oby[t], obz[t]]);
+            }
         }
     }
 }
