@@ -22,7 +22,7 @@ use xpbd::{
 mod coloring;
 #[path = "support/jobs.rs"]
 mod jobs;
-use coloring::colored;
+use coloring::{colored, colored_moving};
 use jobs::{Reversed, Threads};
 
 type V = [f64; 3];
@@ -61,6 +61,17 @@ const S: f64 = 0.02;
 
 impl Scene {
     fn new() -> Self {
+        Self::build(false)
+    }
+
+    /// The scene with a tether from every moving particle to the pinned
+    /// corner, the links and tethers colored over the moving particles
+    /// (`color_moving_instances`: the anchor is shared within a color).
+    fn anchored() -> Self {
+        Self::build(true)
+    }
+
+    fn build(anchored: bool) -> Self {
         let n = ROWS * COLS;
         // Horizontal, rippled, centred over the sphere.
         let x: Vec<V> = (0..n)
@@ -88,12 +99,15 @@ impl Scene {
         let mut tether = vec![Tether::new(1, 0, 1.0, 0.0); n];
         let t = tethers(&x, &w, &[0], 0.0, &mut tether).unwrap();
         tether.truncate(t);
-        // The last row's only: tethers sharing the anchor take a color each
-        // (at most 64 colors).
-        tether.retain(|t| t.particle as usize >= n - COLS);
-        let (links, l) = colored(&links, n);
+        let ((links, l), (tethers, t)) = if anchored {
+            (colored_moving(&links, &w), colored_moving(&tether, &w))
+        } else {
+            // The last row's only: tethers sharing the anchor take a color
+            // each (at most 64 colors).
+            tether.retain(|t| t.particle as usize >= n - COLS);
+            (colored(&links, n), colored(&tether, n))
+        };
         let (bends, b) = colored(&bends, n);
-        let (tethers, t) = colored(&tether, n);
         let mut engine = EngineContact::new(5, [0.0, 1.0, 0.0], [0.0, 0.05, 0.0]);
         engine.static_friction = 0.2;
         engine.dynamic_friction = 0.1;
@@ -405,6 +419,141 @@ fn every_link_kernel_gives_the_sequential_bits() {
             );
         }
     }
+}
+
+/// Tethers from every moving particle to one pinned anchor (the output
+/// of `xpbd::tethers`): refused by `color_instances` (more than 64 share
+/// the anchor), colored over the moving particles in a few colors, and
+/// the colored frame on every job system and link kernel gives the
+/// sequential bits (the kernels never write the shared static anchor).
+#[test]
+fn tethers_on_one_pinned_anchor_take_the_colored_path() {
+    let config = config();
+    let mut reference = Scene::anchored();
+    reference.self_collision = false;
+    let n = reference.x.len();
+    assert!(reference.tethers.len() == n - 1 && reference.starts[2].len() <= 4);
+    if ROWS > 5 {
+        // (The interpreter's scene is too small for 64.)
+        assert!(reference.tethers.len() > 64);
+        let (mut used, mut colors) = (vec![0u64; n], vec![0u32; reference.tethers.len()]);
+        assert_eq!(
+            xpbd::color_instances(&reference.tethers, n, &mut used, &mut colors),
+            Err(SystemError::InvalidShape)
+        );
+    }
+    let frames = if cfg!(miri) { 2 } else { frames() };
+    let (mut bits, mut stats) = (Vec::new(), Vec::new());
+    for f in 0..frames {
+        stats.push(reference.frame(f, &config, None).unwrap());
+        bits.push(reference.bits());
+    }
+    let all = Isa::detect();
+    let runs: Vec<(&str, Box<dyn Jobs>, Isa)> = vec![
+        ("one thread", Box::new(OneThread), all),
+        ("baseline kernel", Box::new(OneThread), Isa::BASELINE),
+        (
+            "2 threads",
+            Box::new(Threads {
+                threads: 2,
+                split: 2,
+            }),
+            all,
+        ),
+        (
+            "7 threads, 32 tasks",
+            Box::new(Threads {
+                threads: 7,
+                split: 1000,
+            }),
+            all,
+        ),
+        ("reversed", Box::new(Reversed(5)), all),
+    ];
+    // Under Miri (its data-race detector) the threaded run only.
+    let runs = runs
+        .into_iter()
+        .filter(|r| !cfg!(miri) || r.0 == "2 threads");
+    for (name, jobs, isa) in runs {
+        let mut scene = Scene::anchored();
+        scene.self_collision = false;
+        scene.isa = Some(isa);
+        for f in 0..frames {
+            let s = scene.frame(f, &config, Some(jobs.as_ref())).unwrap();
+            assert_eq!(s, stats[f], "{name}: statistics of frame {f}");
+            assert!(scene.bits() == bits[f], "{name}: bits of frame {f}");
+        }
+    }
+}
+
+/// A pinned hub shared by every link and every tether of one color, the
+/// color split over tasks on two threads (more than one 64-link chunk):
+/// the sequential bits, and — under Miri, whose data-race detector runs
+/// it — no task writes the hub while another reads it.
+#[test]
+fn a_pinned_hub_shared_within_a_color_is_never_written() {
+    let spokes = 130u32;
+    let n = spokes as usize + 1;
+    let x0: Vec<V> = (0..n)
+        .map(|k| {
+            let a = k as f64 * 0.1;
+            if k == 0 {
+                [0.0, 1.0, 0.0]
+            } else {
+                [0.3 * a.cos(), 1.0, 0.3 * a.sin()]
+            }
+        })
+        .collect();
+    let mut w = vec![2.0; n];
+    w[0] = 0.0;
+    let links: Vec<Link<f64>> = (1..=spokes).map(|k| Link::new(0, k, 0.3, 1e-6)).collect();
+    let tethers: Vec<Tether<f64>> = (1..=spokes).map(|k| Tether::new(0, k, 0.3, 0.0)).collect();
+    let (links, l) = colored_moving(&links, &w);
+    let (tethers, t) = colored_moving(&tethers, &w);
+    assert_eq!((l.len(), t.len()), (2, 2), "one color each");
+    let mut config = StepConfig::new([0.0, -9.81, 0.0]);
+    config.substeps = 2;
+    let run = |jobs: Option<&dyn Jobs>| {
+        let (mut x, mut v) = (x0.clone(), vec![[0.0; 3]; n]);
+        let (mut links, mut tethers) = (links.clone(), tethers.clone());
+        let mut scratch = vec![[0.0; 3]; scratch_len(n, links.len())];
+        let mut world = World::new(&mut x, &mut v, &w, &mut [], &mut scratch);
+        world.links = &mut links;
+        world.groups = Some(Constraints {
+            tethers: &mut tethers,
+            ..Constraints::default()
+        });
+        let stats = match jobs {
+            None => step(&mut world, 1.0 / 60.0, &config),
+            Some(jobs) => {
+                let colors = GroupColors {
+                    links: &l,
+                    tethers: &t,
+                    ..Default::default()
+                };
+                let mut stamp = vec![0u32; n];
+                step_colored(&mut world, &colors, &mut stamp, 1.0 / 60.0, &config, jobs)
+            }
+        }
+        .unwrap();
+        let bits: Vec<u64> = x.iter().chain(&v).flatten().map(|c| c.to_bits()).collect();
+        (stats, bits)
+    };
+    let reference = run(None);
+    assert!(
+        reference.1
+            != x0
+                .iter()
+                .chain(&vec![[0.0; 3]; n])
+                .flatten()
+                .map(|c| c.to_bits())
+                .collect::<Vec<_>>()
+    );
+    let threads = Threads {
+        threads: 2,
+        split: 3,
+    };
+    assert!(run(Some(&threads)) == reference);
 }
 
 #[test]

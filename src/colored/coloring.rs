@@ -150,10 +150,10 @@ pub fn greedy_coloring<T: Real>(
 /// One greedy pass: resets `used`, colors every instance in order, writes
 /// each color to `write[k]` when given, returns the color count. The same
 /// code for links and for every N-particle kind ([`Instance`]).
-fn greedy_pass<const N: usize, K: Instance<N>, T: Real>(
+fn greedy_pass<const N: usize, K: Instance<N>>(
     items: &[K],
     used: &mut [u64],
-    static_w: &[T],
+    is_static: impl Fn(usize) -> bool,
     mut write: Option<&mut [u32]>,
 ) -> Result<u32, SystemError> {
     used.fill(0);
@@ -174,8 +174,8 @@ fn greedy_pass<const N: usize, K: Instance<N>, T: Real>(
             let u = *used
                 .get(p)
                 .ok_or(SystemError::IndexOutOfRange { constraint })?;
-            // A static particle (w = 0 in `static_w`) is no conflict.
-            *m = static_w.get(p).is_none_or(|w| *w != T::ZERO);
+            // A static particle is no conflict.
+            *m = !is_static(p);
             if *m {
                 taken |= u;
             }
@@ -319,8 +319,8 @@ pub fn color_instances<const N: usize, K: Instance<N>>(
     // Two passes of the same deterministic coloring: the first only checks
     // that it succeeds, the second writes `colors`, so `colors` is never
     // left partly written.
-    greedy_pass::<N, K, f64>(items, used, &[], None)?;
-    greedy_pass::<N, K, f64>(items, used, &[], Some(colors))
+    greedy_pass(items, used, |_| false, None)?;
+    greedy_pass(items, used, |_| false, Some(colors))
 }
 
 /// [`color_instances`] for a frame of
@@ -369,8 +369,9 @@ pub fn color_moving_instances<const N: usize, K: Instance<N>, T: Real>(
     let used = used
         .get_mut(..inverse_masses.len())
         .ok_or(SystemError::InvalidShape)?;
-    greedy_pass(items, used, inverse_masses, None)?;
-    greedy_pass(items, used, inverse_masses, Some(colors))
+    let is_static = |p: usize| inverse_masses.get(p).is_some_and(|w| *w == T::ZERO);
+    greedy_pass(items, used, is_static, None)?;
+    greedy_pass(items, used, is_static, Some(colors))
 }
 
 /// Writes `items` permuted into colored order: `out[c] = items[order[c]]`
@@ -425,19 +426,18 @@ pub fn check_instance_coloring<const N: usize, K: Instance<N>>(
     particle_count: usize,
     stamp: &mut [u32],
 ) -> Result<(), SystemError> {
-    check_coloring_over::<N, K, f64>(items, color_starts, particle_count, stamp, &[])
+    check_coloring_over(items, color_starts, particle_count, stamp, |_| false)
 }
 
-/// [`check_instance_coloring`], where a particle whose inverse mass in
-/// `static_w` is 0 may be shared within a color (nobody writes it: the
-/// frame's kernels write moving particles only); an empty `static_w` is
-/// the strict check.
-pub(crate) fn check_coloring_over<const N: usize, K: Instance<N>, T: Real>(
+/// [`check_instance_coloring`], where a particle `is_static` accepts may
+/// be shared within a color (nobody writes it: the frame's kernels write
+/// moving particles only); `|_| false` is the strict check.
+pub(crate) fn check_coloring_over<const N: usize, K: Instance<N>>(
     items: &[K],
     color_starts: &[usize],
     particle_count: usize,
     stamp: &mut [u32],
-    static_w: &[T],
+    is_static: impl Fn(usize) -> bool,
 ) -> Result<(), SystemError> {
     check_starts(color_starts, items.len())?;
     let stamp = stamp
@@ -465,10 +465,7 @@ pub(crate) fn check_coloring_over<const N: usize, K: Instance<N>, T: Real>(
                     .ok()
                     .and_then(|q| stamp.get_mut(q))
                     .ok_or(SystemError::IndexOutOfRange { constraint })?;
-                let fixed = usize::try_from(q)
-                    .ok()
-                    .and_then(|q| static_w.get(q))
-                    .is_some_and(|w| *w == T::ZERO);
+                let fixed = usize::try_from(q).is_ok_and(&is_static);
                 if *slot == mark && !fixed {
                     return Err(SystemError::InvalidShape);
                 }

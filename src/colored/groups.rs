@@ -166,11 +166,12 @@ macro_rules! colored_walks {
                     other => other,
                 }
             };
-            check_coloring_over(links, colors.links, n, stamp, static_w).map_err(at(0))?;
+            let is_static = |q: usize| static_w.get(q).is_some_and(|w| *w == T::ZERO);
+            check_coloring_over(links, colors.links, n, stamp, is_static).map_err(at(0))?;
             let mut counts = c.counts(links.len()).into_iter();
             let mut base = counts.next().unwrap_or(0);
             $(
-                check_proper!($walk colors.$field, c.$field, n, stamp, static_w, at(base));
+                check_proper!($walk colors.$field, c.$field, n, stamp, is_static, at(base));
                 base = base.saturating_add(counts.next().unwrap_or(0));
             )*
             let _ = base;

@@ -2,7 +2,7 @@
 //! tests (`tests/colored_step.rs`, `tests/frame_transaction.rs`).
 #![allow(dead_code)]
 
-use xpbd::{color_instances, color_order, fill_in_order, Instance};
+use xpbd::{color_instances, color_moving_instances, color_order, fill_in_order, Instance};
 
 /// A group colored greedily and stored in colored order, with its
 /// boundaries.
@@ -10,6 +10,23 @@ pub fn colored<const N: usize, K: Instance<N>>(items: &[K], n: usize) -> (Vec<K>
     let mut used = vec![0u64; n];
     let mut colors = vec![0u32; items.len()];
     let count = color_instances(items, n, &mut used, &mut colors).unwrap();
+    let mut starts = vec![0usize; count as usize + 1];
+    let mut order = vec![0u32; items.len()];
+    color_order(&colors, count, &mut starts, &mut order).unwrap();
+    let mut out = items.to_vec();
+    assert_eq!(fill_in_order(items, &order, &mut out), Ok(items.len()));
+    (out, starts)
+}
+
+/// [`colored`] over the moving particles (`color_moving_instances`:
+/// particles with `w = 0` are no conflict).
+pub fn colored_moving<const N: usize, K: Instance<N>>(
+    items: &[K],
+    w: &[f64],
+) -> (Vec<K>, Vec<usize>) {
+    let mut used = vec![0u64; w.len()];
+    let mut colors = vec![0u32; items.len()];
+    let count = color_moving_instances(items, w, &mut used, &mut colors).unwrap();
     let mut starts = vec![0usize; count as usize + 1];
     let mut order = vec![0u32; items.len()];
     color_order(&colors, count, &mut starts, &mut order).unwrap();
