@@ -276,7 +276,8 @@ fn solve_gathered<T: Real, V: Lanes<T>>(
 /// masses.
 type Gathered<V> = ([V; 3], [V; 3], V, V);
 
-/// Gathers the group `k .. k + LANES`: particle indices and values.
+/// Gathers the group `k .. k + LANES`: particle indices and values, and
+/// the static lanes ([`Statics`]).
 ///
 /// # Safety
 /// `k .. k + LANES` are link positions of a range of
@@ -287,12 +288,13 @@ unsafe fn gather<T: Real, V: Lanes<T>, P: RawParticles<T>>(
     p: P,
     l: RawLinks<T>,
     k: usize,
-) -> (V::Indices, V::Indices, Gathered<V>) {
+) -> (V::Indices, V::Indices, Gathered<V>, Statics) {
     let z4 = V::Scalars::default();
     let mut pi = V::Indices::default();
     let mut pj = V::Indices::default();
     let (mut ax, mut ay, mut az, mut bx, mut by, mut bz, mut wi, mut wj) =
         (z4, z4, z4, z4, z4, z4, z4, z4);
+    let mut statics = 0;
     for t in 0..V::LANES {
         // SAFETY: `k + t` is a link position of the range, its indices
         // are below the particle count (caller contract).
@@ -311,6 +313,7 @@ unsafe fn gather<T: Real, V: Lanes<T>, P: RawParticles<T>>(
             wi[t] = *l.w.add(i);
             wj[t] = *l.w.add(j);
         }
+        statics |= (u32::from(wi[t] == T::ZERO) << t) | (u32::from(wj[t] == T::ZERO) << (t + 16));
     }
     (
         pi,
@@ -321,8 +324,13 @@ unsafe fn gather<T: Real, V: Lanes<T>, P: RawParticles<T>>(
             V::set(&wi),
             V::set(&wj),
         ),
+        statics,
     )
 }
+
+/// The static particles of a gathered group (`w = 0`): bit `t` for lane
+/// `t`'s first particle, bit `16 + t` for its second (at most 16 lanes).
+type Statics = u32;
 
 /// Writes a solved group's positions (particles `pi`, `pj`) and λ.
 ///
@@ -337,6 +345,7 @@ unsafe fn scatter<T: Real, V: Lanes<T>, P: RawParticles<T>>(
     k: usize,
     pi: &V::Indices,
     pj: &V::Indices,
+    statics: Statics,
     o: &Solved<V>,
 ) {
     let z4 = V::Scalars::default();
@@ -353,12 +362,19 @@ unsafe fn scatter<T: Real, V: Lanes<T>, P: RawParticles<T>>(
         // A static particle (`w = 0`) keeps its bits and is not written:
         // a frame's coloring may share it between links of one color
         // (`step_colored`), whose tasks then only read it.
-        for t in 0..V::LANES {
-            if *l.w.add(pi[t]) != T::ZERO {
+        if statics == 0 {
+            for t in 0..V::LANES {
                 p.set(pi[t], [oax[t], oay[t], oaz[t]]);
-            }
-            if *l.w.add(pj[t]) != T::ZERO {
                 p.set(pj[t], [obx[t], oby[t], obz[t]]);
+            }
+        } else {
+            for t in 0..V::LANES {
+                if statics & (1 << t) == 0 {
+                    p.set(pi[t], [oax[t], oay[t], oaz[t]]);
+                }
+                if statics & (1 << (t + 16)) == 0 {
+                    p.set(pj[t], [obx[t], oby[t], obz[t]]);
+                }
             }
         }
     }
@@ -390,14 +406,14 @@ unsafe impl<T: Real, V: Lanes<T>, P: RawParticles<T>> FastPath<T, V> for GatherP
             while k + n <= end {
                 // SAFETY: `k .. k + n` are link positions of the range
                 // (caller contract for the indices).
-                let ((pa, qa, ga), la) =
+                let ((pa, qa, ga, sa), la) =
                     unsafe { (gather::<T, V, P>(p, l, k), load_link::<T, V>(l, k)) };
                 let oa = solve_gathered::<T, V>(ga, &la, false);
                 if oa.applied != all {
                     return k;
                 }
                 // SAFETY: as for the gather.
-                unsafe { scatter::<T, V, P>(p, l, k, &pa, &qa, &oa) };
+                unsafe { scatter::<T, V, P>(p, l, k, &pa, &qa, sa, &oa) };
                 acc.add::<T>(&oa);
                 k += n;
             }
@@ -408,7 +424,7 @@ unsafe impl<T: Real, V: Lanes<T>, P: RawParticles<T>> FastPath<T, V> for GatherP
             // (caller contract for the indices); the two groups share
             // no particle (proper coloring), so gathering the second
             // before writing the first reads the same values.
-            let ((pa, qa, ga), (pb, qb, gb), la, lb) = unsafe {
+            let ((pa, qa, ga, sa), (pb, qb, gb, sb), la, lb) = unsafe {
                 (
                     gather::<T, V, P>(p, l, k),
                     gather::<T, V, P>(p, l, k + n),
@@ -424,8 +440,8 @@ unsafe impl<T: Real, V: Lanes<T>, P: RawParticles<T>> FastPath<T, V> for GatherP
             }
             // SAFETY: as for the gathers.
             unsafe {
-                scatter::<T, V, P>(p, l, k, &pa, &qa, &oa);
-                scatter::<T, V, P>(p, l, k + n, &pb, &qb, &ob);
+                scatter::<T, V, P>(p, l, k, &pa, &qa, sa, &oa);
+                scatter::<T, V, P>(p, l, k + n, &pb, &qb, sb, &ob);
             }
             acc.add::<T>(&oa);
             acc.add::<T>(&ob);
@@ -495,11 +511,11 @@ unsafe fn range_with<T: Real, V: Lanes<T>, P: RawParticles<T>, F: FastPath<T, V>
         // The general path: gather, solve, scatter.
         // SAFETY: `k .. k + n` are link positions of the range (caller
         // contract for the indices).
-        let (pi, pj, g) = unsafe { gather::<T, V, P>(p, l, k) };
+        let (pi, pj, g, statics) = unsafe { gather::<T, V, P>(p, l, k) };
         let o = solve_gathered::<T, V>(g, &link, true);
         // SAFETY: as for the loads; the links of the range share no
         // particle, so no two lanes write the same particle.
-        unsafe { scatter::<T, V, P>(p, l, k, &pi, &pj, &o) };
+        unsafe { scatter::<T, V, P>(p, l, k, &pi, &pj, statics, &o) };
         if o.applied == all {
             // Every lane applied: nothing skipped, nothing failed.
             applied += all.count_ones();
