@@ -262,7 +262,8 @@ template <class T> struct Api;
         XPBD_HPP_FN(S, build_tets3) XPBD_HPP_FN(S, build_tethers3)                                       \
         XPBD_HPP_FN(S, build_tethers_along_links3) XPBD_HPP_FN(S, build_tet_block3)                      \
         XPBD_HPP_FN(S, build_icosphere3) XPBD_HPP_FN(S, build_mesh_volume3) XPBD_HPP_FN(S, color_greedy) \
-        XPBD_HPP_FN(S, color_group) XPBD_HPP_FN(S, distance_begin_substep)                               \
+        XPBD_HPP_FN(S, color_group) XPBD_HPP_FN(S, color_greedy_moving)                                  \
+        XPBD_HPP_FN(S, color_group_moving) XPBD_HPP_FN(S, distance_begin_substep)                        \
         XPBD_HPP_FN(S, distance_solve) XPBD_HPP_FN(S, system3_begin_substep)                             \
         XPBD_HPP_FN(S, system3_iterate) XPBD_HPP_FN(S, system3_iterate_until)                            \
         XPBD_HPP_FN(S, system3_measure)                                                                  \
@@ -489,6 +490,19 @@ Counted color_greedy(const L& links, std::size_t particles, View<std::uint64_t> 
         detail::Api<T>::color_greedy(in.data(), in.size(), particles, scratch.data(), colors.data(), &n);
     return {Result(s), n};
 }
+/// color_greedy over the moving particles (inverse mass != 0; `w`, one per
+/// particle, 1/kg): links sharing only a static particle may share a color.
+/// For world3_step_colored only.
+template <class L, class T = std::remove_const_t<decltype(std::data(std::declval<const L&>())->rest)>>
+Counted color_greedy_moving(const L& links, detail::id<View<const T>> w, View<std::uint64_t> scratch,
+                            View<std::uint32_t> colors) noexcept {
+    const View<const Link<T>> in(links);
+    if (scratch.size() < w.size() || colors.size() < in.size()) return detail::refused();
+    std::uint32_t n = 0;
+    const XpbdStatus s = detail::Api<T>::color_greedy_moving(in.data(), in.size(), w.data(), w.size(),
+                                                             scratch.data(), colors.data(), &n);
+    return {Result(s), n};
+}
 /// Greedy colors of bends, tets or tethers (a container of one kind);
 /// `scratch` >= particles. On an error index() names the instance.
 template <class G>
@@ -511,6 +525,32 @@ Counted color_group(const G& group, std::size_t particles, View<std::uint64_t> s
     std::uint32_t n = 0;
     std::size_t index = 0;
     const XpbdStatus s = A::color_group(&c, code, particles, scratch.data(), colors.data(), &n, &index);
+    return {Result(s, s < 0 ? index : 0), n};
+}
+/// color_group over the moving particles (inverse mass != 0; `w`, one per
+/// particle, 1/kg): tethers to one pinned anchor take one color. For
+/// world3_step_colored only.
+template <class G, class T = std::remove_const_t<decltype(std::data(std::declval<const G&>())->compliance)>>
+Counted color_group_moving(const G& group, detail::id<View<const T>> w, View<std::uint64_t> scratch,
+                           View<std::uint32_t> colors) noexcept {
+    using E = std::remove_const_t<std::remove_pointer_t<decltype(std::data(group))>>;
+    using A = detail::Api<T>;
+    typename A::Constraints c{};
+    E* p = const_cast<E*>(std::data(group));  // only read by xpbd_color_group_moving
+    std::int32_t code = XPBD_GROUP_TETHERS;
+    if constexpr (std::is_same_v<E, typename A::Bend>) {
+        code = XPBD_GROUP_BENDS, c.bends = p, c.bend_count = std::size(group);
+    } else if constexpr (std::is_same_v<E, typename A::Tet>) {
+        code = XPBD_GROUP_TETS, c.tets = p, c.tet_count = std::size(group);
+    } else {
+        static_assert(std::is_same_v<E, typename A::Tether>, "color_group_moving colors bends, tets or tethers");
+        c.tethers = p, c.tether_count = std::size(group);
+    }
+    if (colors.size() < std::size(group) || scratch.size() < w.size()) return detail::refused();
+    std::uint32_t n = 0;
+    std::size_t index = 0;
+    const XpbdStatus s =
+        A::color_group_moving(&c, code, w.data(), w.size(), scratch.data(), colors.data(), &n, &index);
     return {Result(s, s < 0 ? index : 0), n};
 }
 /// Sorts by color: `order` (one per entry) and `starts` (color_count + 1).

@@ -246,6 +246,72 @@ fn colored_outputs_overlapping_inputs_are_refused() {
     }
 }
 
+#[test]
+fn moving_colorings_check_the_inverse_masses_as_every_buffer() {
+    // Links and tethers from particles 1..=4 to the pinned particle 0.
+    let mut tethers: Vec<XpbdTether> = (1..5)
+        .map(|p| XpbdTether {
+            anchor: 0,
+            particle: p,
+            max_distance: 1.0,
+            ..XpbdTether::default()
+        })
+        .collect();
+    let links: Vec<XpbdLink> = (1..5)
+        .map(|p| XpbdLink {
+            i: 0,
+            j: p,
+            rest: 1.0,
+            ..XpbdLink::default()
+        })
+        .collect();
+    let w = [0.0, 1.0, 1.0, 1.0, 1.0];
+    let g = groups_with(&mut tethers, &mut []);
+    let (mut scratch, mut colors, mut count) = ([0u64; 5], [7u32; 4], 7u32);
+    let (s, c, n) = (
+        scratch.as_mut_ptr(),
+        colors.as_mut_ptr(),
+        &mut count as *mut u32,
+    );
+    let misaligned = w.as_ptr().cast::<u8>().wrapping_add(1).cast::<f64>();
+    // The inverse masses NULL, misaligned, over the scratch, the tethers
+    // (links), the groups struct (links): refused, nothing written but
+    // the scratch.
+    let hostile = [
+        (ptr::null(), XpbdStatus::NullPointer),
+        (misaligned, XpbdStatus::InvalidArgument),
+        (s.cast_const().cast::<f64>(), XpbdStatus::AliasedBuffers),
+        (tethers.as_ptr().cast::<f64>(), XpbdStatus::AliasedBuffers),
+        (ptr::addr_of!(g).cast::<f64>(), XpbdStatus::AliasedBuffers),
+    ];
+    // SAFETY: valid buffers; the inverse masses deliberately hostile.
+    unsafe {
+        for (k, (bad, status)) in hostile.into_iter().enumerate() {
+            let group =
+                xpbd_color_group_moving(&g, XPBD_GROUP_TETHERS, bad, 5, s, c, n, ptr::null_mut());
+            assert_eq!(group, status, "{k}");
+            // The links stand for the groups' arrays.
+            let bad = if k >= 3 { links.as_ptr().cast() } else { bad };
+            let greedy = xpbd_color_greedy_moving(links.as_ptr(), 4, bad, 5, s, c, n);
+            assert_eq!(greedy, status, "{k}");
+            assert_eq!((colors, count), ([7; 4], 7), "{k}");
+        }
+        let ok = xpbd_color_greedy_moving(links.as_ptr(), 4, w.as_ptr(), 5, s, c, n);
+        assert_eq!((ok, colors, count), (XpbdStatus::Ok, [0; 4], 1));
+        let ok = xpbd_color_group_moving(
+            &g,
+            XPBD_GROUP_TETHERS,
+            w.as_ptr(),
+            5,
+            s,
+            c,
+            n,
+            ptr::null_mut(),
+        );
+        assert_eq!((ok, colors, count), (XpbdStatus::Ok, [0; 4], 1));
+    }
+}
+
 // ---- 2. A position made non-finite between iterations ----
 
 #[test]

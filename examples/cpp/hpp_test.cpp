@@ -342,6 +342,15 @@ void coloring() {
     std::vector<std::uint64_t> s4(4);
     const auto trr = xpbd::color_group(tethers, 4, s4, tc);
     CHECK(trr.ok() && trr.count == 3 && tc[2] == 2);  // all share the anchor
+    // Over the moving particles: the pinned anchor is no conflict.
+    const std::vector<float> w4{0.0f, 1.0f, 1.0f, 1.0f};
+    const auto tm = xpbd::color_group_moving(tethers, w4, s4, tc);
+    CHECK(tm.ok() && tm.count == 1 && tc[2] == 0);
+    std::vector<double> w12(12, 1.0);
+    w12[0] = 0.0;
+    const auto gm = xpbd::color_greedy_moving(links, w12, scratch, g);
+    CHECK(xpbd_color_greedy_moving(links.data(), links.size(), w12.data(), 12, scratch.data(), g_c.data(), &n) == 0);
+    CHECK(gm.ok() && gm.count == n && g == g_c && gm.count <= gr.count);
     // reorder: by value, checked.
     const std::vector<double> in = {10, 11, 12};
     std::vector<double> out(3);

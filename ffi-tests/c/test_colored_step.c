@@ -6,7 +6,13 @@
  * tasks in reverse; a job system that skips a task is JOB_CONTRACT with
  * the positions and velocities unchanged; an improper coloring is
  * refused; color boundaries overlapping the world's memory (where the
- * coloring stamp lives) are ALIASED_BUFFERS. */
+ * coloring stamp lives) are ALIASED_BUFFERS.
+ * Colorings over the moving particles (xpbd_color_greedy_moving,
+ * xpbd_color_group_moving): a pinned particle is no conflict (100 tethers
+ * to one pinned anchor: 1 color, where xpbd_color_group refuses), the
+ * refusals; a hanging cloth tethered to one pinned corner, colored so,
+ * stepped colored on 1, 2, 3 and 7 threads gives the bits of
+ * xpbd_world3_step. */
 #include <pthread.h>
 
 #include "ensure.h"
@@ -37,10 +43,14 @@ static int in_colored_order(void *items, size_t size, size_t count, const uint32
     return 1;
 }
 
-static void step_scene(StepScene *s) {
+/* The cloth, its top row pinned; `moving` = 0: tethers to the top row,
+ * every group colored by xpbd_color_greedy / xpbd_color_group; 1: tethers
+ * to the pinned corner 0 only, colored over the moving particles
+ * (xpbd_color_greedy_moving / xpbd_color_group_moving). */
+static void step_scene(StepScene *s, int moving) {
     static uint64_t scratch[SN];
     static uint32_t colors[SBENDS];
-    uint32_t anchors[SC];
+    uint32_t anchors[SC], strict = 0;
     XpbdConstraints3 g;
     int k;
     memset(s, 0, sizeof *s);
@@ -54,16 +64,37 @@ static void step_scene(StepScene *s) {
     for (k = 0; k < SC; ++k) anchors[k] = (uint32_t)k;
     ENSURE_STATUS(xpbd_build_cloth3(&s->x[0][0], SR, SC, 0, 1e-7, s->links, SLINKS, &s->link_count), XPBD_STATUS_OK);
     ENSURE_STATUS(xpbd_build_bends_cloth3(&s->x[0][0], SR, SC, 1e-3, s->bends, SBENDS, &s->bend_count), XPBD_STATUS_OK);
-    ENSURE_STATUS(xpbd_build_tethers3(&s->x[0][0], s->w, SN, anchors, SC, 0.0, s->tethers, SN, &s->tether_count),
+    ENSURE_STATUS(xpbd_build_tethers3(&s->x[0][0], s->w, SN, anchors, moving ? 1 : SC, 0.0, s->tethers, SN,
+                                      &s->tether_count),
                   XPBD_STATUS_OK);
-    ENSURE_STATUS(xpbd_color_greedy(s->links, s->link_count, SN, scratch, colors, &s->colors[0]), XPBD_STATUS_OK);
+    ENSURE_STATUS(xpbd_color_greedy(s->links, s->link_count, SN, scratch, colors, &strict), XPBD_STATUS_OK);
+    if (moving) {
+        ENSURE_STATUS(xpbd_color_greedy_moving(s->links, s->link_count, s->w, SN, scratch, colors, &s->colors[0]),
+                      XPBD_STATUS_OK);
+        ENSURE(s->colors[0] >= 2 && s->colors[0] <= strict);
+    } else {
+        s->colors[0] = strict;
+    }
     ENSURE(in_colored_order(s->links, sizeof s->links[0], s->link_count, colors, s->colors[0], s->starts[0]));
     memset(&g, 0, sizeof g);
     g.bends = s->bends; g.bend_count = s->bend_count;
     g.tethers = s->tethers; g.tether_count = s->tether_count;
-    ENSURE_STATUS(xpbd_color_group(&g, XPBD_GROUP_BENDS, SN, scratch, colors, &s->colors[1], NULL), XPBD_STATUS_OK);
+    if (moving) {
+        ENSURE_STATUS(xpbd_color_group_moving(&g, XPBD_GROUP_BENDS, s->w, SN, scratch, colors, &s->colors[1], NULL),
+                      XPBD_STATUS_OK);
+    } else {
+        ENSURE_STATUS(xpbd_color_group(&g, XPBD_GROUP_BENDS, SN, scratch, colors, &s->colors[1], NULL), XPBD_STATUS_OK);
+    }
     ENSURE(in_colored_order(s->bends, sizeof s->bends[0], s->bend_count, colors, s->colors[1], s->starts[1]));
-    ENSURE_STATUS(xpbd_color_group(&g, XPBD_GROUP_TETHERS, SN, scratch, colors, &s->colors[2], NULL), XPBD_STATUS_OK);
+    if (moving) {
+        /* Every tether shares the corner: too many colors for xpbd_color_group. */
+        ENSURE_STATUS(xpbd_color_group(&g, XPBD_GROUP_TETHERS, SN, scratch, colors, &strict, NULL),
+                      XPBD_STATUS_INVALID_ARGUMENT);
+        ENSURE_STATUS(xpbd_color_group_moving(&g, XPBD_GROUP_TETHERS, s->w, SN, scratch, colors, &s->colors[2], NULL),
+                      XPBD_STATUS_OK);
+    } else {
+        ENSURE_STATUS(xpbd_color_group(&g, XPBD_GROUP_TETHERS, SN, scratch, colors, &s->colors[2], NULL), XPBD_STATUS_OK);
+    }
     ENSURE(in_colored_order(s->tethers, sizeof s->tethers[0], s->tether_count, colors, s->colors[2], s->starts[2]));
 }
 
@@ -156,13 +187,165 @@ static XpbdStatus run_frames(StepScene *s, int frames, const XpbdJobSystem *jobs
     return st;
 }
 
+/* The colorings over the moving particles: a particle of inverse mass 0
+ * is no conflict; the refusals write nothing but the scratch. */
+enum { FAN = 100 };
+static void moving_colorings(void) {
+    static double w[FAN + 1];
+    static float wf[FAN + 1];
+    static XpbdTether tethers[FAN];
+    static XpbdTetherF32 tethers_f[FAN];
+    static XpbdLink links[FAN];
+    static XpbdLinkF32 links_f[FAN];
+    static uint64_t scratch[FAN + 1];
+    static uint32_t colors[FAN], untouched[FAN];
+    XpbdConstraints3 g;
+    XpbdConstraints3F32 gf;
+    uint32_t count = 77, strict = 0, k;
+    size_t index = 77;
+    for (k = 0; k <= FAN; ++k) {
+        w[k] = k == 0 ? 0.0 : 2.0;
+        wf[k] = k == 0 ? 0.0f : 2.0f;
+    }
+    /* Tethers from particles 1..100 to the pinned particle 0; links: the
+     * same fan, then (from link 10 on) a rope 10-11-...-100. */
+    memset(tethers, 0, sizeof tethers); memset(tethers_f, 0, sizeof tethers_f);
+    memset(links, 0, sizeof links); memset(links_f, 0, sizeof links_f);
+    for (k = 0; k < FAN; ++k) {
+        tethers[k].anchor = 0; tethers[k].particle = k + 1; tethers[k].max_distance = 1.0;
+        tethers_f[k].anchor = 0; tethers_f[k].particle = k + 1; tethers_f[k].max_distance = 1.0f;
+        links[k].i = k < 10 ? 0 : k; links[k].j = k + 1; links[k].rest = 1.0;
+        links_f[k].i = links[k].i; links_f[k].j = links[k].j; links_f[k].rest = 1.0f;
+    }
+    memset(&g, 0, sizeof g); g.tethers = tethers; g.tether_count = FAN;
+    memset(&gf, 0, sizeof gf); gf.tethers = tethers_f; gf.tether_count = FAN;
+    for (k = 0; k < FAN; ++k) untouched[k] = 77;
+    memcpy(colors, untouched, sizeof colors);
+
+    /* 100 tethers to one anchor: more than 64 colors, refused ... */
+    ENSURE_STATUS(xpbd_color_group(&g, XPBD_GROUP_TETHERS, FAN + 1, scratch, colors, &count, &index),
+                  XPBD_STATUS_INVALID_ARGUMENT);
+    ENSURE(count == 77 && index == 77 && memcmp(colors, untouched, sizeof colors) == 0);
+    /* ... but nobody writes the pinned anchor: one color. */
+    ENSURE_STATUS(xpbd_color_group_moving(&g, XPBD_GROUP_TETHERS, w, FAN + 1, scratch, colors, &count, &index),
+                  XPBD_STATUS_OK);
+    ENSURE(count == 1 && index == 77);
+    for (k = 0; k < FAN; ++k) ENSURE(colors[k] == 0);
+    count = 77;
+    ENSURE_STATUS(xpbd_color_group_moving_f32(&gf, XPBD_GROUP_TETHERS, wf, FAN + 1, scratch, colors, &count, NULL),
+                  XPBD_STATUS_OK);
+    ENSURE(count == 1);
+    /* A moving anchor is a conflict again. */
+    w[0] = 2.0;
+    memcpy(colors, untouched, sizeof colors); count = 77;
+    ENSURE_STATUS(xpbd_color_group_moving(&g, XPBD_GROUP_TETHERS, w, FAN + 1, scratch, colors, &count, NULL),
+                  XPBD_STATUS_INVALID_ARGUMENT);
+    ENSURE(count == 77 && memcmp(colors, untouched, sizeof colors) == 0);
+    w[0] = 0.0;
+
+    /* Links sharing the pinned particle: fewer colors over the moving ones
+     * (the fan's 10 links take 10 colors, or one with the rope's two). */
+    ENSURE_STATUS(xpbd_color_greedy(links, FAN, FAN + 1, scratch, colors, &strict), XPBD_STATUS_OK);
+    ENSURE(strict == 10);
+    ENSURE_STATUS(xpbd_color_greedy_moving(links, FAN, w, FAN + 1, scratch, colors, &count), XPBD_STATUS_OK);
+    ENSURE(count == 2 && count < strict);
+    for (k = 0; k < 10; ++k) ENSURE(colors[k] == 0);
+    for (k = 10; k < FAN; ++k) ENSURE(colors[k] == (k % 2 == 0 ? 1u : 0u));
+    count = 77;
+    ENSURE_STATUS(xpbd_color_greedy_moving_f32(links_f, FAN, wf, FAN + 1, scratch, colors, &count), XPBD_STATUS_OK);
+    ENSURE(count == 2);
+
+    /* NULL inverse masses: NULL_POINTER, nothing written (an empty set of
+     * particles may be NULL). */
+    memcpy(colors, untouched, sizeof colors); count = 77;
+    ENSURE_STATUS(xpbd_color_greedy_moving(links, FAN, NULL, FAN + 1, scratch, colors, &count),
+                  XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_color_group_moving(&g, XPBD_GROUP_TETHERS, NULL, FAN + 1, scratch, colors, &count, &index),
+                  XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_color_greedy_moving_f32(links_f, FAN, NULL, FAN + 1, scratch, colors, &count),
+                  XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_color_group_moving_f32(&gf, XPBD_GROUP_TETHERS, NULL, FAN + 1, scratch, colors, &count, NULL),
+                  XPBD_STATUS_NULL_POINTER);
+    ENSURE(count == 77 && index == 77 && memcmp(colors, untouched, sizeof colors) == 0);
+    ENSURE_STATUS(xpbd_color_greedy_moving(links, 0, NULL, 0, NULL, NULL, &count), XPBD_STATUS_OK);
+    ENSURE(count == 0);
+    /* The other refusals of the family: inverse masses over the scratch,
+     * a NULL count, another group, a tether out of range (named). */
+    memcpy(colors, untouched, sizeof colors); count = 77;
+    ENSURE_STATUS(xpbd_color_greedy_moving(links, FAN, (const double *)(const void *)scratch, FAN + 1, scratch, colors,
+                                           &count),
+                  XPBD_STATUS_ALIASED_BUFFERS);
+    ENSURE_STATUS(xpbd_color_group_moving(&g, XPBD_GROUP_TETHERS, w, FAN + 1, scratch, colors, NULL, NULL),
+                  XPBD_STATUS_NULL_POINTER);
+    ENSURE_STATUS(xpbd_color_group_moving(&g, XPBD_GROUP_LINKS, w, FAN + 1, scratch, colors, &count, &index),
+                  XPBD_STATUS_INVALID_ARGUMENT);
+    tethers[42].particle = FAN + 1;
+    ENSURE_STATUS(xpbd_color_group_moving(&g, XPBD_GROUP_TETHERS, w, FAN + 1, scratch, colors, &count, &index),
+                  XPBD_STATUS_INDEX_OUT_OF_RANGE);
+    ENSURE(index == 42);
+    tethers[42].particle = 43;
+    ENSURE(count == 77 && memcmp(colors, untouched, sizeof colors) == 0);
+}
+
+/* A cloth hanging from its pinned top row, tethered to the pinned corner,
+ * colored over the moving particles: xpbd_world3_step_colored on 1, 2, 3
+ * and 7 threads gives the bits of xpbd_world3_step; the colored group
+ * system (strict check) refuses the coloring. */
+static void moving_step(void) {
+    static StepScene start, reference, other;
+    static uint32_t stamp[SN];
+    static const uint32_t threads[4] = {1, 2, 3, 7};
+    XpbdStepStats ref_stats, stats;
+    XpbdJobSystem jobs;
+    XpbdSystem3 sys;
+    XpbdConstraints3 g;
+    XpbdGroupColors c;
+    int k;
+    step_scene(&start, 1);
+    ENSURE(start.tether_count == SN - SC && start.colors[2] == 1);
+    reference = start;
+    ENSURE_STATUS(run_frames(&reference, 20, NULL, 0, 0, &ref_stats), XPBD_STATUS_OK);
+    ENSURE(memcmp(reference.x, start.x, sizeof start.x) != 0);
+    ENSURE(memcmp(reference.x, start.x, SC * sizeof start.x[0]) == 0); /* the pinned row */
+    for (k = 0; k < 4; ++k) {
+        memset(&jobs, 0, sizeof jobs);
+        jobs.split = 8;
+        jobs.user = (void *)&threads[k];
+        jobs.run = n_threads;
+        other = start;
+        memset(&stats, 0, sizeof stats);
+        ENSURE_STATUS(run_frames(&other, 20, &jobs, 1, 0, &stats), XPBD_STATUS_OK);
+        ENSURE(memcmp(other.x, reference.x, sizeof other.x) == 0);
+        ENSURE(memcmp(other.v, reference.v, sizeof other.v) == 0);
+        ENSURE(memcmp(other.links, reference.links, sizeof other.links) == 0);
+        ENSURE(memcmp(other.bends, reference.bends, sizeof other.bends) == 0);
+        ENSURE(memcmp(other.tethers, reference.tethers, sizeof other.tethers) == 0);
+        ENSURE(stats.substeps == ref_stats.substeps && stats.iterations == ref_stats.iterations);
+        ENSURE(memcmp(&stats.last.max_residual, &ref_stats.last.max_residual, sizeof(double)) == 0);
+    }
+    /* The colored group system checks strictly: refused. */
+    other = start;
+    memset(&sys, 0, sizeof sys);
+    sys.positions = other.x; sys.inverse_masses = other.w; sys.particle_count = SN;
+    sys.links = other.links; sys.link_count = other.link_count;
+    sys.zero_length_policy = XPBD_ZERO_LENGTH_REJECT;
+    memset(&g, 0, sizeof g);
+    g.bends = other.bends; g.bend_count = other.bend_count;
+    g.tethers = other.tethers; g.tether_count = other.tether_count;
+    memset(&c, 0, sizeof c);
+    c.link_color_starts = other.starts[0]; c.link_color_count = other.colors[0];
+    c.bend_color_starts = other.starts[1]; c.bend_color_count = other.colors[1];
+    c.tether_color_starts = other.starts[2]; c.tether_color_count = other.colors[2];
+    ENSURE_STATUS(xpbd_system3_begin_substep_colored(&sys, &g, &c, stamp, 1.0 / 240.0), XPBD_STATUS_INVALID_ARGUMENT);
+}
+
 void test_colored_step(void) {
     static StepScene start, reference, other;
     static double x0[SN][3], v0[SN][3];
     XpbdStepStats ref_stats, stats;
     XpbdJobSystem jobs;
     int k;
-    step_scene(&start);
+    step_scene(&start, 0);
     ENSURE(start.colors[0] >= 2 && start.colors[1] >= 2 && start.colors[2] >= 2);
     reference = start;
     ENSURE_STATUS(run_frames(&reference, 40, NULL, 0, 0, &ref_stats), XPBD_STATUS_OK);
@@ -209,4 +392,7 @@ void test_colored_step(void) {
     other = start;
     ENSURE_STATUS(run_frames(&other, 1, NULL, 1, 1, NULL), XPBD_STATUS_ALIASED_BUFFERS);
     ENSURE(memcmp(other.x, start.x, sizeof x0) == 0);
+
+    moving_colorings();
+    moving_step();
 }

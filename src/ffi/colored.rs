@@ -32,6 +32,7 @@ use core::ptr;
 use super::check::{check_buffers, check_groups, read, slice, slice_mut, write_opt, Buf};
 use super::status::XpbdStatus;
 use super::types::{policy_of, SimdLinksC};
+use crate::colored::coloring::{self, Instance};
 use crate::colored::{self, ColoredLinks, Isa, RawLinks, RawStrided, SimdLinks, Strided};
 use crate::real::{finite_positive, Real};
 use crate::solver::{Link, SweepStats, ZeroLength};
@@ -639,11 +640,17 @@ unsafe fn coloring_raw(
     }
 }
 
+/// `xpbd_color_greedy[_f32]` (`inverse_masses` `None`) and
+/// `xpbd_color_greedy_moving[_f32]` (`Some`: the caller's pointer, NULL
+/// refused with a non-zero `n`): one body, the buffer checks of both.
+///
 /// # Safety
-/// See `xpbd_color_greedy`.
+/// See `xpbd_color_greedy` and `xpbd_color_greedy_moving`.
+#[inline(always)]
 pub(crate) unsafe fn greedy_raw<T: Real>(
     links: *const Link<T>,
     m: usize,
+    inverse_masses: Option<*const T>,
     n: usize,
     scratch: *mut u64,
     colors: *mut u32,
@@ -652,8 +659,11 @@ pub(crate) unsafe fn greedy_raw<T: Real>(
     if out.is_null() {
         return XpbdStatus::NullPointer;
     }
+    let w = inverse_masses.unwrap_or(ptr::null());
+    let w_count = if inverse_masses.is_some() { n } else { 0 };
     if let Err(e) = check_buffers(&[
         Buf::of(links, m),
+        Buf::of(w, w_count),
         Buf::of(scratch, n),
         Buf::of(colors, m),
         Buf::of(out, 1),
@@ -662,9 +672,10 @@ pub(crate) unsafe fn greedy_raw<T: Real>(
     }
     // SAFETY: checked non-null (or empty), aligned, bounded, disjoint.
     let r = unsafe {
-        crate::colored::coloring::greedy_coloring(
+        color_either(
             slice(links, m),
             n,
+            inverse_masses.map(|_| slice(w, n)),
             slice_mut(scratch, n),
             slice_mut(colors, m),
         )
@@ -676,6 +687,27 @@ pub(crate) unsafe fn greedy_raw<T: Real>(
             XpbdStatus::Ok
         }
         Err(e) => XpbdStatus::from(e),
+    }
+}
+
+/// The greedy coloring of the C API: [`color_instances`] over
+/// `particle_count` particles, or with `inverse_masses` (one per particle)
+/// [`color_moving_instances`], where a particle of inverse mass 0 is no
+/// conflict. `colors` is written only on success (`used` always).
+///
+/// [`color_instances`]: crate::colored::coloring::color_instances
+/// [`color_moving_instances`]: crate::colored::coloring::color_moving_instances
+#[inline(always)]
+pub(crate) fn color_either<const N: usize, K: Instance<N>, T: Real>(
+    items: &[K],
+    particle_count: usize,
+    inverse_masses: Option<&[T]>,
+    used: &mut [u64],
+    colors: &mut [u32],
+) -> Result<u32, SystemError> {
+    match inverse_masses {
+        None => coloring::color_instances(items, particle_count, used, colors),
+        Some(w) => coloring::color_moving_instances(items, w, used, colors),
     }
 }
 

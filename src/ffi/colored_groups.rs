@@ -21,6 +21,7 @@
 use core::ptr;
 
 use super::check::{check_groups, read, slice, slice_mut, write_opt, Buf};
+use super::colored::color_either;
 use super::constraints::{buffers, Grouped};
 use super::status::XpbdStatus;
 use super::system::{fail, resumed, system_buffers, Source};
@@ -76,18 +77,26 @@ pub(crate) unsafe fn color_slices<'c>(c: &XpbdGroupColors) -> GroupColors<'c> {
     }
 }
 
-/// `xpbd_color_group[_f32]`: [`coloring::color_instances`] over one group
-/// of `*groups` (bends, tets or tethers). Writes `colors[..count]` and
-/// `*out_color_count` on success only (`scratch` always);
-/// `*out_error_index` (may be NULL) on an error naming an instance.
+/// `xpbd_color_group[_f32]` (`inverse_masses` `None`):
+/// [`coloring::color_instances`] over one group of `*groups` (bends, tets
+/// or tethers); `xpbd_color_group_moving[_f32]` (`Some`: the caller's
+/// pointer, NULL refused with a non-zero `particle_count`):
+/// [`coloring::color_moving_instances`], a particle of inverse mass 0 no
+/// conflict. Writes `colors[..count]` and `*out_color_count` on success
+/// only (`scratch` always); `*out_error_index` (may be NULL) on an error
+/// naming an instance.
 ///
 /// # Safety
-/// `groups` NULL or valid, its arrays valid for their counts; `scratch`
-/// valid for `particle_count` writes, `colors` for the group's count,
-/// `out_color_count` NULL or valid, `out_error_index` NULL or valid.
+/// `groups` NULL or valid, its arrays valid for their counts;
+/// `inverse_masses` (when given) valid for `particle_count` reads;
+/// `scratch` valid for `particle_count` writes, `colors` for the group's
+/// count, `out_color_count` NULL or valid, `out_error_index` NULL or valid.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
 pub(crate) unsafe fn color_group_raw<T: Real>(
     groups: *const ConstraintsC<T>,
     group: i32,
+    inverse_masses: Option<*const T>,
     particle_count: usize,
     scratch: *mut u64,
     colors: *mut u32,
@@ -108,7 +117,14 @@ pub(crate) unsafe fn color_group_raw<T: Real>(
         Some(Group::Tethers) => g.tether_count,
         _ => return XpbdStatus::InvalidArgument,
     };
+    let w = inverse_masses.unwrap_or(ptr::null());
+    let w_count = if inverse_masses.is_some() {
+        particle_count
+    } else {
+        0
+    };
     let outs = [
+        Buf::of(w, w_count),
         Buf::of(scratch, particle_count),
         Buf::of(colors, count),
         Buf::of(out_color_count, 1),
@@ -122,14 +138,14 @@ pub(crate) unsafe fn color_group_raw<T: Real>(
     // group's array is only read.
     let r = unsafe {
         let (used, out) = (slice_mut(scratch, particle_count), slice_mut(colors, count));
+        let (n, w) = (
+            particle_count,
+            inverse_masses.map(|_| slice(w, particle_count)),
+        );
         match group_of(group) {
-            Some(Group::Bends) => {
-                coloring::color_instances(slice(g.bends, count), particle_count, used, out)
-            }
-            Some(Group::Tets) => {
-                coloring::color_instances(slice(g.tets, count), particle_count, used, out)
-            }
-            _ => coloring::color_instances(slice(g.tethers, count), particle_count, used, out),
+            Some(Group::Bends) => color_either(slice(g.bends, count), n, w, used, out),
+            Some(Group::Tets) => color_either(slice(g.tets, count), n, w, used, out),
+            _ => color_either(slice(g.tethers, count), n, w, used, out),
         }
     };
     match r {

@@ -1164,7 +1164,48 @@ pub unsafe extern "C" fn xpbd_color_greedy(
     out_color_count: *mut u32,
 ) -> XpbdStatus {
     // SAFETY: forwarded caller contract (see the function's Safety section).
-    unsafe { greedy_raw(links, link_count, particle_count, scratch, colors, out_color_count) }
+    unsafe { greedy_raw(links, link_count, None, particle_count, scratch, colors, out_color_count) }
+}
+
+/// Greedy coloring of a double link list over the moving particles, for
+/// `xpbd_world3_step_colored`: as `xpbd_color_greedy` (each link takes
+/// the smallest color neither particle has; at most 64 colors), except
+/// that a particle whose inverse mass is exactly 0 is static (no kernel of
+/// the colored step writes it) and no conflict, so links that share only
+/// static particles may take one color (every link hanging from one
+/// pinned particle, say). `inverse_masses`: `particle_count` values in
+/// 1/kg (the world's); `scratch`: `particle_count` `uint64_t`; `colors`:
+/// `link_count` entries (`colors[k]` the color of link k);
+/// `*out_color_count` the number of colors.
+///
+/// Such a coloring is proper for `xpbd_world3_step_colored` while those
+/// particles keep inverse mass 0 (its coloring check ignores them). The
+/// other colored paths, `XpbdSimdLinks3` and the colored group system
+/// (`xpbd_system3_begin_substep_colored`), refuse a particle twice in a
+/// color even when static: color for them with `xpbd_color_greedy`.
+///
+/// Errors, with nothing but the scratch written: `NULL_POINTER` (NULL
+/// `out_color_count`, or an array NULL with a non-zero count:
+/// `inverse_masses` with `particle_count > 0`), `ALIASED_BUFFERS`,
+/// `INVALID_ARGUMENT` (more than 64 colors, a misaligned buffer),
+/// `INDEX_OUT_OF_RANGE` and `SAME_PARTICLE` (a bad link).
+///
+/// # Safety
+/// `links` valid for `link_count` reads, `inverse_masses` for
+/// `particle_count` reads, `scratch` for `particle_count` writes, `colors`
+/// for `link_count` writes, `out_color_count` NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_color_greedy_moving(
+    links: *const Link<f64>,
+    link_count: usize,
+    inverse_masses: *const f64,
+    particle_count: usize,
+    scratch: *mut u64,
+    colors: *mut u32,
+    out_color_count: *mut u32,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { greedy_raw(links, link_count, Some(inverse_masses), particle_count, scratch, colors, out_color_count) }
 }
 
 /// Copies double links into colored SoA arrays: position k receives link
@@ -1305,7 +1346,48 @@ pub unsafe extern "C" fn xpbd_color_greedy_f32(
     out_color_count: *mut u32,
 ) -> XpbdStatus {
     // SAFETY: forwarded caller contract (see the function's Safety section).
-    unsafe { greedy_raw(links, link_count, particle_count, scratch, colors, out_color_count) }
+    unsafe { greedy_raw(links, link_count, None, particle_count, scratch, colors, out_color_count) }
+}
+
+/// Greedy coloring of a float link list over the moving particles, for
+/// `xpbd_world3_step_colored_f32`: as `xpbd_color_greedy_f32` (each link takes
+/// the smallest color neither particle has; at most 64 colors), except
+/// that a particle whose inverse mass is exactly 0 is static (no kernel of
+/// the colored step writes it) and no conflict, so links that share only
+/// static particles may take one color (every link hanging from one
+/// pinned particle, say). `inverse_masses`: `particle_count` values in
+/// 1/kg (the world's); `scratch`: `particle_count` `uint64_t`; `colors`:
+/// `link_count` entries (`colors[k]` the color of link k);
+/// `*out_color_count` the number of colors.
+///
+/// Such a coloring is proper for `xpbd_world3_step_colored_f32` while those
+/// particles keep inverse mass 0 (its coloring check ignores them). The
+/// other colored paths, `XpbdSimdLinks3` and the colored group system
+/// (`xpbd_system3_begin_substep_colored_f32`), refuse a particle twice in a
+/// color even when static: color for them with `xpbd_color_greedy_f32`.
+///
+/// Errors, with nothing but the scratch written: `NULL_POINTER` (NULL
+/// `out_color_count`, or an array NULL with a non-zero count:
+/// `inverse_masses` with `particle_count > 0`), `ALIASED_BUFFERS`,
+/// `INVALID_ARGUMENT` (more than 64 colors, a misaligned buffer),
+/// `INDEX_OUT_OF_RANGE` and `SAME_PARTICLE` (a bad link).
+///
+/// # Safety
+/// `links` valid for `link_count` reads, `inverse_masses` for
+/// `particle_count` reads, `scratch` for `particle_count` writes, `colors`
+/// for `link_count` writes, `out_color_count` NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_color_greedy_moving_f32(
+    links: *const Link<f32>,
+    link_count: usize,
+    inverse_masses: *const f32,
+    particle_count: usize,
+    scratch: *mut u64,
+    colors: *mut u32,
+    out_color_count: *mut u32,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { greedy_raw(links, link_count, Some(inverse_masses), particle_count, scratch, colors, out_color_count) }
 }
 
 /// Copies float links into colored SoA arrays: position k receives link
@@ -2405,7 +2487,55 @@ pub unsafe extern "C" fn xpbd_color_group(
     out_error_index: *mut usize,
 ) -> XpbdStatus {
     // SAFETY: forwarded caller contract (see the function's Safety section).
-    unsafe { color_group_raw(groups, group, particle_count, scratch, colors, out_color_count, out_error_index) }
+    unsafe { color_group_raw(groups, group, None, particle_count, scratch, colors, out_color_count, out_error_index) }
+}
+
+/// Greedy coloring of one group of `*groups` (double) over the moving
+/// particles, for `xpbd_world3_step_colored`: as `xpbd_color_group`
+/// (`group` is `XPBD_GROUP_BENDS`, `XPBD_GROUP_TETS` or
+/// `XPBD_GROUP_TETHERS`; links: `xpbd_color_greedy_moving`, the same
+/// pass), except that a particle whose inverse mass is exactly 0 is static
+/// (no kernel of the colored step writes it) and no conflict, so instances
+/// that share only static particles may take one color: 100 tethers to one
+/// pinned anchor take 1 color, where `xpbd_color_group` needs more than
+/// 64 and refuses. `inverse_masses`: `particle_count` values in 1/kg (the
+/// world's); `scratch`: `particle_count` `uint64_t`; `colors`: the group's
+/// count of entries (`colors[k]` the color of instance k);
+/// `*out_color_count` the number of colors (at most 64). Put the group in
+/// colored order with `xpbd_color_order` and the permutation it writes.
+///
+/// Such a coloring is proper for `xpbd_world3_step_colored` while those
+/// particles keep inverse mass 0 (its coloring check ignores them). The
+/// colored group system (`xpbd_system3_begin_substep_colored`) and
+/// `XpbdSimdLinks3` refuse a particle twice in a color even when static:
+/// color for them with `xpbd_color_group`.
+///
+/// Errors, with nothing but the scratch written: `NULL_POINTER` (NULL
+/// `groups` or `out_color_count`, or an array NULL with a non-zero count:
+/// `inverse_masses` with `particle_count > 0`), `ALIASED_BUFFERS`,
+/// `INVALID_ARGUMENT` (another group code, scratch shorter than the
+/// particles, more than 64 colors, a misaligned buffer),
+/// `INDEX_OUT_OF_RANGE` and `SAME_PARTICLE` naming the instance (its
+/// position in the group) in `*out_error_index` (may be NULL).
+///
+/// # Safety
+/// `groups` NULL or valid with valid arrays; `inverse_masses` valid for
+/// `particle_count` reads, `scratch` for `particle_count` values, `colors`
+/// for the group's count, `out_color_count` and `out_error_index` NULL or
+/// valid.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_color_group_moving(
+    groups: *const ConstraintsC<f64>,
+    group: i32,
+    inverse_masses: *const f64,
+    particle_count: usize,
+    scratch: *mut u64,
+    colors: *mut u32,
+    out_color_count: *mut u32,
+    out_error_index: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { color_group_raw(groups, group, Some(inverse_masses), particle_count, scratch, colors, out_color_count, out_error_index) }
 }
 
 /// Starts a colored substep of length `h` (s) for a 3D double system with
@@ -2538,7 +2668,55 @@ pub unsafe extern "C" fn xpbd_color_group_f32(
     out_error_index: *mut usize,
 ) -> XpbdStatus {
     // SAFETY: forwarded caller contract (see the function's Safety section).
-    unsafe { color_group_raw(groups, group, particle_count, scratch, colors, out_color_count, out_error_index) }
+    unsafe { color_group_raw(groups, group, None, particle_count, scratch, colors, out_color_count, out_error_index) }
+}
+
+/// Greedy coloring of one group of `*groups` (float) over the moving
+/// particles, for `xpbd_world3_step_colored_f32`: as `xpbd_color_group_f32`
+/// (`group` is `XPBD_GROUP_BENDS`, `XPBD_GROUP_TETS` or
+/// `XPBD_GROUP_TETHERS`; links: `xpbd_color_greedy_moving_f32`, the same
+/// pass), except that a particle whose inverse mass is exactly 0 is static
+/// (no kernel of the colored step writes it) and no conflict, so instances
+/// that share only static particles may take one color: 100 tethers to one
+/// pinned anchor take 1 color, where `xpbd_color_group_f32` needs more than
+/// 64 and refuses. `inverse_masses`: `particle_count` values in 1/kg (the
+/// world's); `scratch`: `particle_count` `uint64_t`; `colors`: the group's
+/// count of entries (`colors[k]` the color of instance k);
+/// `*out_color_count` the number of colors (at most 64). Put the group in
+/// colored order with `xpbd_color_order` and the permutation it writes.
+///
+/// Such a coloring is proper for `xpbd_world3_step_colored_f32` while those
+/// particles keep inverse mass 0 (its coloring check ignores them). The
+/// colored group system (`xpbd_system3_begin_substep_colored_f32`) and
+/// `XpbdSimdLinks3` refuse a particle twice in a color even when static:
+/// color for them with `xpbd_color_group_f32`.
+///
+/// Errors, with nothing but the scratch written: `NULL_POINTER` (NULL
+/// `groups` or `out_color_count`, or an array NULL with a non-zero count:
+/// `inverse_masses` with `particle_count > 0`), `ALIASED_BUFFERS`,
+/// `INVALID_ARGUMENT` (another group code, scratch shorter than the
+/// particles, more than 64 colors, a misaligned buffer),
+/// `INDEX_OUT_OF_RANGE` and `SAME_PARTICLE` naming the instance (its
+/// position in the group) in `*out_error_index` (may be NULL).
+///
+/// # Safety
+/// `groups` NULL or valid with valid arrays; `inverse_masses` valid for
+/// `particle_count` reads, `scratch` for `particle_count` values, `colors`
+/// for the group's count, `out_color_count` and `out_error_index` NULL or
+/// valid.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_color_group_moving_f32(
+    groups: *const ConstraintsC<f32>,
+    group: i32,
+    inverse_masses: *const f32,
+    particle_count: usize,
+    scratch: *mut u64,
+    colors: *mut u32,
+    out_color_count: *mut u32,
+    out_error_index: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { color_group_raw(groups, group, Some(inverse_masses), particle_count, scratch, colors, out_color_count, out_error_index) }
 }
 
 /// Starts a colored substep of length `h` (s) for a 3D float system with

@@ -556,7 +556,55 @@ pub unsafe extern "C" fn xpbd_color_group{S}(
     out_error_index: *mut usize,
 ) -> XpbdStatus {
     // SAFETY: forwarded caller contract (see the function's Safety section).
-    unsafe { color_group_raw(groups, group, particle_count, scratch, colors, out_color_count, out_error_index) }
+    unsafe { color_group_raw(groups, group, None, particle_count, scratch, colors, out_color_count, out_error_index) }
+}
+
+/// Greedy coloring of one group of `*groups` ({C}) over the moving
+/// particles, for `xpbd_world3_step_colored{S}`: as `xpbd_color_group{S}`
+/// (`group` is `XPBD_GROUP_BENDS`, `XPBD_GROUP_TETS` or
+/// `XPBD_GROUP_TETHERS`; links: `xpbd_color_greedy_moving{S}`, the same
+/// pass), except that a particle whose inverse mass is exactly 0 is static
+/// (no kernel of the colored step writes it) and no conflict, so instances
+/// that share only static particles may take one color: 100 tethers to one
+/// pinned anchor take 1 color, where `xpbd_color_group{S}` needs more than
+/// 64 and refuses. `inverse_masses`: `particle_count` values in 1/kg (the
+/// world's); `scratch`: `particle_count` `uint64_t`; `colors`: the group's
+/// count of entries (`colors[k]` the color of instance k);
+/// `*out_color_count` the number of colors (at most 64). Put the group in
+/// colored order with `xpbd_color_order` and the permutation it writes.
+///
+/// Such a coloring is proper for `xpbd_world3_step_colored{S}` while those
+/// particles keep inverse mass 0 (its coloring check ignores them). The
+/// colored group system (`xpbd_system3_begin_substep_colored{S}`) and
+/// `XpbdSimdLinks3` refuse a particle twice in a color even when static:
+/// color for them with `xpbd_color_group{S}`.
+///
+/// Errors, with nothing but the scratch written: `NULL_POINTER` (NULL
+/// `groups` or `out_color_count`, or an array NULL with a non-zero count:
+/// `inverse_masses` with `particle_count > 0`), `ALIASED_BUFFERS`,
+/// `INVALID_ARGUMENT` (another group code, scratch shorter than the
+/// particles, more than 64 colors, a misaligned buffer),
+/// `INDEX_OUT_OF_RANGE` and `SAME_PARTICLE` naming the instance (its
+/// position in the group) in `*out_error_index` (may be NULL).
+///
+/// # Safety
+/// `groups` NULL or valid with valid arrays; `inverse_masses` valid for
+/// `particle_count` reads, `scratch` for `particle_count` values, `colors`
+/// for the group's count, `out_color_count` and `out_error_index` NULL or
+/// valid.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_color_group_moving{S}(
+    groups: *const ConstraintsC<{T}>,
+    group: i32,
+    inverse_masses: *const {T},
+    particle_count: usize,
+    scratch: *mut u64,
+    colors: *mut u32,
+    out_color_count: *mut u32,
+    out_error_index: *mut usize,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { color_group_raw(groups, group, Some(inverse_masses), particle_count, scratch, colors, out_color_count, out_error_index) }
 }
 
 /// Starts a colored substep of length `h` (s) for a 3D {C} system with

@@ -548,7 +548,48 @@ pub unsafe extern "C" fn xpbd_color_greedy{S}(
     out_color_count: *mut u32,
 ) -> XpbdStatus {
     // SAFETY: forwarded caller contract (see the function's Safety section).
-    unsafe { greedy_raw(links, link_count, particle_count, scratch, colors, out_color_count) }
+    unsafe { greedy_raw(links, link_count, None, particle_count, scratch, colors, out_color_count) }
+}
+
+/// Greedy coloring of a {C} link list over the moving particles, for
+/// `xpbd_world3_step_colored{S}`: as `xpbd_color_greedy{S}` (each link takes
+/// the smallest color neither particle has; at most 64 colors), except
+/// that a particle whose inverse mass is exactly 0 is static (no kernel of
+/// the colored step writes it) and no conflict, so links that share only
+/// static particles may take one color (every link hanging from one
+/// pinned particle, say). `inverse_masses`: `particle_count` values in
+/// 1/kg (the world's); `scratch`: `particle_count` `uint64_t`; `colors`:
+/// `link_count` entries (`colors[k]` the color of link k);
+/// `*out_color_count` the number of colors.
+///
+/// Such a coloring is proper for `xpbd_world3_step_colored{S}` while those
+/// particles keep inverse mass 0 (its coloring check ignores them). The
+/// other colored paths, `XpbdSimdLinks3` and the colored group system
+/// (`xpbd_system3_begin_substep_colored{S}`), refuse a particle twice in a
+/// color even when static: color for them with `xpbd_color_greedy{S}`.
+///
+/// Errors, with nothing but the scratch written: `NULL_POINTER` (NULL
+/// `out_color_count`, or an array NULL with a non-zero count:
+/// `inverse_masses` with `particle_count > 0`), `ALIASED_BUFFERS`,
+/// `INVALID_ARGUMENT` (more than 64 colors, a misaligned buffer),
+/// `INDEX_OUT_OF_RANGE` and `SAME_PARTICLE` (a bad link).
+///
+/// # Safety
+/// `links` valid for `link_count` reads, `inverse_masses` for
+/// `particle_count` reads, `scratch` for `particle_count` writes, `colors`
+/// for `link_count` writes, `out_color_count` NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn xpbd_color_greedy_moving{S}(
+    links: *const Link<{T}>,
+    link_count: usize,
+    inverse_masses: *const {T},
+    particle_count: usize,
+    scratch: *mut u64,
+    colors: *mut u32,
+    out_color_count: *mut u32,
+) -> XpbdStatus {
+    // SAFETY: forwarded caller contract (see the function's Safety section).
+    unsafe { greedy_raw(links, link_count, Some(inverse_masses), particle_count, scratch, colors, out_color_count) }
 }
 
 /// Copies {C} links into colored SoA arrays: position k receives link
