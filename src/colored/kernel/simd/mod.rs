@@ -294,7 +294,6 @@ unsafe fn gather<T: Real, V: Lanes<T>, P: RawParticles<T>>(
     let mut pj = V::Indices::default();
     let (mut ax, mut ay, mut az, mut bx, mut by, mut bz, mut wi, mut wj) =
         (z4, z4, z4, z4, z4, z4, z4, z4);
-    let mut statics = 0;
     for t in 0..V::LANES {
         // SAFETY: `k + t` is a link position of the range, its indices
         // are below the particle count (caller contract).
@@ -313,16 +312,18 @@ unsafe fn gather<T: Real, V: Lanes<T>, P: RawParticles<T>>(
             wi[t] = *l.w.add(i);
             wj[t] = *l.w.add(j);
         }
-        statics |= (u32::from(wi[t] == T::ZERO) << t) | (u32::from(wj[t] == T::ZERO) << (t + 16));
     }
+    let zero = V::splat(T::ZERO);
+    let (wi, wj) = (V::set(&wi), V::set(&wj));
+    let statics = wi.eq(zero).mask() | (wj.eq(zero).mask() << 16);
     (
         pi,
         pj,
         (
             [V::set(&ax), V::set(&ay), V::set(&az)],
             [V::set(&bx), V::set(&by), V::set(&bz)],
-            V::set(&wi),
-            V::set(&wj),
+            wi,
+            wj,
         ),
         statics,
     )
