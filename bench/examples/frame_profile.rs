@@ -1,0 +1,97 @@
+//! The cloth frame of `XPBD_BENCH_ONLY=cframe` (an N×N cloth with shear
+//! links, pinned at two corners, resting on a plane with friction, 8
+//! substeps × 1 iteration at 60 Hz, `step_colored` on one thread) in a
+//! loop of its own, for a profiler (`perf record`) and quick A/B timing:
+//!
+//! ```sh
+//! cargo run --release -p xpbd-bench --example frame_profile -- 100 60 f64 [isa-mask]
+//! ```
+//!
+//! Arguments: the side N, the frame count, `f64` or `f32`, and an
+//! optional `Isa` mask restricting the link kernels (0: the baseline,
+//! 1: AVX2, 3: AVX-512). Prints ns per link and substep (one run: no
+//! pairs, no spread; the bench's `cframe` section is the measurement).
+use std::time::Instant;
+use xpbd::colored::Isa;
+use xpbd::step::{
+    scratch_len, step_colored_on, Colliders, Contact, OneThread, Plane, StepConfig, World,
+};
+use xpbd::{
+    cloth, cloth_link_count, color_instances, color_order, fill_in_order, GroupColors, Link, Real,
+};
+
+fn run<T: Real>(side: usize, frames: usize, isa: Isa) -> f64 {
+    let n = side * side;
+    let s = T::from_f64(0.01);
+    let r = T::from_f64(0.002);
+    let mut x: Vec<[T; 3]> = (0..n)
+        .map(|k| {
+            [
+                T::from_f64((k % side) as f64) * s,
+                r,
+                T::from_f64((k / side) as f64) * s,
+            ]
+        })
+        .collect();
+    let m = cloth_link_count(side, side, true).expect("link count");
+    let mut links = vec![Link::new(0, 1, s, T::ZERO); m];
+    cloth(&x, side, side, true, T::from_f64(1e-8), &mut links).expect("cloth");
+    let (mut used, mut colors) = (vec![0u64; n], vec![0u32; m]);
+    let c = color_instances(&links, n, &mut used, &mut colors).expect("coloring");
+    let (mut starts, mut order) = (vec![0usize; c as usize + 1], vec![0u32; m]);
+    color_order(&colors, c, &mut starts, &mut order).expect("order");
+    let mut sorted = links.clone();
+    fill_in_order(&links, &order, &mut sorted).expect("fill");
+    let mut w = vec![T::ONE; n];
+    w[0] = T::ZERO;
+    w[side - 1] = T::ZERO;
+    let mut v = vec![[T::ZERO; 3]; n];
+    let mut contacts = vec![Contact::default(); n];
+    let mut scratch = vec![[T::ZERO; 3]; scratch_len(n, m)];
+    let mut stamp = vec![0u32; n];
+    let planes = [Plane {
+        normal: [T::ZERO, T::ONE, T::ZERO],
+        offset: T::ZERO,
+    }];
+    let mut config = StepConfig::new([T::ZERO, T::from_f64(-9.81), T::ZERO]);
+    config.substeps = 8;
+    config.particle_radius = r;
+    config.static_friction = T::from_f64(0.2);
+    config.dynamic_friction = T::from_f64(0.1);
+    let gc = GroupColors {
+        links: &starts,
+        ..Default::default()
+    };
+    let dt = T::from_f64(1.0 / 60.0);
+    let t = Instant::now();
+    for _ in 0..frames {
+        let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
+        world.links = &mut sorted;
+        world.colliders = Some(Colliders {
+            planes: &planes,
+            ..Default::default()
+        });
+        step_colored_on(&mut world, &gc, &mut stamp, dt, &config, &OneThread, isa).expect("frame");
+    }
+    t.elapsed().as_secs_f64() * 1e9 / (frames as f64 * 8.0 * m as f64)
+}
+
+fn main() {
+    let arg = |k: usize| std::env::args().nth(k);
+    let side: usize = arg(1).and_then(|s| s.parse().ok()).unwrap_or(100);
+    let frames: usize = arg(2).and_then(|s| s.parse().ok()).unwrap_or(60);
+    let f32 = arg(3).is_some_and(|p| p == "f32");
+    let isa = arg(4)
+        .and_then(|b| b.parse().ok())
+        .map_or(Isa::detect(), |mask| Isa::detect().restrict(mask));
+    let ns = if f32 {
+        run::<f32>(side, frames, isa)
+    } else {
+        run::<f64>(side, frames, isa)
+    };
+    let p = if f32 { "f32" } else { "f64" };
+    println!(
+        "{side}² cloth {p}, {} kernel: {ns:.2} ns per link and substep",
+        isa.kernel_name()
+    );
+}
