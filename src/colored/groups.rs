@@ -541,8 +541,9 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
     /// order, as two `solve_one` calls count them), or writes nothing and
     /// returns `None`; then the first goes through `solve_one` and the
     /// second is paired anew. An odd instance or the last of a color goes
-    /// through `solve_one`. Instances of one color share no particle, so
-    /// any order within a color gives the same bits; the instances are
+    /// through `solve_one`. Instances of one color share no moving
+    /// particle (a shared static one is never written), so any order
+    /// within a color gives the same bits; the instances are
     /// still visited in order, so the statistics and the first stop (and
     /// the colors solved after it) are `range_in_place`'s.
     ///

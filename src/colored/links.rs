@@ -282,8 +282,9 @@ pub(crate) fn frame_links<T: Real>(
 /// # Safety
 /// `l` is [`frame_links`] of links whose indices are below the particle
 /// count of `x` (positions, 3D) and of `w`, all still alive and not moved; `lo ≤ hi ≤`
-/// the link count; the links `lo .. hi` share no particle; no other
-/// thread accesses their particles or λ during the call.
+/// the link count; the links `lo .. hi` share no moving particle (a static
+/// one, `w = 0`, may be shared: it is read, never written); no other
+/// thread writes their particles or accesses their λ during the call.
 pub(crate) unsafe fn solve_frame_range<T: Real>(
     x: RawAos<T>,
     l: RawLinks<T>,

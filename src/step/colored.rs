@@ -222,8 +222,10 @@ impl<T: Real, const D: usize> Order<T, D, true> for ColoredOrder<'_> {
                             // `x` and `w`, which are 3D here) and their
                             // state, all borrowed until this sweep ends;
                             // `lo .. hi` is this task's range of one color
-                            // of a coloring `step_colored` checked proper,
-                            // disjoint from the other tasks' ranges.
+                            // of a coloring `step_colored` checked proper
+                            // (no moving particle shared; static ones are
+                            // only read), disjoint from the other tasks'
+                            // ranges.
                             let r = unsafe {
                                 solve_frame_range(*x, *l, lo, hi, pass.first, pass.policy, isa)
                             };

@@ -70,8 +70,10 @@ mod simd;
 /// # Safety
 /// Every index `i[k]`, `j[k]` for `k` in the range is below the particle
 /// count of `p` and `w`; the range is within the link arrays; the links of
-/// the range share no particle with each other; and no other thread
-/// accesses the particles of these links or their λ during the call.
+/// the range share no moving particle (`w ≠ 0`) with each other (a static
+/// one may be shared: every kernel reads it and none writes it); and no
+/// other thread writes the particles of these links or accesses their λ
+/// during the call.
 #[inline(always)]
 pub(crate) unsafe fn solve_range<T: Real, P: RawParticles<T>>(
     p: P,

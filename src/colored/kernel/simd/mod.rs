@@ -423,8 +423,9 @@ unsafe impl<T: Real, V: Lanes<T>, P: RawParticles<T>> FastPath<T, V> for GatherP
         while k + 2 * n <= end {
             // SAFETY: `k .. k + 2n` are link positions of the range
             // (caller contract for the indices); the two groups share
-            // no particle (proper coloring), so gathering the second
-            // before writing the first reads the same values.
+            // no moving particle (proper coloring; a shared static one is
+            // never written), so gathering the second before writing the
+            // first reads the same values.
             let ((pa, qa, ga, sa), (pb, qb, gb, sb), la, lb) = unsafe {
                 (
                     gather::<T, V, P>(p, l, k),

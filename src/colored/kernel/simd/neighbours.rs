@@ -292,9 +292,17 @@ unsafe impl<T: Real, V: Pairs<T>> FastPath<T, V> for Strided<T, V> {
             // links, each below the particle count (caller contract): in
             // bounds in each array, and they belong to no other link of
             // the color (proper coloring), so no other thread touches them.
-            let o = unsafe {
-                solve_gathered::<T, V>(load_group::<T, V>(s, l, sk), &load_link(l, k), false)
-            };
+            let group = unsafe { load_group::<T, V>(s, l, sk) };
+            // A static particle is never written (it may be shared within
+            // a frame's color): a group with one goes to the general path,
+            // whose scatter skips it.
+            let zero = V::splat(T::ZERO);
+            if group.2.eq(zero).or(group.3.eq(zero)).mask() != 0 {
+                return k;
+            }
+            // SAFETY: `k .. k + n` are link positions of the range.
+            let link = unsafe { load_link(l, k) };
+            let o = solve_gathered::<T, V>(group, &link, false);
             if o.applied != V::ALL {
                 // Rare: leave the group (nothing written) to the general
                 // path, which keeps the old values in the lanes not
