@@ -427,6 +427,9 @@ fn every_link_kernel_gives_the_sequential_bits() {
 /// the colored frame on every job system and link kernel gives the
 /// sequential bits (the kernels never write the shared static anchor).
 #[test]
+// Under Miri (two minutes in the interpreter) the hub test below runs the
+// same kernels on threads, for its data-race detector.
+#[cfg_attr(miri, ignore)]
 fn tethers_on_one_pinned_anchor_take_the_colored_path() {
     let config = config();
     let mut reference = Scene::anchored();

@@ -7,10 +7,13 @@
 //! cargo run --release -p xpbd-bench --example frame_profile -- 100 60 f64 [isa-mask]
 //! ```
 //!
-//! Arguments: the side N, the frame count, `f64` or `f32`, and an
-//! optional `Isa` mask restricting the link kernels (0: the baseline,
-//! 1: AVX2, 3: AVX-512). Prints ns per link and substep (one run: no
-//! pairs, no spread; the bench's `cframe` section is the measurement).
+//! Arguments: the side N, the frame count, `f64`, `f32` or `c` (f64
+//! through the C entry `xpbd_world3_step_colored`: the same frame, with
+//! the C layer's checks and the carving and zeroing of the world's memory
+//! every frame), and an optional `Isa` mask restricting the link kernels
+//! (0: the baseline, 1: AVX2, 3: AVX-512; Rust only). Prints ns per link
+//! and substep (one run: no pairs, no spread; the bench's `cframe`
+//! section is the measurement).
 use std::time::Instant;
 use xpbd::colored::Isa;
 use xpbd::step::{
@@ -76,10 +79,107 @@ fn run<T: Real>(side: usize, frames: usize, isa: Isa) -> f64 {
     t.elapsed().as_secs_f64() * 1e9 / (frames as f64 * 8.0 * m as f64)
 }
 
+/// The f64 frame through the C entry point (the calling thread).
+fn run_c(side: usize, frames: usize) -> f64 {
+    use core::ptr;
+    use xpbd::ffi::{
+        xpbd_colliders3_default, xpbd_step_config3_default, xpbd_world3_add, xpbd_world3_default,
+        xpbd_world3_requirements, xpbd_world3_step_colored, XpbdGroupColors, XpbdPlane3,
+        XpbdRequirements, XpbdStatus,
+    };
+    let n = side * side;
+    let (s, r) = (0.01, 0.002);
+    let mut x: Vec<[f64; 3]> = (0..n)
+        .map(|k| [(k % side) as f64 * s, r, (k / side) as f64 * s])
+        .collect();
+    let m = cloth_link_count(side, side, true).expect("link count");
+    let mut links = vec![Link::new(0, 1, s, 0.0); m];
+    cloth(&x, side, side, true, 1e-8, &mut links).expect("cloth");
+    let (mut used, mut colors) = (vec![0u64; n], vec![0u32; m]);
+    let c = color_instances(&links, n, &mut used, &mut colors).expect("coloring");
+    let (mut starts, mut order) = (vec![0usize; c as usize + 1], vec![0u32; m]);
+    color_order(&colors, c, &mut starts, &mut order).expect("order");
+    let mut sorted = links.clone();
+    fill_in_order(&links, &order, &mut sorted).expect("fill");
+    let mut w = vec![1.0; n];
+    w[0] = 0.0;
+    w[side - 1] = 0.0;
+    let mut v = vec![[0.0; 3]; n];
+    let planes = [XpbdPlane3 {
+        normal: [0.0, 1.0, 0.0],
+        offset: 0.0,
+    }];
+    let mut world = xpbd_world3_default();
+    world.positions = x.as_mut_ptr();
+    world.velocities = v.as_mut_ptr();
+    world.inverse_masses = w.as_ptr();
+    world.particle_count = n;
+    world.links = sorted.as_mut_ptr();
+    world.link_count = m;
+    let mut colliders = xpbd_colliders3_default();
+    colliders.planes = planes.as_ptr();
+    colliders.plane_count = 1;
+    let mut req = XpbdRequirements::default();
+    // SAFETY: the world, the block and the output are valid and disjoint.
+    unsafe {
+        assert_eq!(
+            xpbd_world3_add(&mut world, ptr::addr_of_mut!(colliders).cast()),
+            XpbdStatus::Ok
+        );
+        assert_eq!(
+            xpbd_world3_requirements(&mut world, &mut req),
+            XpbdStatus::Ok
+        );
+    }
+    let mut memory = vec![0u64; req.memory_size.div_ceil(8)];
+    world.memory = memory.as_mut_ptr().cast();
+    world.memory_size = req.memory_size;
+    let mut config = xpbd_step_config3_default();
+    config.substeps = 8;
+    config.damping = 0.0;
+    config.particle_radius = r;
+    config.static_friction = 0.2;
+    config.dynamic_friction = 0.1;
+    let gc = XpbdGroupColors {
+        link_color_starts: starts.as_ptr(),
+        link_color_count: c as usize,
+        bend_color_starts: ptr::null(),
+        bend_color_count: 0,
+        tet_color_starts: ptr::null(),
+        tet_color_count: 0,
+        tether_color_starts: ptr::null(),
+        tether_color_count: 0,
+    };
+    let t = Instant::now();
+    for _ in 0..frames {
+        // SAFETY: every buffer the world names is valid and disjoint; no
+        // job system: the calling thread.
+        let status = unsafe {
+            xpbd_world3_step_colored(
+                &mut world,
+                &gc,
+                1.0 / 60.0,
+                &config,
+                ptr::null(),
+                ptr::null_mut(),
+            )
+        };
+        assert_eq!(status, XpbdStatus::Ok);
+    }
+    t.elapsed().as_secs_f64() * 1e9 / (frames as f64 * 8.0 * m as f64)
+}
+
 fn main() {
     let arg = |k: usize| std::env::args().nth(k);
     let side: usize = arg(1).and_then(|s| s.parse().ok()).unwrap_or(100);
     let frames: usize = arg(2).and_then(|s| s.parse().ok()).unwrap_or(60);
+    if arg(3).is_some_and(|p| p == "c") {
+        let ns = run_c(side, frames);
+        println!(
+            "{side}² cloth f64 through xpbd_world3_step_colored: {ns:.2} ns per link and substep"
+        );
+        return;
+    }
     let f32 = arg(3).is_some_and(|p| p == "f32");
     let isa = arg(4)
         .and_then(|b| b.parse().ok())
