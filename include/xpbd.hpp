@@ -503,24 +503,33 @@ Counted color_greedy_moving(const L& links, detail::id<View<const T>> w, View<st
                                                              scratch.data(), colors.data(), &n);
     return {Result(s), n};
 }
-/// Greedy colors of bends, tets or tethers (a container of one kind);
-/// `scratch` >= particles. On an error index() names the instance.
-template <class G>
-Counted color_group(const G& group, std::size_t particles, View<std::uint64_t> scratch,
-                    View<std::uint32_t> colors) noexcept {
+namespace detail {
+/// The groups struct holding one group (a container of bends, tets or
+/// tethers; only read by the coloring) and its group code.
+template <class A, class G>
+std::pair<typename A::Constraints, std::int32_t> one_group(const G& group) noexcept {
     using E = std::remove_const_t<std::remove_pointer_t<decltype(std::data(group))>>;
-    using A = detail::Api<std::remove_const_t<decltype(std::data(group)->compliance)>>;
     typename A::Constraints c{};
-    E* p = const_cast<E*>(std::data(group));  // only read by xpbd_color_group
+    E* p = const_cast<E*>(std::data(group));  // only read by xpbd_color_group[_moving]
     std::int32_t code = XPBD_GROUP_TETHERS;
     if constexpr (std::is_same_v<E, typename A::Bend>) {
         code = XPBD_GROUP_BENDS, c.bends = p, c.bend_count = std::size(group);
     } else if constexpr (std::is_same_v<E, typename A::Tet>) {
         code = XPBD_GROUP_TETS, c.tets = p, c.tet_count = std::size(group);
     } else {
-        static_assert(std::is_same_v<E, typename A::Tether>, "color_group colors bends, tets or tethers");
+        static_assert(std::is_same_v<E, typename A::Tether>, "the groups colored are bends, tets or tethers");
         c.tethers = p, c.tether_count = std::size(group);
     }
+    return {c, code};
+}
+}  // namespace detail
+/// Greedy colors of bends, tets or tethers (a container of one kind);
+/// `scratch` >= particles. On an error index() names the instance.
+template <class G>
+Counted color_group(const G& group, std::size_t particles, View<std::uint64_t> scratch,
+                    View<std::uint32_t> colors) noexcept {
+    using A = detail::Api<std::remove_const_t<decltype(std::data(group)->compliance)>>;
+    auto [c, code] = detail::one_group<A>(group);
     if (colors.size() < std::size(group)) return detail::refused();
     std::uint32_t n = 0;
     std::size_t index = 0;
@@ -533,19 +542,8 @@ Counted color_group(const G& group, std::size_t particles, View<std::uint64_t> s
 template <class G, class T = std::remove_const_t<decltype(std::data(std::declval<const G&>())->compliance)>>
 Counted color_group_moving(const G& group, detail::id<View<const T>> w, View<std::uint64_t> scratch,
                            View<std::uint32_t> colors) noexcept {
-    using E = std::remove_const_t<std::remove_pointer_t<decltype(std::data(group))>>;
     using A = detail::Api<T>;
-    typename A::Constraints c{};
-    E* p = const_cast<E*>(std::data(group));  // only read by xpbd_color_group_moving
-    std::int32_t code = XPBD_GROUP_TETHERS;
-    if constexpr (std::is_same_v<E, typename A::Bend>) {
-        code = XPBD_GROUP_BENDS, c.bends = p, c.bend_count = std::size(group);
-    } else if constexpr (std::is_same_v<E, typename A::Tet>) {
-        code = XPBD_GROUP_TETS, c.tets = p, c.tet_count = std::size(group);
-    } else {
-        static_assert(std::is_same_v<E, typename A::Tether>, "color_group_moving colors bends, tets or tethers");
-        c.tethers = p, c.tether_count = std::size(group);
-    }
+    auto [c, code] = detail::one_group<A>(group);
     if (colors.size() < std::size(group) || scratch.size() < w.size()) return detail::refused();
     std::uint32_t n = 0;
     std::size_t index = 0;

@@ -23,11 +23,20 @@ use xpbd::{
     cloth, cloth_link_count, color_instances, color_order, fill_in_order, GroupColors, Link, Real,
 };
 
-fn run<T: Real>(side: usize, frames: usize, isa: Isa) -> f64 {
+/// The cloth: positions, its links in colored order with the color
+/// boundaries, and inverse masses (two pinned corners).
+struct Cloth<T> {
+    x: Vec<[T; 3]>,
+    links: Vec<Link<T>>,
+    starts: Vec<usize>,
+    w: Vec<T>,
+}
+
+fn cloth_scene<T: Real>(side: usize) -> Cloth<T> {
     let n = side * side;
     let s = T::from_f64(0.01);
     let r = T::from_f64(0.002);
-    let mut x: Vec<[T; 3]> = (0..n)
+    let x: Vec<[T; 3]> = (0..n)
         .map(|k| {
             [
                 T::from_f64((k % side) as f64) * s,
@@ -48,6 +57,23 @@ fn run<T: Real>(side: usize, frames: usize, isa: Isa) -> f64 {
     let mut w = vec![T::ONE; n];
     w[0] = T::ZERO;
     w[side - 1] = T::ZERO;
+    Cloth {
+        x,
+        links: sorted,
+        starts,
+        w,
+    }
+}
+
+fn run<T: Real>(side: usize, frames: usize, isa: Isa) -> f64 {
+    let Cloth {
+        mut x,
+        links: mut sorted,
+        starts,
+        w,
+    } = cloth_scene::<T>(side);
+    let (n, m) = (x.len(), sorted.len());
+    let r = T::from_f64(0.002);
     let mut v = vec![[T::ZERO; 3]; n];
     let mut contacts = vec![Contact::default(); n];
     let mut scratch = vec![[T::ZERO; 3]; scratch_len(n, m)];
@@ -87,23 +113,15 @@ fn run_c(side: usize, frames: usize) -> f64 {
         xpbd_world3_requirements, xpbd_world3_step_colored, XpbdGroupColors, XpbdPlane3,
         XpbdRequirements, XpbdStatus,
     };
-    let n = side * side;
-    let (s, r) = (0.01, 0.002);
-    let mut x: Vec<[f64; 3]> = (0..n)
-        .map(|k| [(k % side) as f64 * s, r, (k / side) as f64 * s])
-        .collect();
-    let m = cloth_link_count(side, side, true).expect("link count");
-    let mut links = vec![Link::new(0, 1, s, 0.0); m];
-    cloth(&x, side, side, true, 1e-8, &mut links).expect("cloth");
-    let (mut used, mut colors) = (vec![0u64; n], vec![0u32; m]);
-    let c = color_instances(&links, n, &mut used, &mut colors).expect("coloring");
-    let (mut starts, mut order) = (vec![0usize; c as usize + 1], vec![0u32; m]);
-    color_order(&colors, c, &mut starts, &mut order).expect("order");
-    let mut sorted = links.clone();
-    fill_in_order(&links, &order, &mut sorted).expect("fill");
-    let mut w = vec![1.0; n];
-    w[0] = 0.0;
-    w[side - 1] = 0.0;
+    let Cloth {
+        mut x,
+        links: mut sorted,
+        starts,
+        w,
+    } = cloth_scene::<f64>(side);
+    let (n, m) = (x.len(), sorted.len());
+    let c = starts.len() - 1;
+    let r = 0.002;
     let mut v = vec![[0.0; 3]; n];
     let planes = [XpbdPlane3 {
         normal: [0.0, 1.0, 0.0],
@@ -142,7 +160,7 @@ fn run_c(side: usize, frames: usize) -> f64 {
     config.dynamic_friction = 0.1;
     let gc = XpbdGroupColors {
         link_color_starts: starts.as_ptr(),
-        link_color_count: c as usize,
+        link_color_count: c,
         bend_color_starts: ptr::null(),
         bend_color_count: 0,
         tet_color_starts: ptr::null(),
@@ -190,8 +208,9 @@ fn main() {
         run::<f64>(side, frames, isa)
     };
     let p = if f32 { "f32" } else { "f64" };
+    // (An f32 frame runs at most the AVX2 kernel, whatever the set.)
     println!(
-        "{side}² cloth {p}, {} kernel: {ns:.2} ns per link and substep",
+        "{side}² cloth {p}, isa {}: {ns:.2} ns per link and substep",
         isa.kernel_name()
     );
 }

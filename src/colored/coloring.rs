@@ -308,19 +308,7 @@ pub fn color_instances<const N: usize, K: Instance<N>>(
     used: &mut [u64],
     colors: &mut [u32],
 ) -> Result<u32, SystemError> {
-    if colors.len() < items.len() {
-        return Err(SystemError::CapacityTooSmall {
-            needed: items.len(),
-        });
-    }
-    let used = used
-        .get_mut(..particle_count)
-        .ok_or(SystemError::InvalidShape)?;
-    // Two passes of the same deterministic coloring: the first only checks
-    // that it succeeds, the second writes `colors`, so `colors` is never
-    // left partly written.
-    greedy_pass(items, used, |_| false, None)?;
-    greedy_pass(items, used, |_| false, Some(colors))
+    color_over(items, particle_count, used, colors, |_| false)
 }
 
 /// [`color_instances`] for a frame of
@@ -361,15 +349,30 @@ pub fn color_moving_instances<const N: usize, K: Instance<N>, T: Real>(
     used: &mut [u64],
     colors: &mut [u32],
 ) -> Result<u32, SystemError> {
+    let is_static = |p: usize| inverse_masses.get(p).is_some_and(|w| *w == T::ZERO);
+    color_over(items, inverse_masses.len(), used, colors, is_static)
+}
+
+/// [`color_instances`] with the particles `is_static` accepts left out
+/// (no conflict): the body of both public colorings.
+fn color_over<const N: usize, K: Instance<N>>(
+    items: &[K],
+    particle_count: usize,
+    used: &mut [u64],
+    colors: &mut [u32],
+    is_static: impl Fn(usize) -> bool + Copy,
+) -> Result<u32, SystemError> {
     if colors.len() < items.len() {
         return Err(SystemError::CapacityTooSmall {
             needed: items.len(),
         });
     }
     let used = used
-        .get_mut(..inverse_masses.len())
+        .get_mut(..particle_count)
         .ok_or(SystemError::InvalidShape)?;
-    let is_static = |p: usize| inverse_masses.get(p).is_some_and(|w| *w == T::ZERO);
+    // Two passes of the same deterministic coloring: the first only checks
+    // that it succeeds, the second writes `colors`, so `colors` is never
+    // left partly written.
     greedy_pass(items, used, is_static, None)?;
     greedy_pass(items, used, is_static, Some(colors))
 }

@@ -96,13 +96,7 @@ pub fn fill_colored_links<T: Real>(
             .ok_or(SystemError::IndexOutOfRange { constraint: k })?;
         *oi = link.i;
         *oj = link.j;
-        *orest = if link.flags & Link::<T>::DISABLED != 0 {
-            T::ZERO
-        } else if link.flags & Link::<T>::TENSION_ONLY != 0 {
-            -link.rest
-        } else {
-            link.rest
-        };
+        *orest = link.signed_rest();
         *oc = link.compliance;
     }
     crate::solver::reset_lambdas(lambda);

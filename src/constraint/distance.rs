@@ -83,6 +83,19 @@ impl<T: Real> Link<T> {
         self.flags & Self::DISABLED != 0
     }
 
+    /// The rest length as the colored kernels store it
+    /// ([`ColoredLinks::rest`](crate::ColoredLinks::rest)): negated for a
+    /// [`Link::TENSION_ONLY`] link, 0 for a [`Link::DISABLED`] one.
+    pub(crate) fn signed_rest(&self) -> T {
+        if self.is_disabled() {
+            T::ZERO
+        } else if self.flags & Self::TENSION_ONLY != 0 {
+            -self.rest
+        } else {
+            self.rest
+        }
+    }
+
     /// The same link made tension-only ([`Link::TENSION_ONLY`]).
     #[must_use]
     pub fn tension_only(mut self) -> Self {

@@ -150,13 +150,7 @@ pub(crate) fn validate_links<T: Real>(
             },
         )?;
         if let Some(((a, g), r)) = slots.next() {
-            *r = if link.flags & Link::<T>::DISABLED != 0 {
-                T::ZERO
-            } else if link.flags & Link::<T>::TENSION_ONLY != 0 {
-                -link.rest
-            } else {
-                link.rest
-            };
+            *r = link.signed_rest();
             (*a, *g) = match alpha {
                 Some(alpha) => {
                     let denominator = wi + wj + alpha;

@@ -10,12 +10,7 @@ pub fn colored<const N: usize, K: Instance<N>>(items: &[K], n: usize) -> (Vec<K>
     let mut used = vec![0u64; n];
     let mut colors = vec![0u32; items.len()];
     let count = color_instances(items, n, &mut used, &mut colors).unwrap();
-    let mut starts = vec![0usize; count as usize + 1];
-    let mut order = vec![0u32; items.len()];
-    color_order(&colors, count, &mut starts, &mut order).unwrap();
-    let mut out = items.to_vec();
-    assert_eq!(fill_in_order(items, &order, &mut out), Ok(items.len()));
-    (out, starts)
+    in_order(items, &colors, count)
 }
 
 /// [`colored`] over the moving particles (`color_moving_instances`:
@@ -27,9 +22,15 @@ pub fn colored_moving<const N: usize, K: Instance<N>>(
     let mut used = vec![0u64; w.len()];
     let mut colors = vec![0u32; items.len()];
     let count = color_moving_instances(items, w, &mut used, &mut colors).unwrap();
+    in_order(items, &colors, count)
+}
+
+/// `items` stored in the colored order of `colors` (`count` colors), with
+/// the boundaries.
+fn in_order<K: Copy>(items: &[K], colors: &[u32], count: u32) -> (Vec<K>, Vec<usize>) {
     let mut starts = vec![0usize; count as usize + 1];
     let mut order = vec![0u32; items.len()];
-    color_order(&colors, count, &mut starts, &mut order).unwrap();
+    color_order(colors, count, &mut starts, &mut order).unwrap();
     let mut out = items.to_vec();
     assert_eq!(fill_in_order(items, &order, &mut out), Ok(items.len()));
     (out, starts)

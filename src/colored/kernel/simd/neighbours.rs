@@ -121,48 +121,19 @@ pub(in crate::colored::kernel) unsafe fn shape4(i: *const u32, j: *const u32) ->
     }
 }
 
-/// The [`Shape`] of the group `k .. k + LANES`: from the index arrays
-/// directly, or (a frame's links, whose indices are `stride` apart)
-/// lane by lane from strided reads, stopping at the first lane that
-/// fits neither shape (no copy: a store of the indices and a vector
-/// load of them would stall on the store forwarding).
+/// The [`Shape`] of the group `k .. k + LANES` from the index arrays;
+/// `None` for indices `stride ≠ 1` apart (a frame's links, read in place:
+/// the frame's particles are AoS, which never takes this path).
 ///
 /// # Safety
 /// `k .. k + LANES` are link positions of the arrays.
 #[inline(always)]
 unsafe fn group_shape<T: Real, V: Pairs<T>>(l: RawLinks<T>, k: usize) -> Option<Shape> {
-    if l.stride == 1 {
-        // SAFETY: `LANES` reads from `k` (caller contract).
-        return unsafe { V::shape(l.i.add(k), l.j.add(k)) };
+    if l.stride != 1 {
+        return None;
     }
-    // SAFETY: link `k` of the arrays (caller contract).
-    let (i0, j0) = unsafe {
-        (
-            *l.i.add(k.wrapping_mul(l.stride)),
-            *l.j.add(k.wrapping_mul(l.stride)),
-        )
-    };
-    let (mut run, mut pair) = (true, true);
-    for t in 1..V::LANES {
-        let at = k.wrapping_add(t).wrapping_mul(l.stride);
-        // SAFETY: link `k + t` of the arrays (caller contract).
-        let (a, b) = unsafe { (*l.i.add(at), *l.j.add(at)) };
-        let t = u32::try_from(t).unwrap_or(u32::MAX);
-        run &= (a.wrapping_sub(i0) == t) & (b.wrapping_sub(j0) == t);
-        pair &= (a.wrapping_sub(i0) == t.wrapping_mul(2))
-            & (b.wrapping_sub(i0) == t.wrapping_mul(2).wrapping_add(1));
-        if !(run | pair) {
-            return None;
-        }
-    }
-    let first_pair = j0.wrapping_sub(i0) == 1;
-    decide(
-        i0,
-        j0,
-        u32::try_from(V::LANES).unwrap_or(u32::MAX),
-        run,
-        pair & first_pair,
-    )
+    // SAFETY: `LANES` reads from `k` (caller contract).
+    unsafe { V::shape(l.i.add(k), l.j.add(k)) }
 }
 
 /// The fast path for groups of links whose particles are contiguous in
