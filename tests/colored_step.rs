@@ -813,3 +813,187 @@ fn pair_colors_split_into_tasks_with_the_same_bits() {
         assert!(two_layers(side, jobs.as_ref()).0 == reference);
     }
 }
+
+/// Small scenes (CI step 56, under qemu-aarch64).
+fn small() -> bool {
+    std::env::var_os("XPBD_SMALL_SCENES").is_some()
+}
+
+/// A cloth on the SoA frame (`step_colored` in 3D with links and at most
+/// three planes): pinned corners, one of them kinematic (w = 0 with a
+/// velocity), three planes (a floor and two tilted walls, normals not of
+/// unit length), damping, friction, two iterations, and with `tolerance`
+/// a tolerance. Frames on `jobs` (`None`: `step`); per frame the bits of
+/// x, v, every λ and the whole contact buffer, and the statistics.
+fn soa_cloth(
+    planes: usize,
+    tolerance: f64,
+    jobs: Option<&dyn Jobs>,
+    isa: Option<Isa>,
+) -> (Vec<Vec<u64>>, Vec<StepStats<f64>>) {
+    let side = if cfg!(miri) {
+        5
+    } else if small() {
+        12
+    } else {
+        40
+    };
+    let (n, s) = (side * side, 0.01);
+    let mut x: Vec<V> = (0..n)
+        .map(|k| [(k % side) as f64 * s, 0.02, (k / side) as f64 * s])
+        .collect();
+    let mut v: Vec<V> = (0..n).map(|k| [0.05 * (k % 5) as f64, -0.4, 0.0]).collect();
+    let mut w = vec![1.0; n];
+    w[0] = 0.0;
+    w[side - 1] = 0.0;
+    v[0] = [0.0; 3];
+    v[side - 1] = [0.02, 0.0, -0.01];
+    let mut links = vec![Link::default(); cloth_link_count(side, side, true).unwrap()];
+    cloth(&x, side, side, true, 1e-6, &mut links).unwrap();
+    let (mut links, starts) = colored(&links, n);
+    let all = [
+        Plane {
+            normal: [0.0, 2.0, 0.0],
+            offset: 0.0,
+        },
+        Plane {
+            normal: [1.0, 0.3, 0.0],
+            offset: 0.05,
+        },
+        Plane {
+            normal: [-0.2, 0.1, -1.0],
+            offset: -0.3,
+        },
+        Plane {
+            normal: [0.0, 0.0, 1.0],
+            offset: -1.0,
+        },
+    ];
+    let planes = &all[..planes];
+    let mut contacts = vec![Contact::default(); n * planes.len()];
+    let mut scratch = vec![[0.0; 3]; scratch_len(n, links.len())];
+    let mut stamp = vec![0u32; n];
+    let mut config = config();
+    config.substeps = 4;
+    config.tolerance = tolerance;
+    let colors = GroupColors {
+        links: &starts,
+        ..Default::default()
+    };
+    let (mut bits, mut stats) = (Vec::new(), Vec::new());
+    for _ in 0..if cfg!(miri) { 2 } else { 30 } {
+        let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
+        world.links = &mut links;
+        world.colliders = Some(Colliders {
+            planes,
+            ..Default::default()
+        });
+        let dt = 1.0 / 60.0;
+        let r = match (jobs, isa) {
+            (None, _) => step(&mut world, dt, &config),
+            (Some(jobs), None) => step_colored(&mut world, &colors, &mut stamp, dt, &config, jobs),
+            (Some(jobs), Some(isa)) => {
+                step_colored_on(&mut world, &colors, &mut stamp, dt, &config, jobs, isa)
+            }
+        };
+        stats.push(r.unwrap());
+        let contact_bits = contacts.iter().flat_map(|c| {
+            [
+                u64::from(c.particle) << 32 | u64::from(c.collider),
+                c.lambda.to_bits(),
+            ]
+        });
+        bits.push(
+            x.iter()
+                .chain(&v)
+                .flatten()
+                .map(|c| c.to_bits())
+                .chain(links.iter().map(|l| l.lambda.to_bits()))
+                .chain(contact_bits)
+                .collect(),
+        );
+    }
+    (bits, stats)
+}
+
+/// The SoA frame gives the sequential frame's bits, contact buffer and
+/// statistics on every job system, with one to three planes (the SoA
+/// passes), with four (the AoS passes), and with a tolerance; and on
+/// every vector level this machine has (its particle passes and link
+/// kernels at the baseline, AVX2, AVX-512 or NEON).
+#[test]
+fn the_soa_frame_gives_the_sequential_bits_contacts_and_statistics() {
+    let cases: &[(usize, f64)] = if cfg!(miri) || small() {
+        &[(3, 0.0)]
+    } else {
+        &[(1, 0.0), (3, 0.0), (4, 0.0), (3, 0.05)]
+    };
+    for &(planes, tolerance) in cases {
+        let (reference, stats) = soa_cloth(planes, tolerance, None, None);
+        // Every plane is touched at some frame, and contacts come and go.
+        let most = stats.iter().map(|s| s.max_contacts).max().unwrap();
+        assert!(most > planes, "{planes} planes: {most} contacts");
+        // With the tolerance, some substeps stop early and some do not.
+        let converged = stats.iter().filter(|s| s.converged_substeps > 0).count();
+        assert!(tolerance == 0.0 || (converged > 0 && converged < stats.len()));
+        let systems: Vec<(&str, Box<dyn Jobs>)> = if cfg!(miri) || small() {
+            vec![(
+                "2 threads",
+                Box::new(Threads {
+                    threads: 2,
+                    split: 2,
+                }),
+            )]
+        } else {
+            vec![
+                ("1 thread", Box::new(OneThread)),
+                (
+                    "2 threads",
+                    Box::new(Threads {
+                        threads: 2,
+                        split: 2,
+                    }),
+                ),
+                (
+                    "3 threads",
+                    Box::new(Threads {
+                        threads: 3,
+                        split: 7,
+                    }),
+                ),
+                (
+                    "7 threads",
+                    Box::new(Threads {
+                        threads: 7,
+                        split: 32,
+                    }),
+                ),
+                ("reversed", Box::new(Reversed(9))),
+            ]
+        };
+        let mut runs: Vec<(String, &dyn Jobs, Option<Isa>)> = systems
+            .iter()
+            .map(|(name, jobs)| (name.to_string(), jobs.as_ref(), None))
+            .collect();
+        if !cfg!(miri) {
+            let all = Isa::detect();
+            for bits in [0, Isa::AVX2_BIT, Isa::NEON_BIT] {
+                let isa = all.restrict(bits);
+                runs.push((isa.kernel_name().to_string(), &OneThread, Some(isa)));
+            }
+        }
+        for (name, jobs, isa) in runs {
+            let (bits, s) = soa_cloth(planes, tolerance, Some(jobs), isa);
+            for f in 0..bits.len() {
+                assert_eq!(
+                    s[f], stats[f],
+                    "{planes} planes, {name}: statistics of frame {f}"
+                );
+                assert!(
+                    bits[f] == reference[f],
+                    "{planes} planes, {name}: bits of frame {f}"
+                );
+            }
+        }
+    }
+}

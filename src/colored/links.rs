@@ -3,7 +3,7 @@
 //! raw view the kernels use ([`RawLinks`]).
 
 use super::kernel;
-use super::{ix, Isa, RawAos, CHUNK};
+use super::{ix, Isa, RawParticles, CHUNK};
 use crate::real::Real;
 use crate::solver::{Link, SweepStats, SystemError, ZeroLength};
 
@@ -270,7 +270,8 @@ pub(crate) fn frame_links<T: Real>(
 }
 
 /// Solves links `lo .. hi` of one color of a frame with the colored
-/// kernel for `isa` over AoS positions `x` (3D), the first sweep of a
+/// kernel for `isa` over positions `x` (3D: the caller's AoS positions,
+/// or the SoA frame's coordinate arrays), the first sweep of a
 /// substep (`first`) reading every λ of the range as 0.
 ///
 /// # Safety
@@ -279,8 +280,8 @@ pub(crate) fn frame_links<T: Real>(
 /// the link count; the links `lo .. hi` share no moving particle (a static
 /// one, `w = 0`, may be shared: it is read, never written); no other
 /// thread writes their particles or accesses their λ during the call.
-pub(crate) unsafe fn solve_frame_range<T: Real>(
-    x: RawAos<T>,
+pub(crate) unsafe fn solve_frame_range<T: Real, P: RawParticles<T>>(
+    x: P,
     l: RawLinks<T>,
     lo: usize,
     hi: usize,

@@ -2,7 +2,16 @@
 //! constraint group solved in colored order and the frame's phases split
 //! into tasks an engine's job system runs ([`Jobs`]).
 //!
-//! # Phases of one substep
+//! # The SoA frame
+//!
+//! On hosts in 3D, a world of links and at most
+//! [`MAX_PLANES`](super::soa_frame::MAX_PLANES) planes runs its whole
+//! frame on structure-of-arrays scratch ([`soa_frame`](super::soa_frame):
+//! the particle passes as vectorised loops, the links on the SIMD kernels
+//! over the coordinate arrays), with the same bits; a frame it cannot
+//! finish runs again on the AoS passes below.
+//!
+//! # Phases of one substep (AoS passes)
 //!
 //! | phase | split into tasks by |
 //! |---|---|
@@ -48,7 +57,8 @@ use super::jobs::{run_phase, split_range, task_count, Shared};
 pub use super::jobs::{Jobs, OneThread, MAX_JOBS};
 use super::link_pass::{self, LinkState, Pass, SharedState};
 use super::order::{predict_range, Order, HOST};
-use super::{step_groups, StepConfig, StepError, StepStats, World};
+use super::world::Frame;
+use super::{soa_frame, step_groups, StepConfig, StepError, StepStats, World};
 use crate::colored::groups::check_proper;
 use crate::colored::groups::Shared as Particles;
 use crate::colored::{frame_links, job_range, solve_frame_range, GroupColors, Isa, RawAos, CHUNK};
@@ -124,6 +134,29 @@ impl<T: Real, const D: usize> Order<T, D, true> for ColoredOrder<'_> {
             return Ok(system.begin_substep_with::<true>(h, group)?);
         }
         entry::begin(self.jobs, system, h, group, first)
+    }
+
+    fn soa_frame(
+        &self,
+        world: &mut Frame<'_, T, D>,
+        area: [&mut [[T; D]]; 3],
+        state: LinkState<'_, T>,
+        h: T,
+        config: &StepConfig<T, D>,
+    ) -> Option<StepStats<T>> {
+        if !HOST {
+            return None;
+        }
+        soa_frame::run(
+            self.jobs,
+            self.colors.links,
+            self.isa,
+            world,
+            area,
+            state,
+            h,
+            config,
+        )
     }
 
     fn commit_links(&self, links: &mut [Link<T>], lambda: &[T]) -> Result<(), StepError> {

@@ -176,6 +176,12 @@ impl<E> Shared<E> {
         }
     }
 
+    /// The lent slice's first item, for raw views (kernels) that share
+    /// the phases' provenance.
+    pub(crate) fn ptr(&self) -> *mut E {
+        self.p
+    }
+
     /// The length of the lent slice.
     pub(crate) fn len(&self) -> usize {
         self.len

@@ -137,6 +137,7 @@ mod jobs;
 mod link_pass;
 mod order;
 mod precision;
+mod soa_frame;
 mod spatial;
 mod world;
 
@@ -550,31 +551,50 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     }
     validate_max_force(world.link_max_force, world.links.len())?;
 
-    // Keep the frame's start for an all-or-nothing step.
-    let saving = order
-        .save(saved_x, world.positions)
-        .and_then(|()| order.save(saved_v, world.velocities));
-    if let Err(e) = saving {
-        // Nothing was written but the snapshot and the state (a job
-        // system that skipped a task).
-        world.scratch = scratch;
-        return Err(e);
-    }
     let h2 = h * h;
-    // The frame on the link pass; on any error it is rolled back and run
-    // again on the checked path, which names the cause (and whose bits,
-    // should it succeed, are the frame's).
-    let mut result = run_frame(
-        world,
-        constraints,
-        previous,
-        h,
-        frame_dt,
-        config,
-        order,
-        search_budget,
-        Some(state.reborrow()),
-    );
+    // The frame on the SoA passes when the order has them and the world
+    // fits them (`soa_frame`); it writes the caller's positions and
+    // velocities only when it succeeds. Else, or when it fails, the frame
+    // on the AoS passes.
+    let soa = if G && !constraints.is_empty() {
+        None
+    } else {
+        order.soa_frame(
+            world,
+            [&mut *saved_x, &mut *saved_v, &mut *previous],
+            state.reborrow(),
+            h,
+            config,
+        )
+    };
+    let mut result = if let Some(stats) = soa {
+        Ok(stats)
+    } else {
+        // Keep the frame's start for an all-or-nothing step.
+        let saving = order
+            .save(saved_x, world.positions)
+            .and_then(|()| order.save(saved_v, world.velocities));
+        if let Err(e) = saving {
+            // Nothing was written but the snapshot and the state (a job
+            // system that skipped a task).
+            world.scratch = scratch;
+            return Err(e);
+        }
+        // The frame on the link pass; on any error it is rolled back and
+        // run again on the checked path, which names the cause (and whose
+        // bits, should it succeed, are the frame's).
+        run_frame(
+            world,
+            constraints,
+            previous,
+            h,
+            frame_dt,
+            config,
+            order,
+            search_budget,
+            Some(state.reborrow()),
+        )
+    };
     if result.is_ok() {
         if order.commit_links(world.links, state.lambda).is_err() {
             // A job system that skipped a commit task (it ran every task

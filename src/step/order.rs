@@ -9,7 +9,8 @@
 use super::colliders::{detect, dynamic_friction};
 use super::colored_particles::Update;
 use super::link_pass::{self, LinkState, Pass};
-use super::StepError;
+use super::world::Frame;
+use super::{StepConfig, StepError, StepStats};
 use crate::constraint::contact::{Colliders, Contact};
 use crate::constraint::distance::Link;
 use crate::constraint::particle_contact::ParticleContact;
@@ -61,6 +62,24 @@ pub(crate) trait Order<T: Real, const D: usize, const G: bool> {
         group: ContactGroup<'s, T, D>,
         first: bool,
     ) -> Result<Substep<'s, 'a, T, D, G>, StepError>;
+
+    /// The whole frame on the SoA passes ([`soa_frame`](super::soa_frame)),
+    /// in the scratch `area` (the snapshot and `x_prev` areas): `Some`
+    /// when it ran and committed the positions and velocities (the links'
+    /// λ left in `state`), `None` when this order has no such frame, the
+    /// world does not fit it, or it failed (nothing written to the
+    /// caller's positions and velocities). None by default.
+    fn soa_frame(
+        &self,
+        world: &mut Frame<'_, T, D>,
+        area: [&mut [[T; D]]; 3],
+        state: LinkState<'_, T>,
+        h: T,
+        config: &StepConfig<T, D>,
+    ) -> Option<StepStats<T>> {
+        let _ = (world, area, state, h, config);
+        None
+    }
 
     /// The commit of a successful frame's links ([`link_pass::commit`]).
     fn commit_links(&self, links: &mut [Link<T>], lambda: &[T]) -> Result<(), StepError> {

@@ -121,19 +121,33 @@ pub(in crate::colored::kernel) unsafe fn shape4(i: *const u32, j: *const u32) ->
     }
 }
 
-/// The [`Shape`] of the group `k .. k + LANES` from the index arrays;
-/// `None` for indices `stride ≠ 1` apart (a frame's links, read in place:
-/// the frame's particles are AoS, which never takes this path).
+/// The [`Shape`] of the group `k .. k + LANES` from the index arrays.
+/// Indices `stride ≠ 1` apart (a frame's links, read in place from the
+/// caller's links) take the lane tests of [`shape`] in scalar code.
 ///
 /// # Safety
 /// `k .. k + LANES` are link positions of the arrays.
 #[inline(always)]
 unsafe fn group_shape<T: Real, V: Pairs<T>>(l: RawLinks<T>, k: usize) -> Option<Shape> {
-    if l.stride != 1 {
-        return None;
+    if l.stride == 1 {
+        // SAFETY: `LANES` reads from `k` (caller contract).
+        return unsafe { V::shape(l.i.add(k), l.j.add(k)) };
     }
-    // SAFETY: `LANES` reads from `k` (caller contract).
-    unsafe { V::shape(l.i.add(k), l.j.add(k)) }
+    // The lane tests of `shape`, on the indices where they are.
+    let at = |t: usize| k.wrapping_add(t).wrapping_mul(l.stride);
+    // SAFETY: link position `k` is in the arrays (caller contract).
+    let (i0, j0) = unsafe { (*l.i.add(at(0)), *l.j.add(at(0))) };
+    let (mut run, mut pair) = (true, true);
+    for t in 1..V::LANES {
+        // SAFETY: link position `k + t` is in the arrays (caller
+        // contract), its indices `stride` `u32`s apart.
+        let (a, b) = unsafe { (*l.i.add(at(t)), *l.j.add(at(t))) };
+        let t = u32::try_from(t).unwrap_or(u32::MAX);
+        run &= (a.wrapping_sub(i0) == t) & (b.wrapping_sub(j0) == t);
+        pair &= (a.wrapping_sub(i0) == t.wrapping_mul(2))
+            & (b.wrapping_sub(i0) == t.wrapping_mul(2).wrapping_add(1));
+    }
+    decide(i0, j0, u32::try_from(V::LANES).ok()?, run, pair)
 }
 
 /// The fast path for groups of links whose particles are contiguous in
