@@ -881,7 +881,7 @@ fn soa_cloth(
         ..Default::default()
     };
     let (mut bits, mut stats) = (Vec::new(), Vec::new());
-    for _ in 0..if cfg!(miri) { 2 } else { 30 } {
+    for _ in 0..if cfg!(miri) { 1 } else { 30 } {
         let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
         world.links = &mut links;
         world.colliders = Some(Colliders {

@@ -1322,8 +1322,8 @@ fn memory_too_small_null_or_misaligned_is_named_writing_nothing() {
         assert_eq!(xpbd_world3_add(&mut world, cb.cast()), XpbdStatus::Ok);
         memory_size(&mut world)
     };
-    // What it is made of: 3 × 3 scratch positions and one state entry per
-    // link (2 links), 3 × 1 contacts, the stamp; no self-collision.
+    // What it is made of: 3 × 3 scratch positions and two state entries
+    // per link (2 links), 3 × 1 contacts, the stamp; no self-collision.
     let mut r = XpbdRequirements::default();
     // SAFETY: as above.
     assert_eq!(
@@ -1340,9 +1340,9 @@ fn memory_too_small_null_or_misaligned_is_named_writing_nothing() {
             r.adjacency,
             r.stamp
         ),
-        (12, 3, 0, 0, 0, 0, 3)
+        (13, 3, 0, 0, 0, 0, 3)
     );
-    assert!(needed >= 12 * 24 + 3 * core::mem::size_of::<XpbdContact>() + 3 * 4);
+    assert!(needed >= 13 * 24 + 3 * core::mem::size_of::<XpbdContact>() + 3 * 4);
     // A buffer larger than needed, filled with a pattern.
     let pattern = 0xA5A5_A5A5_A5A5_A5A5u64;
     let mut buf = vec![pattern; needed.div_ceil(8) + 2];

@@ -496,7 +496,7 @@ fn the_f32_twins_match_the_rust_api() {
             xpbd_world3_requirements_f32(&mut world, &mut r),
             XpbdStatus::Ok
         );
-        assert_eq!(r.scratch, 11); // 3 × 3 particles + ⌈4 × 1 link / 3⌉
+        assert_eq!(r.scratch, 11); // 3 × 3 particles + ⌈6 × 1 link / 3⌉
         let mut memory = vec![0u64; r.memory_size.div_ceil(8)];
         world.memory = memory.as_mut_ptr().cast();
         world.memory_size = r.memory_size;

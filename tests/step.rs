@@ -399,7 +399,7 @@ fn every_failed_step_leaves_positions_and_velocities_untouched() {
     );
     let mut s = base();
     s.scratch.pop();
-    check(s, 1.0 / 60.0, &c, StepError::ScratchTooSmall { needed: 12 });
+    check(s, 1.0 / 60.0, &c, StepError::ScratchTooSmall { needed: 13 });
     let mut s = base();
     s.links[1].j = 7;
     check(

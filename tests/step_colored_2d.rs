@@ -330,7 +330,7 @@ fn a_one_color_2d_world_is_the_bits_of_step() {
         let mut x = [[0.0, 0.5], [0.3, 0.5], [0.5, 0.05], [0.7, 0.05]];
         let mut v = [[0.0; 2]; 4];
         let mut links = links;
-        let (mut contacts, mut scratch) = ([Contact::default(); 8], [[0.0; 2]; 16]);
+        let (mut contacts, mut scratch) = ([Contact::default(); 8], [[0.0; 2]; 18]);
         let planes = [Plane {
             normal: [0.1, 1.0],
             offset: 0.0,

@@ -58,7 +58,7 @@ static void scene_init(Scene *s) {
     ENSURE_STATUS(xpbd_world3_add(&s->world, &s->self.block), XPBD_STATUS_OK);
     ENSURE_STATUS(xpbd_world3_add(&s->world, &s->colliders.block), XPBD_STATUS_OK);
     ENSURE_STATUS(xpbd_world3_requirements(&s->world, &s->req), XPBD_STATUS_OK);
-    ENSURE(s->req.contacts == CN && s->req.pairs == XPBD_DEFAULT_PAIRS_PER_PARTICLE * CN && s->req.scratch == 3 * CN + (4 * count + 2) / 3);
+    ENSURE(s->req.contacts == CN && s->req.pairs == XPBD_DEFAULT_PAIRS_PER_PARTICLE * CN && s->req.scratch == 3 * CN + 2 * count);
     s->base = malloc(s->req.memory_size + XPBD_MEMORY_ALIGN);
     s->world.memory = s->base;
     s->world.memory_size = s->base != NULL ? s->req.memory_size : 0;

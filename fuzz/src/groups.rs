@@ -422,10 +422,10 @@ macro_rules! groups_abi {
                 hw.s.inverse_masses = hs.s.inverse_masses;
                 hw.s.particle_count = hs.s.particle_count.min(16);
                 hw.s.links = hs.s.links;
-                // At most 6 links: with 16 particles the world's memory
-                // (3 · 16 + ⌈4 links / 3⌉ scratch entries, the stamp) fits
+                // At most 4 links: with 16 particles the world's memory
+                // (3 · 16 + 2 · links scratch entries, the stamp) fits
                 // its two regions.
-                hw.s.link_count = hs.s.link_count.min(6);
+                hw.s.link_count = hs.s.link_count.min(4);
                 let block = core::ptr::addr_of_mut!(hg.s).cast::<XpbdBlock>();
                 // SAFETY: the world and the block are valid and disjoint.
                 let added = unsafe { $add(core::ptr::addr_of_mut!(hw.s), block) };
@@ -437,7 +437,7 @@ macro_rules! groups_abi {
                 let np = hw.s.particle_count;
                 assert!(
                     (req.scratch, req.contacts, req.pairs, req.stamp)
-                        == (3 * np + (4 * hw.s.link_count).div_ceil(3), 0, 0, np),
+                        == (3 * np + (6 * hw.s.link_count).div_ceil(3), 0, 0, np),
                     "requirements {req:?} of {np} particles without colliders or self-collision"
                 );
                 let needed = req.memory_size;

@@ -199,8 +199,8 @@ mod tests {
 
 /// Raw pointers to the link arrays, for the kernel. Link `k`'s indices
 /// are `*i.add(k * stride)` and `*j.add(k * stride)` (`stride` 1: index
-/// arrays; a frame's links: the `u32`s per [`Link`]); its other values
-/// are entry `k` of their arrays.
+/// arrays; a frame's index area: 2, the pair of link `k` at `u32`s `2k`,
+/// `2k + 1`); its other values are entry `k` of their arrays.
 #[doc(hidden)]
 #[derive(Clone, Copy)]
 pub struct RawLinks<T> {
@@ -235,32 +235,35 @@ impl<T> RawLinks<T> {
 }
 
 /// The frame's links as the kernels' view, for [`solve_frame_range`]:
-/// the indices read in place from the caller's links (in colored order),
-/// the constants and λ from the frame's state arrays. `None` when a
-/// length differs from the link count.
-#[allow(clippy::similar_names)]
+/// the indices from the frame's index area `ij` (two `u32`s per link, at
+/// least `8m` bytes, written by the frame's validation:
+/// `solver::store_indices`), the
+/// constants and λ from the frame's state arrays. `None` when a length
+/// differs from the link count `m`.
+#[allow(clippy::similar_names, clippy::too_many_arguments)]
 pub(crate) fn frame_links<T: Real>(
-    links: &[Link<T>],
+    m: usize,
+    ij: &[T],
     rest: &[T],
     alpha: &[T],
     g: &[T],
     lambda: &mut [T],
     w: &[T],
 ) -> Option<RawLinks<T>> {
-    let m = links.len();
-    if rest.len() != m || alpha.len() != m || g.len() != m || lambda.len() != m {
+    if rest.len() != m
+        || alpha.len() != m
+        || g.len() != m
+        || lambda.len() != m
+        || m.checked_mul(8)
+            .map_or(true, |bytes| bytes > core::mem::size_of_val(ij))
+    {
         return None;
     }
-    let stride = core::mem::size_of::<Link<T>>() / core::mem::size_of::<u32>();
-    let base = links.as_ptr().cast::<u8>();
+    let i = ij.as_ptr().cast::<u32>();
     Some(RawLinks {
-        i: base
-            .wrapping_add(core::mem::offset_of!(Link<T>, i))
-            .cast::<u32>(),
-        j: base
-            .wrapping_add(core::mem::offset_of!(Link<T>, j))
-            .cast::<u32>(),
-        stride,
+        i,
+        j: i.wrapping_add(1),
+        stride: 2,
         rest: rest.as_ptr(),
         alpha: alpha.as_ptr(),
         g: g.as_ptr(),

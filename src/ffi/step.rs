@@ -740,8 +740,10 @@ pub(crate) unsafe fn precision_raw<T: Real>(
 
 /// Scratch entries (of 3 reals) `xpbd_world3_step` carves from the world's
 /// memory for `particle_count` particles and `link_count` links:
-/// 3 · particle_count (the frame's start and `x_prev`) + link_count (each
-/// link's state in the frame), saturating.
+/// 3 · particle_count (the frame's start and `x_prev`, or the SoA frame's
+/// particles) + 2 · link_count (each link's state in the frame, six reals:
+/// α̃, g, λ, the signed rest length and its two particle indices),
+/// saturating.
 #[no_mangle]
 pub extern "C" fn xpbd_step_scratch_len(particle_count: usize, link_count: usize) -> usize {
     step::scratch_len(particle_count, link_count)

@@ -108,8 +108,8 @@ pub(crate) use substep::{
 pub(crate) use sweep::{count_visit, iterate_until, measure, sweep, sweep_links, Stop, Tally};
 pub use system::System;
 pub(crate) use system::{
-    coords, first_non_finite, first_zero_length, validate, validate_links, validate_particles,
-    LinkConstants,
+    coords, first_non_finite, first_zero_length, index_entries, validate, validate_links,
+    validate_particles, LinkConstants,
 };
 
 /// What a sweep does with a link whose particles coincide (see the module

@@ -21,6 +21,43 @@ pub(crate) struct LinkConstants<'s, T> {
     /// The rest length (m), negated for a [`Link::TENSION_ONLY`] link, 0
     /// for a [`Link::DISABLED`] one (`ColoredLinks::rest`'s convention).
     pub(crate) rest: &'s mut [T],
+    /// The links' particle indices, two `u32`s per link
+    /// ([`store_indices`], [`index_entries`] entries; empty: not kept).
+    pub(crate) ij: &'s mut [T],
+}
+
+/// Writes link `k`'s particle indices `i`, `j` into `ij` (the frame's
+/// index area) as the `u32`s `2k` and `2k + 1` of its memory (bytes
+/// `8k .. 8k + 8`: [`index_entries`] entries per link), where
+/// `colored::frame_links` points the kernels. Raw integer writes: a float
+/// store could change a NaN pattern's bits on some targets, and these
+/// bits index memory. Nothing is written when `ij` has no room for link
+/// `k`.
+#[inline(always)]
+pub(crate) fn store_indices<T: Real>(ij: &mut [T], k: usize, i: u32, j: u32) {
+    let end = k.checked_add(1).and_then(|e| e.checked_mul(8));
+    if end.is_some_and(|e| e <= core::mem::size_of_val(ij)) {
+        let p = ij.as_mut_ptr().cast::<u32>();
+        let at = k.wrapping_mul(2);
+        // SAFETY: bytes `8k .. 8k + 8` lie within `ij` (checked above), and
+        // its start is 4-aligned (a `T` is); every bit pattern is a valid
+        // `T`, and `ij` is borrowed mutably here.
+        unsafe {
+            p.add(at).write(i);
+            p.add(at.wrapping_add(1)).write(j);
+        }
+    }
+}
+
+/// Entries of `T` one link's indices take in the index area (8 bytes:
+/// 1 in f64, 2 in f32).
+pub(crate) const fn index_entries<T>() -> usize {
+    let size = core::mem::size_of::<T>();
+    if size == 0 || size >= 8 {
+        1
+    } else {
+        8 / size
+    }
 }
 
 /// Checks everything a substep relies on, in this order: h; the particle
@@ -120,7 +157,7 @@ pub(crate) fn validate_links<T: Real>(
     // The last denominator and its reciprocal (a cloth's links share a
     // few): the same bits as dividing every time.
     let (mut last, mut g_last) = (T::ZERO, T::ZERO);
-    let LinkConstants { alpha, g, rest } = state;
+    let LinkConstants { alpha, g, rest, ij } = state;
     let mut slots = alpha.iter_mut().zip(g.iter_mut()).zip(rest.iter_mut());
     for (k, link) in links.iter().enumerate() {
         let constraint = first.saturating_add(k);
@@ -149,6 +186,7 @@ pub(crate) fn validate_links<T: Real>(
                 )
             },
         )?;
+        store_indices(ij, k, link.i, link.j);
         if let Some(((a, g), r)) = slots.next() {
             *r = link.signed_rest();
             (*a, *g) = match alpha {

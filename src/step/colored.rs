@@ -217,8 +217,9 @@ impl<T: Real, const D: usize> Order<T, D, true> for ColoredOrder<'_> {
                 g,
                 lambda,
                 rest,
+                ij,
             } = state;
-            match frame_links(links, rest, alpha, g, lambda, w) {
+            match frame_links(links.len(), ij, rest, alpha, g, lambda, w) {
                 Some(l) => Ok((
                     RawAos {
                         p: x.as_mut_ptr().cast::<[T; 3]>(),
@@ -572,7 +573,7 @@ fn iterate_groups<T: Real, const D: usize>(
 /// let mut colored = links.clone();
 /// fill_in_order(&links, &order, &mut colored).unwrap();
 ///
-/// let mut scratch = vec![[0.0; 3]; 21]; // world.requirements().scratch: 3 · 5 + ⌈4 · 4 links / 3⌉
+/// let mut scratch = vec![[0.0; 3]; 23]; // world.requirements().scratch: 3 · 5 + 2 · 4 links
 /// let mut contacts = [];
 /// let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
 /// world.links = &mut colored;
@@ -605,7 +606,7 @@ fn iterate_groups<T: Real, const D: usize>(
 ///     let mut x: Vec<[f64; 2]> = (0..5).map(|i| [0.1 * i as f64, 1.0]).collect();
 ///     let mut v = vec![[0.0; 2]; 5];
 ///     let mut links = colored.clone();
-///     let (mut contacts, mut scratch) = ([Contact::default(); 8], [[0.0; 2]; 23]);
+///     let (mut contacts, mut scratch) = ([Contact::default(); 8], [[0.0; 2]; 27]);
 ///     let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
 ///     world.links = &mut links;
 ///     world.colliders = Some(Colliders { planes: &ground, ..Default::default() });
@@ -628,7 +629,7 @@ fn iterate_groups<T: Real, const D: usize>(
 /// let mut bends = [Bend::new([0, 1, 2, 3], 0.0, 0.0)];
 /// let mut groups = Constraints { bends: &mut bends, ..Default::default() };
 /// let (mut x, mut v) = ([[0.0_f64; 2]; 5], [[0.0; 2]; 5]);
-/// let (mut contacts, mut scratch) = ([Contact::default(); 8], [[0.0; 2]; 23]);
+/// let (mut contacts, mut scratch) = ([Contact::default(); 8], [[0.0; 2]; 27]);
 /// let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
 /// world.groups = Some(groups);
 /// let r = step_colored(&mut world, &GroupColors::default(), &mut [0u32; 5],

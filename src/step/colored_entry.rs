@@ -15,7 +15,7 @@ use super::{Jobs, StepError};
 use crate::constraint::distance::Link;
 use crate::real::Real;
 use crate::solver::{
-    first_non_finite, first_zero_length, group_kinds, reset_lambdas, validate_links,
+    first_non_finite, first_zero_length, group_kinds, index_entries, reset_lambdas, validate_links,
     validate_particles, Constraints, ContactGroup, LinkConstants, Substep, System, SystemError,
     ZeroLength,
 };
@@ -147,6 +147,7 @@ pub(super) fn validate_frame<T: Real, const D: usize>(
         Shared::new(state.alpha),
         Shared::new(state.g),
         Shared::new(state.rest),
+        Shared::new(state.ij),
     );
     run_phase(
         jobs,
@@ -158,12 +159,22 @@ pub(super) fn validate_frame<T: Real, const D: usize>(
                 _ => None,
             };
             let (a, b) = split_range(m, i, count);
+            let e = index_entries::<T>();
             // SAFETY: the ranges of one phase are disjoint, and the state
             // is not used elsewhere until the phase ends (an empty state
-            // gives empty ranges).
-            let state = unsafe { (lent.0.range(a, b), lent.1.range(a, b), lent.2.range(a, b)) };
+            // gives empty ranges; the indices take `e` entries per link).
+            let state = unsafe {
+                (
+                    lent.0.range(a, b),
+                    lent.1.range(a, b),
+                    lent.2.range(a, b),
+                    lent.3.range(a.saturating_mul(e), b.saturating_mul(e)),
+                )
+            };
             let state = match state {
-                (Some(alpha), Some(g), Some(rest)) => LinkConstants { alpha, g, rest },
+                (Some(alpha), Some(g), Some(rest), Some(ij)) => {
+                    LinkConstants { alpha, g, rest, ij }
+                }
                 _ => LinkConstants::default(),
             };
             let l = links

@@ -52,8 +52,10 @@ use crate::real::Real;
 use crate::solver::{LinkConstants, SweepStats, ZeroLength};
 
 /// `T` entries of the frame's link state per link: α̃, g, λ and the signed
-/// rest length, each an array of its own ([`LinkState`]).
-pub(crate) const STATE: usize = 4;
+/// rest length, each an array of its own, and two for the link's particle
+/// indices (the kernels' compact copy, `colored::store_indices`)
+/// ([`LinkState`]).
+pub(crate) const STATE: usize = 6;
 
 /// Entries of `T` the link state of `links` links takes ([`STATE`] per
 /// link, saturating).
@@ -61,7 +63,8 @@ pub(crate) const fn state_len(links: usize) -> usize {
     links.saturating_mul(STATE)
 }
 
-/// The frame's link state: four arrays of one entry per link, in the
+/// The frame's link state: four arrays of one entry per link and the
+/// links' indices (two entries per link), in the
 /// layout the colored SIMD kernels load (`colored::RawLinks`).
 pub(crate) struct LinkState<'s, T> {
     /// `α̃ = α/h²` (1/kg).
@@ -74,6 +77,10 @@ pub(crate) struct LinkState<'s, T> {
     /// The rest length (m), negated for a tension-only link, 0 for a
     /// disabled one (`ColoredLinks::rest`'s convention).
     pub(crate) rest: &'s mut [T],
+    /// Two entries per link holding its particle indices `i`, `j` as
+    /// `u32`s (`colored::store_indices`), which the kernels read instead
+    /// of the caller's links; empty in a task's range of the link pass.
+    pub(crate) ij: &'s mut [T],
 }
 
 impl<'s, T> LinkState<'s, T> {
@@ -84,12 +91,14 @@ impl<'s, T> LinkState<'s, T> {
         let (alpha, rest) = state.split_at_mut_checked(links)?;
         let (g, rest) = rest.split_at_mut_checked(links)?;
         let (lambda, rest) = rest.split_at_mut_checked(links)?;
-        let rest = rest.get_mut(..links)?;
+        let (rest, ij) = rest.split_at_mut_checked(links)?;
+        let ij = ij.get_mut(..links.checked_mul(2)?)?;
         Some(Self {
             alpha,
             g,
             lambda,
             rest,
+            ij,
         })
     }
 
@@ -100,6 +109,7 @@ impl<'s, T> LinkState<'s, T> {
             g: &mut [],
             lambda: &mut [],
             rest: &mut [],
+            ij: &mut [],
         }
     }
 
@@ -110,6 +120,7 @@ impl<'s, T> LinkState<'s, T> {
             g: self.g,
             lambda: self.lambda,
             rest: self.rest,
+            ij: self.ij,
         }
     }
 
@@ -119,6 +130,7 @@ impl<'s, T> LinkState<'s, T> {
             alpha: self.alpha,
             g: self.g,
             rest: self.rest,
+            ij: self.ij,
         }
     }
 }
@@ -165,6 +177,7 @@ impl<T> SharedState<T> {
                 g,
                 lambda,
                 rest,
+                ij: &mut [],
             },
             _ => LinkState::none(),
         }
@@ -252,6 +265,7 @@ fn sweep<T: Real, const D: usize, P: Particles<T, D>, const STATS: bool>(
         g,
         lambda,
         rest,
+        ..
     } = state;
     let constants = alpha.iter().zip(g.iter()).zip(rest.iter());
     for (k, ((l, lambda_slot), ((&alpha, &g), &rest))) in links

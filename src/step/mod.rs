@@ -300,9 +300,9 @@ impl<T: Real, const D: usize> Default for StepConfig<T, D> {
 }
 
 /// Scratch entries [`step`] needs for a 3D world of `particles` particles
-/// and `links` links: `3 · particles` (the frame's start and `x_prev`)
-/// plus `⌈4 · links / 3⌉` (each link's state in the frame: α̃, g, λ and
-/// its signed rest length), saturating. [`World::requirements`] gives any dimension's.
+/// and `links` links: `3 · particles` (the frame's start and `x_prev`, or
+/// the SoA frame's particles) plus `2 · links` (each link's state: α̃, g,
+/// λ, its signed rest length and its two indices), saturating. [`World::requirements`] gives any dimension's.
 #[must_use]
 pub const fn scratch_len(particles: usize, links: usize) -> usize {
     scratch_entries(particles, links, 3)

@@ -637,8 +637,9 @@ pub(super) fn run<T: Real, const D: usize>(
         g,
         lambda,
         rest,
+        ij,
     } = state;
-    let links = frame_links(world.links, rest, alpha, g, lambda, w)?;
+    let links = frame_links(world.links.len(), ij, rest, alpha, g, lambda, w)?;
     let [s0, s1, s2] = &lent.x;
     let soa = RawSoa {
         x: s0.ptr(),

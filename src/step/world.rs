@@ -170,9 +170,10 @@ impl<'a, T: Real, const D: usize> World<'a, T, D> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Requirements {
     /// [`World::scratch`]: `3 · particles` (the frame's start and
-    /// `x_prev`) plus `⌈4 · links / D⌉` (each link's state in the frame:
-    /// `α̃`, `1/(w_i + w_j + α̃)`, λ and the signed rest length, an array
-    /// each),
+    /// `x_prev`, or the SoA frame's particles) plus `⌈6 · links / D⌉`
+    /// (each link's state in the frame: `α̃`, `1/(w_i + w_j + α̃)`, λ and
+    /// the signed rest length, an array each, and two entries for its
+    /// particle indices),
     /// [`scratch_len`](super::scratch_len) in 3D.
     pub scratch: usize,
     /// [`World::contacts`], the contact budget: `particles · colliders`,

@@ -51,7 +51,7 @@
 //!   this precision at their size, each once): a bad chain is refused by
 //!   `xpbd_world3_requirements` and the step with INVALID_BLOCK naming its
 //!   position, nothing written; a valid one gets the documented
-//!   requirements (scratch 3n + ⌈4 links / 3⌉, the contact and pair budgets, the hash
+//!   requirements (scratch 3n + 2 links, the contact and pair budgets, the hash
 //!   buffers, the stamp; the memory size their bytes plus alignment). The
 //!   memory is the size asked, one byte short, larger, NULL, misaligned,
 //!   over another region or a struct: CAPACITY_TOO_SMALL with

@@ -179,8 +179,9 @@ macro_rules! step_abi {
                 let r = XpbdRequirements {
                     memory_size: 0,
                     // The frame's start and x_prev, then the links'
-                    // state (α̃, g, λ, signed rest: 4 per link).
-                    scratch: 3 * n + (4 * links).div_ceil(3),
+                    // state (α̃, g, λ, signed rest, two for the indices:
+                    // 6 per link).
+                    scratch: 3 * n + (6 * links).div_ceil(3),
                     contacts: ch.contact_budget(n),
                     pairs: ch.pair_budget(n),
                     hash_table: on(2 * n + 2),
