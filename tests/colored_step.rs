@@ -874,7 +874,7 @@ fn soa_cloth(
     let mut scratch = vec![[0.0; 3]; scratch_len(n, links.len())];
     let mut stamp = vec![0u32; n];
     let mut config = config();
-    config.substeps = 4;
+    config.substeps = if cfg!(miri) { 2 } else { 4 };
     config.tolerance = tolerance;
     let colors = GroupColors {
         links: &starts,
