@@ -25,7 +25,7 @@ dir=$root/target/ci-cargo-c
 rm -rf "$dir" && mkdir -p "$dir/crate"
 cp -r src include README.md Cargo.lock "$dir/crate/"
 awk '
-    /^\[/ { skip = ($0 ~ /^\[(dev-dependencies|workspace|profile\.test)[].]/) }
+    /^\[/ { skip = ($0 ~ /^\[(dev-dependencies|workspace|profile\.(test|dev))[].]/) }
     /^exclude = / || /^members = / { next }
     !skip { print }
 ' Cargo.toml > "$dir/crate/Cargo.toml"
