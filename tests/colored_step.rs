@@ -887,6 +887,8 @@ fn soa_cloth(
     let (mut bits, mut stats) = (Vec::new(), Vec::new());
     let frames = if cfg!(miri) {
         1
+    } else if small() {
+        8
     } else if cfg!(debug_assertions) {
         12
     } else {

@@ -7,7 +7,7 @@
 # step_colored: xpbd_world3_step_colored against the grouped step):
 # fuzz/fuzz_targets/*.rs, from an empty corpus. The targets that drive call
 # sequences (system, step, colored, groups, groups_colored, step_colored)
-# run 15 s each
+# run 12 s each
 # (FUZZ_SECONDS); the three single-call targets (distance_f64, distance_f32,
 # status_str), whose coverage stops growing within a few seconds, a third
 # of that (FUZZ_SHORT_SECONDS, default FUZZ_SECONDS / 3). FUZZ_JOBS targets
@@ -19,7 +19,7 @@
 # the SPEC model, a write on error) fails the step. Prints executions per
 # second and corpus size per target (target/fuzz-summary.txt).
 set -euo pipefail
-seconds="${FUZZ_SECONDS:-15}"
+seconds="${FUZZ_SECONDS:-12}"
 short="${FUZZ_SHORT_SECONDS:-$(( (seconds + 2) / 3 ))}"
 short_targets=" distance_f64 distance_f32 status_str "
 rustup run nightly rustc --version >/dev/null 2>&1 || rustup toolchain install nightly --profile minimal
