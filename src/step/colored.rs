@@ -61,7 +61,7 @@ use super::world::Frame;
 use super::{soa_frame, step_groups, StepConfig, StepError, StepStats, World};
 use crate::colored::groups::check_proper;
 use crate::colored::groups::Shared as Particles;
-use crate::colored::{frame_links, job_range, solve_frame_range, GroupColors, Isa, RawAos, CHUNK};
+use crate::colored::{job_range, solve_frame_range, GroupColors, Isa, RawAos, CHUNK};
 use crate::constraint::contact::{sweep_colliders, Colliders, Contact};
 use crate::constraint::distance::Link;
 use crate::constraint::particle_contact::ParticleContact;
@@ -203,23 +203,12 @@ impl<T: Real, const D: usize> Order<T, D, true> for ColoredOrder<'_> {
         // per link and substep with AVX-512, 12.4–12.5 with AVX2; f64
         // keeps AVX-512: 13.2–13.4 against 14.6). Every kernel gives the
         // same bits.
-        let isa = if core::mem::size_of::<T>() == 4 {
-            self.isa.restrict(Isa::AVX2_BIT | Isa::NEON_BIT)
-        } else {
-            self.isa
-        };
+        let isa = link_pass::kernel_isa::<T>(self.isa);
         // On hosts in 3D the colored SIMD kernels (the same bits as the
         // link pass: `colored::kernel::chunk::candidate`); else the link
         // pass over each range.
         let kernel = if HOST && D == 3 {
-            let LinkState {
-                alpha,
-                g,
-                lambda,
-                rest,
-                ij,
-            } = state;
-            match frame_links(links.len(), ij, rest, alpha, g, lambda, w) {
+            match state.kernel_links(links.len(), w) {
                 Some(l) => Ok((
                     RawAos {
                         p: x.as_mut_ptr().cast::<[T; 3]>(),

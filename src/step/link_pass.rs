@@ -44,6 +44,7 @@
 
 use super::jobs::Shared;
 use super::StepError;
+use crate::colored::{frame_links, Isa, RawLinks};
 use crate::constraint::distance::{index, Link};
 use crate::constraint::{store_lambda, Particles};
 use crate::error::SystemError;
@@ -124,6 +125,15 @@ impl<'s, T> LinkState<'s, T> {
         }
     }
 
+    /// The state as the colored kernels' view of `m` links with inverse
+    /// masses `w` ([`frame_links`]; `None` when a length differs).
+    pub(crate) fn kernel_links(self, m: usize, w: &[T]) -> Option<RawLinks<T>>
+    where
+        T: Real,
+    {
+        frame_links(m, self.ij, self.rest, self.alpha, self.g, self.lambda, w)
+    }
+
     /// The constants the frame's validation writes.
     pub(crate) fn constants(self) -> LinkConstants<'s, T> {
         LinkConstants {
@@ -132,6 +142,17 @@ impl<'s, T> LinkState<'s, T> {
             rest: self.rest,
             ij: self.ij,
         }
+    }
+}
+
+/// The instruction set the frame's link kernels run at: `isa`, f32 at
+/// most AVX2 (sixteen gathered f32 lanes cost more than eight; measured
+/// on AoS and on SoA particles, docs/performance.md).
+pub(crate) fn kernel_isa<T>(isa: Isa) -> Isa {
+    if core::mem::size_of::<T>() == 4 {
+        isa.restrict(Isa::AVX2_BIT | Isa::NEON_BIT)
+    } else {
+        isa
     }
 }
 

@@ -50,10 +50,10 @@
 
 use super::colored::PARTICLES_PER_TASK;
 use super::jobs::{run_phase, split_range, task_count, Jobs, Shared};
-use super::link_pass::LinkState;
+use super::link_pass::{kernel_isa, LinkState};
 use super::world::Frame;
 use super::{StepConfig, StepStats};
-use crate::colored::{frame_links, job_range, solve_frame_range, Isa, RawSoa, CHUNK};
+use crate::colored::{job_range, solve_frame_range, Isa, RawSoa, CHUNK};
 use crate::constraint::contact::Contact;
 use crate::math::unit_any;
 use crate::real::Real;
@@ -627,19 +627,8 @@ pub(super) fn run<T: Real, const D: usize>(
         keep: (config.damping > T::ZERO).then_some(keep),
     };
     // The link kernels: f32 at most AVX2 (`ColoredOrder::sweep_links`).
-    let link_isa = if core::mem::size_of::<T>() == 4 {
-        isa.restrict(Isa::AVX2_BIT | Isa::NEON_BIT)
-    } else {
-        isa
-    };
-    let LinkState {
-        alpha,
-        g,
-        lambda,
-        rest,
-        ij,
-    } = state;
-    let links = frame_links(world.links.len(), ij, rest, alpha, g, lambda, w)?;
+    let link_isa = kernel_isa::<T>(isa);
+    let links = state.kernel_links(world.links.len(), w)?;
     let [s0, s1, s2] = &lent.x;
     let soa = RawSoa {
         x: s0.ptr(),
