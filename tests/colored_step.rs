@@ -828,6 +828,7 @@ fn small() -> bool {
 fn soa_cloth(
     planes: usize,
     tolerance: f64,
+    kinds: bool,
     jobs: Option<&dyn Jobs>,
     isa: Option<Isa>,
 ) -> (Vec<Vec<u64>>, Vec<StepStats<f64>>) {
@@ -855,6 +856,28 @@ fn soa_cloth(
     let mut links = vec![Link::default(); cloth_link_count(side, side, true).unwrap()];
     cloth(&x, side, side, true, 1e-6, &mut links).unwrap();
     let (mut links, starts) = colored(&links, n);
+    // With `kinds`: bends, and tethers to the pinned corner 0 (colored
+    // over the moving particles: they share the anchor).
+    let mut bends = vec![
+        Bend::default();
+        if kinds {
+            bends_count_for_cloth(side, side)
+        } else {
+            0
+        }
+    ];
+    if kinds {
+        bends_for_cloth(&x, side, side, 1e-3, &mut bends).unwrap();
+    }
+    let (mut bends, bend_starts) = colored(&bends, n);
+    let mut tether = vec![Tether::new(1, 0, 1.0, 0.0); if kinds { n } else { 0 }];
+    let t = if kinds {
+        tethers(&x, &w, &[0], 0.0, &mut tether).unwrap()
+    } else {
+        0
+    };
+    tether.truncate(t);
+    let (mut tethers, tether_starts) = colored_moving(&tether, &w);
     let all = [
         Plane {
             normal: [0.0, 2.0, 0.0],
@@ -882,7 +905,9 @@ fn soa_cloth(
     config.tolerance = tolerance;
     let colors = GroupColors {
         links: &starts,
-        ..Default::default()
+        bends: &bend_starts,
+        tets: &[],
+        tethers: &tether_starts,
     };
     let (mut bits, mut stats) = (Vec::new(), Vec::new());
     let frames = if cfg!(miri) {
@@ -899,6 +924,11 @@ fn soa_cloth(
         world.links = &mut links;
         world.colliders = Some(Colliders {
             planes,
+            ..Default::default()
+        });
+        world.groups = Some(Constraints {
+            bends: &mut bends,
+            tethers: &mut tethers,
             ..Default::default()
         });
         let dt = 1.0 / 60.0;
@@ -922,6 +952,8 @@ fn soa_cloth(
                 .flatten()
                 .map(|c| c.to_bits())
                 .chain(links.iter().map(|l| l.lambda.to_bits()))
+                .chain(bends.iter().map(|b| b.lambda.to_bits()))
+                .chain(tethers.iter().map(|t| t.lambda.to_bits()))
                 .chain(contact_bits)
                 .collect(),
         );
@@ -931,18 +963,26 @@ fn soa_cloth(
 
 /// The SoA frame gives the sequential frame's bits, contact buffer and
 /// statistics on every job system, with one to three planes (the SoA
-/// passes), with four (the AoS passes), and with a tolerance; and on
-/// every vector level this machine has (its particle passes and link
-/// kernels at the baseline, AVX2, AVX-512 or NEON).
+/// passes), with four (the AoS passes), with a tolerance, and with bends
+/// and tethers (their λ too); and on every vector level this machine has
+/// (its particle passes and link kernels at the baseline, AVX2, AVX-512
+/// or NEON).
 #[test]
 fn the_soa_frame_gives_the_sequential_bits_contacts_and_statistics() {
-    let cases: &[(usize, f64)] = if cfg!(miri) || small() {
-        &[(3, 0.0)]
+    let cases: &[(usize, f64, bool)] = if cfg!(miri) || small() {
+        &[(3, 0.0, true)]
     } else {
-        &[(1, 0.0), (3, 0.0), (4, 0.0), (3, 0.05)]
+        &[
+            (1, 0.0, false),
+            (3, 0.0, false),
+            (4, 0.0, false),
+            (3, 0.05, false),
+            (1, 0.0, true),
+            (3, 0.0, true),
+        ]
     };
-    for &(planes, tolerance) in cases {
-        let (reference, stats) = soa_cloth(planes, tolerance, None, None);
+    for &(planes, tolerance, kinds) in cases {
+        let (reference, stats) = soa_cloth(planes, tolerance, kinds, None, None);
         // Every plane is touched at some frame, and contacts come and go.
         let most = stats.iter().map(|s| s.max_contacts).max().unwrap();
         assert!(most > planes, "{planes} planes: {most} contacts");
@@ -997,7 +1037,7 @@ fn the_soa_frame_gives_the_sequential_bits_contacts_and_statistics() {
             }
         }
         for (name, jobs, isa) in runs {
-            let (bits, s) = soa_cloth(planes, tolerance, Some(jobs), isa);
+            let (bits, s) = soa_cloth(planes, tolerance, kinds, Some(jobs), isa);
             for f in 0..bits.len() {
                 assert_eq!(
                     s[f], stats[f],

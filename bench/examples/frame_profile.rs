@@ -11,7 +11,11 @@
 //! through the C entry `xpbd_world3_step_colored`: the same frame, with
 //! the C layer's checks and the carving and zeroing of the world's memory
 //! every frame), and an optional `Isa` mask restricting the link kernels
-//! (0: the baseline, 1: AVX2, 3: AVX-512; Rust only). Prints ns per link
+//! (0: the baseline, 1: AVX2, 3: AVX-512; Rust only). With
+//! `XPBD_FRAME_COLORING=cloth` the links are colored by `cloth_coloring`
+//! (the C reference's colors) instead of `color_instances`; with
+//! `XPBD_FRAME_BENDS=1` the cloth's bends (`bends_for_cloth`) are on too.
+//! The figure stays per link and substep. Prints ns per link
 //! and substep (one run: no pairs, no spread; the bench's `cframe`
 //! section is the measurement).
 use std::time::Instant;
@@ -20,7 +24,8 @@ use xpbd::step::{
     scratch_len, step_colored_on, Colliders, Contact, OneThread, Plane, StepConfig, World,
 };
 use xpbd::{
-    cloth, cloth_link_count, color_instances, color_order, fill_in_order, GroupColors, Link, Real,
+    bends_count_for_cloth, bends_for_cloth, cloth, cloth_coloring, cloth_link_count,
+    color_instances, color_order, fill_in_order, Bend, Constraints, GroupColors, Link, Real,
 };
 
 /// The cloth: positions, its links in colored order with the color
@@ -49,7 +54,11 @@ fn cloth_scene<T: Real>(side: usize) -> Cloth<T> {
     let mut links = vec![Link::new(0, 1, s, T::ZERO); m];
     cloth(&x, side, side, true, T::from_f64(1e-8), &mut links).expect("cloth");
     let (mut used, mut colors) = (vec![0u64; n], vec![0u32; m]);
-    let c = color_instances(&links, n, &mut used, &mut colors).expect("coloring");
+    let c = if std::env::var("XPBD_FRAME_COLORING").is_ok_and(|v| v == "cloth") {
+        cloth_coloring(side, side, true, &mut colors).expect("coloring")
+    } else {
+        color_instances(&links, n, &mut used, &mut colors).expect("coloring")
+    };
     let (mut starts, mut order) = (vec![0usize; c as usize + 1], vec![0u32; m]);
     color_order(&colors, c, &mut starts, &mut order).expect("order");
     let mut sorted = links.clone();
@@ -87,8 +96,28 @@ fn run<T: Real>(side: usize, frames: usize, isa: Isa) -> f64 {
     config.particle_radius = r;
     config.static_friction = T::from_f64(0.2);
     config.dynamic_friction = T::from_f64(0.1);
+    // With `XPBD_FRAME_BENDS=1`, the cloth's bends too (greedy colors).
+    let with_bends = std::env::var("XPBD_FRAME_BENDS").is_ok_and(|v| v == "1");
+    let mut bends = vec![
+        Bend::default();
+        if with_bends {
+            bends_count_for_cloth(side, side)
+        } else {
+            0
+        }
+    ];
+    if with_bends {
+        bends_for_cloth(&x, side, side, T::from_f64(1e-3), &mut bends).expect("bends");
+    }
+    let (mut bend_colors, mut used) = (vec![0u32; bends.len()], vec![0u64; n]);
+    let c = color_instances(&bends, n, &mut used, &mut bend_colors).expect("bend coloring");
+    let (mut bend_starts, mut order) = (vec![0usize; c as usize + 1], vec![0u32; bends.len()]);
+    color_order(&bend_colors, c, &mut bend_starts, &mut order).expect("order");
+    let mut sorted_bends = bends.clone();
+    fill_in_order(&bends, &order, &mut sorted_bends).expect("fill");
     let gc = GroupColors {
         links: &starts,
+        bends: &bend_starts,
         ..Default::default()
     };
     let dt = T::from_f64(1.0 / 60.0);
@@ -98,6 +127,10 @@ fn run<T: Real>(side: usize, frames: usize, isa: Isa) -> f64 {
         world.links = &mut sorted;
         world.colliders = Some(Colliders {
             planes: &planes,
+            ..Default::default()
+        });
+        world.groups = Some(Constraints {
+            bends: &mut sorted_bends,
             ..Default::default()
         });
         step_colored_on(&mut world, &gc, &mut stamp, dt, &config, &OneThread, isa).expect("frame");

@@ -291,6 +291,10 @@ impl<K> RawGroup<K> {
 pub(crate) struct RawGroups<T, const D: usize = 3> {
     /// Positions (m), `n` entries.
     pub(crate) x: *mut [T; D],
+    /// Positions as one array per coordinate (`n` entries each) instead
+    /// of `x` (the SoA frame's): only the in-place kernels (the `fast*`
+    /// groups on hosts) read them; every other range fails.
+    pub(crate) xyz: Option<[*mut T; D]>,
     /// Inverse masses (1/kg), `n` entries; never written.
     pub(crate) w: *const T,
     /// The particle count.
@@ -348,6 +352,7 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
     ) -> Self {
         Self {
             x: x.as_mut_ptr(),
+            xyz: None,
             w: w.as_ptr(),
             n: x.len().min(w.len()),
             links: RawGroup::of(links),
@@ -366,6 +371,43 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
             scratch: RawGroup::of(c.meshes.scratch),
             attachments: RawGroup::of(c.attachments),
             lag,
+            h2,
+            policy,
+        }
+    }
+
+    /// Views of the in-place groups of `c` (the bends, tets and tethers;
+    /// its meshes and attachments are left out, as are the links) over
+    /// positions in one array per coordinate (`xyz`, `n` entries each)
+    /// with inverse masses `w` (at least `n`), with `h2 = h²`: the SoA
+    /// frame's groups.
+    ///
+    /// # Safety
+    /// The arrays of `xyz` are valid for `n` entries each for as long as
+    /// the value is used.
+    pub(crate) unsafe fn soa(
+        xyz: [*mut T; D],
+        n: usize,
+        w: &[T],
+        c: &mut Constraints<'_, T>,
+        h2: T,
+        policy: ZeroLength,
+    ) -> Self {
+        Self {
+            x: ptr::null_mut(),
+            xyz: Some(xyz),
+            w: w.as_ptr(),
+            n: n.min(w.len()),
+            links: RawGroup::of(&mut []),
+            bends: RawGroup::of(c.bends),
+            tets: RawGroup::of(c.tets),
+            tethers: RawGroup::of(c.tethers),
+            meshes: RawGroup::of(&mut []),
+            triangles: RawGroup::of(&mut []),
+            particles: RawGroup::of(&mut []),
+            scratch: RawGroup::of(&mut []),
+            attachments: RawGroup::of(&mut []),
+            lag: T::ZERO,
             h2,
             policy,
         }
@@ -413,6 +455,11 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
         end: usize,
         starts: &[usize],
     ) -> Result<SweepStats<T>, SystemError> {
+        // Positions in coordinate arrays reach only the in-place kernels
+        // of the groups colored by boundaries (never read through `x`).
+        if self.xyz.is_some() && (!IN_PLACE || GroupColors::default().of(group).is_none()) {
+            return Err(SystemError::InvalidShape);
+        }
         let end = end.min(self.len(group));
         let base = self.base(group);
         // SAFETY: forwarded caller contract.
@@ -588,7 +635,12 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
         // particles and, while this range runs, the particles of its
         // instances are its own (reads of others' are of data no job
         // writes during the color).
-        let mut x = unsafe { Shared::new(self.x, self.w, self.n) };
+        let mut x = unsafe {
+            match self.xyz {
+                Some(xyz) => Shared::soa(xyz, self.w, self.n),
+                None => Shared::new(self.x, self.w, self.n),
+            }
+        };
         let mut end = end.min(items.len);
         let mut k = begin;
         // The end of `k`'s color (found again when `k` reaches it).
@@ -769,10 +821,15 @@ const IN_PLACE: bool = !cfg!(target_os = "none");
 
 /// The shared particles of a colored range as [`Particles`]: reads and
 /// writes of one particle through the raw views, none past `n`.
+/// Coordinate `c` of particle `k` is at `x[c] + k·stride`: interleaved
+/// positions (`[T; D]` per particle: stride `D`) or one array per
+/// coordinate (the SoA frame's: stride 1).
 #[derive(Clone, Copy)]
 pub(crate) struct Shared<T, const D: usize> {
-    /// Positions (m), `n` entries.
-    x: *mut [T; D],
+    /// Each coordinate's first entry (m).
+    x: [*mut T; D],
+    /// Entries from one particle's coordinate to the next's.
+    stride: usize,
     /// Inverse masses (1/kg), `n` entries; never written.
     w: *const T,
     /// The particle count.
@@ -780,7 +837,7 @@ pub(crate) struct Shared<T, const D: usize> {
 }
 
 impl<T, const D: usize> Shared<T, D> {
-    /// The particles of a range.
+    /// The particles of a range, interleaved (`[T; D]` each).
     ///
     /// # Safety
     /// `x` and `w` are valid for `n` entries while the value lives, and
@@ -788,7 +845,26 @@ impl<T, const D: usize> Shared<T, D> {
     /// of one color of a proper coloring, or one thread); `w` is never
     /// written.
     unsafe fn new(x: *mut [T; D], w: *const T, n: usize) -> Self {
-        Self { x, w, n }
+        let base = x.cast::<T>();
+        Self {
+            x: core::array::from_fn(|c| base.wrapping_add(c)),
+            stride: D,
+            w,
+            n,
+        }
+    }
+
+    /// The particles of a range, one array per coordinate.
+    ///
+    /// # Safety
+    /// As [`new`](Self::new), for each array of `xyz`.
+    unsafe fn soa(xyz: [*mut T; D], w: *const T, n: usize) -> Self {
+        Self {
+            x: xyz,
+            stride: 1,
+            w,
+            n,
+        }
     }
 
     /// The particles `x` and `w` (their common length), lent to the tasks
@@ -818,16 +894,27 @@ impl<T: Copy, const D: usize> Particles<T, D> for Shared<T, D> {
         if k >= self.n {
             return None;
         }
-        // SAFETY: k < n, so both reads are in the buffers (`new`'s
-        // contract); the particle is this range's alone or unwritten.
-        unsafe { Some((ptr::read(self.x.add(k)), ptr::read(self.w.add(k)))) }
+        let at = k.wrapping_mul(self.stride);
+        // SAFETY: k < n, so every read is in the buffers (`new`'s and
+        // `soa`'s contract); the particle is this range's alone or
+        // unwritten.
+        unsafe {
+            Some((
+                self.x.map(|c| ptr::read(c.add(at))),
+                ptr::read(self.w.add(k)),
+            ))
+        }
     }
     #[inline(always)]
     fn set(&mut self, k: usize, x: [T; D]) {
         if k < self.n {
-            // SAFETY: k < n, in the buffer; the particle an instance of
-            // this range moves is this range's alone (`new`'s contract).
-            unsafe { ptr::write(self.x.add(k), x) }
+            let at = k.wrapping_mul(self.stride);
+            for (c, v) in self.x.iter().zip(x) {
+                // SAFETY: k < n, in the buffer; the particle an instance
+                // of this range moves is this range's alone (`new`'s
+                // contract).
+                unsafe { ptr::write(c.add(at), v) }
+            }
         }
     }
 }

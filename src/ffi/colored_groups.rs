@@ -339,6 +339,7 @@ pub(crate) unsafe fn group_job_raw<T: Real>(
     };
     let raw = RawGroups {
         x: s.positions,
+        xyz: None,
         w: s.inverse_masses,
         n,
         links: RawGroup {

@@ -4,12 +4,13 @@
 //!
 //! # The SoA frame
 //!
-//! On hosts in 3D, a world of links and at most
+//! On hosts in 3D, a world of links, bends, tets and tethers with at most
 //! [`MAX_PLANES`](super::soa_frame::MAX_PLANES) planes runs its whole
 //! frame on structure-of-arrays scratch ([`soa_frame`](super::soa_frame):
 //! the particle passes as vectorised loops, the links on the SIMD kernels
-//! over the coordinate arrays), with the same bits; a frame it cannot
-//! finish runs again on the AoS passes below.
+//! and the groups on their in-place kernels over the coordinate arrays),
+//! with the same bits; a frame it cannot finish runs again on the AoS
+//! passes below.
 //!
 //! # Phases of one substep (AoS passes)
 //!
@@ -66,6 +67,7 @@ use crate::constraint::contact::{sweep_colliders, Colliders, Contact};
 use crate::constraint::distance::Link;
 use crate::constraint::particle_contact::ParticleContact;
 use crate::real::Real;
+use crate::solver::Constraints;
 use crate::solver::{
     contact_at, contact_error, sweep, validate, ContactGroup, Group, LinkConstants, PairColors,
     Substep, SweepStats, System, SystemError, ZeroLength,
@@ -139,6 +141,7 @@ impl<T: Real, const D: usize> Order<T, D, true> for ColoredOrder<'_> {
     fn soa_frame(
         &self,
         world: &mut Frame<'_, T, D>,
+        constraints: &mut Constraints<'_, T>,
         area: [&mut [[T; D]]; 3],
         state: LinkState<'_, T>,
         h: T,
@@ -149,9 +152,10 @@ impl<T: Real, const D: usize> Order<T, D, true> for ColoredOrder<'_> {
         }
         soa_frame::run(
             self.jobs,
-            self.colors.links,
+            &self.colors,
             self.isa,
             world,
+            constraints,
             area,
             state,
             h,

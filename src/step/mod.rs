@@ -138,6 +138,7 @@ mod link_pass;
 mod order;
 mod precision;
 mod soa_frame;
+mod soa_passes;
 mod spatial;
 mod world;
 
@@ -556,17 +557,14 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     // fits them (`soa_frame`); it writes the caller's positions and
     // velocities only when it succeeds. Else, or when it fails, the frame
     // on the AoS passes.
-    let soa = if G && !constraints.is_empty() {
-        None
-    } else {
-        order.soa_frame(
-            world,
-            [&mut *saved_x, &mut *saved_v, &mut *previous],
-            state.reborrow(),
-            h,
-            config,
-        )
-    };
+    let soa = order.soa_frame(
+        world,
+        constraints,
+        [&mut *saved_x, &mut *saved_v, &mut *previous],
+        state.reborrow(),
+        h,
+        config,
+    );
     let mut result = if let Some(stats) = soa {
         Ok(stats)
     } else {

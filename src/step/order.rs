@@ -17,7 +17,8 @@ use crate::constraint::particle_contact::ParticleContact;
 use crate::constraint::InPlace;
 use crate::real::Real;
 use crate::solver::{
-    validate, ContactGroup, LinkConstants, PairColors, Substep, SweepStats, System, ZeroLength,
+    validate, Constraints, ContactGroup, LinkConstants, PairColors, Substep, SweepStats, System,
+    ZeroLength,
 };
 
 /// Whether the colored step fuses prediction and detection and runs its
@@ -72,12 +73,13 @@ pub(crate) trait Order<T: Real, const D: usize, const G: bool> {
     fn soa_frame(
         &self,
         world: &mut Frame<'_, T, D>,
+        constraints: &mut Constraints<'_, T>,
         area: [&mut [[T; D]]; 3],
         state: LinkState<'_, T>,
         h: T,
         config: &StepConfig<T, D>,
     ) -> Option<StepStats<T>> {
-        let _ = (world, area, state, h, config);
+        let _ = (world, constraints, area, state, h, config);
         None
     }
 

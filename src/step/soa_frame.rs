@@ -9,10 +9,14 @@
 //! # When
 //!
 //! [`step_colored`](super::step_colored) on a host in 3D, for a world of
-//! links and at most [`MAX_PLANES`] planes: no groups, spheres, capsules,
-//! boxes, engine contacts or self-collision (those frames take the AoS
-//! passes). The frame must fit: every substep's contacts within
-//! [`World::contacts`](super::World::contacts).
+//! links, at most [`MAX_PLANES`] planes and the groups colored by
+//! boundaries ([`GroupColors`]: bends, tets, tethers, solved after the
+//! links by their kinds' in-place kernels over the same coordinate
+//! arrays): no mesh volumes, attachments, spheres, capsules, boxes,
+//! engine contacts or self-collision (those frames take the AoS passes).
+//! The frame must fit: every substep's contacts within
+//! [`World::contacts`](super::World::contacts). The particle passes are
+//! in [`soa_passes`](super::soa_passes).
 //!
 //! # A transaction
 //!
@@ -51,465 +55,18 @@
 use super::colored::PARTICLES_PER_TASK;
 use super::jobs::{run_phase, split_range, task_count, Jobs, Shared};
 use super::link_pass::{kernel_isa, LinkState};
+use super::soa_passes::{commit, phase, write_contacts, Consts, Lent, Pass, Plane};
 use super::world::Frame;
 use super::{StepConfig, StepStats};
-use crate::colored::{job_range, solve_frame_range, Isa, RawSoa, CHUNK};
-use crate::constraint::contact::Contact;
+use crate::colored::groups::RawGroups;
+use crate::colored::{job_range, solve_frame_range, GroupColors, Isa, RawSoa, CHUNK};
 use crate::math::unit_any;
 use crate::real::Real;
-use crate::solver::SweepStats;
+use crate::solver::{Constraints, SweepStats, GROUPS};
 
 /// Most planes a frame on the SoA passes takes: the third scratch area
 /// holds one λ array per plane.
 pub(super) const MAX_PLANES: usize = 3;
-
-/// Particles a pass handles at a time (its arrays stay in the first
-/// cache level between the loops of one block).
-const BLOCK: usize = 256;
-
-/// A plane as its contacts see it: the unit normal (`unit_any`, the bits
-/// of the AoS frame's kept normals) and the offset (m).
-#[derive(Clone, Copy)]
-struct Plane<T> {
-    n: [T; 3],
-    offset: T,
-}
-
-/// What every pass of a substep reads.
-#[derive(Clone, Copy)]
-struct Consts<'p, T> {
-    /// Inverse masses (1/kg).
-    w: &'p [T],
-    /// The planes.
-    planes: &'p [Plane<T>],
-    /// The substep h (s).
-    h: T,
-    /// `h² g` (m) per coordinate.
-    hg: [T; 3],
-    /// Particle radius r (m).
-    radius: T,
-    /// `α̃ = α/h²` of every contact (1/kg).
-    alpha: T,
-    /// Static friction μ_s.
-    mu_s: T,
-    /// Dynamic friction μ_k.
-    mu_k: T,
-    /// The damping factor `max(0, 1 − c h)`, when damped.
-    keep: Option<T>,
-}
-
-/// The scratch's arrays, lent to the phases of the whole frame (one
-/// provenance for the tasks' ranges and the link kernels' pointers).
-struct Lent<T> {
-    x: [Shared<T>; 3],
-    pv: [Shared<T>; 3],
-    l: [Shared<T>; MAX_PLANES],
-}
-
-/// Particles `a .. b` of every array.
-struct Part<'a, T> {
-    x: [&'a mut [T]; 3],
-    pv: [&'a mut [T]; 3],
-    l: [&'a mut [T]; MAX_PLANES],
-}
-
-impl<T> Lent<T> {
-    /// The arrays of particles `a .. b`.
-    ///
-    /// # Safety
-    /// As [`Shared::range`]: no other live reference covers them.
-    unsafe fn part(&self, a: usize, b: usize) -> Option<Part<'_, T>> {
-        let ([x0, x1, x2], [p0, p1, p2], [l0, l1, l2]) = (&self.x, &self.pv, &self.l);
-        // SAFETY: forwarded caller contract, for each array.
-        unsafe {
-            Some(Part {
-                x: [x0.range(a, b)?, x1.range(a, b)?, x2.range(a, b)?],
-                pv: [p0.range(a, b)?, p1.range(a, b)?, p2.range(a, b)?],
-                l: [l0.range(a, b)?, l1.range(a, b)?, l2.range(a, b)?],
-            })
-        }
-    }
-}
-
-impl<T> Part<'_, T> {
-    /// Particles `s .. e` of this part.
-    fn block(&mut self, s: usize, e: usize) -> Option<Part<'_, T>> {
-        let [x0, x1, x2] = &mut self.x;
-        let [p0, p1, p2] = &mut self.pv;
-        let [l0, l1, l2] = &mut self.l;
-        Some(Part {
-            x: [x0.get_mut(s..e)?, x1.get_mut(s..e)?, x2.get_mut(s..e)?],
-            pv: [p0.get_mut(s..e)?, p1.get_mut(s..e)?, p2.get_mut(s..e)?],
-            l: [l0.get_mut(s..e)?, l1.get_mut(s..e)?, l2.get_mut(s..e)?],
-        })
-    }
-}
-
-/// `((0 + a₀b₀) + a₁b₁) + a₂b₂`: [`crate::math::dot`]'s operations.
-#[inline(always)]
-fn dot<T: Real>(a: [T; 3], b: [T; 3]) -> T {
-    ((T::ZERO + a[0] * b[0]) + a[1] * b[1]) + a[2] * b[2]
-}
-
-/// Whether every coordinate is finite (no branch).
-#[inline(always)]
-fn finite3<T: Real>(a: [T; 3]) -> bool {
-    a[0].is_finite() & a[1].is_finite() & a[2].is_finite()
-}
-
-/// `x_prev ← x` and the prediction (`order::predict_range`) of one
-/// block, then its contacts with each plane (`colliders::each_contact`,
-/// planes only): λ ← 0 for a contact, −1 for none. Returns the count.
-#[inline(always)]
-fn predict_detect<T: Real>(p: Part<'_, T>, w: &[T], c: &Consts<'_, T>) -> usize {
-    let Part { x, pv, l } = p;
-    let [x0, x1, x2] = x;
-    let [p0, p1, p2] = pv;
-    let (h, [g0, g1, g2]) = (c.h, c.hg);
-    for (((x0, x1), x2), (((p0, p1), p2), w)) in x0
-        .iter_mut()
-        .zip(x1.iter_mut())
-        .zip(x2.iter_mut())
-        .zip(p0.iter_mut().zip(p1.iter_mut()).zip(p2.iter_mut()).zip(w))
-    {
-        let (a0, a1, a2) = (*x0, *x1, *x2);
-        let (v0, v1, v2) = (*p0, *p1, *p2);
-        let moving = *w != T::ZERO;
-        let still = (v0 == T::ZERO) & (v1 == T::ZERO) & (v2 == T::ZERO);
-        let (k0, k1, k2) = (a0 + h * v0, a1 + h * v1, a2 + h * v2);
-        let (m0, m1, m2) = (k0 + g0, k1 + g1, k2 + g2);
-        *x0 = if moving {
-            m0
-        } else if still {
-            a0
-        } else {
-            k0
-        };
-        *x1 = if moving {
-            m1
-        } else if still {
-            a1
-        } else {
-            k1
-        };
-        *x2 = if moving {
-            m2
-        } else if still {
-            a2
-        } else {
-            k2
-        };
-        *p0 = if moving { a0 } else { v0 };
-        *p1 = if moving { a1 } else { v1 };
-        *p2 = if moving { a2 } else { v2 };
-    }
-    let (x, pv) = ([&*x0, &*x1, &*x2], [&*p0, &*p1, &*p2]);
-    let mut count = 0usize;
-    for (plane, l) in c.planes.iter().zip(l) {
-        count = count.saturating_add(detect(x, pv, w, plane, c.radius, l));
-    }
-    count
-}
-
-/// The contacts of one plane in one block (`colliders::within_margin`).
-#[inline(always)]
-fn detect<T: Real>(x: [&[T]; 3], q: [&[T]; 3], w: &[T], p: &Plane<T>, r: T, l: &mut [T]) -> usize {
-    let four = T::from_f64(4.0);
-    let mut count = 0usize;
-    let [x0, x1, x2] = x;
-    let [q0, q1, q2] = q;
-    for ((((x0, x1), x2), ((q0, q1), q2)), (w, l)) in x0
-        .iter()
-        .zip(x1)
-        .zip(x2)
-        .zip(q0.iter().zip(q1).zip(q2))
-        .zip(w.iter().zip(l.iter_mut()))
-    {
-        let c = dot(p.n, [*x0, *x1, *x2]) - p.offset - r;
-        let e = c - r;
-        let (d0, d1, d2) = (*q0 - *x0, *q1 - *x1, *q2 - *x2);
-        let path2 = ((T::ZERO + d0 * d0) + d1 * d1) + d2 * d2;
-        let touch = (*w != T::ZERO) & ((e <= T::ZERO) | (e * e <= four * path2));
-        *l = if touch { T::ZERO } else { -T::ONE };
-        count = count.wrapping_add(usize::from(touch));
-    }
-    count
-}
-
-/// One sweep of the contacts of one block, a plane at a time
-/// (`constraint::contact::sweep_colliders`' in-place plane contact):
-/// `C = n̂·x − offset − r`, the update with `W = w`, `λ ≥ 0`,
-/// `x ← x + (w Δλ) n̂`, then static friction. Whether every contact's
-/// result is finite.
-#[inline(always)]
-fn contacts<T: Real>(p: Part<'_, T>, w: &[T], c: &Consts<'_, T>) -> bool {
-    let Part { x, pv, l } = p;
-    let [x0, x1, x2] = x;
-    let [q0, q1, q2] = pv;
-    let (alpha, mu, r) = (c.alpha, c.mu_s, c.radius);
-    let mut ok = true;
-    for (p, l) in c.planes.iter().zip(l) {
-        let n = p.n;
-        for ((((x0, x1), x2), ((q0, q1), q2)), (w, l)) in x0
-            .iter_mut()
-            .zip(x1.iter_mut())
-            .zip(x2.iter_mut())
-            .zip(q0.iter().zip(q1.iter()).zip(q2.iter()))
-            .zip(w.iter().zip(l.iter_mut()))
-        {
-            let (lam, w) = (*l, *w);
-            let touch = lam >= T::ZERO;
-            let a = [*x0, *x1, *x2];
-            let gap = dot(n, a) - p.offset - r;
-            let numerator = -gap - alpha * lam;
-            let delta = numerator / (w + alpha);
-            let sum = lam + delta;
-            let next = if sum < T::ZERO { T::ZERO } else { sum };
-            let s = w * (next - lam);
-            let y = [a[0] + s * n[0], a[1] + s * n[1], a[2] + s * n[2]];
-            let m = [y[0] - *q0, y[1] - *q1, y[2] - *q2];
-            let along = dot(m, n);
-            let t = [
-                m[0] - along * n[0],
-                m[1] - along * n[1],
-                m[2] - along * n[2],
-            ];
-            let t2 = dot(t, t);
-            let limit = mu * w * next;
-            let stick = (mu > T::ZERO) & (next > T::ZERO) & (t2 < limit * limit);
-            let z = [
-                if stick { y[0] - t[0] } else { y[0] },
-                if stick { y[1] - t[1] } else { y[1] },
-                if stick { y[2] - t[2] } else { y[2] },
-            ];
-            ok &= !touch | (next.is_finite() & finite3(z));
-            *x0 = if touch { z[0] } else { a[0] };
-            *x1 = if touch { z[1] } else { a[1] };
-            *x2 = if touch { z[2] } else { a[2] };
-            *l = if touch { next } else { lam };
-        }
-    }
-    ok
-}
-
-/// The velocity update of one block (`order::velocity_range`: moving
-/// particles `v ← (x − x_prev)/h`, damped; static ones keep theirs),
-/// each plane's dynamic friction (`colliders::dynamic_friction`,
-/// `slow_tangential` about the plane's normal), and the finite checks
-/// (velocity and position before friction, velocity after). Whether all
-/// passed.
-#[inline(always)]
-fn velocities<T: Real>(p: Part<'_, T>, w: &[T], c: &Consts<'_, T>) -> bool {
-    let Part { x, pv, l } = p;
-    let [x0, x1, x2] = x;
-    let [v0, v1, v2] = pv;
-    let h = c.h;
-    let keep = c.keep.unwrap_or(T::ONE);
-    let damped = c.keep.is_some();
-    let mut ok = true;
-    for (((x0, x1), x2), (((v0, v1), v2), w)) in x0
-        .iter()
-        .zip(x1.iter())
-        .zip(x2.iter())
-        .zip(v0.iter_mut().zip(v1.iter_mut()).zip(v2.iter_mut()).zip(w))
-    {
-        let moving = *w != T::ZERO;
-        let (u0, u1, u2) = ((*x0 - *v0) / h, (*x1 - *v1) / h, (*x2 - *v2) / h);
-        let (d0, d1, d2) = if damped {
-            (u0 * keep, u1 * keep, u2 * keep)
-        } else {
-            (u0, u1, u2)
-        };
-        let v = [
-            if moving { d0 } else { *v0 },
-            if moving { d1 } else { *v1 },
-            if moving { d2 } else { *v2 },
-        ];
-        ok &= finite3(v) & finite3([*x0, *x1, *x2]);
-        [*v0, *v1, *v2] = v;
-    }
-    let mu = c.mu_k;
-    if mu > T::ZERO {
-        for (p, l) in c.planes.iter().zip(l.iter()) {
-            let n = p.n;
-            for ((v0, v1), (v2, (w, l))) in v0
-                .iter_mut()
-                .zip(v1.iter_mut())
-                .zip(v2.iter_mut().zip(w.iter().zip(l.iter())))
-            {
-                let v = [*v0, *v1, *v2];
-                let drop = mu * *w * *l / h;
-                let along = dot(v, n);
-                let t = [
-                    v[0] - along * n[0],
-                    v[1] - along * n[1],
-                    v[2] - along * n[2],
-                ];
-                let speed2 = dot(t, t);
-                let go = (*l > T::ZERO) & (speed2 >= T::MIN_POSITIVE);
-                let speed = speed2.sqrt();
-                let scale = if drop >= speed { T::ONE } else { drop / speed };
-                *v0 = if go { v[0] - scale * t[0] } else { v[0] };
-                *v1 = if go { v[1] - scale * t[1] } else { v[1] };
-                *v2 = if go { v[2] - scale * t[2] } else { v[2] };
-            }
-        }
-        for ((v0, v1), v2) in v0.iter().zip(v1.iter()).zip(v2.iter()) {
-            ok &= finite3([*v0, *v1, *v2]);
-        }
-    }
-    ok
-}
-
-/// The contacts of one block, particles `first ..`, in detection order
-/// into `out` from `at`; the next free entry, `None` when `out` is full
-/// (never: detection counted them).
-fn write_contacts<T: Real>(
-    l: &[&mut [T]; MAX_PLANES],
-    planes: usize,
-    first: usize,
-    out: &mut [Contact<T>],
-    mut at: usize,
-) -> Option<usize> {
-    let [l0, l1, l2] = l;
-    let len = l0.len();
-    for k in 0..len {
-        let lams = [l0.get(k), l1.get(k), l2.get(k)];
-        for (collider, lam) in lams.into_iter().enumerate().take(planes) {
-            let lam = *lam?;
-            if lam >= T::ZERO {
-                let slot = out.get_mut(at)?;
-                *slot = Contact {
-                    particle: u32::try_from(first.checked_add(k)?).ok()?,
-                    collider: u32::try_from(collider).ok()?,
-                    lambda: lam,
-                };
-                at = at.checked_add(1)?;
-            }
-        }
-    }
-    Some(at)
-}
-
-/// The pass a task runs, at the widest vector level `isa` allows.
-#[derive(Clone, Copy)]
-enum Pass {
-    PredictDetect,
-    Contacts,
-    Velocities,
-}
-
-/// Runs `pass` over one block (`usize::MAX`: a failed contact or
-/// velocity pass; else detection's count, or 0).
-#[inline(always)]
-fn block<T: Real>(pass: Pass, p: Part<'_, T>, w: &[T], c: &Consts<'_, T>) -> usize {
-    match pass {
-        Pass::PredictDetect => predict_detect(p, w, c),
-        Pass::Contacts => {
-            if contacts(p, w, c) {
-                0
-            } else {
-                usize::MAX
-            }
-        }
-        Pass::Velocities => {
-            if velocities(p, w, c) {
-                0
-            } else {
-                usize::MAX
-            }
-        }
-    }
-}
-
-/// [`block`] compiled for AVX2.
-///
-/// # Safety
-/// The CPU and OS support AVX2 (an [`Isa`] with its bit).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn block_avx2<T: Real>(pass: Pass, p: Part<'_, T>, w: &[T], c: &Consts<'_, T>) -> usize {
-    block(pass, p, w, c)
-}
-
-/// [`block`] compiled for AVX-512 F and DQ.
-///
-/// # Safety
-/// The CPU and OS support AVX-512 F and DQ (an [`Isa`] with its bit).
-#[cfg(all(target_arch = "x86_64", xpbd_avx512))]
-#[target_feature(enable = "avx512f,avx512dq")]
-unsafe fn block_avx512<T: Real>(pass: Pass, p: Part<'_, T>, w: &[T], c: &Consts<'_, T>) -> usize {
-    block(pass, p, w, c)
-}
-
-/// [`block`] at the widest level of `isa` (the same operations per
-/// lane at every level, so the same bits).
-#[inline(always)]
-fn block_on<T: Real>(isa: Isa, pass: Pass, p: Part<'_, T>, w: &[T], c: &Consts<'_, T>) -> usize {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use crate::colored::Level;
-        let level = isa.level();
-        #[cfg(xpbd_avx512)]
-        if level == Level::Avx512 {
-            // SAFETY: `isa` holds the AVX-512 bit only when the CPU and OS
-            // support it (`Isa::detect`, `Isa::from_bits`).
-            return unsafe { block_avx512(pass, p, w, c) };
-        }
-        if level == Level::Avx2 || level == Level::Avx512 {
-            // SAFETY: as above, AVX2 (an AVX-512 set includes it).
-            return unsafe { block_avx2(pass, p, w, c) };
-        }
-    }
-    let _ = isa;
-    block(pass, p, w, c)
-}
-
-/// Runs `pass` over every particle as tasks of particle ranges, a block
-/// at a time; each task's result (the sum of its blocks', saturating)
-/// in `sums` (task order). `None`: a task missed its arrays (never) or
-/// the job system skipped one.
-fn phase<T: Real>(
-    jobs: &dyn Jobs,
-    lent: &Lent<T>,
-    n: usize,
-    pass: Pass,
-    c: &Consts<'_, T>,
-    isa: Isa,
-    sums: &mut [usize; super::MAX_JOBS],
-) -> Option<usize> {
-    let count = task_count(jobs, n.div_ceil(PARTICLES_PER_TASK));
-    run_phase(
-        jobs,
-        count,
-        &|i| {
-            let (a, b) = split_range(n, i, count);
-            // SAFETY: the ranges of one phase are disjoint, and the
-            // arrays are used by nothing else until it ends.
-            let (Some(mut part), Some(w)) = (unsafe { lent.part(a, b) }, c.w.get(a..b)) else {
-                return usize::MAX;
-            };
-            let mut sum = 0usize;
-            let mut s = 0usize;
-            while s < b.saturating_sub(a) {
-                let e = s.saturating_add(BLOCK).min(b.saturating_sub(a));
-                let (Some(p), Some(w)) = (part.block(s, e), w.get(s..e)) else {
-                    return usize::MAX;
-                };
-                sum = sum.saturating_add(block_on(isa, pass, p, w, c));
-                s = e;
-            }
-            sum
-        },
-        |i, r| {
-            if let Some(slot) = sums.get_mut(i) {
-                *slot = r;
-            }
-        },
-    )
-    .ok()?;
-    Some(count)
-}
 
 /// The frame of `step_colored` on the SoA passes (see the module
 /// documentation): `Some` with the frame's statistics when it ran and
@@ -520,15 +77,24 @@ fn phase<T: Real>(
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run<T: Real, const D: usize>(
     jobs: &dyn Jobs,
-    colors: &[usize],
+    group_colors: &GroupColors<'_>,
     isa: Isa,
     world: &mut Frame<'_, T, D>,
+    constraints: &mut Constraints<'_, T>,
     area: [&mut [[T; D]]; 3],
     state: LinkState<'_, T>,
     h: T,
     config: &StepConfig<T, D>,
 ) -> Option<StepStats<T>> {
+    // Groups colored by boundaries only (their in-place kernels); a mesh
+    // volume or an attachment takes the AoS frame.
+    let colored = GROUPS
+        .into_iter()
+        .zip(constraints.counts(0))
+        .all(|(g, count)| count == 0 || group_colors.of(g).is_some());
+    let colors = group_colors.links;
     if D != 3
+        || !colored
         || world.planes.len() > MAX_PLANES
         || !world.spheres.is_empty()
         || !world.capsules.is_empty()
@@ -635,6 +201,7 @@ pub(super) fn run<T: Real, const D: usize>(
         y: s1.ptr(),
         z: s2.ptr(),
     };
+    let has_groups = !constraints.is_empty();
     let budget = world.contacts.len();
     let out = Shared::new(world.contacts);
     let mut stats = StepStats::default();
@@ -658,6 +225,25 @@ pub(super) fn run<T: Real, const D: usize>(
             return None;
         }
         stats.max_contacts = stats.max_contacts.max(total);
+        if has_groups {
+            // The one λ reset of the groups at the substep's entry.
+            constraints.reset();
+        }
+        // The groups' views for this substep's sweeps (taken after the
+        // reset: from here on the groups are written through them only).
+        // SAFETY: the coordinate arrays `soa` points into hold `n` entries
+        // each and outlive the substep's phases, which use them one at a
+        // time.
+        let groups = unsafe {
+            RawGroups::<T, 3>::soa(
+                [soa.x, soa.y, soa.z],
+                n,
+                w,
+                constraints,
+                h2,
+                config.zero_length,
+            )
+        };
         let last_substep = s.saturating_add(1) == config.substeps;
         for k in 0..config.iterations {
             let want = config.tolerance > T::ZERO
@@ -709,13 +295,17 @@ pub(super) fn run<T: Real, const D: usize>(
                 }
             }
             let links = if want { tally } else { SweepStats::default() };
+            let mut swept = SweepStats::default();
+            if has_groups {
+                swept = sweep_groups(jobs, &groups, group_colors)?;
+            }
             if total > 0 {
                 let tasks = phase(jobs, &lent, n, Pass::Contacts, &consts, isa, &mut ok)?;
                 if ok.iter().take(tasks).any(|r| *r != 0) {
                     return None;
                 }
             }
-            stats.last = links.merge(SweepStats::default());
+            stats.last = links.merge(swept);
             stats.iterations = stats.iterations.saturating_add(1);
             if config.tolerance > T::ZERO && stats.last.max_residual <= config.tolerance {
                 stats.converged_substeps = stats.converged_substeps.saturating_add(1);
@@ -787,40 +377,49 @@ pub(super) fn run<T: Real, const D: usize>(
     Some(stats)
 }
 
-/// Particles `a .. b` of the scratch into the caller's positions and
-/// velocities; whether the ranges existed.
-///
-/// # Safety
-/// As [`Shared::range`], for the three.
-unsafe fn commit<T: Real, const D: usize>(
-    lent: &Lent<T>,
-    positions: &Shared<[T; D]>,
-    velocities: &Shared<[T; D]>,
-    a: usize,
-    b: usize,
-) -> bool {
-    // SAFETY: forwarded caller contract.
-    let (Some(p), Some(x), Some(v)) = (unsafe {
-        (
-            lent.part(a, b),
-            positions.range(a, b),
-            velocities.range(a, b),
-        )
-    }) else {
-        return false;
-    };
-    let ([x0, x1, x2], [v0, v1, v2]) = (p.x, p.pv);
-    for (((x0, x1), x2), d) in x0.iter().zip(x1.iter()).zip(x2.iter()).zip(x) {
-        for (dst, src) in d.iter_mut().zip([*x0, *x1, *x2]) {
-            *dst = src;
+/// One sweep of the groups after the links, as the AoS frame's colored
+/// iteration sweeps them (`colored::iterate_groups`: each group of the
+/// table in order, color by color, each color's job ranges as tasks):
+/// their statistics, or `None` when an instance failed (the AoS frame
+/// then runs and names it).
+fn sweep_groups<T: Real>(
+    jobs: &dyn Jobs,
+    groups: &RawGroups<T, 3>,
+    colors: &GroupColors<'_>,
+) -> Option<SweepStats<T>> {
+    let mut stats = SweepStats::default();
+    for group in GROUPS.into_iter().skip(1) {
+        let Some(starts) = colors.of(group) else {
+            continue;
+        };
+        for bounds in starts.windows(2) {
+            let (Some(&b), Some(&e)) = (bounds.first(), bounds.get(1)) else {
+                continue;
+            };
+            let count = task_count(jobs, e.saturating_sub(b).div_ceil(CHUNK));
+            let mut bad = false;
+            run_phase(
+                jobs,
+                count,
+                &|i| match job_range(b, e, i, count) {
+                    // SAFETY: the ranges lie within one color of a
+                    // coloring `step_colored` checked proper, they are
+                    // disjoint, and no other phase runs meanwhile.
+                    Some((lo, hi)) => unsafe { groups.run(group, lo, hi) }.ok(),
+                    None => Some(SweepStats::default()),
+                },
+                |_, r| match r {
+                    Some(s) => stats = stats.merge(s),
+                    None => bad = true,
+                },
+            )
+            .ok()?;
+            if bad {
+                return None;
+            }
         }
     }
-    for (((v0, v1), v2), d) in v0.iter().zip(v1.iter()).zip(v2.iter()).zip(v) {
-        for (dst, src) in d.iter_mut().zip([*v0, *v1, *v2]) {
-            *dst = src;
-        }
-    }
-    true
+    Some(stats)
 }
 
 #[cfg(test)]
@@ -831,15 +430,33 @@ mod tests {
     use super::super::world::World;
     use super::super::{scratch_len, Colliders, OneThread};
     use super::*;
-    use crate::constraint::contact::{Plane as Ground, Sphere};
-    use crate::{cloth, cloth_link_count, color_instances, color_order, fill_in_order};
-    use crate::{GroupColors, Link, ZeroLength};
+    use crate::colored::coloring::Instance;
+    use crate::constraint::contact::{Contact, Plane as Ground, Sphere};
+    use crate::{bends_count_for_cloth, bends_for_cloth, cloth, cloth_link_count};
+    use crate::{color_instances, color_order, fill_in_order};
+    use crate::{Attachment, Bend, Constraints, GroupColors, Link, ZeroLength};
+
+    /// `items` in colored order, with the colors' boundaries.
+    fn in_colors<const N: usize, K: Instance<N> + Copy>(
+        items: &[K],
+        n: usize,
+    ) -> (Vec<K>, Vec<usize>) {
+        let (mut used, mut colors) = (vec![0u64; n], vec![0u32; items.len()]);
+        let count = color_instances(items, n, &mut used, &mut colors).unwrap();
+        let mut starts = vec![0usize; count as usize + 1];
+        let mut order = vec![0u32; items.len()];
+        color_order(&colors, count, &mut starts, &mut order).unwrap();
+        let mut sorted = items.to_vec();
+        fill_in_order(items, &order, &mut sorted).unwrap();
+        (sorted, starts)
+    }
 
     /// A 6 × 6 cloth over the ground in colored order, one frame's
     /// entry by hand (the scratch's areas, the validated link state), then
-    /// the SoA frame: it runs for links and planes, not with a sphere.
+    /// the SoA frame: it runs for links and planes, with bends too, not
+    /// with a sphere nor with an attachment.
     #[test]
-    fn links_and_planes_take_the_soa_frame_a_sphere_does_not() {
+    fn links_planes_and_bends_take_the_soa_frame_a_sphere_or_an_attachment_does_not() {
         let side = 6;
         let n = side * side;
         let x0: Vec<[f64; 3]> = (0..n)
@@ -848,13 +465,10 @@ mod tests {
         let mut links = vec![Link::default(); cloth_link_count(side, side, true).unwrap()];
         cloth(&x0, side, side, true, 1e-7, &mut links).unwrap();
         let m = links.len();
-        let (mut used, mut colors) = (vec![0u64; n], vec![0u32; m]);
-        let count = color_instances(&links, n, &mut used, &mut colors).unwrap();
-        let mut starts = vec![0usize; count as usize + 1];
-        let mut order = vec![0u32; m];
-        color_order(&colors, count, &mut starts, &mut order).unwrap();
-        let mut sorted = links.clone();
-        fill_in_order(&links, &order, &mut sorted).unwrap();
+        let (sorted, starts) = in_colors(&links, n);
+        let mut bends = vec![Bend::default(); bends_count_for_cloth(side, side)];
+        bends_for_cloth(&x0, side, side, 1e-3, &mut bends).unwrap();
+        let (bends, bend_starts) = in_colors(&bends, n);
         let ground = [Ground {
             normal: [0.0, 1.0, 0.0],
             offset: 0.0,
@@ -869,9 +483,23 @@ mod tests {
             ..StepConfig::default()
         };
         let h = 1.0 / 60.0 / f64::from(config.substeps);
-        for sphere in [false, true] {
+        // (a sphere, bends, an attachment): whether the SoA frame runs.
+        let cases = [
+            (false, false, false, true),
+            (true, false, false, false),
+            (false, true, false, true),
+            (false, true, true, false),
+        ];
+        for (sphere, with_bends, attached, runs) in cases {
             let (mut x, mut v, w) = (x0.clone(), vec![[0.0; 3]; n], vec![1.0; n]);
             let mut links = sorted.clone();
+            let mut bends = bends.clone();
+            let mut attachments = [Attachment::new(0, x0[0], 0.0)];
+            let mut groups = Constraints {
+                bends: if with_bends { &mut bends } else { &mut [] },
+                attachments: if attached { &mut attachments } else { &mut [] },
+                ..Default::default()
+            };
             let mut contacts = vec![Contact::default(); 2 * n];
             let mut scratch = vec![[0.0; 3]; scratch_len(n, m)];
             let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
@@ -890,6 +518,7 @@ mod tests {
             let order = ColoredOrder {
                 colors: GroupColors {
                     links: &starts,
+                    bends: if with_bends { &bend_starts } else { &[] },
                     ..Default::default()
                 },
                 jobs: &OneThread,
@@ -906,13 +535,24 @@ mod tests {
                 )
                 .unwrap();
             let before = frame.positions.to_vec();
-            let r = order.soa_frame(&mut frame, [a, b, c], state.reborrow(), h, &config);
-            assert_eq!(r.is_some(), !sphere);
+            let r = order.soa_frame(
+                &mut frame,
+                &mut groups,
+                [a, b, c],
+                state.reborrow(),
+                h,
+                &config,
+            );
+            assert_eq!(r.is_some(), runs);
             // It ran (and committed), or wrote nothing.
-            assert_eq!(frame.positions.to_vec() != before, !sphere);
+            assert_eq!(frame.positions.to_vec() != before, runs);
             if let Some(stats) = r {
                 assert_eq!(stats.substeps, config.substeps);
                 assert_eq!(stats.max_contacts, n);
+                // Each bend solved: the frame's last sweep counts the
+                // links' and the bends' instances.
+                let solved = m + if with_bends { groups.bends.len() } else { 0 };
+                assert_eq!(stats.last.applied + stats.last.skipped_static, solved);
             }
         }
     }

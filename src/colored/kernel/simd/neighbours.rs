@@ -133,6 +133,21 @@ unsafe fn group_shape<T: Real, V: Pairs<T>>(l: RawLinks<T>, k: usize) -> Option<
         // SAFETY: `LANES` reads from `k` (caller contract).
         return unsafe { V::shape(l.i.add(k), l.j.add(k)) };
     }
+    if l.stride == 2 && l.j == l.i.wrapping_add(1) {
+        // A frame's index area: the pairs `(i, j)` of the group's links
+        // one after another, tested in one pass (vector compares).
+        let p = l.i.wrapping_add(k.wrapping_mul(2));
+        // SAFETY: the group's `LANES` pairs from link `k` (caller contract).
+        return unsafe {
+            match V::LANES {
+                2 => shape_ij::<2>(p),
+                4 => shape_ij::<4>(p),
+                8 => shape_ij::<8>(p),
+                16 => shape_ij::<16>(p),
+                _ => None,
+            }
+        };
+    }
     // The lane tests of `shape`, on the indices where they are.
     let at = |t: usize| k.wrapping_add(t).wrapping_mul(l.stride);
     // SAFETY: link position `k` is in the arrays (caller contract).
@@ -148,6 +163,28 @@ unsafe fn group_shape<T: Real, V: Pairs<T>>(l: RawLinks<T>, k: usize) -> Option<
             & (b.wrapping_sub(i0) == t.wrapping_mul(2).wrapping_add(1));
     }
     decide(i0, j0, u32::try_from(V::LANES).ok()?, run, pair)
+}
+
+/// [`shape`] for `N` links whose indices are the pairs `(i, j)` one
+/// after another from `ij` (a frame's index area), lane tests over the
+/// whole pairs array at once.
+///
+/// # Safety
+/// `ij` is valid for `2N` reads.
+#[inline(always)]
+unsafe fn shape_ij<const N: usize>(ij: *const u32) -> Option<Shape> {
+    // SAFETY: `2N` reads (caller contract), unaligned.
+    let v = unsafe { ij.cast::<[[u32; 2]; N]>().read_unaligned() };
+    let (&[i0, j0], Ok(n)) = (v.first()?, u32::try_from(N)) else {
+        return None;
+    };
+    let (mut run, mut pair) = (true, true);
+    for (t, [a, b]) in (0u32..).zip(v) {
+        run &= (a.wrapping_sub(i0) == t) & (b.wrapping_sub(j0) == t);
+        pair &= (a.wrapping_sub(i0) == t.wrapping_mul(2))
+            & (b.wrapping_sub(i0) == t.wrapping_mul(2).wrapping_add(1));
+    }
+    decide(i0, j0, n, run, pair)
 }
 
 /// The fast path for groups of links whose particles are contiguous in
