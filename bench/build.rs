@@ -16,6 +16,9 @@
 //!   and float (`-DCF_F32`), each at the baseline (`cf_base_f64_*`,
 //!   `cf_base_f32_*`) and with `-march=native` where the compiler accepts
 //!   it (`cf_native_f64_*`, `cf_native_f32_*`).
+//! - bench/c/frame_kinds.c (the plain C frame with bends, tets or
+//!   tethers; it includes frame.c) the same four times (`kf_base_f64_*`,
+//!   `kf_base_f32_*`, `kf_native_f64_*`, `kf_native_f32_*`).
 
 use std::env;
 use std::path::{Path, PathBuf};
@@ -40,14 +43,22 @@ fn main() {
     let root = manifest.parent().expect("bench has a parent").to_path_buf();
     let include = root.join("include");
     let c = |name: &str| manifest.join("c").join(name);
-    let (reference, spatial, sequential, redblack, frame) = (
+    let (reference, spatial, sequential, redblack, frame, frame_kinds) = (
         c("reference.c"),
         c("spatial.c"),
         c("sequential.c"),
         c("redblack.c"),
         c("frame.c"),
+        c("frame_kinds.c"),
     );
-    for f in [&reference, &spatial, &sequential, &redblack, &frame] {
+    for f in [
+        &reference,
+        &spatial,
+        &sequential,
+        &redblack,
+        &frame,
+        &frame_kinds,
+    ] {
         println!("cargo:rerun-if-changed={}", f.display());
     }
     println!(
@@ -76,12 +87,17 @@ fn main() {
         }
         build.compile(&format!("xpbd_bench_{prefix}redblack"));
     }
-    // The plain C frame: double and float, at the baseline and native.
+    // The plain C frame (cf_) and the frame with the kinds (kf_): double
+    // and float, at the baseline and native.
     let mut frame_native = "no -march (not accepted)";
+    let frames = [("cf", &frame), ("kf", &frame_kinds)];
     for (isa, march) in [("base", None), ("native", Some("-march=native"))] {
-        for (real, f32) in [("f64", false), ("f32", true)] {
-            let prefix = format!("cf_{isa}_{real}_");
-            let mut build = base(&[&frame], &include);
+        for ((real, f32), (name, file)) in [("f64", false), ("f32", true)]
+            .into_iter()
+            .flat_map(|r| frames.map(|f| (r, f)))
+        {
+            let prefix = format!("{name}_{isa}_{real}_");
+            let mut build = base(&[file], &include);
             build.define("CF_PREFIX", prefix.as_str());
             if f32 {
                 build.define("CF_F32", None);
@@ -95,5 +111,5 @@ fn main() {
             build.compile(&format!("xpbd_bench_{prefix}frame"));
         }
     }
-    println!("cargo:rustc-env=XPBD_BENCH_CFLAGS=-O3 -fno-math-errno -ffp-contract=off (x86-64 baseline, no -march; the red-black copy rb_native_ with {native}, the C frame cf_native_ with {frame_native})");
+    println!("cargo:rustc-env=XPBD_BENCH_CFLAGS=-O3 -fno-math-errno -ffp-contract=off (x86-64 baseline, no -march; the red-black copy rb_native_ with {native}, the C frames cf_native_ and kf_native_ with {frame_native})");
 }

@@ -21,7 +21,9 @@ for needed in "1D seed solve, C ABI called from C" "Rust colored SoA" "C colored
     "sequential, ours / C (median of A/B pairs)" "Rust colored, 1 thread" "C in colored order" \
     "colored, ours / C (median of A/B pairs)" "self f64 n = 1024: ours / C" "self f32 n = 4096: ours / C" \
     "colored SoA, ours / C red-black baseline" "colored SoA, ours / C red-black -march=native" \
-    "sequential, ours / C plain Gauss-Seidel" "sequential, ours / C PositionBasedDynamics formula"; do
+    "sequential, ours / C plain Gauss-Seidel" "sequential, ours / C PositionBasedDynamics formula" \
+    "kframe bends N=20 f64: kind's share" "kframe tethers N=20 f32: kind's share" \
+    "kframe tets N=20 f64: kind's share"; do
     if ! grep -q "$needed" "$log"; then
         cat "$log"
         echo "bench smoke: no figure for '$needed'"

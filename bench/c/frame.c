@@ -188,29 +188,16 @@ static inline void solve_run(real *restrict x, real *restrict y, real *restrict 
     }
 }
 
-/* One frame of `dt` (s); gravity (gx, gy, gz) (m/s^2), particle radius
- * `radius` (m), friction mu_s and mu_k. Returns the most contacts of a
- * substep. */
-size_t CF(frame)(struct cf_cloth *cl, real dt, unsigned substeps, unsigned iterations, real gx,
-                 real gy, real gz, real radius, real mu_s, real mu_k) {
-    const size_t n = cl->n;
-    real *restrict x = cl->x, *restrict y = cl->y, *restrict z = cl->z;
-    real *restrict vx = cl->vx, *restrict vy = cl->vy, *restrict vz = cl->vz;
-    real *restrict px = cl->px, *restrict py = cl->py, *restrict pz = cl->pz;
+/* The phases of a frame, shared with bench/c/frame_kinds.c (which
+ * includes this file): each is the loop of CF(frame) below, unchanged. */
+
+/* alpha and g of every link of the runs: per frame. */
+static inline void cf_link_constants(struct cf_cloth *cl, real h2) {
     const real *restrict w = cl->w;
-    real *restrict lc = cl->lc;
-    real *restrict touch = cl->touch;
-    const real *restrict rest = cl->rest, *restrict compliance = cl->compliance;
-    real *restrict alpha = cl->alpha, *restrict g = cl->g, *restrict lambda = cl->lambda;
+    const real *restrict compliance = cl->compliance;
+    real *restrict alpha = cl->alpha, *restrict g = cl->g;
     const struct cf_run *runs = cl->runs;
-    const size_t *color_runs = cl->color_runs;
-
-    const real h = dt / (real)substeps, h2 = h * h;
-    const real hgx = h2 * gx, hgy = h2 * gy, hgz = h2 * gz;
-    unsigned most = 0;
-
-    /* alpha and g: per frame. */
-    for (size_t r = 0; r < color_runs[cl->colors]; ++r) {
+    for (size_t r = 0; r < cl->color_runs[cl->colors]; ++r) {
         const struct cf_run q = runs[r];
         for (size_t t = 0; t < q.count; ++t) {
             size_t i = q.first + (size_t)q.stride * t, j = i + q.dj, k = q.slot + t;
@@ -219,93 +206,147 @@ size_t CF(frame)(struct cf_cloth *cl, real dt, unsigned substeps, unsigned itera
             g[k] = ws == 0 ? (real)0 : q;
         }
     }
+}
 
-    for (unsigned s = 0; s < substeps; ++s) {
-        /* Prediction and contact detection. */
-        unsigned found = 0;
+/* Prediction and contact detection (step 1); returns the contacts found. */
+static inline unsigned cf_predict(struct cf_cloth *cl, real h, real hgx, real hgy, real hgz,
+                                  real radius) {
+    const size_t n = cl->n;
+    real *restrict x = cl->x, *restrict y = cl->y, *restrict z = cl->z;
+    const real *restrict vx = cl->vx, *restrict vy = cl->vy, *restrict vz = cl->vz;
+    real *restrict px = cl->px, *restrict py = cl->py, *restrict pz = cl->pz;
+    const real *restrict w = cl->w;
+    real *restrict lc = cl->lc;
+    real *restrict touch = cl->touch;
+    unsigned found = 0;
 #pragma GCC ivdep
-        for (size_t i = 0; i < n; ++i) {
-            real x0 = x[i], y0 = y[i], z0 = z[i];
-            real moves = w[i] != 0 ? (real)1 : (real)0;
-            real gxm = moves != 0 ? hgx : (real)0, gym = moves != 0 ? hgy : (real)0;
-            real gzm = moves != 0 ? hgz : (real)0;
-            px[i] = x0;
-            py[i] = y0;
-            pz[i] = z0;
-            real x1 = (x0 + h * vx[i]) + gxm;
-            real y1 = (y0 + h * vy[i]) + gym;
-            real z1 = (z0 + h * vz[i]) + gzm;
-            x[i] = x1;
-            y[i] = y1;
-            z[i] = z1;
-            real e = (y1 - radius) - radius;
-            real a = x0 - x1, b = y0 - y1, c = z0 - z1;
-            real path2 = a * a + b * b + c * c;
-            real hit = (moves != 0) & ((e <= 0) | (e * e <= (real)4 * path2)) ? (real)1 : (real)0;
-            touch[i] = hit;
-            found += (unsigned)(hit != 0);
-            lc[i] = 0;
+    for (size_t i = 0; i < n; ++i) {
+        real x0 = x[i], y0 = y[i], z0 = z[i];
+        real moves = w[i] != 0 ? (real)1 : (real)0;
+        real gxm = moves != 0 ? hgx : (real)0, gym = moves != 0 ? hgy : (real)0;
+        real gzm = moves != 0 ? hgz : (real)0;
+        px[i] = x0;
+        py[i] = y0;
+        pz[i] = z0;
+        real x1 = (x0 + h * vx[i]) + gxm;
+        real y1 = (y0 + h * vy[i]) + gym;
+        real z1 = (z0 + h * vz[i]) + gzm;
+        x[i] = x1;
+        y[i] = y1;
+        z[i] = z1;
+        real e = (y1 - radius) - radius;
+        real a = x0 - x1, b = y0 - y1, c = z0 - z1;
+        real path2 = a * a + b * b + c * c;
+        real hit = (moves != 0) & ((e <= 0) | (e * e <= (real)4 * path2)) ? (real)1 : (real)0;
+        touch[i] = hit;
+        found += (unsigned)(hit != 0);
+        lc[i] = 0;
+    }
+    return found;
+}
+
+/* One pass over every color's runs (the link formula). */
+static inline void cf_link_runs(struct cf_cloth *cl) {
+    real *restrict x = cl->x, *restrict y = cl->y, *restrict z = cl->z;
+    const real *restrict w = cl->w;
+    const real *restrict rest = cl->rest;
+    const real *restrict alpha = cl->alpha, *restrict g = cl->g;
+    real *restrict lambda = cl->lambda;
+    const struct cf_run *runs = cl->runs;
+    const size_t *color_runs = cl->color_runs;
+    for (size_t col = 0; col < cl->colors; ++col) {
+        for (size_t r = color_runs[col]; r < color_runs[col + 1]; ++r) {
+            const struct cf_run q = runs[r];
+            if (q.stride == 1) {
+                solve_run(x, y, z, w, rest, alpha, g, lambda, q.first, q.count, 1, q.dj, q.slot);
+            } else if (q.stride == 2) {
+                solve_run(x, y, z, w, rest, alpha, g, lambda, q.first, q.count, 2, q.dj, q.slot);
+            } else {
+                solve_run(x, y, z, w, rest, alpha, g, lambda, q.first, q.count, q.stride, q.dj,
+                          q.slot);
+            }
         }
+    }
+}
+
+/* The plane contacts, rigid, with static friction; a particle without a
+ * contact computes with the harmless inverse mass w + 1 and is multiplied
+ * by its flag 0. */
+static inline void cf_contacts(struct cf_cloth *cl, real radius, real mu_s) {
+    const size_t n = cl->n;
+    real *restrict x = cl->x, *restrict y = cl->y, *restrict z = cl->z;
+    const real *restrict px = cl->px, *restrict pz = cl->pz;
+    const real *restrict w = cl->w;
+    real *restrict lc = cl->lc;
+    const real *restrict touch = cl->touch;
+#pragma GCC ivdep
+    for (size_t i = 0; i < n; ++i) {
+        real on = touch[i];
+        real wi = w[i] + ((real)1 - on), l0 = lc[i];
+        real x0 = x[i], y0 = y[i], z0 = z[i];
+        real c = y0 - radius;
+        real lt = l0 + -c / wi;
+        real l1 = lt > 0 ? lt : (real)0;
+        y[i] = y0 + on * (wi * (l1 - l0));
+        real mx = x0 - px[i], mz = z0 - pz[i];
+        real t2 = mx * mx + mz * mz;
+        real limit = mu_s * wi * l1;
+        real stick = (mu_s > 0) & (lt > 0) & (t2 < limit * limit) ? on : (real)0;
+        x[i] = x0 - stick * mx;
+        z[i] = z0 - stick * mz;
+        lc[i] = on * l1;
+    }
+}
+
+/* Velocities, then dynamic friction. A pinned particle is at rest
+ * (x = p), so it keeps v = 0. */
+static inline void cf_velocities(struct cf_cloth *cl, real h, real mu_k) {
+    const size_t n = cl->n;
+    const real *restrict x = cl->x, *restrict y = cl->y, *restrict z = cl->z;
+    real *restrict vx = cl->vx, *restrict vy = cl->vy, *restrict vz = cl->vz;
+    const real *restrict px = cl->px, *restrict py = cl->py, *restrict pz = cl->pz;
+    const real *restrict w = cl->w;
+    const real *restrict lc = cl->lc;
+    const real *restrict touch = cl->touch;
+#pragma GCC ivdep
+    for (size_t i = 0; i < n; ++i) {
+        real l = lc[i];
+        real ux = (x[i] - px[i]) / h, uy = (y[i] - py[i]) / h, uz = (z[i] - pz[i]) / h;
+        real speed2 = ux * ux + uz * uz;
+        real drop = mu_k * w[i] * l / h;
+        real speed = CF_SQRT(speed2);
+        /* min(drop / speed, 1): drop >= speed exactly when the
+         * correctly rounded quotient is >= 1. */
+        real q = drop / speed;
+        real scale = q < 1 ? q : (real)1;
+        int slide = (touch[i] != 0) & (l > 0) & (mu_k > 0) & !(speed2 < CF_MIN_NORMAL);
+        real sc = slide ? scale : (real)0;
+        vx[i] = ux - sc * ux;
+        vy[i] = uy;
+        vz[i] = uz - sc * uz;
+    }
+}
+
+/* One frame of `dt` (s); gravity (gx, gy, gz) (m/s^2), particle radius
+ * `radius` (m), friction mu_s and mu_k. Returns the most contacts of a
+ * substep. */
+size_t CF(frame)(struct cf_cloth *cl, real dt, unsigned substeps, unsigned iterations, real gx,
+                 real gy, real gz, real radius, real mu_s, real mu_k) {
+    const real h = dt / (real)substeps, h2 = h * h;
+    const real hgx = h2 * gx, hgy = h2 * gy, hgz = h2 * gz;
+    real *restrict lambda = cl->lambda;
+    unsigned most = 0;
+
+    cf_link_constants(cl, h2);
+    for (unsigned s = 0; s < substeps; ++s) {
+        unsigned found = cf_predict(cl, h, hgx, hgy, hgz, radius);
         most = found > most ? found : most;
         for (size_t k = 0; k < cl->links; ++k) lambda[k] = 0;
-
         for (unsigned it = 0; it < iterations; ++it) {
-            for (size_t col = 0; col < cl->colors; ++col) {
-                for (size_t r = color_runs[col]; r < color_runs[col + 1]; ++r) {
-                    const struct cf_run q = runs[r];
-                    if (q.stride == 1) {
-                        solve_run(x, y, z, w, rest, alpha, g, lambda, q.first, q.count, 1, q.dj,
-                                  q.slot);
-                    } else if (q.stride == 2) {
-                        solve_run(x, y, z, w, rest, alpha, g, lambda, q.first, q.count, 2, q.dj,
-                                  q.slot);
-                    } else {
-                        solve_run(x, y, z, w, rest, alpha, g, lambda, q.first, q.count,
-                                  q.stride, q.dj, q.slot);
-                    }
-                }
-            }
-            /* The plane contacts, rigid, with static friction; a particle
-             * without a contact computes with the harmless inverse mass
-             * w + 1 and is multiplied by its flag 0. */
-#pragma GCC ivdep
-            for (size_t i = 0; i < n; ++i) {
-                real on = touch[i];
-                real wi = w[i] + ((real)1 - on), l0 = lc[i];
-                real x0 = x[i], y0 = y[i], z0 = z[i];
-                real c = y0 - radius;
-                real lt = l0 + -c / wi;
-                real l1 = lt > 0 ? lt : (real)0;
-                y[i] = y0 + on * (wi * (l1 - l0));
-                real mx = x0 - px[i], mz = z0 - pz[i];
-                real t2 = mx * mx + mz * mz;
-                real limit = mu_s * wi * l1;
-                real stick = (mu_s > 0) & (lt > 0) & (t2 < limit * limit) ? on : (real)0;
-                x[i] = x0 - stick * mx;
-                z[i] = z0 - stick * mz;
-                lc[i] = on * l1;
-            }
+            cf_link_runs(cl);
+            cf_contacts(cl, radius, mu_s);
         }
-
-        /* Velocities, then dynamic friction. A pinned particle is at rest
-         * (x = p), so it keeps v = 0. */
-#pragma GCC ivdep
-        for (size_t i = 0; i < n; ++i) {
-            real l = lc[i];
-            real ux = (x[i] - px[i]) / h, uy = (y[i] - py[i]) / h, uz = (z[i] - pz[i]) / h;
-            real speed2 = ux * ux + uz * uz;
-            real drop = mu_k * w[i] * l / h;
-            real speed = CF_SQRT(speed2);
-            /* min(drop / speed, 1): drop >= speed exactly when the
-             * correctly rounded quotient is >= 1. */
-            real q = drop / speed;
-            real scale = q < 1 ? q : (real)1;
-            int slide = (touch[i] != 0) & (l > 0) & (mu_k > 0) & !(speed2 < CF_MIN_NORMAL);
-            real sc = slide ? scale : (real)0;
-            vx[i] = ux - sc * ux;
-            vy[i] = uy;
-            vz[i] = uz - sc * uz;
-        }
+        cf_velocities(cl, h, mu_k);
     }
     return most;
 }

@@ -14,14 +14,15 @@
 //! (0: the baseline, 1: AVX2, 3: AVX-512; Rust only). With
 //! `XPBD_FRAME_COLORING=cloth` the links are colored by `cloth_coloring`
 //! (the C reference's colors) instead of `color_instances`; with
-//! `XPBD_FRAME_BENDS=1` the cloth's bends (`bends_for_cloth`) are on too.
+//! `XPBD_FRAME_BENDS=1` the cloth's bends (`bends_for_cloth`) are on too;
+//! with `XPBD_FRAME_SPHERE=1` a sphere under the cloth's middle.
 //! The figure stays per link and substep. Prints ns per link
 //! and substep (one run: no pairs, no spread; the bench's `cframe`
 //! section is the measurement).
 use std::time::Instant;
 use xpbd::colored::Isa;
 use xpbd::step::{
-    scratch_len, step_colored_on, Colliders, Contact, OneThread, Plane, StepConfig, World,
+    scratch_len, step_colored_on, Colliders, Contact, OneThread, Plane, Sphere, StepConfig, World,
 };
 use xpbd::{
     bends_count_for_cloth, bends_for_cloth, cloth, cloth_coloring, cloth_link_count,
@@ -84,7 +85,7 @@ fn run<T: Real>(side: usize, frames: usize, isa: Isa) -> f64 {
     let (n, m) = (x.len(), sorted.len());
     let r = T::from_f64(0.002);
     let mut v = vec![[T::ZERO; 3]; n];
-    let mut contacts = vec![Contact::default(); n];
+    let mut contacts = vec![Contact::default(); 2 * n];
     let mut scratch = vec![[T::ZERO; 3]; scratch_len(n, m)];
     let mut stamp = vec![0u32; n];
     let planes = [Plane {
@@ -96,6 +97,13 @@ fn run<T: Real>(side: usize, frames: usize, isa: Isa) -> f64 {
     config.particle_radius = r;
     config.static_friction = T::from_f64(0.2);
     config.dynamic_friction = T::from_f64(0.1);
+    // With `XPBD_FRAME_SPHERE=1`, a sphere the cloth's middle rests on.
+    let with_sphere = std::env::var("XPBD_FRAME_SPHERE").is_ok_and(|v| v == "1");
+    let mid = T::from_f64(side as f64 * 0.005);
+    let balls = [Sphere {
+        center: [mid, T::from_f64(-0.1), mid],
+        radius: T::from_f64(0.1 + 0.004),
+    }];
     // With `XPBD_FRAME_BENDS=1`, the cloth's bends too (greedy colors).
     let with_bends = std::env::var("XPBD_FRAME_BENDS").is_ok_and(|v| v == "1");
     let mut bends = vec![
@@ -127,6 +135,7 @@ fn run<T: Real>(side: usize, frames: usize, isa: Isa) -> f64 {
         world.links = &mut sorted;
         world.colliders = Some(Colliders {
             planes: &planes,
+            spheres: &balls[..usize::from(with_sphere)],
             ..Default::default()
         });
         world.groups = Some(Constraints {

@@ -51,57 +51,57 @@ use xpbd::{Constraints, GroupColors, Link, Real};
 use crate::report::{pair_ratio, Ratio};
 use crate::timing::{interleaved, Figure, Settings};
 
-const SUBSTEPS: u32 = 8;
-const ITERATIONS: u32 = 1;
+pub(crate) const SUBSTEPS: u32 = 8;
+pub(crate) const ITERATIONS: u32 = 1;
 /// Frames of the agreement check.
-const FRAMES: usize = 60;
+pub(crate) const FRAMES: usize = 60;
 const SPACING: f64 = 0.01;
 /// The particle radius (m): the resting height.
-const R: f64 = 0.002;
-const COMPLIANCE: f64 = 1e-8;
-const GRAVITY: f64 = -9.81;
-const STATIC_FRICTION: f64 = 0.2;
-const DYNAMIC_FRICTION: f64 = 0.1;
+pub(crate) const R: f64 = 0.002;
+pub(crate) const COMPLIANCE: f64 = 1e-8;
+pub(crate) const GRAVITY: f64 = -9.81;
+pub(crate) const STATIC_FRICTION: f64 = 0.2;
+pub(crate) const DYNAMIC_FRICTION: f64 = 0.1;
 
 /// One strided run of links (`struct cf_run` of bench/c/frame.c): link
 /// `t` joins particles `first + stride·t` and that `+ dj`, in slot
 /// `slot + t`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
-struct Run {
-    first: u32,
-    count: u32,
-    stride: u32,
-    dj: u32,
-    slot: u32,
+pub(crate) struct Run {
+    pub(crate) first: u32,
+    pub(crate) count: u32,
+    pub(crate) stride: u32,
+    pub(crate) dj: u32,
+    pub(crate) slot: u32,
 }
 
 /// `struct cf_cloth` of bench/c/frame.c (the same layout for float and
 /// double: pointers and sizes).
 #[repr(C)]
-struct CCloth<T> {
-    n: usize,
-    x: *mut T,
-    y: *mut T,
-    z: *mut T,
-    vx: *mut T,
-    vy: *mut T,
-    vz: *mut T,
-    px: *mut T,
-    py: *mut T,
-    pz: *mut T,
-    w: *const T,
-    lc: *mut T,
-    touch: *mut T,
-    links: usize,
-    rest: *const T,
-    compliance: *const T,
-    alpha: *mut T,
-    g: *mut T,
-    lambda: *mut T,
-    runs: *const Run,
-    color_runs: *const usize,
-    colors: usize,
+pub(crate) struct CCloth<T> {
+    pub(crate) n: usize,
+    pub(crate) x: *mut T,
+    pub(crate) y: *mut T,
+    pub(crate) z: *mut T,
+    pub(crate) vx: *mut T,
+    pub(crate) vy: *mut T,
+    pub(crate) vz: *mut T,
+    pub(crate) px: *mut T,
+    pub(crate) py: *mut T,
+    pub(crate) pz: *mut T,
+    pub(crate) w: *const T,
+    pub(crate) lc: *mut T,
+    pub(crate) touch: *mut T,
+    pub(crate) links: usize,
+    pub(crate) rest: *const T,
+    pub(crate) compliance: *const T,
+    pub(crate) alpha: *mut T,
+    pub(crate) g: *mut T,
+    pub(crate) lambda: *mut T,
+    pub(crate) runs: *const Run,
+    pub(crate) color_runs: *const usize,
+    pub(crate) colors: usize,
 }
 
 /// `CF(frame)`: one frame (dt, substeps, iterations, gravity, radius,
@@ -193,18 +193,18 @@ impl CFrame for f32 {
 }
 
 /// The C's links: its runs and colors, and each slot's particles.
-struct Layout {
-    runs: Vec<Run>,
+pub(crate) struct Layout {
+    pub(crate) runs: Vec<Run>,
     /// Color `c`: runs `color_runs[c] .. color_runs[c + 1]`.
-    color_runs: Vec<usize>,
+    pub(crate) color_runs: Vec<usize>,
     /// The particles of each slot.
-    pairs: Vec<(u32, u32)>,
+    pub(crate) pairs: Vec<(u32, u32)>,
     /// The slot where each color starts, and the slot count at the end.
-    starts: Vec<usize>,
+    pub(crate) starts: Vec<usize>,
 }
 
 impl Layout {
-    fn new(side: usize, shear: bool) -> Result<Self, String> {
+    pub(crate) fn new(side: usize, shear: bool) -> Result<Self, String> {
         let mut runs = vec![Run::default(); 5 * side];
         let mut color_runs = vec![0usize; 9];
         // SAFETY: `runs` holds the 5·side runs the C may write, and
@@ -249,17 +249,17 @@ impl Layout {
 
 /// The scene: positions, velocities, inverse masses, links (in
 /// `xpbd::cloth`'s order).
-struct Scene<T> {
-    x: Vec<[T; 3]>,
-    v: Vec<[T; 3]>,
-    w: Vec<T>,
-    links: Vec<Link<T>>,
+pub(crate) struct Scene<T> {
+    pub(crate) x: Vec<[T; 3]>,
+    pub(crate) v: Vec<[T; 3]>,
+    pub(crate) w: Vec<T>,
+    pub(crate) links: Vec<Link<T>>,
 }
 
 impl<T: Real> Scene<T> {
     /// The cloth at rest on the plane (y = r), or (`moving`) 1 cm higher,
     /// its free particles sliding at (0.3, 0, 0.1) m/s.
-    fn new(side: usize, shear: bool, moving: bool) -> Result<Self, String> {
+    pub(crate) fn new(side: usize, shear: bool, moving: bool) -> Result<Self, String> {
         let n = side * side;
         let height = if moving { R + 0.01 } else { R };
         let x: Vec<[T; 3]> = (0..n)
@@ -298,11 +298,11 @@ impl<T: Real> Scene<T> {
     }
 }
 
-fn dt<T: Real>() -> T {
+pub(crate) fn dt<T: Real>() -> T {
     T::from_f64(1.0 / 60.0)
 }
 
-fn config<T: Real>() -> StepConfig<T, 3> {
+pub(crate) fn config<T: Real>() -> StepConfig<T, 3> {
     let mut c = StepConfig::new([T::ZERO, T::from_f64(GRAVITY), T::ZERO]);
     c.substeps = SUBSTEPS;
     c.iterations = ITERATIONS;
@@ -543,7 +543,7 @@ impl<T: CFrame> Plain<T> {
 }
 
 /// The largest coordinate difference (m) between two position sets.
-fn max_difference<T: Real>(a: &[[T; 3]], b: &[[T; 3]]) -> f64 {
+pub(crate) fn max_difference<T: Real>(a: &[[T; 3]], b: &[[T; 3]]) -> f64 {
     if a.len() != b.len() {
         return f64::INFINITY;
     }
@@ -575,7 +575,7 @@ struct Agreement {
 }
 
 /// Raises `m` to `d`.
-fn raise(m: &mut f64, d: f64) {
+pub(crate) fn raise(m: &mut f64, d: f64) {
     *m = m.max(d);
 }
 

@@ -14,7 +14,9 @@
 //! (a smoke test that every figure is produced); `XPBD_BENCH_REPS=<n>`
 //! sets the repetitions (pairs), e.g. 1 under valgrind. `XPBD_BENCH_ONLY=1d,rope,cloth,threads,kinds`
 //! (any subset, comma-separated; `frame` for the whole colored frame; `cframe`
-//! for the whole frame against the plain C frame of `bench/c/frame.c`; `bend`, `tet`, `tether`, `mesh` for one
+//! for the whole frame against the plain C frame of `bench/c/frame.c`; `kframe` for
+//! each kind's (bends, tethers, tets) share of the whole frame against its plain C
+//! frame of `bench/c/frame_kinds.c`; `bend`, `tet`, `tether`, `mesh` for one
 //! kind; `self` for self-collision) runs only those parts; the default is all.
 //! `XPBD_BENCH_SELF_SIDES=50,158` and `XPBD_BENCH_SELF_PRECISION=f64` set
 //! the self-collision slab's sides and precisions.
@@ -35,11 +37,14 @@
 //! (self-collision's hash, query and solve per particle against a plain C
 //! spatial hash of the same design, `XPBD_BENCH_ONLY=self`), `cframe`
 //! (xpbd's whole frame against the plain C frame at the baseline and at
-//! `-march=native`, timed A B A B, `XPBD_BENCH_ONLY=cframe`).
+//! `-march=native`, timed A B A B, `XPBD_BENCH_ONLY=cframe`), `kframe`
+//! (each kind's share of the whole frame against the plain C frame with
+//! that kind, `XPBD_BENCH_ONLY=kframe`).
 
 mod cframe;
 mod frame;
 mod icount;
+mod kframe;
 mod kinds;
 mod links;
 mod references;
@@ -86,7 +91,7 @@ pub fn run() -> Result<(Vec<Figure>, Vec<Ratio>), String> {
         None => true,
         Some(o) => o.split(',').any(|x| x.trim() == section),
     };
-    let sections: [(&str, Section); 8] = [
+    let sections: [(&str, Section); 9] = [
         ("1d", seed::seed_section),
         ("rope", links::rope_section),
         ("cloth", links::cloth_section),
@@ -94,6 +99,7 @@ pub fn run() -> Result<(Vec<Figure>, Vec<Ratio>), String> {
         ("threads", threads::thread_section),
         ("frame", frame::frame_section),
         ("cframe", cframe::cframe_section),
+        ("kframe", kframe::kframe_section),
         ("self", self_collision::self_section),
     ];
     for (name, section) in sections {

@@ -187,7 +187,7 @@ pub(crate) fn interleaved(
 /// `XPBD_BENCH_CPU_TIME=1` (Linux), which leaves out the time the thread
 /// waits for a core on a machine shared with other jobs (the cache and
 /// the other hyperthread still count). NaN elsewhere.
-fn thread_cpu_seconds() -> f64 {
+pub(crate) fn thread_cpu_seconds() -> f64 {
     #[cfg(target_os = "linux")]
     {
         #[repr(C)]

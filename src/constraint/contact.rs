@@ -305,7 +305,7 @@ impl<T: Real, const D: usize> Constraint<T, D, 1> for Contact<T> {
 /// `|t|² < (μ_s · w λ)²`, for `μ_s > 0` and `λ > 0` (`x`, `prev` in m,
 /// `w` in 1/kg, `λ` in kg·m).
 #[inline(always)]
-fn static_friction<T: Real, const D: usize>(
+pub(crate) fn static_friction<T: Real, const D: usize>(
     x: &mut [T; D],
     prev: &[T; D],
     n: &[T; D],

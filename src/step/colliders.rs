@@ -165,7 +165,7 @@ pub(crate) fn each_contact<T: Real, const D: usize>(
 /// outside the margin's reach needs a push longer than the margin within
 /// one substep (docs/lifecycle.md, "Contacts").
 #[inline(always)]
-fn within_margin<T: Real>(c: T, r: T, path2: impl FnOnce() -> T) -> bool {
+pub(crate) fn within_margin<T: Real>(c: T, r: T, path2: impl FnOnce() -> T) -> bool {
     let e = c - r;
     e <= T::ZERO || e * e <= T::from_f64(4.0) * path2()
 }

@@ -5,7 +5,7 @@
 //! # The SoA frame
 //!
 //! On hosts in 3D, a world of links, bends, tets and tethers with at most
-//! [`MAX_PLANES`](super::soa_frame::MAX_PLANES) planes runs its whole
+//! [`MAX_COLLIDERS`](super::soa_frame::MAX_COLLIDERS) planes and spheres runs its whole
 //! frame on structure-of-arrays scratch ([`soa_frame`](super::soa_frame):
 //! the particle passes as vectorised loops, the links on the SIMD kernels
 //! and the groups on their in-place kernels over the coordinate arrays),

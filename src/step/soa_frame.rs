@@ -1,5 +1,5 @@
-//! The colored frame on structure-of-arrays scratch (issue 34, third
-//! stage): the particle passes as flat, branch-free loops over coordinate
+//! The colored frame on structure-of-arrays scratch (issue 34, third and
+//! fourth stages): the particle passes as flat, branch-free loops over coordinate
 //! arrays, which the compiler turns into vector code (at the ISA the link
 //! kernels run at), and the links on the colored kernels over the same
 //! arrays. The same operations per particle as the AoS passes
@@ -9,10 +9,10 @@
 //! # When
 //!
 //! [`step_colored`](super::step_colored) on a host in 3D, for a world of
-//! links, at most [`MAX_PLANES`] planes and the groups colored by
-//! boundaries ([`GroupColors`]: bends, tets, tethers, solved after the
-//! links by their kinds' in-place kernels over the same coordinate
-//! arrays): no mesh volumes, attachments, spheres, capsules, boxes,
+//! links, at most [`MAX_COLLIDERS`] planes and spheres together, and the
+//! groups colored by boundaries ([`GroupColors`]: bends, tets, tethers,
+//! solved after the links by their kinds' in-place kernels over the same
+//! coordinate arrays): no mesh volumes, attachments, capsules, boxes,
 //! engine contacts or self-collision (those frames take the AoS passes).
 //! The frame must fit: every substep's contacts within
 //! [`World::contacts`](super::World::contacts). The particle passes are
@@ -35,7 +35,7 @@
 //! |---|---|
 //! | first (`n` entries) | positions `x`, `y`, `z`, an array each |
 //! | second | per particle, from the prediction to the velocity update the substep's start `x_prev` (moving particles), else the velocity |
-//! | third | per plane, the contact's λ (kg·m) of each particle, −1 when it has none |
+//! | third | per collider (planes, then spheres), the contact's λ (kg·m) of each particle, −1 when it has none |
 //!
 //! A static particle (w = 0) keeps its velocity in the second area all
 //! frame (nothing needs its start: it has no contact and no link moves
@@ -44,10 +44,13 @@
 //!
 //! # The contacts
 //!
-//! Detection flags a particle's contact with a plane by its λ (0 when
+//! Detection flags a particle's contact with a collider by its λ (0 when
 //! found); the contacts of distinct particles are independent, so a
-//! plane at a time over all particles gives each particle's contacts in
-//! detection order (planes by index), the bits of the AoS sweep. The
+//! collider at a time over all particles gives each particle's contacts in
+//! detection order (planes, then spheres, by index), the bits of the AoS
+//! sweep. A plane's contacts are flat loops that vectorise; a sphere's
+//! call the AoS frame's own functions (`contact::gap`, `constraint::update`,
+//! `contact::static_friction`, `slow_tangential`) one particle at a time. The
 //! velocity pass writes the substep's contacts into
 //! [`World::contacts`](super::World::contacts) in detection order, as the
 //! AoS frame stores them.
@@ -60,13 +63,14 @@ use super::world::Frame;
 use super::{StepConfig, StepStats};
 use crate::colored::groups::RawGroups;
 use crate::colored::{job_range, solve_frame_range, GroupColors, Isa, RawSoa, CHUNK};
+use crate::constraint::contact::Sphere;
 use crate::math::unit_any;
 use crate::real::Real;
 use crate::solver::{Constraints, SweepStats, GROUPS};
 
-/// Most planes a frame on the SoA passes takes: the third scratch area
-/// holds one λ array per plane.
-pub(super) const MAX_PLANES: usize = 3;
+/// Most planes and spheres (together) a frame on the SoA passes takes:
+/// the third scratch area holds one λ array per collider.
+pub(super) const MAX_COLLIDERS: usize = 3;
 
 /// The frame of `step_colored` on the SoA passes (see the module
 /// documentation): `Some` with the frame's statistics when it ran and
@@ -95,8 +99,7 @@ pub(super) fn run<T: Real, const D: usize>(
     let colors = group_colors.links;
     if D != 3
         || !colored
-        || world.planes.len() > MAX_PLANES
-        || !world.spheres.is_empty()
+        || world.planes.len().saturating_add(world.spheres.len()) > MAX_COLLIDERS
         || !world.capsules.is_empty()
         || !world.boxes.is_empty()
         || !world.engine_contacts.is_empty()
@@ -108,7 +111,7 @@ pub(super) fn run<T: Real, const D: usize>(
     let mut planes = [Plane {
         n: [T::ZERO; 3],
         offset: T::ZERO,
-    }; MAX_PLANES];
+    }; MAX_COLLIDERS];
     for (slot, p) in planes.iter_mut().zip(world.planes) {
         let u = unit_any(&p.normal)?;
         *slot = Plane {
@@ -117,6 +120,17 @@ pub(super) fn run<T: Real, const D: usize>(
         };
     }
     let planes = planes.get(..world.planes.len())?;
+    let mut spheres = [Sphere {
+        center: [T::ZERO; 3],
+        radius: T::ZERO,
+    }; MAX_COLLIDERS];
+    for (slot, s) in spheres.iter_mut().zip(world.spheres) {
+        *slot = Sphere {
+            center: core::array::from_fn(|c| s.center.get(c).copied().unwrap_or(T::ZERO)),
+            radius: s.radius,
+        };
+    }
+    let spheres = spheres.get(..world.spheres.len())?;
     let [a0, a1, a2] = area;
     let split = |a: &'_ mut [[T; D]]| -> Option<[Shared<T>; 3]> {
         let flat = a.as_flattened_mut();
@@ -184,6 +198,7 @@ pub(super) fn run<T: Real, const D: usize>(
     let consts = Consts {
         w,
         planes,
+        spheres,
         h,
         hg: core::array::from_fn(|c| h2 * config.gravity.get(c).copied().unwrap_or(T::ZERO)),
         radius: config.particle_radius,
@@ -336,7 +351,7 @@ pub(super) fn run<T: Real, const D: usize>(
                     }) else {
                         return false;
                     };
-                    write_contacts(&p.l, planes.len(), a, dst, 0) == Some(mine)
+                    write_contacts(&p.l, planes.len() + spheres.len(), a, dst, 0) == Some(mine)
                 },
                 |_, r| bad |= !r,
             )
@@ -453,10 +468,10 @@ mod tests {
 
     /// A 6 × 6 cloth over the ground in colored order, one frame's
     /// entry by hand (the scratch's areas, the validated link state), then
-    /// the SoA frame: it runs for links and planes, with bends too, not
-    /// with a sphere nor with an attachment.
+    /// the SoA frame: it runs for links and planes, with a sphere, with
+    /// bends, not with an attachment.
     #[test]
-    fn links_planes_and_bends_take_the_soa_frame_a_sphere_or_an_attachment_does_not() {
+    fn links_planes_spheres_and_bends_take_the_soa_frame_an_attachment_does_not() {
         let side = 6;
         let n = side * side;
         let x0: Vec<[f64; 3]> = (0..n)
@@ -486,7 +501,7 @@ mod tests {
         // (a sphere, bends, an attachment): whether the SoA frame runs.
         let cases = [
             (false, false, false, true),
-            (true, false, false, false),
+            (true, false, false, true),
             (false, true, false, true),
             (false, true, true, false),
         ];

@@ -1,17 +1,22 @@
 //! The SoA frame's particle passes ([`soa_frame`](super::soa_frame)):
 //! prediction with detection, plane contacts, velocities with damping and
 //! friction, as flat, branch-free loops over one block of coordinate
-//! arrays at a time, compiled at the link kernels' vector level; the
+//! arrays at a time, compiled at the link kernels' vector level (a
+//! sphere's contacts: the AoS passes' functions, a particle at a time); the
 //! scratch's arrays lent to the tasks; the commit into the caller's
 //! arrays. The same operations per particle as the AoS passes
 //! ([`order`](super::order), [`colliders`](super::colliders),
 //! `constraint::contact`), so the same bits.
 
+use super::colliders::within_margin;
 use super::colored::PARTICLES_PER_TASK;
 use super::jobs::{run_phase, split_range, task_count, Jobs, Shared};
-use super::soa_frame::MAX_PLANES;
+use super::soa_frame::MAX_COLLIDERS;
 use crate::colored::Isa;
-use crate::constraint::contact::Contact;
+use crate::constraint::contact::{gap, static_friction, Contact, Sphere};
+use crate::constraint::engine_contact::slow_tangential;
+use crate::constraint::{update, Bound};
+use crate::math::length_squared;
 use crate::real::Real;
 
 /// Particles a pass handles at a time (its arrays stay in the first
@@ -31,8 +36,10 @@ pub(super) struct Plane<T> {
 pub(super) struct Consts<'p, T> {
     /// Inverse masses (1/kg).
     pub(super) w: &'p [T],
-    /// The planes.
+    /// The planes (colliders `0 ..`).
     pub(super) planes: &'p [Plane<T>],
+    /// The spheres (colliders `planes.len() ..`).
+    pub(super) spheres: &'p [Sphere<T, 3>],
     /// The substep h (s).
     pub(super) h: T,
     /// `h² g` (m) per coordinate.
@@ -54,14 +61,14 @@ pub(super) struct Consts<'p, T> {
 pub(super) struct Lent<T> {
     pub(super) x: [Shared<T>; 3],
     pub(super) pv: [Shared<T>; 3],
-    pub(super) l: [Shared<T>; MAX_PLANES],
+    pub(super) l: [Shared<T>; MAX_COLLIDERS],
 }
 
 /// Particles `a .. b` of every array.
 pub(super) struct Part<'a, T> {
     pub(super) x: [&'a mut [T]; 3],
     pub(super) pv: [&'a mut [T]; 3],
-    pub(super) l: [&'a mut [T]; MAX_PLANES],
+    pub(super) l: [&'a mut [T]; MAX_COLLIDERS],
 }
 
 impl<T> Lent<T> {
@@ -109,8 +116,9 @@ fn finite3<T: Real>(a: [T; 3]) -> bool {
 }
 
 /// `x_prev ← x` and the prediction (`order::predict_range`) of one
-/// block, then its contacts with each plane (`colliders::each_contact`,
-/// planes only): λ ← 0 for a contact, −1 for none. Returns the count.
+/// block, then its contacts with each plane, then each sphere
+/// (`colliders::each_contact`): λ ← 0 for a contact, −1 for none. Returns
+/// the count.
 #[inline(always)]
 fn predict_detect<T: Real>(p: Part<'_, T>, w: &[T], c: &Consts<'_, T>) -> usize {
     let Part { x, pv, l } = p;
@@ -156,8 +164,54 @@ fn predict_detect<T: Real>(p: Part<'_, T>, w: &[T], c: &Consts<'_, T>) -> usize 
     }
     let (x, pv) = ([&*x0, &*x1, &*x2], [&*p0, &*p1, &*p2]);
     let mut count = 0usize;
-    for (plane, l) in c.planes.iter().zip(l) {
+    let [l0, l1, l2] = l;
+    let mut l = [l0, l1, l2].into_iter();
+    for (plane, l) in c.planes.iter().zip(l.by_ref()) {
         count = count.saturating_add(detect(x, pv, w, plane, c.radius, l));
+    }
+    for (k, l) in (0..c.spheres.len()).zip(l) {
+        count = count.saturating_add(detect_sphere(x, pv, w, c, k, l));
+    }
+    count
+}
+
+/// The position of particle `k` of coordinate arrays (zeros past the end:
+/// never, the arrays of one block have one length).
+#[inline(always)]
+fn at<T: Real, A: AsRef<[T]>>(x: &[A; 3], k: usize) -> [T; 3] {
+    let get = |a: &A| a.as_ref().get(k).copied().unwrap_or(T::ZERO);
+    let [x0, x1, x2] = x;
+    [get(x0), get(x1), get(x2)]
+}
+
+/// The contacts of sphere `s` in one block (`colliders::each_contact` with
+/// `contact::gap`: the AoS frame's functions, so its bits), one particle
+/// at a time.
+#[inline(always)]
+fn detect_sphere<T: Real>(
+    x: [&[T]; 3],
+    q: [&[T]; 3],
+    w: &[T],
+    c: &Consts<'_, T>,
+    s: usize,
+    l: &mut [T],
+) -> usize {
+    let mut count = 0usize;
+    let [x0, x1, x2] = x;
+    let [q0, q1, q2] = q;
+    for ((((x0, x1), x2), ((q0, q1), q2)), (w, l)) in x0
+        .iter()
+        .zip(x1)
+        .zip(x2)
+        .zip(q0.iter().zip(q1).zip(q2))
+        .zip(w.iter().zip(l.iter_mut()))
+    {
+        let (a, prev) = ([*x0, *x1, *x2], [*q0, *q1, *q2]);
+        let touch = *w != T::ZERO
+            && gap(&a, s, &[], c.spheres, c.radius)
+                .is_some_and(|(g, _)| within_margin(g, c.radius, || length_squared(&a, &prev)));
+        *l = if touch { T::ZERO } else { -T::ONE };
+        count = count.wrapping_add(usize::from(touch));
     }
     count
 }
@@ -194,12 +248,12 @@ fn detect<T: Real>(x: [&[T]; 3], q: [&[T]; 3], w: &[T], p: &Plane<T>, r: T, l: &
 /// result is finite.
 #[inline(always)]
 fn contacts<T: Real>(p: Part<'_, T>, w: &[T], c: &Consts<'_, T>) -> bool {
-    let Part { x, pv, l } = p;
+    let Part { x, pv, mut l } = p;
     let [x0, x1, x2] = x;
     let [q0, q1, q2] = pv;
     let (alpha, mu, r) = (c.alpha, c.mu_s, c.radius);
     let mut ok = true;
-    for (p, l) in c.planes.iter().zip(l) {
+    for (p, l) in c.planes.iter().zip(l.iter_mut()) {
         let n = p.n;
         for ((((x0, x1), x2), ((q0, q1), q2)), (w, l)) in x0
             .iter_mut()
@@ -240,7 +294,46 @@ fn contacts<T: Real>(p: Part<'_, T>, w: &[T], c: &Consts<'_, T>) -> bool {
             *l = if touch { next } else { lam };
         }
     }
+    let (mut x, pv) = ([x0, x1, x2], [q0, q1, q2]);
+    for (k, l) in (0..c.spheres.len()).zip(l.iter_mut().skip(c.planes.len())) {
+        for (t, (w, l)) in w.iter().zip(l.iter_mut()).enumerate() {
+            let lam = *l;
+            if lam < T::ZERO {
+                continue;
+            }
+            // `contact::sweep_colliders`' shared path (`constraint::solve`
+            // of a contact): the gap, the update with `W = w`, λ ≥ 0,
+            // `x ← x + (w Δλ) n̂`, static friction from the substep's start.
+            let (a, prev) = (at(&x, t), at(&pv, t));
+            let Some((g, n)) = gap(&a, k, &[], c.spheres, r) else {
+                continue;
+            };
+            let u = update(g, lam, *w, alpha, Bound::NonNegative);
+            let mut next = a;
+            let step = *w * u.delta;
+            for (v, g) in next.iter_mut().zip(&n) {
+                *v = *v + step * *g;
+            }
+            static_friction(&mut next, &prev, &n, *w, u.lambda, mu);
+            if !(u.lambda.is_finite() && finite3(next)) {
+                ok = false;
+                continue;
+            }
+            set(&mut x, t, next);
+            *l = u.lambda;
+        }
+    }
     ok
+}
+
+/// Writes particle `k` of coordinate arrays (nothing past the end).
+#[inline(always)]
+fn set<T: Real>(x: &mut [&mut [T]; 3], k: usize, v: [T; 3]) {
+    for (a, v) in x.iter_mut().zip(v) {
+        if let Some(slot) = a.get_mut(k) {
+            *slot = v;
+        }
+    }
 }
 
 /// The velocity update of one block (`order::velocity_range`: moving
@@ -305,6 +398,24 @@ fn velocities<T: Real>(p: Part<'_, T>, w: &[T], c: &Consts<'_, T>) -> bool {
                 *v2 = if go { v[2] - scale * t[2] } else { v[2] };
             }
         }
+        // The spheres' (`colliders::dynamic_friction`: the normal at the
+        // substep's end position, `slow_tangential` about it).
+        let mut v = [v0, v1, v2];
+        for (k, l) in (0..c.spheres.len()).zip(l.iter().skip(c.planes.len())) {
+            for (t, (w, l)) in w.iter().zip(l.iter()).enumerate() {
+                if *l <= T::ZERO {
+                    continue;
+                }
+                let Some((_, n)) = gap(&at(&[&*x0, &*x1, &*x2], t), k, &[], c.spheres, c.radius)
+                else {
+                    continue;
+                };
+                let mut u = at(&v, t);
+                slow_tangential(&mut u, &[T::ZERO; 3], &n, mu * *w * *l / h);
+                set(&mut v, t, u);
+            }
+        }
+        let [v0, v1, v2] = v;
         for ((v0, v1), v2) in v0.iter().zip(v1.iter()).zip(v2.iter()) {
             ok &= finite3([*v0, *v1, *v2]);
         }
@@ -316,7 +427,7 @@ fn velocities<T: Real>(p: Part<'_, T>, w: &[T], c: &Consts<'_, T>) -> bool {
 /// into `out` from `at`; the next free entry, `None` when `out` is full
 /// (never: detection counted them).
 pub(super) fn write_contacts<T: Real>(
-    l: &[&mut [T]; MAX_PLANES],
+    l: &[&mut [T]; MAX_COLLIDERS],
     planes: usize,
     first: usize,
     out: &mut [Contact<T>],
