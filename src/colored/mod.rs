@@ -102,6 +102,7 @@ mod simd_links;
 
 pub use groups::{ColoredGroups, GroupColors, GroupJob, GroupJobs};
 pub use isa::Isa;
+#[cfg(target_arch = "x86_64")]
 pub(crate) use isa::Level;
 pub(crate) use kernel::solve_range;
 pub(crate) use layout::Strided;
