@@ -180,3 +180,73 @@ fn a_good_frame_commits_the_same_bits_on_every_job_system() {
         assert!(c.bytes() == reference.bytes(), "{name}");
     }
 }
+
+/// A link whose length squared overflows (the SoA frame's link kernels
+/// test only λ' in their fast path and leave the positions to the
+/// velocity pass): 16 pairs 1e200 m apart, rest length 1, one color of
+/// 8-lane groups of neighbour pairs. λ' is −∞ in every lane, so no group
+/// takes the fast path, and the general path names the first link, as
+/// `step` does. `step_colored` fails the frame with the same error and
+/// writes nothing, on every job system.
+#[test]
+fn a_link_whose_length_overflows_fails_the_frame_writing_nothing() {
+    let pairs = 16;
+    let n = 2 * pairs;
+    let x0: Vec<V> = (0..n)
+        .map(|k| {
+            let t = (k / 2) as f64;
+            [if k % 2 == 1 { 1e200 } else { 0.0 }, 0.0, t]
+        })
+        .collect();
+    let links0: Vec<Link<f64>> = (0..pairs as u32)
+        .map(|t| Link::new(2 * t, 2 * t + 1, 1.0, 0.0))
+        .collect();
+    let starts = vec![0, pairs];
+    let run = |jobs: Option<&dyn Jobs>| {
+        let (mut x, mut v, w) = (x0.clone(), vec![[0.0; 3]; n], vec![1.0; n]);
+        let mut links = links0.clone();
+        let mut contacts = vec![Contact::default(); n];
+        let mut scratch = vec![[0.0; 3]; scratch_len(n, pairs)];
+        let mut stamp = vec![0u32; n];
+        let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
+        world.links = &mut links;
+        let config = StepConfig::new([0.0, 0.0, 0.0]);
+        let colors = GroupColors {
+            links: &starts,
+            ..Default::default()
+        };
+        let r = match jobs {
+            None => step(&mut world, 1.0 / 60.0, &config),
+            Some(jobs) => step_colored(&mut world, &colors, &mut stamp, 1.0 / 60.0, &config, jobs),
+        };
+        let bits: Vec<u64> = x
+            .iter()
+            .chain(&v)
+            .flatten()
+            .map(|c| c.to_bits())
+            .chain(links.iter().map(|l| l.lambda.to_bits()))
+            .collect();
+        (r, bits)
+    };
+    let untouched: Vec<u64> = x0
+        .iter()
+        .chain(&vec![[0.0; 3]; n])
+        .flatten()
+        .map(|c| c.to_bits())
+        .chain(links0.iter().map(|l| l.lambda.to_bits()))
+        .collect();
+    let (expected, bits) = run(None);
+    assert!(
+        matches!(
+            expected,
+            Err(StepError::System(SystemError::InvalidResult { .. }))
+        ),
+        "{expected:?}"
+    );
+    assert!(bits == untouched, "step wrote on a failed frame");
+    for (name, jobs) in systems() {
+        let (r, bits) = run(Some(jobs.as_ref()));
+        assert_eq!(r, expected, "{name}");
+        assert!(bits == untouched, "{name}: a failed frame wrote");
+    }
+}

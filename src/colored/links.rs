@@ -212,6 +212,12 @@ pub struct RawLinks<T> {
     pub(crate) g: *const T,
     pub(crate) lambda: *mut T,
     pub(crate) w: *const T,
+    /// Whether the fast paths may leave the finiteness of the corrected
+    /// positions to the caller (a frame on the SoA passes: its velocity
+    /// pass fails the frame on any non-finite position, and a non-finite
+    /// coordinate never turns finite on the way there): they test only
+    /// λ'. The general path always tests everything.
+    pub(crate) lazy: bool,
 }
 
 // SAFETY: read-only arrays except `lambda`, whose entries are written only
@@ -238,8 +244,9 @@ impl<T> RawLinks<T> {
 /// the indices from the frame's index area `ij` (two `u32`s per link, at
 /// least `8m` bytes, written by the frame's validation:
 /// `solver::store_indices`), the
-/// constants and λ from the frame's state arrays. `None` when a length
-/// differs from the link count `m`.
+/// constants and λ from the frame's state arrays; `lazy` as
+/// [`RawLinks::lazy`]. `None` when a length differs from the link count
+/// `m`.
 #[allow(clippy::similar_names, clippy::too_many_arguments)]
 pub(crate) fn frame_links<T: Real>(
     m: usize,
@@ -249,6 +256,7 @@ pub(crate) fn frame_links<T: Real>(
     g: &[T],
     lambda: &mut [T],
     w: &[T],
+    lazy: bool,
 ) -> Option<RawLinks<T>> {
     if rest.len() != m
         || alpha.len() != m
@@ -269,6 +277,7 @@ pub(crate) fn frame_links<T: Real>(
         g: g.as_ptr(),
         lambda: lambda.as_mut_ptr(),
         w: w.as_ptr(),
+        lazy,
     })
 }
 

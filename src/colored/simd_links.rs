@@ -300,6 +300,7 @@ impl<T: Real, P: Particles<T>> SimdLinksSubstep<'_, '_, T, P> {
             g: l.inv_denominator.as_ptr(),
             lambda: l.lambda.as_mut_ptr(),
             w: s.particles.inverse_masses().as_ptr(),
+            lazy: false,
         };
         (s.particles.raw(), links)
     }

@@ -246,6 +246,7 @@ unsafe fn solve<T: Real>(
         g: f.inv_denominator,
         lambda: f.lambda,
         w: f.inverse_masses,
+        lazy: false,
     };
     // The bits were checked known by `check`; their support was checked
     // by `xpbd_simd_links3_set_simd` (the caller's contract for a value

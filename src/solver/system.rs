@@ -108,7 +108,8 @@ fn validate_flat<T: Real>(
     }
     let d = x.len().checked_div(count).unwrap_or(0);
     validate_particles(x, d, inverse_masses, 0)?;
-    validate_links(x, d, inverse_masses, links, 0, h * h, policy, state)
+    let quick = None::<&fn(usize, usize) -> T>;
+    validate_links(x, d, inverse_masses, links, 0, h * h, policy, state, quick)
 }
 
 /// The particle checks of [`validate`] over the particles `first ..` of
@@ -141,9 +142,12 @@ pub(crate) fn validate_particles<T: Real>(
 /// `g = 1/(w_i + w_j + α̃)` (0 for a disabled or static link) and the
 /// signed rest length ([`LinkConstants::rest`]); an empty `state` writes
 /// nothing.
+///
+/// With `quick` (`|x_j − x_i|²` of two particles, 0 for an index out of
+/// range), chunks of links take [`quick_links`] first.
 #[inline]
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn validate_links<T: Real>(
+pub(crate) fn validate_links<T: Real, Q: Fn(usize, usize) -> T>(
     x: &[T],
     d: usize,
     inverse_masses: &[T],
@@ -152,6 +156,7 @@ pub(crate) fn validate_links<T: Real>(
     h2: T,
     policy: ZeroLength,
     state: LinkConstants<'_, T>,
+    quick: Option<&Q>,
 ) -> Result<(), SystemError> {
     let mut scaled = Scaled::new(h2);
     // The last denominator and its reciprocal (a cloth's links share a
@@ -159,9 +164,13 @@ pub(crate) fn validate_links<T: Real>(
     let mut last = (T::ZERO, T::ZERO);
     let LinkConstants { alpha, g, rest, ij } = state;
     let reject = policy == ZeroLength::Reject;
-    // In 3D, chunks of links take the quick check; a chunk it does not
-    // pass (a link that may fail, or has flags) is checked exactly.
-    let size = if d == 3 { QUICK_CHUNK } else { usize::MAX };
+    // Chunks of links take the quick check; a chunk it does not pass (a
+    // link that may fail, or has flags) is checked exactly.
+    let size = if quick.is_some() {
+        QUICK_CHUNK
+    } else {
+        usize::MAX
+    };
     let (mut a, mut gs, mut r) = (alpha, g, rest);
     for (c, chunk) in links.chunks(size).enumerate() {
         let at = c.saturating_mul(size);
@@ -172,9 +181,9 @@ pub(crate) fn validate_links<T: Real>(
         let (cr, tr) = core::mem::take(&mut r).split_at_mut(lr);
         (a, gs, r) = (ta, tg, tr);
         let out = (ca, cg, cr);
-        let quick = d == 3
-            && quick_links(
-                x,
+        let passed = quick.is_some_and(|len2| {
+            quick_links(
+                len2,
                 inverse_masses,
                 chunk,
                 at,
@@ -183,8 +192,9 @@ pub(crate) fn validate_links<T: Real>(
                 &mut last,
                 &mut (&mut *out.0, &mut *out.1, &mut *out.2),
                 ij,
-            );
-        if !quick {
+            )
+        });
+        if !passed {
             let check = Check {
                 x,
                 d,
@@ -278,21 +288,21 @@ fn reciprocal<T: Real>(last: &mut (T, T), denominator: T) -> T {
 /// Links per chunk of [`quick_links`].
 const QUICK_CHUNK: usize = 64;
 
-/// [`validate_links`] for a chunk of 3D links without flags (links
-/// `at ..` of the range, `x` the flat 3D positions): true when every link
+/// [`validate_links`] for a chunk of links without flags (links `at ..`
+/// of the range; `len2`: `|x_j − x_i|²`): true when every link
 /// passes every check, having written each one's indices and constants
 /// (into `out` when given) exactly as the exact loop would, with the same
 /// caches (`scaled`, the last denominator and its reciprocal). False when
 /// a link has flags or may fail a check: the exact loop then checks the
 /// chunk again from its first link and rewrites what this one wrote (a
 /// conservative test: the reciprocal rule's rare subnormal denominators
-/// go to the exact loop too). One branch-free test per link and fixed 3D
-/// coordinates: the frame's validation went from 17 to 15 % of a 100²
-/// f32 cloth frame (docs/performance.md, fourth stage).
+/// go to the exact loop too). One branch-free test per link, the
+/// positions read as the caller's `[T; D]` (docs/performance.md, fourth
+/// stage).
 #[inline]
 #[allow(clippy::too_many_arguments)]
 fn quick_links<T: Real>(
-    x: &[T],
+    len2: impl Fn(usize, usize) -> T,
     inverse_masses: &[T],
     links: &[Link<T>],
     at: usize,
@@ -323,13 +333,8 @@ fn quick_links<T: Real>(
             let denominator = weight + alpha;
             ok &= alpha.is_finite() & denominator.is_finite() & (denominator >= T::MIN_POSITIVE);
             if reject {
-                let p = |q: usize| x.get(q.wrapping_mul(3)..q.wrapping_mul(3).wrapping_add(3));
-                let len2 = match (p(i), p(j)) {
-                    (Some(a), Some(b)) => length_squared(a, b),
-                    _ => T::ZERO,
-                };
                 // (A NaN length goes to the exact check, which lets it pass.)
-                ok &= len2 >= T::MIN_POSITIVE;
+                ok &= len2(i, j) >= T::MIN_POSITIVE;
             }
             (alpha, reciprocal(last, denominator))
         };

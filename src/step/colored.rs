@@ -212,7 +212,7 @@ impl<T: Real, const D: usize> Order<T, D, true> for ColoredOrder<'_> {
         // link pass: `colored::kernel::chunk::candidate`); else the link
         // pass over each range.
         let kernel = if HOST && D == 3 {
-            match state.kernel_links(links.len(), w) {
+            match state.kernel_links(links.len(), w, false) {
                 Some(l) => Ok((
                     RawAos {
                         p: x.as_mut_ptr().cast::<[T; 3]>(),

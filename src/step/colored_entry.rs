@@ -13,6 +13,7 @@
 use super::jobs::{run_phase, split_range, task_count, Shared};
 use super::{Jobs, StepError};
 use crate::constraint::distance::Link;
+use crate::math::length_squared;
 use crate::real::Real;
 use crate::solver::{
     first_non_finite, first_zero_length, group_kinds, index_entries, reset_lambdas, validate_links,
@@ -141,6 +142,11 @@ pub(super) fn validate_frame<T: Real, const D: usize>(
     }
     let h2 = h * h;
     let x = positions.as_flattened();
+    // `|x_j − x_i|²` for the quick link check, from the `[T; D]` entries.
+    let len2 = |i: usize, j: usize| match (positions.get(i), positions.get(j)) {
+        (Some(a), Some(b)) => length_squared(a, b),
+        _ => T::ZERO,
+    };
     let count = tasks(jobs, n.max(m));
     let (mut particle, mut link) = (None, None);
     let lent = (
@@ -177,9 +183,9 @@ pub(super) fn validate_frame<T: Real, const D: usize>(
                 }
                 _ => LinkConstants::default(),
             };
-            let l = links
-                .get(a..b)
-                .and_then(|l| validate_links(x, D, inverse_masses, l, a, h2, policy, state).err());
+            let l = links.get(a..b).and_then(|l| {
+                validate_links(x, D, inverse_masses, l, a, h2, policy, state, Some(&len2)).err()
+            });
             (p, l)
         },
         |_, (p, l)| {

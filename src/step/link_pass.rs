@@ -126,12 +126,22 @@ impl<'s, T> LinkState<'s, T> {
     }
 
     /// The state as the colored kernels' view of `m` links with inverse
-    /// masses `w` ([`frame_links`]; `None` when a length differs).
-    pub(crate) fn kernel_links(self, m: usize, w: &[T]) -> Option<RawLinks<T>>
+    /// masses `w` ([`frame_links`], `lazy` as [`RawLinks::lazy`]; `None`
+    /// when a length differs).
+    pub(crate) fn kernel_links(self, m: usize, w: &[T], lazy: bool) -> Option<RawLinks<T>>
     where
         T: Real,
     {
-        frame_links(m, self.ij, self.rest, self.alpha, self.g, self.lambda, w)
+        frame_links(
+            m,
+            self.ij,
+            self.rest,
+            self.alpha,
+            self.g,
+            self.lambda,
+            w,
+            lazy,
+        )
     }
 
     /// The constants the frame's validation writes.

@@ -209,7 +209,9 @@ pub(super) fn run<T: Real, const D: usize>(
     };
     // The link kernels: f32 at most AVX2 (`ColoredOrder::sweep_links`).
     let link_isa = kernel_isa::<T>(isa);
-    let links = state.kernel_links(world.links.len(), w)?;
+    // The velocity pass checks every position: the link kernels' fast
+    // paths test only λ' (`RawLinks::lazy`).
+    let links = state.kernel_links(world.links.len(), w, true)?;
     let [s0, s1, s2] = &lent.x;
     let soa = RawSoa {
         x: s0.ptr(),

@@ -435,6 +435,7 @@ mod tests {
             g: c.g.as_ptr(),
             lambda: lambda.as_mut_ptr(),
             w: c.w.as_ptr(),
+            lazy: false,
         };
         let p = RawAos {
             p: pos.as_mut_ptr(),

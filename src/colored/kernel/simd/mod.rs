@@ -122,9 +122,10 @@ fn sum_finite<T: Real, V: Lanes<T>>(v: [V; 7]) -> V {
 /// every lane (for a caller that writes only when all lanes apply), and
 /// the finiteness test is the conservative [`sum_finite`]: a lane it
 /// rejects may still apply, so that caller must leave the group to one
-/// with `keep_old`.
+/// with `keep_old`. With `lazy` (and without `keep_old`) the test is of
+/// λ' alone: the caller checks the positions ([`RawLinks::lazy`]).
 #[inline(always)]
-fn solve<T: Real, V: Lanes<T>>(x: &Group<'_, V>, keep_old: bool) -> Solved<V> {
+fn solve<T: Real, V: Lanes<T>>(x: &Group<'_, V>, keep_old: bool, lazy: bool) -> Solved<V> {
     let zero = V::splat(T::ZERO);
     let one = V::splat(T::ONE);
     let min_pos = V::splat(T::MIN_POSITIVE);
@@ -188,6 +189,10 @@ fn solve<T: Real, V: Lanes<T>>(x: &Group<'_, V>, keep_old: bool) -> Solved<V> {
     let mut nl = lambda.add(delta);
     let finite = if keep_old {
         all_finite::<T, V>([nax, nay, naz, nbx, nby, nbz, nl])
+    } else if lazy {
+        // λ' only: the caller checks the positions ([`RawLinks::lazy`]).
+        let zero = V::splat(T::ZERO);
+        nl.mul(zero).eq(zero)
     } else {
         sum_finite::<T, V>([nax, nay, naz, nbx, nby, nbz, nl])
     };
@@ -267,9 +272,10 @@ fn solve_gathered<T: Real, V: Lanes<T>>(
     g: Gathered<V>,
     link: &LinkLanes<V>,
     keep_old: bool,
+    lazy: bool,
 ) -> Solved<V> {
     let (a, b, wi, wj) = g;
-    solve::<T, V>(&Group { a, b, wi, wj, link }, keep_old)
+    solve::<T, V>(&Group { a, b, wi, wj, link }, keep_old, lazy)
 }
 
 /// A gathered group: first and second particles' coordinates, inverse
@@ -409,7 +415,7 @@ unsafe impl<T: Real, V: Lanes<T>, P: RawParticles<T>> FastPath<T, V> for GatherP
                 // (caller contract for the indices).
                 let ((pa, qa, ga, sa), la) =
                     unsafe { (gather::<T, V, P>(p, l, k), load_link::<T, V>(l, k)) };
-                let oa = solve_gathered::<T, V>(ga, &la, false);
+                let oa = solve_gathered::<T, V>(ga, &la, false, l.lazy);
                 if oa.applied != all {
                     return k;
                 }
@@ -434,8 +440,8 @@ unsafe impl<T: Real, V: Lanes<T>, P: RawParticles<T>> FastPath<T, V> for GatherP
                     load_link::<T, V>(l, k + n),
                 )
             };
-            let oa = solve_gathered::<T, V>(ga, &la, false);
-            let ob = solve_gathered::<T, V>(gb, &lb, false);
+            let oa = solve_gathered::<T, V>(ga, &la, false, l.lazy);
+            let ob = solve_gathered::<T, V>(gb, &lb, false, l.lazy);
             if oa.applied != all || ob.applied != all {
                 // Nothing written: the general path takes group `k`.
                 return k;
@@ -514,7 +520,7 @@ unsafe fn range_with<T: Real, V: Lanes<T>, P: RawParticles<T>, F: FastPath<T, V>
         // SAFETY: `k .. k + n` are link positions of the range (caller
         // contract for the indices).
         let (pi, pj, g, statics) = unsafe { gather::<T, V, P>(p, l, k) };
-        let o = solve_gathered::<T, V>(g, &link, true);
+        let o = solve_gathered::<T, V>(g, &link, true, false);
         // SAFETY: as for the loads; the links of the range share no
         // particle, so no two lanes write the same particle.
         unsafe { scatter::<T, V, P>(p, l, k, &pi, &pj, statics, &o) };

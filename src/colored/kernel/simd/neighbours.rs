@@ -324,7 +324,7 @@ unsafe impl<T: Real, V: Pairs<T>> FastPath<T, V> for Strided<T, V> {
             }
             // SAFETY: `k .. k + n` are link positions of the range.
             let link = unsafe { load_link(l, k) };
-            let o = solve_gathered::<T, V>(group, &link, false);
+            let o = solve_gathered::<T, V>(group, &link, false, l.lazy);
             if o.applied != V::ALL {
                 // Rare: leave the group (nothing written) to the general
                 // path, which keeps the old values in the lanes not
