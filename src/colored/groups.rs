@@ -111,19 +111,20 @@ macro_rules! colored_walks {
             ///
             /// # Safety
             /// As [`run`](Self::run).
-            unsafe fn run_kind(
+            unsafe fn run_kind<P: Particles<T, D>>(
                 &self,
+                x: P,
                 group: Group,
                 begin: usize,
                 end: usize,
                 starts: &[usize],
             ) -> Result<SweepStats<T>, Stop> {
-                let _ = starts;
+                let _ = (starts, &x);
                 // SAFETY: forwarded caller contract.
                 unsafe {
                     match group {
                         Group::Links => Ok(SweepStats::default()),
-                        $( Group::$group => run_kind!($walk $module self $field begin end starts), )*
+                        $( Group::$group => run_kind!($walk $module self x $field begin end starts), )*
                     }
                 }
             }
@@ -195,20 +196,21 @@ macro_rules! colors_of {
 
 /// A group's range solved, by its walk (in an `unsafe` block).
 macro_rules! run_kind {
-    (fast $module:ident $s:ident $field:ident $begin:ident $end:ident $starts:ident) => {
+    (fast $module:ident $s:ident $x:ident $field:ident $begin:ident $end:ident $starts:ident) => {
         if IN_PLACE {
             let h2 = $s.h2;
-            $s.range_in_place($s.$field, $begin, $end, $starts, |k, x, tally| {
+            $s.range_in_place($x, $s.$field, $begin, $end, $starts, |k, x, tally| {
                 crate::constraint::$module::solve_in_place(k, x, h2, tally)
             })
         } else {
             $s.range($s.$field, $begin, $end)
         }
     };
-    (fast_pairs $module:ident $s:ident $field:ident $begin:ident $end:ident $starts:ident) => {
+    (fast_pairs $module:ident $s:ident $x:ident $field:ident $begin:ident $end:ident $starts:ident) => {
         if IN_PLACE {
             let h2 = $s.h2;
             $s.range_in_place_pairs(
+                $x,
                 $s.$field,
                 $begin,
                 $end,
@@ -220,20 +222,20 @@ macro_rules! run_kind {
             $s.range($s.$field, $begin, $end)
         }
     };
-    (fast_scaled $module:ident $s:ident $field:ident $begin:ident $end:ident $starts:ident) => {
+    (fast_scaled $module:ident $s:ident $x:ident $field:ident $begin:ident $end:ident $starts:ident) => {
         if IN_PLACE {
             let mut alpha = Scaled::new($s.h2);
-            $s.range_in_place($s.$field, $begin, $end, $starts, move |k, x, tally| {
+            $s.range_in_place($x, $s.$field, $begin, $end, $starts, move |k, x, tally| {
                 crate::constraint::$module::solve_in_place(k, x, &mut alpha, tally)
             })
         } else {
             $s.range($s.$field, $begin, $end)
         }
     };
-    (mesh $module:ident $s:ident $field:ident $begin:ident $end:ident $starts:ident) => {
+    (mesh $module:ident $s:ident $x:ident $field:ident $begin:ident $end:ident $starts:ident) => {
         $s.meshes($begin, $end)
     };
-    (lagged $module:ident $s:ident $field:ident $begin:ident $end:ident $starts:ident) => {
+    (lagged $module:ident $s:ident $x:ident $field:ident $begin:ident $end:ident $starts:ident) => {
         $s.attachments($begin, $end)
     };
 }
@@ -455,26 +457,42 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
         end: usize,
         starts: &[usize],
     ) -> Result<SweepStats<T>, SystemError> {
-        // Positions in coordinate arrays reach only the in-place kernels
-        // of the groups colored by boundaries (never read through `x`).
-        if self.xyz.is_some() && (!IN_PLACE || GroupColors::default().of(group).is_none()) {
-            return Err(SystemError::InvalidShape);
-        }
         let end = end.min(self.len(group));
         let base = self.base(group);
+        if let Some(xyz) = self.xyz {
+            // Positions in coordinate arrays reach only the in-place
+            // kernels of the groups colored by boundaries (never `x`).
+            if !IN_PLACE || group == Group::Links || GroupColors::default().of(group).is_none() {
+                return Err(SystemError::InvalidShape);
+            }
+            let x = SoaShared {
+                xyz,
+                w: self.w,
+                n: self.n,
+            };
+            // SAFETY: forwarded caller contract (`soa`'s: the arrays hold
+            // `n` entries each).
+            let r = unsafe { self.run_kind(x, group, begin, end, starts) };
+            return r.map_err(|stop| stop_error(stop, base));
+        }
+        // SAFETY: forwarded caller contract: the buffers are valid for `n`
+        // particles and, while this range runs, the particles of its
+        // instances are its own (reads of others' are of data no job
+        // writes during the color).
+        let x = unsafe { Shared::new(self.x, self.w, self.n) };
         // SAFETY: forwarded caller contract.
         let r = unsafe {
             match group {
                 Group::Links if IN_PLACE => {
                     let h2 = self.h2;
                     return self
-                        .range_in_place(self.links, begin, end, starts, |l, x, tally| {
+                        .range_in_place(x, self.links, begin, end, starts, |l, x, tally| {
                             distance::solve_in_place(l, x, h2, tally)
                         })
                         .map_err(Stop::for_links);
                 }
                 Group::Links => return self.range(self.links, begin, end).map_err(Stop::for_links),
-                _ => self.run_kind(group, begin, end, starts),
+                _ => self.run_kind(x, group, begin, end, starts),
             }
         };
         r.map_err(|stop| stop_error(stop, base))
@@ -567,17 +585,18 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
     /// # Safety
     /// As [`run`](Self::run); `end ≤ items.len`.
     #[inline(never)]
-    unsafe fn range_in_place<K>(
+    unsafe fn range_in_place<K, P: Particles<T, D>>(
         &self,
+        x: P,
         items: RawGroup<K>,
         begin: usize,
         end: usize,
         starts: &[usize],
-        solve_one: impl FnMut(&mut K, &mut Shared<T, D>, &mut Tally<T>) -> Result<(), Stop>,
+        solve_one: impl FnMut(&mut K, &mut P, &mut Tally<T>) -> Result<(), Stop>,
     ) -> Result<SweepStats<T>, Stop> {
-        let no_pairs = |_: &mut K, _: &mut K, _: &mut Shared<T, D>| None;
+        let no_pairs = |_: &mut K, _: &mut K, _: &mut P| None;
         // SAFETY: forwarded caller contract.
-        unsafe { self.range_body::<K, false>(items, begin, end, starts, solve_one, no_pairs) }
+        unsafe { self.range_body::<K, P, false>(x, items, begin, end, starts, solve_one, no_pairs) }
     }
 
     /// [`range_in_place`](Self::range_in_place) with a pair kernel
@@ -597,17 +616,21 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
     /// # Safety
     /// As [`range_in_place`](Self::range_in_place).
     #[inline(never)]
-    unsafe fn range_in_place_pairs<K>(
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn range_in_place_pairs<K, P: Particles<T, D>>(
         &self,
+        x: P,
         items: RawGroup<K>,
         begin: usize,
         end: usize,
         starts: &[usize],
-        solve_one: impl FnMut(&mut K, &mut Shared<T, D>, &mut Tally<T>) -> Result<(), Stop>,
-        solve_pair: impl FnMut(&mut K, &mut K, &mut Shared<T, D>) -> Option<[Outcome<T>; 2]>,
+        solve_one: impl FnMut(&mut K, &mut P, &mut Tally<T>) -> Result<(), Stop>,
+        solve_pair: impl FnMut(&mut K, &mut K, &mut P) -> Option<[Outcome<T>; 2]>,
     ) -> Result<SweepStats<T>, Stop> {
         // SAFETY: forwarded caller contract.
-        unsafe { self.range_body::<K, true>(items, begin, end, starts, solve_one, solve_pair) }
+        unsafe {
+            self.range_body::<K, P, true>(x, items, begin, end, starts, solve_one, solve_pair)
+        }
     }
 
     /// The loop of [`range_in_place`](Self::range_in_place) (`PAIRS`
@@ -617,30 +640,26 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
     /// # Safety
     /// As [`range_in_place`](Self::range_in_place).
     #[inline(always)]
-    unsafe fn range_body<K, const PAIRS: bool>(
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn range_body<K, P: Particles<T, D>, const PAIRS: bool>(
         &self,
+        x: P,
         items: RawGroup<K>,
         begin: usize,
         end: usize,
         starts: &[usize],
-        solve_one: impl FnMut(&mut K, &mut Shared<T, D>, &mut Tally<T>) -> Result<(), Stop>,
-        solve_pair: impl FnMut(&mut K, &mut K, &mut Shared<T, D>) -> Option<[Outcome<T>; 2]>,
+        solve_one: impl FnMut(&mut K, &mut P, &mut Tally<T>) -> Result<(), Stop>,
+        solve_pair: impl FnMut(&mut K, &mut K, &mut P) -> Option<[Outcome<T>; 2]>,
     ) -> Result<SweepStats<T>, Stop> {
         // Locals of this function (the arguments are the caller's memory):
         // a kernel's state in them (`Scaled`) can live in registers.
         let (mut solve_one, mut solve_pair) = (solve_one, solve_pair);
         let mut tally = Tally::new(self.policy);
         let mut first = None;
-        // SAFETY: forwarded caller contract: the buffers are valid for `n`
-        // particles and, while this range runs, the particles of its
-        // instances are its own (reads of others' are of data no job
-        // writes during the color).
-        let mut x = unsafe {
-            match self.xyz {
-                Some(xyz) => Shared::soa(xyz, self.w, self.n),
-                None => Shared::new(self.x, self.w, self.n),
-            }
-        };
+        // The caller's view: valid for `n` particles and, while this range
+        // runs, the particles of its instances are its own (reads of
+        // others' are of data no job writes during the color).
+        let mut x = x;
         let mut end = end.min(items.len);
         let mut k = begin;
         // The end of `k`'s color (found again when `k` reaches it).
@@ -821,15 +840,10 @@ const IN_PLACE: bool = !cfg!(target_os = "none");
 
 /// The shared particles of a colored range as [`Particles`]: reads and
 /// writes of one particle through the raw views, none past `n`.
-/// Coordinate `c` of particle `k` is at `x[c] + k·stride`: interleaved
-/// positions (`[T; D]` per particle: stride `D`) or one array per
-/// coordinate (the SoA frame's: stride 1).
 #[derive(Clone, Copy)]
 pub(crate) struct Shared<T, const D: usize> {
-    /// Each coordinate's first entry (m).
-    x: [*mut T; D],
-    /// Entries from one particle's coordinate to the next's.
-    stride: usize,
+    /// Positions (m), `n` entries.
+    x: *mut [T; D],
     /// Inverse masses (1/kg), `n` entries; never written.
     w: *const T,
     /// The particle count.
@@ -837,7 +851,7 @@ pub(crate) struct Shared<T, const D: usize> {
 }
 
 impl<T, const D: usize> Shared<T, D> {
-    /// The particles of a range, interleaved (`[T; D]` each).
+    /// The particles of a range.
     ///
     /// # Safety
     /// `x` and `w` are valid for `n` entries while the value lives, and
@@ -845,26 +859,7 @@ impl<T, const D: usize> Shared<T, D> {
     /// of one color of a proper coloring, or one thread); `w` is never
     /// written.
     unsafe fn new(x: *mut [T; D], w: *const T, n: usize) -> Self {
-        let base = x.cast::<T>();
-        Self {
-            x: core::array::from_fn(|c| base.wrapping_add(c)),
-            stride: D,
-            w,
-            n,
-        }
-    }
-
-    /// The particles of a range, one array per coordinate.
-    ///
-    /// # Safety
-    /// As [`new`](Self::new), for each array of `xyz`.
-    unsafe fn soa(xyz: [*mut T; D], w: *const T, n: usize) -> Self {
-        Self {
-            x: xyz,
-            stride: 1,
-            w,
-            n,
-        }
+        Self { x, w, n }
     }
 
     /// The particles `x` and `w` (their common length), lent to the tasks
@@ -894,13 +889,45 @@ impl<T: Copy, const D: usize> Particles<T, D> for Shared<T, D> {
         if k >= self.n {
             return None;
         }
-        let at = k.wrapping_mul(self.stride);
-        // SAFETY: k < n, so every read is in the buffers (`new`'s and
-        // `soa`'s contract); the particle is this range's alone or
+        // SAFETY: k < n, so both reads are in the buffers (`new`'s
+        // contract); the particle is this range's alone or unwritten.
+        unsafe { Some((ptr::read(self.x.add(k)), ptr::read(self.w.add(k)))) }
+    }
+    #[inline(always)]
+    fn set(&mut self, k: usize, x: [T; D]) {
+        if k < self.n {
+            // SAFETY: k < n, in the buffer; the particle an instance of
+            // this range moves is this range's alone (`new`'s contract).
+            unsafe { ptr::write(self.x.add(k), x) }
+        }
+    }
+}
+
+/// [`Shared`] over one array per coordinate (the SoA frame's: coordinate
+/// `c` of particle `k` is `xyz[c][k]`): the in-place kernels' other view,
+/// a copy of each kernel of its own (the AoS ranges keep their code).
+#[derive(Clone, Copy)]
+pub(crate) struct SoaShared<T, const D: usize> {
+    /// Each coordinate's array (m), `n` entries each.
+    xyz: [*mut T; D],
+    /// Inverse masses (1/kg), `n` entries; never written.
+    w: *const T,
+    /// The particle count.
+    n: usize,
+}
+
+impl<T: Copy, const D: usize> Particles<T, D> for SoaShared<T, D> {
+    #[inline(always)]
+    fn get(&self, k: usize) -> Option<([T; D], T)> {
+        if k >= self.n {
+            return None;
+        }
+        // SAFETY: k < n, so every read is in the arrays (the contract of
+        // `RawGroups::soa`); the particle is this range's alone or
         // unwritten.
         unsafe {
             Some((
-                self.x.map(|c| ptr::read(c.add(at))),
+                self.xyz.map(|c| ptr::read(c.add(k))),
                 ptr::read(self.w.add(k)),
             ))
         }
@@ -908,12 +935,10 @@ impl<T: Copy, const D: usize> Particles<T, D> for Shared<T, D> {
     #[inline(always)]
     fn set(&mut self, k: usize, x: [T; D]) {
         if k < self.n {
-            let at = k.wrapping_mul(self.stride);
-            for (c, v) in self.x.iter().zip(x) {
-                // SAFETY: k < n, in the buffer; the particle an instance
-                // of this range moves is this range's alone (`new`'s
-                // contract).
-                unsafe { ptr::write(c.add(at), v) }
+            for (c, v) in self.xyz.iter().zip(x) {
+                // SAFETY: k < n, in each array; the particle an instance
+                // of this range moves is this range's alone.
+                unsafe { ptr::write(c.add(k), v) }
             }
         }
     }

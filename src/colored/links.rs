@@ -216,7 +216,15 @@ pub struct RawLinks<T> {
     /// positions to the caller (a frame on the SoA passes: its velocity
     /// pass fails the frame on any non-finite position, and a non-finite
     /// coordinate never turns finite on the way there): they test only
-    /// λ'. The general path always tests everything.
+    /// λ'. The general path always tests everything. (Read by the
+    /// explicit SIMD kernels only: unused where they are not compiled.)
+    #[cfg_attr(
+        not(any(
+            all(target_arch = "x86_64", target_feature = "sse2"),
+            all(target_arch = "aarch64", target_feature = "neon")
+        )),
+        allow(dead_code)
+    )]
     pub(crate) lazy: bool,
 }
 
