@@ -1,0 +1,441 @@
+//! The colored frame on structure-of-arrays scratch (issue 34, third and
+//! fourth stages: `step_colored` on a host in 3D with links, bends, tets
+//! and tethers, at most three planes and spheres): it gives exactly the
+//! bits of the sequential `step` on the same (colored-ordered) world —
+//! positions, velocities, every λ, the whole contact buffer and the
+//! statistics — on every job system and every vector level, with the
+//! SoA passes and with the AoS ones (a fourth collider).
+
+use xpbd::colored::Isa;
+use xpbd::step::{
+    scratch_len, step, step_colored, step_colored_on, Colliders, Contact, Jobs, OneThread, Plane,
+    Sphere, StepConfig, StepStats, World,
+};
+use xpbd::{
+    bends_count_for_cloth, bends_for_cloth, cloth, cloth_link_count, tet_block, tet_block_counts,
+    tet_block_link_count, tet_block_links, tethers, Bend, Constraints, GroupColors, Link, Tet,
+    Tether,
+};
+
+#[path = "support/coloring.rs"]
+mod coloring;
+#[path = "support/jobs.rs"]
+mod jobs;
+use coloring::{colored, colored_moving};
+use jobs::{Reversed, Threads};
+
+type V = [f64; 3];
+
+fn config() -> StepConfig<f64, 3> {
+    let mut c = StepConfig::new([0.0, -9.81, 0.0]);
+    c.substeps = 6;
+    c.iterations = 2;
+    c.particle_radius = 0.008;
+    c.static_friction = 0.3;
+    c.dynamic_friction = 0.2;
+    c.damping = 0.5;
+    c
+}
+
+/// Small scenes (CI step 56, under qemu-aarch64).
+fn small() -> bool {
+    std::env::var_os("XPBD_SMALL_SCENES").is_some()
+}
+
+/// A cloth on the SoA frame (`step_colored` in 3D with links and at most
+/// three planes): pinned corners, one of them kinematic (w = 0 with a
+/// velocity), three planes (a floor and two tilted walls, normals not of
+/// unit length), damping, friction, two iterations, and with `tolerance`
+/// a tolerance. Frames on `jobs` (`None`: `step`); per frame the bits of
+/// x, v, every λ and the whole contact buffer, and the statistics.
+fn soa_cloth(
+    planes: usize,
+    spheres: usize,
+    tolerance: f64,
+    kinds: bool,
+    jobs: Option<&dyn Jobs>,
+    isa: Option<Isa>,
+) -> (Vec<Vec<u64>>, Vec<StepStats<f64>>) {
+    // Unoptimised (the CI's test step): 33² = 1,089 particles, still two
+    // particle tasks (1,024 each at least).
+    let side = if cfg!(miri) {
+        5
+    } else if small() {
+        12
+    } else if cfg!(debug_assertions) {
+        33
+    } else {
+        40
+    };
+    let (n, s) = (side * side, 0.01);
+    let mut x: Vec<V> = (0..n)
+        .map(|k| [(k % side) as f64 * s, 0.02, (k / side) as f64 * s])
+        .collect();
+    let mut v: Vec<V> = (0..n).map(|k| [0.05 * (k % 5) as f64, -0.4, 0.0]).collect();
+    let mut w = vec![1.0; n];
+    w[0] = 0.0;
+    w[side - 1] = 0.0;
+    v[0] = [0.0; 3];
+    v[side - 1] = [0.02, 0.0, -0.01];
+    let mut links = vec![Link::default(); cloth_link_count(side, side, true).unwrap()];
+    cloth(&x, side, side, true, 1e-6, &mut links).unwrap();
+    let (mut links, starts) = colored(&links, n);
+    // With `kinds`: bends, and tethers to the pinned corner 0 (colored
+    // over the moving particles: they share the anchor).
+    let mut bends = vec![
+        Bend::default();
+        if kinds {
+            bends_count_for_cloth(side, side)
+        } else {
+            0
+        }
+    ];
+    if kinds {
+        bends_for_cloth(&x, side, side, 1e-3, &mut bends).unwrap();
+    }
+    let (mut bends, bend_starts) = colored(&bends, n);
+    let mut tether = vec![Tether::new(1, 0, 1.0, 0.0); if kinds { n } else { 0 }];
+    let t = if kinds {
+        tethers(&x, &w, &[0], 0.0, &mut tether).unwrap()
+    } else {
+        0
+    };
+    tether.truncate(t);
+    let (mut tethers, tether_starts) = colored_moving(&tether, &w);
+    let all = [
+        Plane {
+            normal: [0.0, 2.0, 0.0],
+            offset: 0.0,
+        },
+        Plane {
+            normal: [1.0, 0.3, 0.0],
+            offset: 0.05,
+        },
+        Plane {
+            normal: [-0.2, 0.1, -1.0],
+            offset: -0.3,
+        },
+        Plane {
+            normal: [0.0, 0.0, 1.0],
+            offset: -1.0,
+        },
+    ];
+    let planes = &all[..planes];
+    // Under the cloth's middle, the first one touched in the fall.
+    let mid = side as f64 * s / 2.0;
+    let balls = [
+        Sphere {
+            center: [mid, -0.05, mid],
+            radius: 0.065,
+        },
+        Sphere {
+            center: [0.0, 0.0, 0.0],
+            radius: 0.02,
+        },
+        Sphere {
+            center: [mid * 2.0, -0.2, 0.0],
+            radius: 0.21,
+        },
+    ];
+    let spheres = &balls[..spheres];
+    let mut contacts = vec![Contact::default(); n * (planes.len() + spheres.len())];
+    let mut scratch = vec![[0.0; 3]; scratch_len(n, links.len())];
+    let mut stamp = vec![0u32; n];
+    let mut config = config();
+    config.substeps = if cfg!(miri) { 2 } else { 4 };
+    config.tolerance = tolerance;
+    let colors = GroupColors {
+        links: &starts,
+        bends: &bend_starts,
+        tets: &[],
+        tethers: &tether_starts,
+    };
+    let (mut bits, mut stats) = (Vec::new(), Vec::new());
+    let frames = if cfg!(miri) {
+        1
+    } else if small() {
+        8
+    } else if cfg!(debug_assertions) {
+        12
+    } else {
+        30
+    };
+    for _ in 0..frames {
+        let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
+        world.links = &mut links;
+        world.colliders = Some(Colliders {
+            planes,
+            spheres,
+            ..Default::default()
+        });
+        world.groups = Some(Constraints {
+            bends: &mut bends,
+            tethers: &mut tethers,
+            ..Default::default()
+        });
+        let dt = 1.0 / 60.0;
+        let r = match (jobs, isa) {
+            (None, _) => step(&mut world, dt, &config),
+            (Some(jobs), None) => step_colored(&mut world, &colors, &mut stamp, dt, &config, jobs),
+            (Some(jobs), Some(isa)) => {
+                step_colored_on(&mut world, &colors, &mut stamp, dt, &config, jobs, isa)
+            }
+        };
+        stats.push(r.unwrap());
+        let contact_bits = contacts.iter().flat_map(|c| {
+            [
+                u64::from(c.particle) << 32 | u64::from(c.collider),
+                c.lambda.to_bits(),
+            ]
+        });
+        bits.push(
+            x.iter()
+                .chain(&v)
+                .flatten()
+                .map(|c| c.to_bits())
+                .chain(links.iter().map(|l| l.lambda.to_bits()))
+                .chain(bends.iter().map(|b| b.lambda.to_bits()))
+                .chain(tethers.iter().map(|t| t.lambda.to_bits()))
+                .chain(contact_bits)
+                .collect(),
+        );
+    }
+    (bits, stats)
+}
+
+/// The SoA frame gives the sequential frame's bits, contact buffer and
+/// statistics on every job system, with one to three planes (the SoA
+/// passes), with four (the AoS passes), with a tolerance, and with bends
+/// and tethers (their λ too); and on every vector level this machine has
+/// (its particle passes and link kernels at the baseline, AVX2, AVX-512
+/// or NEON).
+#[test]
+fn the_soa_frame_gives_the_sequential_bits_contacts_and_statistics() {
+    // (planes, spheres, tolerance, bends and tethers)
+    let cases: &[(usize, usize, f64, bool)] = if cfg!(miri) || small() {
+        &[(2, 1, 0.0, true)]
+    } else if cfg!(debug_assertions) {
+        // The CI's test step (unoptimised): one case per path.
+        &[
+            (4, 0, 0.0, false),
+            (3, 0, 0.05, false),
+            (1, 1, 0.0, false),
+            (1, 2, 0.0, true),
+        ]
+    } else {
+        &[
+            (1, 0, 0.0, false),
+            (3, 0, 0.0, false),
+            (4, 0, 0.0, false),
+            (3, 0, 0.05, false),
+            (1, 0, 0.0, true),
+            (3, 0, 0.0, true),
+            (1, 1, 0.0, false),
+            (1, 2, 0.0, true),
+            (0, 3, 0.0, false),
+            (2, 3, 0.0, false),
+        ]
+    };
+    for &(planes, spheres, tolerance, kinds) in cases {
+        let colliders = planes + spheres;
+        let (reference, stats) = soa_cloth(planes, spheres, tolerance, kinds, None, None);
+        // Every collider is touched at some frame, and contacts come and go.
+        let most = stats.iter().map(|s| s.max_contacts).max().unwrap();
+        assert!(most > colliders, "{colliders} colliders: {most} contacts");
+        // With the tolerance, some substeps stop early and some do not.
+        let converged: u32 = stats.iter().map(|s| s.converged_substeps).sum();
+        let substeps: u32 = stats.iter().map(|s| s.substeps).sum();
+        assert!(tolerance == 0.0 || (converged > 0 && converged < substeps));
+        let systems: Vec<(&str, Box<dyn Jobs>)> = if cfg!(miri) || small() {
+            vec![(
+                "2 threads",
+                Box::new(Threads {
+                    threads: 2,
+                    split: 2,
+                }),
+            )]
+        } else {
+            vec![
+                ("1 thread", Box::new(OneThread)),
+                (
+                    "2 threads",
+                    Box::new(Threads {
+                        threads: 2,
+                        split: 2,
+                    }),
+                ),
+                (
+                    "3 threads",
+                    Box::new(Threads {
+                        threads: 3,
+                        split: 7,
+                    }),
+                ),
+                (
+                    "7 threads",
+                    Box::new(Threads {
+                        threads: 7,
+                        split: 32,
+                    }),
+                ),
+                ("reversed", Box::new(Reversed(9))),
+            ]
+        };
+        let mut runs: Vec<(String, &dyn Jobs, Option<Isa>)> = systems
+            .iter()
+            .map(|(name, jobs)| (name.to_string(), jobs.as_ref(), None))
+            .collect();
+        if !cfg!(miri) {
+            let all = Isa::detect();
+            for bits in [0, Isa::AVX2_BIT, Isa::NEON_BIT] {
+                let isa = all.restrict(bits);
+                runs.push((isa.kernel_name().to_string(), &OneThread, Some(isa)));
+            }
+        }
+        for (name, jobs, isa) in runs {
+            let (bits, s) = soa_cloth(planes, spheres, tolerance, kinds, Some(jobs), isa);
+            for f in 0..bits.len() {
+                assert_eq!(
+                    s[f], stats[f],
+                    "{planes} planes, {spheres} spheres, {name}: statistics of frame {f}"
+                );
+                assert!(
+                    bits[f] == reference[f],
+                    "{planes} planes, {spheres} spheres, {name}: bits of frame {f}"
+                );
+            }
+        }
+    }
+}
+
+/// A tet block (its tets and their edges as links, each group in colored
+/// order) thrown spinning onto the ground next to a sphere: `step`, then
+/// `step_colored` on the SoA frame (the tets on their in-place kernels,
+/// pairs of a color at once, over the coordinate arrays) on every job
+/// system and vector level: the same bits (x, v, the links' and tets' λ,
+/// the contact buffer) and statistics.
+#[test]
+fn a_tet_block_on_the_soa_frame_gives_the_sequential_bits() {
+    let cells = if cfg!(miri) {
+        1
+    } else if small() {
+        2
+    } else {
+        4
+    };
+    let (n, count) = tet_block_counts(cells, cells, cells).unwrap();
+    let mut x = vec![[0.0; 3]; n];
+    let mut tets = vec![Tet::default(); count];
+    tet_block(
+        cells,
+        cells,
+        cells,
+        0.02,
+        [0.0, 0.015, 0.0],
+        &mut x,
+        &mut tets,
+        1e-7,
+    )
+    .unwrap();
+    let mut links = vec![Link::default(); tet_block_link_count(cells, cells, cells).unwrap()];
+    tet_block_links(&x, cells, cells, cells, 1e-8, &mut links).unwrap();
+    let (links, link_starts) = colored(&links, n);
+    let (tets, tet_starts) = colored(&tets, n);
+    // Spinning about y, falling.
+    let v: Vec<V> = x
+        .iter()
+        .map(|p| [-3.0 * (p[2] - 0.04), -0.5, 3.0 * (p[0] - 0.04)])
+        .collect();
+    let planes = [Plane {
+        normal: [0.0, 1.0, 0.0],
+        offset: 0.0,
+    }];
+    let spheres = [Sphere {
+        center: [0.1, 0.0, 0.04],
+        radius: 0.05,
+    }];
+    let mut config = config();
+    config.substeps = if cfg!(miri) { 2 } else { 4 };
+    let frames = if cfg!(miri) {
+        1
+    } else if small() {
+        6
+    } else {
+        20
+    };
+    let colors = GroupColors {
+        links: &link_starts,
+        tets: &tet_starts,
+        ..Default::default()
+    };
+    let run = |jobs: Option<&dyn Jobs>, isa: Option<Isa>| {
+        let (mut x, mut v, w) = (x.clone(), v.clone(), vec![1.0; n]);
+        let (mut links, mut tets) = (links.clone(), tets.clone());
+        let mut contacts = vec![Contact::default(); 2 * n];
+        let mut scratch = vec![[0.0; 3]; scratch_len(n, links.len())];
+        let mut stamp = vec![0u32; n];
+        let (mut bits, mut stats) = (Vec::new(), Vec::new());
+        for _ in 0..frames {
+            let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
+            world.links = &mut links;
+            world.colliders = Some(Colliders {
+                planes: &planes,
+                spheres: &spheres,
+                ..Default::default()
+            });
+            world.groups = Some(Constraints {
+                tets: &mut tets,
+                ..Default::default()
+            });
+            let dt = 1.0 / 60.0;
+            let r = match (jobs, isa) {
+                (None, _) => step(&mut world, dt, &config),
+                (Some(j), None) => step_colored(&mut world, &colors, &mut stamp, dt, &config, j),
+                (Some(j), Some(isa)) => {
+                    step_colored_on(&mut world, &colors, &mut stamp, dt, &config, j, isa)
+                }
+            };
+            stats.push(r.unwrap());
+            bits.push(
+                x.iter()
+                    .chain(&v)
+                    .flatten()
+                    .map(|c| c.to_bits())
+                    .chain(links.iter().map(|l| l.lambda.to_bits()))
+                    .chain(tets.iter().map(|t| t.lambda.to_bits()))
+                    .chain(contacts.iter().map(|c| c.lambda.to_bits()))
+                    .collect::<Vec<u64>>(),
+            );
+        }
+        (bits, stats)
+    };
+    let (reference, stats) = run(None, None);
+    // The block lands: contacts with the ground and the sphere.
+    let most = stats.iter().map(|s| s.max_contacts).max().unwrap();
+    assert!(most > 0, "no contact");
+    // Under Miri (the view's raw reads and writes): three threads only.
+    let mut systems: Vec<(String, Box<dyn Jobs>, Option<Isa>)> = vec![(
+        "3 threads".into(),
+        Box::new(Threads {
+            threads: 3,
+            split: 7,
+        }),
+        None,
+    )];
+    if !cfg!(miri) {
+        systems.push(("1 thread".into(), Box::new(OneThread), None));
+        systems.push(("reversed".into(), Box::new(Reversed(5)), None));
+        let all = Isa::detect();
+        for b in [0, Isa::AVX2_BIT, Isa::NEON_BIT] {
+            let isa = all.restrict(b);
+            systems.push((isa.kernel_name().into(), Box::new(OneThread), Some(isa)));
+        }
+    }
+    for (name, jobs, isa) in &systems {
+        let (bits, s) = run(Some(jobs.as_ref()), *isa);
+        for f in 0..frames {
+            assert_eq!(s[f], stats[f], "{name}: statistics of frame {f}");
+            assert!(bits[f] == reference[f], "{name}: bits of frame {f}");
+        }
+    }
+}
