@@ -25,6 +25,9 @@ mod jobs;
 use coloring::{colored, colored_moving};
 use jobs::{Reversed, Threads};
 
+#[path = "colored_step/soa_frame.rs"]
+mod soa_frame;
+
 type V = [f64; 3];
 
 /// A cloth falling onto a sphere next to a moving capsule, above a plane:

@@ -17,11 +17,11 @@ t=aarch64-unknown-linux-gnu
 cargo test --locked --release --target "$t" -p xpbd-scenarios -- --nocapture
 # colored_isa with its smaller scene list (XPBD_SMALL_SCENES) under emulation.
 XPBD_SMALL_SCENES=1 cargo test --locked --release --target "$t" -p xpbd --lib --test colored --test colored_neighbours --test colored_isa \
-    --test seed_figures --test lifecycle --test ffi_rust --test ffi_system_rust --test fp_environment \
-    --test soa_frame
-# The colored frame's links on the NEON kernel: the sequential bits (and
-# above, soa_frame: the SoA frame's on NEON).
-XPBD_SMALL_SCENES=1 cargo test --locked --release --target "$t" -p xpbd --test colored_step -- every_link_kernel
+    --test seed_figures --test lifecycle --test ffi_rust --test ffi_system_rust --test fp_environment
+# The colored frame's links on the NEON kernel, and the SoA frame
+# (colored_step's soa_frame module): the sequential bits.
+XPBD_SMALL_SCENES=1 cargo test --locked --release --target "$t" -p xpbd --test colored_step -- every_link_kernel \
+    soa_frame
 cargo build --locked --release --lib --target wasm32-unknown-unknown
 RUSTFLAGS="-C target-feature=+simd128" cargo build --locked --release --lib --target wasm32-unknown-unknown \
     --target-dir target/wasm-simd128

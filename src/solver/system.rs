@@ -163,45 +163,41 @@ pub(crate) fn validate_links<T: Real, Q: Fn(usize, usize) -> T>(
     // few): the same bits as dividing every time.
     let mut last = (T::ZERO, T::ZERO);
     let LinkConstants { alpha, g, rest, ij } = state;
-    let reject = policy == ZeroLength::Reject;
+    let check = Check {
+        x,
+        d,
+        inverse_masses,
+        first,
+        reject: policy == ZeroLength::Reject,
+    };
+    // Bare metal keeps the one exact loop (code size).
+    let Some(len2) = quick.filter(|_| !cfg!(target_os = "none")) else {
+        return check.exact(links, 0, &mut scaled, &mut last, (alpha, g, rest), ij);
+    };
     // Chunks of links take the quick check; a chunk it does not pass (a
     // link that may fail, or has flags) is checked exactly.
-    let size = if quick.is_some() {
-        QUICK_CHUNK
-    } else {
-        usize::MAX
-    };
     let (mut a, mut gs, mut r) = (alpha, g, rest);
-    for (c, chunk) in links.chunks(size).enumerate() {
-        let at = c.saturating_mul(size);
+    for (c, chunk) in links.chunks(QUICK_CHUNK).enumerate() {
+        let at = c.saturating_mul(QUICK_CHUNK);
         let len = chunk.len();
         let (la, lg, lr) = (len.min(a.len()), len.min(gs.len()), len.min(r.len()));
         let (ca, ta) = core::mem::take(&mut a).split_at_mut(la);
         let (cg, tg) = core::mem::take(&mut gs).split_at_mut(lg);
         let (cr, tr) = core::mem::take(&mut r).split_at_mut(lr);
         (a, gs, r) = (ta, tg, tr);
-        let out = (ca, cg, cr);
-        let passed = quick.is_some_and(|len2| {
-            quick_links(
-                len2,
-                inverse_masses,
-                chunk,
-                at,
-                reject,
-                &mut scaled,
-                &mut last,
-                &mut (&mut *out.0, &mut *out.1, &mut *out.2),
-                ij,
-            )
-        });
+        let mut out = (ca, cg, cr);
+        let passed = quick_links(
+            len2,
+            inverse_masses,
+            chunk,
+            at,
+            check.reject,
+            &mut scaled,
+            &mut last,
+            &mut out,
+            ij,
+        );
         if !passed {
-            let check = Check {
-                x,
-                d,
-                inverse_masses,
-                first,
-                reject,
-            };
             check.exact(chunk, at, &mut scaled, &mut last, out, ij)?;
         }
     }
@@ -222,6 +218,7 @@ impl<T: Real> Check<'_, T> {
     /// The exact checks of the links `at ..` of the range (`links`, in
     /// order), writing each one's indices and (when `out` has an entry
     /// per link) constants; the first failure is the error.
+    #[inline(always)]
     fn exact(
         &self,
         links: &[Link<T>],

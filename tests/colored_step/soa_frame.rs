@@ -4,38 +4,22 @@
 //! bits of the sequential `step` on the same (colored-ordered) world —
 //! positions, velocities, every λ, the whole contact buffer and the
 //! statistics — on every job system and every vector level, with the
-//! SoA passes and with the AoS ones (a fourth collider).
+//! SoA passes and with the AoS ones (a fourth collider). A module of the
+//! `colored_step` test program (one program fewer to build and link).
 
+use super::coloring::{colored, colored_moving};
+use super::jobs::{Reversed, Threads};
+use super::{config, V};
 use xpbd::colored::Isa;
 use xpbd::step::{
     scratch_len, step, step_colored, step_colored_on, Colliders, Contact, Jobs, OneThread, Plane,
-    Sphere, StepConfig, StepStats, World,
+    Sphere, StepStats, World,
 };
 use xpbd::{
     bends_count_for_cloth, bends_for_cloth, cloth, cloth_link_count, tet_block, tet_block_counts,
     tet_block_link_count, tet_block_links, tethers, Bend, Constraints, GroupColors, Link, Tet,
     Tether,
 };
-
-#[path = "support/coloring.rs"]
-mod coloring;
-#[path = "support/jobs.rs"]
-mod jobs;
-use coloring::{colored, colored_moving};
-use jobs::{Reversed, Threads};
-
-type V = [f64; 3];
-
-fn config() -> StepConfig<f64, 3> {
-    let mut c = StepConfig::new([0.0, -9.81, 0.0]);
-    c.substeps = 6;
-    c.iterations = 2;
-    c.particle_radius = 0.008;
-    c.static_friction = 0.3;
-    c.dynamic_friction = 0.2;
-    c.damping = 0.5;
-    c
-}
 
 /// Small scenes (CI step 56, under qemu-aarch64).
 fn small() -> bool {
