@@ -76,8 +76,9 @@ pub(super) const MAX_COLLIDERS: usize = 3;
 /// documentation): `Some` with the frame's statistics when it ran and
 /// committed positions, velocities and contacts (the links' λ are left
 /// in `state` for the caller's commit), `None` when it does not apply or
-/// failed, having written nothing but the scratch, `state` and
-/// [`World::contacts`](super::World::contacts).
+/// failed, having written nothing but the scratch, `state`,
+/// [`World::contacts`](super::World::contacts) and the groups' λ (which
+/// the AoS frame resets at each substep's entry).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run<T: Real, const D: usize>(
     jobs: &dyn Jobs,
