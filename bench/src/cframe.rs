@@ -168,7 +168,7 @@ extern "C" {
 }
 
 /// A precision of the C frame.
-trait CFrame: Real {
+pub(crate) trait CFrame: Real {
     const NAME: &'static str;
     /// The agreement tolerance (m) after [`FRAMES`] frames.
     const TOLERANCE: f64;

@@ -62,8 +62,8 @@ use xpbd::{
 };
 
 use crate::cframe::{
-    config, dt, max_difference, raise, CCloth, Layout, Run, Scene, COMPLIANCE, DYNAMIC_FRICTION,
-    FRAMES, GRAVITY, ITERATIONS, R, STATIC_FRICTION, SUBSTEPS,
+    config, dt, max_difference, raise, CCloth, CFrame, Layout, Run, Scene, COMPLIANCE,
+    DYNAMIC_FRICTION, FRAMES, GRAVITY, ITERATIONS, R, STATIC_FRICTION, SUBSTEPS,
 };
 use crate::report::{pair_ratio, Ratio};
 use crate::timing::{thread_cpu_seconds, Figure, Pair, Settings};
@@ -174,27 +174,23 @@ extern "C" {
     ) -> usize;
 }
 
-/// A precision of the C frame with kinds.
-trait KFrame: Real {
-    const NAME: &'static str;
-    /// The agreement tolerance (m) after [`FRAMES`] frames.
-    const TOLERANCE: f64;
-    const BASE: KFrameFn<Self>;
-    const NATIVE: KFrameFn<Self>;
+/// A precision of the C frame with kinds (its name and agreement
+/// tolerance: [`CFrame`]'s).
+trait KFrame: CFrame {
+    /// The baseline copy.
+    const KINDS_BASE: KFrameFn<Self>;
+    /// The `-march=native` copy.
+    const KINDS_NATIVE: KFrameFn<Self>;
 }
 
 impl KFrame for f64 {
-    const NAME: &'static str = "f64";
-    const TOLERANCE: f64 = 1e-9;
-    const BASE: KFrameFn<f64> = kf_base_f64_kframe;
-    const NATIVE: KFrameFn<f64> = kf_native_f64_kframe;
+    const KINDS_BASE: KFrameFn<f64> = kf_base_f64_kframe;
+    const KINDS_NATIVE: KFrameFn<f64> = kf_native_f64_kframe;
 }
 
 impl KFrame for f32 {
-    const NAME: &'static str = "f32";
-    const TOLERANCE: f64 = 1e-3;
-    const BASE: KFrameFn<f32> = kf_base_f32_kframe;
-    const NATIVE: KFrameFn<f32> = kf_native_f32_kframe;
+    const KINDS_BASE: KFrameFn<f32> = kf_base_f32_kframe;
+    const KINDS_NATIVE: KFrameFn<f32> = kf_native_f32_kframe;
 }
 
 /// `items` stored in the colored order of `colors` (`count` colors), with
@@ -637,8 +633,8 @@ fn compare<T: KFrame>(s: &Setup<T>, what: &str) -> Result<([f64; 3], f64), Strin
     let o = s.without();
     let mut xw = Xpbd::new(s);
     let mut xo = Xpbd::new(&o);
-    let (mut bw, mut nw) = (Plain::new(s, T::BASE), Plain::new(s, T::NATIVE));
-    let mut bo = Plain::new(&o, T::BASE);
+    let (mut bw, mut nw) = (Plain::new(s, T::KINDS_BASE), Plain::new(s, T::KINDS_NATIVE));
+    let mut bo = Plain::new(&o, T::KINDS_BASE);
     let mut d = [0.0; 3];
     let mut effect = 0.0;
     for frame in 0..FRAMES {
@@ -827,10 +823,13 @@ fn row<T: KFrame>(
     let per_frame = (with.links.len() + count) * SUBSTEPS as usize;
     let frames = s.visits.div_ceil(per_frame).max(1);
     let (mut xw, mut xo) = (Xpbd::new(&with), Xpbd::new(&without));
-    let (mut bw, mut bo) = (Plain::new(&with, T::BASE), Plain::new(&without, T::BASE));
+    let (mut bw, mut bo) = (
+        Plain::new(&with, T::KINDS_BASE),
+        Plain::new(&without, T::KINDS_BASE),
+    );
     let (mut nw, mut no) = (
-        Plain::new(&with, T::NATIVE),
-        Plain::new(&without, T::NATIVE),
+        Plain::new(&with, T::KINDS_NATIVE),
+        Plain::new(&without, T::KINDS_NATIVE),
     );
     // The first error of a timed xpbd frame (returned after the timing).
     let err = std::cell::RefCell::new(None);

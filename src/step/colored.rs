@@ -60,8 +60,8 @@ use super::link_pass::{self, LinkState, Pass, SharedState};
 use super::order::{predict_range, Order, HOST};
 use super::world::Frame;
 use super::{soa_frame, step_groups, StepConfig, StepError, StepStats, World};
-use crate::colored::groups::check_proper;
 use crate::colored::groups::Shared as Particles;
+use crate::colored::groups::{check_proper, RawGroups};
 use crate::colored::{job_range, solve_frame_range, GroupColors, Isa, RawAos, CHUNK};
 use crate::constraint::contact::{sweep_colliders, Colliders, Contact};
 use crate::constraint::distance::Link;
@@ -70,7 +70,7 @@ use crate::real::Real;
 use crate::solver::Constraints;
 use crate::solver::{
     contact_at, contact_error, sweep, validate, ContactGroup, Group, LinkConstants, PairColors,
-    Substep, SweepStats, System, SystemError, ZeroLength,
+    Substep, SweepStats, System, SystemError, ZeroLength, GROUPS,
 };
 
 /// Particles per prediction, detection or velocity task, at least:
@@ -476,40 +476,63 @@ fn iterate_groups<T: Real, const D: usize>(
 ) -> Result<SweepStats<T>, StepError> {
     let raw = substep.raw(colors)?;
     let mut stats = SweepStats::default();
-    for group in [Group::Links, Group::Bends, Group::Tets, Group::Tethers] {
-        let starts = colors.of(group).unwrap_or(&[]);
-        for w in starts.windows(2) {
-            let (Some(&b), Some(&e)) = (w.first(), w.get(1)) else {
-                continue;
-            };
-            let count = task_count(jobs, e.saturating_sub(b).div_ceil(CHUNK));
-            let mut first: Option<SystemError> = None;
-            run_phase(
-                jobs,
-                count,
-                &|i| match job_range(b, e, i, count) {
-                    // SAFETY: the ranges lie within one color of a coloring
-                    // `step_colored` checked proper, they are disjoint, and
-                    // nothing else touches the system during the phase.
-                    Some((lo, hi)) => unsafe { raw.run(group, lo, hi) },
-                    None => Ok(SweepStats::default()),
-                },
-                |_, r| match r {
-                    Ok(s) => stats = stats.merge(s),
-                    Err(e) => first = first.or(Some(e)),
-                },
-            )?;
-            if let Some(e) = first {
-                return Err(e.into());
-            }
+    for group in GROUPS {
+        match colors.of(group) {
+            // SAFETY: `raw` views the substep's system, whose groups
+            // `step_colored` checked colored properly by `colors`, and
+            // nothing else touches it meanwhile.
+            Some(starts) => unsafe { sweep_colors(jobs, &raw, group, starts, &mut stats) }?,
+            // SAFETY: one range over the whole group (a color per
+            // instance) on this thread, while nothing else touches the
+            // system.
+            None => stats = stats.merge(unsafe { raw.run(group, 0, usize::MAX) }?),
         }
     }
-    for group in [Group::Meshes, Group::Attachments] {
-        // SAFETY: one range over the whole group on this thread, while
-        // nothing else touches the system.
-        stats = stats.merge(unsafe { raw.run(group, 0, usize::MAX) }?);
-    }
     Ok(stats)
+}
+
+/// The colors `starts` of one group of `raw`, color after color, each
+/// color's job ranges as tasks; their statistics merged into `stats`, or
+/// the first error (the colors after its color not solved). The one loop
+/// of the AoS frame's colored iteration and the SoA frame's groups.
+///
+/// # Safety
+/// `raw`'s views are valid and nothing else touches them during the
+/// call; `starts` are boundaries of a proper coloring of `group` (no
+/// moving particle shared within a color).
+pub(super) unsafe fn sweep_colors<T: Real, const D: usize>(
+    jobs: &dyn Jobs,
+    raw: &RawGroups<T, D>,
+    group: Group,
+    starts: &[usize],
+    stats: &mut SweepStats<T>,
+) -> Result<(), StepError> {
+    for w in starts.windows(2) {
+        let (Some(&b), Some(&e)) = (w.first(), w.get(1)) else {
+            continue;
+        };
+        let count = task_count(jobs, e.saturating_sub(b).div_ceil(CHUNK));
+        let mut first: Option<SystemError> = None;
+        run_phase(
+            jobs,
+            count,
+            &|i| match job_range(b, e, i, count) {
+                // SAFETY: the ranges lie within one color of a proper
+                // coloring and are disjoint (caller contract and
+                // `job_range`), and no other phase runs meanwhile.
+                Some((lo, hi)) => unsafe { raw.run(group, lo, hi) },
+                None => Ok(SweepStats::default()),
+            },
+            |_, r| match r {
+                Ok(s) => *stats = stats.merge(s),
+                Err(e) => first = first.or(Some(e)),
+            },
+        )?;
+        if let Some(e) = first {
+            return Err(e.into());
+        }
+    }
+    Ok(())
 }
 
 /// [`step`](super::step) in colored order, its phases run as

@@ -55,7 +55,7 @@
 //! [`World::contacts`](super::World::contacts) in detection order, as the
 //! AoS frame stores them.
 
-use super::colored::PARTICLES_PER_TASK;
+use super::colored::{sweep_colors, PARTICLES_PER_TASK};
 use super::jobs::{run_phase, split_range, task_count, Jobs, Shared};
 use super::link_pass::{kernel_isa, LinkState};
 use super::soa_passes::{commit, phase, write_contacts, Consts, Lent, Pass, Plane};
@@ -396,10 +396,9 @@ pub(super) fn run<T: Real, const D: usize>(
 }
 
 /// One sweep of the groups after the links, as the AoS frame's colored
-/// iteration sweeps them (`colored::iterate_groups`: each group of the
-/// table in order, color by color, each color's job ranges as tasks):
-/// their statistics, or `None` when an instance failed (the AoS frame
-/// then runs and names it).
+/// iteration sweeps them (`colored::sweep_colors` for each group of the
+/// table colored by boundaries, in order): their statistics, or `None`
+/// when an instance failed (the AoS frame then runs and names it).
 fn sweep_groups<T: Real>(
     jobs: &dyn Jobs,
     groups: &RawGroups<T, 3>,
@@ -407,34 +406,11 @@ fn sweep_groups<T: Real>(
 ) -> Option<SweepStats<T>> {
     let mut stats = SweepStats::default();
     for group in GROUPS.into_iter().skip(1) {
-        let Some(starts) = colors.of(group) else {
-            continue;
-        };
-        for bounds in starts.windows(2) {
-            let (Some(&b), Some(&e)) = (bounds.first(), bounds.get(1)) else {
-                continue;
-            };
-            let count = task_count(jobs, e.saturating_sub(b).div_ceil(CHUNK));
-            let mut bad = false;
-            run_phase(
-                jobs,
-                count,
-                &|i| match job_range(b, e, i, count) {
-                    // SAFETY: the ranges lie within one color of a
-                    // coloring `step_colored` checked proper, they are
-                    // disjoint, and no other phase runs meanwhile.
-                    Some((lo, hi)) => unsafe { groups.run(group, lo, hi) }.ok(),
-                    None => Some(SweepStats::default()),
-                },
-                |_, r| match r {
-                    Some(s) => stats = stats.merge(s),
-                    None => bad = true,
-                },
-            )
-            .ok()?;
-            if bad {
-                return None;
-            }
+        if let Some(starts) = colors.of(group) {
+            // SAFETY: `groups` views the frame's coordinate arrays and its
+            // groups, colored properly by `colors` (`step_colored` checked
+            // them), and no other phase runs meanwhile.
+            unsafe { sweep_colors(jobs, groups, group, starts, &mut stats) }.ok()?;
         }
     }
     Some(stats)
