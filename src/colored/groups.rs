@@ -44,7 +44,7 @@ use core::marker::PhantomData;
 use core::ptr;
 
 use super::coloring::{check_coloring_over, check_starts, Instance};
-use super::{ix, job_range};
+use super::{ix, job_range, Isa};
 use crate::constraint::attachment::{solve_attachment, Attachment};
 use crate::constraint::bend::Bend;
 use crate::constraint::distance;
@@ -194,14 +194,23 @@ macro_rules! colors_of {
     };
 }
 
-/// A group's range solved, by its walk (in an `unsafe` block).
+/// A group's range solved, by its walk (in an `unsafe` block). On the
+/// SoA frame (`xyz`) the `fast` kinds run in lane runs
+/// ([`lanes`]), their scalar kernel taking the rest.
 macro_rules! run_kind {
     (fast $module:ident $s:ident $x:ident $field:ident $begin:ident $end:ident $starts:ident) => {
         if IN_PLACE {
-            let h2 = $s.h2;
-            $s.range_in_place($x, $s.$field, $begin, $end, $starts, |k, x, tally| {
+            let (h2, isa) = ($s.h2, $s.isa);
+            let one = |k: &mut _, x: &mut _, tally: &mut _| {
                 crate::constraint::$module::solve_in_place(k, x, h2, tally)
-            })
+            };
+            if $s.xyz.is_some() {
+                $s.range_in_place_many($x, $s.$field, $begin, $end, $starts, one, |k, x| {
+                    crate::colored::groups::lanes::solve_lanes_in_place(k, x, h2, isa)
+                })
+            } else {
+                $s.range_in_place($x, $s.$field, $begin, $end, $starts, one)
+            }
         } else {
             $s.range($s.$field, $begin, $end)
         }
@@ -209,14 +218,16 @@ macro_rules! run_kind {
     (fast_pairs $module:ident $s:ident $x:ident $field:ident $begin:ident $end:ident $starts:ident) => {
         if IN_PLACE {
             let h2 = $s.h2;
-            $s.range_in_place_pairs(
+            $s.range_in_place_many(
                 $x,
                 $s.$field,
                 $begin,
                 $end,
                 $starts,
                 |k, x, tally| crate::constraint::$module::solve_in_place(k, x, h2, tally),
-                |a, b, x| crate::constraint::$module::solve_pair_in_place(a, b, x, h2),
+                |[a, b]: &mut [_; 2], x| {
+                    crate::constraint::$module::solve_pair_in_place(a, b, x, h2)
+                },
             )
         } else {
             $s.range($s.$field, $begin, $end)
@@ -325,6 +336,9 @@ pub(crate) struct RawGroups<T, const D: usize = 3> {
     pub(crate) h2: T,
     /// The zero-length (degenerate) policy.
     pub(crate) policy: ZeroLength,
+    /// The vector level of the lane kernels (`fast_lanes` groups, on the
+    /// SoA frame only).
+    pub(crate) isa: Isa,
 }
 
 impl<T: Copy, const D: usize> Clone for RawGroups<T, D> {
@@ -375,6 +389,7 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
             lag,
             h2,
             policy,
+            isa: Isa::BASELINE,
         }
     }
 
@@ -382,11 +397,12 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
     /// its meshes and attachments are left out, as are the links) over
     /// positions in one array per coordinate (`xyz`, `n` entries each)
     /// with inverse masses `w` (at least `n`), with `h2 = h²`: the SoA
-    /// frame's groups.
+    /// frame's groups; the lane kernels run at the widest level of `isa`.
     ///
     /// # Safety
     /// The arrays of `xyz` are valid for `n` entries each for as long as
     /// the value is used.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) unsafe fn soa(
         xyz: [*mut T; D],
         n: usize,
@@ -394,6 +410,7 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
         c: &mut Constraints<'_, T>,
         h2: T,
         policy: ZeroLength,
+        isa: Isa,
     ) -> Self {
         Self {
             x: ptr::null_mut(),
@@ -412,6 +429,7 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
             lag: T::ZERO,
             h2,
             policy,
+            isa,
         }
     }
 
@@ -594,30 +612,31 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
         starts: &[usize],
         solve_one: impl FnMut(&mut K, &mut P, &mut Tally<T>) -> Result<(), Stop>,
     ) -> Result<SweepStats<T>, Stop> {
-        let no_pairs = |_: &mut K, _: &mut K, _: &mut P| None;
+        let none = |_: &mut [K; 1], _: &mut P| None;
         // SAFETY: forwarded caller contract.
-        unsafe { self.range_body::<K, P, false>(x, items, begin, end, starts, solve_one, no_pairs) }
+        unsafe { self.range_body::<K, P, 1>(x, items, begin, end, starts, solve_one, none) }
     }
 
-    /// [`range_in_place`](Self::range_in_place) with a pair kernel
-    /// `solve_pair` (tets: `volume::solve_pair_in_place`): two consecutive
-    /// instances of one color (`starts`; a range without boundaries is one
-    /// color) go to it, which either solves both, writing the first then
-    /// the second and returning their outcomes (counted here in that
-    /// order, as two `solve_one` calls count them), or writes nothing and
-    /// returns `None`; then the first goes through `solve_one` and the
-    /// second is paired anew. An odd instance or the last of a color goes
+    /// [`range_in_place`](Self::range_in_place) with a kernel of `W`
+    /// instances `solve_many` (tets: two, `volume::solve_pair_in_place`;
+    /// bends on the SoA frame: `bend::LANES`, `bend::solve_lanes_in_place`):
+    /// `W` consecutive instances of one color (`starts`; a range without
+    /// boundaries is one color) go to it, which either solves them all,
+    /// writing each and returning their outcomes (counted here in order,
+    /// as `W` `solve_one` calls count them), or writes nothing and returns
+    /// `None`; then the first goes through `solve_one` and the next `W`
+    /// are taken anew. The last instances of a color, fewer than `W`, go
     /// through `solve_one`. Instances of one color share no moving
     /// particle (a shared static one is never written), so any order
-    /// within a color gives the same bits; the instances are
-    /// still visited in order, so the statistics and the first stop (and
-    /// the colors solved after it) are `range_in_place`'s.
+    /// within a color gives the same bits; the instances are still
+    /// visited in order, so the statistics and the first stop (and the
+    /// colors solved after it) are `range_in_place`'s.
     ///
     /// # Safety
     /// As [`range_in_place`](Self::range_in_place).
     #[inline(never)]
     #[allow(clippy::too_many_arguments)]
-    unsafe fn range_in_place_pairs<K, P: Particles<T, D>>(
+    unsafe fn range_in_place_many<K, P: Particles<T, D>, const W: usize>(
         &self,
         x: P,
         items: RawGroup<K>,
@@ -625,23 +644,21 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
         end: usize,
         starts: &[usize],
         solve_one: impl FnMut(&mut K, &mut P, &mut Tally<T>) -> Result<(), Stop>,
-        solve_pair: impl FnMut(&mut K, &mut K, &mut P) -> Option<[Outcome<T>; 2]>,
+        solve_many: impl FnMut(&mut [K; W], &mut P) -> Option<[Outcome<T>; W]>,
     ) -> Result<SweepStats<T>, Stop> {
         // SAFETY: forwarded caller contract.
-        unsafe {
-            self.range_body::<K, P, true>(x, items, begin, end, starts, solve_one, solve_pair)
-        }
+        unsafe { self.range_body::<K, P, W>(x, items, begin, end, starts, solve_one, solve_many) }
     }
 
-    /// The loop of [`range_in_place`](Self::range_in_place) (`PAIRS`
-    /// false: `solve_pair` is never called) and of
-    /// [`range_in_place_pairs`](Self::range_in_place_pairs).
+    /// The loop of [`range_in_place`](Self::range_in_place) (`W` = 1:
+    /// `solve_many` is never called) and of
+    /// [`range_in_place_many`](Self::range_in_place_many).
     ///
     /// # Safety
     /// As [`range_in_place`](Self::range_in_place).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    unsafe fn range_body<K, P: Particles<T, D>, const PAIRS: bool>(
+    unsafe fn range_body<K, P: Particles<T, D>, const W: usize>(
         &self,
         x: P,
         items: RawGroup<K>,
@@ -649,11 +666,11 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
         end: usize,
         starts: &[usize],
         solve_one: impl FnMut(&mut K, &mut P, &mut Tally<T>) -> Result<(), Stop>,
-        solve_pair: impl FnMut(&mut K, &mut K, &mut P) -> Option<[Outcome<T>; 2]>,
+        solve_many: impl FnMut(&mut [K; W], &mut P) -> Option<[Outcome<T>; W]>,
     ) -> Result<SweepStats<T>, Stop> {
         // Locals of this function (the arguments are the caller's memory):
         // a kernel's state in them (`Scaled`) can live in registers.
-        let (mut solve_one, mut solve_pair) = (solve_one, solve_pair);
+        let (mut solve_one, mut solve_many) = (solve_one, solve_many);
         let mut tally = Tally::new(self.policy);
         let mut first = None;
         // The caller's view: valid for `n` particles and, while this range
@@ -665,8 +682,7 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
         // The end of `k`'s color (found again when `k` reaches it).
         let mut color_end = k;
         while k < end {
-            let second = k.wrapping_add(1);
-            if PAIRS {
+            if W > 1 {
                 if color_end <= k {
                     color_end = starts
                         .iter()
@@ -674,20 +690,19 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
                         .find(|&s| s > k)
                         .map_or(end, |s| s.min(end));
                 }
-                if second < color_end {
-                    // SAFETY: k < second < end ≤ items.len, two distinct
-                    // instances this range alone touches (caller contract).
-                    let (a, b) = unsafe { (&mut *items.p.add(k), &mut *items.p.add(second)) };
-                    if let Some([oa, ob]) = solve_pair(a, b, &mut x) {
-                        tally.index = k;
-                        if let Err(stop) = tally.count(oa) {
-                            end = keep_first(&mut first, stop, starts, k, end);
+                if k.saturating_add(W) <= color_end {
+                    // SAFETY: k + W ≤ end ≤ items.len: `W` consecutive
+                    // instances (the layout of `[K; W]`) this range alone
+                    // touches (caller contract).
+                    let many = unsafe { &mut *items.p.add(k).cast::<[K; W]>() };
+                    if let Some(outcomes) = solve_many(many, &mut x) {
+                        for (j, o) in (k..).zip(outcomes) {
+                            tally.index = j;
+                            if let Err(stop) = tally.count(o) {
+                                end = keep_first(&mut first, stop, starts, j, end);
+                            }
                         }
-                        tally.index = second;
-                        if let Err(stop) = tally.count(ob) {
-                            end = keep_first(&mut first, stop, starts, second, end);
-                        }
-                        k = k.wrapping_add(2);
+                        k = k.saturating_add(W);
                         continue;
                     }
                 }
@@ -699,7 +714,7 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
             if let Err(stop) = solve_one(item, &mut x, &mut tally) {
                 end = keep_first(&mut first, stop, starts, k, end);
             }
-            k = second;
+            k = k.wrapping_add(1);
         }
         first.map_or(Ok(tally.stats(end.saturating_sub(begin))), Err)
     }
@@ -972,5 +987,6 @@ unsafe fn part_ref<'x, U>(p: *const U, len: usize) -> &'x [U] {
     }
 }
 
+mod lanes;
 mod view;
 pub use view::{ColoredGroups, GroupJob, GroupJobs};

@@ -81,9 +81,10 @@ use super::{
 };
 use crate::constraint::distance::index;
 use crate::constraint::in_place::{gather4, write_moving, Verdict};
+use crate::constraint::lanes::{Lane, LaneKind};
 use crate::constraint::volume::{as3, from3};
 pub use crate::math::atan2::atan2;
-use crate::math::atan2::atan2_of;
+use crate::math::atan2::{atan2_of, atan2_select};
 use crate::math::{add3 as add, cross, dot_from_zero3 as dot3, scale3 as scale, sub3 as sub};
 use crate::real::{PerFormat, Real};
 
@@ -446,7 +447,42 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
     if wk.iter().all(|&v| v == T::ZERO) {
         return tally.count(Outcome::Static);
     }
-    // `dihedral_of`'s operations, its checks left to the one test below.
+    // `dihedral_of`'s operations, its checks left to the one test.
+    let r = corrected(b, &p, &wk, h2, atan2_of);
+    // Written first, tested after (undone on the rare path): the stores
+    // retire without waiting on the test, so the next bend's loads of a
+    // shared particle are not held up by it.
+    write_moving(x, &particles, &r.next, &wk);
+    if !r.ok {
+        write_moving(x, &particles, &p, &wk);
+        if let Some(done) = settle(b, x, particles, h2).settled(tally) {
+            return done;
+        }
+        write_moving(x, &particles, &r.next, &wk);
+    }
+    super::store_lambda(&mut b.lambda, r.lambda);
+    tally.count(Outcome::Applied {
+        c_abs: r.c_abs,
+        residual: r.residual,
+    })
+}
+
+/// A bend's correction from its positions `p` and inverse masses `wk`,
+/// without a branch on the values (with a branch-free `atan`): `hinge`,
+/// the weight, the update with `Bound::Free`, `x_k + (w_k Δλ) ∇_k C` for
+/// every particle, and the one test of [`solve_in_place`] (`ok`: `|e|²`,
+/// `|n1|²`, `|n2|²` and W at least the smallest normal, and the sum of
+/// the corrected positions, λ', the sine and cosine parts and W finite).
+/// The scalar kernel's arithmetic and the lane kernel's
+/// ([`LaneKind::lane`], `constraint::lanes`).
+#[inline(always)]
+fn corrected<T: Real>(
+    b: &Bend<T>,
+    p: &[[T; 3]; 4],
+    wk: &[T; 4],
+    h2: T,
+    atan: impl Fn(T, T) -> T,
+) -> Lane<T, 4> {
     let Hinge {
         ee,
         nn1,
@@ -455,9 +491,9 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
         cosine,
         angle,
         gradient,
-    } = hinge(&p, atan2_of);
+    } = hinge(p, atan);
     let [g0, g1, g2, g3] = gradient;
-    let [w0, w1, w2, w3] = wk;
+    let [w0, w1, w2, w3] = *wk;
     let weight = T::ZERO + w0 * dot3(&g0, &g0);
     let weight = weight + w1 * dot3(&g1, &g1);
     let weight = weight + w2 * dot3(&g2, &g2);
@@ -470,33 +506,56 @@ pub(crate) fn solve_in_place<T: Real, const D: usize, P: Particles<T, D>, C: Cou
         Bound::Free,
     );
     let gradient = [g0, g1, g2, g3];
-    let mut next = p;
-    for ((xk, &wk), gk) in next.iter_mut().zip(&wk).zip(&gradient) {
+    let mut next = *p;
+    for ((xk, &wk), gk) in next.iter_mut().zip(wk).zip(&gradient) {
         let s = wk * u.delta;
         for (v, g) in xk.iter_mut().zip(gk) {
             *v = *v + s * *g;
         }
     }
-    // Written first, tested after (undone on the rare path): the stores
-    // retire without waiting on the test, so the next bend's loads of a
-    // shared particle are not held up by it.
-    write_moving(x, &particles, &next, &wk);
     let [n0, n1, n2, n3] = &next;
     let [sx, sy, sz] = add(&add(n0, n1), &add(n2, n3));
     let sum = ((sx + sy) + (sz + u.lambda)) + ((sine + cosine) + weight);
     let least = T::MIN_POSITIVE;
-    if !(ee >= least && nn1 >= least && nn2 >= least && weight >= least && sum.is_finite()) {
-        write_moving(x, &particles, &p, &wk);
-        if let Some(done) = settle(b, x, particles, h2).settled(tally) {
-            return done;
-        }
-        write_moving(x, &particles, &next, &wk);
-    }
-    super::store_lambda(&mut b.lambda, u.lambda);
-    tally.count(Outcome::Applied {
+    Lane {
+        next,
+        lambda: u.lambda,
         c_abs: u.c_abs,
         residual: u.residual,
-    })
+        still: (w0 == T::ZERO) & (w1 == T::ZERO) & (w2 == T::ZERO) & (w3 == T::ZERO),
+        idle: false,
+        ok: (ee >= least) & (nn1 >= least) & (nn2 >= least) & (weight >= least) & sum.is_finite(),
+    }
+}
+
+impl<T: Real> LaneKind<T, 4> for Bend<T> {
+    #[inline(always)]
+    fn particles(&self) -> [u32; 4] {
+        self.particles
+    }
+    #[inline(always)]
+    fn values(&self) -> [T; 3] {
+        [self.rest_angle, self.compliance, self.lambda]
+    }
+    #[inline(always)]
+    fn lane(
+        [rest_angle, compliance, lambda]: [T; 3],
+        p: &[[T; 3]; 4],
+        w: &[T; 4],
+        h2: T,
+    ) -> Lane<T, 4> {
+        let b = Bend {
+            particles: [0; 4],
+            rest_angle,
+            compliance,
+            lambda,
+        };
+        corrected(&b, p, w, h2, atan2_select)
+    }
+    #[inline(always)]
+    fn store(&mut self, lambda: T) {
+        super::store_lambda(&mut self.lambda, lambda);
+    }
 }
 
 /// [`solve_in_place`]'s rare path: the operations and checks of

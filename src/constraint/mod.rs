@@ -44,6 +44,7 @@ pub mod contact;
 pub mod distance;
 pub mod engine_contact;
 pub(crate) mod in_place;
+pub(crate) mod lanes;
 pub mod moving;
 pub mod particle_contact;
 pub mod pressure;

@@ -296,6 +296,55 @@ pub(crate) fn atan2_of<T: Real>(y: T, x: T) -> T {
     }
 }
 
+/// [`atan2_of`] without a branch, for the bends' lane kernel
+/// (`constraint::bend::lanes`, a loop the compiler vectorises): the
+/// operations `atan2_of` takes (both reflections computed, one kept by a
+/// select; the table entry read at an index clamped to the table), so its
+/// bits whenever the arguments are finite and the larger magnitude is
+/// finite. Otherwise the value is unspecified: the kernel gives such a
+/// bend (its sine or cosine not finite) to the scalar kernel.
+#[inline(always)]
+pub(crate) fn atan2_select<T: Real>(y: T, x: T) -> T {
+    let (ax, ay) = (x.abs(), y.abs());
+    let swap = ay > ax;
+    let (num, den) = if swap { (ax, ay) } else { (ay, ax) };
+    let q = num / den;
+    let t = if den == T::ZERO { T::ZERO } else { q };
+    // SAFETY: `AtanClamped`'s arms have no contract.
+    let r = series(t, unsafe { T::per_format::<AtanClamped>(t) });
+    let a = reflect(core::f64::consts::FRAC_PI_2, FRAC_PI_2_LO, r);
+    let r = if swap { a } else { r };
+    let b = reflect(core::f64::consts::PI, PI_LO, r);
+    let r = if x < T::ZERO { b } else { r };
+    if y < T::ZERO {
+        -r
+    } else {
+        r
+    }
+}
+
+/// The table entry `[c, atan c, lo]` of `t ∈ [0, 1]` as [`AtanEntry`]
+/// reads it on hosts (by the encoding), the index clamped to the table
+/// (a NaN reads its last entry): a load without a branch.
+struct AtanClamped;
+
+impl PerFormat for AtanClamped {
+    type In<T: Real> = T;
+    type Out<T: Real> = [T; 3];
+
+    #[inline(always)]
+    unsafe fn f32(t: f32) -> [f32; 3] {
+        let i = bits_index_f32(t).min(32);
+        ATAN_BITS_F32.get(i).copied().unwrap_or([0.0; 3])
+    }
+
+    #[inline(always)]
+    unsafe fn f64(t: f64) -> [f64; 3] {
+        let i = bits_index_f64(t).min(32);
+        ATAN_BITS_F64.get(i).copied().unwrap_or([0.0; 3])
+    }
+}
+
 /// `π − PI` (the f64 constant's rounding error).
 const PI_LO: f64 = 1.224_646_799_147_353_2e-16;
 /// `π/2 − FRAC_PI_2`.
@@ -317,7 +366,13 @@ fn atan_unit<T: Real>(t: T) -> T {
     // The table point c = k/8 nearest t, k = round(8t) ties down (`point`,
     // from `t`'s encoding or from m = 16t, exact: a power of two).
     // SAFETY: `AtanEntry`'s arms have no contract.
-    let [c, atan_c, atan_lo] = unsafe { T::per_format::<AtanEntry>(t) };
+    series(t, unsafe { T::per_format::<AtanEntry>(t) })
+}
+
+/// `atan t` from the table entry `[c, atan c, lo]` of `t` ([`atan_unit`]'s
+/// series; [`atan2_select`] reads its entry without a branch).
+#[inline(always)]
+fn series<T: Real>(t: T, [c, atan_c, atan_lo]: [T; 3]) -> T {
     let u = (t - c) / (T::ONE + t * c);
     let z = u * u;
     // p(z) = −1/3 + z/5 − z²/7 + z³/9 − z⁴/11 + z⁵/13 in Estrin's order

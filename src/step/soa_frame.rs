@@ -260,6 +260,7 @@ pub(super) fn run<T: Real, const D: usize>(
                 constraints,
                 h2,
                 config.zero_length,
+                isa,
             )
         };
         let last_substep = s.saturating_add(1) == config.substeps;

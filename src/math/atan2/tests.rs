@@ -1,5 +1,6 @@
 //! Unit tests of the bend's `atan2` internals: the tables, the table
-//! index, and the bits of `atan2` against the former comparison count.
+//! index, and the bits of `atan2` against the former comparison count
+//! (and of the lane kernel's `atan2_select` against `atan2`).
 
 #![allow(
     clippy::indexing_slicing,
@@ -260,12 +261,21 @@ fn bits(state: &mut u64) -> u64 {
 /// every threshold, exact threshold ratios, and the special values.
 #[test]
 fn atan2_bits_are_unchanged() {
+    // The lane kernel's branch-free form: the same bits for finite
+    // arguments (the only ones whose angle it keeps).
     let same64 = |y: f64, x: f64| {
         let (a, b) = (atan2(y, x), atan2_counted(y, x));
         assert!(
             a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
             "f64 {y:e} {x:e}"
         );
+        if y.is_finite() && x.is_finite() {
+            assert_eq!(
+                atan2_select(y, x).to_bits(),
+                a.to_bits(),
+                "select f64 {y:e} {x:e}"
+            );
+        }
     };
     let same32 = |y: f32, x: f32| {
         let (a, b) = (atan2(y, x), atan2_counted(y, x));
@@ -273,6 +283,13 @@ fn atan2_bits_are_unchanged() {
             a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
             "f32 {y:e} {x:e}"
         );
+        if y.is_finite() && x.is_finite() {
+            assert_eq!(
+                atan2_select(y, x).to_bits(),
+                a.to_bits(),
+                "select f32 {y:e} {x:e}"
+            );
+        }
     };
     let specials = [
         0.0,
