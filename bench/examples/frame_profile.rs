@@ -15,7 +15,10 @@
 //! `XPBD_FRAME_COLORING=cloth` the links are colored by `cloth_coloring`
 //! (the C reference's colors) instead of `color_instances`; with
 //! `XPBD_FRAME_BENDS=1` the cloth's bends (`bends_for_cloth`) are on too;
-//! with `XPBD_FRAME_SPHERE=1` a sphere under the cloth's middle.
+//! with `XPBD_FRAME_SPHERE=1` a sphere under the cloth's middle; with
+//! `XPBD_FRAME_SPHERE=far` four spheres far below the plane, never
+//! touched: the same motion, on the AoS frame (the SoA frame takes at
+//! most three colliders).
 //! The figure stays per link and substep. Prints ns per link
 //! and substep (one run: no pairs, no spread; the bench's `cframe`
 //! section is the measurement).
@@ -98,12 +101,27 @@ fn run<T: Real>(side: usize, frames: usize, isa: Isa) -> f64 {
     config.static_friction = T::from_f64(0.2);
     config.dynamic_friction = T::from_f64(0.1);
     // With `XPBD_FRAME_SPHERE=1`, a sphere the cloth's middle rests on.
-    let with_sphere = std::env::var("XPBD_FRAME_SPHERE").is_ok_and(|v| v == "1");
+    let sphere = std::env::var("XPBD_FRAME_SPHERE").unwrap_or_default();
     let mid = T::from_f64(side as f64 * 0.005);
-    let balls = [Sphere {
-        center: [mid, T::from_f64(-0.1), mid],
-        radius: T::from_f64(0.1 + 0.004),
-    }];
+    let far = |k: f64| Sphere {
+        center: [T::from_f64(k), T::from_f64(-100.0), T::ZERO],
+        radius: T::ONE,
+    };
+    let balls = [
+        Sphere {
+            center: [mid, T::from_f64(-0.1), mid],
+            radius: T::from_f64(0.1 + 0.004),
+        },
+        far(0.0),
+        far(3.0),
+        far(6.0),
+        far(9.0),
+    ];
+    let balls = match sphere.as_str() {
+        "1" => &balls[..1],
+        "far" => &balls[1..],
+        _ => &balls[..0],
+    };
     // With `XPBD_FRAME_BENDS=1`, the cloth's bends too (greedy colors).
     let with_bends = std::env::var("XPBD_FRAME_BENDS").is_ok_and(|v| v == "1");
     let mut bends = vec![
@@ -135,7 +153,7 @@ fn run<T: Real>(side: usize, frames: usize, isa: Isa) -> f64 {
         world.links = &mut sorted;
         world.colliders = Some(Colliders {
             planes: &planes,
-            spheres: &balls[..usize::from(with_sphere)],
+            spheres: balls,
             ..Default::default()
         });
         world.groups = Some(Constraints {

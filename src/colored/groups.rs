@@ -194,17 +194,17 @@ macro_rules! colors_of {
     };
 }
 
-/// A group's range solved, by its walk (in an `unsafe` block). On the
-/// SoA frame (`xyz`) the `fast` kinds run in lane runs
+/// A group's range solved, by its walk (in an `unsafe` block). In the
+/// colored frames (`lanes`) the `fast` kinds run in lane runs
 /// ([`lanes`]), their scalar kernel taking the rest.
 macro_rules! run_kind {
     (fast $module:ident $s:ident $x:ident $field:ident $begin:ident $end:ident $starts:ident) => {
         if IN_PLACE {
-            let (h2, isa) = ($s.h2, $s.isa);
+            let h2 = $s.h2;
             let one = |k: &mut _, x: &mut _, tally: &mut _| {
                 crate::constraint::$module::solve_in_place(k, x, h2, tally)
             };
-            if $s.xyz.is_some() {
+            if let Some(isa) = $s.lanes {
                 $s.range_in_place_many($x, $s.$field, $begin, $end, $starts, one, |k, x| {
                     crate::colored::groups::lanes::solve_lanes_in_place(k, x, h2, isa)
                 })
@@ -336,9 +336,10 @@ pub(crate) struct RawGroups<T, const D: usize = 3> {
     pub(crate) h2: T,
     /// The zero-length (degenerate) policy.
     pub(crate) policy: ZeroLength,
-    /// The vector level of the lane kernels (`fast_lanes` groups, on the
-    /// SoA frame only).
-    pub(crate) isa: Isa,
+    /// Whether the `fast` kinds run in lane runs ([`lanes`]), and at
+    /// which vector level (`None`: their scalar kernel alone; the colored
+    /// frames of `step_colored` set it, the C and Rust job views leave it).
+    pub(crate) lanes: Option<Isa>,
 }
 
 impl<T: Copy, const D: usize> Clone for RawGroups<T, D> {
@@ -389,7 +390,7 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
             lag,
             h2,
             policy,
-            isa: Isa::BASELINE,
+            lanes: None,
         }
     }
 
@@ -429,7 +430,7 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
             lag: T::ZERO,
             h2,
             policy,
-            isa,
+            lanes: Some(isa),
         }
     }
 
@@ -619,7 +620,7 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
 
     /// [`range_in_place`](Self::range_in_place) with a kernel of `W`
     /// instances `solve_many` (tets: two, `volume::solve_pair_in_place`;
-    /// bends on the SoA frame: `bend::LANES`, `bend::solve_lanes_in_place`):
+    /// bends in `step_colored`'s frames: `lanes::LANES`, `lanes::solve_lanes_in_place`):
     /// `W` consecutive instances of one color (`starts`; a range without
     /// boundaries is one color) go to it, which either solves them all,
     /// writing each and returning their outcomes (counted here in order,

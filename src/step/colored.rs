@@ -327,7 +327,7 @@ impl<T: Real, const D: usize> Order<T, D, true> for ColoredOrder<'_> {
         } else {
             self.colors
         };
-        let stats = iterate_groups(substep, &colors, self.jobs)?;
+        let stats = iterate_groups(substep, &colors, self.jobs, self.isa)?;
         sweep_contacts(substep, self.jobs)?;
         Ok(stats)
     }
@@ -473,8 +473,11 @@ fn iterate_groups<T: Real, const D: usize>(
     substep: &mut Substep<'_, '_, T, D, true>,
     colors: &GroupColors<'_>,
     jobs: &dyn Jobs,
+    isa: Isa,
 ) -> Result<SweepStats<T>, StepError> {
-    let raw = substep.raw(colors)?;
+    let mut raw = substep.raw(colors)?;
+    // The bends in lane runs at the frame's vector level.
+    raw.lanes = Some(isa);
     let mut stats = SweepStats::default();
     for group in GROUPS {
         match colors.of(group) {

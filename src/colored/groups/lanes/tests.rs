@@ -85,14 +85,17 @@ where
     Some((bits(&xs), ks, log.0))
 }
 
-/// Every vector level this CPU has.
+/// Every vector level this CPU has, each once (under Miri, which runs
+/// no `cpuid`, the baseline alone).
 fn levels() -> Vec<Isa> {
     let all = Isa::detect();
-    vec![
+    let mut levels = vec![
         Isa::BASELINE,
         all.restrict(Isa::AVX2_BIT | Isa::NEON_BIT),
         all,
-    ]
+    ];
+    levels.dedup();
+    levels
 }
 
 /// xorshift64*, uniform in [-1, 1).
