@@ -194,23 +194,22 @@ macro_rules! colors_of {
     };
 }
 
-/// A group's range solved, by its walk (in an `unsafe` block). In the
-/// colored frames (`lanes`) the `fast` kinds run in lane runs
-/// ([`lanes`]), their scalar kernel taking the rest.
+/// A group's range solved, by its walk (in an `unsafe` block). The
+/// `fast` kinds run in lane runs ([`lanes`]), their scalar kernel taking
+/// the rest.
 macro_rules! run_kind {
     (fast $module:ident $s:ident $x:ident $field:ident $begin:ident $end:ident $starts:ident) => {
         if IN_PLACE {
-            let h2 = $s.h2;
-            let one = |k: &mut _, x: &mut _, tally: &mut _| {
-                crate::constraint::$module::solve_in_place(k, x, h2, tally)
-            };
-            if let Some(isa) = $s.lanes {
-                $s.range_in_place_many($x, $s.$field, $begin, $end, $starts, one, |k, x| {
-                    crate::colored::groups::lanes::solve_lanes_in_place(k, x, h2, isa)
-                })
-            } else {
-                $s.range_in_place($x, $s.$field, $begin, $end, $starts, one)
-            }
+            let (h2, isa) = ($s.h2, $s.lanes);
+            $s.range_in_place_many(
+                $x,
+                $s.$field,
+                $begin,
+                $end,
+                $starts,
+                |k, x, tally| crate::constraint::$module::solve_in_place(k, x, h2, tally),
+                |k, x| crate::colored::groups::lanes::solve_lanes_in_place(k, x, h2, isa),
+            )
         } else {
             $s.range($s.$field, $begin, $end)
         }
@@ -336,10 +335,9 @@ pub(crate) struct RawGroups<T, const D: usize = 3> {
     pub(crate) h2: T,
     /// The zero-length (degenerate) policy.
     pub(crate) policy: ZeroLength,
-    /// Whether the `fast` kinds run in lane runs ([`lanes`]), and at
-    /// which vector level (`None`: their scalar kernel alone; the colored
-    /// frames of `step_colored` set it, the C and Rust job views leave it).
-    pub(crate) lanes: Option<Isa>,
+    /// The vector level of the `fast` kinds' lane runs ([`lanes`]): the
+    /// CPU's ([`Isa::detect`]), or the frame's in `step_colored`.
+    pub(crate) lanes: Isa,
 }
 
 impl<T: Copy, const D: usize> Clone for RawGroups<T, D> {
@@ -390,7 +388,7 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
             lag,
             h2,
             policy,
-            lanes: None,
+            lanes: Isa::detect(),
         }
     }
 
@@ -430,7 +428,7 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
             lag: T::ZERO,
             h2,
             policy,
-            lanes: Some(isa),
+            lanes: isa,
         }
     }
 
@@ -620,7 +618,7 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
 
     /// [`range_in_place`](Self::range_in_place) with a kernel of `W`
     /// instances `solve_many` (tets: two, `volume::solve_pair_in_place`;
-    /// bends in `step_colored`'s frames: `lanes::LANES`, `lanes::solve_lanes_in_place`):
+    /// bends: `lanes::LANES`, `lanes::solve_lanes_in_place`):
     /// `W` consecutive instances of one color (`starts`; a range without
     /// boundaries is one color) go to it, which either solves them all,
     /// writing each and returning their outcomes (counted here in order,

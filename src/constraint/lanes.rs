@@ -1,6 +1,6 @@
 //! The kind side of the lane kernels (issue 34): what a kind gives the
 //! colored groups' lane runs (`colored::groups::lanes`), which solve
-//! [`LANES`] instances of one color at once in `step_colored`'s frames: its
+//! [`LANES`] instances of one color at once in the colored sweeps: its
 //! instances' particles, values and λ ([`LaneKind`]), and its in-place
 //! kernel's arithmetic on one lane without a branch ([`Lane`]). The bends
 //! implement it; tets and tethers keep their pair and scalar kernels

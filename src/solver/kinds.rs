@@ -18,7 +18,7 @@
 //!
 //! | walk | sweep (hosts) | sweep (bare metal) | colored | λ written by |
 //! |---|---|---|---|---|
-//! | `fast(m)` | `m::solve_in_place` (declared fast kernel) | the shared `Instances` loop through `constraint::visit` and `commit` | by color boundaries, the fast kernel; in `step_colored`'s frames runs of `constraint::lanes::LANES` through the kind's `LaneKind` (`colored::groups::lanes`; vectorised; bends), the fast kernel for the rest | the kernel, or the shared commit |
+//! | `fast(m)` | `m::solve_in_place` (declared fast kernel) | the shared `Instances` loop through `constraint::visit` and `commit` | by color boundaries, the fast kernel; in runs of `constraint::lanes::LANES` through the kind's `LaneKind` (`colored::groups::lanes`; vectorised; bends), the fast kernel for the rest | the kernel, or the shared commit |
 //! | `fast_pairs(m)` | as `fast`; colored (AoS), two instances of a color at once (`m::solve_pair_in_place`) | as `fast` | as `fast` | as `fast` |
 //! | `fast_scaled(m)` | `m::solve_in_place` with the group's [`Scaled`] α̃ | the shared `Solvable` loop through `constraint::solve` | as `fast` | as `fast` |
 //! | `mesh(m)` | `m::solve_mesh` (a whole mesh: triangles, particle lists and the gradient scratch are its context) | the shared `Solvable` loop | one color per mesh | `constraint::store_lambda` (exception: a mesh has no fixed particle count, so no `Constraint` impl) |

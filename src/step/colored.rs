@@ -476,8 +476,8 @@ fn iterate_groups<T: Real, const D: usize>(
     isa: Isa,
 ) -> Result<SweepStats<T>, StepError> {
     let mut raw = substep.raw(colors)?;
-    // The bends in lane runs at the frame's vector level.
-    raw.lanes = Some(isa);
+    // The bends' lane runs at the frame's vector level.
+    raw.lanes = isa;
     let mut stats = SweepStats::default();
     for group in GROUPS {
         match colors.of(group) {

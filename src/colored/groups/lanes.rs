@@ -1,7 +1,8 @@
 //! The lane runs of the colored groups (issue 34): [`LANES`] instances of
-//! one color solved at once in `step_colored`'s frames (SoA and AoS; the
-//! job views for an engine's threads keep the scalar kernels), for the
-//! kinds that implement [`LaneKind`] (`constraint::lanes`: the bends).
+//! one color solved at once in every colored sweep of the groups
+//! (`step_colored`'s SoA and AoS frames at the frame's vector level, the
+//! job views for an engine's threads at the CPU's), for the kinds that
+//! implement [`LaneKind`] (`constraint::lanes`: the bends).
 //!
 //! The instances' particles are gathered into one array per coordinate
 //! and lane; the kind's arithmetic ([`LaneKind::lane`], its in-place
