@@ -336,7 +336,9 @@ pub(crate) struct RawGroups<T, const D: usize = 3> {
     /// The zero-length (degenerate) policy.
     pub(crate) policy: ZeroLength,
     /// The vector level of the `fast` kinds' lane runs ([`lanes`]): the
-    /// CPU's ([`Isa::detect`]), or the frame's in `step_colored`.
+    /// frame's in `step_colored`, else the target's baseline (SSE2, NEON):
+    /// the job views detect nothing per call (`Isa::detect`'s cpuid took
+    /// about 11 µs in a virtual machine, more than a job of 64 bends).
     pub(crate) lanes: Isa,
 }
 
@@ -388,7 +390,7 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
             lag,
             h2,
             policy,
-            lanes: Isa::detect(),
+            lanes: Isa::BASELINE,
         }
     }
 

@@ -381,7 +381,7 @@ pub(crate) unsafe fn group_job_raw<T: Real>(
         lag: T::ZERO,
         h2: s.h * s.h,
         policy,
-        lanes: crate::colored::Isa::detect(),
+        lanes: crate::colored::Isa::BASELINE,
     };
     // SAFETY: every buffer was checked (non-null or empty, aligned,
     // bounded, disjoint) and is valid by the caller's contract; the range

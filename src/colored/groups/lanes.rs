@@ -1,8 +1,8 @@
 //! The lane runs of the colored groups (issue 34): [`LANES`] instances of
 //! one color solved at once in every colored sweep of the groups
 //! (`step_colored`'s SoA and AoS frames at the frame's vector level, the
-//! job views for an engine's threads at the CPU's), for the kinds that
-//! implement [`LaneKind`] (`constraint::lanes`: the bends).
+//! job views for an engine's threads at the target's baseline), for the
+//! kinds that implement [`LaneKind`] (`constraint::lanes`: the bends).
 //!
 //! The instances' particles are gathered into one array per coordinate
 //! and lane; the kind's arithmetic ([`LaneKind::lane`], its in-place
