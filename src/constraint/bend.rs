@@ -523,7 +523,6 @@ fn corrected<T: Real>(
         c_abs: u.c_abs,
         residual: u.residual,
         still: (w0 == T::ZERO) & (w1 == T::ZERO) & (w2 == T::ZERO) & (w3 == T::ZERO),
-        idle: false,
         ok: (ee >= least) & (nn1 >= least) & (nn2 >= least) & (weight >= least) & sum.is_finite(),
     }
 }

@@ -22,15 +22,14 @@ pub(crate) struct Lane<T, const N: usize> {
     pub(crate) next: [[T; 3]; N],
     /// λ'.
     pub(crate) lambda: T,
-    /// `|C|` and `|C + α̃λ|` (the statistics, [`Outcome::Applied`](super::Outcome::Applied)).
+    /// `|C|` (the statistics, [`Outcome::Applied`](super::Outcome::Applied)).
     pub(crate) c_abs: T,
-    /// `|C + α̃λ|`.
+    /// `|C + α̃λ|` (the statistics).
     pub(crate) residual: T,
-    /// Every particle static: counted [`Outcome::Static`](super::Outcome::Static), nothing
-    /// written (the scalar kernel's first test).
+    /// Every particle static: counted
+    /// [`Outcome::Static`](super::Outcome::Static), nothing written (the
+    /// scalar kernel's first test).
     pub(crate) still: bool,
-    /// A bound kept λ: counted [`Outcome::Idle`](super::Outcome::Idle), nothing written.
-    pub(crate) idle: bool,
     /// The scalar kernel would write this result without its rare path;
     /// `false` gives the run to the scalar kernel.
     pub(crate) ok: bool,

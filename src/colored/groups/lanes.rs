@@ -50,7 +50,6 @@ struct Solved<T, const N: usize> {
     c_abs: V<T>,
     residual: V<T>,
     still: [bool; LANES],
-    idle: [bool; LANES],
     ok: [bool; LANES],
 }
 
@@ -70,7 +69,6 @@ fn compute<T: Real, K: LaneKind<T, N>, const N: usize>(
         c_abs: zero,
         residual: zero,
         still: [false; LANES],
-        idle: [false; LANES],
         ok: [false; LANES],
     };
     // A loop of a constant count, which the compiler vectorises (with a
@@ -96,7 +94,6 @@ fn compute<T: Real, K: LaneKind<T, N>, const N: usize>(
         put(&mut s.c_abs, i, r.c_abs);
         put(&mut s.residual, i, r.residual);
         put(&mut s.still, i, r.still);
-        put(&mut s.idle, i, r.idle);
         put(&mut s.ok, i, r.ok);
     }
     s
@@ -224,15 +221,7 @@ where
     }
     let mut outcomes = [Outcome::Static; LANES];
     for (i, (item, o)) in items.iter_mut().zip(&mut outcomes).enumerate() {
-        let (still, idle) = (
-            s.still.get(i).copied().unwrap_or(true),
-            s.idle.get(i).copied().unwrap_or(true),
-        );
-        if still {
-            continue;
-        }
-        if idle {
-            *o = Outcome::Idle;
+        if s.still.get(i).copied().unwrap_or(true) {
             continue;
         }
         for ((&k, [c0, c1, c2]), wk) in item.particles().iter().zip(&s.next).zip(&w) {
