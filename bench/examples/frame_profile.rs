@@ -17,15 +17,17 @@
 //! `XPBD_FRAME_BENDS=1` the cloth's bends (`bends_for_cloth`) are on too;
 //! with `XPBD_FRAME_SPHERE=1` a sphere under the cloth's middle; with
 //! `XPBD_FRAME_SPHERE=far` four spheres far below the plane, never
-//! touched: the same motion, on the AoS frame (the SoA frame takes at
-//! most three colliders).
+//! touched: the same motion, on the SoA frame's contact list (more than
+//! three colliders); with `XPBD_FRAME_CAPSULE=1` a capsule under the
+//! cloth's middle, swaying slowly (the contact list too).
 //! The figure stays per link and substep. Prints ns per link
 //! and substep (one run: no pairs, no spread; the bench's `cframe`
 //! section is the measurement).
 use std::time::Instant;
 use xpbd::colored::Isa;
 use xpbd::step::{
-    scratch_len, step_colored_on, Colliders, Contact, OneThread, Plane, Sphere, StepConfig, World,
+    scratch_len, step_colored_on, Capsule, Colliders, Contact, OneThread, Plane, Sphere,
+    StepConfig, World,
 };
 use xpbd::{
     bends_count_for_cloth, bends_for_cloth, cloth, cloth_coloring, cloth_link_count,
@@ -122,6 +124,22 @@ fn run<T: Real>(side: usize, frames: usize, isa: Isa) -> f64 {
         "far" => &balls[1..],
         _ => &balls[..0],
     };
+    // With `XPBD_FRAME_CAPSULE=1`, a capsule under the cloth's middle
+    // (a character's limb), swaying slowly: the SoA frame's contact list.
+    let mut limb = Capsule::new(
+        [mid, T::from_f64(-0.03), mid],
+        [mid * T::from_f64(0.5), T::ZERO, T::ZERO],
+        T::from_f64(0.03 + 0.004),
+    );
+    limb.velocity = [T::ZERO, T::ZERO, T::from_f64(0.01)];
+    limb.static_friction = T::from_f64(0.3);
+    limb.dynamic_friction = T::from_f64(0.2);
+    let limbs = [limb];
+    let limbs = if std::env::var("XPBD_FRAME_CAPSULE").is_ok_and(|v| v == "1") {
+        &limbs[..]
+    } else {
+        &limbs[..0]
+    };
     // With `XPBD_FRAME_BENDS=1`, the cloth's bends too (greedy colors).
     let with_bends = std::env::var("XPBD_FRAME_BENDS").is_ok_and(|v| v == "1");
     let mut bends = vec![
@@ -154,6 +172,7 @@ fn run<T: Real>(side: usize, frames: usize, isa: Isa) -> f64 {
         world.colliders = Some(Colliders {
             planes: &planes,
             spheres: balls,
+            capsules: limbs,
             ..Default::default()
         });
         world.groups = Some(Constraints {

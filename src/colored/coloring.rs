@@ -468,8 +468,9 @@ pub(crate) fn check_coloring_over<const N: usize, K: Instance<N>>(
                     .ok()
                     .and_then(|q| stamp.get_mut(q))
                     .ok_or(SystemError::IndexOutOfRange { constraint })?;
-                let fixed = usize::try_from(q).is_ok_and(&is_static);
-                if *slot == mark && !fixed {
+                // (A shared particle is rare: its inverse mass is read
+                // only then.)
+                if *slot == mark && !usize::try_from(q).is_ok_and(&is_static) {
                     return Err(SystemError::InvalidShape);
                 }
                 *slot = mark;

@@ -128,7 +128,7 @@ pub(super) fn velocities<T: Real, const D: usize>(
 /// range, never, is skipped).
 #[allow(clippy::too_many_arguments)]
 #[inline]
-fn friction<T: Real, const D: usize>(
+pub(super) fn friction<T: Real, const D: usize>(
     v: &mut [[T; D]],
     x: &[[T; D]],
     w: &[T],

@@ -138,6 +138,7 @@ mod link_pass;
 mod order;
 mod precision;
 mod soa_frame;
+mod soa_list;
 mod soa_passes;
 mod spatial;
 mod world;

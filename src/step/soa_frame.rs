@@ -9,14 +9,16 @@
 //! # When
 //!
 //! [`step_colored`](super::step_colored) on a host in 3D, for a world of
-//! links, at most [`MAX_COLLIDERS`] planes and spheres together, and the
-//! groups colored by boundaries ([`GroupColors`]: bends, tets, tethers,
-//! solved after the links by their kinds' in-place kernels over the same
-//! coordinate arrays): no mesh volumes, attachments, capsules, boxes,
-//! engine contacts or self-collision (those frames take the AoS passes).
-//! The frame must fit: every substep's contacts within
+//! links, any colliders (planes, spheres, capsules, boxes) and the groups
+//! colored by boundaries ([`GroupColors`]: bends, tets, tethers, solved
+//! after the links by their kinds' in-place kernels over the same
+//! coordinate arrays): no mesh volumes, attachments, engine contacts or
+//! self-collision (those frames take the AoS passes). The frame must fit:
+//! every substep's contacts within
 //! [`World::contacts`](super::World::contacts). The particle passes are
-//! in [`soa_passes`](super::soa_passes).
+//! in [`soa_passes`](super::soa_passes); with capsules, boxes or more
+//! than [`MAX_COLLIDERS`] planes and spheres the contacts are a list
+//! ([`soa_list`](super::soa_list)).
 //!
 //! # A transaction
 //!
@@ -35,7 +37,7 @@
 //! |---|---|
 //! | first (`n` entries) | positions `x`, `y`, `z`, an array each |
 //! | second | per particle, from the prediction to the velocity update the substep's start `x_prev` (moving particles), else the velocity |
-//! | third | per collider (planes, then spheres), the contact's λ (kg·m) of each particle, −1 when it has none |
+//! | third | per collider (planes, then spheres), the contact's λ (kg·m) of each particle, −1 when it has none (unused when the contacts are a list) |
 //!
 //! A static particle (w = 0) keeps its velocity in the second area all
 //! frame (nothing needs its start: it has no contact and no link moves
@@ -53,17 +55,23 @@
 //! `contact::static_friction`, `slow_tangential`) one particle at a time. The
 //! velocity pass writes the substep's contacts into
 //! [`World::contacts`](super::World::contacts) in detection order, as the
-//! AoS frame stores them.
+//! AoS frame stores them. A frame with capsules or boxes, or more than
+//! [`MAX_COLLIDERS`] planes and spheres, keeps them there from detection
+//! on, as a list ([`soa_list`](super::soa_list): the AoS frame's contact
+//! functions on windows of particles copied out of the coordinate
+//! arrays).
 
 use super::colored::{sweep_colors, PARTICLES_PER_TASK};
 use super::jobs::{run_phase, split_range, task_count, Jobs, Shared};
 use super::link_pass::{kernel_isa, LinkState};
+use super::soa_list;
 use super::soa_passes::{commit, phase, write_contacts, Consts, Lent, Pass, Plane};
 use super::world::Frame;
 use super::{StepConfig, StepStats};
 use crate::colored::groups::RawGroups;
 use crate::colored::{job_range, solve_frame_range, GroupColors, Isa, RawSoa, CHUNK};
-use crate::constraint::contact::Sphere;
+use crate::constraint::contact::{Colliders, Sphere};
+use crate::constraint::moving::Moving;
 use crate::math::unit_any;
 use crate::real::Real;
 use crate::solver::{Constraints, SweepStats, GROUPS};
@@ -98,40 +106,44 @@ pub(super) fn run<T: Real, const D: usize>(
         .zip(constraints.counts(0))
         .all(|(g, count)| count == 0 || group_colors.of(g).is_some());
     let colors = group_colors.links;
-    if D != 3
-        || !colored
-        || world.planes.len().saturating_add(world.spheres.len()) > MAX_COLLIDERS
-        || !world.capsules.is_empty()
-        || !world.boxes.is_empty()
-        || !world.engine_contacts.is_empty()
-        || world.self_collision.is_some()
-    {
+    if D != 3 || !colored || !world.engine_contacts.is_empty() || world.self_collision.is_some() {
         return None;
     }
+    // Capsules, boxes or more planes and spheres than the λ arrays hold:
+    // the contacts as a list (`soa_list`), the planes and spheres too.
+    let list = world.planes.len().saturating_add(world.spheres.len()) > MAX_COLLIDERS
+        || !world.capsules.is_empty()
+        || !world.boxes.is_empty();
     let n = world.positions.len();
     let mut planes = [Plane {
         n: [T::ZERO; 3],
         offset: T::ZERO,
     }; MAX_COLLIDERS];
-    for (slot, p) in planes.iter_mut().zip(world.planes) {
-        let u = unit_any(&p.normal)?;
-        *slot = Plane {
-            n: core::array::from_fn(|c| u.get(c).copied().unwrap_or(T::ZERO)),
-            offset: p.offset,
-        };
-    }
-    let planes = planes.get(..world.planes.len())?;
     let mut spheres = [Sphere {
         center: [T::ZERO; 3],
         radius: T::ZERO,
     }; MAX_COLLIDERS];
-    for (slot, s) in spheres.iter_mut().zip(world.spheres) {
-        *slot = Sphere {
-            center: core::array::from_fn(|c| s.center.get(c).copied().unwrap_or(T::ZERO)),
-            radius: s.radius,
-        };
-    }
-    let spheres = spheres.get(..world.spheres.len())?;
+    let (planes, spheres) = if list {
+        (&planes[..0], &spheres[..0])
+    } else {
+        for (slot, p) in planes.iter_mut().zip(world.planes) {
+            let u = unit_any(&p.normal)?;
+            *slot = Plane {
+                n: core::array::from_fn(|c| u.get(c).copied().unwrap_or(T::ZERO)),
+                offset: p.offset,
+            };
+        }
+        for (slot, s) in spheres.iter_mut().zip(world.spheres) {
+            *slot = Sphere {
+                center: core::array::from_fn(|c| s.center.get(c).copied().unwrap_or(T::ZERO)),
+                radius: s.radius,
+            };
+        }
+        (
+            planes.get(..world.planes.len())?,
+            spheres.get(..world.spheres.len())?,
+        )
+    };
     let [a0, a1, a2] = area;
     let split = |a: &'_ mut [[T; D]]| -> Option<[Shared<T>; 3]> {
         let flat = a.as_flattened_mut();
@@ -235,9 +247,35 @@ pub(super) fn run<T: Real, const D: usize>(
             isa,
             &mut found,
         )?;
+        // The substep's colliders as the AoS frame builds them (the list's
+        // contacts; `previous` is the scratch's second area, per window).
+        let template = Colliders {
+            planes: world.planes,
+            spheres: world.spheres,
+            previous: &[],
+            radius: config.particle_radius,
+            alpha: config.contact_compliance / h2,
+            static_friction: config.static_friction,
+            moving: Moving {
+                capsules: world.capsules,
+                boxes: world.boxes,
+                time: h * T::from_f64(f64::from(s.saturating_add(1))),
+                h,
+            },
+            units: [[T::ZERO; D]; 4],
+            cached: 0,
+        }
+        .with_units();
         let mut total = 0usize;
-        for f in found.iter().take(tasks) {
-            total = total.checked_add(*f)?;
+        if list {
+            let w = world.inverse_masses;
+            total = soa_list::detect(
+                jobs, &lent, n, w, &template, &out, budget, tasks, &mut found,
+            )?;
+        } else {
+            for f in found.iter().take(tasks) {
+                total = total.checked_add(*f)?;
+            }
         }
         if total > budget {
             return None;
@@ -318,7 +356,9 @@ pub(super) fn run<T: Real, const D: usize>(
             if has_groups {
                 swept = sweep_groups(jobs, &groups, group_colors)?;
             }
-            if total > 0 {
+            if total > 0 && list {
+                soa_list::sweep(jobs, &lent, n, w, &template, &out, tasks, &found, h2)?;
+            } else if total > 0 {
                 let tasks = phase(jobs, &lent, n, Pass::Contacts, &consts, isa, &mut ok)?;
                 if ok.iter().take(tasks).any(|r| *r != 0) {
                     return None;
@@ -330,6 +370,12 @@ pub(super) fn run<T: Real, const D: usize>(
                 stats.converged_substeps = stats.converged_substeps.saturating_add(1);
                 break;
             }
+        }
+        if list {
+            let u = (w, h, consts.keep, config.dynamic_friction);
+            soa_list::velocities(jobs, &lent, n, &template, &out, tasks, &found, u)?;
+            stats.substeps = stats.substeps.saturating_add(1);
+            continue;
         }
         let tasks = phase(jobs, &lent, n, Pass::Velocities, &consts, isa, &mut ok)?;
         if ok.iter().take(tasks).any(|r| *r != 0) {
@@ -423,7 +469,7 @@ mod tests {
     use super::super::colored::ColoredOrder;
     use super::super::order::Order;
     use super::super::world::World;
-    use super::super::{scratch_len, Colliders, OneThread};
+    use super::super::{scratch_len, Capsule, Colliders, OneThread};
     use super::*;
     use crate::colored::coloring::Instance;
     use crate::constraint::contact::{Contact, Plane as Ground, Sphere};
@@ -451,7 +497,7 @@ mod tests {
     /// the SoA frame: it runs for links and planes, with a sphere, with
     /// bends, not with an attachment.
     #[test]
-    fn links_planes_spheres_and_bends_take_the_soa_frame_an_attachment_does_not() {
+    fn links_colliders_and_bends_take_the_soa_frame_an_attachment_does_not() {
         let side = 6;
         let n = side * side;
         let x0: Vec<[f64; 3]> = (0..n)
@@ -478,14 +524,17 @@ mod tests {
             ..StepConfig::default()
         };
         let h = 1.0 / 60.0 / f64::from(config.substeps);
-        // (a sphere, bends, an attachment): whether the SoA frame runs.
+        let capsule = [Capsule::new([0.03, -0.01, 0.03], [0.02, 0.0, 0.0], 0.012)];
+        // (a sphere, bends, an attachment, a capsule): whether the SoA
+        // frame runs (a capsule: its contacts as a list).
         let cases = [
-            (false, false, false, true),
-            (true, false, false, true),
-            (false, true, false, true),
-            (false, true, true, false),
+            (false, false, false, false, true),
+            (true, false, false, false, true),
+            (false, true, false, false, true),
+            (false, true, true, false, false),
+            (true, true, false, true, true),
         ];
-        for (sphere, with_bends, attached, runs) in cases {
+        for (sphere, with_bends, attached, moving, runs) in cases {
             let (mut x, mut v, w) = (x0.clone(), vec![[0.0; 3]; n], vec![1.0; n]);
             let mut links = sorted.clone();
             let mut bends = bends.clone();
@@ -502,6 +551,7 @@ mod tests {
             world.colliders = Some(Colliders {
                 planes: &ground,
                 spheres: if sphere { &ball } else { &[] },
+                capsules: if moving { &capsule } else { &[] },
                 ..Default::default()
             });
             let (mut frame, _) = world.frame();
@@ -543,7 +593,10 @@ mod tests {
             assert_eq!(frame.positions.to_vec() != before, runs);
             if let Some(stats) = r {
                 assert_eq!(stats.substeps, config.substeps);
-                assert_eq!(stats.max_contacts, n);
+                // Every particle on the ground; with the capsule, some on
+                // it too.
+                assert_eq!(stats.max_contacts > n, moving, "{}", stats.max_contacts);
+                assert!(stats.max_contacts >= n);
                 // Each bend solved: the frame's last sweep counts the
                 // links' and the bends' instances.
                 let solved = m + if with_bends { groups.bends.len() } else { 0 };

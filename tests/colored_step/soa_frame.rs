@@ -12,8 +12,8 @@ use super::jobs::{Reversed, Threads};
 use super::{config, V};
 use xpbd::colored::Isa;
 use xpbd::step::{
-    scratch_len, step, step_colored, step_colored_on, Colliders, Contact, Jobs, OneThread, Plane,
-    Sphere, StepStats, World,
+    scratch_len, step, step_colored, step_colored_on, Capsule, Colliders, Contact, Jobs, OneThread,
+    OrientedBox, Plane, Sphere, StepStats, World,
 };
 use xpbd::{
     bends_count_for_cloth, bends_for_cloth, cloth, cloth_link_count, tet_block, tet_block_counts,
@@ -35,6 +35,7 @@ fn small() -> bool {
 fn soa_cloth(
     planes: usize,
     spheres: usize,
+    moving: bool,
     tolerance: f64,
     kinds: bool,
     jobs: Option<&dyn Jobs>,
@@ -122,7 +123,26 @@ fn soa_cloth(
         },
     ];
     let spheres = &balls[..spheres];
-    let mut contacts = vec![Contact::default(); n * (planes.len() + spheres.len())];
+    // With `moving`: a spinning capsule rising into the cloth's middle,
+    // and a box turning as it slides in under a corner (the list's
+    // contacts: `soa_list`), with frictions of their own.
+    let mut capsule = Capsule::new([mid, -0.01, mid], [0.12, 0.0, 0.03], 0.02);
+    capsule.velocity = [0.0, 0.25, 0.05];
+    capsule.angular_velocity = [0.0, 2.0, 0.5];
+    (capsule.static_friction, capsule.dynamic_friction) = (0.4, 0.3);
+    let capsules = [capsule];
+    let mut cube = OrientedBox::new([-0.05, 0.0, mid * 1.5], [0.06, 0.03, 0.05]);
+    cube.velocity = [0.3, 0.0, 0.0];
+    cube.angular_velocity = [0.0, 1.5, 0.0];
+    (cube.static_friction, cube.dynamic_friction) = (0.2, 0.1);
+    let cubes = [cube];
+    let (capsules, cubes): (&[_], &[_]) = if moving {
+        (&capsules, &cubes)
+    } else {
+        (&[], &[])
+    };
+    let colliders = planes.len() + spheres.len() + capsules.len() + cubes.len();
+    let mut contacts = vec![Contact::default(); n * colliders];
     let mut scratch = vec![[0.0; 3]; scratch_len(n, links.len())];
     let mut stamp = vec![0u32; n];
     let mut config = config();
@@ -150,7 +170,8 @@ fn soa_cloth(
         world.colliders = Some(Colliders {
             planes,
             spheres,
-            ..Default::default()
+            capsules,
+            boxes: cubes,
         });
         world.groups = Some(Constraints {
             bends: &mut bends,
@@ -195,34 +216,38 @@ fn soa_cloth(
 /// or NEON).
 #[test]
 fn the_soa_frame_gives_the_sequential_bits_contacts_and_statistics() {
-    // (planes, spheres, tolerance, bends and tethers)
-    let cases: &[(usize, usize, f64, bool)] = if cfg!(miri) || small() {
-        &[(2, 1, 0.0, true)]
+    // (planes, spheres, a capsule and a box, tolerance, bends and tethers)
+    let cases: &[(usize, usize, bool, f64, bool)] = if cfg!(miri) || small() {
+        &[(2, 1, false, 0.0, true), (1, 0, true, 0.0, false)]
     } else if cfg!(debug_assertions) {
         // The CI's test step (unoptimised): one case per path.
         &[
-            (4, 0, 0.0, false),
-            (3, 0, 0.05, false),
-            (1, 1, 0.0, false),
-            (1, 2, 0.0, true),
+            (4, 0, false, 0.0, false),
+            (3, 0, false, 0.05, false),
+            (1, 1, false, 0.0, false),
+            (1, 2, false, 0.0, true),
+            (1, 1, true, 0.0, true),
         ]
     } else {
         &[
-            (1, 0, 0.0, false),
-            (3, 0, 0.0, false),
-            (4, 0, 0.0, false),
-            (3, 0, 0.05, false),
-            (1, 0, 0.0, true),
-            (3, 0, 0.0, true),
-            (1, 1, 0.0, false),
-            (1, 2, 0.0, true),
-            (0, 3, 0.0, false),
-            (2, 3, 0.0, false),
+            (1, 0, false, 0.0, false),
+            (3, 0, false, 0.0, false),
+            (4, 0, false, 0.0, false),
+            (3, 0, false, 0.05, false),
+            (1, 0, false, 0.0, true),
+            (3, 0, false, 0.0, true),
+            (1, 1, false, 0.0, false),
+            (1, 2, false, 0.0, true),
+            (0, 3, false, 0.0, false),
+            (2, 3, false, 0.0, false),
+            (0, 0, true, 0.0, false),
+            (1, 1, true, 0.0, true),
+            (2, 0, true, 0.05, false),
         ]
     };
-    for &(planes, spheres, tolerance, kinds) in cases {
-        let colliders = planes + spheres;
-        let (reference, stats) = soa_cloth(planes, spheres, tolerance, kinds, None, None);
+    for &(planes, spheres, moving, tolerance, kinds) in cases {
+        let colliders = planes + spheres + if moving { 2 } else { 0 };
+        let (reference, stats) = soa_cloth(planes, spheres, moving, tolerance, kinds, None, None);
         // Every collider is touched at some frame, and contacts come and go.
         let most = stats.iter().map(|s| s.max_contacts).max().unwrap();
         assert!(most > colliders, "{colliders} colliders: {most} contacts");
@@ -277,15 +302,15 @@ fn the_soa_frame_gives_the_sequential_bits_contacts_and_statistics() {
             }
         }
         for (name, jobs, isa) in runs {
-            let (bits, s) = soa_cloth(planes, spheres, tolerance, kinds, Some(jobs), isa);
+            let (bits, s) = soa_cloth(planes, spheres, moving, tolerance, kinds, Some(jobs), isa);
             for f in 0..bits.len() {
                 assert_eq!(
                     s[f], stats[f],
-                    "{planes} planes, {spheres} spheres, {name}: statistics of frame {f}"
+                    "{planes} planes, {spheres} spheres, moving {moving}, {name}: statistics of frame {f}"
                 );
                 assert!(
                     bits[f] == reference[f],
-                    "{planes} planes, {spheres} spheres, {name}: bits of frame {f}"
+                    "{planes} planes, {spheres} spheres, moving {moving}, {name}: bits of frame {f}"
                 );
             }
         }
