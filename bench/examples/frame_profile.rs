@@ -19,7 +19,8 @@
 //! `XPBD_FRAME_SPHERE=far` four spheres far below the plane, never
 //! touched: the same motion, on the SoA frame's contact list (more than
 //! three colliders); with `XPBD_FRAME_CAPSULE=1` a capsule under the
-//! cloth's middle, swaying slowly (the contact list too).
+//! cloth's middle, swaying slowly (the contact list too); with
+//! `XPBD_FRAME_ATTACH=1` the particles of one edge held by attachments.
 //! The figure stays per link and substep. Prints ns per link
 //! and substep (one run: no pairs, no spread; the bench's `cframe`
 //! section is the measurement).
@@ -31,7 +32,8 @@ use xpbd::step::{
 };
 use xpbd::{
     bends_count_for_cloth, bends_for_cloth, cloth, cloth_coloring, cloth_link_count,
-    color_instances, color_order, fill_in_order, Bend, Constraints, GroupColors, Link, Real,
+    color_instances, color_order, fill_in_order, Attachment, Bend, Constraints, GroupColors, Link,
+    Real,
 };
 
 /// The cloth: positions, its links in colored order with the color
@@ -164,6 +166,17 @@ fn run<T: Real>(side: usize, frames: usize, isa: Isa) -> f64 {
         bends: &bend_starts,
         ..Default::default()
     };
+    // With `XPBD_FRAME_ATTACH=1`, the row of particles along one edge held
+    // by attachments (compliance 1e-6 m/N) at their start (a cape's
+    // shoulder line).
+    let mut held: Vec<Attachment<T>> = if std::env::var("XPBD_FRAME_ATTACH").is_ok_and(|v| v == "1")
+    {
+        (0..side)
+            .map(|k| Attachment::new(k as u32, x[k], T::from_f64(1e-6)))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let dt = T::from_f64(1.0 / 60.0);
     let t = Instant::now();
     for _ in 0..frames {
@@ -177,6 +190,7 @@ fn run<T: Real>(side: usize, frames: usize, isa: Isa) -> f64 {
         });
         world.groups = Some(Constraints {
             bends: &mut sorted_bends,
+            attachments: &mut held,
             ..Default::default()
         });
         step_colored_on(&mut world, &gc, &mut stamp, dt, &config, &OneThread, isa).expect("frame");

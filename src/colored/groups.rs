@@ -394,11 +394,12 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
         }
     }
 
-    /// Views of the in-place groups of `c` (the bends, tets and tethers;
-    /// its meshes and attachments are left out, as are the links) over
-    /// positions in one array per coordinate (`xyz`, `n` entries each)
-    /// with inverse masses `w` (at least `n`), with `h2 = h²`: the SoA
-    /// frame's groups; the lane kernels run at the widest level of `isa`.
+    /// Views of the in-place groups of `c` (the bends, tets and tethers)
+    /// and its attachments (at `lag`; its meshes are left out, as are
+    /// the links) over positions in one array per coordinate (`xyz`, `n`
+    /// entries each) with inverse masses `w` (at least `n`), with
+    /// `h2 = h²`: the SoA frame's groups; the lane kernels run at the
+    /// widest level of `isa`.
     ///
     /// # Safety
     /// The arrays of `xyz` are valid for `n` entries each for as long as
@@ -410,6 +411,7 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
         w: &[T],
         c: &mut Constraints<'_, T>,
         h2: T,
+        lag: T,
         policy: ZeroLength,
         isa: Isa,
     ) -> Self {
@@ -426,8 +428,8 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
             triangles: RawGroup::of(&mut []),
             particles: RawGroup::of(&mut []),
             scratch: RawGroup::of(&mut []),
-            attachments: RawGroup::of(&mut []),
-            lag: T::ZERO,
+            attachments: RawGroup::of(c.attachments),
+            lag,
             h2,
             policy,
             lanes: isa,
@@ -479,8 +481,14 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
         let end = end.min(self.len(group));
         let base = self.base(group);
         if let Some(xyz) = self.xyz {
+            if IN_PLACE && group == Group::Attachments {
+                // SAFETY: forwarded caller contract (`soa`'s arrays).
+                let r = unsafe { self.attachments(begin, end) };
+                return r.map_err(|stop| stop_error(stop, base));
+            }
             // Positions in coordinate arrays reach only the in-place
-            // kernels of the groups colored by boundaries (never `x`).
+            // kernels of the groups colored by boundaries (never `x`)
+            // and the attachments (one particle's window each).
             if !IN_PLACE || group == Group::Links || GroupColors::default().of(group).is_none() {
                 return Err(SystemError::InvalidShape);
             }
@@ -767,9 +775,8 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
         // SAFETY: every buffer is valid for its length and, by the caller's
         // contract, nothing else accesses them while this range runs; the
         // buffers do not overlap, so the mutable slices do not alias.
-        let (x, w, items) = unsafe {
+        let (w, items) = unsafe {
             (
-                part(self.x, self.n),
                 part_ref(self.w, self.n),
                 part(self.attachments.p, self.attachments.len),
             )
@@ -777,6 +784,47 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
         let Some(items) = items.get_mut(begin..end) else {
             return Ok(stats);
         };
+        if let Some(xyz) = self.xyz {
+            // The SoA frame's coordinate arrays: each attachment on a copy
+            // naming its particle 0, over a window of that one particle
+            // (the same operations on the same values: the bits of the
+            // AoS arrays), its λ and the particle copied back.
+            // SAFETY: as above; the coordinate arrays hold `n` entries
+            // each and do not overlap the other buffers.
+            let mut coords = xyz.map(|c| unsafe { part(c, self.n) });
+            for (k, a) in items.iter_mut().enumerate() {
+                let p = usize::try_from(a.particle).unwrap_or(usize::MAX);
+                let mut window = [[T::ZERO; D]; 1];
+                let held = w.get(p..p.saturating_add(1)).filter(|_| p < self.n);
+                if let (Some(x), Some(_)) = (window.first_mut(), held) {
+                    for (v, c) in x.iter_mut().zip(coords.iter()) {
+                        *v = c.get(p).copied().unwrap_or(T::ZERO);
+                    }
+                }
+                // Out of range: empty arrays, the fault the AoS arrays give.
+                let (x, wp): (&mut [[T; D]], &[T]) = match held {
+                    Some(wp) => (window.as_mut_slice(), wp),
+                    None => (&mut [], &[]),
+                };
+                let mut local = Attachment { particle: 0, ..*a };
+                let v = solve_attachment(&mut local, x, wp, self.lag, self.h2);
+                *a = Attachment {
+                    particle: a.particle,
+                    ..local
+                };
+                if let (Some(x), Some(_)) = (window.first(), held) {
+                    for (c, v) in coords.iter_mut().zip(x) {
+                        if let Some(slot) = c.get_mut(p) {
+                            *slot = *v;
+                        }
+                    }
+                }
+                count_visit(&mut stats, v, begin.saturating_add(k), self.policy)?;
+            }
+            return Ok(stats);
+        }
+        // SAFETY: as above.
+        let x = unsafe { part(self.x, self.n) };
         for (k, a) in items.iter_mut().enumerate() {
             let v = solve_attachment(a, x, w, self.lag, self.h2);
             count_visit(&mut stats, v, begin.saturating_add(k), self.policy)?;

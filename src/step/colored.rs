@@ -144,7 +144,7 @@ impl<T: Real, const D: usize> Order<T, D, true> for ColoredOrder<'_> {
         constraints: &mut Constraints<'_, T>,
         area: [&mut [[T; D]]; 3],
         state: LinkState<'_, T>,
-        h: T,
+        h_dt: (T, T),
         config: &StepConfig<T, D>,
     ) -> Option<StepStats<T>> {
         if !HOST {
@@ -158,7 +158,7 @@ impl<T: Real, const D: usize> Order<T, D, true> for ColoredOrder<'_> {
             constraints,
             area,
             state,
-            h,
+            h_dt,
             config,
         )
     }

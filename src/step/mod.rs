@@ -563,7 +563,7 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
         constraints,
         [&mut *saved_x, &mut *saved_v, &mut *previous],
         state.reborrow(),
-        h,
+        (h, frame_dt),
         config,
     );
     let mut result = if let Some(stats) = soa {

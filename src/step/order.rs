@@ -69,17 +69,18 @@ pub(crate) trait Order<T: Real, const D: usize, const G: bool> {
     /// when it ran and committed the positions and velocities (the links'
     /// λ left in `state`), `None` when this order has no such frame, the
     /// world does not fit it, or it failed (nothing written to the
-    /// caller's positions and velocities). None by default.
+    /// caller's positions and velocities). `h_dt`: the substep h and the
+    /// frame's dt (s). None by default.
     fn soa_frame(
         &self,
         world: &mut Frame<'_, T, D>,
         constraints: &mut Constraints<'_, T>,
         area: [&mut [[T; D]]; 3],
         state: LinkState<'_, T>,
-        h: T,
+        h_dt: (T, T),
         config: &StepConfig<T, D>,
     ) -> Option<StepStats<T>> {
-        let _ = (world, constraints, area, state, h, config);
+        let _ = (world, constraints, area, state, h_dt, config);
         None
     }
 

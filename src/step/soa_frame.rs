@@ -70,11 +70,12 @@ use super::world::Frame;
 use super::{StepConfig, StepStats};
 use crate::colored::groups::RawGroups;
 use crate::colored::{job_range, solve_frame_range, GroupColors, Isa, RawSoa, CHUNK};
+use crate::constraint::attachment;
 use crate::constraint::contact::{Colliders, Sphere};
 use crate::constraint::moving::Moving;
 use crate::math::unit_any;
 use crate::real::Real;
-use crate::solver::{Constraints, SweepStats, GROUPS};
+use crate::solver::{Constraints, Group, SweepStats, GROUPS};
 
 /// Most planes and spheres (together) a frame on the SoA passes takes:
 /// the third scratch area holds one λ array per collider.
@@ -96,15 +97,16 @@ pub(super) fn run<T: Real, const D: usize>(
     constraints: &mut Constraints<'_, T>,
     area: [&mut [[T; D]]; 3],
     state: LinkState<'_, T>,
-    h: T,
+    (h, frame_dt): (T, T),
     config: &StepConfig<T, D>,
 ) -> Option<StepStats<T>> {
-    // Groups colored by boundaries only (their in-place kernels); a mesh
-    // volume or an attachment takes the AoS frame.
+    // Groups colored by boundaries (their in-place kernels) and
+    // attachments (a particle's window each, on this thread); a mesh
+    // volume takes the AoS frame.
     let colored = GROUPS
         .into_iter()
         .zip(constraints.counts(0))
-        .all(|(g, count)| count == 0 || group_colors.of(g).is_some());
+        .all(|(g, count)| count == 0 || group_colors.of(g).is_some() || g == Group::Attachments);
     let colors = group_colors.links;
     if D != 3 || !colored || !world.engine_contacts.is_empty() || world.self_collision.is_some() {
         return None;
@@ -237,6 +239,8 @@ pub(super) fn run<T: Real, const D: usize>(
     let mut stats = StepStats::default();
     let mut found = [0usize; super::MAX_JOBS];
     let mut ok = [0usize; super::MAX_JOBS];
+    // The attachments' impulses of this frame (`step`'s `begin_frame`).
+    constraints.begin_frame();
     for s in 0..config.substeps {
         let tasks = phase(
             jobs,
@@ -297,6 +301,7 @@ pub(super) fn run<T: Real, const D: usize>(
                 w,
                 constraints,
                 h2,
+                attachment::lag(s, config.substeps),
                 config.zero_length,
                 isa,
             )
@@ -371,6 +376,8 @@ pub(super) fn run<T: Real, const D: usize>(
                 break;
             }
         }
+        // The attachments' impulses (`step`'s `end_substep`).
+        constraints.end_substep(h);
         if list {
             let u = (w, h, consts.keep, config.dynamic_friction);
             soa_list::velocities(jobs, &lent, n, &template, &out, tasks, &found, u)?;
@@ -411,6 +418,11 @@ pub(super) fn run<T: Real, const D: usize>(
             }
         }
         stats.substeps = stats.substeps.saturating_add(1);
+    }
+    // A frame force beyond the float range fails the frame (the AoS frame
+    // names the particle), as `step`'s check after its substeps.
+    if constraints.unrepresentable_force(frame_dt).is_some() {
+        return None;
     }
     // Commit: the caller's positions and velocities (a task the job
     // system skipped is done on this thread: the frame succeeded).
@@ -458,6 +470,11 @@ fn sweep_groups<T: Real>(
             // groups, colored properly by `colors` (`step_colored` checked
             // them), and no other phase runs meanwhile.
             unsafe { sweep_colors(jobs, groups, group, starts, &mut stats) }.ok()?;
+        } else if group == Group::Attachments {
+            // A color per attachment, in order on this thread (the AoS
+            // frame's colored iteration).
+            // SAFETY: as above, one range on this thread.
+            stats = stats.merge(unsafe { groups.run(group, 0, usize::MAX) }.ok()?);
         }
     }
     Some(stats)
@@ -473,6 +490,7 @@ mod tests {
     use super::*;
     use crate::colored::coloring::Instance;
     use crate::constraint::contact::{Contact, Plane as Ground, Sphere};
+    use crate::constraint::engine_contact::EngineContact;
     use crate::{bends_count_for_cloth, bends_for_cloth, cloth, cloth_link_count};
     use crate::{color_instances, color_order, fill_in_order};
     use crate::{Attachment, Bend, Constraints, GroupColors, Link, ZeroLength};
@@ -497,7 +515,7 @@ mod tests {
     /// the SoA frame: it runs for links and planes, with a sphere, with
     /// bends, not with an attachment.
     #[test]
-    fn links_colliders_and_bends_take_the_soa_frame_an_attachment_does_not() {
+    fn links_colliders_bends_and_attachments_take_the_soa_frame_engine_contacts_do_not() {
         let side = 6;
         let n = side * side;
         let x0: Vec<[f64; 3]> = (0..n)
@@ -525,16 +543,17 @@ mod tests {
         };
         let h = 1.0 / 60.0 / f64::from(config.substeps);
         let capsule = [Capsule::new([0.03, -0.01, 0.03], [0.02, 0.0, 0.0], 0.012)];
-        // (a sphere, bends, an attachment, a capsule): whether the SoA
-        // frame runs (a capsule: its contacts as a list).
+        // (a sphere, bends, an attachment, a capsule, an engine contact):
+        // whether the SoA frame runs (a capsule: its contacts as a list).
         let cases = [
-            (false, false, false, false, true),
-            (true, false, false, false, true),
-            (false, true, false, false, true),
-            (false, true, true, false, false),
-            (true, true, false, true, true),
+            (false, false, false, false, false, true),
+            (true, false, false, false, false, true),
+            (false, true, false, false, false, true),
+            (false, true, true, false, false, true),
+            (true, true, false, true, false, true),
+            (false, true, true, false, true, false),
         ];
-        for (sphere, with_bends, attached, moving, runs) in cases {
+        for (sphere, with_bends, attached, moving, engine, runs) in cases {
             let (mut x, mut v, w) = (x0.clone(), vec![[0.0; 3]; n], vec![1.0; n]);
             let mut links = sorted.clone();
             let mut bends = bends.clone();
@@ -548,6 +567,10 @@ mod tests {
             let mut scratch = vec![[0.0; 3]; scratch_len(n, m)];
             let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
             world.links = &mut links;
+            let mut touch = [EngineContact::new(3, [0.0, 1.0, 0.0], [0.03, 0.0, 0.0])];
+            if engine {
+                world.engine_contacts = Some(&mut touch);
+            }
             world.colliders = Some(Colliders {
                 planes: &ground,
                 spheres: if sphere { &ball } else { &[] },
@@ -585,7 +608,7 @@ mod tests {
                 &mut groups,
                 [a, b, c],
                 state.reborrow(),
-                h,
+                (h, h * f64::from(config.substeps)),
                 &config,
             );
             assert_eq!(r.is_some(), runs);
@@ -597,9 +620,11 @@ mod tests {
                 // it too.
                 assert_eq!(stats.max_contacts > n, moving, "{}", stats.max_contacts);
                 assert!(stats.max_contacts >= n);
-                // Each bend solved: the frame's last sweep counts the
-                // links' and the bends' instances.
-                let solved = m + if with_bends { groups.bends.len() } else { 0 };
+                // Each bend and attachment solved: the frame's last sweep
+                // counts the links' and the groups' instances.
+                let solved = m
+                    + if with_bends { groups.bends.len() } else { 0 }
+                    + if attached { 1 } else { 0 };
                 assert_eq!(stats.last.applied + stats.last.skipped_static, solved);
             }
         }

@@ -1,11 +1,13 @@
-//! The colored frame on structure-of-arrays scratch (issue 34, third and
-//! fourth stages: `step_colored` on a host in 3D with links, bends, tets
-//! and tethers, at most three planes and spheres): it gives exactly the
-//! bits of the sequential `step` on the same (colored-ordered) world —
-//! positions, velocities, every λ, the whole contact buffer and the
+//! The colored frame on structure-of-arrays scratch (issue 34, third to
+//! sixth stages: `step_colored` on a host in 3D with links, bends, tets,
+//! tethers and attachments, planes, spheres, capsules and boxes): it
+//! gives exactly the bits of the sequential `step` on the same
+//! (colored-ordered) world — positions, velocities, every λ, the
+//! attachments' impulses and forces, the whole contact buffer and the
 //! statistics — on every job system and every vector level, with the
-//! SoA passes and with the AoS ones (a fourth collider). A module of the
-//! `colored_step` test program (one program fewer to build and link).
+//! contacts in λ arrays and as a list (a fourth collider, a capsule, a
+//! box). A module of the `colored_step` test program (one program fewer
+//! to build and link).
 
 use super::coloring::{colored, colored_moving};
 use super::jobs::{Reversed, Threads};
@@ -17,8 +19,8 @@ use xpbd::step::{
 };
 use xpbd::{
     bends_count_for_cloth, bends_for_cloth, cloth, cloth_link_count, tet_block, tet_block_counts,
-    tet_block_link_count, tet_block_links, tethers, Bend, Constraints, GroupColors, Link, Tet,
-    Tether,
+    tet_block_link_count, tet_block_links, tethers, Attachment, Bend, Constraints, GroupColors,
+    Link, Tet, Tether,
 };
 
 /// Small scenes (CI step 56, under qemu-aarch64).
@@ -87,6 +89,17 @@ fn soa_cloth(
     };
     tether.truncate(t);
     let (mut tethers, tether_starts) = colored_moving(&tether, &w);
+    // With `kinds`, attachments too: the corner's neighbours and the far
+    // corner held at points that move every frame, one rigid.
+    let mut held: Vec<Attachment<f64>> = if kinds {
+        vec![
+            Attachment::new(1, x[1], 1e-4),
+            Attachment::new(side as u32, x[side], 0.0),
+            Attachment::new((n - 1) as u32, x[n - 1], 1e-3),
+        ]
+    } else {
+        Vec::new()
+    };
     let all = [
         Plane {
             normal: [0.0, 2.0, 0.0],
@@ -164,7 +177,15 @@ fn soa_cloth(
     } else {
         30
     };
-    for _ in 0..frames {
+    for frame in 0..frames {
+        for (k, a) in held.iter_mut().enumerate() {
+            let t = frame as f64;
+            a.target = [
+                a.previous[0] + 0.002 * (k as f64 + 1.0),
+                a.previous[1] + 0.001 * (t * 0.7).sin(),
+                a.previous[2] - 0.001 * k as f64,
+            ];
+        }
         let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
         world.links = &mut links;
         world.colliders = Some(Colliders {
@@ -176,6 +197,7 @@ fn soa_cloth(
         world.groups = Some(Constraints {
             bends: &mut bends,
             tethers: &mut tethers,
+            attachments: &mut held,
             ..Default::default()
         });
         let dt = 1.0 / 60.0;
@@ -201,6 +223,12 @@ fn soa_cloth(
                 .chain(links.iter().map(|l| l.lambda.to_bits()))
                 .chain(bends.iter().map(|b| b.lambda.to_bits()))
                 .chain(tethers.iter().map(|t| t.lambda.to_bits()))
+                .chain(held.iter().flat_map(|a| {
+                    [a.lambda, a.impulse, a.force, a.previous]
+                        .into_iter()
+                        .flatten()
+                        .map(f64::to_bits)
+                }))
                 .chain(contact_bits)
                 .collect(),
         );
@@ -446,5 +474,97 @@ fn a_tet_block_on_the_soa_frame_gives_the_sequential_bits() {
             assert_eq!(s[f], stats[f], "{name}: statistics of frame {f}");
             assert!(bits[f] == reference[f], "{name}: bits of frame {f}");
         }
+    }
+}
+
+/// An attachment's frame force beyond the float range (a particle of
+/// 2·10³⁷ kg held rigidly 2 m from its point, in f32) fails
+/// `step_colored` as it fails `step`: the same error naming the
+/// particle, positions, velocities and the attachments' points and
+/// forces untouched (the SoA frame, which takes attachments, gives the
+/// frame to the checked one); with a particle of 1 kg both succeed with
+/// the same bits.
+#[test]
+fn an_unrepresentable_attachment_force_fails_the_soa_frame_as_the_sequential_one() {
+    let run = |colored: bool, heavy: bool| {
+        let mut x: Vec<[f32; 3]> = vec![[0.0, 0.0, 0.0], [3.0, 0.0, 0.0], [3.0, 1.0, 0.0]];
+        let mut v = vec![[0.0f32; 3]; 3];
+        let w = vec![if heavy { 5e-38 } else { 1.0 }, 1.0, 1.0];
+        let mut links = vec![Link::new(1, 2, 1.0, 0.0)];
+        let mut held = vec![
+            Attachment {
+                force: [7.0; 3],
+                ..Attachment::new(1, [3.0, 0.0, 0.0], 0.0)
+            },
+            Attachment {
+                force: [7.0; 3],
+                ..Attachment::new(0, [0.0; 3], 0.0)
+            },
+        ];
+        held[1].target = [2.0, 0.0, 0.0];
+        let mut contacts = vec![Contact::default(); 6];
+        let mut scratch = vec![[0.0f32; 3]; scratch_len(3, 1)];
+        let mut stamp = vec![0u32; 3];
+        let mut config = xpbd::step::StepConfig::<f32, 3>::new([0.0, -9.81, 0.0]);
+        config.substeps = 1;
+        let ground = [Plane {
+            normal: [0.0, 1.0, 0.0],
+            offset: -1.0,
+        }];
+        let starts = [0usize, 1];
+        let colors = GroupColors {
+            links: &starts,
+            ..Default::default()
+        };
+        let before = (x.clone(), v.clone());
+        let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
+        world.links = &mut links;
+        world.colliders = Some(Colliders {
+            planes: &ground,
+            ..Default::default()
+        });
+        world.groups = Some(Constraints {
+            attachments: &mut held,
+            ..Default::default()
+        });
+        let r = if colored {
+            step_colored(
+                &mut world,
+                &colors,
+                &mut stamp,
+                1.0 / 60.0,
+                &config,
+                &OneThread,
+            )
+            .map(|_| ())
+        } else {
+            step(&mut world, 1.0 / 60.0, &config).map(|_| ())
+        };
+        if heavy {
+            assert_eq!((x.clone(), v.clone()), before);
+        }
+        let forces_kept = held.iter().all(|a| a.force == [7.0; 3]);
+        let bits: Vec<u32> = x
+            .iter()
+            .chain(&v)
+            .flatten()
+            .chain(held.iter().flat_map(|a| a.previous.iter().chain(&a.force)))
+            .map(|c| c.to_bits())
+            .collect();
+        (r, bits, forces_kept)
+    };
+    for heavy in [true, false] {
+        let (sequential, colored) = (run(false, heavy), run(true, heavy));
+        assert_eq!(
+            sequential.0,
+            if heavy {
+                Err(xpbd::step::StepError::InvalidResult { particle: 0 })
+            } else {
+                Ok(())
+            }
+        );
+        assert_eq!(colored.0, sequential.0, "heavy {heavy}");
+        assert_eq!(colored.1, sequential.1, "heavy {heavy}");
+        assert_eq!(colored.2, heavy);
     }
 }
