@@ -554,6 +554,7 @@ mod in_place {
                                 boxes: &[],
                                 time: 0.01,
                                 h: 0.01,
+                                prepared: &[],
                             },
                             units: [[0.0; 3]; 4],
                             cached: 0,

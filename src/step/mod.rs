@@ -159,8 +159,8 @@ pub use crate::constraint::contact::{Contact, Plane, Sphere};
 use crate::constraint::distance::Link;
 pub use crate::constraint::engine_contact::EngineContact;
 use crate::constraint::engine_contact::{self, Surfaces};
-use crate::constraint::moving::Moving;
 pub use crate::constraint::moving::{Capsule, OrientedBox};
+use crate::constraint::moving::{Moving, Prepared, PREPARED};
 use crate::constraint::particle_contact::{self, Pairs};
 pub use crate::constraint::particle_contact::{
     contact_distance as particle_contact_distance, ParticleContact,
@@ -800,9 +800,18 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
         .with_zero_length(config.zero_length);
     system.constraints = constraints;
     system.constraints.begin_frame();
+    let mut poses = [Prepared::default(); PREPARED];
     for s in 0..config.substeps {
         // The substep's end, s after the frame's start.
         let time = h * T::from_f64(f64::from(s.saturating_add(1)));
+        let moving = Moving {
+            capsules: world.capsules,
+            boxes: world.boxes,
+            time,
+            h,
+            prepared: &[],
+        };
+        let prepared = moving.prepare(&mut poses);
         // The colliders (their `previous` set after the prediction).
         let template = Detect {
             planes: world.planes,
@@ -811,12 +820,7 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
             radius: config.particle_radius,
             alpha: config.contact_compliance / h2,
             static_friction: config.static_friction,
-            moving: Moving {
-                capsules: world.capsules,
-                boxes: world.boxes,
-                time,
-                h,
-            },
+            moving: Moving { prepared, ..moving },
             units: [[T::ZERO; D]; 4],
             cached: 0,
         }

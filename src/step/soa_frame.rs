@@ -72,7 +72,7 @@ use crate::colored::groups::RawGroups;
 use crate::colored::{job_range, solve_frame_range, GroupColors, Isa, RawSoa, CHUNK};
 use crate::constraint::attachment;
 use crate::constraint::contact::{Colliders, Sphere};
-use crate::constraint::moving::Moving;
+use crate::constraint::moving::{Moving, Prepared, PREPARED};
 use crate::math::unit_any;
 use crate::real::Real;
 use crate::solver::{Constraints, Group, SweepStats, GROUPS};
@@ -241,6 +241,7 @@ pub(super) fn run<T: Real, const D: usize>(
     let mut ok = [0usize; super::MAX_JOBS];
     // The attachments' impulses of this frame (`step`'s `begin_frame`).
     constraints.begin_frame();
+    let mut poses = [Prepared::default(); PREPARED];
     for s in 0..config.substeps {
         let tasks = phase(
             jobs,
@@ -253,6 +254,13 @@ pub(super) fn run<T: Real, const D: usize>(
         )?;
         // The substep's colliders as the AoS frame builds them (the list's
         // contacts; `previous` is the scratch's second area, per window).
+        let moving = Moving {
+            capsules: world.capsules,
+            boxes: world.boxes,
+            time: h * T::from_f64(f64::from(s.saturating_add(1))),
+            h,
+            prepared: &[],
+        };
         let template = Colliders {
             planes: world.planes,
             spheres: world.spheres,
@@ -261,10 +269,8 @@ pub(super) fn run<T: Real, const D: usize>(
             alpha: config.contact_compliance / h2,
             static_friction: config.static_friction,
             moving: Moving {
-                capsules: world.capsules,
-                boxes: world.boxes,
-                time: h * T::from_f64(f64::from(s.saturating_add(1))),
-                h,
+                prepared: moving.prepare(&mut poses),
+                ..moving
             },
             units: [[T::ZERO; D]; 4],
             cached: 0,
