@@ -784,7 +784,7 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
         let Some(items) = items.get_mut(begin..end) else {
             return Ok(stats);
         };
-        if let Some(xyz) = self.xyz {
+        if let Some(xyz) = self.xyz.filter(|_| IN_PLACE) {
             // The SoA frame's coordinate arrays: each attachment on a copy
             // naming its particle 0, over a window of that one particle
             // (the same operations on the same values: the bits of the
@@ -822,6 +822,11 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
                 count_visit(&mut stats, v, begin.saturating_add(k), self.policy)?;
             }
             return Ok(stats);
+        }
+        if self.x.is_null() {
+            // Coordinate arrays where the attachments do not read them
+            // (never: both are the hosts').
+            return Err(Stop::OutOfRange(begin));
         }
         // SAFETY: as above.
         let x = unsafe { part(self.x, self.n) };
