@@ -26,8 +26,9 @@ use crate::constraint::contact::{sweep_colliders, Colliders, Contact};
 use crate::real::Real;
 use crate::solver::first_non_finite;
 
-/// Particles copied into `[T; 3]` arrays at a time.
-const WINDOW: usize = 256;
+/// Particles copied into `[T; 3]` arrays at a time (the interpreter: a
+/// few, its arrays are slow to fill).
+const WINDOW: usize = if cfg!(miri) { 8 } else { 256 };
 
 /// The contact offsets of the tasks: task `i`'s contacts are
 /// `offsets[i] .. offsets[i] + found[i]`.

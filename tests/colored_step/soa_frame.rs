@@ -161,6 +161,11 @@ fn soa_cloth(
     let mut config = config();
     config.substeps = if cfg!(miri) { 2 } else { 4 };
     config.tolerance = tolerance;
+    if moving {
+        // The box shoves the cloth along the floor and may fold two of
+        // its particles onto one point: skipped, as `step` skips it.
+        config.zero_length = xpbd::ZeroLength::Skip;
+    }
     let colors = GroupColors {
         links: &starts,
         bends: &bend_starts,
@@ -246,7 +251,14 @@ fn soa_cloth(
 fn the_soa_frame_gives_the_sequential_bits_contacts_and_statistics() {
     // (planes, spheres, a capsule and a box, tolerance, bends and tethers)
     let cases: &[(usize, usize, bool, f64, bool)] = if cfg!(miri) || small() {
-        &[(2, 1, false, 0.0, true), (1, 0, true, 0.0, false)]
+        // The contact list under the interpreter through four planes
+        // (capsules and boxes: the same list, in slow soft-float square
+        // roots there).
+        if cfg!(miri) {
+            &[(2, 1, false, 0.0, true), (4, 0, false, 0.0, false)]
+        } else {
+            &[(2, 1, false, 0.0, true), (1, 0, true, 0.0, false)]
+        }
     } else if cfg!(debug_assertions) {
         // The CI's test step (unoptimised): one case per path.
         &[
