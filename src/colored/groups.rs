@@ -45,7 +45,7 @@ use core::ptr;
 
 use super::coloring::{check_coloring_over, check_starts, Instance};
 use super::{ix, job_range, Isa};
-use crate::constraint::attachment::{solve_attachment, Attachment};
+use crate::constraint::attachment::Attachment;
 use crate::constraint::bend::Bend;
 use crate::constraint::distance;
 use crate::constraint::pressure::{solve_mesh, MeshVolume};
@@ -762,81 +762,6 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
         Ok(stats)
     }
 
-    /// Solves attachments `begin .. end` (each a color of its own).
-    ///
-    /// # Safety
-    /// As [`run`](Self::run): no other range runs meanwhile (an
-    /// attachment range forms a slice over every particle).
-    unsafe fn attachments(&self, begin: usize, end: usize) -> Result<SweepStats<T>, Stop> {
-        let mut stats = SweepStats::default();
-        if begin >= end {
-            return Ok(stats);
-        }
-        // SAFETY: every buffer is valid for its length and, by the caller's
-        // contract, nothing else accesses them while this range runs; the
-        // buffers do not overlap, so the mutable slices do not alias.
-        let (w, items) = unsafe {
-            (
-                part_ref(self.w, self.n),
-                part(self.attachments.p, self.attachments.len),
-            )
-        };
-        let Some(items) = items.get_mut(begin..end) else {
-            return Ok(stats);
-        };
-        if let Some(xyz) = self.xyz.filter(|_| IN_PLACE) {
-            // The SoA frame's coordinate arrays: each attachment on a copy
-            // naming its particle 0, over a window of that one particle
-            // (the same operations on the same values: the bits of the
-            // AoS arrays), its λ and the particle copied back.
-            // SAFETY: as above; the coordinate arrays hold `n` entries
-            // each and do not overlap the other buffers.
-            let mut coords = xyz.map(|c| unsafe { part(c, self.n) });
-            for (k, a) in items.iter_mut().enumerate() {
-                let p = usize::try_from(a.particle).unwrap_or(usize::MAX);
-                let mut window = [[T::ZERO; D]; 1];
-                let held = w.get(p..p.saturating_add(1)).filter(|_| p < self.n);
-                if let (Some(x), Some(_)) = (window.first_mut(), held) {
-                    for (v, c) in x.iter_mut().zip(coords.iter()) {
-                        *v = c.get(p).copied().unwrap_or(T::ZERO);
-                    }
-                }
-                // Out of range: empty arrays, the fault the AoS arrays give.
-                let (x, wp): (&mut [[T; D]], &[T]) = match held {
-                    Some(wp) => (window.as_mut_slice(), wp),
-                    None => (&mut [], &[]),
-                };
-                let mut local = Attachment { particle: 0, ..*a };
-                let v = solve_attachment(&mut local, x, wp, self.lag, self.h2);
-                *a = Attachment {
-                    particle: a.particle,
-                    ..local
-                };
-                if let (Some(x), Some(_)) = (window.first(), held) {
-                    for (c, v) in coords.iter_mut().zip(x) {
-                        if let Some(slot) = c.get_mut(p) {
-                            *slot = *v;
-                        }
-                    }
-                }
-                count_visit(&mut stats, v, begin.saturating_add(k), self.policy)?;
-            }
-            return Ok(stats);
-        }
-        if self.x.is_null() {
-            // Coordinate arrays where the attachments do not read them
-            // (never: both are the hosts').
-            return Err(Stop::OutOfRange(begin));
-        }
-        // SAFETY: as above.
-        let x = unsafe { part(self.x, self.n) };
-        for (k, a) in items.iter_mut().enumerate() {
-            let v = solve_attachment(a, x, w, self.lag, self.h2);
-            count_visit(&mut stats, v, begin.saturating_add(k), self.policy)?;
-        }
-        Ok(stats)
-    }
-
     /// One colored iteration: every color of every group in order, each
     /// color completed before an error is returned.
     ///
@@ -1041,6 +966,7 @@ unsafe fn part_ref<'x, U>(p: *const U, len: usize) -> &'x [U] {
     }
 }
 
+mod lagged;
 mod lanes;
 mod view;
 pub use view::{ColoredGroups, GroupJob, GroupJobs};

@@ -277,6 +277,33 @@ pub(crate) fn visit_attachment<T: Real, const D: usize>(
     Ok((outcome, next.map(|(p, x)| (p, x, lambda))))
 }
 
+/// [`solve_attachment`] with the attachment's one particle given by
+/// value (the SoA frame's coordinate arrays): its position `x` (m,
+/// written when the attachment applies) and inverse mass `w` (1/kg). The
+/// same operations on the same values (a copy naming particle 0 over a
+/// window of that particle), so the same bits; λ is written back.
+pub(crate) fn solve_attachment_one<T: Real, const D: usize>(
+    item: &mut Attachment<T>,
+    x: &mut [T; D],
+    w: T,
+    lag: T,
+    h2: T,
+) -> Result<Outcome<T>, Fault> {
+    let mut local = Attachment {
+        particle: 0,
+        ..*item
+    };
+    let r = solve_attachment(
+        &mut local,
+        core::slice::from_mut(x),
+        core::slice::from_ref(&w),
+        lag,
+        h2,
+    );
+    super::store_lambda(&mut item.lambda, local.lambda);
+    r
+}
+
 /// [`visit_attachment`], then commits the corrected position and the three
 /// λ together, or (on a fault) nothing.
 #[inline]

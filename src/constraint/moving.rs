@@ -170,7 +170,24 @@ pub(crate) struct Moving<'c, T, const D: usize> {
     pub(crate) prepared: &'c [Prepared<T, D>],
 }
 
-impl<T: Real, const D: usize> Moving<'_, T, D> {
+impl<'c, T: Real, const D: usize> Moving<'c, T, D> {
+    /// The moving colliders of the substep ending at `time` (s), of
+    /// length `h` (s), without prepared poses.
+    pub(crate) fn new(
+        capsules: &'c [Capsule<T, D>],
+        boxes: &'c [OrientedBox<T, D>],
+        time: T,
+        h: T,
+    ) -> Self {
+        Self {
+            capsules,
+            boxes,
+            time,
+            h,
+            prepared: &[],
+        }
+    }
+
     /// The number of moving colliders.
     pub(crate) fn len(&self) -> usize {
         self.capsules.len().saturating_add(self.boxes.len())

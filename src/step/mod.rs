@@ -804,13 +804,7 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     for s in 0..config.substeps {
         // The substep's end, s after the frame's start.
         let time = h * T::from_f64(f64::from(s.saturating_add(1)));
-        let moving = Moving {
-            capsules: world.capsules,
-            boxes: world.boxes,
-            time,
-            h,
-            prepared: &[],
-        };
+        let moving = Moving::new(world.capsules, world.boxes, time, h);
         let prepared = moving.prepare(&mut poses);
         // The colliders (their `previous` set after the prediction).
         let template = Detect {

@@ -254,13 +254,8 @@ pub(super) fn run<T: Real, const D: usize>(
         )?;
         // The substep's colliders as the AoS frame builds them (the list's
         // contacts; `previous` is the scratch's second area, per window).
-        let moving = Moving {
-            capsules: world.capsules,
-            boxes: world.boxes,
-            time: h * T::from_f64(f64::from(s.saturating_add(1))),
-            h,
-            prepared: &[],
-        };
+        let time = h * T::from_f64(f64::from(s.saturating_add(1)));
+        let moving = Moving::new(world.capsules, world.boxes, time, h);
         let template = Colliders {
             planes: world.planes,
             spheres: world.spheres,
