@@ -9,10 +9,11 @@
 //! # When
 //!
 //! [`step_colored`](super::step_colored) on a host in 3D, for a world of
-//! links, any colliders (planes, spheres, capsules, boxes) and the groups
+//! links, any colliders (planes, spheres, capsules, boxes), the groups
 //! colored by boundaries ([`GroupColors`]: bends, tets, tethers, solved
 //! after the links by their kinds' in-place kernels over the same
-//! coordinate arrays): no mesh volumes, attachments, engine contacts or
+//! coordinate arrays) and attachments (after them, on this thread, a
+//! particle's window each): no mesh volumes, engine contacts or
 //! self-collision (those frames take the AoS passes). The frame must fit:
 //! every substep's contacts within
 //! [`World::contacts`](super::World::contacts). The particle passes are
