@@ -6,10 +6,11 @@
 use crate::constraint::contact::{Colliders, Contact, Plane, Sphere};
 use crate::constraint::engine_contact::slow_tangential;
 use crate::constraint::moving::{
-    box_valid, capsule_valid, far, near, separating, Capsule, OrientedBox,
+    box_valid, capsule_valid, far, near, separating, Capsule, Moving, OrientedBox, Prepared,
 };
 use crate::math::{length_squared, unit_any};
 use crate::real::{finite_non_negative, Real};
+use crate::step::StepConfig;
 use crate::StepError;
 
 /// Checks every collider: planes with a finite normal long enough to
@@ -90,6 +91,37 @@ pub(crate) fn detect<T: Real, const D: usize>(
         return Err(StepError::ContactCapacity { needed: usize::MAX });
     }
     Ok((count, dropped))
+}
+
+/// The colliders of substep `s` (from 0) of length `h` (s): the static
+/// ones, the moving ones at the substep's end `(s + 1) h` with their
+/// poses prepared into `poses` ([`Moving::prepare`]), the particle radius,
+/// `α̃ = α/h²` and μ_s of `config`; `previous` empty (set after the
+/// prediction). The one template of both frames.
+pub(crate) fn substep_colliders<'c, T: Real, const D: usize>(
+    (planes, spheres): (&'c [Plane<T, D>], &'c [Sphere<T, D>]),
+    (capsules, boxes): (&'c [Capsule<T, D>], &'c [OrientedBox<T, D>]),
+    (s, h): (u32, T),
+    config: &StepConfig<T, D>,
+    poses: &'c mut [Prepared<T, D>],
+) -> Colliders<'c, T, D> {
+    let time = h * T::from_f64(f64::from(s.saturating_add(1)));
+    let moving = Moving::new(capsules, boxes, time, h);
+    Colliders {
+        planes,
+        spheres,
+        previous: &[],
+        radius: config.particle_radius,
+        alpha: config.contact_compliance / (h * h),
+        static_friction: config.static_friction,
+        moving: Moving {
+            prepared: moving.prepare(poses),
+            ..moving
+        },
+        units: [[T::ZERO; D]; 4],
+        cached: 0,
+    }
+    .with_units()
 }
 
 /// Whether detection culls the particles far from a moving collider

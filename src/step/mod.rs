@@ -160,7 +160,7 @@ use crate::constraint::distance::Link;
 pub use crate::constraint::engine_contact::EngineContact;
 use crate::constraint::engine_contact::{self, Surfaces};
 pub use crate::constraint::moving::{Capsule, OrientedBox};
-use crate::constraint::moving::{Moving, Prepared, PREPARED};
+use crate::constraint::moving::{Prepared, PREPARED};
 use crate::constraint::particle_contact::{self, Pairs};
 pub use crate::constraint::particle_contact::{
     contact_distance as particle_contact_distance, ParticleContact,
@@ -169,7 +169,7 @@ pub use crate::error::StepError;
 use crate::error::{Field, SystemError};
 use crate::real::{finite_non_negative, Real};
 use crate::solver::{self, Constraints, ContactGroup, SweepStats, System, ZeroLength};
-use colliders::validate_colliders;
+use colliders::{substep_colliders, validate_colliders};
 pub use spatial::{self_collision_adjacency_len, self_collision_table_len, SelfCollision};
 use world::Frame;
 pub use world::{Colliders, Requirements, Tearing, World, DEFAULT_PAIRS_PER_PARTICLE};
@@ -804,21 +804,14 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     for s in 0..config.substeps {
         // The substep's end, s after the frame's start.
         let time = h * T::from_f64(f64::from(s.saturating_add(1)));
-        let moving = Moving::new(world.capsules, world.boxes, time, h);
-        let prepared = moving.prepare(&mut poses);
         // The colliders (their `previous` set after the prediction).
-        let template = Detect {
-            planes: world.planes,
-            spheres: world.spheres,
-            previous: &[],
-            radius: config.particle_radius,
-            alpha: config.contact_compliance / h2,
-            static_friction: config.static_friction,
-            moving: Moving { prepared, ..moving },
-            units: [[T::ZERO; D]; 4],
-            cached: 0,
-        }
-        .with_units();
+        let template = substep_colliders(
+            (world.planes, world.spheres),
+            (world.capsules, world.boxes),
+            (s, h),
+            config,
+            &mut poses,
+        );
         // x_prev ← x, then predict: x ← x + h v + h² g for moving
         // particles; a kinematic particle (w = 0) with a velocity moves by
         // h v. Then the contacts against colliders at the predicted

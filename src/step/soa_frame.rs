@@ -62,6 +62,7 @@
 //! functions on windows of particles copied out of the coordinate
 //! arrays).
 
+use super::colliders::substep_colliders;
 use super::colored::{sweep_colors, PARTICLES_PER_TASK};
 use super::jobs::{run_phase, split_range, task_count, Jobs, Shared};
 use super::link_pass::{kernel_isa, LinkState};
@@ -72,8 +73,8 @@ use super::{StepConfig, StepStats};
 use crate::colored::groups::RawGroups;
 use crate::colored::{job_range, solve_frame_range, GroupColors, Isa, RawSoa, CHUNK};
 use crate::constraint::attachment;
-use crate::constraint::contact::{Colliders, Sphere};
-use crate::constraint::moving::{Moving, Prepared, PREPARED};
+use crate::constraint::contact::Sphere;
+use crate::constraint::moving::{Prepared, PREPARED};
 use crate::math::unit_any;
 use crate::real::Real;
 use crate::solver::{Constraints, Group, SweepStats, GROUPS};
@@ -255,23 +256,13 @@ pub(super) fn run<T: Real, const D: usize>(
         )?;
         // The substep's colliders as the AoS frame builds them (the list's
         // contacts; `previous` is the scratch's second area, per window).
-        let time = h * T::from_f64(f64::from(s.saturating_add(1)));
-        let moving = Moving::new(world.capsules, world.boxes, time, h);
-        let template = Colliders {
-            planes: world.planes,
-            spheres: world.spheres,
-            previous: &[],
-            radius: config.particle_radius,
-            alpha: config.contact_compliance / h2,
-            static_friction: config.static_friction,
-            moving: Moving {
-                prepared: moving.prepare(&mut poses),
-                ..moving
-            },
-            units: [[T::ZERO; D]; 4],
-            cached: 0,
-        }
-        .with_units();
+        let template = substep_colliders(
+            (world.planes, world.spheres),
+            (world.capsules, world.boxes),
+            (s, h),
+            config,
+            &mut poses,
+        );
         let mut total = 0usize;
         if list {
             let w = world.inverse_masses;

@@ -42,6 +42,24 @@ fn offsets(found: &[usize; MAX_JOBS]) -> [usize; MAX_JOBS] {
     out
 }
 
+/// Task `i`'s contacts in `out`: `at[i] .. at[i] + found[i]`
+/// ([`offsets`]).
+///
+/// # Safety
+/// As [`Shared::range`]: no other live reference covers them (a phase's
+/// tasks: their ranges are disjoint).
+#[inline(always)]
+#[allow(clippy::mut_from_ref)] // a phase's disjoint ranges, as `Shared::range`
+unsafe fn task_contacts<'o, T>(
+    out: &'o Shared<Contact<T>>,
+    (at, found): (&[usize; MAX_JOBS], &[usize; MAX_JOBS]),
+    i: usize,
+) -> Option<&'o mut [Contact<T>]> {
+    let (o, k) = (*at.get(i)?, *found.get(i)?);
+    // SAFETY: forwarded caller contract.
+    unsafe { out.range(o, o.saturating_add(k)) }
+}
+
 /// `out[k] ← (a[k], b[k], c[k])`.
 #[inline(always)]
 fn load<T: Real, const D: usize>(src: [&[T]; 3], out: &mut [[T; D]]) {
@@ -73,6 +91,66 @@ fn below<T>(c: &Contact<T>, end: usize) -> bool {
     usize::try_from(c.particle).is_ok_and(|p| p < end)
 }
 
+/// One task's particles `a .. b` a window at a time: `f(first, x, q)`
+/// with the window's first particle (global index) and its slices of the
+/// coordinate arrays (`x`) and of the second area (`q`: starts, or a
+/// static particle's velocity). False when `f` is, or the arrays are
+/// missing (never).
+///
+/// # Safety
+/// As [`Lent::part`]: no other live reference covers particles `a .. b`
+/// of the arrays (a phase's tasks, whose ranges are disjoint).
+#[inline(always)]
+unsafe fn windows<T>(
+    lent: &Lent<T>,
+    (a, b): (usize, usize),
+    mut f: impl FnMut(usize, [&mut [T]; 3], [&mut [T]; 3]) -> bool,
+) -> bool {
+    // SAFETY: forwarded caller contract.
+    let Some(part) = (unsafe { lent.part(a, b) }) else {
+        return false;
+    };
+    let ([x0, x1, x2], [p0, p1, p2]) = (part.x, part.pv);
+    let len = b.saturating_sub(a);
+    let mut s = 0usize;
+    while s < len {
+        let e = s.saturating_add(WINDOW).min(len);
+        let (Some(a0), Some(a1), Some(a2)) = (x0.get_mut(s..e), x1.get_mut(s..e), x2.get_mut(s..e))
+        else {
+            return false;
+        };
+        let (Some(b0), Some(b1), Some(b2)) = (p0.get_mut(s..e), p1.get_mut(s..e), p2.get_mut(s..e))
+        else {
+            return false;
+        };
+        if !f(a.saturating_add(s), [a0, a1, a2], [b0, b1, b2]) {
+            return false;
+        }
+        s = e;
+    }
+    true
+}
+
+/// The window's `[T; D]` arrays for coordinate slices of `len` entries.
+type Window<'w, T, const D: usize> = (&'w mut [[T; D]], &'w mut [[T; D]]);
+
+/// The first `len` entries of two window arrays.
+#[inline(always)]
+fn take<'w, T, const D: usize>(
+    x: &'w mut [[T; D]; WINDOW],
+    q: &'w mut [[T; D]; WINDOW],
+    len: usize,
+) -> Option<Window<'w, T, D>> {
+    Some((x.get_mut(..len)?, q.get_mut(..len)?))
+}
+
+/// `[&a, &b, &c]` of three mutable slices.
+#[inline(always)]
+fn shared<'s, T>(c: &'s [&mut [T]; 3]) -> [&'s [T]; 3] {
+    let [a, b, c] = c;
+    [&**a, &**b, &**c]
+}
+
 /// The collider contacts of the predicted positions (`p`: the substep's
 /// colliders, its `previous` unused) into `out` (`budget` entries) in
 /// detection order, as `tasks` tasks over particle ranges; each task's
@@ -93,35 +171,23 @@ pub(super) fn detect<T: Real, const D: usize>(
 ) -> Option<usize> {
     // Each task's contacts through `hit`, a window at a time.
     let each = |i: usize, hit: &mut dyn FnMut(usize, usize)| -> bool {
-        let (a, b) = split_range(n, i, tasks);
-        // SAFETY: the ranges of one phase are disjoint, and the arrays are
-        // used by nothing else until it ends.
-        let Some(part) = (unsafe { lent.part(a, b) }) else {
-            return false;
-        };
-        let ([x0, x1, x2], [p0, p1, p2]) = (part.x, part.pv);
         let (mut x, mut q) = ([[T::ZERO; D]; WINDOW], [[T::ZERO; D]; WINDOW]);
-        let mut s = 0usize;
-        while s < b.saturating_sub(a) {
-            let e = s.saturating_add(WINDOW).min(b.saturating_sub(a));
-            let len = e.saturating_sub(s);
-            let (Some(xs), Some(qs), Some(ws)) =
-                (x.get_mut(..len), q.get_mut(..len), w.get(a + s..a + e))
-            else {
+        let window = |first: usize, xc: [&mut [T]; 3], qc: [&mut [T]; 3]| {
+            let len = xc.first().map_or(0, |c| c.len());
+            let (Some((xs, qs)), Some(ws)) = (
+                take(&mut x, &mut q, len),
+                w.get(first..first.saturating_add(len)),
+            ) else {
                 return false;
             };
-            let (Some(a0), Some(a1), Some(a2)) = (x0.get(s..e), x1.get(s..e), x2.get(s..e)) else {
-                return false;
-            };
-            let (Some(b0), Some(b1), Some(b2)) = (p0.get(s..e), p1.get(s..e), p2.get(s..e)) else {
-                return false;
-            };
-            load([a0, a1, a2], xs);
-            load([b0, b1, b2], qs);
-            each_contact(xs, ws, qs, a.saturating_add(s), p, &mut *hit);
-            s = e;
-        }
-        true
+            load(shared(&xc), xs);
+            load(shared(&qc), qs);
+            each_contact(xs, ws, qs, first, p, &mut *hit);
+            true
+        };
+        // SAFETY: the ranges of one phase's tasks are disjoint, and the
+        // arrays are used by nothing else until it ends.
+        unsafe { windows(lent, split_range(n, i, tasks), window) }
     };
     if tasks <= 1 {
         // One task: written as found.
@@ -181,15 +247,13 @@ pub(super) fn detect<T: Real, const D: usize>(
         jobs,
         tasks,
         &|i| {
-            let (Some(&o), Some(&k)) = (at.get(i), found.get(i)) else {
+            // SAFETY: the tasks' contact ranges are disjoint (prefix sums),
+            // and the contacts are used by nothing else until the phase
+            // ends.
+            let Some(slots) = (unsafe { task_contacts(out, (&at, &found), i) }) else {
                 return false;
             };
-            // SAFETY: the tasks' ranges `o .. o + k` are disjoint (prefix
-            // sums), and the contacts are used by nothing else until the
-            // phase ends.
-            let Some(slots) = (unsafe { out.range(o, o.saturating_add(k)) }) else {
-                return false;
-            };
+            let k = slots.len();
             let (mut stored, mut bad) = (0usize, false);
             let done = each(i, &mut |particle, collider| match (
                 u32::try_from(particle),
@@ -232,64 +296,45 @@ pub(super) fn sweep<T: Real, const D: usize>(
         jobs,
         tasks,
         &|i| {
-            let (a, b) = split_range(n, i, tasks);
-            let (Some(&o), Some(&k)) = (at.get(i), found.get(i)) else {
+            // SAFETY: the tasks' contact ranges are disjoint (prefix sums
+            // of detection's counts), as are their particle ranges
+            // (`windows`); nothing else uses them until the phase ends.
+            let Some(mut items) = (unsafe { task_contacts(out, (&at, found), i) }) else {
                 return false;
             };
-            // SAFETY: the tasks' particle ranges are disjoint, and so are
-            // their contact ranges (prefix sums of detection's counts);
-            // nothing else uses them until the phase ends.
-            let (Some(part), Some(mut items)) =
-                (unsafe { (lent.part(a, b), out.range(o, o.saturating_add(k))) })
-            else {
-                return false;
-            };
-            let ([x0, x1, x2], [p0, p1, p2]) = (part.x, part.pv);
             let (mut x, mut q) = ([[T::ZERO; D]; WINDOW], [[T::ZERO; D]; WINDOW]);
-            let mut s = 0usize;
-            while s < b.saturating_sub(a) && !items.is_empty() {
-                let e = s.saturating_add(WINDOW).min(b.saturating_sub(a));
-                let first = a.saturating_add(s);
+            let window = |first: usize, xc: [&mut [T]; 3], qc: [&mut [T]; 3]| {
+                let len = xc.first().map_or(0, |c| c.len());
+                let end = first.saturating_add(len);
                 // The window's contacts lead the rest (sorted by particle).
-                let mine = items
-                    .iter()
-                    .take_while(|c| below(c, a.saturating_add(e)))
-                    .count();
+                let mine = items.iter().take_while(|c| below(c, end)).count();
                 let (here, rest) = core::mem::take(&mut items).split_at_mut(mine);
                 items = rest;
-                if !here.is_empty() {
-                    let len = e.saturating_sub(s);
-                    let (Some(xs), Some(qs), Some(ws), Some(base)) = (
-                        x.get_mut(..len),
-                        q.get_mut(..len),
-                        w.get(first..a.saturating_add(e)),
-                        u32::try_from(first).ok(),
-                    ) else {
-                        return false;
-                    };
-                    let (Some(a0), Some(a1), Some(a2)) =
-                        (x0.get_mut(s..e), x1.get_mut(s..e), x2.get_mut(s..e))
-                    else {
-                        return false;
-                    };
-                    let (Some(b0), Some(b1), Some(b2)) = (p0.get(s..e), p1.get(s..e), p2.get(s..e))
-                    else {
-                        return false;
-                    };
-                    load([&*a0, &*a1, &*a2], xs);
-                    load([b0, b1, b2], qs);
-                    let local = Colliders {
-                        previous: &*qs,
-                        ..*p
-                    };
-                    if sweep_colliders(xs, ws, here, &local, h2, base).is_err() {
-                        return false;
-                    }
-                    store(xs, [a0, a1, a2]);
+                if here.is_empty() {
+                    return true;
                 }
-                s = e;
-            }
-            true
+                let (Some((xs, qs)), Some(ws), Some(base)) = (
+                    take(&mut x, &mut q, len),
+                    w.get(first..end),
+                    u32::try_from(first).ok(),
+                ) else {
+                    return false;
+                };
+                load(shared(&xc), xs);
+                load(shared(&qc), qs);
+                let local = Colliders {
+                    previous: &*qs,
+                    ..*p
+                };
+                if sweep_colliders(xs, ws, here, &local, h2, base).is_err() {
+                    return false;
+                }
+                store(xs, xc);
+                true
+            };
+            // SAFETY: the ranges of one phase's tasks are disjoint, and
+            // the arrays are used by nothing else until it ends.
+            unsafe { windows(lent, split_range(n, i, tasks), window) }
         },
         |_, r| ok &= r,
     )
@@ -322,54 +367,32 @@ pub(super) fn velocities<T: Real, const D: usize>(
         jobs,
         tasks,
         &|i| {
-            let (a, b) = split_range(n, i, tasks);
-            let (Some(&o), Some(&k)) = (at.get(i), found.get(i)) else {
-                return false;
-            };
             // SAFETY: as for `sweep` (friction only reads the contacts).
-            let (Some(part), Some(items)) =
-                (unsafe { (lent.part(a, b), out.range(o, o.saturating_add(k))) })
-            else {
+            let Some(items) = (unsafe { task_contacts(out, (&at, found), i) }) else {
                 return false;
             };
             let mut items: &[Contact<T>] = items;
-            let ([x0, x1, x2], [p0, p1, p2]) = (part.x, part.pv);
             let mut x = [[T::ZERO; D]; WINDOW];
             let (mut q, mut v) = ([[T::ZERO; D]; WINDOW], [[T::ZERO; D]; WINDOW]);
-            let mut s = 0usize;
-            while s < b.saturating_sub(a) {
-                let e = s.saturating_add(WINDOW).min(b.saturating_sub(a));
-                let first = a.saturating_add(s);
-                let len = e.saturating_sub(s);
-                let (Some(xs), Some(qs), Some(vs), Some(ws)) = (
-                    x.get_mut(..len),
-                    q.get_mut(..len),
+            let window = |first: usize, xc: [&mut [T]; 3], qc: [&mut [T]; 3]| {
+                let len = xc.first().map_or(0, |c| c.len());
+                let end = first.saturating_add(len);
+                let (Some((xs, qs)), Some(vs), Some(ws)) = (
+                    take(&mut x, &mut q, len),
                     v.get_mut(..len),
-                    w.get(first..a.saturating_add(e)),
+                    w.get(first..end),
                 ) else {
                     return false;
                 };
-                let (Some(a0), Some(a1), Some(a2)) = (x0.get(s..e), x1.get(s..e), x2.get(s..e))
-                else {
-                    return false;
-                };
-                let (Some(b0), Some(b1), Some(b2)) =
-                    (p0.get_mut(s..e), p1.get_mut(s..e), p2.get_mut(s..e))
-                else {
-                    return false;
-                };
-                load([a0, a1, a2], xs);
+                load(shared(&xc), xs);
                 // The second area: a moving particle's start, a static
                 // one's velocity (which it keeps).
-                load([&*b0, &*b1, &*b2], qs);
+                load(shared(&qc), qs);
                 vs.copy_from_slice(qs);
                 if velocity_range(vs, xs, qs, ws, h, keep).is_some() {
                     return false;
                 }
-                let mine = items
-                    .iter()
-                    .take_while(|c| below(c, a.saturating_add(e)))
-                    .count();
+                let mine = items.iter().take_while(|c| below(c, end)).count();
                 let (here, rest) = items.split_at(mine);
                 items = rest;
                 let update = Update {
@@ -387,10 +410,12 @@ pub(super) fn velocities<T: Real, const D: usize>(
                 if first_non_finite(vs).is_some() {
                     return false;
                 }
-                store(vs, [b0, b1, b2]);
-                s = e;
-            }
-            true
+                store(vs, qc);
+                true
+            };
+            // SAFETY: the ranges of one phase's tasks are disjoint, and
+            // the arrays are used by nothing else until it ends.
+            unsafe { windows(lent, split_range(n, i, tasks), window) }
         },
         |_, r| ok &= r,
     )
