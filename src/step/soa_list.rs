@@ -308,7 +308,10 @@ pub(super) fn sweep<T: Real, const D: usize>(
                 let end = first.saturating_add(len);
                 // The window's contacts lead the rest (sorted by particle).
                 let mine = items.iter().take_while(|c| below(c, end)).count();
-                let (here, rest) = core::mem::take(&mut items).split_at_mut(mine);
+                let Some((here, rest)) = core::mem::take(&mut items).split_at_mut_checked(mine)
+                else {
+                    return false;
+                };
                 items = rest;
                 if here.is_empty() {
                     return true;
@@ -388,12 +391,16 @@ pub(super) fn velocities<T: Real, const D: usize>(
                 // The second area: a moving particle's start, a static
                 // one's velocity (which it keeps).
                 load(shared(&qc), qs);
-                vs.copy_from_slice(qs);
+                for (v, q) in vs.iter_mut().zip(qs.iter()) {
+                    *v = *q;
+                }
                 if velocity_range(vs, xs, qs, ws, h, keep).is_some() {
                     return false;
                 }
                 let mine = items.iter().take_while(|c| below(c, end)).count();
-                let (here, rest) = items.split_at(mine);
+                let Some((here, rest)) = items.split_at_checked(mine) else {
+                    return false;
+                };
                 items = rest;
                 let update = Update {
                     x: xs,
