@@ -98,6 +98,7 @@ pub(crate) fn detect<T: Real, const D: usize>(
 /// poses prepared into `poses` ([`Moving::prepare`]), the particle radius,
 /// `α̃ = α/h²` and μ_s of `config`; `previous` empty (set after the
 /// prediction). The one template of both frames.
+#[inline(always)]
 pub(crate) fn substep_colliders<'c, T: Real, const D: usize>(
     (planes, spheres): (&'c [Plane<T, D>], &'c [Sphere<T, D>]),
     (capsules, boxes): (&'c [Capsule<T, D>], &'c [OrientedBox<T, D>]),
