@@ -21,44 +21,49 @@
 #
 # Under Miri the remaining tests run smaller cases (`cfg!(miri)`: fewer
 # sweeps, frames and cases, proptests drawing with xorshift) and skip their
-# large safe-Rust simulations (`#[cfg_attr(miri, ignore)]`); every C entry
-# point and kernel path they test still runs there. Of the doc tests, the
-# five whose examples reach unsafe code run (`SimdLinks`, the two of
-# `step_colored`, `Jobs`, `Isa`; `fp_environment`'s reads the FP control
-# register): the others drive safe Rust only (builders, coloring, the
-# seed solver, `System`, `atan2`, `dihedral`, `step`, the README's), as
-# the `native_only` files do, and took about two of group b's minutes,
-# each compiled anew for the interpreter.
+# large safe-Rust simulations (`#[cfg_attr(miri, ignore)]`; among the
+# unit tests the spatial hash's, the in-place kernels', atan2's, the tet
+# pair kernel's, the seed's fast path and the reciprocal rule: about 160
+# of group A's seconds, safe Rust that the interpreter found nothing in);
+# every C entry point and kernel path they test still runs there. Of the
+# doc tests, the three whose examples reach unsafe code that no test file
+# here already runs do (`SimdLinks`, `Jobs`, `Isa`; `fp_environment`'s
+# reads the FP control register); the two of `step_colored` run the
+# colored frame that tests/colored_step.rs runs under Miri, and the
+# others drive safe Rust only (builders, coloring, the seed solver,
+# `System`, `atan2`, `dihedral`, `step`, the README's), as the
+# `native_only` files do: each doc test is compiled anew for the
+# interpreter (the six took 82 s).
 #
 # The interpreter runs on one host thread, so the tests run as two
 # concurrent groups (one per core), balanced by their Miri times (the
 # interpreter's virtual clock, which libtest prints as "finished in"; it
 # counts basic blocks, so it does not depend on the machine's load):
-# A = the unit tests, colored, colored_proptests, hostile_colored_groups,
-# hostile_groups, tearing, hostile_c (36 s; its header-text checks run
-# natively only), hostile_colored_step, colored_step_entry: about 490 s
-# of CPU;
-# B = every other file in tests/ not in `native_only` (colored_groups 61,
-# hostile_engine_world 49, colored_step 40, colored_neighbours 16,
-# hostile_groups_world 26, hostile_self_collision 23, attachment 22,
-# no_alloc 20, ...), the doc tests and the scenarios (hash: a quarter of
-# the random C-ABI sequence, checked against its own constant): about
-# 485 s of CPU (2026-12-06, a fresh-clone run: A 1,166 s, B 1,108 s wall
-# beside the other steps, before colored_neighbours moved to B; then
-# 1,185 s and 1,224 s, so step_colored_2d (48 s, safe Rust: the 2D
-# instance of the colored frame that colored_step, colored_step_entry and
-# hostile_colored_step run in 3D under Miri) became native-only;
-# frame_transaction, issue 34's transaction test, is safe Rust over the
-# colored frame those files run under Miri, native-only too). B is computed from the
-# directory, so a new test file is never left out (it lands in B). Each group has its own target directory (no
-# waiting on cargo's build lock) and prints its wall and CPU time (CPU time
-# is about the wall time on an idle core).
+# A = the unit tests (82 s), colored 55, colored_proptests 15,
+# hostile_colored_groups 32, hostile_groups 20, tearing 22, hostile_c 37
+# (its header-text checks run natively only), hostile_colored_step 22,
+# colored_step_entry 38, hostile_engine_world 33: about 360 s;
+# B = every other file in tests/ not in `native_only` (colored_step 72,
+# colored_groups 63, colored_neighbours 46, c_builders 31, hostile_groups_world
+# 23, hostile_self_collision 24, attachment 22, no_alloc 18, ...), the
+# doc tests and the scenarios (hash: a quarter of the random C-ABI
+# sequence, checked against its own constant): about 350 s
+# (2026-12-07; on 2026-12-06 and in the session before, 490 and 485 s,
+# 1,240 and 1,215 s wall beside the other steps, which put CI at 1,384 s:
+# then the safe-Rust unit tests above were taken out of Miri, the
+# step_colored doc tests, and one of soa_frame's two cases). B is
+# computed from the directory, so a new test file is never left out (it
+# lands in B). Both groups build in one target directory: cargo holds its
+# lock only while it builds, so B's build waits for A's, then reuses the
+# library and the dependencies built for the interpreter (one build of
+# them instead of two) and runs beside A. Each group prints its wall and
+# CPU time (CPU time is about the wall time on an idle core).
 set -euo pipefail
 rustup run nightly rustc --version >/dev/null 2>&1 || rustup toolchain install nightly --profile minimal
 rustup +nightly component add miri rust-src
 cargo +nightly miri setup
 
-group_a=(colored colored_proptests hostile_colored_groups hostile_groups tearing hostile_c hostile_colored_step colored_step_entry)
+group_a=(colored colored_proptests hostile_colored_groups hostile_groups tearing hostile_c hostile_colored_step colored_step_entry hostile_engine_world)
 native_only=(architecture bend engine_contacts frame_transaction hanging_rope moving_colliders pressure resting_contacts seed_figures self_collision step_colored_2d system system_proptests tether tether_links volume)
 markers='unsafe|xpbd_[a-z0-9_]+\(|extern "C"|SimdLinks|iterate_colored|\.colored\(|\.jobs\('
 for name in "${native_only[@]}"; do
@@ -106,10 +111,8 @@ run_group() { # name, command...
 }
 run_group a cargo +nightly miri test -p xpbd "${args_a[@]}" &
 run_group b bash -euo pipefail -c '
-    export CARGO_TARGET_DIR=target/miri-b
     cargo +nightly miri test -p xpbd "$@"
-    cargo +nightly miri test -p xpbd --doc -- simd_links::SimdLinks step::colored::step_colored \
-        step::jobs::Jobs colored::isa::Isa fenv::fp_environment
+    cargo +nightly miri test -p xpbd --doc -- simd_links::SimdLinks step::jobs::Jobs colored::isa::Isa fenv::fp_environment
     cargo +nightly miri test -p xpbd-scenarios
 ' group-b "${group_b[@]}" &
 wait

@@ -391,7 +391,9 @@ mod tests {
         fast
     }
 
+    // Safe Rust only: natively (the interpreter adds nothing here).
     #[test]
+    #[cfg_attr(miri, ignore)]
     fn fast_path_equals_checked_path() {
         // Safe Rust only: under Miri a few hundred cases (2,000 took 46 s).
         let cases = if cfg!(miri) { 300 } else { 1_000_000 };

@@ -344,7 +344,10 @@ mod in_place {
         }
     }
 
+    // Safe Rust only: natively (the interpreter adds nothing here).
+
     #[test]
+    #[cfg_attr(miri, ignore)]
     fn tethers() {
         let items = [
             Tether::new(2, 0, 0.1, 0.0),
@@ -375,7 +378,10 @@ mod in_place {
         );
     }
 
+    // Safe Rust only: natively (the interpreter adds nothing here).
+
     #[test]
+    #[cfg_attr(miri, ignore)]
     fn links() {
         use crate::constraint::distance;
         let mut slack = Link::new(1, 2, 5.0, 0.0);
@@ -402,7 +408,10 @@ mod in_place {
         );
     }
 
+    // Safe Rust only: natively (the interpreter adds nothing here).
+
     #[test]
+    #[cfg_attr(miri, ignore)]
     fn tets() {
         let items = [
             Tet::new([0, 2, 3, 4], 0.02, 0.0),
@@ -419,7 +428,10 @@ mod in_place {
         );
     }
 
+    // Safe Rust only: natively (the interpreter adds nothing here).
+
     #[test]
+    #[cfg_attr(miri, ignore)]
     fn bends() {
         let items = [
             Bend::new([0, 2, 3, 4], 0.1, 0.0),
@@ -451,7 +463,9 @@ mod in_place {
     /// for bit, on ordinary and hostile contacts and colliders (kept
     /// planes, a plane whose normal is not kept, spheres, a moving
     /// capsule, indices out of range).
+    // Safe Rust only: natively (the interpreter adds nothing here).
     #[test]
+    #[cfg_attr(miri, ignore)]
     fn collider_contacts() {
         // Under Miri (CI time) every third scene: ordinary, infinite,
         // tiny positions (NaN, huge and the weights are the others) and

@@ -710,7 +710,10 @@ mod tests {
         (x, w, links)
     }
 
+    // Safe Rust only: natively (the interpreter adds nothing here).
+
     #[test]
+    #[cfg_attr(miri, ignore)]
     fn a_budget_that_suffices_changes_nothing_one_visit_less_stops() {
         let n = if cfg!(miri) { 24 } else { 600 };
         let (x, w, links) = cloud(n, 0.05);
@@ -729,7 +732,10 @@ mod tests {
         }
     }
 
+    // Safe Rust only: natively (the interpreter adds nothing here).
+
     #[test]
+    #[cfg_attr(miri, ignore)]
     fn a_full_buffer_stops_the_search_only_under_reject() {
         let n = if cfg!(miri) { 24 } else { 600 };
         let (x, w, links) = cloud(n, 0.05);
@@ -749,7 +755,10 @@ mod tests {
         assert!(u64::MAX - rejected_left < used);
     }
 
+    // Safe Rust only: natively (the interpreter adds nothing here).
+
     #[test]
+    #[cfg_attr(miri, ignore)]
     fn a_particle_linked_to_all_others_pays_for_its_row() {
         // All at one point, particle 0 linked to every other: its n − 1
         // candidates each compare its row of n − 1 neighbours.
@@ -796,7 +805,10 @@ mod tests {
         }
     }
 
+    // Safe Rust only: natively (the interpreter adds nothing here).
+
     #[test]
+    #[cfg_attr(miri, ignore)]
     fn the_pairs_are_those_of_the_plain_query_in_its_order() {
         compare::<3>(0x1234_5678_9abc_def1);
         compare::<2>(0x0fed_cba9_8765_4321);

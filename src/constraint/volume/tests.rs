@@ -205,7 +205,9 @@ fn random_case(r: &mut Rng) -> (Vec<[f64; 3]>, Vec<f64>, [Tet<f64>; 2]) {
     (x, w, [a, b])
 }
 
+// Safe Rust only: natively (the interpreter adds nothing here).
 #[test]
+#[cfg_attr(miri, ignore)]
 fn pair_kernel_has_the_bits_of_two_scalar_calls() {
     let mut r = Rng(0x9e37_79b9_7f4a_7c15);
     let mut fast = 0;
@@ -222,7 +224,9 @@ fn pair_kernel_has_the_bits_of_two_scalar_calls() {
     assert!(fast * 10 > cases * 9, "{fast} of {cases} on the fast path");
 }
 
+// Safe Rust only: natively (the interpreter adds nothing here).
 #[test]
+#[cfg_attr(miri, ignore)]
 fn pair_kernel_falls_back_on_every_rare_case_of_either_tet() {
     let mut r = Rng(7);
     let (x, _, t) = random_case(&mut r);

@@ -56,7 +56,9 @@ fn atan_tables_are_the_former_arms() {
 /// [`bits_index_f64`] and [`bits_index_f32`] over every `t ∈ [0, 1]`
 /// neighbourhood that matters, by encoding: each threshold `o/16` and
 /// 1000 encodings either side, every cell edge, 0, subnormals and 1.
+// Safe Rust only: natively (the interpreter adds nothing here).
 #[test]
+#[cfg_attr(miri, ignore)]
 fn bits_index_is_the_threshold_count() {
     let mut ts: Vec<f64> = vec![0.0, f64::from_bits(1), f64::MIN_POSITIVE, 1.0];
     for o in 0..=16u32 {
@@ -171,7 +173,9 @@ fn probes32() -> Vec<f32> {
 
 /// [`index_f64`] and [`index_f32`] give the count of thresholds below `m`, for
 /// every threshold exactly, its neighbours, 0, subnormals, 1 and 16.
+// Safe Rust only: natively (the interpreter adds nothing here).
 #[test]
+#[cfg_attr(miri, ignore)]
 fn table_point_is_the_threshold_count() {
     let probes = probes64();
     assert!(probes.contains(&16.0) && probes.contains(&1.0));
@@ -259,7 +263,9 @@ fn bits(state: &mut u64) -> u64 {
 /// [`atan2`] gives the bits of [`atan2_counted`]: random bit patterns
 /// (every exponent, NaN and ∞ included), random ratios near and across
 /// every threshold, exact threshold ratios, and the special values.
+// Safe Rust only: natively (the interpreter adds nothing here).
 #[test]
+#[cfg_attr(miri, ignore)]
 fn atan2_bits_are_unchanged() {
     // The lane kernel's branch-free form: the same bits for finite
     // arguments (the only ones whose angle it keeps).
