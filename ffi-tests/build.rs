@@ -64,6 +64,8 @@ const LAYOUTS: &[Layout] = &[
     layout::<ffi::XpbdMeshVolumeF32>("XpbdMeshVolumeF32"),
     layout::<ffi::XpbdAttachment>("XpbdAttachment"),
     layout::<ffi::XpbdAttachmentF32>("XpbdAttachmentF32"),
+    layout::<ffi::XpbdSkinConstraint>("XpbdSkinConstraint"),
+    layout::<ffi::XpbdSkinConstraintF32>("XpbdSkinConstraintF32"),
     layout::<ffi::XpbdCapsule3>("XpbdCapsule3"),
     layout::<ffi::XpbdCapsule3F32>("XpbdCapsule3F32"),
     layout::<ffi::XpbdBox3>("XpbdBox3"),

@@ -277,6 +277,12 @@
 #define XPBD_GROUP_ATTACHMENTS 5
 
 /**
+ * Group code: the skinned constraints of `XpbdConstraints3` (one color
+ * each).
+ */
+#define XPBD_GROUP_SKIN_CONSTRAINTS 6
+
+/**
  * Block kind: colliders (`XpbdColliders3`). The float blocks add
  * `XPBD_BLOCK_F32`.
  */
@@ -430,6 +436,11 @@
  * `error_field`: the frame time `dt`.
  */
 #define XPBD_FIELD_FRAME_TIME 21
+
+/**
+ * `error_field`: `XpbdStepConfig3::max_distance_scale` (negative or not finite).
+ */
+#define XPBD_FIELD_MAX_DISTANCE_SCALE 22
 
 /**
  * Pairs per particle of the default self-collision pair budget
@@ -1122,6 +1133,13 @@ typedef struct XpbdStepConfig3 {
    * `XPBD_STATUS_INVALID_CONFIG` with `XPBD_FIELD_CONTACT_OVERFLOW`.
    */
   int32_t contact_overflow;
+  /**
+   * The global scale of every skinned constraint's max distance
+   * (unitless, finite, ≥ 0; 1 by default; 0 pins the skinned particles
+   * to their skinned positions); else `XPBD_STATUS_INVALID_CONFIG`
+   * with `XPBD_FIELD_MAX_DISTANCE_SCALE`.
+   */
+  double max_distance_scale;
 } XpbdStepConfig3;
 
 /**
@@ -1697,6 +1715,76 @@ typedef struct XpbdAttachment {
 } XpbdAttachment;
 
 /**
+ * One skinned constraint: particle `particle` within `max_distance` of
+ * its skinned position and outside its backstop sphere, both points
+ * moving from `previous` to `target` over a frame.
+ *
+ * `#[repr(C)]`: this struct *is* the C type `XpbdSkinConstraint`
+ * (`SkinConstraint<f64>`) and `XpbdSkinConstraintF32`
+ * (`SkinConstraint<f32>`).
+ */
+typedef struct XpbdSkinConstraint {
+  /**
+   * The particle constrained (index).
+   */
+  uint32_t particle;
+  /**
+   * The skinned position at the start of the frame (m), finite; the
+   * step sets it to `target` after each successful frame.
+   */
+  double previous[3];
+  /**
+   * The skinned position at the end of the frame (m), finite; the
+   * caller's to set.
+   */
+  double target[3];
+  /**
+   * The skinned normal at the start of the frame (any length),
+   * finite, not 0 when `backstop_radius > 0`; the step sets it to
+   * `target_normal` after each successful frame.
+   */
+  double previous_normal[3];
+  /**
+   * The skinned normal at the end of the frame (any length), finite,
+   * not 0 when `backstop_radius > 0`; the caller's to set.
+   */
+  double target_normal[3];
+  /**
+   * The max distance `R` from the skinned position (m), ≥ 0; `+∞`
+   * (the default of `SkinConstraint::new` and
+   * `xpbd_skin_constraint_default`) turns it off; 0 pins the particle
+   * to the skin (a zeroed struct's value).
+   */
+  double max_distance;
+  /**
+   * The backstop distance `d` (m), finite: the backstop sphere's
+   * surface is `d` behind the skinned position along the normal
+   * (negative: in front of it).
+   */
+  double backstop_distance;
+  /**
+   * The backstop sphere's radius `r` (m), finite and ≥ 0; 0 turns the
+   * backstop off.
+   */
+  double backstop_radius;
+  /**
+   * The max distance's compliance α (m/N = s²/kg), finite and ≥ 0; 0
+   * is rigid.
+   */
+  double compliance;
+  /**
+   * The backstop's compliance α (m/N = s²/kg), finite and ≥ 0; 0 is
+   * rigid.
+   */
+  double backstop_compliance;
+  /**
+   * Accumulated multipliers λ (kg·m) of the current substep: the max
+   * distance's (≤ 0), the backstop's (≥ 0).
+   */
+  double lambda[2];
+} XpbdSkinConstraint;
+
+/**
  * The constraint groups of a 3D system or world beyond its links
  * (`XpbdConstraints3`: double, `XpbdConstraints3F32`: float): bending,
  * tetrahedral volume, tethers and closed-mesh volumes, each an array the
@@ -1802,6 +1890,20 @@ typedef struct XpbdConstraints3 {
    * Number of particle list entries.
    */
   size_t mesh_particle_count;
+  /**
+   * Skinned constraints (max distance and backstop of character
+   * cloth), `skin_constraint_count` entries (the last fields: every
+   * earlier field keeps its offset); λ written, and after a successful
+   * `xpbd_world3_step` (groups block) `previous ← target` and
+   * `previous_normal ← target_normal`. Positions and distances in m,
+   * compliances in m/N; the max distances scaled by
+   * `XpbdStepConfig3::max_distance_scale`.
+   */
+  struct XpbdSkinConstraint *skin_constraints;
+  /**
+   * Number of skinned constraints.
+   */
+  size_t skin_constraint_count;
 } XpbdConstraints3;
 
 /**
@@ -2040,6 +2142,13 @@ typedef struct XpbdStepConfig3F32 {
    * `XPBD_STATUS_INVALID_CONFIG` with `XPBD_FIELD_CONTACT_OVERFLOW`.
    */
   int32_t contact_overflow;
+  /**
+   * The global scale of every skinned constraint's max distance
+   * (unitless, finite, ≥ 0; 1 by default; 0 pins the skinned particles
+   * to their skinned positions); else `XPBD_STATUS_INVALID_CONFIG`
+   * with `XPBD_FIELD_MAX_DISTANCE_SCALE`.
+   */
+  float max_distance_scale;
 } XpbdStepConfig3F32;
 
 /**
@@ -2595,6 +2704,76 @@ typedef struct XpbdAttachmentF32 {
 } XpbdAttachmentF32;
 
 /**
+ * One skinned constraint: particle `particle` within `max_distance` of
+ * its skinned position and outside its backstop sphere, both points
+ * moving from `previous` to `target` over a frame.
+ *
+ * `#[repr(C)]`: this struct *is* the C type `XpbdSkinConstraint`
+ * (`SkinConstraint<f64>`) and `XpbdSkinConstraintF32`
+ * (`SkinConstraint<f32>`).
+ */
+typedef struct XpbdSkinConstraintF32 {
+  /**
+   * The particle constrained (index).
+   */
+  uint32_t particle;
+  /**
+   * The skinned position at the start of the frame (m), finite; the
+   * step sets it to `target` after each successful frame.
+   */
+  float previous[3];
+  /**
+   * The skinned position at the end of the frame (m), finite; the
+   * caller's to set.
+   */
+  float target[3];
+  /**
+   * The skinned normal at the start of the frame (any length),
+   * finite, not 0 when `backstop_radius > 0`; the step sets it to
+   * `target_normal` after each successful frame.
+   */
+  float previous_normal[3];
+  /**
+   * The skinned normal at the end of the frame (any length), finite,
+   * not 0 when `backstop_radius > 0`; the caller's to set.
+   */
+  float target_normal[3];
+  /**
+   * The max distance `R` from the skinned position (m), ≥ 0; `+∞`
+   * (the default of `SkinConstraint::new` and
+   * `xpbd_skin_constraint_default`) turns it off; 0 pins the particle
+   * to the skin (a zeroed struct's value).
+   */
+  float max_distance;
+  /**
+   * The backstop distance `d` (m), finite: the backstop sphere's
+   * surface is `d` behind the skinned position along the normal
+   * (negative: in front of it).
+   */
+  float backstop_distance;
+  /**
+   * The backstop sphere's radius `r` (m), finite and ≥ 0; 0 turns the
+   * backstop off.
+   */
+  float backstop_radius;
+  /**
+   * The max distance's compliance α (m/N = s²/kg), finite and ≥ 0; 0
+   * is rigid.
+   */
+  float compliance;
+  /**
+   * The backstop's compliance α (m/N = s²/kg), finite and ≥ 0; 0 is
+   * rigid.
+   */
+  float backstop_compliance;
+  /**
+   * Accumulated multipliers λ (kg·m) of the current substep: the max
+   * distance's (≤ 0), the backstop's (≥ 0).
+   */
+  float lambda[2];
+} XpbdSkinConstraintF32;
+
+/**
  * The constraint groups of a 3D system or world beyond its links
  * (`XpbdConstraints3`: double, `XpbdConstraints3F32`: float): bending,
  * tetrahedral volume, tethers and closed-mesh volumes, each an array the
@@ -2700,6 +2879,20 @@ typedef struct XpbdConstraints3F32 {
    * Number of particle list entries.
    */
   size_t mesh_particle_count;
+  /**
+   * Skinned constraints (max distance and backstop of character
+   * cloth), `skin_constraint_count` entries (the last fields: every
+   * earlier field keeps its offset); λ written, and after a successful
+   * `xpbd_world3_step` (groups block) `previous ← target` and
+   * `previous_normal ← target_normal`. Positions and distances in m,
+   * compliances in m/N; the max distances scaled by
+   * `XpbdStepConfig3::max_distance_scale`.
+   */
+  struct XpbdSkinConstraintF32 *skin_constraints;
+  /**
+   * Number of skinned constraints.
+   */
+  size_t skin_constraint_count;
 } XpbdConstraints3F32;
 
 /**
@@ -3709,9 +3902,27 @@ struct XpbdEngineContacts3 xpbd_engine_contacts3_default(void);
 
 /**
  * A constraint groups block (double) with no group; set the arrays of
- * `groups` you use (bends, tets, tethers, mesh volumes, attachments).
+ * `groups` you use (bends, tets, tethers, mesh volumes, attachments,
+ * skinned constraints).
  */
 struct XpbdGroups3 xpbd_groups3_default(void);
+
+/**
+ * A skinned constraint (double) of particle `particle` at the skinned
+ * position (`x`, `y`, `z`) (m, previous and target) with the skinned
+ * normal (`nx`, `ny`, `nz`) (any length; only a backstop reads it): no
+ * max distance (`max_distance` +∞), no backstop (`backstop_radius` 0),
+ * rigid, λ 0. Set `max_distance` (0 pins the particle to the skin) and
+ * the backstop fields you want. A zeroed struct instead has max distance
+ * 0: pinned.
+ */
+struct XpbdSkinConstraint xpbd_skin_constraint_default(uint32_t particle,
+                                                       double x,
+                                                       double y,
+                                                       double z,
+                                                       double nx,
+                                                       double ny,
+                                                       double nz);
 
 /**
  * Adds a block (the `block` member of an `XpbdColliders3`,
@@ -3880,9 +4091,27 @@ struct XpbdEngineContacts3F32 xpbd_engine_contacts3_default_f32(void);
 
 /**
  * A constraint groups block (float) with no group; set the arrays of
- * `groups` you use (bends, tets, tethers, mesh volumes, attachments).
+ * `groups` you use (bends, tets, tethers, mesh volumes, attachments,
+ * skinned constraints).
  */
 struct XpbdGroups3F32 xpbd_groups3_default_f32(void);
+
+/**
+ * A skinned constraint (float) of particle `particle` at the skinned
+ * position (`x`, `y`, `z`) (m, previous and target) with the skinned
+ * normal (`nx`, `ny`, `nz`) (any length; only a backstop reads it): no
+ * max distance (`max_distance` +∞), no backstop (`backstop_radius` 0),
+ * rigid, λ 0. Set `max_distance` (0 pins the particle to the skin) and
+ * the backstop fields you want. A zeroed struct instead has max distance
+ * 0: pinned.
+ */
+struct XpbdSkinConstraintF32 xpbd_skin_constraint_default_f32(uint32_t particle,
+                                                              float x,
+                                                              float y,
+                                                              float z,
+                                                              float nx,
+                                                              float ny,
+                                                              float nz);
 
 /**
  * Adds a block (the `block` member of an `XpbdColliders3_f32`,
@@ -5670,8 +5899,8 @@ XPBD_CHECK_LAYOUT(XpbdPlane3, 32, 8);
 XPBD_CHECK_LAYOUT(XpbdPlane3F32, 16, 4);
 XPBD_CHECK_LAYOUT(XpbdSphere3, 32, 8);
 XPBD_CHECK_LAYOUT(XpbdSphere3F32, 16, 4);
-XPBD_CHECK_LAYOUT(XpbdStepConfig3, 88, 8);
-XPBD_CHECK_LAYOUT(XpbdStepConfig3F32, 52, 4);
+XPBD_CHECK_LAYOUT(XpbdStepConfig3, 96, 8);
+XPBD_CHECK_LAYOUT(XpbdStepConfig3F32, 56, 4);
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
 XPBD_CHECK_LAYOUT(XpbdStepStats, 96, 8);
 #endif
@@ -5712,10 +5941,10 @@ XPBD_CHECK_LAYOUT(XpbdEngineContacts3, 32, 8);
 XPBD_CHECK_LAYOUT(XpbdEngineContacts3F32, 32, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
-XPBD_CHECK_LAYOUT(XpbdGroups3, 144, 8);
+XPBD_CHECK_LAYOUT(XpbdGroups3, 160, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
-XPBD_CHECK_LAYOUT(XpbdGroups3F32, 144, 8);
+XPBD_CHECK_LAYOUT(XpbdGroups3F32, 160, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
 XPBD_CHECK_LAYOUT(XpbdRequirements, 64, 8);
@@ -5736,6 +5965,8 @@ XPBD_CHECK_LAYOUT(XpbdMeshVolume, 48, 8);
 XPBD_CHECK_LAYOUT(XpbdMeshVolumeF32, 32, 4);
 XPBD_CHECK_LAYOUT(XpbdAttachment, 136, 8);
 XPBD_CHECK_LAYOUT(XpbdAttachmentF32, 68, 4);
+XPBD_CHECK_LAYOUT(XpbdSkinConstraint, 160, 8);
+XPBD_CHECK_LAYOUT(XpbdSkinConstraintF32, 80, 4);
 XPBD_CHECK_LAYOUT(XpbdCapsule3, 120, 8);
 XPBD_CHECK_LAYOUT(XpbdCapsule3F32, 60, 4);
 XPBD_CHECK_LAYOUT(XpbdBox3, 184, 8);
@@ -5743,10 +5974,10 @@ XPBD_CHECK_LAYOUT(XpbdBox3F32, 92, 4);
 XPBD_CHECK_LAYOUT(XpbdEngineContact, 120, 8);
 XPBD_CHECK_LAYOUT(XpbdEngineContactF32, 60, 4);
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
-XPBD_CHECK_LAYOUT(XpbdConstraints3, 128, 8);
+XPBD_CHECK_LAYOUT(XpbdConstraints3, 144, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
-XPBD_CHECK_LAYOUT(XpbdConstraints3F32, 128, 8);
+XPBD_CHECK_LAYOUT(XpbdConstraints3F32, 144, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
 XPBD_CHECK_LAYOUT(XpbdGroupColors, 64, 8);

@@ -63,7 +63,7 @@ enum class Field : std::int32_t {
     HashTable = XPBD_FIELD_HASH_TABLE, HashIds = XPBD_FIELD_HASH_IDS, Adjacency = XPBD_FIELD_ADJACENCY,
     RestPositions = XPBD_FIELD_REST_POSITIONS, Contacts = XPBD_FIELD_CONTACTS, Pairs = XPBD_FIELD_PAIRS,
     Scratch = XPBD_FIELD_SCRATCH, Memory = XPBD_FIELD_MEMORY, Block = XPBD_FIELD_BLOCK,
-    FrameTime = XPBD_FIELD_FRAME_TIME,
+    FrameTime = XPBD_FIELD_FRAME_TIME, MaxDistanceScale = XPBD_FIELD_MAX_DISTANCE_SCALE,
 };
 
 /// The field's name as in the C structs ("substeps", "memory", ...; "" for None).
@@ -72,7 +72,7 @@ constexpr const char* field_name(Field f) noexcept {
         "", "substeps", "iterations", "gravity", "tolerance", "damping", "particle_radius",
         "contact_compliance", "static_friction", "dynamic_friction", "zero_length_policy",
         "contact_overflow", "hash_table", "hash_ids", "adjacency", "rest_positions", "contacts",
-        "pairs", "scratch", "memory", "block", "frame_time"};
+        "pairs", "scratch", "memory", "block", "frame_time", "max_distance_scale"};
     const auto k = static_cast<std::size_t>(f);
     return k < sizeof names / sizeof names[0] ? names[k] : "unknown field";
 }

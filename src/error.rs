@@ -434,11 +434,13 @@ pub enum Field {
     Block = 20,
     /// The frame time.
     FrameTime = 21,
+    /// `StepConfig::max_distance_scale` (negative or not finite).
+    MaxDistanceScale = 22,
 }
 
 impl Field {
     /// Every field, in code order.
-    pub const ALL: [Field; 22] = [
+    pub const ALL: [Field; 23] = [
         Field::None,
         Field::Substeps,
         Field::Iterations,
@@ -461,6 +463,7 @@ impl Field {
         Field::Memory,
         Field::Block,
         Field::FrameTime,
+        Field::MaxDistanceScale,
     ];
 
     /// The C code (`XPBD_FIELD_*`).
@@ -496,6 +499,7 @@ impl Field {
             Field::Memory => "memory",
             Field::Block => "block",
             Field::FrameTime => "frame_time",
+            Field::MaxDistanceScale => "max_distance_scale",
         }
     }
 }

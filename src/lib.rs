@@ -117,6 +117,7 @@ pub use constraint::attachment::Attachment;
 pub use constraint::bend::Bend;
 pub use constraint::pressure::{MeshVolume, MeshVolumes};
 pub use constraint::seed::DistanceConstraint;
+pub use constraint::skin::SkinConstraint;
 pub use constraint::tether::{tethers, Tether};
 pub use constraint::volume::Tet;
 pub use error::{Error, Field, StepError, SystemError};

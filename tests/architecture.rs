@@ -370,11 +370,12 @@ fn lambda_is_written_only_by_the_core_and_the_declared_kernels() {
     // (`set_lambda`), the 1D seed solver and its C wrapper, the SIMD link
     // kernels. Every other λ write goes through `store_lambda`, called
     // only from the modules the kinds table declares with a walk of their
-    // own (fast kernels, meshes, attachments) and from the links' and
-    // collider contacts' fast kernels (`distance`, `contact`).
+    // own (fast kernels, meshes), from the lagged walk's one solve for
+    // its kinds (`lagged`: attachments, skinned constraints) and from the
+    // links' and collider contacts' fast kernels (`distance`, `contact`).
     let kinds = kinds_table();
     let mut callers: Vec<String> = kinds.iter().map(|k| k.module.clone()).collect();
-    callers.extend(["distance".to_string(), "contact".to_string()]);
+    callers.extend(["distance", "contact", "lagged"].map(String::from));
     let direct = |rel: &str| {
         rel == "constraint/mod.rs"
             || rel == "constraint/seed.rs"
@@ -417,11 +418,17 @@ fn lambda_is_written_only_by_the_core_and_the_declared_kernels() {
         }
     }
     assert!(writes.is_empty(), "{writes:#?}");
-    // Every declared walk of its own really stores λ (or the table lies).
+    // Every declared walk of its own really stores λ (or the table lies);
+    // the lagged kinds' through `constraint/lagged.rs`.
     for kind in kinds.iter().filter(|k| k.walk != "fast_pairs") {
+        let module = if kind.walk == "lagged" {
+            "lagged"
+        } else {
+            kind.module.as_str()
+        };
         let stores = sources()
             .into_iter()
-            .filter(|(rel, _)| own_file(rel, &kind.module))
+            .filter(|(rel, _)| own_file(rel, module))
             .any(|(_, code)| code.iter().any(|l| l.contains("store_lambda(")));
         assert!(stores, "{kind:?} declares a kernel that never stores λ");
     }

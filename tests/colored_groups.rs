@@ -211,6 +211,7 @@ fn run(scene: &Scene, how: Run) -> (Scene, Vec<SweepStats<f64>>) {
                 scratch: &mut scratch,
             },
             attachments: &mut [],
+            skin_constraints: &mut [],
         });
     let mut sub = system.begin_substep(H).unwrap();
     let mut stamp = vec![0u32; n];

@@ -215,6 +215,7 @@ impl Scene {
             tethers: &mut self.tethers,
             meshes: MeshVolumes::default(),
             attachments: &mut self.attachments,
+            skin_constraints: &mut [],
         };
         let mut world = World::new(
             &mut self.x,

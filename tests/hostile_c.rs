@@ -868,6 +868,8 @@ fn groups_with(tethers: &mut [XpbdTether], attachments: &mut [XpbdAttachment]) -
         attachment_count: attachments.len(),
         mesh_particles: ptr::null(),
         mesh_particle_count: 0,
+        skin_constraints: ptr::null_mut(),
+        skin_constraint_count: 0,
     }
 }
 

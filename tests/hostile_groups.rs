@@ -132,6 +132,7 @@ fn c_calls_match_the_rust_api_bit_for_bit() {
                     scratch: &mut r.scratch,
                 },
                 attachments: &mut [],
+                skin_constraints: &mut [],
             });
         let mut sub = system.begin_substep(H).unwrap();
         assert_eq!(sub.iterate().unwrap(), s1);
@@ -221,6 +222,8 @@ fn null_groups_and_null_arrays_with_counts_are_refused() {
         attachment_count: 0,
         mesh_particles: ptr::null(),
         mesh_particle_count: 0,
+        skin_constraints: ptr::null_mut(),
+        skin_constraint_count: 0,
     };
     // SAFETY: valid buffers, empty groups.
     unsafe {
@@ -450,6 +453,7 @@ fn invalid_group_constraints_are_named_and_nothing_is_written() {
                 scratch: &mut s.scratch,
             },
             attachments: &mut [],
+            skin_constraints: &mut [],
         };
         let expected = match what.split(' ').next().unwrap() {
             "bend" => (Group::Bends, 0),

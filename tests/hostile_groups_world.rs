@@ -81,6 +81,7 @@ fn the_world_step_with_groups_matches_the_rust_step_bit_for_bit() {
                 scratch: &mut r.scratch,
             },
             attachments: &mut [],
+            skin_constraints: &mut [],
         });
         assert_eq!(step(&mut world, 1.0 / 60.0, &rust_config).unwrap(), *stats);
     }
@@ -437,6 +438,8 @@ fn the_f32_twins_match_the_rust_api() {
         attachment_count: 0,
         mesh_particles: ptr::null(),
         mesh_particle_count: 0,
+        skin_constraints: core::ptr::null_mut(),
+        skin_constraint_count: 0,
     };
     let (mut s, mut m) = (XpbdSweepStatsF32::default(), XpbdSweepStatsF32::default());
     let mut conv = XpbdConvergenceF32::default();

@@ -5,7 +5,7 @@
 # so Miri runs the tests that reach those: the unit tests, every test file
 # that calls a C entry point or a colored sweep, kernel or job range
 # (tests/ffi_rust.rs with null, aliased, raw-parts and uninitialised
-# pointers, the hostile_* files, the colored_* files, ...), the doc tests and
+# pointers, the hostile_* files, the colored_* files, ...) and
 # the shared scenarios (checks and the hash scenario's C-ABI part). libm is
 # used without its `arch` feature (inline asm).
 #
@@ -25,15 +25,13 @@
 # unit tests the spatial hash's, the in-place kernels', atan2's, the tet
 # pair kernel's, the seed's fast path and the reciprocal rule: about 160
 # of group A's seconds, safe Rust that the interpreter found nothing in);
-# every C entry point and kernel path they test still runs there. Of the
-# doc tests, the three whose examples reach unsafe code that no test file
-# here already runs do (`SimdLinks`, `Jobs`, `Isa`; `fp_environment`'s
-# reads the FP control register); the two of `step_colored` run the
-# colored frame that tests/colored_step.rs runs under Miri, and the
-# others drive safe Rust only (builders, coloring, the seed solver,
-# `System`, `atan2`, `dihedral`, `step`, the README's), as the
-# `native_only` files do: each doc test is compiled anew for the
-# interpreter (the six took 82 s).
+# every C entry point and kernel path they test still runs there. No doc
+# test runs under Miri: each is compiled anew for the interpreter (the
+# six that reached unsafe code took 82 s; without the two of
+# `step_colored`, 3 s of runs and a build each), and what the ones reaching unsafe code run (`SimdLinks`,
+# `step_colored`, `Jobs`, `Isa`, `fp_environment`) the test files here
+# run under Miri too (colored, colored_step, colored_isa, fp_environment);
+# the others drive safe Rust only, as the `native_only` files do.
 #
 # The interpreter runs on one host thread, so the tests run as two
 # concurrent groups (one per core), balanced by their Miri times (the
@@ -46,12 +44,12 @@
 # B = every other file in tests/ not in `native_only` (colored_step 72,
 # colored_groups 63, colored_neighbours 46, c_builders 31, hostile_groups_world
 # 23, hostile_self_collision 24, attachment 22, no_alloc 18, ...), the
-# doc tests and the scenarios (hash: a quarter of the random C-ABI
+# scenarios (hash: a quarter of the random C-ABI
 # sequence, checked against its own constant): about 350 s
 # (2026-12-07; on 2026-12-06 and in the session before, 490 and 485 s,
 # 1,240 and 1,215 s wall beside the other steps, which put CI at 1,384 s:
 # then the safe-Rust unit tests above were taken out of Miri, the
-# step_colored doc tests, and one of soa_frame's two cases). B is
+# doc tests, and one of soa_frame's two cases). B is
 # computed from the directory, so a new test file is never left out (it
 # lands in B). Both groups build in one target directory: cargo holds its
 # lock only while it builds, so B's build waits for A's, then reuses the
@@ -112,7 +110,6 @@ run_group() { # name, command...
 run_group a cargo +nightly miri test -p xpbd "${args_a[@]}" &
 run_group b bash -euo pipefail -c '
     cargo +nightly miri test -p xpbd "$@"
-    cargo +nightly miri test -p xpbd --doc -- simd_links::SimdLinks step::jobs::Jobs colored::isa::Isa fenv::fp_environment
     cargo +nightly miri test -p xpbd-scenarios
 ' group-b "${group_b[@]}" &
 wait

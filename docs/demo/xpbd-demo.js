@@ -26,10 +26,10 @@
     // Sizes and field offsets of the C structs on wasm32 (checked by
     // .ci/steps/83-demo.sh with clang --target=wasm32 against include/xpbd.h).
     const LINK = 40, LINK_COMPLIANCE = 16;
-    const SYSTEM3 = 48, WORLD3 = 44, CONFIG3 = 88, SPHERE3 = 32, PLANE3 = 32, REQUIREMENTS = 32;
+    const SYSTEM3 = 48, WORLD3 = 44, CONFIG3 = 96, SPHERE3 = 32, PLANE3 = 32, REQUIREMENTS = 32;
     const BEND = 40, BEND_COMPLIANCE = 24;
     // The feature blocks: a header (kind, size, next) then the block's fields.
-    const COLLIDERS3 = 48, GROUPS3 = 76, BLOCK_HEADER = 12;
+    const COLLIDERS3 = 48, GROUPS3 = 84, BLOCK_HEADER = 12;
     const XPBD_BLOCK_COLLIDERS = 1, XPBD_BLOCK_GROUPS = 5;
 
     const DT = 1 / 60;         // s, one frame
@@ -189,6 +189,7 @@
             dv.setFloat64(c + 72, 0.4, true);     // dynamic friction
             dv.setInt32(c + 80, 0, true);         // XPBD_ZERO_LENGTH_REJECT
             dv.setInt32(c + 84, 0, true);         // XPBD_CONTACT_OVERFLOW_REJECT
+            dv.setFloat64(c + 88, 1, true);       // max distance scale (no skinned constraints here)
         }
 
         // The attachment's x at time t (s): a triangle wave, ±0.25 m, 4 s period.

@@ -26,6 +26,7 @@ int run_c_tests(void) {
     test_groups();
     test_tethers();
     test_attach();
+    test_skin();
     test_engine();
     test_self();
     test_tear();

@@ -24,6 +24,7 @@ enum { ROPE_N = 12 };
         (config).dynamic_friction = (T)0.3;                                      \
         (config).zero_length_policy = XPBD_ZERO_LENGTH_REJECT;                   \
         (config).contact_overflow = XPBD_CONTACT_OVERFLOW_REJECT;                \
+        (config).max_distance_scale = (T)1.0;                                    \
     } while (0)
 
 /* Runs `frames` frames of the fixed rope scenario in f64 through the C ABI

@@ -45,6 +45,7 @@ fn rust_scenario<T: Real>(frames: i32) -> (Vec<[T; 3]>, Vec<[T; 3]>) {
     config.dynamic_friction = f(0.3);
     config.zero_length = ZeroLength::Reject;
     config.contact_overflow = ContactOverflow::Reject;
+    config.max_distance_scale = f(1.0);
     let dt = f(1.0) / f(60.0);
     // The lengths the C world carves from its memory: the same requirements.
     let needs = Requirements::new(ROPE_N, links.len(), planes.len() + spheres.len(), false);

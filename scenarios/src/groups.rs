@@ -366,6 +366,7 @@ impl<T: Real> Scene<T> {
                 scratch: &mut self.mesh_scratch,
             },
             attachments: &mut self.attachments,
+            skin_constraints: &mut [],
         });
         if let Err(e) = step(&mut world, T::from_f64(FRAME), &self.config) {
             self.errors = self.errors.saturating_add(1);

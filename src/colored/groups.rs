@@ -48,7 +48,9 @@ use super::{ix, job_range, Isa};
 use crate::constraint::attachment::Attachment;
 use crate::constraint::bend::Bend;
 use crate::constraint::distance;
+use crate::constraint::lagged::Motion;
 use crate::constraint::pressure::{solve_mesh, MeshVolume};
+use crate::constraint::skin::SkinConstraint;
 use crate::constraint::tether::Tether;
 use crate::constraint::volume::Tet;
 use crate::constraint::{solve, Constraint, Count, Outcome, Particles, Scaled};
@@ -246,7 +248,7 @@ macro_rules! run_kind {
         $s.meshes($begin, $end)
     };
     (lagged $module:ident $s:ident $x:ident $field:ident $begin:ident $end:ident $starts:ident) => {
-        $s.attachments($begin, $end)
+        $s.lagged($s.$field, $begin, $end)
     };
 }
 
@@ -329,8 +331,11 @@ pub(crate) struct RawGroups<T, const D: usize = 3> {
     pub(crate) scratch: RawGroup<[T; 3]>,
     /// The attachments.
     pub(crate) attachments: RawGroup<Attachment<T>>,
-    /// The attachments' lag (0: their point is `target`).
-    pub(crate) lag: T,
+    /// The skinned constraints.
+    pub(crate) skin_constraints: RawGroup<SkinConstraint<T>>,
+    /// The lagged kinds' substep (`Motion::at_target`: their point is
+    /// `target`).
+    pub(crate) motion: Motion<T>,
     /// h² (s²).
     pub(crate) h2: T,
     /// The zero-length (degenerate) policy.
@@ -364,7 +369,7 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
         links: &mut [Link<T>],
         c: &mut Constraints<'_, T>,
         h2: T,
-        lag: T,
+        motion: Motion<T>,
         policy: ZeroLength,
     ) -> Self {
         Self {
@@ -387,7 +392,8 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
             },
             scratch: RawGroup::of(c.meshes.scratch),
             attachments: RawGroup::of(c.attachments),
-            lag,
+            skin_constraints: RawGroup::of(c.skin_constraints),
+            motion,
             h2,
             policy,
             lanes: Isa::BASELINE,
@@ -411,7 +417,7 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
         w: &[T],
         c: &mut Constraints<'_, T>,
         h2: T,
-        lag: T,
+        motion: Motion<T>,
         policy: ZeroLength,
         isa: Isa,
     ) -> Self {
@@ -429,7 +435,8 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
             particles: RawGroup::of(&mut []),
             scratch: RawGroup::of(&mut []),
             attachments: RawGroup::of(c.attachments),
-            lag,
+            skin_constraints: RawGroup::of(c.skin_constraints),
+            motion,
             h2,
             policy,
             lanes: isa,
@@ -481,15 +488,11 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
         let end = end.min(self.len(group));
         let base = self.base(group);
         if let Some(xyz) = self.xyz {
-            if IN_PLACE && group == Group::Attachments {
-                // SAFETY: forwarded caller contract (`soa`'s arrays).
-                let r = unsafe { self.attachments(begin, end) };
-                return r.map_err(|stop| stop_error(stop, base));
-            }
             // Positions in coordinate arrays reach only the in-place
             // kernels of the groups colored by boundaries (never `x`)
-            // and the attachments (one particle's window each).
-            if !IN_PLACE || group == Group::Links || GroupColors::default().of(group).is_none() {
+            // and the lagged kinds (one particle's window each).
+            let colored = GroupColors::default().of(group).is_some();
+            if !IN_PLACE || group == Group::Links || !(colored || group.lagged()) {
                 return Err(SystemError::InvalidShape);
             }
             let x = SoaShared {

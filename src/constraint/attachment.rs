@@ -44,6 +44,7 @@
 //! point is `target` and neither `impulse` nor `force` is written.
 
 use super::distance::index;
+use super::lagged::{between, Lagged, Motion, Planned};
 use super::{visit, Bound, Constraint, Evaluated, Evaluation, Fault, Invalid, Outcome, Visit};
 use crate::math::max;
 use crate::real::Real;
@@ -112,14 +113,7 @@ impl<T: Real> Attachment<T> {
     /// exactly `target` for `lag = 0`.
     #[inline]
     pub(crate) fn point(&self, lag: T) -> [T; 3] {
-        if lag == T::ZERO {
-            return self.target;
-        }
-        let mut p = self.target;
-        for (v, q) in p.iter_mut().zip(&self.previous) {
-            *v = *v + (*q - *v) * lag;
-        }
-        p
+        between(&self.previous, &self.target, lag)
     }
 
     /// The start of a frame: `impulse ← 0`.
@@ -153,14 +147,6 @@ impl<T: Real> Attachment<T> {
         self.force = self.impulse.map(|i| i / dt);
         self.previous = self.target;
     }
-}
-
-/// The lag of substep `s` of `substeps` (the weight of `previous` in the
-/// point: `(S − 1 − s)/S`, 0 in the last substep).
-#[inline]
-pub(crate) fn lag<T: Real>(s: u32, substeps: u32) -> T {
-    let left = substeps.saturating_sub(s).saturating_sub(1);
-    T::from_f64(f64::from(left)) / T::from_f64(f64::from(substeps.max(1)))
 }
 
 /// One axis of an attachment as a scalar constraint (the one update's
@@ -225,21 +211,57 @@ impl<T: Real, const D: usize> Constraint<T, D, 1> for Axis<T> {
     }
 }
 
-/// What solving one attachment would do, writing nothing: the outcome
-/// and, when applied, the particle, its corrected position and the new λ.
-type Planned<T, const D: usize> = (Outcome<T>, Option<(usize, [T; D], [T; 3])>);
+impl<T: Real> Lagged<T> for Attachment<T> {
+    type Lambda = [T; 3];
 
-/// Visits the three axes of `item` at `positions` with the point of
-/// `lag`: each through the one update, against the same positions (an
-/// axis moves only its own coordinate). Writes nothing.
+    #[inline(always)]
+    fn particle(&self) -> u32 {
+        self.particle
+    }
+
+    #[inline(always)]
+    fn with_particle(self, particle: u32) -> Self {
+        Self { particle, ..self }
+    }
+
+    #[inline(always)]
+    fn lambda(&self) -> [T; 3] {
+        self.lambda
+    }
+
+    #[inline(always)]
+    fn lambda_slot(&mut self) -> &mut [T; 3] {
+        &mut self.lambda
+    }
+
+    fn check(&self, w: &[T], h2: T) -> Result<(), Invalid> {
+        Attachment::check(self, w, h2)
+    }
+
+    /// Visits the three axes at `positions` with the point of `at.lag`:
+    /// each through the one update, against the same positions (an axis
+    /// moves only its own coordinate). Writes nothing.
+    #[inline]
+    fn visit<const D: usize>(
+        &self,
+        positions: &[[T; D]],
+        inverse_masses: &[T],
+        at: Motion<T>,
+        h2: T,
+    ) -> Result<Planned<T, D, [T; 3]>, Fault> {
+        visit_attachment(self, positions, inverse_masses, at.lag, h2)
+    }
+}
+
+/// [`Lagged::visit`] of an attachment at the point of `lag`.
 #[inline]
-pub(crate) fn visit_attachment<T: Real, const D: usize>(
+fn visit_attachment<T: Real, const D: usize>(
     item: &Attachment<T>,
     positions: &[[T; D]],
     inverse_masses: &[T],
     lag: T,
     h2: T,
-) -> Result<Planned<T, D>, Fault> {
+) -> Result<Planned<T, D, [T; 3]>, Fault> {
     let point = item.point(lag);
     let mut next: Option<(usize, [T; D])> = None;
     let mut lambda = item.lambda;
@@ -275,51 +297,4 @@ pub(crate) fn visit_attachment<T: Real, const D: usize>(
     }
     let outcome = Outcome::Applied { c_abs, residual };
     Ok((outcome, next.map(|(p, x)| (p, x, lambda))))
-}
-
-/// [`solve_attachment`] with the attachment's one particle given by
-/// value (the SoA frame's coordinate arrays): its position `x` (m,
-/// written when the attachment applies) and inverse mass `w` (1/kg). The
-/// same operations on the same values (a copy naming particle 0 over a
-/// window of that particle), so the same bits; λ is written back.
-pub(crate) fn solve_attachment_one<T: Real, const D: usize>(
-    item: &mut Attachment<T>,
-    x: &mut [T; D],
-    w: T,
-    lag: T,
-    h2: T,
-) -> Result<Outcome<T>, Fault> {
-    let mut local = Attachment {
-        particle: 0,
-        ..*item
-    };
-    let r = solve_attachment(
-        &mut local,
-        core::slice::from_mut(x),
-        core::slice::from_ref(&w),
-        lag,
-        h2,
-    );
-    super::store_lambda(&mut item.lambda, local.lambda);
-    r
-}
-
-/// [`visit_attachment`], then commits the corrected position and the three
-/// λ together, or (on a fault) nothing.
-#[inline]
-pub(crate) fn solve_attachment<T: Real, const D: usize>(
-    item: &mut Attachment<T>,
-    positions: &mut [[T; D]],
-    inverse_masses: &[T],
-    lag: T,
-    h2: T,
-) -> Result<Outcome<T>, Fault> {
-    let (outcome, apply) = visit_attachment(item, positions, inverse_masses, lag, h2)?;
-    if let Some((p, x, lambda)) = apply {
-        if let Some(slot) = positions.get_mut(p) {
-            *slot = x;
-        }
-        super::store_lambda(&mut item.lambda, lambda);
-    }
-    Ok(outcome)
 }

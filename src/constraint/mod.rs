@@ -33,6 +33,7 @@
 //! | engine-supplied contact (moving plane) | [`engine_contact`] | 1 | `λ ≥ 0` |
 //! | particle–particle contact (self-collision) | [`particle_contact`] | 2 | `λ ≥ 0` |
 //! | kinematic attachment | [`attachment`] | 1 (three axes) | free |
+//! | skinned max distance, backstop | [`skin`] | 1 (two, in order) | `λ ≤ 0`, `λ ≥ 0` |
 //!
 //! Adding a kind: one file here implementing `Constraint`, one line in
 //! the kinds table (`solver::kinds`, for a group) and the table above,
@@ -44,17 +45,20 @@ pub mod contact;
 pub mod distance;
 pub mod engine_contact;
 pub(crate) mod in_place;
+pub(crate) mod lagged;
 pub(crate) mod lanes;
 pub mod moving;
 pub mod particle_contact;
 pub mod pressure;
 pub mod seed;
+pub mod skin;
 pub mod tether;
 pub mod volume;
 
 pub(crate) use attachment::Attachment;
 pub(crate) use bend::Bend;
 pub(crate) use pressure::MeshVolume;
+pub(crate) use skin::SkinConstraint;
 pub(crate) use tether::Tether;
 pub(crate) use volume::Tet;
 

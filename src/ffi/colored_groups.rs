@@ -28,6 +28,7 @@ use super::system::{fail, resumed, system_buffers, Source};
 use super::types::{group_of, policy_of, ConstraintsC, SystemC, XpbdGroupColors};
 use crate::colored::groups::{check_proper, RawGroup, RawGroups};
 use crate::colored::{coloring, job_range, GroupColors};
+use crate::constraint::lagged::Motion;
 use crate::real::{finite_positive, Real};
 use crate::solver::{Group, SweepStats};
 use crate::SystemError;
@@ -326,10 +327,10 @@ pub(crate) unsafe fn group_job_raw<T: Real>(
                 .and_then(|()| Some((*starts.get(color)?, *starts.get(color.checked_add(1)?)?)))
         }
         None => {
-            let len = if group == Group::Attachments {
-                g.attachment_count
-            } else {
-                g.mesh_volume_count
+            let len = match group {
+                Group::Attachments => g.attachment_count,
+                Group::SkinConstraints => g.skin_constraint_count,
+                _ => g.mesh_volume_count,
             };
             (color < len).then(|| (color, color.saturating_add(1)))
         }
@@ -378,7 +379,11 @@ pub(crate) unsafe fn group_job_raw<T: Real>(
             p: g.attachments,
             len: g.attachment_count,
         },
-        lag: T::ZERO,
+        skin_constraints: RawGroup {
+            p: g.skin_constraints,
+            len: g.skin_constraint_count,
+        },
+        motion: Motion::at_target(),
         h2: s.h * s.h,
         policy,
         lanes: crate::colored::Isa::BASELINE,

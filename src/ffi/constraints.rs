@@ -50,7 +50,7 @@ use crate::{Link, SystemError};
 
 /// The arrays of a groups struct, then the struct itself, for the one
 /// overlap check.
-pub(crate) fn buffers<T>(g: &ConstraintsC<T>, groups: *const ConstraintsC<T>) -> [Buf; 9] {
+pub(crate) fn buffers<T>(g: &ConstraintsC<T>, groups: *const ConstraintsC<T>) -> [Buf; 10] {
     [
         Buf::of(g.bends, g.bend_count),
         Buf::of(g.tets, g.tet_count),
@@ -60,6 +60,7 @@ pub(crate) fn buffers<T>(g: &ConstraintsC<T>, groups: *const ConstraintsC<T>) ->
         Buf::of(g.mesh_particles, g.mesh_particle_count),
         Buf::of(g.mesh_scratch, g.mesh_scratch_count),
         Buf::of(g.attachments, g.attachment_count),
+        Buf::of(g.skin_constraints, g.skin_constraint_count),
         Buf::of(groups, 1),
     ]
 }
@@ -103,6 +104,7 @@ pub(crate) unsafe fn view<'a, T: Real>(
                 scratch: slice_mut(g.mesh_scratch, g.mesh_scratch_count),
             },
             attachments: slice_mut(g.attachments, g.attachment_count),
+            skin_constraints: slice_mut(g.skin_constraints, g.skin_constraint_count),
         }
     })
 }

@@ -20,6 +20,7 @@ use super::system::{begin_substep_raw, build_raw, iterate_raw, iterate_until_raw
 use super::types::{SimdLinksC, ConstraintsC, DistanceConstraintC, StepConfigC, SystemC, XpbdGroupColors, XpbdJobSystem};
 use super::world::{CollidersC, EngineContactsC, GroupsC, SelfCollisionC, TearingC, WorldC, XpbdBlock, XpbdRequirements};
 use crate::constraint::bend::Bend;
+use crate::constraint::skin::SkinConstraint;
 use crate::constraint::pressure::MeshVolume;
 use crate::constraint::tether::Tether;
 use crate::constraint::volume::Tet;
@@ -715,10 +716,31 @@ pub extern "C" fn xpbd_engine_contacts3_default() -> EngineContactsC<f64> {
 }
 
 /// A constraint groups block (double) with no group; set the arrays of
-/// `groups` you use (bends, tets, tethers, mesh volumes, attachments).
+/// `groups` you use (bends, tets, tethers, mesh volumes, attachments,
+/// skinned constraints).
 #[no_mangle]
 pub extern "C" fn xpbd_groups3_default() -> GroupsC<f64> {
     default_groups()
+}
+
+/// A skinned constraint (double) of particle `particle` at the skinned
+/// position (`x`, `y`, `z`) (m, previous and target) with the skinned
+/// normal (`nx`, `ny`, `nz`) (any length; only a backstop reads it): no
+/// max distance (`max_distance` +∞), no backstop (`backstop_radius` 0),
+/// rigid, λ 0. Set `max_distance` (0 pins the particle to the skin) and
+/// the backstop fields you want. A zeroed struct instead has max distance
+/// 0: pinned.
+#[no_mangle]
+pub extern "C" fn xpbd_skin_constraint_default(
+    particle: u32,
+    x: f64,
+    y: f64,
+    z: f64,
+    nx: f64,
+    ny: f64,
+    nz: f64,
+) -> SkinConstraint<f64> {
+    SkinConstraint::new(particle, [x, y, z], [nx, ny, nz])
 }
 
 /// Adds a block (the `block` member of an `XpbdColliders3`,
@@ -909,10 +931,31 @@ pub extern "C" fn xpbd_engine_contacts3_default_f32() -> EngineContactsC<f32> {
 }
 
 /// A constraint groups block (float) with no group; set the arrays of
-/// `groups` you use (bends, tets, tethers, mesh volumes, attachments).
+/// `groups` you use (bends, tets, tethers, mesh volumes, attachments,
+/// skinned constraints).
 #[no_mangle]
 pub extern "C" fn xpbd_groups3_default_f32() -> GroupsC<f32> {
     default_groups()
+}
+
+/// A skinned constraint (float) of particle `particle` at the skinned
+/// position (`x`, `y`, `z`) (m, previous and target) with the skinned
+/// normal (`nx`, `ny`, `nz`) (any length; only a backstop reads it): no
+/// max distance (`max_distance` +∞), no backstop (`backstop_radius` 0),
+/// rigid, λ 0. Set `max_distance` (0 pins the particle to the skin) and
+/// the backstop fields you want. A zeroed struct instead has max distance
+/// 0: pinned.
+#[no_mangle]
+pub extern "C" fn xpbd_skin_constraint_default_f32(
+    particle: u32,
+    x: f32,
+    y: f32,
+    z: f32,
+    nx: f32,
+    ny: f32,
+    nz: f32,
+) -> SkinConstraint<f32> {
+    SkinConstraint::new(particle, [x, y, z], [nx, ny, nz])
 }
 
 /// Adds a block (the `block` member of an `XpbdColliders3_f32`,

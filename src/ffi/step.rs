@@ -59,6 +59,7 @@ fn config_of<T: Real>(c: &StepConfigC<T>) -> Result<StepConfig<T, 3>, Field> {
         dynamic_friction: c.dynamic_friction,
         zero_length: policy_of(c.zero_length_policy).ok_or(Field::ZeroLengthPolicy)?,
         contact_overflow: overflow_of(c.contact_overflow).ok_or(Field::ContactOverflow)?,
+        max_distance_scale: c.max_distance_scale,
     })
 }
 
@@ -78,6 +79,7 @@ pub(crate) fn default_config<T: Real>() -> StepConfigC<T> {
         dynamic_friction: c.dynamic_friction,
         zero_length_policy: XPBD_ZERO_LENGTH_REJECT,
         contact_overflow: XPBD_CONTACT_OVERFLOW_REJECT,
+        max_distance_scale: c.max_distance_scale,
     }
 }
 

@@ -15,6 +15,7 @@ use crate::constraint::engine_contact::EngineContact;
 use crate::constraint::moving::{Capsule, OrientedBox};
 use crate::constraint::particle_contact::ParticleContact;
 use crate::constraint::pressure::MeshVolume;
+use crate::constraint::skin::SkinConstraint;
 use crate::constraint::tether::Tether;
 use crate::constraint::volume::Tet;
 use crate::solver::{Convergence, Group, Link, SweepStats, ZeroLength};
@@ -193,6 +194,11 @@ pub struct StepConfigC<T> {
     /// `XPBD_CONTACT_OVERFLOW_KEEP_FIRST` (1); other values are
     /// `XPBD_STATUS_INVALID_CONFIG` with `XPBD_FIELD_CONTACT_OVERFLOW`.
     pub contact_overflow: i32,
+    /// The global scale of every skinned constraint's max distance
+    /// (unitless, finite, ≥ 0; 1 by default; 0 pins the skinned particles
+    /// to their skinned positions); else `XPBD_STATUS_INVALID_CONFIG`
+    /// with `XPBD_FIELD_MAX_DISTANCE_SCALE`.
+    pub max_distance_scale: T,
 }
 
 /// The constraint groups of a 3D system or world beyond its links
@@ -269,6 +275,16 @@ pub struct ConstraintsC<T> {
     pub mesh_particles: *const u32,
     /// Number of particle list entries.
     pub mesh_particle_count: usize,
+    /// Skinned constraints (max distance and backstop of character
+    /// cloth), `skin_constraint_count` entries (the last fields: every
+    /// earlier field keeps its offset); λ written, and after a successful
+    /// `xpbd_world3_step` (groups block) `previous ← target` and
+    /// `previous_normal ← target_normal`. Positions and distances in m,
+    /// compliances in m/N; the max distances scaled by
+    /// `XpbdStepConfig3::max_distance_scale`.
+    pub skin_constraints: *mut SkinConstraint<T>,
+    /// Number of skinned constraints.
+    pub skin_constraint_count: usize,
 }
 
 /// A colored 3D system over caller-owned buffers (`XpbdSimdLinks3`:
@@ -411,6 +427,9 @@ pub const XPBD_GROUP_TETHERS: i32 = 3;
 pub const XPBD_GROUP_MESHES: i32 = 4;
 /// Group code: the attachments of `XpbdConstraints3` (one color each).
 pub const XPBD_GROUP_ATTACHMENTS: i32 = 5;
+/// Group code: the skinned constraints of `XpbdConstraints3` (one color
+/// each).
+pub const XPBD_GROUP_SKIN_CONSTRAINTS: i32 = 6;
 
 /// The group a C group code names (`None` for an unknown code).
 pub(crate) fn group_of(code: i32) -> Option<Group> {
@@ -421,6 +440,7 @@ pub(crate) fn group_of(code: i32) -> Option<Group> {
         XPBD_GROUP_TETHERS => Some(Group::Tethers),
         XPBD_GROUP_MESHES => Some(Group::Meshes),
         XPBD_GROUP_ATTACHMENTS => Some(Group::Attachments),
+        XPBD_GROUP_SKIN_CONSTRAINTS => Some(Group::SkinConstraints),
         _ => None,
     }
 }
@@ -492,6 +512,11 @@ pub type XpbdTetherF32 = Tether<f32>;
 pub type XpbdAttachment = Attachment<f64>;
 /// `XpbdAttachmentF32` (C): a kinematic attachment, float.
 pub type XpbdAttachmentF32 = Attachment<f32>;
+/// `XpbdSkinConstraint` (C): a skinned constraint (max distance and
+/// backstop), double.
+pub type XpbdSkinConstraint = SkinConstraint<f64>;
+/// `XpbdSkinConstraintF32` (C): a skinned constraint, float.
+pub type XpbdSkinConstraintF32 = SkinConstraint<f32>;
 /// `XpbdCapsule3` (C): a moving capsule, double.
 pub type XpbdCapsule3 = Capsule<f64, 3>;
 /// `XpbdCapsule3F32` (C): a moving capsule, float.
@@ -540,6 +565,8 @@ pub(crate) fn empty_constraints<T>() -> ConstraintsC<T> {
         attachment_count: 0,
         mesh_particles: core::ptr::null(),
         mesh_particle_count: 0,
+        skin_constraints: core::ptr::null_mut(),
+        skin_constraint_count: 0,
     }
 }
 

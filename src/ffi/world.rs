@@ -77,6 +77,8 @@ pub const XPBD_FIELD_MEMORY: i32 = 19;
 pub const XPBD_FIELD_BLOCK: i32 = 20;
 /// `error_field`: the frame time `dt`.
 pub const XPBD_FIELD_FRAME_TIME: i32 = 21;
+/// `error_field`: `XpbdStepConfig3::max_distance_scale` (negative or not finite).
+pub const XPBD_FIELD_MAX_DISTANCE_SCALE: i32 = 22;
 /// Pairs per particle of the default self-collision pair budget
 /// (`XpbdSelfCollision3::pair_budget` 0): equal spheres at least 2r apart
 /// touch at most 12 others, 6 pairs per particle.
@@ -119,6 +121,7 @@ mod tests {
             super::XPBD_FIELD_MEMORY,
             super::XPBD_FIELD_BLOCK,
             super::XPBD_FIELD_FRAME_TIME,
+            super::XPBD_FIELD_MAX_DISTANCE_SCALE,
         ];
         assert_eq!(c.len(), Field::ALL.len());
         for (code, field) in c.iter().zip(Field::ALL) {

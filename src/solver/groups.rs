@@ -24,6 +24,7 @@ use super::{count_visit, SweepStats, ZeroLength};
 use crate::constraint::attachment::Attachment;
 use crate::constraint::bend::Bend;
 use crate::constraint::pressure::{solve_mesh, visit_mesh, MeshVolumes};
+use crate::constraint::skin::SkinConstraint;
 use crate::constraint::tether::Tether;
 use crate::constraint::volume::Tet;
 use crate::constraint::{
@@ -70,6 +71,19 @@ macro_rules! types {
             )*
         }
 
+        impl Group {
+            /// Whether the group's walk is `lagged` (one particle each, its
+            /// point moving over a step's substeps: one color per
+            /// instance, solved on the calling thread).
+            #[must_use]
+            pub(crate) const fn lagged(self) -> bool {
+                match self {
+                    Group::Links => false,
+                    $( Group::$group => is_lagged!($walk), )*
+                }
+            }
+        }
+
         impl<T: Real> Constraints<'_, T> {
             /// The same groups reborrowed for a shorter lifetime (to lend them to a
             /// system for one call).
@@ -79,6 +93,16 @@ macro_rules! types {
                 }
             }
         }
+    };
+}
+
+/// Whether a walk is `lagged`.
+macro_rules! is_lagged {
+    (lagged) => {
+        true
+    };
+    ($walk:ident) => {
+        false
     };
 }
 
@@ -160,10 +184,14 @@ impl<T: Real> Constraints<'_, T> {
     }
 
     /// A step's frame of length `dt` (s) succeeded: every attachment's
-    /// `force ← impulse / dt` and `previous ← target`.
+    /// `force ← impulse / dt` and `previous ← target`, every skinned
+    /// constraint's `previous ← target` (and its normal's).
     pub(crate) fn end_frame(&mut self, dt: T) {
         for a in self.attachments.iter_mut() {
             a.end_frame(dt);
+        }
+        for s in self.skin_constraints.iter_mut() {
+            s.end_frame();
         }
     }
 }

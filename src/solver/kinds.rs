@@ -22,13 +22,14 @@
 //! | `fast_pairs(m)` | as `fast`; colored (AoS), two instances of a color at once (`m::solve_pair_in_place`) | as `fast` | as `fast` | as `fast` |
 //! | `fast_scaled(m)` | `m::solve_in_place` with the group's [`Scaled`] α̃ | the shared `Solvable` loop through `constraint::solve` | as `fast` | as `fast` |
 //! | `mesh(m)` | `m::solve_mesh` (a whole mesh: triangles, particle lists and the gradient scratch are its context) | the shared `Solvable` loop | one color per mesh | `constraint::store_lambda` (exception: a mesh has no fixed particle count, so no `Constraint` impl) |
-//! | `lagged(m)` | `m::solve_attachment` at the substep's `lag` | the same | one color per attachment | `constraint::store_lambda` (exception: three axes through the shared `visit`, committed together) |
+//! | `lagged(m)` | `constraint::lagged::solve_lagged` through the kind's `Lagged` impl at the substep's `Motion` | the same | one color per instance, on the calling thread | `constraint::store_lambda` (exception: several scalar constraints of one particle through the shared `visit`, committed together) |
 
 use super::groups::{
     invalid, measure_group, measure_kind, measure_solvable, stop_error, sweep_group, sweep_kind,
     sweep_solvable, SHARED_LOOPS,
 };
 use super::{count_visit, reset_lambdas, SweepStats, ZeroLength};
+use crate::constraint::lagged::{solve_lagged, Lagged, Motion};
 use crate::constraint::Scaled;
 use crate::real::Real;
 use crate::SystemError;
@@ -53,6 +54,10 @@ macro_rules! group_kinds {
             /// Kinematic attachments (solved last; their point moves over a
             /// step's substeps, see [`Attachment`]).
             attachments: Attachments, Attachment, XpbdAttachment, lagged(attachment);
+            /// Skinned constraints: max distance and backstop (character
+            /// cloth; their points move over a step's substeps, see
+            /// [`SkinConstraint`]).
+            skin_constraints: SkinConstraints, SkinConstraint, XpbdSkinConstraint, lagged(skin);
         }
     };
 }
@@ -61,13 +66,13 @@ pub(crate) use group_kinds;
 use super::groups::{Constraints, Group};
 
 /// What a group's sweep needs beyond the particles: `h²` (s²) and the
-/// attachments' weight of `previous` (`lag`, 0 outside a step).
+/// lagged kinds' substep (`Motion::at_target` outside a step).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct At<T> {
     /// h² (s²).
     pub(crate) h2: T,
-    /// The attachments' lag.
-    pub(crate) lag: T,
+    /// The lagged kinds' weight of `previous` and max distance scale.
+    pub(crate) motion: Motion<T>,
 }
 
 /// One group of the table as its walks see it, implemented for each
@@ -300,7 +305,7 @@ macro_rules! group_kind {
             }
             #[inline(always)] // the walk is the shared validation's, as before the table
             fn check(&self, at: usize, w: &[T], h2: T) -> Result<usize, SystemError> {
-                check_slice!(self, at, |item| item.check(w, h2))
+                check_slice!(self, at, |item| Lagged::check(item, w, h2))
             }
             fn reset(&mut self) {
                 reset_lambdas(self);
@@ -315,13 +320,7 @@ macro_rules! group_kind {
             ) -> Result<SweepStats<T>, SystemError> {
                 let mut s = SweepStats::default();
                 for (index, a) in self.iter_mut().enumerate() {
-                    let v = crate::constraint::$module::solve_attachment(
-                        a,
-                        positions,
-                        inverse_masses,
-                        at.lag,
-                        at.h2,
-                    );
+                    let v = solve_lagged(a, positions, inverse_masses, at.motion, at.h2);
                     count_visit(&mut s, v, index, policy).map_err(|e| stop_error(e, base))?;
                 }
                 Ok(s)
@@ -336,14 +335,8 @@ macro_rules! group_kind {
             ) -> Result<SweepStats<T>, SystemError> {
                 let mut s = SweepStats::default();
                 for (index, a) in self.iter().enumerate() {
-                    let v = crate::constraint::$module::visit_attachment(
-                        a,
-                        positions,
-                        inverse_masses,
-                        at.lag,
-                        at.h2,
-                    )
-                    .map(|(o, _)| o);
+                    let v = Lagged::visit(a, positions, inverse_masses, at.motion, at.h2)
+                        .map(|(o, _)| o);
                     count_visit(&mut s, v, index, policy).map_err(|e| stop_error(e, base))?;
                 }
                 Ok(s)
@@ -418,19 +411,18 @@ macro_rules! walks {
             }
 
             /// One Gauss-Seidel sweep over every group in order; `base` is
-            /// the link count (for the indices errors name), `lag` the
-            /// attachments' weight of `previous` in this substep (0
-            /// outside a step).
+            /// the link count (for the indices errors name), `motion` the
+            /// lagged kinds' substep (`Motion::at_target` outside a step).
             pub(crate) fn sweep<const D: usize>(
                 &mut self,
                 base: usize,
                 positions: &mut [[T; D]],
                 inverse_masses: &[T],
                 h2: T,
-                lag: T,
+                motion: Motion<T>,
                 policy: ZeroLength,
             ) -> Result<SweepStats<T>, SystemError> {
-                let at = At { h2, lag };
+                let at = At { h2, motion };
                 let mut stats = SweepStats::default();
                 let mut base = base;
                 $(
@@ -450,10 +442,10 @@ macro_rules! walks {
                 positions: &[[T; D]],
                 inverse_masses: &[T],
                 h2: T,
-                lag: T,
+                motion: Motion<T>,
                 policy: ZeroLength,
             ) -> Result<SweepStats<T>, SystemError> {
-                let at = At { h2, lag };
+                let at = At { h2, motion };
                 let mut stats = SweepStats::default();
                 let mut base = base;
                 $(

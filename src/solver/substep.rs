@@ -9,6 +9,7 @@ use super::{
 use crate::constraint::contact::{sweep_colliders, Colliders, Contact};
 use crate::constraint::distance::Link;
 use crate::constraint::engine_contact::{EngineContact, Surfaces};
+use crate::constraint::lagged::Motion;
 use crate::constraint::particle_contact::{Pairs, ParticleContact};
 use crate::real::Real;
 use crate::{StepError, SystemError};
@@ -26,9 +27,10 @@ use crate::{StepError, SystemError};
 pub struct Substep<'s, 'a, T: Real, const D: usize, const G: bool = true> {
     system: &'s mut System<'a, T, D>,
     h: T,
-    /// The attachments' weight of `previous` in their point (0: `target`;
-    /// the step sets it per substep, see `constraint::attachment`).
-    lag: T,
+    /// The lagged kinds' substep: the weight of `previous` in their point
+    /// (0: `target`) and the max distance scale (the step sets it per
+    /// substep, see `constraint::lagged`).
+    motion: Motion<T>,
     contacts: Option<ContactGroup<'s, T, D>>,
 }
 
@@ -137,6 +139,13 @@ impl<T> Multiplier<T> for crate::constraint::Attachment<T> {
     }
 }
 
+impl<T> Multiplier<T> for crate::constraint::SkinConstraint<T> {
+    #[inline(always)]
+    fn multiplier(&mut self) -> &mut [T] {
+        &mut self.lambda
+    }
+}
+
 /// λ ← 0 for every instance of a group: **the only λ reset of every
 /// system** (sequential, stepped, colored, and the C ABI's, which go
 /// through these types). Called at substep entry and nowhere else.
@@ -153,15 +162,15 @@ impl<'s, 'a, T: Real, const D: usize, const G: bool> Substep<'s, 'a, T, D, G> {
         Self {
             system,
             h,
-            lag: T::ZERO,
+            motion: Motion::at_target(),
             contacts: None,
         }
     }
 
-    /// The same substep with the attachments' point at `lag` (the step's
-    /// substep `s` of `S`: `(S − 1 − s)/S`).
-    pub(crate) fn with_lag(mut self, lag: T) -> Self {
-        self.lag = lag;
+    /// The same substep with the lagged kinds at `motion` (the step's
+    /// substep `s` of `S`: lag `(S − 1 − s)/S`).
+    pub(crate) fn with_motion(mut self, motion: Motion<T>) -> Self {
+        self.motion = motion;
         self
     }
 
@@ -303,7 +312,7 @@ impl<T: Real, const D: usize, const G: bool> Substep<'_, '_, T, D, G> {
             s.positions,
             s.inverse_masses,
             self.h * self.h,
-            self.lag,
+            self.motion,
             s.zero_length,
         )?;
         Ok(stats.merge(groups))
@@ -377,7 +386,7 @@ impl<T: Real, const D: usize, const G: bool> Substep<'_, '_, T, D, G> {
             s.positions,
             s.inverse_masses,
             self.h * self.h,
-            self.lag,
+            self.motion,
             s.zero_length,
         )?;
         Ok(stats.merge(groups))
@@ -403,10 +412,10 @@ impl<T: Real, const D: usize, const G: bool> Substep<'_, '_, T, D, G> {
 }
 
 impl<'a, T: Real, const D: usize, const G: bool> Substep<'_, 'a, T, D, G> {
-    /// The system, h and the attachments' lag, for the colored sweeps of
-    /// `colored::groups` (which change positions and λ only, never a
-    /// parameter).
-    pub(crate) fn parts(&mut self) -> (&mut System<'a, T, D>, T, T) {
-        (&mut *self.system, self.h, self.lag)
+    /// The system, h and the lagged kinds' substep, for the colored
+    /// sweeps of `colored::groups` (which change positions and λ only,
+    /// never a parameter).
+    pub(crate) fn parts(&mut self) -> (&mut System<'a, T, D>, T, Motion<T>) {
+        (&mut *self.system, self.h, self.motion)
     }
 }

@@ -153,12 +153,12 @@ use order::{Order, Sequential};
 pub(crate) use precision::shortest_length;
 pub use precision::{precision, world_precision, Precision, PRECISION_LIMIT};
 
-use crate::constraint::attachment;
 use crate::constraint::contact::Colliders as Detect;
 pub use crate::constraint::contact::{Contact, Plane, Sphere};
 use crate::constraint::distance::Link;
 pub use crate::constraint::engine_contact::EngineContact;
 use crate::constraint::engine_contact::{self, Surfaces};
+use crate::constraint::lagged::Motion;
 pub use crate::constraint::moving::{Capsule, OrientedBox};
 use crate::constraint::moving::{Prepared, PREPARED};
 use crate::constraint::particle_contact::{self, Pairs};
@@ -221,6 +221,12 @@ pub struct StepConfig<T, const D: usize> {
     /// What a substep does with more contacts than `World::contacts` holds
     /// (see the module documentation for the order kept).
     pub contact_overflow: ContactOverflow,
+    /// The global scale `k` of every skinned constraint's max distance
+    /// ([`SkinConstraint`](crate::SkinConstraint): `|x − p| ≤ R·k`),
+    /// finite and ≥ 0 (unitless; 1 by default): 0 pins every skinned
+    /// particle to its skinned position, as NvCloth's motion constraint
+    /// scale and Chaos's max distance multiplier.
+    pub max_distance_scale: T,
 }
 
 /// What a substep does when it finds more contacts than the contact
@@ -257,6 +263,7 @@ impl<T: Real, const D: usize> StepConfig<T, D> {
             dynamic_friction: T::ZERO,
             zero_length: ZeroLength::Reject,
             contact_overflow: ContactOverflow::Reject,
+            max_distance_scale: T::ONE,
         }
     }
 }
@@ -368,6 +375,7 @@ fn validate_config<T: Real, const D: usize>(c: &StepConfig<T, D>) -> Result<(), 
         (c.contact_compliance, Field::ContactCompliance),
         (c.static_friction, Field::StaticFriction),
         (c.dynamic_friction, Field::DynamicFriction),
+        (c.max_distance_scale, Field::MaxDistanceScale),
     ];
     if !c.gravity.iter().all(|g| g.is_finite()) {
         return bad(Field::Gravity);
@@ -912,12 +920,12 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
                 },
                 pair_colors,
             };
-            let lag = attachment::lag(s, config.substeps);
+            let motion = Motion::of(s, config.substeps, config.max_distance_scale);
             let substep = match state {
                 Some(_) => order.begin_unchecked(&mut system, h, group)?,
                 None => order.begin(&mut system, h, group, s == 0)?,
             };
-            let mut substep = substep.with_lag(lag);
+            let mut substep = substep.with_motion(motion);
             let last_substep = s.saturating_add(1) == config.substeps;
             for k in 0..config.iterations {
                 let mut links = SweepStats::default();

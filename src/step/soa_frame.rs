@@ -72,12 +72,12 @@ use super::world::Frame;
 use super::{StepConfig, StepStats};
 use crate::colored::groups::RawGroups;
 use crate::colored::{job_range, solve_frame_range, GroupColors, Isa, RawSoa, CHUNK};
-use crate::constraint::attachment;
 use crate::constraint::contact::Sphere;
+use crate::constraint::lagged::Motion;
 use crate::constraint::moving::{Prepared, PREPARED};
 use crate::math::unit_any;
 use crate::real::Real;
-use crate::solver::{Constraints, Group, SweepStats, GROUPS};
+use crate::solver::{Constraints, SweepStats, GROUPS};
 
 /// Most planes and spheres (together) a frame on the SoA passes takes:
 /// the third scratch area holds one λ array per collider.
@@ -108,7 +108,7 @@ pub(super) fn run<T: Real, const D: usize>(
     let colored = GROUPS
         .into_iter()
         .zip(constraints.counts(0))
-        .all(|(g, count)| count == 0 || group_colors.of(g).is_some() || g == Group::Attachments);
+        .all(|(g, count)| count == 0 || group_colors.of(g).is_some() || g.lagged());
     let colors = group_colors.links;
     if D != 3 || !colored || !world.engine_contacts.is_empty() || world.self_collision.is_some() {
         return None;
@@ -294,7 +294,7 @@ pub(super) fn run<T: Real, const D: usize>(
                 w,
                 constraints,
                 h2,
-                attachment::lag(s, config.substeps),
+                Motion::of(s, config.substeps, config.max_distance_scale),
                 config.zero_length,
                 isa,
             )
@@ -463,9 +463,9 @@ fn sweep_groups<T: Real>(
             // groups, colored properly by `colors` (`step_colored` checked
             // them), and no other phase runs meanwhile.
             unsafe { sweep_colors(jobs, groups, group, starts, &mut stats) }.ok()?;
-        } else if group == Group::Attachments {
-            // A color per attachment, in order on this thread (the AoS
-            // frame's colored iteration).
+        } else if group.lagged() {
+            // A color per instance (attachments, skinned constraints), in
+            // order on this thread (the AoS frame's colored iteration).
             // SAFETY: as above, one range on this thread.
             stats = stats.merge(unsafe { groups.run(group, 0, usize::MAX) }.ok()?);
         }

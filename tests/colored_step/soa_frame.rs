@@ -1,6 +1,7 @@
 //! The colored frame on structure-of-arrays scratch (issue 34, third to
 //! sixth stages: `step_colored` on a host in 3D with links, bends, tets,
-//! tethers and attachments, planes, spheres, capsules and boxes): it
+//! tethers, attachments and skinned constraints, planes, spheres,
+//! capsules and boxes): it
 //! gives exactly the bits of the sequential `step` on the same
 //! (colored-ordered) world — positions, velocities, every λ, the
 //! attachments' impulses and forces, the whole contact buffer and the
@@ -20,7 +21,7 @@ use xpbd::step::{
 use xpbd::{
     bends_count_for_cloth, bends_for_cloth, cloth, cloth_link_count, tet_block, tet_block_counts,
     tet_block_link_count, tet_block_links, tethers, Attachment, Bend, Constraints, GroupColors,
-    Link, Tet, Tether,
+    Link, SkinConstraint, Tet, Tether,
 };
 
 /// Small scenes (CI step 56, under qemu-aarch64).
@@ -97,6 +98,27 @@ fn soa_cloth(
             Attachment::new(side as u32, x[side], 0.0),
             Attachment::new((n - 1) as u32, x[n - 1], 1e-3),
         ]
+    } else {
+        Vec::new()
+    };
+    // With `kinds`, skinned constraints too: a row of particles within a
+    // max distance of skinned points that sway every frame, one of them
+    // pinned (0), two with backstops behind them along tilted normals.
+    let mut skin: Vec<SkinConstraint<f64>> = if kinds {
+        (0..side.min(6))
+            .map(|k| {
+                let p = (side + k) as u32;
+                let mut c = SkinConstraint::new(p, x[side + k], [0.1 * k as f64, 1.0, 0.2]);
+                c.max_distance = 0.004 * k as f64;
+                c.compliance = if k % 2 == 0 { 0.0 } else { 1e-4 };
+                if k >= 3 {
+                    c.backstop_distance = 0.002;
+                    c.backstop_radius = 0.05;
+                    c.backstop_compliance = 1e-5 * (k - 3) as f64;
+                }
+                c
+            })
+            .collect()
     } else {
         Vec::new()
     };
@@ -191,6 +213,15 @@ fn soa_cloth(
                 a.previous[2] - 0.001 * k as f64,
             ];
         }
+        for (k, c) in skin.iter_mut().enumerate() {
+            let t = frame as f64 + k as f64;
+            c.target = [
+                c.previous[0] + 0.003 * (t * 0.9).sin(),
+                c.previous[1] - 0.004,
+                c.previous[2] + 0.002 * (t * 0.4).cos(),
+            ];
+            c.target_normal = [0.3 * (t * 0.5).sin(), 1.0, 0.1];
+        }
         let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
         world.links = &mut links;
         world.colliders = Some(Colliders {
@@ -203,6 +234,7 @@ fn soa_cloth(
             bends: &mut bends,
             tethers: &mut tethers,
             attachments: &mut held,
+            skin_constraints: &mut skin,
             ..Default::default()
         });
         let dt = 1.0 / 60.0;
@@ -232,6 +264,13 @@ fn soa_cloth(
                     [a.lambda, a.impulse, a.force, a.previous]
                         .into_iter()
                         .flatten()
+                        .map(f64::to_bits)
+                }))
+                .chain(skin.iter().flat_map(|c| {
+                    c.lambda
+                        .into_iter()
+                        .chain(c.previous)
+                        .chain(c.previous_normal)
                         .map(f64::to_bits)
                 }))
                 .chain(contact_bits)

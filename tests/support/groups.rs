@@ -185,6 +185,8 @@ impl Scene {
             attachment_count: 0,
             mesh_particles: self.particles.as_ptr(),
             mesh_particle_count: self.particles.len(),
+            skin_constraints: core::ptr::null_mut(),
+            skin_constraint_count: 0,
         }
     }
 

@@ -183,6 +183,7 @@ pub fn groups_f32() {
         xpbd_build_tet_block3_f32,
         xpbd_build_mesh_volume3_f32,
         xpbd_build_icosphere3_f32,
+        xpbd_skin_constraint_default_f32,
     );
 }
 
@@ -203,6 +204,7 @@ pub fn groups() {
         xpbd_build_tet_block3,
         xpbd_build_mesh_volume3,
         xpbd_build_icosphere3,
+        xpbd_skin_constraint_default,
         xpbd_bends_cloth_count,
         xpbd_tet_block_counts,
         xpbd_icosphere_counts,

@@ -1,20 +1,24 @@
-//! The attachments' range of [`RawGroups`]: over the AoS positions, or
-//! over the SoA frame's coordinate arrays through a window of each
-//! attachment's one particle.
+//! The lagged kinds' ranges of [`RawGroups`] (attachments, skinned
+//! constraints: one particle each): over the AoS positions, or over the
+//! SoA frame's coordinate arrays through a window of each instance's one
+//! particle.
 
-use super::{part, part_ref, RawGroups, IN_PLACE};
-use crate::constraint::attachment::{solve_attachment, solve_attachment_one};
+use super::{part, part_ref, RawGroup, RawGroups, IN_PLACE};
+use crate::constraint::lagged::{solve_lagged, solve_lagged_one, Lagged};
 use crate::real::Real;
 use crate::solver::{count_visit, Stop, SweepStats};
 
 impl<T: Real, const D: usize> RawGroups<T, D> {
-    /// Solves attachments `begin .. end` (each a color of its own).
+    /// Solves instances `begin .. end` of a lagged group `items` (each a
+    /// color of its own).
     ///
     /// # Safety
-    /// As [`run`](Self::run): no other range runs meanwhile (an
-    /// attachment range forms a slice over every particle).
-    pub(super) unsafe fn attachments(
+    /// As [`run`](Self::run): no other range runs meanwhile (a lagged
+    /// range forms a slice over every particle); `items` is one of the
+    /// views' groups.
+    pub(super) unsafe fn lagged<K: Lagged<T>>(
         &self,
+        items: RawGroup<K>,
         begin: usize,
         end: usize,
     ) -> Result<SweepStats<T>, Stop> {
@@ -25,17 +29,13 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
         // SAFETY: every buffer is valid for its length and, by the caller's
         // contract, nothing else accesses them while this range runs; the
         // buffers do not overlap, so the mutable slices do not alias.
-        let (w, items) = unsafe {
-            (
-                part_ref(self.w, self.n),
-                part(self.attachments.p, self.attachments.len),
-            )
-        };
+        let (w, items) = unsafe { (part_ref(self.w, self.n), part(items.p, items.len)) };
         let Some(items) = items.get_mut(begin..end) else {
             return Ok(stats);
         };
+        let at = self.motion;
         if let Some(xyz) = self.xyz.filter(|_| IN_PLACE) {
-            // The SoA frame's coordinate arrays: each attachment on a copy
+            // The SoA frame's coordinate arrays: each instance on a copy
             // naming its particle 0, over a window of that one particle
             // (the same operations on the same values: the bits of the
             // AoS arrays), its λ and the particle copied back.
@@ -43,14 +43,14 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
             // each and do not overlap the other buffers.
             let mut coords = xyz.map(|c| unsafe { part(c, self.n) });
             for (k, a) in items.iter_mut().enumerate() {
-                let p = usize::try_from(a.particle).unwrap_or(usize::MAX);
+                let p = usize::try_from(a.particle()).unwrap_or(usize::MAX);
                 let v = match w.get(p).filter(|_| p < self.n) {
                     Some(&wp) => {
                         let mut x = [T::ZERO; D];
                         for (v, c) in x.iter_mut().zip(coords.iter()) {
                             *v = c.get(p).copied().unwrap_or(T::ZERO);
                         }
-                        let v = solve_attachment_one(a, &mut x, wp, self.lag, self.h2);
+                        let v = solve_lagged_one(a, &mut x, wp, at, self.h2);
                         for (c, v) in coords.iter_mut().zip(x) {
                             if let Some(slot) = c.get_mut(p) {
                                 *slot = v;
@@ -60,21 +60,21 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
                     }
                     // Out of range: empty arrays, the fault the AoS
                     // arrays give.
-                    None => solve_attachment::<T, D>(a, &mut [], &[], self.lag, self.h2),
+                    None => solve_lagged::<T, D, K>(a, &mut [], &[], at, self.h2),
                 };
                 count_visit(&mut stats, v, begin.saturating_add(k), self.policy)?;
             }
             return Ok(stats);
         }
         if self.x.is_null() {
-            // Coordinate arrays where the attachments do not read them
+            // Coordinate arrays where the lagged kinds do not read them
             // (never: both are the hosts').
             return Err(Stop::OutOfRange(begin));
         }
         // SAFETY: as above.
         let x = unsafe { part(self.x, self.n) };
         for (k, a) in items.iter_mut().enumerate() {
-            let v = solve_attachment(a, x, w, self.lag, self.h2);
+            let v = solve_lagged(a, x, w, at, self.h2);
             count_visit(&mut stats, v, begin.saturating_add(k), self.policy)?;
         }
         Ok(stats)

@@ -68,7 +68,7 @@ impl<T: Real, const D: usize> Substep<'_, '_, T, D, true> {
     /// The raw views of the substep's system, after checking `colors`'
     /// boundaries.
     pub(crate) fn raw(&mut self, colors: &GroupColors<'_>) -> Result<RawGroups<T, D>, SystemError> {
-        let (s, h, lag) = self.parts();
+        let (s, h, motion) = self.parts();
         check_colors(colors, s.links.len(), &s.constraints)?;
         let policy = s.zero_length;
         Ok(RawGroups::new(
@@ -77,7 +77,7 @@ impl<T: Real, const D: usize> Substep<'_, '_, T, D, true> {
             s.links,
             &mut s.constraints,
             h * h,
-            lag,
+            motion,
             policy,
         ))
     }

@@ -292,10 +292,31 @@ pub extern "C" fn xpbd_engine_contacts3_default{S}() -> EngineContactsC<{T}> {
 }
 
 /// A constraint groups block ({C}) with no group; set the arrays of
-/// `groups` you use (bends, tets, tethers, mesh volumes, attachments).
+/// `groups` you use (bends, tets, tethers, mesh volumes, attachments,
+/// skinned constraints).
 #[no_mangle]
 pub extern "C" fn xpbd_groups3_default{S}() -> GroupsC<{T}> {
     default_groups()
+}
+
+/// A skinned constraint ({C}) of particle `particle` at the skinned
+/// position (`x`, `y`, `z`) (m, previous and target) with the skinned
+/// normal (`nx`, `ny`, `nz`) (any length; only a backstop reads it): no
+/// max distance (`max_distance` +∞), no backstop (`backstop_radius` 0),
+/// rigid, λ 0. Set `max_distance` (0 pins the particle to the skin) and
+/// the backstop fields you want. A zeroed struct instead has max distance
+/// 0: pinned.
+#[no_mangle]
+pub extern "C" fn xpbd_skin_constraint_default{S}(
+    particle: u32,
+    x: {T},
+    y: {T},
+    z: {T},
+    nx: {T},
+    ny: {T},
+    nz: {T},
+) -> SkinConstraint<{T}> {
+    SkinConstraint::new(particle, [x, y, z], [nx, ny, nz])
 }
 
 /// Adds a block (the `block` member of an `XpbdColliders3{S}`,
@@ -647,6 +668,7 @@ use super::system::{begin_substep_raw, build_raw, iterate_raw, iterate_until_raw
 use super::types::{SimdLinksC, ConstraintsC, DistanceConstraintC, StepConfigC, SystemC, XpbdGroupColors, XpbdJobSystem};
 use super::world::{CollidersC, EngineContactsC, GroupsC, SelfCollisionC, TearingC, WorldC, XpbdBlock, XpbdRequirements};
 use crate::constraint::bend::Bend;
+use crate::constraint::skin::SkinConstraint;
 use crate::constraint::pressure::MeshVolume;
 use crate::constraint::tether::Tether;
 use crate::constraint::volume::Tet;
