@@ -7,7 +7,10 @@
 //! every particle to its skinned position; `previous ← target` after a
 //! frame; rejected inputs are named and write nothing; the colored job
 //! views give the sequential bits (these two under Miri too: the
-//! simulations are safe Rust, minutes under the interpreter). The SoA frame's bits against `step`
+//! simulations are safe Rust, minutes under the interpreter); rigid
+//! limits project onto their spheres (random configurations against the
+//! closed form, degenerate points finite); a compliant limit settles at
+//! `C₀ α̃/(w + α̃)` for 1 and 20 iterations and two substep lengths. The SoA frame's bits against `step`
 //! are in `tests/colored_step/soa_frame.rs`.
 
 use xpbd::step::{scratch_len, step, Contact, StepConfig, StepError, World};
@@ -519,5 +522,128 @@ fn colored_job_views_give_the_sequential_bits() {
         let (x, s) = run(mode);
         assert_eq!(format!("{x:?}"), format!("{xs:?}"));
         assert_eq!(format!("{s:?}"), format!("{ss:?}"));
+    }
+}
+
+/// One substep of a single particle held by `c` (the System API, no
+/// gravity): the position after `iterations` iterations, and λ.
+fn one_substep(
+    c: SkinConstraint<f64>,
+    x0: [f64; 3],
+    h: f64,
+    iterations: usize,
+) -> ([f64; 3], [f64; 2]) {
+    let mut x = vec![x0];
+    let w = [1.0];
+    let mut s = [c];
+    {
+        let mut sys = System::new(&mut x, &w, &mut [])
+            .unwrap()
+            .with_constraints(Constraints {
+                skin_constraints: &mut s,
+                ..Constraints::default()
+            });
+        let mut sub = sys.begin_substep(h).unwrap();
+        for _ in 0..iterations {
+            sub.iterate().unwrap();
+        }
+    }
+    (x[0], s[0].lambda)
+}
+
+fn norm(a: [f64; 3], b: [f64; 3]) -> f64 {
+    (0..3).map(|i| (a[i] - b[i]).powi(2)).sum::<f64>().sqrt()
+}
+
+#[test]
+fn rigid_limits_project_onto_their_spheres_and_degenerate_points_stay_finite() {
+    // Known configurations (α = 0, one iteration): a particle outside its
+    // max distance lands on the sphere of radius R around p along x − p;
+    // one inside its backstop lands on the backstop sphere along x − c.
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut rnd = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+    };
+    for _ in 0..200 {
+        let p = [rnd(), rnd(), rnd()];
+        let mut c = SkinConstraint::new(0, p, [0.0; 3]);
+        c.max_distance = 0.1 + 0.2 * (rnd() + 0.5);
+        let x0 = [p[0] + 2.0 * rnd(), p[1] + 2.0 * rnd(), p[2] + 2.0 * rnd()];
+        let (x, l) = one_substep(c, x0, 1e-2, 1);
+        let d = norm(x0, p);
+        if d > c.max_distance {
+            let want: [f64; 3] =
+                core::array::from_fn(|i| p[i] + (x0[i] - p[i]) * c.max_distance / d);
+            assert!(norm(x, want) < 1e-12, "{x:?} vs {want:?}");
+            // λ = −C/W: the whole violation (kg·m with w = 1/kg).
+            assert!((l[0] + (d - c.max_distance)).abs() < 1e-12);
+        } else {
+            assert_eq!(x, x0);
+            assert_eq!(l, [0.0, 0.0]);
+        }
+        let n = [rnd(), 1.0, rnd()];
+        let len = norm(n, [0.0; 3]);
+        let mut b = SkinConstraint::new(0, p, n);
+        (b.backstop_distance, b.backstop_radius) = (0.1 * rnd(), 0.3);
+        let centre: [f64; 3] =
+            core::array::from_fn(|i| p[i] - n[i] / len * (b.backstop_distance + 0.3));
+        let x0 = [
+            centre[0] + 0.4 * rnd(),
+            centre[1] + 0.4 * rnd(),
+            centre[2] + 0.4 * rnd(),
+        ];
+        let (x, l) = one_substep(b, x0, 1e-2, 1);
+        let d = norm(x0, centre);
+        if d < 0.3 {
+            let want: [f64; 3] =
+                core::array::from_fn(|i| centre[i] + (x0[i] - centre[i]) * 0.3 / d);
+            assert!(norm(x, want) < 1e-12, "{x:?} vs {want:?}");
+            assert!((l[1] - (0.3 - d)).abs() < 1e-12);
+        } else {
+            assert_eq!(x, x0);
+        }
+    }
+    // Degenerate: x = p with R = 0 (pinned, already there): nothing moves,
+    // no NaN; x = c: pushed out along the normal.
+    let mut pin = SkinConstraint::new(0, [0.5, 0.5, 0.5], [0.0; 3]);
+    pin.max_distance = 0.0;
+    assert_eq!(
+        one_substep(pin, [0.5, 0.5, 0.5], 1e-2, 3),
+        ([0.5, 0.5, 0.5], [0.0, 0.0])
+    );
+    let mut back = SkinConstraint::new(0, [0.0, 1.0, 0.0], [0.0, 2.0, 0.0]);
+    (back.backstop_distance, back.backstop_radius) = (0.0, 0.5);
+    let (x, l) = one_substep(back, [0.0, 0.5, 0.0], 1e-2, 1);
+    assert!(
+        norm(x, [0.0, 1.0, 0.0]) < 1e-15 && (l[1] - 0.5).abs() < 1e-15,
+        "{x:?} {l:?}"
+    );
+}
+
+#[test]
+fn compliant_limits_settle_where_alpha_over_h_squared_says_whatever_the_iterations() {
+    // A particle 0.1 m beyond a max distance (w = 1/kg, α = 1e-4 m/N):
+    // the substep's fixed point is C + α̃λ = 0 with λ = −(C₀ − C)/w, so
+    // C = C₀ α̃/(w + α̃); 1 and 20 iterations agree, and halving h makes
+    // α̃ four times larger, as α/h² says.
+    let mut c = SkinConstraint::new(0, [0.0; 3], [0.0; 3]);
+    (c.max_distance, c.compliance) = (0.2, 1e-4);
+    let excess = |x: [f64; 3]| norm(x, [0.0; 3]) - 0.2;
+    for h in [1e-2, 5e-3] {
+        let alpha = 1e-4 / (h * h);
+        let want = 0.1 * alpha / (1.0 + alpha);
+        let (x1, l1) = one_substep(c, [0.3, 0.0, 0.0], h, 1);
+        let (x20, l20) = one_substep(c, [0.3, 0.0, 0.0], h, 20);
+        assert!(
+            (excess(x1) - want).abs() < 1e-15,
+            "{h}: {} vs {want}",
+            excess(x1)
+        );
+        assert!((excess(x20) - want).abs() < 1e-15, "{h}: {}", excess(x20));
+        assert!((excess(x1) + alpha * l1[0]).abs() < 1e-15);
+        assert!((l20[0] - l1[0]).abs() < 1e-15);
     }
 }

@@ -7,10 +7,24 @@
  * index out of range, a bad scale, an aliased array) are named with
  * nothing written. */
 #include <math.h>
+#include <stddef.h>
 
 #include "ensure.h"
 
 #define SN 3
+
+/* Two arrays of skinned constraints equal, byte for byte past the
+ * padding after `particle` (a struct returned by value leaves it
+ * undefined: valgrind reads it as uninitialised). */
+static int skin_same(const XpbdSkinConstraint *a, const XpbdSkinConstraint *b, int n) {
+    int k;
+    const size_t at = offsetof(XpbdSkinConstraint, previous);
+    for (k = 0; k < n; ++k) {
+        if (a[k].particle != b[k].particle) return 0;
+        if (memcmp((const char *)&a[k] + at, (const char *)&b[k] + at, sizeof a[k] - at) != 0) return 0;
+    }
+    return 1;
+}
 
 static double dist3(const double a[3], const double b[3]) {
     double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
@@ -77,7 +91,7 @@ void test_skin(void) {
     ENSURE(world.error_field == XPBD_FIELD_MAX_DISTANCE_SCALE);
     config.max_distance_scale = NAN;
     ENSURE_STATUS(xpbd_world3_step(&world, 1.0 / 60.0, &config, NULL), XPBD_STATUS_INVALID_CONFIG);
-    ENSURE(memcmp(x, x0, sizeof x) == 0 && memcmp(v, v0, sizeof v) == 0 && memcmp(s, s0, sizeof s) == 0);
+    ENSURE(memcmp(x, x0, sizeof x) == 0 && memcmp(v, v0, sizeof v) == 0 && skin_same(s, s0, 2));
     config.max_distance_scale = 1.0;
 
     /* Rejected instances: named after the one link (index 1 + k). */
@@ -85,11 +99,11 @@ void test_skin(void) {
     memcpy(s0, s, sizeof s);
     ENSURE_STATUS(xpbd_world3_step(&world, 1.0 / 60.0, &config, NULL), XPBD_STATUS_INVALID_REST_VALUE);
     ENSURE(world.error_index == 2);
-    ENSURE(memcmp(x, x0, sizeof x) == 0 && memcmp(v, v0, sizeof v) == 0 && memcmp(s, s0, sizeof s) == 0);
+    ENSURE(memcmp(x, x0, sizeof x) == 0 && memcmp(v, v0, sizeof v) == 0 && skin_same(s, s0, 2));
     s[1].target_normal[1] = 0.0; /* missing normal */
     memcpy(s0, s, sizeof s);
     ENSURE_STATUS(xpbd_world3_step(&world, 1.0 / 60.0, &config, NULL), XPBD_STATUS_INVALID_REST_VALUE);
-    ENSURE(world.error_index == 2 && memcmp(s, s0, sizeof s) == 0);
+    ENSURE(world.error_index == 2 && skin_same(s, s0, 2));
     s[1].target_normal[1] = 2.0;
     s[1].backstop_radius = -0.5;
     ENSURE_STATUS(xpbd_world3_step(&world, 1.0 / 60.0, &config, NULL), XPBD_STATUS_INVALID_REST_VALUE);
@@ -98,7 +112,7 @@ void test_skin(void) {
     memcpy(s0, s, sizeof s);
     ENSURE_STATUS(xpbd_world3_step(&world, 1.0 / 60.0, &config, NULL), XPBD_STATUS_INDEX_OUT_OF_RANGE);
     ENSURE(world.error_index == 1);
-    ENSURE(memcmp(x, x0, sizeof x) == 0 && memcmp(v, v0, sizeof v) == 0 && memcmp(s, s0, sizeof s) == 0);
+    ENSURE(memcmp(x, x0, sizeof x) == 0 && memcmp(v, v0, sizeof v) == 0 && skin_same(s, s0, 2));
     s[0].particle = 1;
     s[0].backstop_compliance = -1.0;
     ENSURE_STATUS(xpbd_world3_step(&world, 1.0 / 60.0, &config, NULL), XPBD_STATUS_INVALID_COMPLIANCE);

@@ -10,7 +10,8 @@
 //!
 //! An iteration solves the links color by color, then the bends, the tets
 //! and the tethers, then every mesh volume (one color each), then every
-//! attachment (one color each, at the point of `lag = 0`: `target`). Within a color
+//! attachment and every skinned constraint (one color each, at their
+//! `target` outside a step). Within a color
 //! no two instances share a particle, so solving the color's instances in
 //! any order, in any split into jobs, on any number of threads, gives
 //! **exactly** the bits of the sequential sweep ([`Substep::iterate`]) over
@@ -401,7 +402,7 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
     }
 
     /// Views of the in-place groups of `c` (the bends, tets and tethers)
-    /// and its attachments (at `lag`; its meshes are left out, as are
+    /// and its lagged kinds (at `motion`; its meshes are left out, as are
     /// the links) over positions in one array per coordinate (`xyz`, `n`
     /// entries each) with inverse masses `w` (at least `n`), with
     /// `h2 = h²`: the SoA frame's groups; the lane kernels run at the
