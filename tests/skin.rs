@@ -621,6 +621,26 @@ fn rigid_limits_project_onto_their_spheres_and_degenerate_points_stay_finite() {
         norm(x, [0.0, 1.0, 0.0]) < 1e-15 && (l[1] - 0.5).abs() < 1e-15,
         "{x:?} {l:?}"
     );
+    // A difference beyond the float range: degenerate, named (the default
+    // policy rejects it), nothing written.
+    let mut far = SkinConstraint::new(0, [-1e308, 0.0, 0.0], [0.0; 3]);
+    far.max_distance = 0.1;
+    let mut x = vec![[1e308, 0.0, 0.0]];
+    let mut s = [far];
+    {
+        let mut sys = System::new(&mut x, &[1.0], &mut [])
+            .unwrap()
+            .with_constraints(Constraints {
+                skin_constraints: &mut s,
+                ..Constraints::default()
+            });
+        let mut sub = sys.begin_substep(1e-2).unwrap();
+        assert_eq!(
+            sub.iterate().unwrap_err(),
+            SystemError::Degenerate { constraint: 0 }
+        );
+    }
+    assert_eq!((x[0], s[0].lambda), ([1e308, 0.0, 0.0], [0.0; 2]));
 }
 
 #[test]

@@ -215,6 +215,11 @@ impl<T: Real, const D: usize> Constraint<T, D, 1> for Limit<T> {
         for ((vd, &xd), &cd) in v.iter_mut().zip(&xp).zip(&self.center) {
             *vd = xd - cd;
         }
+        if !v.iter().all(|c| c.is_finite()) {
+            // Finite points whose difference overflows (beyond 1e308 m in
+            // f64): no distance to compare (the caller's policy decides).
+            return Evaluation::Degenerate;
+        }
         let (gradient, length) = match unit_any(&v) {
             Some(g) => {
                 let length = v.iter().zip(&g).fold(T::ZERO, |s, (a, b)| s + *a * *b);
