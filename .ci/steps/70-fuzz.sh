@@ -7,19 +7,19 @@
 # step_colored: xpbd_world3_step_colored against the grouped step):
 # fuzz/fuzz_targets/*.rs, from an empty corpus. The targets that drive call
 # sequences (system, step, colored, groups, groups_colored, step_colored)
-# run 8 s each
+# run 6 s each
 # (FUZZ_SECONDS); the three single-call targets (distance_f64, distance_f32,
 # status_str), whose coverage stops growing within a few seconds, a third
 # of that (FUZZ_SHORT_SECONDS, default FUZZ_SECONDS / 3). FUZZ_JOBS targets
 # at a time (default one per core: more would only share the cores),
-# longest first, the next starting as soon as one ends: 6 × 8 + 3 × 3 =
-# 57 s of fuzzing, about 29 s on 2 cores (CI budget: longer runs are a
+# longest first, the next starting as soon as one ends: 6 × 6 + 3 × 2 =
+# 42 s of fuzzing, about 21 s on 2 cores (CI budget: longer runs are a
 # FUZZ_SECONDS away). Any crash, sanitizer report or failed
 # invariant (a status outside the documented set, memory that differs from
 # the SPEC model, a write on error) fails the step. Prints executions per
 # second and corpus size per target (target/fuzz-summary.txt).
 set -euo pipefail
-seconds="${FUZZ_SECONDS:-8}"
+seconds="${FUZZ_SECONDS:-6}"
 short="${FUZZ_SHORT_SECONDS:-$(( (seconds + 2) / 3 ))}"
 short_targets=" distance_f64 distance_f32 status_str "
 rustup run nightly rustc --version >/dev/null 2>&1 || rustup toolchain install nightly --profile minimal
