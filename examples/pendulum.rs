@@ -95,6 +95,7 @@ fn run(theta0: f64, substeps: u32, frames: usize) -> Outcome {
             colliders: None,
             self_collision: None,
             tearing: None,
+            wind: None,
             engine_contacts: None,
             groups: None,
         };

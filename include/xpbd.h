@@ -25,6 +25,8 @@
  *   xpbd_tearing3_default         links that break above a force
  *   xpbd_engine_contacts3_default the engine's own contacts
  *   xpbd_groups3_default          bends, tets, tethers, meshes, attachments
+ *   xpbd_wind3_default            drag and lift on triangles
+ *                                 (xpbd_aero_triangle_default)
  *
  * Builders (positions in, constraints out; sizes first)
  *   xpbd_build_rope3, xpbd_build_loop3, xpbd_build_cloth3 (+ 2D twins),
@@ -309,6 +311,11 @@
 #define XPBD_BLOCK_GROUPS 5
 
 /**
+ * Block kind: wind, drag and lift on triangles (`XpbdWind3`).
+ */
+#define XPBD_BLOCK_WIND 6
+
+/**
  * Added to a block kind for the float (`F32`) blocks.
  */
 #define XPBD_BLOCK_F32 256
@@ -317,7 +324,7 @@
  * Most blocks a world chain may hold (one per kind); a longer chain (a
  * cycle, say) is refused.
  */
-#define XPBD_MAX_BLOCKS 5
+#define XPBD_MAX_BLOCKS 6
 
 /**
  * The alignment (bytes) `XpbdWorld3::memory` must have (what `malloc`
@@ -443,6 +450,29 @@
 #define XPBD_FIELD_MAX_DISTANCE_SCALE 22
 
 /**
+ * Field code: the wind block's velocity (not finite).
+ */
+#define XPBD_FIELD_WIND_VELOCITY 23
+
+/**
+ * Field code: the wind block's fluid density (negative or not finite).
+ */
+#define XPBD_FIELD_FLUID_DENSITY 24
+
+/**
+ * Field code: the wind block's per-particle wind (an entry not finite;
+ * `error_index` the particle).
+ */
+#define XPBD_FIELD_PARTICLE_WIND 25
+
+/**
+ * Field code: the wind block's triangles (an index out of range, equal
+ * indices, a coefficient negative or not finite; `error_index` the
+ * triangle).
+ */
+#define XPBD_FIELD_AERO_TRIANGLES 26
+
+/**
  * Pairs per particle of the default self-collision pair budget
  * (`XpbdSelfCollision3::pair_budget` 0): equal spheres at least 2r apart
  * touch at most 12 others, 6 pairs per particle.
@@ -494,6 +524,25 @@
  * Default dynamic friction μ_k, [`StepConfig::default`] (half of μ_s).
  */
 #define XPBD_DEFAULT_DYNAMIC_FRICTION 0.3
+
+/**
+ * The density of air at 15 °C and 101.325 kPa (kg/m³): the ISO standard
+ * atmosphere at sea level, [`Wind::new`]'s density.
+ */
+#define XPBD_AIR_DENSITY 1.225
+
+/**
+ * The drag coefficient of [`AeroTriangle::new`] (unitless): a flat plate
+ * broadside to the flow, about 1.2 (Hoerner, *Fluid-Dynamic Drag*, 1965).
+ */
+#define XPBD_DEFAULT_DRAG_COEFFICIENT 1.2
+
+/**
+ * The lift coefficient of [`AeroTriangle::new`] (unitless): Chaos
+ * Cloth's default, 0.1 (a light cloth; a sail or a flag that should
+ * climb in the wind wants more).
+ */
+#define XPBD_DEFAULT_LIFT_COEFFICIENT 0.1
 
 /**
  * Status of a C call: 0 or 1 on success, a negative code on error.
@@ -655,6 +704,13 @@ enum XpbdStatus
    * position in the chain; nothing changed.
    */
   XPBD_STATUS_INVALID_BLOCK = -27,
+  /**
+   * The wind block has a bad value; `error_field` names it
+   * (`XPBD_FIELD_WIND_VELOCITY`, `_FLUID_DENSITY`, `_PARTICLE_WIND`,
+   * `_AERO_TRIANGLES`) and `error_index` the entry (a particle or a
+   * triangle); nothing changed.
+   */
+  XPBD_STATUS_INVALID_WIND = -28,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1923,6 +1979,77 @@ typedef struct XpbdGroups3 {
 } XpbdGroups3;
 
 /**
+ * One triangle the wind acts on: three particle indices and its drag and
+ * lift coefficients.
+ *
+ * `#[repr(C)]`: `AeroTriangle<f64>` is the C type `XpbdAeroTriangle`,
+ * `AeroTriangle<f32>` is `XpbdAeroTriangleF32`.
+ */
+typedef struct XpbdAeroTriangle {
+  /**
+   * The corners (particle indices, distinct; the normal follows their
+   * order, but the force does not depend on which side it points to).
+   */
+  uint32_t particles[3];
+  /**
+   * Drag coefficient `C_d` (unitless, finite, ≥ 0).
+   */
+  double drag;
+  /**
+   * Lift coefficient `C_l` (unitless, finite, ≥ 0).
+   */
+  double lift;
+} XpbdAeroTriangle;
+
+/**
+ * The wind block (`XpbdWind3`, kind `XPBD_BLOCK_WIND`): drag and lift
+ * on triangles from their velocity relative to the air, applied to the
+ * velocities at every substep's entry (before the prediction, like
+ * gravity), in `xpbd_world3_step` and `xpbd_world3_step_colored` alike.
+ * For a triangle of area A (m²), unit normal n̂, relative velocity
+ * u = (mean of its corners' velocities) − wind (m/s), û = u/|u|,
+ * cos θ = n̂·û:
+ * F_drag = −½ ρ C_d A |cos θ| |u|² û and
+ * F_lift = ½ ρ C_l A |u|² cos θ (cos θ û − n̂) (N), each corner's
+ * velocity changed by h w (F_drag + F_lift)/3 (h the substep, w its
+ * inverse mass). Everything is only read; the step validates every value
+ * first (`XPBD_STATUS_INVALID_WIND`, `error_field` and `error_index`
+ * naming it).
+ */
+typedef struct XpbdWind3 {
+  /**
+   * The header (`xpbd_wind3_default` writes it).
+   */
+  struct XpbdBlock block;
+  /**
+   * The triangles the wind acts on (`XpbdAeroTriangle`: three distinct
+   * particle indices, drag and lift coefficients, unitless, finite,
+   * ≥ 0), `triangle_count` entries, applied in this order; only read.
+   */
+  const struct XpbdAeroTriangle *triangles;
+  /**
+   * Number of triangles.
+   */
+  size_t triangle_count;
+  /**
+   * Optional wind per particle (m/s, finite, added to `velocity`; a
+   * triangle takes the mean of its corners'): NULL for none, else
+   * `particle_count` entries. Only read (not `const` so that a C99
+   * `double (*)[3]` converts without a cast).
+   */
+  double (*particle_velocities)[3];
+  /**
+   * The wind velocity of the frame (m/s, world frame, finite).
+   */
+  double velocity[3];
+  /**
+   * The fluid density ρ (kg/m³, finite, ≥ 0): air 1.225 (the default,
+   * `XPBD_AIR_DENSITY`), water 1000.
+   */
+  double density;
+} XpbdWind3;
+
+/**
  * Every length a world needs (`XpbdRequirements`), from
  * `xpbd_world3_requirements`: the one to allocate is `memory_size`
  * (bytes); the others say how it is carved (entries).
@@ -2910,6 +3037,77 @@ typedef struct XpbdGroups3F32 {
    */
   struct XpbdConstraints3F32 groups;
 } XpbdGroups3F32;
+
+/**
+ * One triangle the wind acts on: three particle indices and its drag and
+ * lift coefficients.
+ *
+ * `#[repr(C)]`: `AeroTriangle<f64>` is the C type `XpbdAeroTriangle`,
+ * `AeroTriangle<f32>` is `XpbdAeroTriangleF32`.
+ */
+typedef struct XpbdAeroTriangleF32 {
+  /**
+   * The corners (particle indices, distinct; the normal follows their
+   * order, but the force does not depend on which side it points to).
+   */
+  uint32_t particles[3];
+  /**
+   * Drag coefficient `C_d` (unitless, finite, ≥ 0).
+   */
+  float drag;
+  /**
+   * Lift coefficient `C_l` (unitless, finite, ≥ 0).
+   */
+  float lift;
+} XpbdAeroTriangleF32;
+
+/**
+ * The wind block (`XpbdWind3`, kind `XPBD_BLOCK_WIND`): drag and lift
+ * on triangles from their velocity relative to the air, applied to the
+ * velocities at every substep's entry (before the prediction, like
+ * gravity), in `xpbd_world3_step` and `xpbd_world3_step_colored` alike.
+ * For a triangle of area A (m²), unit normal n̂, relative velocity
+ * u = (mean of its corners' velocities) − wind (m/s), û = u/|u|,
+ * cos θ = n̂·û:
+ * F_drag = −½ ρ C_d A |cos θ| |u|² û and
+ * F_lift = ½ ρ C_l A |u|² cos θ (cos θ û − n̂) (N), each corner's
+ * velocity changed by h w (F_drag + F_lift)/3 (h the substep, w its
+ * inverse mass). Everything is only read; the step validates every value
+ * first (`XPBD_STATUS_INVALID_WIND`, `error_field` and `error_index`
+ * naming it).
+ */
+typedef struct XpbdWind3F32 {
+  /**
+   * The header (`xpbd_wind3_default` writes it).
+   */
+  struct XpbdBlock block;
+  /**
+   * The triangles the wind acts on (`XpbdAeroTriangle`: three distinct
+   * particle indices, drag and lift coefficients, unitless, finite,
+   * ≥ 0), `triangle_count` entries, applied in this order; only read.
+   */
+  const struct XpbdAeroTriangleF32 *triangles;
+  /**
+   * Number of triangles.
+   */
+  size_t triangle_count;
+  /**
+   * Optional wind per particle (m/s, finite, added to `velocity`; a
+   * triangle takes the mean of its corners'): NULL for none, else
+   * `particle_count` entries. Only read (not `const` so that a C99
+   * `double (*)[3]` converts without a cast).
+   */
+  float (*particle_velocities)[3];
+  /**
+   * The wind velocity of the frame (m/s, world frame, finite).
+   */
+  float velocity[3];
+  /**
+   * The fluid density ρ (kg/m³, finite, ≥ 0): air 1.225 (the default,
+   * `XPBD_AIR_DENSITY`), water 1000.
+   */
+  float density;
+} XpbdWind3F32;
 
 /**
  * What a [`step`] did.
@@ -3925,9 +4123,32 @@ struct XpbdSkinConstraint xpbd_skin_constraint_default(uint32_t particle,
                                                        double nz);
 
 /**
+ * A wind block (double): no triangles, no wind (`velocity` 0, no
+ * `particle_velocities`), air (`density` `XPBD_AIR_DENSITY`, 1.225
+ * kg/m³). Set `triangles` and `triangle_count` (each from
+ * `xpbd_aero_triangle_default`), the frame's `velocity` (m/s) and, if
+ * the wind varies over the cloth, `particle_velocities` (m/s,
+ * `particle_count` entries). A step refuses a non-finite velocity, a
+ * negative or non-finite density, a triangle with an index out of range,
+ * two equal indices or a negative or non-finite coefficient, and a
+ * non-finite per-particle wind: `XPBD_STATUS_INVALID_WIND`,
+ * `error_field` naming the value, `error_index` the triangle or particle.
+ */
+struct XpbdWind3 xpbd_wind3_default(void);
+
+/**
+ * A triangle of the wind block (double) over particles `a`, `b`, `c` with the
+ * default drag coefficient `XPBD_DEFAULT_DRAG_COEFFICIENT` (1.2, a flat
+ * plate broadside to the flow) and lift coefficient
+ * `XPBD_DEFAULT_LIFT_COEFFICIENT` (0.1); both unitless, change them as
+ * you like (finite, ≥ 0).
+ */
+struct XpbdAeroTriangle xpbd_aero_triangle_default(uint32_t a, uint32_t b, uint32_t c);
+
+/**
  * Adds a block (the `block` member of an `XpbdColliders3`,
- * `XpbdSelfCollision3`, `XpbdTearing3`, `XpbdEngineContacts3` or
- * `XpbdGroups3` made by its `_default` function) at the head of the
+ * `XpbdSelfCollision3`, `XpbdTearing3`, `XpbdEngineContacts3`,
+ * `XpbdGroups3` or `XpbdWind3` made by its `_default` function) at the head of the
  * world's chain: writes `block->next` and `world->blocks`. The block
  * must outlive the world's use. Adding the same kind twice makes the
  * step fail with `XPBD_STATUS_INVALID_BLOCK`.
@@ -3958,7 +4179,8 @@ XpbdStatus xpbd_world3_requirements(struct XpbdWorld3 *world, struct XpbdRequire
 /**
  * Advances a 3D double world by one frame of `dt` seconds, whatever its
  * blocks: `config->substeps` substeps of h = dt / substeps, each
- * predicting x ← x + h v + h² g, finding contacts, resetting every λ,
+ * (after a wind block's drag and lift on the velocities) predicting
+ * x ← x + h v + h² g, finding contacts, resetting every λ,
  * running `config->iterations` sweeps (links, then the groups, then
  * contacts), and updating v = (x − x_prev)/h with friction and damping.
  * With a tearing block a successful step then disables every enabled
@@ -3969,6 +4191,7 @@ XpbdStatus xpbd_world3_requirements(struct XpbdWorld3 *world, struct XpbdRequire
  * Errors: `NULL_POINTER`, `INVALID_TIME_STEP` (dt), `INVALID_CONFIG`
  * (`error_field` names the value), `INVALID_BLOCK`,
  * `INVALID_SELF_COLLISION`, `INVALID_MAX_FORCE` (naming the link),
+ * `INVALID_WIND` (`error_field` and `error_index` name the value),
  * `NON_FINITE_VELOCITY`, `INVALID_COLLIDER`, `CAPACITY_TOO_SMALL`
  * (`error_field` `XPBD_FIELD_MEMORY`, `_CONTACTS` or `_PAIRS`,
  * `error_index` the size or count needed), `ALIASED_BUFFERS`,
@@ -4114,9 +4337,32 @@ struct XpbdSkinConstraintF32 xpbd_skin_constraint_default_f32(uint32_t particle,
                                                               float nz);
 
 /**
+ * A wind block (float): no triangles, no wind (`velocity` 0, no
+ * `particle_velocities`), air (`density` `XPBD_AIR_DENSITY`, 1.225
+ * kg/m³). Set `triangles` and `triangle_count` (each from
+ * `xpbd_aero_triangle_default_f32`), the frame's `velocity` (m/s) and, if
+ * the wind varies over the cloth, `particle_velocities` (m/s,
+ * `particle_count` entries). A step refuses a non-finite velocity, a
+ * negative or non-finite density, a triangle with an index out of range,
+ * two equal indices or a negative or non-finite coefficient, and a
+ * non-finite per-particle wind: `XPBD_STATUS_INVALID_WIND`,
+ * `error_field` naming the value, `error_index` the triangle or particle.
+ */
+struct XpbdWind3F32 xpbd_wind3_default_f32(void);
+
+/**
+ * A triangle of the wind block (float) over particles `a`, `b`, `c` with the
+ * default drag coefficient `XPBD_DEFAULT_DRAG_COEFFICIENT` (1.2, a flat
+ * plate broadside to the flow) and lift coefficient
+ * `XPBD_DEFAULT_LIFT_COEFFICIENT` (0.1); both unitless, change them as
+ * you like (finite, ≥ 0).
+ */
+struct XpbdAeroTriangleF32 xpbd_aero_triangle_default_f32(uint32_t a, uint32_t b, uint32_t c);
+
+/**
  * Adds a block (the `block` member of an `XpbdColliders3_f32`,
- * `XpbdSelfCollision3_f32`, `XpbdTearing3_f32`, `XpbdEngineContacts3_f32` or
- * `XpbdGroups3_f32` made by its `_default` function) at the head of the
+ * `XpbdSelfCollision3_f32`, `XpbdTearing3_f32`, `XpbdEngineContacts3_f32`,
+ * `XpbdGroups3_f32` or `XpbdWind3_f32` made by its `_default` function) at the head of the
  * world's chain: writes `block->next` and `world->blocks`. The block
  * must outlive the world's use. Adding the same kind twice makes the
  * step fail with `XPBD_STATUS_INVALID_BLOCK`.
@@ -4147,7 +4393,8 @@ XpbdStatus xpbd_world3_requirements_f32(struct XpbdWorld3F32 *world, struct Xpbd
 /**
  * Advances a 3D float world by one frame of `dt` seconds, whatever its
  * blocks: `config->substeps` substeps of h = dt / substeps, each
- * predicting x ← x + h v + h² g, finding contacts, resetting every λ,
+ * (after a wind block's drag and lift on the velocities) predicting
+ * x ← x + h v + h² g, finding contacts, resetting every λ,
  * running `config->iterations` sweeps (links, then the groups, then
  * contacts), and updating v = (x − x_prev)/h with friction and damping.
  * With a tearing block a successful step then disables every enabled
@@ -4158,6 +4405,7 @@ XpbdStatus xpbd_world3_requirements_f32(struct XpbdWorld3F32 *world, struct Xpbd
  * Errors: `NULL_POINTER`, `INVALID_TIME_STEP` (dt), `INVALID_CONFIG`
  * (`error_field` names the value), `INVALID_BLOCK`,
  * `INVALID_SELF_COLLISION`, `INVALID_MAX_FORCE` (naming the link),
+ * `INVALID_WIND` (`error_field` and `error_index` name the value),
  * `NON_FINITE_VELOCITY`, `INVALID_COLLIDER`, `CAPACITY_TOO_SMALL`
  * (`error_field` `XPBD_FIELD_MEMORY`, `_CONTACTS` or `_PAIRS`,
  * `error_index` the size or count needed), `ALIASED_BUFFERS`,
@@ -5947,6 +6195,12 @@ XPBD_CHECK_LAYOUT(XpbdGroups3, 160, 8);
 XPBD_CHECK_LAYOUT(XpbdGroups3F32, 160, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdWind3, 72, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdWind3F32, 56, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
 XPBD_CHECK_LAYOUT(XpbdRequirements, 64, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
@@ -5967,6 +6221,8 @@ XPBD_CHECK_LAYOUT(XpbdAttachment, 136, 8);
 XPBD_CHECK_LAYOUT(XpbdAttachmentF32, 68, 4);
 XPBD_CHECK_LAYOUT(XpbdSkinConstraint, 160, 8);
 XPBD_CHECK_LAYOUT(XpbdSkinConstraintF32, 80, 4);
+XPBD_CHECK_LAYOUT(XpbdAeroTriangle, 32, 8);
+XPBD_CHECK_LAYOUT(XpbdAeroTriangleF32, 20, 4);
 XPBD_CHECK_LAYOUT(XpbdCapsule3, 120, 8);
 XPBD_CHECK_LAYOUT(XpbdCapsule3F32, 60, 4);
 XPBD_CHECK_LAYOUT(XpbdBox3, 184, 8);

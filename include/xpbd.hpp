@@ -19,7 +19,7 @@
 //
 // One frame is `world.step(dt, config)`, with whatever features the world
 // was given (colliders, self-collision, tearing, engine contacts, constraint
-// groups); `world.step_colored(colors, dt, config, jobs)` solves the same
+// groups, wind); `world.step_colored(colors, dt, config, jobs)` solves the same
 // frame in colored order on the engine's job system (`xpbd::Jobs` adapts any
 // `run(count, task)` callable), bit-identical to `step`. `xpbd::Config` is
 // xpbd_step_config3_default(): 20 substeps of 1 iteration, damping 0.1/s,
@@ -64,6 +64,8 @@ enum class Field : std::int32_t {
     RestPositions = XPBD_FIELD_REST_POSITIONS, Contacts = XPBD_FIELD_CONTACTS, Pairs = XPBD_FIELD_PAIRS,
     Scratch = XPBD_FIELD_SCRATCH, Memory = XPBD_FIELD_MEMORY, Block = XPBD_FIELD_BLOCK,
     FrameTime = XPBD_FIELD_FRAME_TIME, MaxDistanceScale = XPBD_FIELD_MAX_DISTANCE_SCALE,
+    WindVelocity = XPBD_FIELD_WIND_VELOCITY, FluidDensity = XPBD_FIELD_FLUID_DENSITY,
+    ParticleWind = XPBD_FIELD_PARTICLE_WIND, AeroTriangles = XPBD_FIELD_AERO_TRIANGLES,
 };
 
 /// The field's name as in the C structs ("substeps", "memory", ...; "" for None).
@@ -72,7 +74,8 @@ constexpr const char* field_name(Field f) noexcept {
         "", "substeps", "iterations", "gravity", "tolerance", "damping", "particle_radius",
         "contact_compliance", "static_friction", "dynamic_friction", "zero_length_policy",
         "contact_overflow", "hash_table", "hash_ids", "adjacency", "rest_positions", "contacts",
-        "pairs", "scratch", "memory", "block", "frame_time", "max_distance_scale"};
+        "pairs", "scratch", "memory", "block", "frame_time", "max_distance_scale", "wind_velocity",
+        "fluid_density", "particle_wind", "aero_triangles"};
     const auto k = static_cast<std::size_t>(f);
     return k < sizeof names / sizeof names[0] ? names[k] : "unknown field";
 }
@@ -251,10 +254,12 @@ template <class T> struct Api;
         using Constraints = XpbdConstraints3##F; using Colliders = XpbdColliders3##F;              \
         using SelfCollision = XpbdSelfCollision3##F; using Tearing = XpbdTearing3##F;              \
         using EngineContacts = XpbdEngineContacts3##F; using Groups = XpbdGroups3##F;              \
+        using Wind = XpbdWind3##F; using AeroTriangle = XpbdAeroTriangle##F;                       \
         XPBD_HPP_FN(S, step_config3_default) XPBD_HPP_FN(S, world3_default)                              \
         XPBD_HPP_FN(S, colliders3_default) XPBD_HPP_FN(S, self_collision3_default)                       \
         XPBD_HPP_FN(S, tearing3_default) XPBD_HPP_FN(S, engine_contacts3_default)                        \
-        XPBD_HPP_FN(S, groups3_default) XPBD_HPP_FN(S, world3_add) XPBD_HPP_FN(S, world3_requirements)   \
+        XPBD_HPP_FN(S, groups3_default) XPBD_HPP_FN(S, wind3_default)                                    \
+        XPBD_HPP_FN(S, aero_triangle_default) XPBD_HPP_FN(S, world3_add) XPBD_HPP_FN(S, world3_requirements) \
         XPBD_HPP_FN(S, world3_step) XPBD_HPP_FN(S, world3_step_colored) XPBD_HPP_FN(S, world3_precision) \
         XPBD_HPP_FN(S, build_rope3) XPBD_HPP_FN(S, build_loop3) XPBD_HPP_FN(S, build_cloth3)             \
         XPBD_HPP_FN(S, build_bends_cloth3) XPBD_HPP_FN(S, build_links_from_triangles3)                   \
@@ -298,6 +303,8 @@ template <class T> using Tet = typename detail::Api<T>::Tet;
 template <class T> using Tether = typename detail::Api<T>::Tether;
 template <class T> using MeshVolume = typename detail::Api<T>::MeshVolume;
 template <class T> using Attachment = typename detail::Api<T>::Attachment;
+/// A triangle the wind acts on (XpbdAeroTriangle): make it with aero_triangle().
+template <class T> using AeroTriangle = typename detail::Api<T>::AeroTriangle;
 template <class T> using StepStats = typename detail::Api<T>::StepStats;
 template <class T> using SweepStats = typename detail::Api<T>::SweepStats;
 template <class T> using Convergence = typename detail::Api<T>::Convergence;
@@ -311,6 +318,13 @@ template <class T>
 struct Config : detail::Api<T>::Config {
     Config() noexcept : detail::Api<T>::Config(detail::Api<T>::step_config3_default()) {}
 };
+
+/// A wind triangle over particles a, b, c with the default drag (1.2) and
+/// lift (0.1) coefficients: aero_triangle<float>(0, 1, 2).
+template <class T>
+AeroTriangle<T> aero_triangle(std::uint32_t a, std::uint32_t b, std::uint32_t c) noexcept {
+    return detail::Api<T>::aero_triangle_default(a, b, c);
+}
 
 /// The library's version, major * 10000 + minor * 100 + patch
 /// (XPBD_VERSION_NUMBER when header and library match).
@@ -627,7 +641,7 @@ private:
 /// A world's optional features, one C block each.
 enum class Feature : std::uint32_t {
     Colliders = XPBD_BLOCK_COLLIDERS, SelfCollision = XPBD_BLOCK_SELF_COLLISION, Tearing = XPBD_BLOCK_TEARING,
-    EngineContacts = XPBD_BLOCK_ENGINE_CONTACTS, Groups = XPBD_BLOCK_GROUPS,
+    EngineContacts = XPBD_BLOCK_ENGINE_CONTACTS, Groups = XPBD_BLOCK_GROUPS, Wind = XPBD_BLOCK_WIND,
 };
 
 /// A step's result and, on success, what it did (substeps, contacts, torn links, ...).
@@ -645,7 +659,7 @@ struct Precision {
 
 /// A 3D world over the caller's buffers: particles, links, the library's
 /// memory, and the features set on it (each setter switches its feature on,
-/// remove() off). Copyable: it holds the C world and its five blocks (made
+/// remove() off). Copyable: it holds the C world and its six blocks (made
 /// by their _default functions) and chains the ones on at every call.
 template <class T>
 class World {
@@ -659,6 +673,7 @@ public:
           View<Link<T>> links = {}) noexcept
         : w_(A::world3_default()), col_(A::colliders3_default()), self_(A::self_collision3_default()),
           tear_(A::tearing3_default()), eng_(A::engine_contacts3_default()), grp_(A::groups3_default()),
+          wind_(A::wind3_default()),
           sizes_ok_(velocities.size() == positions.size() && inverse_masses.size() == positions.size()) {
         w_.positions = positions.data();
         w_.velocities = velocities.data();
@@ -734,6 +749,19 @@ public:
         put(g().mesh_scratch, g().mesh_scratch_count, scratch, grp_);
         return put(g().mesh_volumes, g().mesh_volume_count, meshes, grp_);
     }
+    /// Wind: drag and lift on `triangles` (aero_triangle()) from their
+    /// velocity relative to the air, `velocity` (m/s) plus, when given, the
+    /// particles' own `particle_velocities` (m/s, one per particle), in a
+    /// fluid of `density` (kg/m³; air by default).
+    World& set_wind(View<const AeroTriangle<T>> triangles, const std::array<T, 3>& velocity,
+                    View3<const T> particle_velocities = {}, T density = T(XPBD_AIR_DENSITY)) noexcept {
+        for (std::size_t k = 0; k < 3; ++k) wind_.velocity[k] = velocity[k];
+        wind_.density = density;
+        // The C field is not const (for C99 callers); the library only reads it.
+        wind_.particle_velocities = const_cast<T(*)[3]>(particle_velocities.data());
+        particle_wind_size_ = particle_velocities.size();
+        return put(wind_.triangles, wind_.triangle_count, triangles, wind_);
+    }
     World& remove(Feature f) noexcept { on_ &= ~bit(static_cast<std::uint32_t>(f)); return *this; }
     bool has(Feature f) const noexcept { return (on_ & bit(static_cast<std::uint32_t>(f))) != 0; }
 
@@ -802,8 +830,10 @@ private:
         if (has(Feature::Tearing) && max_force_size_ != w_.link_count) {
             return Result(XPBD_STATUS_INVALID_ARGUMENT);
         }
+        if (has(Feature::Wind) && particle_wind_size_ != 0 && particle_wind_size_ != w_.particle_count)
+            return Result(XPBD_STATUS_INVALID_ARGUMENT, 0, Field::ParticleWind);
         w_.blocks = nullptr;
-        for (XpbdBlock* b : {&grp_.block, &eng_.block, &tear_.block, &self_.block, &col_.block}) {
+        for (XpbdBlock* b : {&wind_.block, &grp_.block, &eng_.block, &tear_.block, &self_.block, &col_.block}) {
             if (!(on_ & bit(b->kind))) continue;
             if (const XpbdStatus s = A::world3_add(&w_, b); s < 0) return Result(s, 0, Field::Block);
         }
@@ -815,9 +845,10 @@ private:
     typename A::Tearing tear_;
     typename A::EngineContacts eng_;
     typename A::Groups grp_;
+    typename A::Wind wind_;
     bool sizes_ok_;
     std::uint32_t on_ = 0;
-    std::size_t rest_size_ = 0, max_force_size_ = 0;
+    std::size_t rest_size_ = 0, max_force_size_ = 0, particle_wind_size_ = 0;
 };
 
 // ------------------------------------------------------- low-level systems ---

@@ -360,8 +360,22 @@ pub enum StepError {
         field: Field,
     },
     /// A world holds constraint groups ([`World::groups`](crate::step::World::groups))
-    /// but is not 3D: the groups are 3D constraints.
+    /// or a wind block ([`World::wind`](crate::step::World::wind)) but is
+    /// not 3D: both act in 3D.
     GroupsNeed3D,
+    /// The wind block ([`Wind`](crate::step::Wind)) has a bad value:
+    /// [`Field::WindVelocity`] (not finite), [`Field::FluidDensity`]
+    /// (negative or not finite), [`Field::ParticleWind`] (`index`: the
+    /// first non-finite entry, or the slice's length when it is neither
+    /// empty nor one entry per particle), [`Field::AeroTriangles`]
+    /// (`index`: the triangle, with an index out of range, two equal
+    /// indices, or a coefficient negative or not finite).
+    InvalidWind {
+        /// The value concerned.
+        field: Field,
+        /// The entry concerned (0 for a single value).
+        index: usize,
+    },
     /// `substeps` is over [`MAX_SUBSTEPS`](crate::MAX_SUBSTEPS),
     /// `iterations` over [`MAX_ITERATIONS`](crate::MAX_ITERATIONS), or the
     /// frame's work over [`MAX_WORK`](crate::MAX_WORK): before anything is
@@ -436,11 +450,21 @@ pub enum Field {
     FrameTime = 21,
     /// `StepConfig::max_distance_scale` (negative or not finite).
     MaxDistanceScale = 22,
+    /// `Wind::velocity` (not finite).
+    WindVelocity = 23,
+    /// `Wind::density` (negative or not finite).
+    FluidDensity = 24,
+    /// `Wind::particle_velocities` (a length neither 0 nor the particle
+    /// count, or an entry not finite).
+    ParticleWind = 25,
+    /// `Wind::triangles` (an index out of range, two equal indices, a
+    /// coefficient negative or not finite).
+    AeroTriangles = 26,
 }
 
 impl Field {
     /// Every field, in code order.
-    pub const ALL: [Field; 23] = [
+    pub const ALL: [Field; 27] = [
         Field::None,
         Field::Substeps,
         Field::Iterations,
@@ -464,6 +488,10 @@ impl Field {
         Field::Block,
         Field::FrameTime,
         Field::MaxDistanceScale,
+        Field::WindVelocity,
+        Field::FluidDensity,
+        Field::ParticleWind,
+        Field::AeroTriangles,
     ];
 
     /// The C code (`XPBD_FIELD_*`).
@@ -500,6 +528,10 @@ impl Field {
             Field::Block => "block",
             Field::FrameTime => "frame_time",
             Field::MaxDistanceScale => "max_distance_scale",
+            Field::WindVelocity => "wind_velocity",
+            Field::FluidDensity => "fluid_density",
+            Field::ParticleWind => "particle_wind",
+            Field::AeroTriangles => "aero_triangles",
         }
     }
 }
@@ -547,7 +579,10 @@ impl fmt::Display for StepError {
                     "more particle pairs than the pair buffer holds: {needed} needed"
                 )
             }
-            StepError::GroupsNeed3D => f.write_str("constraint groups need a 3D world"),
+            StepError::GroupsNeed3D => f.write_str("constraint groups and wind need a 3D world"),
+            StepError::InvalidWind { field, index } => {
+                write!(f, "wind: {} (entry {index}) is invalid", field.name())
+            }
             StepError::InvalidContactResult { contact } => {
                 write!(f, "contact {contact}: correction would not be finite")
             }

@@ -57,6 +57,7 @@ impl<T: Real> Scene<T> {
             }),
             self_collision: None,
             tearing: None,
+            wind: None,
             engine_contacts: None,
             groups: Some(Constraints {
                 attachments: &mut self.attachments,

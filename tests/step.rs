@@ -51,6 +51,7 @@ impl Store {
             }),
             self_collision: None,
             tearing: None,
+            wind: None,
             engine_contacts: None,
             groups: None,
         };

@@ -295,6 +295,7 @@ impl Sheet {
                 max_force: &self.max_force,
                 torn: &mut self.torn,
             }),
+            wind: None,
             engine_contacts: None,
             groups: None,
         };
@@ -478,6 +479,7 @@ fn a_failed_step_tears_nothing() {
             max_force: &sheet.max_force,
             torn: &mut sheet.torn,
         }),
+        wind: None,
         engine_contacts: None,
         groups: None,
     };
@@ -547,6 +549,7 @@ impl Heap {
             }),
             self_collision: None,
             tearing: None,
+            wind: None,
             engine_contacts: None,
             groups: None,
         };

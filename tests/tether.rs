@@ -112,6 +112,7 @@ fn rigid_cloth(n: usize, frames: usize, substeps: u32, tilt: f64, with_tethers: 
             colliders: None,
             self_collision: None,
             tearing: None,
+            wind: None,
             engine_contacts: None,
             groups: None,
         };

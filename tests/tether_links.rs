@@ -199,6 +199,7 @@ fn hang(x0: &[[f64; 3]], links: &[Link<f64>], ties: &mut [Tether<f64>], frames: 
             colliders: None,
             self_collision: None,
             tearing: None,
+            wind: None,
             engine_contacts: None,
             groups: None,
         };

@@ -46,7 +46,10 @@
 # 23, hostile_self_collision 24, attachment 22, no_alloc 18, ...), the
 # scenarios (hash: a quarter of the random C-ABI
 # sequence, checked against its own constant): about 350 s
-# (2026-12-07; on 2026-12-06 and in the session before, 490 and 485 s,
+# (2026-12-07, before the character-cloth tests' safe-Rust cases, one
+# iteration of hostile_colored_groups' threads and the f32 twins of
+# hostile_engine_world's pointer checks left Miri: about 55 s less;
+# on 2026-12-06 and in the session before, 490 and 485 s,
 # 1,240 and 1,215 s wall beside the other steps, which put CI at 1,384 s:
 # then the safe-Rust unit tests above were taken out of Miri, the
 # doc tests, and one of soa_frame's two cases). B is

@@ -139,6 +139,7 @@ void test_groups(void);
 void test_tethers(void);
 void test_attach(void);
 void test_skin(void);
+void test_wind(void);
 void test_engine(void);
 void test_self(void);
 void test_tear(void);

@@ -27,6 +27,7 @@ int run_c_tests(void) {
     test_tethers();
     test_attach();
     test_skin();
+    test_wind();
     test_engine();
     test_self();
     test_tear();

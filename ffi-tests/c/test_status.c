@@ -95,7 +95,7 @@ void test_status(void) {
                                   XPBD_STATUS_JOB_CONTRACT, XPBD_STATUS_INVALID_REST_VALUE,
                                   XPBD_STATUS_DEGENERATE, XPBD_STATUS_INVALID_CONFIG,
                                   XPBD_STATUS_INVALID_SELF_COLLISION, XPBD_STATUS_INVALID_MAX_FORCE,
-                                  XPBD_STATUS_INVALID_BLOCK};
+                                  XPBD_STATUS_INVALID_BLOCK, XPBD_STATUS_INVALID_WIND};
         const size_t n = sizeof errors / sizeof errors[0];
         size_t i, j;
         ENSURE(XPBD_STATUS_OK == 0);
@@ -125,8 +125,9 @@ void test_status(void) {
                                  XPBD_STATUS_WORK_LIMIT, XPBD_STATUS_JOB_CONTRACT,
                                  XPBD_STATUS_INVALID_REST_VALUE, XPBD_STATUS_DEGENERATE,
                                  XPBD_STATUS_INVALID_CONFIG, XPBD_STATUS_INVALID_SELF_COLLISION,
-                                 XPBD_STATUS_INVALID_MAX_FORCE, XPBD_STATUS_INVALID_BLOCK};
-        const int32_t unknown[] = {2, 3, -28, -100, 1000, INT32_MAX, INT32_MIN};
+                                 XPBD_STATUS_INVALID_MAX_FORCE, XPBD_STATUS_INVALID_BLOCK,
+                                 XPBD_STATUS_INVALID_WIND};
+        const int32_t unknown[] = {2, 3, -29, -100, 1000, INT32_MAX, INT32_MIN};
         const char *generic = xpbd_status_str(INT32_MIN);
         const size_t n = sizeof codes / sizeof codes[0];
         size_t i, j;

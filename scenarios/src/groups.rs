@@ -352,6 +352,7 @@ impl<T: Real> Scene<T> {
             }),
             self_collision: None,
             tearing: None,
+            wind: None,
             engine_contacts: None,
             groups: None,
         };

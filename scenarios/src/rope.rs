@@ -153,6 +153,7 @@ impl<T: Real> Rope<T> {
             }),
             self_collision: None,
             tearing: None,
+            wind: None,
             engine_contacts: None,
             groups: None,
         };

@@ -239,6 +239,7 @@ impl<T: Real> Sheet<T> {
                 max_force: &self.max_force,
                 torn: &mut self.torn,
             }),
+            wind: None,
             engine_contacts: None,
             groups: None,
         };

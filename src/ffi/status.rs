@@ -105,10 +105,15 @@ pub enum XpbdStatus {
     /// longer than `XPBD_MAX_BLOCKS` (a cycle); `error_index` is its
     /// position in the chain; nothing changed.
     InvalidBlock = -27,
+    /// The wind block has a bad value; `error_field` names it
+    /// (`XPBD_FIELD_WIND_VELOCITY`, `_FLUID_DENSITY`, `_PARTICLE_WIND`,
+    /// `_AERO_TRIANGLES`) and `error_index` the entry (a particle or a
+    /// triangle); nothing changed.
+    InvalidWind = -28,
 }
 
 /// Every status, in code order (0, 1, then −1, −2, …).
-const ALL_STATUSES: [XpbdStatus; 29] = [
+const ALL_STATUSES: [XpbdStatus; 30] = [
     XpbdStatus::Ok,
     XpbdStatus::Skipped,
     XpbdStatus::NullPointer,
@@ -138,6 +143,7 @@ const ALL_STATUSES: [XpbdStatus; 29] = [
     XpbdStatus::InvalidSelfCollision,
     XpbdStatus::InvalidMaxForce,
     XpbdStatus::InvalidBlock,
+    XpbdStatus::InvalidWind,
 ];
 
 impl XpbdStatus {
@@ -211,6 +217,9 @@ impl XpbdStatus {
             XpbdStatus::InvalidBlock => {
                 c"invalid block: a world block of an unknown kind or size, given twice, or a cycle"
             }
+            XpbdStatus::InvalidWind => {
+                c"invalid wind: a wind velocity, fluid density, particle wind or aerodynamic triangle is out of its domain (error_field and error_index name it)"
+            }
         }
     }
 }
@@ -268,6 +277,7 @@ pub(crate) fn status_of(e: StepError) -> (XpbdStatus, usize, Field) {
         StepError::JobContract => (XpbdStatus::JobContract, 0, Field::None),
         StepError::InvalidSelfCollision { field } => (XpbdStatus::InvalidSelfCollision, 0, field),
         StepError::InvalidConfig { field } => (XpbdStatus::InvalidConfig, 0, field),
+        StepError::InvalidWind { field, index } => (XpbdStatus::InvalidWind, index, field),
         StepError::NonFiniteVelocity { particle } => {
             (XpbdStatus::NonFiniteVelocity, particle, Field::None)
         }

@@ -20,10 +20,10 @@ use super::types::{
     XPBD_CONTACT_OVERFLOW_REJECT, XPBD_ZERO_LENGTH_REJECT,
 };
 use super::world::{
-    CollidersC, EngineContactsC, GroupsC, SelfCollisionC, TearingC, WorldC, XpbdBlock,
+    CollidersC, EngineContactsC, GroupsC, SelfCollisionC, TearingC, WindC, WorldC, XpbdBlock,
     XpbdRequirements, XPBD_BLOCK_COLLIDERS, XPBD_BLOCK_ENGINE_CONTACTS, XPBD_BLOCK_F32,
-    XPBD_BLOCK_GROUPS, XPBD_BLOCK_SELF_COLLISION, XPBD_BLOCK_TEARING, XPBD_MAX_BLOCKS,
-    XPBD_MEMORY_ALIGN,
+    XPBD_BLOCK_GROUPS, XPBD_BLOCK_SELF_COLLISION, XPBD_BLOCK_TEARING, XPBD_BLOCK_WIND,
+    XPBD_MAX_BLOCKS, XPBD_MEMORY_ALIGN,
 };
 use crate::constraint::contact::Contact;
 use crate::constraint::particle_contact::ParticleContact;
@@ -31,7 +31,7 @@ use crate::error::Field;
 use crate::real::Real;
 use crate::step::{
     self, Colliders, ContactOverflow, Jobs, Requirements, SelfCollision, StepConfig, StepStats,
-    Tearing, World,
+    Tearing, Wind, World,
 };
 use crate::StepError;
 
@@ -171,6 +171,20 @@ pub(crate) fn default_groups<T>() -> GroupsC<T> {
     }
 }
 
+/// `xpbd_wind3_default[_f32]`: no triangles, no wind (velocity 0, no
+/// per-particle wind), air (`Wind::new`: density 1.225 kg/m³).
+pub(crate) fn default_wind<T: Real>() -> WindC<T> {
+    let w = Wind::<T>::new(&[]);
+    WindC {
+        block: header::<T, WindC<T>>(XPBD_BLOCK_WIND),
+        triangles: ptr::null(),
+        triangle_count: 0,
+        particle_velocities: ptr::null_mut(),
+        velocity: w.velocity,
+        density: w.density,
+    }
+}
+
 /// `xpbd_world3_add[_f32]`: puts `block` at the head of the world's chain.
 ///
 /// # Safety
@@ -202,6 +216,16 @@ struct Chain<T> {
     tearing: Option<(TearingC<T>, *const TearingC<T>)>,
     engine: Option<(EngineContactsC<T>, *const EngineContactsC<T>)>,
     groups: Option<(GroupsC<T>, *const GroupsC<T>)>,
+    wind: Option<(WindC<T>, *const WindC<T>)>,
+}
+
+/// A block of the chain, or `empty()` when the chain has none of its kind
+/// (every field initialised either way).
+fn filled<B: Copy>(slot: Option<(B, *const B)>, empty: fn() -> B) -> B {
+    match slot {
+        Some((b, _)) => b,
+        None => empty(),
+    }
 }
 
 /// An error of a C step: the status, `error_index`, `error_field`.
@@ -239,6 +263,7 @@ unsafe fn read_chain<T: Real>(head: *mut XpbdBlock) -> Result<Chain<T>, Failure>
         tearing: None,
         engine: None,
         groups: None,
+        wind: None,
     };
     let mut p = head;
     let mut at = 0usize;
@@ -271,6 +296,9 @@ unsafe fn read_chain<T: Real>(head: *mut XpbdBlock) -> Result<Chain<T>, Failure>
                 }
                 XPBD_BLOCK_GROUPS if fits(size_of::<GroupsC<T>>()) => {
                     take(&mut chain.groups, p.cast_const().cast(), at)?;
+                }
+                XPBD_BLOCK_WIND if fits(size_of::<WindC<T>>()) => {
+                    take(&mut chain.wind, p.cast_const().cast(), at)?;
                 }
                 _ => return Err(bad),
             }
@@ -535,7 +563,7 @@ where
     }
     let n = w.particle_count;
     let links = w.link_count;
-    let mut bufs = [Buf::of(ptr::null::<u8>(), 0); 22];
+    let mut bufs = [Buf::of(ptr::null::<u8>(), 0); 24];
     let core = [
         Buf::of(w.positions, n),
         Buf::of(w.velocities, n),
@@ -554,31 +582,55 @@ where
         }
     };
     core.into_iter().for_each(&mut push);
-    if let Some((c, p)) = chain.colliders {
+    // Each block's fields, or an empty block's where the chain has none:
+    // every value read below is initialised, so that code the compiler
+    // hoists above a block's presence test never reads the bytes of a
+    // `None` (valgrind flags a branch on them, harmless or not).
+    let colliders = filled(chain.colliders, default_colliders::<T>);
+    let self_collision = filled(chain.self_collision, default_self_collision::<T>);
+    let tearing = filled(chain.tearing, default_tearing::<T>);
+    let engine = filled(chain.engine, default_engine_contacts::<T>);
+    let wind = filled(chain.wind, default_wind::<T>);
+    // The optional arrays without a count: NULL (none) or one entry per
+    // particle (rest positions, per-particle wind) or link (maximum
+    // forces).
+    let rest = self_collision.rest_positions.cast_const();
+    let rest_count = if rest.is_null() { 0 } else { n };
+    let max_force_count = if tearing.max_force.is_null() {
+        0
+    } else {
+        links
+    };
+    let particle_wind = if wind.particle_velocities.is_null() {
+        0
+    } else {
+        n
+    };
+    if let Some((_, p)) = chain.colliders {
+        let c = &colliders;
         push(Buf::of(p, 1));
         push(Buf::of(c.planes, c.plane_count));
         push(Buf::of(c.spheres, c.sphere_count));
         push(Buf::of(c.capsules, c.capsule_count));
         push(Buf::of(c.boxes, c.box_count));
     }
-    if let Some((s, p)) = chain.self_collision {
+    if let Some((_, p)) = chain.self_collision {
         push(Buf::of(p, 1));
-        push(Buf::of(
-            s.rest_positions,
-            if s.rest_positions.is_null() { 0 } else { n },
-        ));
+        push(Buf::of(rest, rest_count));
     }
-    if let Some((t, p)) = chain.tearing {
+    if let Some((_, p)) = chain.tearing {
         push(Buf::of(p, 1));
-        push(Buf::of(
-            t.max_force,
-            if t.max_force.is_null() { 0 } else { links },
-        ));
-        push(Buf::of(t.torn, t.torn_capacity));
+        push(Buf::of(tearing.max_force, max_force_count));
+        push(Buf::of(tearing.torn, tearing.torn_capacity));
     }
-    if let Some((e, p)) = chain.engine {
+    if let Some((_, p)) = chain.engine {
         push(Buf::of(p, 1));
-        push(Buf::of(e.contacts, e.count));
+        push(Buf::of(engine.contacts, engine.count));
+    }
+    if let Some((_, p)) = chain.wind {
+        push(Buf::of(p, 1));
+        push(Buf::of(wind.triangles, wind.triangle_count));
+        push(Buf::of(wind.particle_velocities, particle_wind));
     }
     if let Some((_, p)) = chain.groups {
         // The header only: the groups struct after it is in the check
@@ -631,14 +683,13 @@ where
             slice_mut(scratch.cast::<[T; 3]>(), l.lengths.scratch),
         );
         view.links = slice_mut(w.links, links);
-        view.colliders = chain.colliders.map(|(c, _)| Colliders {
-            planes: slice(c.planes, c.plane_count),
-            spheres: slice(c.spheres, c.sphere_count),
-            capsules: slice(c.capsules, c.capsule_count),
-            boxes: slice(c.boxes, c.box_count),
+        view.colliders = chain.colliders.is_some().then(|| Colliders {
+            planes: slice(colliders.planes, colliders.plane_count),
+            spheres: slice(colliders.spheres, colliders.sphere_count),
+            capsules: slice(colliders.capsules, colliders.capsule_count),
+            boxes: slice(colliders.boxes, colliders.box_count),
         });
-        view.self_collision = chain.self_collision.map(|(s, _)| {
-            let rest = s.rest_positions.cast_const();
+        view.self_collision = chain.self_collision.is_some().then(|| {
             let u32s = |offset: usize, count: usize| {
                 slice_mut(carve(offset, count.saturating_mul(4)).cast::<u32>(), count)
             };
@@ -656,15 +707,24 @@ where
                 table: u32s(l.table, l.lengths.hash_table),
                 ids: u32s(l.ids, l.lengths.hash_ids),
                 adjacency: u32s(l.adjacency, l.lengths.adjacency),
-                rest: slice(rest, if rest.is_null() { 0 } else { n }),
+                rest: slice(rest, rest_count),
             }
         });
-        view.tearing = chain.tearing.map(|(t, _)| Tearing {
-            max_force: slice(t.max_force, if t.max_force.is_null() { 0 } else { links }),
-            torn: slice_mut(t.torn, t.torn_capacity),
+        view.tearing = chain.tearing.is_some().then(|| Tearing {
+            max_force: slice(tearing.max_force, max_force_count),
+            torn: slice_mut(tearing.torn, tearing.torn_capacity),
         });
-        view.engine_contacts = chain.engine.map(|(e, _)| slice_mut(e.contacts, e.count));
+        view.engine_contacts = chain
+            .engine
+            .is_some()
+            .then(|| slice_mut(engine.contacts, engine.count));
         view.groups = groups;
+        view.wind = chain.wind.is_some().then(|| Wind {
+            triangles: slice(wind.triangles, wind.triangle_count),
+            velocity: wind.velocity,
+            particle_velocities: slice(wind.particle_velocities.cast_const(), particle_wind),
+            density: wind.density,
+        });
         view
     };
     // SAFETY: as above: the stamp is the last carved buffer (not viewed

@@ -19,7 +19,7 @@ use crate::constraint::skin::SkinConstraint;
 use crate::constraint::tether::Tether;
 use crate::constraint::volume::Tet;
 use crate::solver::{Convergence, Group, Link, SweepStats, ZeroLength};
-use crate::step::StepStats;
+use crate::step::{AeroTriangle, StepStats};
 
 /// Zero-length policy: stop with `XPBD_STATUS_ZERO_LENGTH` naming the link.
 pub const XPBD_ZERO_LENGTH_REJECT: i32 = 0;
@@ -517,6 +517,11 @@ pub type XpbdAttachmentF32 = Attachment<f32>;
 pub type XpbdSkinConstraint = SkinConstraint<f64>;
 /// `XpbdSkinConstraintF32` (C): a skinned constraint, float.
 pub type XpbdSkinConstraintF32 = SkinConstraint<f32>;
+/// `XpbdAeroTriangle` (C): a triangle of the wind block (three particle
+/// indices, drag and lift coefficients), double.
+pub type XpbdAeroTriangle = AeroTriangle<f64>;
+/// `XpbdAeroTriangleF32` (C): a triangle of the wind block, float.
+pub type XpbdAeroTriangleF32 = AeroTriangle<f32>;
 /// `XpbdCapsule3` (C): a moving capsule, double.
 pub type XpbdCapsule3 = Capsule<f64, 3>;
 /// `XpbdCapsule3F32` (C): a moving capsule, float.

@@ -10,6 +10,7 @@ use crate::constraint::contact::{Plane, Sphere};
 use crate::constraint::distance::Link;
 use crate::constraint::engine_contact::EngineContact;
 use crate::constraint::moving::{Capsule, OrientedBox};
+use crate::step::AeroTriangle;
 
 /// Block kind: colliders (`XpbdColliders3`). The float blocks add
 /// `XPBD_BLOCK_F32`.
@@ -22,11 +23,13 @@ pub const XPBD_BLOCK_TEARING: u32 = 3;
 pub const XPBD_BLOCK_ENGINE_CONTACTS: u32 = 4;
 /// Block kind: constraint groups (`XpbdGroups3`).
 pub const XPBD_BLOCK_GROUPS: u32 = 5;
+/// Block kind: wind, drag and lift on triangles (`XpbdWind3`).
+pub const XPBD_BLOCK_WIND: u32 = 6;
 /// Added to a block kind for the float (`F32`) blocks.
 pub const XPBD_BLOCK_F32: u32 = 0x100;
 /// Most blocks a world chain may hold (one per kind); a longer chain (a
 /// cycle, say) is refused.
-pub const XPBD_MAX_BLOCKS: usize = 5;
+pub const XPBD_MAX_BLOCKS: usize = 6;
 /// The alignment (bytes) `XpbdWorld3::memory` must have (what `malloc`
 /// returns).
 pub const XPBD_MEMORY_ALIGN: usize = 8;
@@ -79,6 +82,17 @@ pub const XPBD_FIELD_BLOCK: i32 = 20;
 pub const XPBD_FIELD_FRAME_TIME: i32 = 21;
 /// `error_field`: `XpbdStepConfig3::max_distance_scale` (negative or not finite).
 pub const XPBD_FIELD_MAX_DISTANCE_SCALE: i32 = 22;
+/// Field code: the wind block's velocity (not finite).
+pub const XPBD_FIELD_WIND_VELOCITY: i32 = 23;
+/// Field code: the wind block's fluid density (negative or not finite).
+pub const XPBD_FIELD_FLUID_DENSITY: i32 = 24;
+/// Field code: the wind block's per-particle wind (an entry not finite;
+/// `error_index` the particle).
+pub const XPBD_FIELD_PARTICLE_WIND: i32 = 25;
+/// Field code: the wind block's triangles (an index out of range, equal
+/// indices, a coefficient negative or not finite; `error_index` the
+/// triangle).
+pub const XPBD_FIELD_AERO_TRIANGLES: i32 = 26;
 /// Pairs per particle of the default self-collision pair budget
 /// (`XpbdSelfCollision3::pair_budget` 0): equal spheres at least 2r apart
 /// touch at most 12 others, 6 pairs per particle.
@@ -122,6 +136,10 @@ mod tests {
             super::XPBD_FIELD_BLOCK,
             super::XPBD_FIELD_FRAME_TIME,
             super::XPBD_FIELD_MAX_DISTANCE_SCALE,
+            super::XPBD_FIELD_WIND_VELOCITY,
+            super::XPBD_FIELD_FLUID_DENSITY,
+            super::XPBD_FIELD_PARTICLE_WIND,
+            super::XPBD_FIELD_AERO_TRIANGLES,
         ];
         assert_eq!(c.len(), Field::ALL.len());
         for (code, field) in c.iter().zip(Field::ALL) {
@@ -285,6 +303,42 @@ pub struct GroupsC<T> {
     pub groups: ConstraintsC<T>,
 }
 
+/// The wind block (`XpbdWind3`, kind `XPBD_BLOCK_WIND`): drag and lift
+/// on triangles from their velocity relative to the air, applied to the
+/// velocities at every substep's entry (before the prediction, like
+/// gravity), in `xpbd_world3_step` and `xpbd_world3_step_colored` alike.
+/// For a triangle of area A (m²), unit normal n̂, relative velocity
+/// u = (mean of its corners' velocities) − wind (m/s), û = u/|u|,
+/// cos θ = n̂·û:
+/// F_drag = −½ ρ C_d A |cos θ| |u|² û and
+/// F_lift = ½ ρ C_l A |u|² cos θ (cos θ û − n̂) (N), each corner's
+/// velocity changed by h w (F_drag + F_lift)/3 (h the substep, w its
+/// inverse mass). Everything is only read; the step validates every value
+/// first (`XPBD_STATUS_INVALID_WIND`, `error_field` and `error_index`
+/// naming it).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct WindC<T> {
+    /// The header (`xpbd_wind3_default` writes it).
+    pub block: XpbdBlock,
+    /// The triangles the wind acts on (`XpbdAeroTriangle`: three distinct
+    /// particle indices, drag and lift coefficients, unitless, finite,
+    /// ≥ 0), `triangle_count` entries, applied in this order; only read.
+    pub triangles: *const AeroTriangle<T>,
+    /// Number of triangles.
+    pub triangle_count: usize,
+    /// Optional wind per particle (m/s, finite, added to `velocity`; a
+    /// triangle takes the mean of its corners'): NULL for none, else
+    /// `particle_count` entries. Only read (not `const` so that a C99
+    /// `double (*)[3]` converts without a cast).
+    pub particle_velocities: *mut [T; 3],
+    /// The wind velocity of the frame (m/s, world frame, finite).
+    pub velocity: [T; 3],
+    /// The fluid density ρ (kg/m³, finite, ≥ 0): air 1.225 (the default,
+    /// `XPBD_AIR_DENSITY`), water 1000.
+    pub density: T,
+}
+
 /// Every length a world needs (`XpbdRequirements`), from
 /// `xpbd_world3_requirements`: the one to allocate is `memory_size`
 /// (bytes); the others say how it is carved (entries).
@@ -333,3 +387,7 @@ pub type XpbdEngineContacts3F32 = EngineContactsC<f32>;
 pub type XpbdGroups3 = GroupsC<f64>;
 /// `XpbdGroups3F32` (C).
 pub type XpbdGroups3F32 = GroupsC<f32>;
+/// `XpbdWind3` (C).
+pub type XpbdWind3 = WindC<f64>;
+/// `XpbdWind3F32` (C).
+pub type XpbdWind3F32 = WindC<f32>;

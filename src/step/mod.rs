@@ -103,6 +103,13 @@
 //! stepping"). It takes 2D worlds too (links, contacts, self-collision;
 //! the groups beyond links are 3D only), with the bits of [`step`].
 //!
+//! # Wind
+//!
+//! With a [`Wind`] block (3D) each substep first adds to the velocities
+//! every [`AeroTriangle`]'s drag and lift (the NvCloth / Chaos form, from
+//! the state at the substep's entry; `src/step/wind.rs` has the formulas
+//! and references): the same `h` at any frame rate gives the same bits.
+//!
 //! # Damping
 //!
 //! Optional, and it is what it is: a non-physical loss of velocity,
@@ -141,6 +148,7 @@ mod soa_frame;
 mod soa_list;
 mod soa_passes;
 mod spatial;
+mod wind;
 mod world;
 
 #[doc(hidden)]
@@ -171,7 +179,11 @@ use crate::real::{finite_non_negative, Real};
 use crate::solver::{self, Constraints, ContactGroup, SweepStats, System, ZeroLength};
 use colliders::{substep_colliders, validate_colliders};
 pub use spatial::{self_collision_adjacency_len, self_collision_table_len, SelfCollision};
+pub use wind::{
+    AeroTriangle, Wind, AIR_DENSITY, DEFAULT_DRAG_COEFFICIENT, DEFAULT_LIFT_COEFFICIENT,
+};
 use world::Frame;
+use world::{tear, validate_max_force};
 pub use world::{Colliders, Requirements, Tearing, World, DEFAULT_PAIRS_PER_PARTICLE};
 
 /// The substeps per frame of [`StepConfig::default`], [`StepConfig::new`] and
@@ -453,7 +465,7 @@ pub fn step<T: Real, const D: usize>(
     frame_dt: T,
     config: &StepConfig<T, D>,
 ) -> Result<StepStats<T>, StepError> {
-    if D != 3 && world.groups.is_some() {
+    if D != 3 && (world.groups.is_some() || world.wind.is_some()) {
         return Err(StepError::GroupsNeed3D);
     }
     // One monomorph whatever the blocks: without groups the group walks
@@ -505,9 +517,10 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
         .saturating_add(world.capsules.len())
         .saturating_add(world.boxes.len())
         .saturating_add(1);
+    let triangles = world.wind.map_or(0, |w| w.triangles.len());
     let work = solver::sweep_work(sweeps, per_sweep).saturating_add(solver::sweep_work(
         u64::from(config.substeps),
-        n.saturating_mul(per_particle),
+        n.saturating_mul(per_particle).saturating_add(triangles),
     ));
     let Some(search_budget) = solver::MAX_WORK.checked_sub(work) else {
         return Err(StepError::WorkLimit);
@@ -519,6 +532,9 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     }
     validate_colliders(world.planes, world.spheres, world.capsules, world.boxes)?;
     validate_engine_contacts(world, n)?;
+    if let Some(wind) = &world.wind {
+        wind.check(n)?;
+    }
     if let Some(sc) = &world.self_collision {
         if config.particle_radius <= T::ZERO {
             return Err(StepError::InvalidSelfCollision {
@@ -689,22 +705,6 @@ fn run_frame<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     }
 }
 
-/// Checks the maximum forces: none, or one per link, each > 0 (NaN,
-/// zero and negative values name the link).
-fn validate_max_force<T: Real>(max_force: &[T], links: usize) -> Result<(), StepError> {
-    if max_force.is_empty() {
-        return Ok(());
-    }
-    if max_force.len() != links {
-        return Err(StepError::MaxForceCountMismatch);
-    }
-    let positive = |f: &T| f.partial_cmp(&T::ZERO) == Some(core::cmp::Ordering::Greater);
-    match max_force.iter().position(|f| !positive(f)) {
-        Some(link) => Err(StepError::InvalidMaxForce { link }),
-        None => Ok(()),
-    }
-}
-
 /// Checks every engine contact ([`EngineContact`]'s field rules), naming
 /// a bad one as a collider after the planes, spheres, capsules and boxes.
 fn validate_engine_contacts<T: Real, const D: usize>(
@@ -727,26 +727,6 @@ fn validate_engine_contacts<T: Real, const D: usize>(
         }),
         None => Ok(()),
     }
-}
-
-/// Disables, in link order, every enabled link whose force `|λ|/h²` (N)
-/// exceeds its maximum; writes the first indices to `torn` and returns
-/// how many tore.
-fn tear<T: Real>(links: &mut [Link<T>], max_force: &[T], h2: T, torn: &mut [u32]) -> usize {
-    let mut count = 0usize;
-    for (k, (link, &max)) in links.iter_mut().zip(max_force).enumerate() {
-        // A NaN force (never: λ and h are finite after a step) tears nothing.
-        let over = link.lambda.abs() / h2 > max;
-        if link.is_disabled() || !over {
-            continue;
-        }
-        link.flags |= Link::<T>::DISABLED;
-        if let (Some(slot), Ok(k)) = (torn.get_mut(count), u32::try_from(k)) {
-            *slot = k;
-        }
-        count = count.saturating_add(1);
-    }
-    count
 }
 
 /// `dst ← src` element by element over the common length (the callers pass
@@ -820,6 +800,18 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
             config,
             &mut poses,
         );
+        // Wind: its drag and lift change the velocities before the
+        // prediction, as gravity does (`wind`).
+        if let Some(wind) = &world.wind {
+            wind::apply(
+                wind,
+                system.positions(),
+                velocities,
+                inverse_masses,
+                h,
+                previous,
+            );
+        }
         // x_prev ← x, then predict: x ← x + h v + h² g for moving
         // particles; a kinematic particle (w = 0) with a velocity moves by
         // h v. Then the contacts against colliders at the predicted

@@ -110,7 +110,12 @@ pub(super) fn run<T: Real, const D: usize>(
         .zip(constraints.counts(0))
         .all(|(g, count)| count == 0 || group_colors.of(g).is_some() || g.lagged());
     let colors = group_colors.links;
-    if D != 3 || !colored || !world.engine_contacts.is_empty() || world.self_collision.is_some() {
+    if D != 3
+        || !colored
+        || !world.engine_contacts.is_empty()
+        || world.self_collision.is_some()
+        || world.wind.is_some()
+    {
         return None;
     }
     // Capsules, boxes or more planes and spheres than the λ arrays hold:

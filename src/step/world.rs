@@ -3,11 +3,12 @@
 //! library needs ([`Requirements`]).
 //!
 //! A feature is a block, not fields of the world: colliders, self-collision,
-//! tearing, engine contacts and constraint groups each are one `Option`.
+//! tearing, engine contacts, constraint groups and wind each are one `Option`.
 //! [`step`](super::step) and [`step_colored`](super::step_colored) take any
 //! combination.
 
-use super::{Capsule, Contact, EngineContact, OrientedBox, Plane, SelfCollision, Sphere};
+use super::StepError;
+use super::{Capsule, Contact, EngineContact, OrientedBox, Plane, SelfCollision, Sphere, Wind};
 use crate::constraint::distance::Link;
 use crate::real::Real;
 use crate::solver::Constraints;
@@ -84,6 +85,47 @@ pub struct Tearing<'a, T> {
     pub torn: &'a mut [u32],
 }
 
+/// Checks the maximum forces: none, or one per link, each > 0 (NaN,
+/// zero and negative values name the link).
+pub(super) fn validate_max_force<T: Real>(max_force: &[T], links: usize) -> Result<(), StepError> {
+    if max_force.is_empty() {
+        return Ok(());
+    }
+    if max_force.len() != links {
+        return Err(StepError::MaxForceCountMismatch);
+    }
+    let positive = |f: &T| f.partial_cmp(&T::ZERO) == Some(core::cmp::Ordering::Greater);
+    match max_force.iter().position(|f| !positive(f)) {
+        Some(link) => Err(StepError::InvalidMaxForce { link }),
+        None => Ok(()),
+    }
+}
+
+/// Disables, in link order, every enabled link whose force `|λ|/h²` (N)
+/// exceeds its maximum; writes the first indices to `torn` and returns
+/// how many tore.
+pub(super) fn tear<T: Real>(
+    links: &mut [Link<T>],
+    max_force: &[T],
+    h2: T,
+    torn: &mut [u32],
+) -> usize {
+    let mut count = 0usize;
+    for (k, (link, &max)) in links.iter_mut().zip(max_force).enumerate() {
+        // A NaN force (never: λ and h are finite after a step) tears nothing.
+        let over = link.lambda.abs() / h2 > max;
+        if link.is_disabled() || !over {
+            continue;
+        }
+        link.flags |= Link::<T>::DISABLED;
+        if let (Some(slot), Ok(k)) = (torn.get_mut(count), u32::try_from(k)) {
+            *slot = k;
+        }
+        count = count.saturating_add(1);
+    }
+    count
+}
+
 /// The caller's memory for [`step`](super::step) and
 /// [`step_colored`](super::step_colored): particles, links, the frame's
 /// memory and the optional feature blocks (no allocation).
@@ -123,6 +165,9 @@ pub struct World<'a, T, const D: usize> {
     /// Constraint groups beyond links (bending, volume, tethers, closed
     /// meshes, attachments: [`Constraints`]), 3D worlds only; `None`: none.
     pub groups: Option<Constraints<'a, T>>,
+    /// Wind: drag and lift on triangles at every substep ([`Wind`]), 3D
+    /// worlds only; `None`: none.
+    pub wind: Option<Wind<'a, T>>,
 }
 
 impl<'a, T: Real, const D: usize> World<'a, T, D> {
@@ -149,6 +194,7 @@ impl<'a, T: Real, const D: usize> World<'a, T, D> {
             tearing: None,
             engine_contacts: None,
             groups: None,
+            wind: None,
         }
     }
 
@@ -252,6 +298,8 @@ pub(crate) struct Frame<'a, T, const D: usize> {
     pub(crate) engine_contacts: &'a mut [EngineContact<T, D>],
     /// `None`: self-collision off.
     pub(crate) self_collision: Option<SelfCollision<'a, T, D>>,
+    /// `None`: no wind.
+    pub(crate) wind: Option<Wind<'a, T>>,
 }
 
 impl<'w, T: Real, const D: usize> World<'w, T, D> {
@@ -280,6 +328,7 @@ impl<'w, T: Real, const D: usize> World<'w, T, D> {
                 None => &mut [],
             },
             self_collision: self.self_collision.as_mut().map(SelfCollision::reborrow),
+            wind: self.wind,
         };
         let groups = match self.groups.as_mut() {
             Some(g) => g.reborrow(),

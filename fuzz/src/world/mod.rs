@@ -5,7 +5,8 @@
 //! The arena is [`REGIONS`] aligned regions of [`REGION`] bytes: positions,
 //! inverse masses, links, velocities, planes, spheres, the tearing block's
 //! maximum link forces and torn-link list, capsules, boxes, engine contacts,
-//! rest positions, and last the world's memory ([`MEM_BYTES`] bytes over
+//! the wind's triangles and per-particle wind, rest positions, and last
+//! the world's memory ([`MEM_BYTES`] bytes over
 //! several regions).
 //! Each buffer pointer of a call is its own region, another region (so
 //! buffers overlap: the library must answer `ALIASED_BUFFERS` or work
@@ -20,7 +21,7 @@
 //! edits positions (NaN, ±∞ or any float).
 //!
 //! Checks after every call, besides no crash and no sanitizer report:
-//! - the status is a documented code (`XPBD_STATUS_*`, −27 … 1);
+//! - the status is a documented code (`XPBD_STATUS_*`, −28 … 1);
 //! - the documented refusals, modelled ([`Pre`]): when a buffer, the struct
 //!   or an output is NULL with a count, misaligned or overlapping another,
 //!   the policy unknown or no substep begun, the status is one the model
@@ -43,7 +44,7 @@
 //!   the positions' and the links' changed (earlier sweeps may have been
 //!   applied in full);
 //! - the step's world (issue 33): a chain of feature blocks (colliders,
-//!   engine contacts, tearing, self-collision) in a byte-chosen order,
+//!   engine contacts, tearing, self-collision, wind) in a byte-chosen order,
 //!   built with `xpbd_world3_add` (the head added twice: INVALID_BLOCK),
 //!   now and then hostile (a kind twice, a forged header: an unknown kind,
 //!   the other precision's flag, a wrong size; a cycle). The model walks
@@ -65,8 +66,10 @@
 //!   configuration value (INVALID_CONFIG naming one of the bad fields),
 //!   self-collision with radius ≤ 0 or non-finite rest positions
 //!   (INVALID_SELF_COLLISION naming which), a maximum force not > 0
-//!   (INVALID_MAX_FORCE naming the first such link): the step fails and
-//!   writes nothing; CAPACITY_TOO_SMALL after the checks only under the
+//!   (INVALID_MAX_FORCE naming the first such link), a wind block's
+//!   non-finite velocity or per-particle wind, bad density or bad triangle
+//!   (INVALID_WIND naming the first, in the documented order): the step
+//!   fails and writes nothing; CAPACITY_TOO_SMALL after the checks only under the
 //!   reject policy, naming `XPBD_FIELD_CONTACTS` or `XPBD_FIELD_PAIRS` with
 //!   a count beyond that budget;
 //! - `xpbd_world3_step` on error: positions, velocities, inverse masses,
@@ -122,6 +125,10 @@ const CAPSULES: usize = 12;
 const BOXES: usize = 13;
 /// The engine contacts block's contacts.
 const ENGINE: usize = 14;
+/// The wind block's triangles.
+const TRIS: usize = 16;
+/// The wind block's per-particle wind.
+const PWIND: usize = 17;
 /// The self-collision block's rest positions.
 const REST: usize = 19;
 /// The world's memory: the first of its regions.
@@ -180,7 +187,7 @@ fn ptr_of<E>(a: &mut Arena, r: Option<usize>) -> *mut E {
 }
 
 fn documented(s: XpbdStatus) -> bool {
-    (-27..=1).contains(&s.code())
+    (-28..=1).contains(&s.code())
 }
 
 /// Bytes `[r·REGION + k·size, + size)` of the two arenas are equal.

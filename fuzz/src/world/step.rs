@@ -11,9 +11,10 @@ macro_rules! step_abi {
     ($m:ident, $parts:ident, $sysm:ident, $T:ty, $Link:ident, $World:ident, $Plane:ident,
      $Sphere:ident, $Contact:ident, $Capsule:ident, $Box:ident, $Engine:ident, $Pair:ident,
      $StepStats:ident, $Colliders:ident, $SelfC:ident, $Tearing:ident, $EngineB:ident,
+     $Wind:ident, $Tri:ident,
      $default:ident, $step:ident, $requirements:ident, $add:ident, $world_default:ident,
      $colliders_default:ident, $self_default:ident, $tearing_default:ident,
-     $engine_default:ident) => {
+     $engine_default:ident, $wind_default:ident, $tri_default:ident) => {
         /// The step harness for one precision.
         pub mod $m {
             use super::$parts::*;
@@ -30,6 +31,7 @@ macro_rules! step_abi {
                 pub(super) sc: $SelfC,
                 pub(super) tearing: $Tearing,
                 pub(super) engine: $EngineB,
+                pub(super) wind: $Wind,
                 pub(super) forged: XpbdBlock,
                 pub(super) slack: [u64; 8],
             }
@@ -64,6 +66,12 @@ macro_rules! step_abi {
                     && same_header(&x.engine.block, &y.engine.block)
                     && x.engine.contacts == y.engine.contacts
                     && x.engine.count == y.engine.count
+                    && same_header(&x.wind.block, &y.wind.block)
+                    && x.wind.triangles == y.wind.triangles
+                    && x.wind.triangle_count == y.wind.triangle_count
+                    && x.wind.particle_velocities == y.wind.particle_velocities
+                    && x.wind.velocity.map(Scalar::bits) == y.wind.velocity.map(Scalar::bits)
+                    && Scalar::bits(x.wind.density) == Scalar::bits(y.wind.density)
                     && same_header(&x.forged, &y.forged)
                     && x.slack == y.slack
             }
@@ -94,8 +102,9 @@ macro_rules! step_abi {
                     core::mem::size_of::<$Tearing>(),
                     core::mem::size_of::<$EngineB>(),
                     core::mem::size_of::<xpbd::ffi::GroupsC<$T>>(),
+                    core::mem::size_of::<$Wind>(),
                 ];
-                let mut seen = [false; 5];
+                let mut seen = [false; 6];
                 let mut chain = Chain::default();
                 let mut p = head;
                 let mut at = 0;
@@ -111,6 +120,7 @@ macro_rules! step_abi {
                         XPBD_BLOCK_TEARING,
                         XPBD_BLOCK_ENGINE_CONTACTS,
                         XPBD_BLOCK_GROUPS,
+                        XPBD_BLOCK_WIND,
                     ];
                     let Some(k) = kinds.iter().position(|&b| h.kind == b | flag) else {
                         return Err(at);
@@ -126,6 +136,7 @@ macro_rules! step_abi {
                             1 => chain.sc = Some(p.cast::<$SelfC>().read()),
                             2 => chain.tearing = Some(p.cast::<$Tearing>().read()),
                             3 => chain.engine = Some(p.cast::<$EngineB>().read()),
+                            5 => chain.wind = Some(p.cast::<$Wind>().read()),
                             _ => chain.groups = true,
                         }
                     }
@@ -143,6 +154,7 @@ macro_rules! step_abi {
                 sc: Option<$SelfC>,
                 tearing: Option<$Tearing>,
                 engine: Option<$EngineB>,
+                wind: Option<$Wind>,
                 groups: bool,
                 /// Address and size of each block, in chain order.
                 spans: [(usize, usize); XPBD_MAX_BLOCKS],
@@ -282,6 +294,7 @@ macro_rules! step_abi {
                     sc: $self_default(),
                     tearing: $tearing_default(),
                     engine: $engine_default(),
+                    wind: $wind_default(),
                     forged: XpbdBlock {
                         kind: 0,
                         size: 0,
@@ -298,6 +311,7 @@ macro_rules! step_abi {
                 let use_engine = inp.byte() % 4 != 0;
                 let use_tearing = inp.byte() % 2 == 0;
                 let use_sc = inp.byte() % 2 == 1;
+                let use_wind = inp.byte() % 4 == 0;
                 // The arrays: their region, NULL with a count, misaligned,
                 // over another buffer, the world, the configuration or a
                 // block in use (each refused; a block out of the chain
@@ -326,6 +340,11 @@ macro_rules! step_abi {
                         use_sc,
                         core::ptr::addr_of_mut!(blocks.s.sc).cast::<u8>(),
                         core::mem::size_of::<$SelfC>(),
+                    ),
+                    (
+                        use_wind,
+                        core::ptr::addr_of_mut!(blocks.s.wind).cast::<u8>(),
+                        core::mem::size_of::<$Wind>(),
                     ),
                 ] {
                     if on {
@@ -448,17 +467,80 @@ macro_rules! step_abi {
                     };
                     blocks.s.sc.rest_positions = rest;
                 }
+                // Wind: a few triangles (mostly valid; now and then an
+                // index out of range or twice, a hostile coefficient), a
+                // wind and a density (mostly usual, now and then hostile),
+                // a per-particle wind (NULL, or one per particle, now and
+                // then a hostile entry). The arrays: their region, NULL
+                // with a count, misaligned, over another buffer or a
+                // struct.
+                let (mut tri_r, mut pw_r) = (None, None);
+                if use_wind {
+                    let nt = usize::from(inp.byte() % 6);
+                    let span = u32::try_from(pc).unwrap_or(u32::MAX).max(1);
+                    for k in 0..nt {
+                        let mut t = $tri_default(0, 1, 2);
+                        for c in 0..3 {
+                            t.particles[c] = u32::from(inp.byte()) % span;
+                        }
+                        match inp.byte() % 8 {
+                            0 => t.particles[usize::from(inp.byte() % 3)] = u32::from(inp.byte()),
+                            1 => t.drag = hostile(&mut inp),
+                            2 => t.lift = hostile(&mut inp),
+                            3 => {
+                                t.drag = small(&mut inp);
+                                t.lift = small(&mut inp);
+                            }
+                            _ => {}
+                        }
+                        a.put(TRIS, k, t);
+                    }
+                    let (tris, tr, tc) = site::<$Tri>(&mut inp, &mut a, TRIS, nt, &structs);
+                    tri_r = tr;
+                    let wd = &mut blocks.s.wind;
+                    wd.triangles = tris.cast_const();
+                    wd.triangle_count = tc;
+                    wd.velocity = if inp.byte() % 8 == 0 {
+                        [hostile(&mut inp), nice(&mut inp), nice(&mut inp)]
+                    } else {
+                        nice3(&mut inp).map(|c| 4.0 * c)
+                    };
+                    wd.density = match inp.byte() % 8 {
+                        0 => hostile(&mut inp),
+                        1 => small(&mut inp),
+                        _ => <$T as xpbd::Real>::from_f64(1.225),
+                    };
+                    if inp.byte() % 2 == 0 {
+                        for k in 0..pc {
+                            let u = nice3(&mut inp);
+                            a.put(PWIND, k, u);
+                        }
+                        if pc > 0 && inp.byte() % 4 == 0 {
+                            let k = usize::from(inp.byte()) % (3 * pc);
+                            let v = hostile(&mut inp);
+                            a.put(PWIND, k / 3, {
+                                let mut u = [0.0; 3];
+                                u[k % 3] = v;
+                                u
+                            });
+                        }
+                        let (p, r, _) = site::<[$T; 3]>(&mut inp, &mut a, PWIND, pc, &structs);
+                        pw_r = r;
+                        blocks.s.wind.particle_velocities = p;
+                    }
+                }
                 // The chain: the blocks in use in a byte-chosen order, added
                 // with `xpbd_world3_add` (which prepends).
                 let bp = core::ptr::addr_of_mut!(blocks.s);
                 // SAFETY: fields of the blocks `bp` points to (addresses).
-                let (pcol, pcol2, psc, ptear, peng, pforged) = unsafe {
+                let (pcol, pcol2, psc, ptear, peng, pwind, pforged) = unsafe {
                     (
                         core::ptr::addr_of_mut!((*bp).colliders).cast::<XpbdBlock>(),
                         core::ptr::addr_of_mut!((*bp).colliders2).cast::<XpbdBlock>(),
                         core::ptr::addr_of_mut!((*bp).sc).cast::<XpbdBlock>(),
                         core::ptr::addr_of_mut!((*bp).tearing).cast::<XpbdBlock>(),
                         core::ptr::addr_of_mut!((*bp).engine).cast::<XpbdBlock>(),
+                        core::ptr::addr_of_mut!((*bp).wind).cast::<XpbdBlock>(),
                         core::ptr::addr_of_mut!((*bp).forged),
                     )
                 };
@@ -467,6 +549,7 @@ macro_rules! step_abi {
                     (use_engine, peng),
                     (use_tearing, ptear),
                     (use_sc, psc),
+                    (use_wind, pwind),
                 ]
                 .into_iter()
                 .filter_map(|(on, p)| on.then_some(p))
@@ -504,7 +587,7 @@ macro_rules! step_abi {
                             1 => {
                                 (*pforged).kind = match inp.byte() % 4 {
                                     0 => 0,
-                                    1 => 6 | (*pforged).kind & XPBD_BLOCK_F32,
+                                    1 => 7 | (*pforged).kind & XPBD_BLOCK_F32,
                                     2 => XPBD_BLOCK_F32,
                                     _ => inp.bits(4) as u32,
                                 };
@@ -594,7 +677,7 @@ macro_rules! step_abi {
                 let (mp, msize) = if needed > room { (core::ptr::null_mut(), needed) } else { (mp, msize) };
                 world.s.memory = mp.cast();
                 world.s.memory_size = msize;
-                let protected = [pr, vr, mr, plr, spr, mfr, car, bxr, rsr];
+                let protected = [pr, vr, mr, plr, spr, mfr, car, bxr, rsr, tri_r, pw_r];
                 let writable = [lr, tr, er];
                 let base = a.base();
                 for frame in 0..4 {
@@ -692,6 +775,11 @@ macro_rules! step_abi {
                                 if let Some(e) = ch.engine {
                                     bufs.push(Span::of(e.contacts, e.count));
                                 }
+                                if let Some(v) = ch.wind {
+                                    let pw = if v.particle_velocities.is_null() { 0 } else { n };
+                                    bufs.push(Span::of(v.triangles, v.triangle_count));
+                                    bufs.push(Span::of(v.particle_velocities, pw));
+                                }
                                 pre.buffers(&bufs);
                             }
                         }
@@ -712,7 +800,7 @@ macro_rules! step_abi {
                     assert!(same_blocks(unsafe { &*bp }, &bb), "step wrote a block");
                     let report = (ws.error_index, ws.error_field);
                     if status != XpbdStatus::Ok {
-                        assert!(ws.error_field >= 0 && ws.error_field <= XPBD_FIELD_FRAME_TIME, "unknown error_field {}", ws.error_field);
+                        assert!(ws.error_field >= 0 && ws.error_field <= XPBD_FIELD_AERO_TRIANGLES, "unknown error_field {}", ws.error_field);
                     }
                     let ch = match &chain {
                         Ok(ch) => ch,
@@ -910,6 +998,39 @@ macro_rules! step_abi {
                              pair budget {pair_budget}"
                         );
                     }
+                    // Wind: the documented order (velocity, density, the
+                    // per-particle wind, the triangles), the first bad value
+                    // named; nothing written.
+                    let wind_bad = ch.wind.and_then(|v| {
+                        if !v.velocity.iter().all(|c| c.is_finite()) {
+                            return Some((0, XPBD_FIELD_WIND_VELOCITY));
+                        }
+                        if !(v.density.is_finite() && v.density >= 0.0) {
+                            return Some((0, XPBD_FIELD_FLUID_DENSITY));
+                        }
+                        if !v.particle_velocities.is_null() {
+                            let pw = elems(&before, base, v.particle_velocities.cast_const(), n);
+                            if let Some(k) = pw.iter().position(|u| !fin(u)) {
+                                return Some((k, XPBD_FIELD_PARTICLE_WIND));
+                            }
+                        }
+                        let tris = elems(&before, base, v.triangles, v.triangle_count);
+                        tris.iter()
+                            .position(|t| {
+                                let [i, j, k] = t.particles.map(|p| p as usize);
+                                !(i < n && j < n && k < n && i != j && j != k && i != k)
+                                    || !(t.drag.is_finite() && t.drag >= 0.0)
+                                    || !(t.lift.is_finite() && t.lift >= 0.0)
+                            })
+                            .map(|k| (k, XPBD_FIELD_AERO_TRIANGLES))
+                    });
+                    if let Some(bad) = wind_bad {
+                        assert!(status.code() < 0, "step {} with wind {bad:?} invalid", status.code());
+                        assert!(untouched(&a), "step {} wrote with invalid wind", status.code());
+                    }
+                    if status == XpbdStatus::InvalidWind {
+                        assert_eq!(Some(report), wind_bad, "INVALID_WIND");
+                    }
                     if !matches!(
                         status,
                         XpbdStatus::Ok
@@ -917,6 +1038,7 @@ macro_rules! step_abi {
                             | XpbdStatus::InvalidConfig
                             | XpbdStatus::InvalidSelfCollision
                             | XpbdStatus::CapacityTooSmall
+                            | XpbdStatus::InvalidWind
                     ) {
                         assert_eq!(report.1, XPBD_FIELD_NONE, "status {} names a field", status.code());
                     }
@@ -1071,6 +1193,8 @@ step_abi!(
     XpbdSelfCollision3,
     XpbdTearing3,
     XpbdEngineContacts3,
+    XpbdWind3,
+    XpbdAeroTriangle,
     xpbd_step_config3_default,
     xpbd_world3_step,
     xpbd_world3_requirements,
@@ -1079,7 +1203,9 @@ step_abi!(
     xpbd_colliders3_default,
     xpbd_self_collision3_default,
     xpbd_tearing3_default,
-    xpbd_engine_contacts3_default
+    xpbd_engine_contacts3_default,
+    xpbd_wind3_default,
+    xpbd_aero_triangle_default
 );
 step_abi!(
     w3f,
@@ -1100,6 +1226,8 @@ step_abi!(
     XpbdSelfCollision3F32,
     XpbdTearing3F32,
     XpbdEngineContacts3F32,
+    XpbdWind3F32,
+    XpbdAeroTriangleF32,
     xpbd_step_config3_default_f32,
     xpbd_world3_step_f32,
     xpbd_world3_requirements_f32,
@@ -1108,5 +1236,7 @@ step_abi!(
     xpbd_colliders3_default_f32,
     xpbd_self_collision3_default_f32,
     xpbd_tearing3_default_f32,
-    xpbd_engine_contacts3_default_f32
+    xpbd_engine_contacts3_default_f32,
+    xpbd_wind3_default_f32,
+    xpbd_aero_triangle_default_f32
 );

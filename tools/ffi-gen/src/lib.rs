@@ -319,9 +319,34 @@ pub extern "C" fn xpbd_skin_constraint_default{S}(
     SkinConstraint::new(particle, [x, y, z], [nx, ny, nz])
 }
 
+/// A wind block ({C}): no triangles, no wind (`velocity` 0, no
+/// `particle_velocities`), air (`density` `XPBD_AIR_DENSITY`, 1.225
+/// kg/m³). Set `triangles` and `triangle_count` (each from
+/// `xpbd_aero_triangle_default{S}`), the frame's `velocity` (m/s) and, if
+/// the wind varies over the cloth, `particle_velocities` (m/s,
+/// `particle_count` entries). A step refuses a non-finite velocity, a
+/// negative or non-finite density, a triangle with an index out of range,
+/// two equal indices or a negative or non-finite coefficient, and a
+/// non-finite per-particle wind: `XPBD_STATUS_INVALID_WIND`,
+/// `error_field` naming the value, `error_index` the triangle or particle.
+#[no_mangle]
+pub extern "C" fn xpbd_wind3_default{S}() -> WindC<{T}> {
+    default_wind()
+}
+
+/// A triangle of the wind block ({C}) over particles `a`, `b`, `c` with the
+/// default drag coefficient `XPBD_DEFAULT_DRAG_COEFFICIENT` (1.2, a flat
+/// plate broadside to the flow) and lift coefficient
+/// `XPBD_DEFAULT_LIFT_COEFFICIENT` (0.1); both unitless, change them as
+/// you like (finite, ≥ 0).
+#[no_mangle]
+pub extern "C" fn xpbd_aero_triangle_default{S}(a: u32, b: u32, c: u32) -> AeroTriangle<{T}> {
+    AeroTriangle::new([a, b, c])
+}
+
 /// Adds a block (the `block` member of an `XpbdColliders3{S}`,
-/// `XpbdSelfCollision3{S}`, `XpbdTearing3{S}`, `XpbdEngineContacts3{S}` or
-/// `XpbdGroups3{S}` made by its `_default` function) at the head of the
+/// `XpbdSelfCollision3{S}`, `XpbdTearing3{S}`, `XpbdEngineContacts3{S}`,
+/// `XpbdGroups3{S}` or `XpbdWind3{S}` made by its `_default` function) at the head of the
 /// world's chain: writes `block->next` and `world->blocks`. The block
 /// must outlive the world's use. Adding the same kind twice makes the
 /// step fail with `XPBD_STATUS_INVALID_BLOCK`.
@@ -356,7 +381,8 @@ pub unsafe extern "C" fn xpbd_world3_requirements{S}(world: *mut WorldC<{T}>, ou
 
 /// Advances a 3D {C} world by one frame of `dt` seconds, whatever its
 /// blocks: `config->substeps` substeps of h = dt / substeps, each
-/// predicting x ← x + h v + h² g, finding contacts, resetting every λ,
+/// (after a wind block's drag and lift on the velocities) predicting
+/// x ← x + h v + h² g, finding contacts, resetting every λ,
 /// running `config->iterations` sweeps (links, then the groups, then
 /// contacts), and updating v = (x − x_prev)/h with friction and damping.
 /// With a tearing block a successful step then disables every enabled
@@ -367,6 +393,7 @@ pub unsafe extern "C" fn xpbd_world3_requirements{S}(world: *mut WorldC<{T}>, ou
 /// Errors: `NULL_POINTER`, `INVALID_TIME_STEP` (dt), `INVALID_CONFIG`
 /// (`error_field` names the value), `INVALID_BLOCK`,
 /// `INVALID_SELF_COLLISION`, `INVALID_MAX_FORCE` (naming the link),
+/// `INVALID_WIND` (`error_field` and `error_index` name the value),
 /// `NON_FINITE_VELOCITY`, `INVALID_COLLIDER`, `CAPACITY_TOO_SMALL`
 /// (`error_field` `XPBD_FIELD_MEMORY`, `_CONTACTS` or `_PAIRS`,
 /// `error_index` the size or count needed), `ALIASED_BUFFERS`,
@@ -662,11 +689,11 @@ use super::distance::{distance_begin, distance_solve};
 use super::status::XpbdStatus;
 use super::step::{
     add_raw, default_colliders, default_config, default_engine_contacts, default_groups, default_self_collision,
-    default_tearing, default_world, precision_raw, requirements_raw, step_colored_raw, step_raw,
+    default_tearing, default_wind, default_world, precision_raw, requirements_raw, step_colored_raw, step_raw,
 };
 use super::system::{begin_substep_raw, build_raw, iterate_raw, iterate_until_raw, measure_raw};
 use super::types::{SimdLinksC, ConstraintsC, DistanceConstraintC, StepConfigC, SystemC, XpbdGroupColors, XpbdJobSystem};
-use super::world::{CollidersC, EngineContactsC, GroupsC, SelfCollisionC, TearingC, WorldC, XpbdBlock, XpbdRequirements};
+use super::world::{CollidersC, EngineContactsC, GroupsC, SelfCollisionC, TearingC, WindC, WorldC, XpbdBlock, XpbdRequirements};
 use crate::constraint::bend::Bend;
 use crate::constraint::skin::SkinConstraint;
 use crate::constraint::pressure::MeshVolume;
@@ -674,7 +701,7 @@ use crate::constraint::tether::Tether;
 use crate::constraint::volume::Tet;
 use crate::build::Shape;
 use crate::solver::{Convergence, Link, SweepStats};
-use crate::step::StepStats;
+use crate::step::{AeroTriangle, StepStats};
 "#,
     );
     let sections: [(&str, &str, &[usize]); 6] = [

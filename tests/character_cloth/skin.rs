@@ -6,12 +6,13 @@
 //! particle ends a frame inside its backstop sphere; a scale of 0 pins
 //! every particle to its skinned position; `previous ← target` after a
 //! frame; rejected inputs are named and write nothing; the colored job
-//! views give the sequential bits (these two under Miri too: the
-//! simulations are safe Rust, minutes under the interpreter); rigid
-//! limits project onto their spheres (random configurations against the
-//! closed form, degenerate points finite); a compliant limit settles at
-//! `C₀ α̃/(w + α̃)` for 1 and 20 iterations and two substep lengths. The SoA frame's bits against `step`
-//! are in `tests/colored_step/soa_frame.rs`.
+//! views give the sequential bits (the only one under Miri: the others
+//! are safe Rust, minutes under the interpreter); rigid limits project
+//! onto their spheres (random configurations against the closed form,
+//! degenerate points finite); a compliant limit settles at
+//! `C₀ α̃/(w + α̃)` for 1 and 20 iterations and two substep lengths. The
+//! SoA frame's bits against `step` are in
+//! `tests/colored_step/soa_frame.rs`.
 
 use xpbd::step::{scratch_len, step, Contact, StepConfig, StepError, World};
 use xpbd::{
@@ -379,6 +380,7 @@ fn a_max_distance_scale_of_zero_pins_every_particle_to_its_skinned_point() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore)] // safe Rust only
 fn rejected_inputs_are_named_and_write_nothing() {
     let x0: Vec<[f64; 3]> = (0..3).map(|k| [0.0, -0.1 * k as f64, 0.0]).collect();
     let mut links = vec![Link::default(); 2];
@@ -556,6 +558,7 @@ fn norm(a: [f64; 3], b: [f64; 3]) -> f64 {
 }
 
 #[test]
+#[cfg_attr(miri, ignore)] // safe Rust only
 fn rigid_limits_project_onto_their_spheres_and_degenerate_points_stay_finite() {
     // Known configurations (α = 0, one iteration): a particle outside its
     // max distance lands on the sphere of radius R around p along x − p;
@@ -644,6 +647,7 @@ fn rigid_limits_project_onto_their_spheres_and_degenerate_points_stay_finite() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore)] // safe Rust only
 fn compliant_limits_settle_where_alpha_over_h_squared_says_whatever_the_iterations() {
     // A particle 0.1 m beyond a max distance (w = 1/kg, α = 1e-4 m/N):
     // the substep's fixed point is C + α̃λ = 0 with λ = −(C₀ − C)/w, so
