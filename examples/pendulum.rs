@@ -96,6 +96,7 @@ fn run(theta0: f64, substeps: u32, frames: usize) -> Outcome {
             self_collision: None,
             tearing: None,
             wind: None,
+            local_space: None,
             engine_contacts: None,
             groups: None,
         };

@@ -27,6 +27,8 @@
  *   xpbd_groups3_default          bends, tets, tethers, meshes, attachments
  *   xpbd_wind3_default            drag and lift on triangles
  *                                 (xpbd_aero_triangle_default)
+ *   xpbd_local_space3_default     particles in a moving root frame, with
+ *                                 inertia (xpbd_transform_identity)
  *
  * Builders (positions in, constraints out; sizes first)
  *   xpbd_build_rope3, xpbd_build_loop3, xpbd_build_cloth3 (+ 2D twins),
@@ -316,6 +318,12 @@
 #define XPBD_BLOCK_WIND 6
 
 /**
+ * Block kind: local space, the particles in a moving root frame
+ * (`XpbdLocalSpace3`).
+ */
+#define XPBD_BLOCK_LOCAL_SPACE 7
+
+/**
  * Added to a block kind for the float (`F32`) blocks.
  */
 #define XPBD_BLOCK_F32 256
@@ -324,7 +332,7 @@
  * Most blocks a world chain may hold (one per kind); a longer chain (a
  * cycle, say) is refused.
  */
-#define XPBD_MAX_BLOCKS 6
+#define XPBD_MAX_BLOCKS 7
 
 /**
  * The alignment (bytes) `XpbdWorld3::memory` must have (what `malloc`
@@ -471,6 +479,22 @@
  * triangle).
  */
 #define XPBD_FIELD_AERO_TRIANGLES 26
+
+/**
+ * Field code: the local-space block's root transforms (not finite, or a
+ * rotation not of unit norm).
+ */
+#define XPBD_FIELD_ROOT_TRANSFORM 27
+
+/**
+ * Field code: the local-space block's inertia scales (outside [0, 1]).
+ */
+#define XPBD_FIELD_INERTIA_SCALE 28
+
+/**
+ * Field code: the local-space block's velocity limits (negative or NaN).
+ */
+#define XPBD_FIELD_FRAME_VELOCITY_LIMIT 29
 
 /**
  * Pairs per particle of the default self-collision pair budget
@@ -711,6 +735,12 @@ enum XpbdStatus
    * triangle); nothing changed.
    */
   XPBD_STATUS_INVALID_WIND = -28,
+  /**
+   * The local-space block has a bad value; `error_field` names it
+   * (`XPBD_FIELD_ROOT_TRANSFORM`, `_INERTIA_SCALE`,
+   * `_FRAME_VELOCITY_LIMIT`); nothing changed.
+   */
+  XPBD_STATUS_INVALID_LOCAL_SPACE = -29,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -2050,6 +2080,104 @@ typedef struct XpbdWind3 {
 } XpbdWind3;
 
 /**
+ * A rigid transform: a unit quaternion and a translation
+ * (world = `R(rotation)·local + translation`).
+ *
+ * `#[repr(C)]`: `Transform<f64>` is the C type `XpbdTransform`,
+ * `Transform<f32>` is `XpbdTransformF32`.
+ */
+typedef struct XpbdTransform {
+  /**
+   * The rotation, a unit quaternion `[x, y, z, w]` (norm within 1e-3
+   * of 1; normalised before use).
+   */
+  double rotation[4];
+  /**
+   * The translation (m).
+   */
+  double translation[3];
+} XpbdTransform;
+
+/**
+ * The local-space block of a 3D world ([`World::local_space`](super::World::local_space)):
+ * the root transform at the frame's start and end, the inertia scales,
+ * the clamps and the teleport flag (the module documentation of
+ * `src/step/local_space.rs` and `docs/character-cloth.md` have the
+ * model).
+ *
+ * `#[repr(C)]`: `LocalSpace<f64>` is the C type `XpbdLocalSpace`,
+ * `LocalSpace<f32>` is `XpbdLocalSpaceF32`.
+ */
+typedef struct XpbdLocalSpace {
+  /**
+   * The root at the frame's start (set to `target` after a successful
+   * frame).
+   */
+  struct XpbdTransform previous;
+  /**
+   * The root at the frame's end.
+   */
+  struct XpbdTransform target;
+  /**
+   * How much of the root's linear motion the cloth feels, in [0, 1]
+   * (0: it moves rigidly with the root; 1: world space).
+   */
+  double linear_inertia;
+  /**
+   * How much of the root's rotation the cloth feels, in [0, 1]
+   * (centrifugal, Coriolis and Euler effects included).
+   */
+  double angular_inertia;
+  /**
+   * Most linear velocity the frame's motion may add (m/s, ≥ 0; `+∞`:
+   * no clamp).
+   */
+  double max_linear_velocity;
+  /**
+   * Most angular velocity the frame's motion may add (rad/s, ≥ 0;
+   * `+∞`: no clamp).
+   */
+  double max_angular_velocity;
+  /**
+   * Nonzero: this frame is a teleport (the cloth moves with the root,
+   * unchanged in the frame); set to 0 after a successful frame.
+   */
+  uint32_t teleport;
+} XpbdLocalSpace;
+
+/**
+ * The local-space block (`XpbdLocalSpace3`, kind
+ * `XPBD_BLOCK_LOCAL_SPACE`): the particles (positions, velocities, the
+ * colliders, attachment and skinned targets) live in a character's root
+ * frame, world = R(rotation)·local + translation, which moves from
+ * `local.previous` to `local.target` over the frame (translation
+ * linearly, rotation by nlerp); gravity and the wind stay world vectors,
+ * turned into the frame at every substep. Before each substep's
+ * prediction every particle with w > 0 is carried by the frame's motion
+ * scaled by `local.linear_inertia` and `local.angular_inertia` (1: the
+ * world-space simulation up to rounding; 0: the cloth moves rigidly with
+ * the root), clamped by `local.max_linear_velocity` (m/s) and
+ * `local.max_angular_velocity` (rad/s); `local.teleport` nonzero: no
+ * carry this frame. The step validates every value first
+ * (`XPBD_STATUS_INVALID_LOCAL_SPACE`, `error_field` naming it) and,
+ * after a successful frame only, writes `local.previous ← local.target`
+ * and `local.teleport ← 0` into the block (nothing else, on error
+ * nothing), in `xpbd_world3_step` and `xpbd_world3_step_colored` alike.
+ */
+typedef struct XpbdLocalSpace3 {
+  /**
+   * The header (`xpbd_local_space3_default` writes it).
+   */
+  struct XpbdBlock block;
+  /**
+   * The root transforms, inertia scales, clamps and teleport flag
+   * (`XpbdLocalSpace`; `xpbd_local_space3_default`: the identity root
+   * at both ends, inertia 1, no clamps (+∞), no teleport).
+   */
+  struct XpbdLocalSpace local;
+} XpbdLocalSpace3;
+
+/**
  * Every length a world needs (`XpbdRequirements`), from
  * `xpbd_world3_requirements`: the one to allocate is `memory_size`
  * (bytes); the others say how it is carved (entries).
@@ -3110,6 +3238,104 @@ typedef struct XpbdWind3F32 {
 } XpbdWind3F32;
 
 /**
+ * A rigid transform: a unit quaternion and a translation
+ * (world = `R(rotation)·local + translation`).
+ *
+ * `#[repr(C)]`: `Transform<f64>` is the C type `XpbdTransform`,
+ * `Transform<f32>` is `XpbdTransformF32`.
+ */
+typedef struct XpbdTransformF32 {
+  /**
+   * The rotation, a unit quaternion `[x, y, z, w]` (norm within 1e-3
+   * of 1; normalised before use).
+   */
+  float rotation[4];
+  /**
+   * The translation (m).
+   */
+  float translation[3];
+} XpbdTransformF32;
+
+/**
+ * The local-space block of a 3D world ([`World::local_space`](super::World::local_space)):
+ * the root transform at the frame's start and end, the inertia scales,
+ * the clamps and the teleport flag (the module documentation of
+ * `src/step/local_space.rs` and `docs/character-cloth.md` have the
+ * model).
+ *
+ * `#[repr(C)]`: `LocalSpace<f64>` is the C type `XpbdLocalSpace`,
+ * `LocalSpace<f32>` is `XpbdLocalSpaceF32`.
+ */
+typedef struct XpbdLocalSpaceF32 {
+  /**
+   * The root at the frame's start (set to `target` after a successful
+   * frame).
+   */
+  struct XpbdTransformF32 previous;
+  /**
+   * The root at the frame's end.
+   */
+  struct XpbdTransformF32 target;
+  /**
+   * How much of the root's linear motion the cloth feels, in [0, 1]
+   * (0: it moves rigidly with the root; 1: world space).
+   */
+  float linear_inertia;
+  /**
+   * How much of the root's rotation the cloth feels, in [0, 1]
+   * (centrifugal, Coriolis and Euler effects included).
+   */
+  float angular_inertia;
+  /**
+   * Most linear velocity the frame's motion may add (m/s, ≥ 0; `+∞`:
+   * no clamp).
+   */
+  float max_linear_velocity;
+  /**
+   * Most angular velocity the frame's motion may add (rad/s, ≥ 0;
+   * `+∞`: no clamp).
+   */
+  float max_angular_velocity;
+  /**
+   * Nonzero: this frame is a teleport (the cloth moves with the root,
+   * unchanged in the frame); set to 0 after a successful frame.
+   */
+  uint32_t teleport;
+} XpbdLocalSpaceF32;
+
+/**
+ * The local-space block (`XpbdLocalSpace3`, kind
+ * `XPBD_BLOCK_LOCAL_SPACE`): the particles (positions, velocities, the
+ * colliders, attachment and skinned targets) live in a character's root
+ * frame, world = R(rotation)·local + translation, which moves from
+ * `local.previous` to `local.target` over the frame (translation
+ * linearly, rotation by nlerp); gravity and the wind stay world vectors,
+ * turned into the frame at every substep. Before each substep's
+ * prediction every particle with w > 0 is carried by the frame's motion
+ * scaled by `local.linear_inertia` and `local.angular_inertia` (1: the
+ * world-space simulation up to rounding; 0: the cloth moves rigidly with
+ * the root), clamped by `local.max_linear_velocity` (m/s) and
+ * `local.max_angular_velocity` (rad/s); `local.teleport` nonzero: no
+ * carry this frame. The step validates every value first
+ * (`XPBD_STATUS_INVALID_LOCAL_SPACE`, `error_field` naming it) and,
+ * after a successful frame only, writes `local.previous ← local.target`
+ * and `local.teleport ← 0` into the block (nothing else, on error
+ * nothing), in `xpbd_world3_step` and `xpbd_world3_step_colored` alike.
+ */
+typedef struct XpbdLocalSpace3F32 {
+  /**
+   * The header (`xpbd_local_space3_default` writes it).
+   */
+  struct XpbdBlock block;
+  /**
+   * The root transforms, inertia scales, clamps and teleport flag
+   * (`XpbdLocalSpace`; `xpbd_local_space3_default`: the identity root
+   * at both ends, inertia 1, no clamps (+∞), no teleport).
+   */
+  struct XpbdLocalSpaceF32 local;
+} XpbdLocalSpace3F32;
+
+/**
  * What a [`step`] did.
  *
  * `#[repr(C)]`: `StepStats<f64>` is the C type `XpbdStepStats`,
@@ -4146,10 +4372,33 @@ struct XpbdWind3 xpbd_wind3_default(void);
 struct XpbdAeroTriangle xpbd_aero_triangle_default(uint32_t a, uint32_t b, uint32_t c);
 
 /**
+ * A local-space block (double): the identity root (`xpbd_transform_identity`)
+ * at the frame's start (`local.previous`) and end (`local.target`),
+ * full inertia (`local.linear_inertia` and `local.angular_inertia` 1:
+ * the world-space simulation), no clamps (`local.max_linear_velocity`,
+ * m/s, and `local.max_angular_velocity`, rad/s, +∞), no teleport. Set
+ * `local.target` to the root's transform at the frame's end before each
+ * step; after a successful step the library writes `local.previous ←
+ * local.target` and `local.teleport ← 0`. A step refuses a transform
+ * not finite or a rotation whose norm is not within 1e-3 of 1
+ * (`XPBD_FIELD_ROOT_TRANSFORM`), an inertia outside [0, 1]
+ * (`XPBD_FIELD_INERTIA_SCALE`), a velocity limit negative or NaN
+ * (`XPBD_FIELD_FRAME_VELOCITY_LIMIT`): `XPBD_STATUS_INVALID_LOCAL_SPACE`,
+ * nothing written.
+ */
+struct XpbdLocalSpace3 xpbd_local_space3_default(void);
+
+/**
+ * The identity transform (double): rotation `{0, 0, 0, 1}` (a unit
+ * quaternion `[x, y, z, w]`), translation 0 (m).
+ */
+struct XpbdTransform xpbd_transform_identity(void);
+
+/**
  * Adds a block (the `block` member of an `XpbdColliders3`,
  * `XpbdSelfCollision3`, `XpbdTearing3`, `XpbdEngineContacts3`,
- * `XpbdGroups3` or `XpbdWind3` made by its `_default` function) at the head of the
- * world's chain: writes `block->next` and `world->blocks`. The block
+ * `XpbdGroups3`, `XpbdWind3` or `XpbdLocalSpace3` made by its
+ * `_default` function) at the head of the world's chain: writes `block->next` and `world->blocks`. The block
  * must outlive the world's use. Adding the same kind twice makes the
  * step fail with `XPBD_STATUS_INVALID_BLOCK`.
  *
@@ -4159,7 +4408,8 @@ struct XpbdAeroTriangle xpbd_aero_triangle_default(uint32_t a, uint32_t b, uint3
  * # Safety
  * `world` and `block` are NULL or valid.
  */
-XpbdStatus xpbd_world3_add(struct XpbdWorld3 *world, struct XpbdBlock *block);
+XpbdStatus xpbd_world3_add(struct XpbdWorld3 *world,
+                           struct XpbdBlock *block);
 
 /**
  * Every length a 3D double world needs: `out->memory_size` (bytes) for
@@ -4179,25 +4429,30 @@ XpbdStatus xpbd_world3_requirements(struct XpbdWorld3 *world, struct XpbdRequire
 /**
  * Advances a 3D double world by one frame of `dt` seconds, whatever its
  * blocks: `config->substeps` substeps of h = dt / substeps, each
- * (after a wind block's drag and lift on the velocities) predicting
+ * (after a local-space block's carry of the particles by the root's
+ * scaled motion and a wind block's drag and lift on the velocities)
+ * predicting
  * x ← x + h v + h² g, finding contacts, resetting every λ,
  * running `config->iterations` sweeps (links, then the groups, then
  * contacts), and updating v = (x − x_prev)/h with friction and damping.
  * With a tearing block a successful step then disables every enabled
  * link whose |λ|/h² exceeds its maximum (`XPBD_LINK_DISABLED`, indices
- * in `torn`, count in `torn`). `out_stats` may be NULL (written on
- * success only).
+ * in `torn`, count in `torn`); with a local-space block it writes the
+ * block's `local.previous ← local.target` and `local.teleport ← 0`.
+ * `out_stats` may be NULL (written on success only).
  *
  * Errors: `NULL_POINTER`, `INVALID_TIME_STEP` (dt), `INVALID_CONFIG`
  * (`error_field` names the value), `INVALID_BLOCK`,
  * `INVALID_SELF_COLLISION`, `INVALID_MAX_FORCE` (naming the link),
  * `INVALID_WIND` (`error_field` and `error_index` name the value),
+ * `INVALID_LOCAL_SPACE` (`error_field` names the value),
  * `NON_FINITE_VELOCITY`, `INVALID_COLLIDER`, `CAPACITY_TOO_SMALL`
  * (`error_field` `XPBD_FIELD_MEMORY`, `_CONTACTS` or `_PAIRS`,
  * `error_index` the size or count needed), `ALIASED_BUFFERS`,
  * `WORK_LIMIT`, every system and group error, and `INVALID_RESULT`. On
- * every error positions, velocities and link flags are as before the
- * call, and `world->error_index` / `error_field` name what is concerned.
+ * every error positions, velocities, link flags and a local-space block
+ * are as before the call, and `world->error_index` / `error_field` name
+ * what is concerned.
  *
  * # Safety
  * `world` and `config` are NULL or valid; the world's buffers and blocks
@@ -4360,10 +4615,33 @@ struct XpbdWind3F32 xpbd_wind3_default_f32(void);
 struct XpbdAeroTriangleF32 xpbd_aero_triangle_default_f32(uint32_t a, uint32_t b, uint32_t c);
 
 /**
+ * A local-space block (float): the identity root (`xpbd_transform_identity_f32`)
+ * at the frame's start (`local.previous`) and end (`local.target`),
+ * full inertia (`local.linear_inertia` and `local.angular_inertia` 1:
+ * the world-space simulation), no clamps (`local.max_linear_velocity`,
+ * m/s, and `local.max_angular_velocity`, rad/s, +∞), no teleport. Set
+ * `local.target` to the root's transform at the frame's end before each
+ * step; after a successful step the library writes `local.previous ←
+ * local.target` and `local.teleport ← 0`. A step refuses a transform
+ * not finite or a rotation whose norm is not within 1e-3 of 1
+ * (`XPBD_FIELD_ROOT_TRANSFORM`), an inertia outside [0, 1]
+ * (`XPBD_FIELD_INERTIA_SCALE`), a velocity limit negative or NaN
+ * (`XPBD_FIELD_FRAME_VELOCITY_LIMIT`): `XPBD_STATUS_INVALID_LOCAL_SPACE`,
+ * nothing written.
+ */
+struct XpbdLocalSpace3F32 xpbd_local_space3_default_f32(void);
+
+/**
+ * The identity transform (float): rotation `{0, 0, 0, 1}` (a unit
+ * quaternion `[x, y, z, w]`), translation 0 (m).
+ */
+struct XpbdTransformF32 xpbd_transform_identity_f32(void);
+
+/**
  * Adds a block (the `block` member of an `XpbdColliders3_f32`,
  * `XpbdSelfCollision3_f32`, `XpbdTearing3_f32`, `XpbdEngineContacts3_f32`,
- * `XpbdGroups3_f32` or `XpbdWind3_f32` made by its `_default` function) at the head of the
- * world's chain: writes `block->next` and `world->blocks`. The block
+ * `XpbdGroups3_f32`, `XpbdWind3_f32` or `XpbdLocalSpace3_f32` made by its
+ * `_default` function) at the head of the world's chain: writes `block->next` and `world->blocks`. The block
  * must outlive the world's use. Adding the same kind twice makes the
  * step fail with `XPBD_STATUS_INVALID_BLOCK`.
  *
@@ -4373,7 +4651,8 @@ struct XpbdAeroTriangleF32 xpbd_aero_triangle_default_f32(uint32_t a, uint32_t b
  * # Safety
  * `world` and `block` are NULL or valid.
  */
-XpbdStatus xpbd_world3_add_f32(struct XpbdWorld3F32 *world, struct XpbdBlock *block);
+XpbdStatus xpbd_world3_add_f32(struct XpbdWorld3F32 *world,
+                               struct XpbdBlock *block);
 
 /**
  * Every length a 3D float world needs: `out->memory_size` (bytes) for
@@ -4393,25 +4672,30 @@ XpbdStatus xpbd_world3_requirements_f32(struct XpbdWorld3F32 *world, struct Xpbd
 /**
  * Advances a 3D float world by one frame of `dt` seconds, whatever its
  * blocks: `config->substeps` substeps of h = dt / substeps, each
- * (after a wind block's drag and lift on the velocities) predicting
+ * (after a local-space block's carry of the particles by the root's
+ * scaled motion and a wind block's drag and lift on the velocities)
+ * predicting
  * x ← x + h v + h² g, finding contacts, resetting every λ,
  * running `config->iterations` sweeps (links, then the groups, then
  * contacts), and updating v = (x − x_prev)/h with friction and damping.
  * With a tearing block a successful step then disables every enabled
  * link whose |λ|/h² exceeds its maximum (`XPBD_LINK_DISABLED`, indices
- * in `torn`, count in `torn`). `out_stats` may be NULL (written on
- * success only).
+ * in `torn`, count in `torn`); with a local-space block it writes the
+ * block's `local.previous ← local.target` and `local.teleport ← 0`.
+ * `out_stats` may be NULL (written on success only).
  *
  * Errors: `NULL_POINTER`, `INVALID_TIME_STEP` (dt), `INVALID_CONFIG`
  * (`error_field` names the value), `INVALID_BLOCK`,
  * `INVALID_SELF_COLLISION`, `INVALID_MAX_FORCE` (naming the link),
  * `INVALID_WIND` (`error_field` and `error_index` name the value),
+ * `INVALID_LOCAL_SPACE` (`error_field` names the value),
  * `NON_FINITE_VELOCITY`, `INVALID_COLLIDER`, `CAPACITY_TOO_SMALL`
  * (`error_field` `XPBD_FIELD_MEMORY`, `_CONTACTS` or `_PAIRS`,
  * `error_index` the size or count needed), `ALIASED_BUFFERS`,
  * `WORK_LIMIT`, every system and group error, and `INVALID_RESULT`. On
- * every error positions, velocities and link flags are as before the
- * call, and `world->error_index` / `error_field` name what is concerned.
+ * every error positions, velocities, link flags and a local-space block
+ * are as before the call, and `world->error_index` / `error_field` name
+ * what is concerned.
  *
  * # Safety
  * `world` and `config` are NULL or valid; the world's buffers and blocks
@@ -6201,6 +6485,12 @@ XPBD_CHECK_LAYOUT(XpbdWind3, 72, 8);
 XPBD_CHECK_LAYOUT(XpbdWind3F32, 56, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdLocalSpace3, 168, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdLocalSpace3F32, 96, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
 XPBD_CHECK_LAYOUT(XpbdRequirements, 64, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
@@ -6223,6 +6513,10 @@ XPBD_CHECK_LAYOUT(XpbdSkinConstraint, 160, 8);
 XPBD_CHECK_LAYOUT(XpbdSkinConstraintF32, 80, 4);
 XPBD_CHECK_LAYOUT(XpbdAeroTriangle, 32, 8);
 XPBD_CHECK_LAYOUT(XpbdAeroTriangleF32, 20, 4);
+XPBD_CHECK_LAYOUT(XpbdLocalSpace, 152, 8);
+XPBD_CHECK_LAYOUT(XpbdLocalSpaceF32, 76, 4);
+XPBD_CHECK_LAYOUT(XpbdTransform, 56, 8);
+XPBD_CHECK_LAYOUT(XpbdTransformF32, 28, 4);
 XPBD_CHECK_LAYOUT(XpbdCapsule3, 120, 8);
 XPBD_CHECK_LAYOUT(XpbdCapsule3F32, 60, 4);
 XPBD_CHECK_LAYOUT(XpbdBox3, 184, 8);

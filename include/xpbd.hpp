@@ -19,12 +19,12 @@
 //
 // One frame is `world.step(dt, config)`, with whatever features the world
 // was given (colliders, self-collision, tearing, engine contacts, constraint
-// groups, wind); `world.step_colored(colors, dt, config, jobs)` solves the same
+// groups, wind, local space); `world.step_colored(colors, dt, config, jobs)` solves the same
 // frame in colored order on the engine's job system (`xpbd::Jobs` adapts any
 // `run(count, task)` callable), bit-identical to `step`. `xpbd::Config` is
 // xpbd_step_config3_default(): 20 substeps of 1 iteration, damping 0.1/s,
-// particle radius 0.01 m, friction 0.6/0.3. Examples: examples/cpp/cloth.cpp
-// and world.cpp; examples/cpp/hpp_test.cpp tests every wrapper against C.
+// particle radius 0.01 m, friction 0.6/0.3. Examples: examples/cpp/cloth.cpp,
+// world.cpp and cape.cpp; examples/cpp/hpp_test.cpp tests every wrapper against C.
 #ifndef XPBD_HPP
 #define XPBD_HPP
 
@@ -66,6 +66,8 @@ enum class Field : std::int32_t {
     FrameTime = XPBD_FIELD_FRAME_TIME, MaxDistanceScale = XPBD_FIELD_MAX_DISTANCE_SCALE,
     WindVelocity = XPBD_FIELD_WIND_VELOCITY, FluidDensity = XPBD_FIELD_FLUID_DENSITY,
     ParticleWind = XPBD_FIELD_PARTICLE_WIND, AeroTriangles = XPBD_FIELD_AERO_TRIANGLES,
+    RootTransform = XPBD_FIELD_ROOT_TRANSFORM, InertiaScale = XPBD_FIELD_INERTIA_SCALE,
+    FrameVelocityLimit = XPBD_FIELD_FRAME_VELOCITY_LIMIT,
 };
 
 /// The field's name as in the C structs ("substeps", "memory", ...; "" for None).
@@ -75,7 +77,8 @@ constexpr const char* field_name(Field f) noexcept {
         "contact_compliance", "static_friction", "dynamic_friction", "zero_length_policy",
         "contact_overflow", "hash_table", "hash_ids", "adjacency", "rest_positions", "contacts",
         "pairs", "scratch", "memory", "block", "frame_time", "max_distance_scale", "wind_velocity",
-        "fluid_density", "particle_wind", "aero_triangles"};
+        "fluid_density", "particle_wind", "aero_triangles", "root_transform", "inertia_scale",
+        "frame_velocity_limit"};
     const auto k = static_cast<std::size_t>(f);
     return k < sizeof names / sizeof names[0] ? names[k] : "unknown field";
 }
@@ -255,10 +258,14 @@ template <class T> struct Api;
         using SelfCollision = XpbdSelfCollision3##F; using Tearing = XpbdTearing3##F;              \
         using EngineContacts = XpbdEngineContacts3##F; using Groups = XpbdGroups3##F;              \
         using Wind = XpbdWind3##F; using AeroTriangle = XpbdAeroTriangle##F;                       \
+        using LocalSpace3 = XpbdLocalSpace3##F; using LocalSpace = XpbdLocalSpace##F;              \
+        using Transform = XpbdTransform##F; using SkinConstraint = XpbdSkinConstraint##F;          \
         XPBD_HPP_FN(S, step_config3_default) XPBD_HPP_FN(S, world3_default)                              \
         XPBD_HPP_FN(S, colliders3_default) XPBD_HPP_FN(S, self_collision3_default)                       \
         XPBD_HPP_FN(S, tearing3_default) XPBD_HPP_FN(S, engine_contacts3_default)                        \
         XPBD_HPP_FN(S, groups3_default) XPBD_HPP_FN(S, wind3_default)                                    \
+        XPBD_HPP_FN(S, local_space3_default) XPBD_HPP_FN(S, transform_identity)                          \
+        XPBD_HPP_FN(S, skin_constraint_default)                                                          \
         XPBD_HPP_FN(S, aero_triangle_default) XPBD_HPP_FN(S, world3_add) XPBD_HPP_FN(S, world3_requirements) \
         XPBD_HPP_FN(S, world3_step) XPBD_HPP_FN(S, world3_step_colored) XPBD_HPP_FN(S, world3_precision) \
         XPBD_HPP_FN(S, build_rope3) XPBD_HPP_FN(S, build_loop3) XPBD_HPP_FN(S, build_cloth3)             \
@@ -305,6 +312,16 @@ template <class T> using MeshVolume = typename detail::Api<T>::MeshVolume;
 template <class T> using Attachment = typename detail::Api<T>::Attachment;
 /// A triangle the wind acts on (XpbdAeroTriangle): make it with aero_triangle().
 template <class T> using AeroTriangle = typename detail::Api<T>::AeroTriangle;
+/// A rigid transform (XpbdTransform): rotation, a unit quaternion
+/// {x, y, z, w}, and translation (m); make it with identity_transform().
+template <class T> using Transform = typename detail::Api<T>::Transform;
+/// The local-space values (XpbdLocalSpace: root transforms, inertia scales,
+/// velocity limits, teleport); make them with local_space().
+template <class T> using LocalSpace = typename detail::Api<T>::LocalSpace;
+/// A skinned constraint of character cloth (XpbdSkinConstraint: a max
+/// distance from a skinned point, a backstop sphere behind it); make it
+/// with skin_constraint().
+template <class T> using SkinConstraint = typename detail::Api<T>::SkinConstraint;
 template <class T> using StepStats = typename detail::Api<T>::StepStats;
 template <class T> using SweepStats = typename detail::Api<T>::SweepStats;
 template <class T> using Convergence = typename detail::Api<T>::Convergence;
@@ -324,6 +341,32 @@ struct Config : detail::Api<T>::Config {
 template <class T>
 AeroTriangle<T> aero_triangle(std::uint32_t a, std::uint32_t b, std::uint32_t c) noexcept {
     return detail::Api<T>::aero_triangle_default(a, b, c);
+}
+
+/// The identity transform: rotation {0, 0, 0, 1}, translation 0.
+template <class T>
+Transform<T> identity_transform() noexcept {
+    return detail::Api<T>::transform_identity();
+}
+
+/// Local-space values as xpbd_local_space3_default() has them: the identity
+/// root at the frame's start (`previous`) and end (`target`), inertia 1
+/// (the world-space simulation), no velocity limits (+inf), no teleport.
+template <class T>
+LocalSpace<T> local_space() noexcept {
+    return detail::Api<T>::local_space3_default().local;
+}
+
+/// A skinned constraint as xpbd_skin_constraint_default() has it: `particle`
+/// at the skinned `point` (m, previous and target) with the skinned `normal`
+/// (any length; only a backstop reads it), no max distance (+inf), no
+/// backstop (radius 0), rigid, λ 0. Set max_distance (0 pins the particle
+/// to the skin) and the backstop fields you want: skin_constraint(k, p, {0, 0, -1}).
+template <class T>
+SkinConstraint<T> skin_constraint(std::uint32_t particle, const std::array<T, 3>& point,
+                                  const std::array<T, 3>& normal) noexcept {
+    return detail::Api<T>::skin_constraint_default(particle, point[0], point[1], point[2], normal[0],
+                                                   normal[1], normal[2]);
 }
 
 /// The library's version, major * 10000 + minor * 100 + patch
@@ -642,6 +685,7 @@ private:
 enum class Feature : std::uint32_t {
     Colliders = XPBD_BLOCK_COLLIDERS, SelfCollision = XPBD_BLOCK_SELF_COLLISION, Tearing = XPBD_BLOCK_TEARING,
     EngineContacts = XPBD_BLOCK_ENGINE_CONTACTS, Groups = XPBD_BLOCK_GROUPS, Wind = XPBD_BLOCK_WIND,
+    LocalSpace = XPBD_BLOCK_LOCAL_SPACE,
 };
 
 /// A step's result and, on success, what it did (substeps, contacts, torn links, ...).
@@ -659,7 +703,7 @@ struct Precision {
 
 /// A 3D world over the caller's buffers: particles, links, the library's
 /// memory, and the features set on it (each setter switches its feature on,
-/// remove() off). Copyable: it holds the C world and its six blocks (made
+/// remove() off). Copyable: it holds the C world and its seven blocks (made
 /// by their _default functions) and chains the ones on at every call.
 template <class T>
 class World {
@@ -673,7 +717,7 @@ public:
           View<Link<T>> links = {}) noexcept
         : w_(A::world3_default()), col_(A::colliders3_default()), self_(A::self_collision3_default()),
           tear_(A::tearing3_default()), eng_(A::engine_contacts3_default()), grp_(A::groups3_default()),
-          wind_(A::wind3_default()),
+          wind_(A::wind3_default()), loc_(A::local_space3_default()),
           sizes_ok_(velocities.size() == positions.size() && inverse_masses.size() == positions.size()) {
         w_.positions = positions.data();
         w_.velocities = velocities.data();
@@ -740,6 +784,11 @@ public:
     World& set_attachments(View<Attachment<T>> v) noexcept {
         return put(g().attachments, g().attachment_count, v, grp_);
     }
+    /// Skinned constraints (character cloth; skin_constraint()), solved
+    /// last; a successful step writes previous = target (point and normal).
+    World& set_skin_constraints(View<SkinConstraint<T>> v) noexcept {
+        return put(g().skin_constraints, g().skin_constraint_count, v, grp_);
+    }
     /// Closed-mesh volumes over `triangles`, their particle lists
     /// (build_mesh_volume) and a gradient scratch of one row per particle.
     World& set_mesh_volumes(View<MeshVolume<T>> meshes, View3<const std::uint32_t> triangles,
@@ -762,6 +811,17 @@ public:
         particle_wind_size_ = particle_velocities.size();
         return put(wind_.triangles, wind_.triangle_count, triangles, wind_);
     }
+    /// Local space: the particles live in a root frame moving from
+    /// `local.previous` to `local.target` over each frame, its motion felt as
+    /// `local`'s inertia scales say (local_space()). The world keeps a
+    /// pointer to `local` (it must outlive the world's steps; a copy of the
+    /// world shares it): every step reads it, and a successful one writes
+    /// `local.previous = local.target` and `local.teleport = 0` into it (a
+    /// failed one nothing). Set `local.target` before each step.
+    World& set_local_space(LocalSpace<T>& local) noexcept {
+        local_ = &local;
+        return on(loc_);
+    }
     World& remove(Feature f) noexcept { on_ &= ~bit(static_cast<std::uint32_t>(f)); return *this; }
     bool has(Feature f) const noexcept { return (on_ & bit(static_cast<std::uint32_t>(f))) != 0; }
 
@@ -780,6 +840,7 @@ public:
         StepResult<T> r;
         static_cast<Result&>(r) = chain();
         if (r) static_cast<Result&>(r) = result(A::world3_step(&w_, dt, &config, &r.stats));
+        if (r) write_back();
         return r;
     }
     /// The same frame in colored order (the links and the groups' bends,
@@ -791,6 +852,7 @@ public:
         static_cast<Result&>(r) = chain();
         if (r) static_cast<Result&>(r) = result(A::world3_step_colored(&w_, &colors.c(), dt, &config, jobs,
                                                                        &r.stats));
+        if (r) write_back();
         return r;
     }
     template <class Run>
@@ -832,12 +894,21 @@ private:
         }
         if (has(Feature::Wind) && particle_wind_size_ != 0 && particle_wind_size_ != w_.particle_count)
             return Result(XPBD_STATUS_INVALID_ARGUMENT, 0, Field::ParticleWind);
+        if (has(Feature::LocalSpace)) loc_.local = *local_;
         w_.blocks = nullptr;
-        for (XpbdBlock* b : {&wind_.block, &grp_.block, &eng_.block, &tear_.block, &self_.block, &col_.block}) {
+        for (XpbdBlock* b : {&loc_.block, &wind_.block, &grp_.block, &eng_.block, &tear_.block, &self_.block,
+                             &col_.block}) {
             if (!(on_ & bit(b->kind))) continue;
             if (const XpbdStatus s = A::world3_add(&w_, b); s < 0) return Result(s, 0, Field::Block);
         }
         return Result();
+    }
+    // After a successful step: what the library wrote into the block, to
+    // the caller's local space.
+    void write_back() noexcept {
+        if (!has(Feature::LocalSpace)) return;
+        local_->previous = loc_.local.previous;
+        local_->teleport = loc_.local.teleport;
     }
     typename A::World w_;
     typename A::Colliders col_;
@@ -846,6 +917,8 @@ private:
     typename A::EngineContacts eng_;
     typename A::Groups grp_;
     typename A::Wind wind_;
+    typename A::LocalSpace3 loc_;
+    LocalSpace<T>* local_ = nullptr;
     bool sizes_ok_;
     std::uint32_t on_ = 0;
     std::size_t rest_size_ = 0, max_force_size_ = 0, particle_wind_size_ = 0;

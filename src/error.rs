@@ -359,9 +359,10 @@ pub enum StepError {
         /// What is wrong.
         field: Field,
     },
-    /// A world holds constraint groups ([`World::groups`](crate::step::World::groups))
-    /// or a wind block ([`World::wind`](crate::step::World::wind)) but is
-    /// not 3D: both act in 3D.
+    /// A world holds constraint groups ([`World::groups`](crate::step::World::groups)),
+    /// a wind block ([`World::wind`](crate::step::World::wind)) or a
+    /// local-space block ([`World::local_space`](crate::step::World::local_space))
+    /// but is not 3D: they act in 3D.
     GroupsNeed3D,
     /// The wind block ([`Wind`](crate::step::Wind)) has a bad value:
     /// [`Field::WindVelocity`] (not finite), [`Field::FluidDensity`]
@@ -375,6 +376,15 @@ pub enum StepError {
         field: Field,
         /// The entry concerned (0 for a single value).
         index: usize,
+    },
+    /// The local-space block ([`LocalSpace`](crate::step::LocalSpace)) has
+    /// a bad value: [`Field::RootTransform`] (a rotation or translation not
+    /// finite, or a rotation whose norm is not within 1e-3 of 1),
+    /// [`Field::InertiaScale`] (outside [0, 1] or NaN),
+    /// [`Field::FrameVelocityLimit`] (negative or NaN).
+    InvalidLocalSpace {
+        /// The value concerned.
+        field: Field,
     },
     /// `substeps` is over [`MAX_SUBSTEPS`](crate::MAX_SUBSTEPS),
     /// `iterations` over [`MAX_ITERATIONS`](crate::MAX_ITERATIONS), or the
@@ -460,11 +470,19 @@ pub enum Field {
     /// `Wind::triangles` (an index out of range, two equal indices, a
     /// coefficient negative or not finite).
     AeroTriangles = 26,
+    /// `LocalSpace::previous` or `target` (not finite, or a rotation not
+    /// of unit norm).
+    RootTransform = 27,
+    /// `LocalSpace::linear_inertia` or `angular_inertia` (outside [0, 1]).
+    InertiaScale = 28,
+    /// `LocalSpace::max_linear_velocity` or `max_angular_velocity`
+    /// (negative or NaN).
+    FrameVelocityLimit = 29,
 }
 
 impl Field {
     /// Every field, in code order.
-    pub const ALL: [Field; 27] = [
+    pub const ALL: [Field; 30] = [
         Field::None,
         Field::Substeps,
         Field::Iterations,
@@ -492,6 +510,9 @@ impl Field {
         Field::FluidDensity,
         Field::ParticleWind,
         Field::AeroTriangles,
+        Field::RootTransform,
+        Field::InertiaScale,
+        Field::FrameVelocityLimit,
     ];
 
     /// The C code (`XPBD_FIELD_*`).
@@ -532,6 +553,9 @@ impl Field {
             Field::FluidDensity => "fluid_density",
             Field::ParticleWind => "particle_wind",
             Field::AeroTriangles => "aero_triangles",
+            Field::RootTransform => "root_transform",
+            Field::InertiaScale => "inertia_scale",
+            Field::FrameVelocityLimit => "frame_velocity_limit",
         }
     }
 }
@@ -579,9 +603,14 @@ impl fmt::Display for StepError {
                     "more particle pairs than the pair buffer holds: {needed} needed"
                 )
             }
-            StepError::GroupsNeed3D => f.write_str("constraint groups and wind need a 3D world"),
+            StepError::GroupsNeed3D => {
+                f.write_str("constraint groups, wind and local space need a 3D world")
+            }
             StepError::InvalidWind { field, index } => {
                 write!(f, "wind: {} (entry {index}) is invalid", field.name())
+            }
+            StepError::InvalidLocalSpace { field } => {
+                write!(f, "local space: {} is invalid", field.name())
             }
             StepError::InvalidContactResult { contact } => {
                 write!(f, "contact {contact}: correction would not be finite")

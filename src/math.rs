@@ -86,6 +86,17 @@ pub(crate) fn scale3<T: Real>(v: &[T; 3], s: T) -> [T; 3] {
     [s * x, s * y, s * z]
 }
 
+/// The first three coordinates of a point (0 beyond `D`): a 3D vector
+/// of a `D`-dimensional world's point (the 3D-only blocks of the step).
+#[inline]
+pub(crate) fn xyz<T: Real, const D: usize>(p: &[T; D]) -> [T; 3] {
+    let mut q = [T::ZERO; 3];
+    for (a, b) in q.iter_mut().zip(p) {
+        *a = *b;
+    }
+    q
+}
+
 /// `a × b`, each coordinate `a_i b_j − a_j b_i` in that order.
 #[inline(always)]
 pub(crate) fn cross<T: Real>(a: &[T; 3], b: &[T; 3]) -> [T; 3] {

@@ -1188,6 +1188,7 @@ fn forged_blocks_are_refused_by_their_position_writing_nothing() {
     let mut engine = xpbd_engine_contacts3_default();
     let mut groups = xpbd_groups3_default();
     let mut wind = xpbd_wind3_default();
+    let mut local = xpbd_local_space3_default();
     let mut forged = XpbdBlock {
         kind: 99,
         size: core::mem::size_of::<XpbdBlock>() as u32,
@@ -1201,9 +1202,10 @@ fn forged_blocks_are_refused_by_their_position_writing_nothing() {
     let e = ptr::addr_of_mut!(engine).cast::<XpbdBlock>();
     let g = ptr::addr_of_mut!(groups).cast::<XpbdBlock>();
     let wd = ptr::addr_of_mut!(wind).cast::<XpbdBlock>();
+    let ls = ptr::addr_of_mut!(local).cast::<XpbdBlock>();
     let fb = ptr::addr_of_mut!(forged);
     let t32 = ptr::addr_of_mut!(tearing_f32).cast::<XpbdBlock>();
-    let all = [c, c2, scp, t, e, g, wd, fb, t32];
+    let all = [c, c2, scp, t, e, g, wd, ls, fb, t32];
     // SAFETY: every block is valid for its kind's size; the chains are
     // forged through their `next` fields; the world's buffers are valid.
     unsafe {
@@ -1231,11 +1233,11 @@ fn forged_blocks_are_refused_by_their_position_writing_nothing() {
             ("an f32 block in an f64 world", vec![g, t32], keep, 1),
             ("the same kind twice", vec![c, t, c2], keep, 2),
             ("a block that is its own next", vec![e, e], keep, 1),
-            // Six distinct kinds, the last one's next the first: a chain
+            // Seven distinct kinds, the last one's next the first: a chain
             // longer than XPBD_MAX_BLOCKS.
             (
-                "a 7-block cycle",
-                vec![c, scp, t, e, g, wd, c],
+                "an 8-block cycle",
+                vec![c, scp, t, e, g, wd, ls, c],
                 keep,
                 XPBD_MAX_BLOCKS,
             ),
@@ -1665,209 +1667,7 @@ fn config_and_feature_values_are_named_by_their_field() {
     assert_eq!(got, (XpbdStatus::Ok, 0, XPBD_FIELD_NONE));
 }
 
-// ---- Issue 35: the wind block ----
-
-/// The fields of wind triangles, bit for bit (not their bytes: the
-/// padding after `particles`).
-fn triangle_bits(t: &[XpbdAeroTriangle]) -> Vec<([u32; 3], u64, u64)> {
-    t.iter()
-        .map(|t| (t.particles, t.drag.to_bits(), t.lift.to_bits()))
-        .collect()
-}
-
-/// A wind block's fields, bit for bit.
-fn wind_bits(b: &XpbdWind3) -> (usize, usize, usize, [u64; 3], u64) {
-    (
-        b.triangles as usize,
-        b.triangle_count,
-        b.particle_velocities as usize,
-        b.velocity.map(f64::to_bits),
-        b.density.to_bits(),
-    )
-}
-
-/// The wind's inputs as one test edits them: the block, its triangles,
-/// the per-particle wind; and where the world's positions are.
-struct WindInputs {
-    block: XpbdWind3,
-    triangles: [XpbdAeroTriangle; 2],
-    gust: [[f64; 3]; 3],
-    positions: *mut [f64; 3],
-    gust_at: *mut [f64; 3],
-}
-
-#[test]
-fn hostile_wind_values_are_named_by_their_field_writing_nothing() {
-    let (mut x, mut v, w, mut links) = three();
-    let before = (state(&x, &v), link_bits(&links));
-    let mut tris = [
-        xpbd_aero_triangle_default(0, 1, 2),
-        xpbd_aero_triangle_default(2, 1, 0),
-    ];
-    assert_eq!(
-        triangle_bits(&tris[..1]),
-        [([0, 1, 2], 1.2f64.to_bits(), 0.1f64.to_bits())]
-    );
-    let mut gust = [[1.0, 0.0, 0.0]; 3];
-    let mut wind = xpbd_wind3_default();
-    assert_eq!(
-        (wind.block.kind, wind.block.size as usize),
-        (XPBD_BLOCK_WIND, core::mem::size_of::<XpbdWind3>())
-    );
-    assert_eq!((wind.density, wind.velocity), (1.225, [0.0; 3]));
-    assert!(wind.triangles.is_null() && wind.particle_velocities.is_null());
-    // One raw pointer each: the world reads them, the test edits them
-    // between calls.
-    let tp = tris.as_mut_ptr();
-    let gp = gust.as_mut_ptr();
-    wind.triangles = tp;
-    wind.triangle_count = 2;
-    wind.velocity = [0.0, 0.0, 5.0];
-    let wb = ptr::addr_of_mut!(wind);
-    let mut world = world3(&mut x, &mut v, &w, &mut links);
-    // SAFETY: valid world and block.
-    let _memory = unsafe {
-        assert_eq!(xpbd_world3_add(&mut world, wb.cast()), XpbdStatus::Ok);
-        give_memory(&mut world)
-    };
-    let wp = ptr::addr_of_mut!(world);
-    let mut config = xpbd_step_config3_default();
-    config.substeps = 2;
-    // SAFETY: the block and its arrays, read through their pointers.
-    let good = unsafe {
-        WindInputs {
-            block: *wb,
-            triangles: [*tp, *tp.add(1)],
-            gust: [*gp, *gp.add(1), *gp.add(2)],
-            positions: (*wp).positions,
-            gust_at: gp,
-        }
-    };
-    type Edit = fn(&mut WindInputs);
-    let cases: [(&str, Edit, XpbdStatus, usize, i32); 11] = [
-        (
-            "NaN wind",
-            |i| i.block.velocity[1] = f64::NAN,
-            XpbdStatus::InvalidWind,
-            0,
-            XPBD_FIELD_WIND_VELOCITY,
-        ),
-        (
-            "infinite wind",
-            |i| i.block.velocity[0] = f64::NEG_INFINITY,
-            XpbdStatus::InvalidWind,
-            0,
-            XPBD_FIELD_WIND_VELOCITY,
-        ),
-        (
-            "negative density",
-            |i| i.block.density = -1e-300,
-            XpbdStatus::InvalidWind,
-            0,
-            XPBD_FIELD_FLUID_DENSITY,
-        ),
-        (
-            "NaN density",
-            |i| i.block.density = f64::NAN,
-            XpbdStatus::InvalidWind,
-            0,
-            XPBD_FIELD_FLUID_DENSITY,
-        ),
-        (
-            "an index out of range",
-            |i| i.triangles[1].particles[2] = 3,
-            XpbdStatus::InvalidWind,
-            1,
-            XPBD_FIELD_AERO_TRIANGLES,
-        ),
-        (
-            "index u32::MAX",
-            |i| i.triangles[0].particles[0] = u32::MAX,
-            XpbdStatus::InvalidWind,
-            0,
-            XPBD_FIELD_AERO_TRIANGLES,
-        ),
-        (
-            "two equal indices",
-            |i| i.triangles[1].particles[1] = 2,
-            XpbdStatus::InvalidWind,
-            1,
-            XPBD_FIELD_AERO_TRIANGLES,
-        ),
-        (
-            "a NaN lift coefficient",
-            |i| i.triangles[0].lift = f64::NAN,
-            XpbdStatus::InvalidWind,
-            0,
-            XPBD_FIELD_AERO_TRIANGLES,
-        ),
-        (
-            "a NaN per-particle wind",
-            |i| {
-                i.block.particle_velocities = i.gust_at;
-                i.gust[2][2] = f64::NAN;
-            },
-            XpbdStatus::InvalidWind,
-            2,
-            XPBD_FIELD_PARTICLE_WIND,
-        ),
-        (
-            "the triangles over the positions",
-            |i| {
-                i.block.triangles = i.positions.cast_const().cast();
-                i.block.triangle_count = 1;
-            },
-            XpbdStatus::AliasedBuffers,
-            0,
-            XPBD_FIELD_NONE,
-        ),
-        (
-            "NULL triangles with a count",
-            |i| i.block.triangles = ptr::null(),
-            XpbdStatus::NullPointer,
-            0,
-            XPBD_FIELD_NONE,
-        ),
-    ];
-    for (what, edit, status, index, field) in cases {
-        let mut inputs = WindInputs { ..good };
-        edit(&mut inputs);
-        let edited = (
-            wind_bits(&inputs.block),
-            triangle_bits(&inputs.triangles),
-            state(&inputs.gust, &[]),
-        );
-        // SAFETY: the block, the triangles and the per-particle wind,
-        // written between calls through their one pointer each; the
-        // world's buffers are valid (an array over the positions is
-        // refused before any access).
-        let (got, after) = unsafe {
-            *wb = inputs.block;
-            (*tp, *tp.add(1)) = (inputs.triangles[0], inputs.triangles[1]);
-            (*gp, *gp.add(1), *gp.add(2)) = (inputs.gust[0], inputs.gust[1], inputs.gust[2]);
-            let got = step_named(wp, 1.0 / 60.0, &config);
-            let after = (
-                wind_bits(&*wb),
-                triangle_bits(&[*tp, *tp.add(1)]),
-                state(&[*gp, *gp.add(1), *gp.add(2)], &[]),
-            );
-            (got, after)
-        };
-        assert_eq!(got, (status, index, field), "{what}");
-        assert_eq!(after, edited, "{what}: the block or its arrays written");
-        assert_eq!(
-            (state(&x, &v), link_bits(&links)),
-            before,
-            "{what}: a refused step wrote"
-        );
-    }
-    // Everything restored: the step runs, the wind blows along z.
-    // SAFETY: as above.
-    let got = unsafe {
-        *wb = good.block;
-        (*tp, *tp.add(1)) = (good.triangles[0], good.triangles[1]);
-        step_named(wp, 1.0 / 60.0, &config)
-    };
-    assert_eq!(got, (XpbdStatus::Ok, 0, XPBD_FIELD_NONE));
-    assert!(x[1][2] > 0.0 && x[2][2] > 0.0, "{x:?}");
-}
+// Issue 35's blocks (wind, local space) and the overlap check with every
+// block kind: `hostile_c/blocks.rs`.
+#[path = "hostile_c/blocks.rs"]
+mod blocks;

@@ -52,6 +52,7 @@ impl Store {
             self_collision: None,
             tearing: None,
             wind: None,
+            local_space: None,
             engine_contacts: None,
             groups: None,
         };

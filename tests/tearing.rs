@@ -296,6 +296,7 @@ impl Sheet {
                 torn: &mut self.torn,
             }),
             wind: None,
+            local_space: None,
             engine_contacts: None,
             groups: None,
         };
@@ -480,6 +481,7 @@ fn a_failed_step_tears_nothing() {
             torn: &mut sheet.torn,
         }),
         wind: None,
+        local_space: None,
         engine_contacts: None,
         groups: None,
     };
@@ -550,6 +552,7 @@ impl Heap {
             self_collision: None,
             tearing: None,
             wind: None,
+            local_space: None,
             engine_contacts: None,
             groups: None,
         };

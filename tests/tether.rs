@@ -113,6 +113,7 @@ fn rigid_cloth(n: usize, frames: usize, substeps: u32, tilt: f64, with_tethers: 
             self_collision: None,
             tearing: None,
             wind: None,
+            local_space: None,
             engine_contacts: None,
             groups: None,
         };

@@ -200,6 +200,7 @@ fn hang(x0: &[[f64; 3]], links: &[Link<f64>], ties: &mut [Tether<f64>], frames: 
             self_collision: None,
             tearing: None,
             wind: None,
+            local_space: None,
             engine_contacts: None,
             groups: None,
         };

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # include/xpbd.hpp, the header-only C++17 layer: its tests
-# (examples/cpp/hpp_test.cpp) and example (examples/cpp/world.cpp), built
+# (examples/cpp/hpp_test.cpp) and examples (examples/cpp/world.cpp; cape.cpp,
+# the character cloth of examples/character_cloth.rs, its figures), built
 # with g++ and clang++ as C++17 and C++20 (std::span), with and without
 # -fno-exceptions, -Wall -Wextra -Wpedantic -Werror, against the localised
 # archive of tools/c-lib.sh, and run; the header alone must stay usable from
@@ -22,12 +23,17 @@ for cxx in g++ clang++; do
     done
     $cxx -std=c++17 $strict -Iinclude examples/cpp/world.cpp "$lib" -o "$dir/world_$cxx"
     "$dir/world_$cxx" > "$dir/world_$cxx.txt"
+    $cxx -std=c++17 -O2 $strict -Iinclude examples/cpp/cape.cpp "$lib" -o "$dir/cape_$cxx"
+    "$dir/cape_$cxx" > "$dir/cape_$cxx.txt"
 done
 cmp "$dir/world_g++.txt" "$dir/world_clang++.txt"
 cat "$dir/world_g++.txt"
+cmp "$dir/cape_g++.txt" "$dir/cape_clang++.txt"
+cat "$dir/cape_g++.txt"
+grep -q '^inertia 0: .*yes, bit for bit' "$dir/cape_g++.txt"
 printf '#include "xpbd.hpp"\nint main() { return 0; }\n' > "$dir/cxx14.cpp"
 if g++ -std=c++14 -Iinclude -c "$dir/cxx14.cpp" -o "$dir/cxx14.o" 2> "$dir/cxx14.log"; then
     echo "xpbd.hpp compiled as C++14"; exit 1
 fi
 grep -q 'xpbd.hpp needs C++17' "$dir/cxx14.log"
-echo "C++ layer: tests and example with g++ and clang++ (C++17, C++20): ok"
+echo "C++ layer: tests and examples with g++ and clang++ (C++17, C++20): ok"

@@ -2,7 +2,7 @@
 # The CMake and pkg-config paths of the README, each from this checkout:
 #  1. the top-level CMake build (tools/c-lib.sh through CMake, Release) with
 #     the examples registered in CTest, then `cmake --install` to a prefix;
-#  2. a C++ consumer (examples/cpp: rope and cloth) with add_subdirectory(xpbd)
+#  2. a C++ consumer (examples/cpp: rope, cloth and cape) with add_subdirectory(xpbd)
 #     of a vendored copy of the sources, as Debug with XPBD_CARGO_DEV_PROFILE=ON:
 #     cargo's profile dev, built inside the consumer's build tree, nothing
 #     written to the copy;
@@ -57,6 +57,7 @@ cmake -S examples/cpp -B "$dir/sub" -DXPBD_SOURCE_DIR="$vendored" -DCMAKE_BUILD_
 cmake --build "$dir/sub" >> "$dir/sub.log"
 "$dir/sub/rope" | tail -1
 "$dir/sub/cloth" | tail -1
+test -x "$dir/sub/cape"  # built, not run: 20 s on the unoptimised library (run from 1. and 3.)
 test -f "$dir/sub/xpbd/cargo/debug/c/libxpbd.a" || { echo "XPBD_CARGO_DEV_PROFILE=ON: Debug did not build cargo's dev profile"; exit 1; }
 [ ! -e "$dir/sub/xpbd/cargo/release" ] || { echo "XPBD_CARGO_DEV_PROFILE=ON: Debug built cargo's release profile"; exit 1; }
 [ ! -e "$vendored/target" ] || { echo "add_subdirectory wrote target/ into the vendored sources"; exit 1; }
@@ -66,6 +67,9 @@ cmake -S examples/cpp -B "$dir/find" -DCMAKE_PREFIX_PATH="$prefix" > "$dir/find.
 cmake --build "$dir/find" >> "$dir/find.log"
 "$dir/find/rope" | tail -1
 "$dir/find/cloth" | tail -1
+"$dir/find/cape" > "$dir/find/cape.txt"
+grep -q '^inertia 0: .*yes, bit for bit' "$dir/find/cape.txt"
+tail -1 "$dir/find/cape.txt"
 mkdir -p "$dir/major"
 printf 'cmake_minimum_required(VERSION 3.16)\nproject(m NONE)\nfind_package(xpbd 1.0 CONFIG QUIET)\nif(xpbd_FOUND)\n  message(FATAL_ERROR "xpbd 0.x accepted for 1.0")\nendif()\nfind_package(xpbd 0.1 CONFIG REQUIRED)\nmessage(STATUS "xpbd ${xpbd_VERSION} found for 0.1, rejected for 1.0")\n' \
     > "$dir/major/CMakeLists.txt"

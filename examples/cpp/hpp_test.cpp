@@ -78,6 +78,10 @@ static_assert(std::is_same_v<xpbd::EngineContact<float>, XpbdEngineContactF32>);
 static_assert(std::is_same_v<xpbd::Attachment<double>, XpbdAttachment>);
 static_assert(std::is_same_v<xpbd::StepStats<float>, XpbdStepStatsF32>);
 static_assert(std::is_same_v<xpbd::AeroTriangle<float>, XpbdAeroTriangleF32>);
+static_assert(std::is_same_v<xpbd::LocalSpace<double>, XpbdLocalSpace>);
+static_assert(std::is_same_v<xpbd::Transform<float>, XpbdTransformF32>);
+static_assert(std::is_same_v<xpbd::SkinConstraint<double>, XpbdSkinConstraint>);
+static_assert(std::is_same_v<xpbd::SkinConstraint<float>, XpbdSkinConstraintF32>);
 static_assert(std::is_base_of_v<XpbdStepConfig3F32, xpbd::Config<float>>);
 static_assert(!std::is_convertible_v<xpbd::Result, int>, "a result is no int");
 static_assert(!std::is_convertible_v<XpbdStatus, xpbd::Result>, "and no status either");
@@ -909,6 +913,183 @@ void wind() {
     CHECK(!world.has(xpbd::Feature::Wind) && world.step(T(1) / 60, config).ok());
 }
 
+// Local space: a strip pinned at its top in a root that runs and turns
+// through xpbd.hpp moves as the C block makes it move, bit for bit; the
+// step's write-back (previous = target, teleport = 0) reaches the caller's
+// struct; a bad value is a result naming its field, nothing moved and the
+// caller's struct unwritten.
+template <class T>
+void local_space() {
+    using A = xpbd::detail::Api<T>;
+    using P = std::array<T, 3>;
+    const std::vector<P> x0 = {P{0, 0, T(0.1)}, P{T(0.5), 0, T(0.1)}, P{0, T(-0.5), T(0.1)},
+                               P{T(0.5), T(-0.5), T(0.1)}};
+    const std::vector<T> w = {0, 0, 2, 2};
+    std::vector<xpbd::Link<T>> links(5);
+    const std::uint32_t ends[5][2] = {{0, 1}, {0, 2}, {1, 3}, {2, 3}, {1, 2}};
+    for (int k = 0; k < 5; ++k) {
+        links[k] = xpbd::Link<T>{};
+        links[k].i = ends[k][0], links[k].j = ends[k][1];
+        links[k].rest = k == 4 ? T(std::sqrt(0.5)) : T(0.5);
+    }
+    const xpbd::Transform<T> id = xpbd::identity_transform<T>();
+    CHECK(id.rotation[3] == T(1) && id.rotation[1] == T(0) && id.translation[0] == T(0));
+    xpbd::LocalSpace<T> local = xpbd::local_space<T>();
+    CHECK(local.linear_inertia == T(1) && local.angular_inertia == T(1) && local.teleport == 0);
+    CHECK(std::isinf(local.max_linear_velocity) && local.target.rotation[3] == T(1));
+    local.linear_inertia = T(0.5), local.angular_inertia = T(0.25);
+    // Through xpbd.hpp.
+    std::vector<P> x = x0, v(4, P{0, 0, 0});
+    std::vector<xpbd::Link<T>> l = links;
+    std::vector<std::uint64_t> memory;
+    xpbd::World<T> world(x, v, w, l);
+    world.set_local_space(local);
+    CHECK(world.has(xpbd::Feature::LocalSpace));
+    memory.assign(world.requirements().value.memory_size / 8 + 1, 0);
+    world.set_memory(memory);
+    // Through the C API.
+    std::vector<P> cx = x0, cv(4, P{0, 0, 0});
+    std::vector<xpbd::Link<T>> cl = links;
+    typename A::World cw = A::world3_default();
+    typename A::LocalSpace3 cls = A::local_space3_default();
+    CHECK(cls.block.kind % XPBD_BLOCK_F32 == XPBD_BLOCK_LOCAL_SPACE && cls.block.size == sizeof cls);
+    cls.local = local;
+    cw.positions = reinterpret_cast<T(*)[3]>(cx.data());
+    cw.velocities = reinterpret_cast<T(*)[3]>(cv.data());
+    cw.inverse_masses = w.data(), cw.particle_count = 4;
+    cw.links = cl.data(), cw.link_count = cl.size();
+    CHECK(A::world3_add(&cw, &cls.block) == XPBD_STATUS_OK);
+    XpbdRequirements r{};
+    CHECK(A::world3_requirements(&cw, &r) == XPBD_STATUS_OK);
+    std::vector<std::uint64_t> cmemory(r.memory_size / 8 + 1, 0);
+    cw.memory = cmemory.data(), cw.memory_size = cmemory.size() * 8;
+    xpbd::Config<T> config;
+    bool ok = true, written = true;
+    for (int f = 0; f < 30; ++f) {
+        // The root runs along x at 3 m/s and turns about y at 2 rad/s.
+        const double t = (f + 1) / 60.0;
+        const T target[7] = {0, T(std::sin(t)), 0, T(std::cos(t)), T(3 * t), 0, 0};
+        for (int k = 0; k < 4; ++k) local.target.rotation[k] = cls.local.target.rotation[k] = target[k];
+        for (int k = 0; k < 3; ++k) local.target.translation[k] = cls.local.target.translation[k] = target[4 + k];
+        local.teleport = cls.local.teleport = f == 10 ? 1 : 0;
+        ok = ok && world.step(T(1) / 60, config).ok();
+        ok = ok && A::world3_step(&cw, T(1) / 60, &config, nullptr) == XPBD_STATUS_OK;
+        written = written && local.teleport == 0 && local.previous.translation[0] == local.target.translation[0] &&
+                  local.previous.rotation[1] == local.target.rotation[1] &&
+                  cls.local.previous.rotation[1] == local.previous.rotation[1];
+    }
+    CHECK(ok && written && x == cx && v == cv && x[3][2] != x0[3][2]);
+    // Errors: a non-unit rotation, then an inertia over 1; nothing moved,
+    // the caller's struct unwritten.
+    const auto x1 = x, v1 = v;
+    local.teleport = 1;
+    local.target.rotation[3] = T(2);
+    const auto e = world.step(T(1) / 60, config);
+    CHECK(e == XPBD_STATUS_INVALID_LOCAL_SPACE && e.field() == xpbd::Field::RootTransform && e.index() == 0);
+    CHECK(std::strcmp(e.field_name(), "root_transform") == 0 && local.teleport == 1);
+    local.target = local.previous;
+    local.linear_inertia = T(1.5);
+    const auto i = world.step(T(1) / 60, config);
+    CHECK(i == XPBD_STATUS_INVALID_LOCAL_SPACE && i.field() == xpbd::Field::InertiaScale);
+    CHECK(std::strcmp(i.field_name(), "inertia_scale") == 0);
+    local.linear_inertia = T(0.5), local.max_angular_velocity = T(-1);
+    const auto m = world.step(T(1) / 60, config);
+    CHECK(m == XPBD_STATUS_INVALID_LOCAL_SPACE && m.field() == xpbd::Field::FrameVelocityLimit);
+    CHECK(x == x1 && v == v1 && local.teleport == 1);
+    local.max_angular_velocity = T(INFINITY);
+    CHECK(world.step(T(1) / 60, config).ok() && local.teleport == 0);
+    world.remove(xpbd::Feature::LocalSpace);
+    CHECK(!world.has(xpbd::Feature::LocalSpace) && world.step(T(1) / 60, config).ok());
+}
+
+// Skinned constraints: skin_constraint() is xpbd_skin_constraint_default;
+// a square pinned at one corner, its other corners held within 5 cm of
+// skinned points that move and behind backstops, steps through xpbd.hpp as
+// through the C groups block, bit for bit, previous = target written; a
+// bad max distance is a result naming the constraint, nothing moved.
+template <class T>
+void skin() {
+    using A = xpbd::detail::Api<T>;
+    using P = std::array<T, 3>;
+    const xpbd::SkinConstraint<T> s = xpbd::skin_constraint(2, P{1, T(0.5), 0}, {0, 0, -1});
+    const xpbd::SkinConstraint<T> c = A::skin_constraint_default(2, 1, T(0.5), 0, 0, 0, -1);
+    CHECK(s.particle == 2 && same_bits(s.previous, c.previous) && same_bits(s.target, c.target));
+    CHECK(same_bits(s.target_normal, c.target_normal) && s.target_normal[2] == T(-1) && s.target[1] == T(0.5));
+    CHECK(std::isinf(s.max_distance) && s.backstop_radius == T(0) && s.compliance == T(0));
+    const std::vector<P> x0 = {P{0, 0, 0}, P{T(0.5), 0, 0}, P{0, T(-0.5), 0}, P{T(0.5), T(-0.5), 0}};
+    const std::vector<T> w = {0, 2, 2, 2};
+    std::vector<xpbd::Link<T>> links(5);
+    const std::uint32_t ends[5][2] = {{0, 1}, {0, 2}, {1, 3}, {2, 3}, {1, 2}};
+    for (int k = 0; k < 5; ++k) {
+        links[k] = xpbd::Link<T>{};
+        links[k].i = ends[k][0], links[k].j = ends[k][1];
+        links[k].rest = k == 4 ? T(std::sqrt(0.5)) : T(0.5);
+    }
+    std::vector<xpbd::SkinConstraint<T>> skins;
+    for (std::uint32_t k = 1; k < 4; ++k) {
+        skins.push_back(xpbd::skin_constraint<T>(k, x0[k], {0, 0, -1}));
+        skins.back().max_distance = T(0.05);
+        skins.back().backstop_distance = T(-0.01), skins.back().backstop_radius = T(1);
+    }
+    // Through xpbd.hpp.
+    std::vector<P> x = x0, v(4, P{0, 0, 0});
+    std::vector<xpbd::Link<T>> l = links;
+    std::vector<xpbd::SkinConstraint<T>> sk = skins;
+    std::vector<std::uint64_t> memory;
+    xpbd::World<T> world(x, v, w, l);
+    world.set_skin_constraints(sk);
+    CHECK(world.has(xpbd::Feature::Groups));
+    memory.assign(world.requirements().value.memory_size / 8 + 1, 0);
+    world.set_memory(memory);
+    // Through the C API.
+    std::vector<P> cx = x0, cv(4, P{0, 0, 0});
+    std::vector<xpbd::Link<T>> cl = links;
+    std::vector<xpbd::SkinConstraint<T>> csk = skins;
+    typename A::World cw = A::world3_default();
+    typename A::Groups cg = A::groups3_default();
+    cw.positions = reinterpret_cast<T(*)[3]>(cx.data());
+    cw.velocities = reinterpret_cast<T(*)[3]>(cv.data());
+    cw.inverse_masses = w.data(), cw.particle_count = 4;
+    cw.links = cl.data(), cw.link_count = cl.size();
+    cg.groups.skin_constraints = csk.data(), cg.groups.skin_constraint_count = csk.size();
+    CHECK(A::world3_add(&cw, &cg.block) == XPBD_STATUS_OK);
+    XpbdRequirements r{};
+    CHECK(A::world3_requirements(&cw, &r) == XPBD_STATUS_OK);
+    std::vector<std::uint64_t> cmemory(r.memory_size / 8 + 1, 0);
+    cw.memory = cmemory.data(), cw.memory_size = cmemory.size() * 8;
+    xpbd::Config<T> config;
+    bool ok = true, written = true;
+    T worst = 0;
+    for (int f = 0; f < 30; ++f) {
+        // The skinned points sway along z.
+        const T dz = T(0.1 * std::sin((f + 1) / 10.0));
+        for (std::size_t k = 0; k < sk.size(); ++k) sk[k].target[2] = csk[k].target[2] = x0[k + 1][2] + dz;
+        ok = ok && world.step(T(1) / 60, config).ok();
+        ok = ok && A::world3_step(&cw, T(1) / 60, &config, nullptr) == XPBD_STATUS_OK;
+        for (std::size_t k = 0; k < sk.size(); ++k) {
+            written = written && same_bits(sk[k].previous, sk[k].target) &&
+                      same_bits(sk[k].lambda, csk[k].lambda) && same_bits(csk[k].previous, sk[k].previous);
+            T d2 = 0;
+            for (int i = 0; i < 3; ++i) d2 += (x[k + 1][i] - sk[k].target[i]) * (x[k + 1][i] - sk[k].target[i]);
+            worst = std::max(worst, std::sqrt(d2) - sk[k].max_distance);
+        }
+    }
+    CHECK(ok && written && x == cx && v == cv && x[3][2] != x0[3][2] && worst < T(1e-4));
+    // An error: a negative max distance; nothing moved.
+    const auto x1 = x, v1 = v;
+    sk[1].max_distance = T(-1);
+    const auto e = world.step(T(1) / 60, config);
+    // The C world names the same constraint (its index after the links').
+    csk[1].max_distance = T(-1);
+    CHECK(A::world3_step(&cw, T(1) / 60, &config, nullptr) == XPBD_STATUS_INVALID_REST_VALUE);
+    CHECK(e == XPBD_STATUS_INVALID_REST_VALUE && e.index() == cw.error_index && e.index() == l.size() + 1);
+    CHECK(x == x1 && v == v1 && x == cx);
+    sk[1].max_distance = T(0.05);
+    CHECK(world.step(T(1) / 60, config).ok());
+    world.remove(xpbd::Feature::Groups);
+    CHECK(!world.has(xpbd::Feature::Groups) && world.step(T(1) / 60, config).ok());
+}
+
 }  // namespace
 
 int main() {
@@ -931,6 +1112,10 @@ int main() {
     errors<float>();
     wind<double>();
     wind<float>();
+    local_space<double>();
+    local_space<float>();
+    skin<double>();
+    skin<float>();
     std::printf("xpbd.hpp (C++%ld): %d passed, %d failed\n", long(__cplusplus / 100 % 100), passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -140,6 +140,7 @@ void test_tethers(void);
 void test_attach(void);
 void test_skin(void);
 void test_wind(void);
+void test_local_space(void);
 void test_engine(void);
 void test_self(void);
 void test_tear(void);

@@ -28,6 +28,7 @@ int run_c_tests(void) {
     test_attach();
     test_skin();
     test_wind();
+    test_local_space();
     test_engine();
     test_self();
     test_tear();

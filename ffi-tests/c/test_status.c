@@ -95,7 +95,8 @@ void test_status(void) {
                                   XPBD_STATUS_JOB_CONTRACT, XPBD_STATUS_INVALID_REST_VALUE,
                                   XPBD_STATUS_DEGENERATE, XPBD_STATUS_INVALID_CONFIG,
                                   XPBD_STATUS_INVALID_SELF_COLLISION, XPBD_STATUS_INVALID_MAX_FORCE,
-                                  XPBD_STATUS_INVALID_BLOCK, XPBD_STATUS_INVALID_WIND};
+                                  XPBD_STATUS_INVALID_BLOCK, XPBD_STATUS_INVALID_WIND,
+                                  XPBD_STATUS_INVALID_LOCAL_SPACE};
         const size_t n = sizeof errors / sizeof errors[0];
         size_t i, j;
         ENSURE(XPBD_STATUS_OK == 0);
@@ -126,8 +127,8 @@ void test_status(void) {
                                  XPBD_STATUS_INVALID_REST_VALUE, XPBD_STATUS_DEGENERATE,
                                  XPBD_STATUS_INVALID_CONFIG, XPBD_STATUS_INVALID_SELF_COLLISION,
                                  XPBD_STATUS_INVALID_MAX_FORCE, XPBD_STATUS_INVALID_BLOCK,
-                                 XPBD_STATUS_INVALID_WIND};
-        const int32_t unknown[] = {2, 3, -29, -100, 1000, INT32_MAX, INT32_MIN};
+                                 XPBD_STATUS_INVALID_WIND, XPBD_STATUS_INVALID_LOCAL_SPACE};
+        const int32_t unknown[] = {2, 3, -30, -100, 1000, INT32_MAX, INT32_MIN};
         const char *generic = xpbd_status_str(INT32_MIN);
         const size_t n = sizeof codes / sizeof codes[0];
         size_t i, j;

@@ -7,9 +7,9 @@ use xpbd::ffi::*;
 
 use crate::Input;
 
-/// A status the header documents (−28 … 1).
+/// A status the header documents (−29 … 1).
 pub fn documented(s: XpbdStatus) -> bool {
-    (-28..=1).contains(&s.code())
+    (-29..=1).contains(&s.code())
 }
 
 /// A value from the bytes: usually `valid`, sometimes hostile.

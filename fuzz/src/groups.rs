@@ -15,7 +15,7 @@
 //! ([`Place::pick`]).
 //!
 //! Checks after every call, besides no crash and no sanitizer report:
-//! - the status is a documented code (−28 … 1);
+//! - the status is a documented code (−29 … 1);
 //! - the groups block (its header and groups struct) is never written,
 //!   nothing past any struct is written, the system struct changes only
 //!   in `substep_active`, `h` and `error_index`, the world struct only in
@@ -162,7 +162,7 @@ fn array<E>(inp: &mut Input<'_>, own: usize, natural: usize) -> (Loc, usize) {
 }
 
 fn documented(s: XpbdStatus) -> bool {
-    (-28..=1).contains(&s.code())
+    (-29..=1).contains(&s.code())
 }
 
 macro_rules! groups_abi {

@@ -14,7 +14,7 @@
 //! order or reversed; or an engine that skips a task).
 //!
 //! Checks, besides no crash and no sanitizer report:
-//! - every status is a documented code (−28 … 1);
+//! - every status is a documented code (−29 … 1);
 //! - a refused colored step leaves positions and velocities as they were
 //!   (bit for bit; λ and the memory are documented scratch); a memory one
 //!   byte short: CAPACITY_TOO_SMALL; no byte of the memory's allocation

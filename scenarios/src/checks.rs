@@ -331,8 +331,8 @@ pub fn c_pointer_checks<T: Scalar>(report: Report<'_>) {
 /// and any other integer gives the "unknown" text, never NULL.
 pub fn status_strings(report: Report<'_>) {
     let mut ok = true;
-    let mut prev: [&[u8]; 30] = [b""; 30];
-    for (i, code) in (-28..=1).enumerate() {
+    let mut prev: [&[u8]; 31] = [b""; 31];
+    for (i, code) in (-29..=1).enumerate() {
         let p = xpbd_status_str(code);
         let text = if p.is_null() {
             b"" as &[u8]
@@ -346,7 +346,7 @@ pub fn status_strings(report: Report<'_>) {
             *slot = text;
         }
     }
-    for code in [2, -29, i32::MIN, i32::MAX] {
+    for code in [2, -30, i32::MIN, i32::MAX] {
         let p = xpbd_status_str(code);
         // SAFETY: as above.
         ok &= !p.is_null()

@@ -353,6 +353,7 @@ impl<T: Real> Scene<T> {
             self_collision: None,
             tearing: None,
             wind: None,
+            local_space: None,
             engine_contacts: None,
             groups: None,
         };

@@ -45,6 +45,12 @@
 //!    impulse and force are hashed. Self-collision is on: the particle
 //!    pairs (i, j, λ) are hashed too.
 //!
+//! 8. [`character_3d`]: the fixed [`crate::character`] scene (a cape in a
+//!    moving, turning, teleporting root frame with inertia scales,
+//!    skinned max distances and backstops, and a wind with drag and lift),
+//!    [`crate::character::FRAMES`] frames; after each frame every
+//!    position, velocity, link λ, skinned λ and the block's `previous`.
+//!
 //! To add a part: write a function `fn part<T: Scalar>(h: &mut Fnv64)`, add
 //! a field to [`Hashes`], call it in [`run`], and pin its constants in
 //! [`HASH_F64`] / [`HASH_F32`] from the host run
@@ -54,6 +60,7 @@
 use core::ptr;
 
 use crate::chain::{Chain, LINKS, PARTICLES};
+use crate::character::character_3d;
 use crate::cloth::cloth_3d;
 use crate::engine::engine_3d;
 use crate::groups::groups_3d;
@@ -94,6 +101,8 @@ pub struct Hashes {
     pub tearing_3d: u64,
     /// Part 7: moving colliders, engine contacts, kinematic particles.
     pub engine_3d: u64,
+    /// Part 8: character cloth (local space, skinned limits, wind).
+    pub character_3d: u64,
 }
 
 /// The expected hashes in f64: the same constant on x86-64 and Cortex-M4F.
@@ -105,6 +114,7 @@ pub const HASH_F64: Hashes = Hashes {
     groups_3d: 0x6e6c_6f37_9d06_aaef,
     tearing_3d: 0x4f02_a223_55d1_362c,
     engine_3d: 0x5164_6556_eead_e4b8,
+    character_3d: 0xdaae_1ed1_2840_99ac,
 };
 
 /// The expected hashes in f32: the same constant on x86-64 and Cortex-M4F.
@@ -116,6 +126,7 @@ pub const HASH_F32: Hashes = Hashes {
     groups_3d: 0x4967_690f_579d_3500,
     tearing_3d: 0x132f_f32c_f33e_8828,
     engine_3d: 0xe869_4238_93b3_1c4f,
+    character_3d: 0x9632_b95a_751f_b162,
 };
 
 /// How many times each status came back, indexed like
@@ -177,6 +188,11 @@ pub struct Outcome {
     pub tearing_list_mismatches: u32,
     /// Failed steps of the engine scene (expected 0).
     pub engine_errors: u32,
+    /// Steps of the character scene that returned an error (expected 0).
+    pub character_errors: u32,
+    /// The bits of the character scene's largest excess over a rigid max
+    /// distance after a frame (m; ≤ 0 expected, up to rounding).
+    pub character_over_bits: u64,
     /// Particle-frames of the engine scene inside a moving collider
     /// (expected 0).
     pub engine_inside: u32,
@@ -229,6 +245,11 @@ pub fn run<T: Scalar>() -> Outcome {
     out.engine_max_contacts = scene.max_contacts;
     out.engine_contacts = scene.engine_total;
     out.engine_max_pairs = scene.max_pairs;
+    let mut h = Fnv64::new();
+    let cape = character_3d::<T>(&mut h);
+    out.hashes.character_3d = h.finish();
+    out.character_errors = cape.errors;
+    out.character_over_bits = cape.over.bits();
     out
 }
 
@@ -253,6 +274,7 @@ pub fn run_random_1d_ops<T: Scalar>(ops: usize) -> Outcome {
             groups_3d: 0,
             tearing_3d: 0,
             engine_3d: 0,
+            character_3d: 0,
         },
         statuses: [0; 11],
         unknown_status: false,
@@ -272,6 +294,8 @@ pub fn run_random_1d_ops<T: Scalar>(ops: usize) -> Outcome {
         tearing_line: false,
         tearing_list_mismatches: 0,
         engine_errors: 0,
+        character_errors: 0,
+        character_over_bits: 0,
         engine_inside: 0,
         engine_max_contacts: 0,
         engine_contacts: 0,

@@ -31,6 +31,7 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod chain;
+pub mod character;
 pub mod checks;
 pub mod cloth;
 pub mod engine;

@@ -154,6 +154,7 @@ impl<T: Real> Rope<T> {
             self_collision: None,
             tearing: None,
             wind: None,
+            local_space: None,
             engine_contacts: None,
             groups: None,
         };

@@ -240,6 +240,7 @@ impl<T: Real> Sheet<T> {
                 torn: &mut self.torn,
             }),
             wind: None,
+            local_space: None,
             engine_contacts: None,
             groups: None,
         };

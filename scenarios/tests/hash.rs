@@ -34,7 +34,7 @@ fn check<T: Scalar>() -> Outcome {
     }
     let out = hash::run::<T>();
     println!(
-        "{}: random_1d {:#018x}, chain_1d {:#018x}, rope_3d {:#018x}, cloth_3d {:#018x}, groups_3d {:#018x}, tearing_3d {:#018x}, engine_3d {:#018x}, statuses {:?}, chain stretch bits {:#x}, rope max contacts {}, rope lowest bits {:#x}, cloth lowest bits {:#x}, sheet torn {} from frame {}, along the line {}, engine scene: {} errors, {} inside, {} contacts at most, {} engine contacts, {} pairs at most",
+        "{}: random_1d {:#018x}, chain_1d {:#018x}, rope_3d {:#018x}, cloth_3d {:#018x}, groups_3d {:#018x}, tearing_3d {:#018x}, engine_3d {:#018x}, character_3d {:#018x}, statuses {:?}, chain stretch bits {:#x}, rope max contacts {}, rope lowest bits {:#x}, cloth lowest bits {:#x}, sheet torn {} from frame {}, along the line {}, engine scene: {} errors, {} inside, {} contacts at most, {} engine contacts, {} pairs at most",
         T::NAME,
         out.hashes.random_1d,
         out.hashes.chain_1d,
@@ -43,6 +43,7 @@ fn check<T: Scalar>() -> Outcome {
         out.hashes.groups_3d,
         out.hashes.tearing_3d,
         out.hashes.engine_3d,
+        out.hashes.character_3d,
         out.statuses,
         out.chain_stretch_bits,
         out.rope_max_contacts,
@@ -150,6 +151,22 @@ fn check<T: Scalar>() -> Outcome {
             out.hashes.engine_3d,
             want.engine_3d,
             "{} engine_3d hash changed",
+            T::NAME
+        );
+        assert_eq!(
+            out.character_errors, 0,
+            "the character scene must step without errors"
+        );
+        let over = T::from_raw(out.character_over_bits).to_f64();
+        let tolerance = if T::NAME == "f32" { 1e-4 } else { 1e-9 };
+        assert!(
+            over <= tolerance,
+            "a particle beyond its max distance: {over:e} m"
+        );
+        assert_eq!(
+            out.hashes.character_3d,
+            want.character_3d,
+            "{} character_3d hash changed",
             T::NAME
         );
     }

@@ -14,11 +14,11 @@ use super::distance::{distance_begin, distance_solve};
 use super::status::XpbdStatus;
 use super::step::{
     add_raw, default_colliders, default_config, default_engine_contacts, default_groups, default_self_collision,
-    default_tearing, default_wind, default_world, precision_raw, requirements_raw, step_colored_raw, step_raw,
+    default_local_space, default_tearing, default_wind, default_world, precision_raw, requirements_raw, step_colored_raw, step_raw,
 };
 use super::system::{begin_substep_raw, build_raw, iterate_raw, iterate_until_raw, measure_raw};
 use super::types::{SimdLinksC, ConstraintsC, DistanceConstraintC, StepConfigC, SystemC, XpbdGroupColors, XpbdJobSystem};
-use super::world::{CollidersC, EngineContactsC, GroupsC, SelfCollisionC, TearingC, WindC, WorldC, XpbdBlock, XpbdRequirements};
+use super::world::{CollidersC, EngineContactsC, GroupsC, LocalSpaceC, SelfCollisionC, TearingC, WindC, WorldC, XpbdBlock, XpbdRequirements};
 use crate::constraint::bend::Bend;
 use crate::constraint::skin::SkinConstraint;
 use crate::constraint::pressure::MeshVolume;
@@ -26,7 +26,7 @@ use crate::constraint::tether::Tether;
 use crate::constraint::volume::Tet;
 use crate::build::Shape;
 use crate::solver::{Convergence, Link, SweepStats};
-use crate::step::{AeroTriangle, StepStats};
+use crate::step::{AeroTriangle, StepStats, Transform};
 
 // ---- 1D seed solver ----
 
@@ -768,10 +768,35 @@ pub extern "C" fn xpbd_aero_triangle_default(a: u32, b: u32, c: u32) -> AeroTria
     AeroTriangle::new([a, b, c])
 }
 
+/// A local-space block (double): the identity root (`xpbd_transform_identity`)
+/// at the frame's start (`local.previous`) and end (`local.target`),
+/// full inertia (`local.linear_inertia` and `local.angular_inertia` 1:
+/// the world-space simulation), no clamps (`local.max_linear_velocity`,
+/// m/s, and `local.max_angular_velocity`, rad/s, +∞), no teleport. Set
+/// `local.target` to the root's transform at the frame's end before each
+/// step; after a successful step the library writes `local.previous ←
+/// local.target` and `local.teleport ← 0`. A step refuses a transform
+/// not finite or a rotation whose norm is not within 1e-3 of 1
+/// (`XPBD_FIELD_ROOT_TRANSFORM`), an inertia outside [0, 1]
+/// (`XPBD_FIELD_INERTIA_SCALE`), a velocity limit negative or NaN
+/// (`XPBD_FIELD_FRAME_VELOCITY_LIMIT`): `XPBD_STATUS_INVALID_LOCAL_SPACE`,
+/// nothing written.
+#[no_mangle]
+pub extern "C" fn xpbd_local_space3_default() -> LocalSpaceC<f64> {
+    default_local_space()
+}
+
+/// The identity transform (double): rotation `{0, 0, 0, 1}` (a unit
+/// quaternion `[x, y, z, w]`), translation 0 (m).
+#[no_mangle]
+pub extern "C" fn xpbd_transform_identity() -> Transform<f64> {
+    Transform::identity()
+}
+
 /// Adds a block (the `block` member of an `XpbdColliders3`,
 /// `XpbdSelfCollision3`, `XpbdTearing3`, `XpbdEngineContacts3`,
-/// `XpbdGroups3` or `XpbdWind3` made by its `_default` function) at the head of the
-/// world's chain: writes `block->next` and `world->blocks`. The block
+/// `XpbdGroups3`, `XpbdWind3` or `XpbdLocalSpace3` made by its
+/// `_default` function) at the head of the world's chain: writes `block->next` and `world->blocks`. The block
 /// must outlive the world's use. Adding the same kind twice makes the
 /// step fail with `XPBD_STATUS_INVALID_BLOCK`.
 ///
@@ -805,25 +830,30 @@ pub unsafe extern "C" fn xpbd_world3_requirements(world: *mut WorldC<f64>, out: 
 
 /// Advances a 3D double world by one frame of `dt` seconds, whatever its
 /// blocks: `config->substeps` substeps of h = dt / substeps, each
-/// (after a wind block's drag and lift on the velocities) predicting
+/// (after a local-space block's carry of the particles by the root's
+/// scaled motion and a wind block's drag and lift on the velocities)
+/// predicting
 /// x ← x + h v + h² g, finding contacts, resetting every λ,
 /// running `config->iterations` sweeps (links, then the groups, then
 /// contacts), and updating v = (x − x_prev)/h with friction and damping.
 /// With a tearing block a successful step then disables every enabled
 /// link whose |λ|/h² exceeds its maximum (`XPBD_LINK_DISABLED`, indices
-/// in `torn`, count in `torn`). `out_stats` may be NULL (written on
-/// success only).
+/// in `torn`, count in `torn`); with a local-space block it writes the
+/// block's `local.previous ← local.target` and `local.teleport ← 0`.
+/// `out_stats` may be NULL (written on success only).
 ///
 /// Errors: `NULL_POINTER`, `INVALID_TIME_STEP` (dt), `INVALID_CONFIG`
 /// (`error_field` names the value), `INVALID_BLOCK`,
 /// `INVALID_SELF_COLLISION`, `INVALID_MAX_FORCE` (naming the link),
 /// `INVALID_WIND` (`error_field` and `error_index` name the value),
+/// `INVALID_LOCAL_SPACE` (`error_field` names the value),
 /// `NON_FINITE_VELOCITY`, `INVALID_COLLIDER`, `CAPACITY_TOO_SMALL`
 /// (`error_field` `XPBD_FIELD_MEMORY`, `_CONTACTS` or `_PAIRS`,
 /// `error_index` the size or count needed), `ALIASED_BUFFERS`,
 /// `WORK_LIMIT`, every system and group error, and `INVALID_RESULT`. On
-/// every error positions, velocities and link flags are as before the
-/// call, and `world->error_index` / `error_field` name what is concerned.
+/// every error positions, velocities, link flags and a local-space block
+/// are as before the call, and `world->error_index` / `error_field` name
+/// what is concerned.
 ///
 /// # Safety
 /// `world` and `config` are NULL or valid; the world's buffers and blocks
@@ -1010,10 +1040,35 @@ pub extern "C" fn xpbd_aero_triangle_default_f32(a: u32, b: u32, c: u32) -> Aero
     AeroTriangle::new([a, b, c])
 }
 
+/// A local-space block (float): the identity root (`xpbd_transform_identity_f32`)
+/// at the frame's start (`local.previous`) and end (`local.target`),
+/// full inertia (`local.linear_inertia` and `local.angular_inertia` 1:
+/// the world-space simulation), no clamps (`local.max_linear_velocity`,
+/// m/s, and `local.max_angular_velocity`, rad/s, +∞), no teleport. Set
+/// `local.target` to the root's transform at the frame's end before each
+/// step; after a successful step the library writes `local.previous ←
+/// local.target` and `local.teleport ← 0`. A step refuses a transform
+/// not finite or a rotation whose norm is not within 1e-3 of 1
+/// (`XPBD_FIELD_ROOT_TRANSFORM`), an inertia outside [0, 1]
+/// (`XPBD_FIELD_INERTIA_SCALE`), a velocity limit negative or NaN
+/// (`XPBD_FIELD_FRAME_VELOCITY_LIMIT`): `XPBD_STATUS_INVALID_LOCAL_SPACE`,
+/// nothing written.
+#[no_mangle]
+pub extern "C" fn xpbd_local_space3_default_f32() -> LocalSpaceC<f32> {
+    default_local_space()
+}
+
+/// The identity transform (float): rotation `{0, 0, 0, 1}` (a unit
+/// quaternion `[x, y, z, w]`), translation 0 (m).
+#[no_mangle]
+pub extern "C" fn xpbd_transform_identity_f32() -> Transform<f32> {
+    Transform::identity()
+}
+
 /// Adds a block (the `block` member of an `XpbdColliders3_f32`,
 /// `XpbdSelfCollision3_f32`, `XpbdTearing3_f32`, `XpbdEngineContacts3_f32`,
-/// `XpbdGroups3_f32` or `XpbdWind3_f32` made by its `_default` function) at the head of the
-/// world's chain: writes `block->next` and `world->blocks`. The block
+/// `XpbdGroups3_f32`, `XpbdWind3_f32` or `XpbdLocalSpace3_f32` made by its
+/// `_default` function) at the head of the world's chain: writes `block->next` and `world->blocks`. The block
 /// must outlive the world's use. Adding the same kind twice makes the
 /// step fail with `XPBD_STATUS_INVALID_BLOCK`.
 ///
@@ -1047,25 +1102,30 @@ pub unsafe extern "C" fn xpbd_world3_requirements_f32(world: *mut WorldC<f32>, o
 
 /// Advances a 3D float world by one frame of `dt` seconds, whatever its
 /// blocks: `config->substeps` substeps of h = dt / substeps, each
-/// (after a wind block's drag and lift on the velocities) predicting
+/// (after a local-space block's carry of the particles by the root's
+/// scaled motion and a wind block's drag and lift on the velocities)
+/// predicting
 /// x ← x + h v + h² g, finding contacts, resetting every λ,
 /// running `config->iterations` sweeps (links, then the groups, then
 /// contacts), and updating v = (x − x_prev)/h with friction and damping.
 /// With a tearing block a successful step then disables every enabled
 /// link whose |λ|/h² exceeds its maximum (`XPBD_LINK_DISABLED`, indices
-/// in `torn`, count in `torn`). `out_stats` may be NULL (written on
-/// success only).
+/// in `torn`, count in `torn`); with a local-space block it writes the
+/// block's `local.previous ← local.target` and `local.teleport ← 0`.
+/// `out_stats` may be NULL (written on success only).
 ///
 /// Errors: `NULL_POINTER`, `INVALID_TIME_STEP` (dt), `INVALID_CONFIG`
 /// (`error_field` names the value), `INVALID_BLOCK`,
 /// `INVALID_SELF_COLLISION`, `INVALID_MAX_FORCE` (naming the link),
 /// `INVALID_WIND` (`error_field` and `error_index` name the value),
+/// `INVALID_LOCAL_SPACE` (`error_field` names the value),
 /// `NON_FINITE_VELOCITY`, `INVALID_COLLIDER`, `CAPACITY_TOO_SMALL`
 /// (`error_field` `XPBD_FIELD_MEMORY`, `_CONTACTS` or `_PAIRS`,
 /// `error_index` the size or count needed), `ALIASED_BUFFERS`,
 /// `WORK_LIMIT`, every system and group error, and `INVALID_RESULT`. On
-/// every error positions, velocities and link flags are as before the
-/// call, and `world->error_index` / `error_field` name what is concerned.
+/// every error positions, velocities, link flags and a local-space block
+/// are as before the call, and `world->error_index` / `error_field` name
+/// what is concerned.
 ///
 /// # Safety
 /// `world` and `config` are NULL or valid; the world's buffers and blocks

@@ -110,10 +110,14 @@ pub enum XpbdStatus {
     /// `_AERO_TRIANGLES`) and `error_index` the entry (a particle or a
     /// triangle); nothing changed.
     InvalidWind = -28,
+    /// The local-space block has a bad value; `error_field` names it
+    /// (`XPBD_FIELD_ROOT_TRANSFORM`, `_INERTIA_SCALE`,
+    /// `_FRAME_VELOCITY_LIMIT`); nothing changed.
+    InvalidLocalSpace = -29,
 }
 
 /// Every status, in code order (0, 1, then −1, −2, …).
-const ALL_STATUSES: [XpbdStatus; 30] = [
+const ALL_STATUSES: [XpbdStatus; 31] = [
     XpbdStatus::Ok,
     XpbdStatus::Skipped,
     XpbdStatus::NullPointer,
@@ -144,6 +148,7 @@ const ALL_STATUSES: [XpbdStatus; 30] = [
     XpbdStatus::InvalidMaxForce,
     XpbdStatus::InvalidBlock,
     XpbdStatus::InvalidWind,
+    XpbdStatus::InvalidLocalSpace,
 ];
 
 impl XpbdStatus {
@@ -217,6 +222,9 @@ impl XpbdStatus {
             XpbdStatus::InvalidBlock => {
                 c"invalid block: a world block of an unknown kind or size, given twice, or a cycle"
             }
+            XpbdStatus::InvalidLocalSpace => {
+                c"invalid local space: a root transform, inertia scale or frame velocity limit is out of its domain (error_field names it)"
+            }
             XpbdStatus::InvalidWind => {
                 c"invalid wind: a wind velocity, fluid density, particle wind or aerodynamic triangle is out of its domain (error_field and error_index name it)"
             }
@@ -278,6 +286,7 @@ pub(crate) fn status_of(e: StepError) -> (XpbdStatus, usize, Field) {
         StepError::InvalidSelfCollision { field } => (XpbdStatus::InvalidSelfCollision, 0, field),
         StepError::InvalidConfig { field } => (XpbdStatus::InvalidConfig, 0, field),
         StepError::InvalidWind { field, index } => (XpbdStatus::InvalidWind, index, field),
+        StepError::InvalidLocalSpace { field } => (XpbdStatus::InvalidLocalSpace, 0, field),
         StepError::NonFiniteVelocity { particle } => {
             (XpbdStatus::NonFiniteVelocity, particle, Field::None)
         }

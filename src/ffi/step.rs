@@ -20,18 +20,18 @@ use super::types::{
     XPBD_CONTACT_OVERFLOW_REJECT, XPBD_ZERO_LENGTH_REJECT,
 };
 use super::world::{
-    CollidersC, EngineContactsC, GroupsC, SelfCollisionC, TearingC, WindC, WorldC, XpbdBlock,
-    XpbdRequirements, XPBD_BLOCK_COLLIDERS, XPBD_BLOCK_ENGINE_CONTACTS, XPBD_BLOCK_F32,
-    XPBD_BLOCK_GROUPS, XPBD_BLOCK_SELF_COLLISION, XPBD_BLOCK_TEARING, XPBD_BLOCK_WIND,
-    XPBD_MAX_BLOCKS, XPBD_MEMORY_ALIGN,
+    CollidersC, EngineContactsC, GroupsC, LocalSpaceC, SelfCollisionC, TearingC, WindC, WorldC,
+    XpbdBlock, XpbdRequirements, XPBD_BLOCK_COLLIDERS, XPBD_BLOCK_ENGINE_CONTACTS, XPBD_BLOCK_F32,
+    XPBD_BLOCK_GROUPS, XPBD_BLOCK_LOCAL_SPACE, XPBD_BLOCK_SELF_COLLISION, XPBD_BLOCK_TEARING,
+    XPBD_BLOCK_WIND, XPBD_MAX_BLOCKS, XPBD_MEMORY_ALIGN,
 };
 use crate::constraint::contact::Contact;
 use crate::constraint::particle_contact::ParticleContact;
 use crate::error::Field;
 use crate::real::Real;
 use crate::step::{
-    self, Colliders, ContactOverflow, Jobs, Requirements, SelfCollision, StepConfig, StepStats,
-    Tearing, Wind, World,
+    self, Colliders, ContactOverflow, Jobs, LocalSpace, Requirements, SelfCollision, StepConfig,
+    StepStats, Tearing, Transform, Wind, World,
 };
 use crate::StepError;
 
@@ -185,6 +185,16 @@ pub(crate) fn default_wind<T: Real>() -> WindC<T> {
     }
 }
 
+/// `xpbd_local_space3_default[_f32]`: the identity root at the frame's
+/// start and end, full inertia (world-space behaviour), no clamps (+∞),
+/// no teleport (`LocalSpace::new`).
+pub(crate) fn default_local_space<T: Real>() -> LocalSpaceC<T> {
+    LocalSpaceC {
+        block: header::<T, LocalSpaceC<T>>(XPBD_BLOCK_LOCAL_SPACE),
+        local: LocalSpace::new(Transform::identity()),
+    }
+}
+
 /// `xpbd_world3_add[_f32]`: puts `block` at the head of the world's chain.
 ///
 /// # Safety
@@ -217,6 +227,7 @@ struct Chain<T> {
     engine: Option<(EngineContactsC<T>, *const EngineContactsC<T>)>,
     groups: Option<(GroupsC<T>, *const GroupsC<T>)>,
     wind: Option<(WindC<T>, *const WindC<T>)>,
+    local_space: Option<(LocalSpaceC<T>, *const LocalSpaceC<T>)>,
 }
 
 /// A block of the chain, or `empty()` when the chain has none of its kind
@@ -264,6 +275,7 @@ unsafe fn read_chain<T: Real>(head: *mut XpbdBlock) -> Result<Chain<T>, Failure>
         engine: None,
         groups: None,
         wind: None,
+        local_space: None,
     };
     let mut p = head;
     let mut at = 0usize;
@@ -299,6 +311,9 @@ unsafe fn read_chain<T: Real>(head: *mut XpbdBlock) -> Result<Chain<T>, Failure>
                 }
                 XPBD_BLOCK_WIND if fits(size_of::<WindC<T>>()) => {
                     take(&mut chain.wind, p.cast_const().cast(), at)?;
+                }
+                XPBD_BLOCK_LOCAL_SPACE if fits(size_of::<LocalSpaceC<T>>()) => {
+                    take(&mut chain.local_space, p.cast_const().cast(), at)?;
                 }
                 _ => return Err(bad),
             }
@@ -563,7 +578,10 @@ where
     }
     let n = w.particle_count;
     let links = w.link_count;
-    let mut bufs = [Buf::of(ptr::null::<u8>(), 0); 24];
+    // Room for every buffer below: the 8 of the core, then colliders 5,
+    // self-collision 2, tearing 3, engine contacts 2, wind 3, local space
+    // 1 and the groups' header 1 (25).
+    let mut bufs = [Buf::of(ptr::null::<u8>(), 0); 25];
     let core = [
         Buf::of(w.positions, n),
         Buf::of(w.velocities, n),
@@ -591,6 +609,10 @@ where
     let tearing = filled(chain.tearing, default_tearing::<T>);
     let engine = filled(chain.engine, default_engine_contacts::<T>);
     let wind = filled(chain.wind, default_wind::<T>);
+    // The local-space values the step reads and (on success) updates: a
+    // copy, written back to the caller's block only after a successful
+    // frame.
+    let mut local = filled(chain.local_space, default_local_space::<T>).local;
     // The optional arrays without a count: NULL (none) or one entry per
     // particle (rest positions, per-particle wind) or link (maximum
     // forces).
@@ -631,6 +653,9 @@ where
         push(Buf::of(p, 1));
         push(Buf::of(wind.triangles, wind.triangle_count));
         push(Buf::of(wind.particle_velocities, particle_wind));
+    }
+    if let Some((_, p)) = chain.local_space {
+        push(Buf::of(p, 1));
     }
     if let Some((_, p)) = chain.groups {
         // The header only: the groups struct after it is in the check
@@ -725,6 +750,7 @@ where
             particle_velocities: slice(wind.particle_velocities.cast_const(), particle_wind),
             density: wind.density,
         });
+        view.local_space = chain.local_space.is_some().then_some(&mut local);
         view
     };
     // SAFETY: as above: the stamp is the last carved buffer (not viewed
@@ -742,6 +768,17 @@ where
         Ok(stats) => {
             // SAFETY: `out` is NULL or valid and disjoint from every buffer.
             unsafe { write_opt(out, stats) };
+            if let Some((_, p)) = chain.local_space {
+                // SAFETY: the caller's block, non-null, aligned and
+                // disjoint from every buffer (checked above), valid by the
+                // caller's contract; only its `previous` and `teleport`
+                // are written (never its padding).
+                unsafe {
+                    let p = p.cast_mut();
+                    ptr::write(ptr::addr_of_mut!((*p).local.previous), local.previous);
+                    ptr::write(ptr::addr_of_mut!((*p).local.teleport), local.teleport);
+                }
+            }
             // No error: the error fields read 0 (not the last error's).
             fail(world, (XpbdStatus::Ok, 0, Field::None))
         }

@@ -19,7 +19,7 @@ use crate::constraint::skin::SkinConstraint;
 use crate::constraint::tether::Tether;
 use crate::constraint::volume::Tet;
 use crate::solver::{Convergence, Group, Link, SweepStats, ZeroLength};
-use crate::step::{AeroTriangle, StepStats};
+use crate::step::{AeroTriangle, LocalSpace, StepStats, Transform};
 
 /// Zero-length policy: stop with `XPBD_STATUS_ZERO_LENGTH` naming the link.
 pub const XPBD_ZERO_LENGTH_REJECT: i32 = 0;
@@ -522,6 +522,16 @@ pub type XpbdSkinConstraintF32 = SkinConstraint<f32>;
 pub type XpbdAeroTriangle = AeroTriangle<f64>;
 /// `XpbdAeroTriangleF32` (C): a triangle of the wind block, float.
 pub type XpbdAeroTriangleF32 = AeroTriangle<f32>;
+/// `XpbdTransform` (C): a rigid transform (unit quaternion `[x, y, z, w]`,
+/// translation in m), double.
+pub type XpbdTransform = Transform<f64>;
+/// `XpbdTransformF32` (C): a rigid transform, float.
+pub type XpbdTransformF32 = Transform<f32>;
+/// `XpbdLocalSpace` (C): the local-space values of an `XpbdLocalSpace3`
+/// block (root transforms, inertia scales, clamps, teleport), double.
+pub type XpbdLocalSpace = LocalSpace<f64>;
+/// `XpbdLocalSpaceF32` (C): the local-space values, float.
+pub type XpbdLocalSpaceF32 = LocalSpace<f32>;
 /// `XpbdCapsule3` (C): a moving capsule, double.
 pub type XpbdCapsule3 = Capsule<f64, 3>;
 /// `XpbdCapsule3F32` (C): a moving capsule, float.

@@ -10,7 +10,7 @@ use crate::constraint::contact::{Plane, Sphere};
 use crate::constraint::distance::Link;
 use crate::constraint::engine_contact::EngineContact;
 use crate::constraint::moving::{Capsule, OrientedBox};
-use crate::step::AeroTriangle;
+use crate::step::{AeroTriangle, LocalSpace};
 
 /// Block kind: colliders (`XpbdColliders3`). The float blocks add
 /// `XPBD_BLOCK_F32`.
@@ -25,11 +25,14 @@ pub const XPBD_BLOCK_ENGINE_CONTACTS: u32 = 4;
 pub const XPBD_BLOCK_GROUPS: u32 = 5;
 /// Block kind: wind, drag and lift on triangles (`XpbdWind3`).
 pub const XPBD_BLOCK_WIND: u32 = 6;
+/// Block kind: local space, the particles in a moving root frame
+/// (`XpbdLocalSpace3`).
+pub const XPBD_BLOCK_LOCAL_SPACE: u32 = 7;
 /// Added to a block kind for the float (`F32`) blocks.
 pub const XPBD_BLOCK_F32: u32 = 0x100;
 /// Most blocks a world chain may hold (one per kind); a longer chain (a
 /// cycle, say) is refused.
-pub const XPBD_MAX_BLOCKS: usize = 6;
+pub const XPBD_MAX_BLOCKS: usize = 7;
 /// The alignment (bytes) `XpbdWorld3::memory` must have (what `malloc`
 /// returns).
 pub const XPBD_MEMORY_ALIGN: usize = 8;
@@ -93,6 +96,13 @@ pub const XPBD_FIELD_PARTICLE_WIND: i32 = 25;
 /// indices, a coefficient negative or not finite; `error_index` the
 /// triangle).
 pub const XPBD_FIELD_AERO_TRIANGLES: i32 = 26;
+/// Field code: the local-space block's root transforms (not finite, or a
+/// rotation not of unit norm).
+pub const XPBD_FIELD_ROOT_TRANSFORM: i32 = 27;
+/// Field code: the local-space block's inertia scales (outside [0, 1]).
+pub const XPBD_FIELD_INERTIA_SCALE: i32 = 28;
+/// Field code: the local-space block's velocity limits (negative or NaN).
+pub const XPBD_FIELD_FRAME_VELOCITY_LIMIT: i32 = 29;
 /// Pairs per particle of the default self-collision pair budget
 /// (`XpbdSelfCollision3::pair_budget` 0): equal spheres at least 2r apart
 /// touch at most 12 others, 6 pairs per particle.
@@ -140,6 +150,9 @@ mod tests {
             super::XPBD_FIELD_FLUID_DENSITY,
             super::XPBD_FIELD_PARTICLE_WIND,
             super::XPBD_FIELD_AERO_TRIANGLES,
+            super::XPBD_FIELD_ROOT_TRANSFORM,
+            super::XPBD_FIELD_INERTIA_SCALE,
+            super::XPBD_FIELD_FRAME_VELOCITY_LIMIT,
         ];
         assert_eq!(c.len(), Field::ALL.len());
         for (code, field) in c.iter().zip(Field::ALL) {
@@ -339,6 +352,34 @@ pub struct WindC<T> {
     pub density: T,
 }
 
+/// The local-space block (`XpbdLocalSpace3`, kind
+/// `XPBD_BLOCK_LOCAL_SPACE`): the particles (positions, velocities, the
+/// colliders, attachment and skinned targets) live in a character's root
+/// frame, world = R(rotation)·local + translation, which moves from
+/// `local.previous` to `local.target` over the frame (translation
+/// linearly, rotation by nlerp); gravity and the wind stay world vectors,
+/// turned into the frame at every substep. Before each substep's
+/// prediction every particle with w > 0 is carried by the frame's motion
+/// scaled by `local.linear_inertia` and `local.angular_inertia` (1: the
+/// world-space simulation up to rounding; 0: the cloth moves rigidly with
+/// the root), clamped by `local.max_linear_velocity` (m/s) and
+/// `local.max_angular_velocity` (rad/s); `local.teleport` nonzero: no
+/// carry this frame. The step validates every value first
+/// (`XPBD_STATUS_INVALID_LOCAL_SPACE`, `error_field` naming it) and,
+/// after a successful frame only, writes `local.previous ← local.target`
+/// and `local.teleport ← 0` into the block (nothing else, on error
+/// nothing), in `xpbd_world3_step` and `xpbd_world3_step_colored` alike.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct LocalSpaceC<T> {
+    /// The header (`xpbd_local_space3_default` writes it).
+    pub block: XpbdBlock,
+    /// The root transforms, inertia scales, clamps and teleport flag
+    /// (`XpbdLocalSpace`; `xpbd_local_space3_default`: the identity root
+    /// at both ends, inertia 1, no clamps (+∞), no teleport).
+    pub local: LocalSpace<T>,
+}
+
 /// Every length a world needs (`XpbdRequirements`), from
 /// `xpbd_world3_requirements`: the one to allocate is `memory_size`
 /// (bytes); the others say how it is carved (entries).
@@ -391,3 +432,7 @@ pub type XpbdGroups3F32 = GroupsC<f32>;
 pub type XpbdWind3 = WindC<f64>;
 /// `XpbdWind3F32` (C).
 pub type XpbdWind3F32 = WindC<f32>;
+/// `XpbdLocalSpace3` (C).
+pub type XpbdLocalSpace3 = LocalSpaceC<f64>;
+/// `XpbdLocalSpace3F32` (C).
+pub type XpbdLocalSpace3F32 = LocalSpaceC<f32>;

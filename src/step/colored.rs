@@ -682,6 +682,7 @@ pub fn step_colored_on<T: Real, const D: usize>(
     // The groups beyond links are 3D constraints (as `step`'s).
     let groups = world.groups.is_some()
         || world.wind.is_some()
+        || world.local_space.is_some()
         || !colors.bends.is_empty()
         || !colors.tets.is_empty()
         || !colors.tethers.is_empty();

@@ -103,12 +103,12 @@
 //! stepping"). It takes 2D worlds too (links, contacts, self-collision;
 //! the groups beyond links are 3D only), with the bits of [`step`].
 //!
-//! # Wind
+//! # Local space and wind
 //!
-//! With a [`Wind`] block (3D) each substep first adds to the velocities
-//! every [`AeroTriangle`]'s drag and lift (the NvCloth / Chaos form, from
-//! the state at the substep's entry; `src/step/wind.rs` has the formulas
-//! and references): the same `h` at any frame rate gives the same bits.
+//! Each substep first carries the particles by a [`LocalSpace`]'s scaled
+//! frame motion, then adds every [`AeroTriangle`]'s drag and lift of a
+//! [`Wind`] block (3D; `local_space.rs` and `wind.rs` have the models,
+//! `docs/character-cloth.md` the checks), then predicts.
 //!
 //! # Damping
 //!
@@ -142,6 +142,7 @@ mod colored_pairs;
 mod colored_particles;
 mod jobs;
 mod link_pass;
+mod local_space;
 mod order;
 mod precision;
 mod soa_frame;
@@ -178,6 +179,7 @@ use crate::error::{Field, SystemError};
 use crate::real::{finite_non_negative, Real};
 use crate::solver::{self, Constraints, ContactGroup, SweepStats, System, ZeroLength};
 use colliders::{substep_colliders, validate_colliders};
+pub use local_space::{LocalSpace, Transform};
 pub use spatial::{self_collision_adjacency_len, self_collision_table_len, SelfCollision};
 pub use wind::{
     AeroTriangle, Wind, AIR_DENSITY, DEFAULT_DRAG_COEFFICIENT, DEFAULT_LIFT_COEFFICIENT,
@@ -465,7 +467,7 @@ pub fn step<T: Real, const D: usize>(
     frame_dt: T,
     config: &StepConfig<T, D>,
 ) -> Result<StepStats<T>, StepError> {
-    if D != 3 && (world.groups.is_some() || world.wind.is_some()) {
+    if D != 3 && (world.groups.is_some() || world.wind.is_some() || world.local_space.is_some()) {
         return Err(StepError::GroupsNeed3D);
     }
     // One monomorph whatever the blocks: without groups the group walks
@@ -534,6 +536,9 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     validate_engine_contacts(world, n)?;
     if let Some(wind) = &world.wind {
         wind.check(n)?;
+    }
+    if let Some(local) = &world.local_space {
+        local.check()?;
     }
     if let Some(sc) = &world.self_collision {
         if config.particle_radius <= T::ZERO {
@@ -649,6 +654,9 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
             constraints.end_frame(frame_dt);
             for c in world.engine_contacts.iter_mut() {
                 c.end_frame(frame_dt);
+            }
+            if let Some(local) = world.local_space.as_deref_mut() {
+                local.end_frame();
             }
             stats.torn = tear(world.links, world.link_max_force, h2, world.torn);
             world.scratch = scratch;
@@ -800,17 +808,18 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
             config,
             &mut poses,
         );
+        // Local space: the particles carried by the frame's scaled motion,
+        // gravity turned into the frame (`local_space`).
+        let local = (world.local_space.as_deref()).map(|l| l.substep(s, config.substeps, h));
+        if let Some(l) = &local {
+            l.carry(system.positions_mut(), velocities, inverse_masses);
+        }
+        let gravity = local.map_or(config.gravity, |l| l.in_frame(&config.gravity));
         // Wind: its drag and lift change the velocities before the
         // prediction, as gravity does (`wind`).
         if let Some(wind) = &world.wind {
-            wind::apply(
-                wind,
-                system.positions(),
-                velocities,
-                inverse_masses,
-                h,
-                previous,
-            );
+            let (x, w) = (system.positions(), inverse_masses);
+            wind::apply(wind, x, velocities, w, h, previous, local.as_ref());
         }
         // x_prev ← x, then predict: x ← x + h v + h² g for moving
         // particles; a kinematic particle (w = 0) with a velocity moves by
@@ -824,7 +833,7 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
                 velocities,
                 inverse_masses,
                 h,
-                &config.gravity,
+                &gravity,
                 &template,
                 contacts,
             )?
@@ -835,7 +844,7 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
                 velocities,
                 inverse_masses,
                 h,
-                &config.gravity,
+                &gravity,
             )?;
             if self_collision {
                 let r = config.particle_radius;

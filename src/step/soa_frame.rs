@@ -115,6 +115,7 @@ pub(super) fn run<T: Real, const D: usize>(
         || !world.engine_contacts.is_empty()
         || world.self_collision.is_some()
         || world.wind.is_some()
+        || world.local_space.is_some()
     {
         return None;
     }

@@ -47,9 +47,10 @@
 //! (drag only) is `sqrt(2 m g / (ρ C_d A))` (`tests/character_cloth/wind.rs` reaches it
 //! within 1 %).
 
+use super::local_space::Substep;
 use super::StepError;
 use crate::error::Field;
-use crate::math::{add3, cross, dot3, scale3, sub3};
+use crate::math::{add3, cross, dot3, scale3, sub3, xyz};
 use crate::real::{finite_non_negative, Real};
 
 /// The density of air at 15 °C and 101.325 kPa (kg/m³): the ISO standard
@@ -170,16 +171,6 @@ impl<'a, T: Real> Wind<'a, T> {
     }
 }
 
-/// The first three coordinates of a point (0 beyond `D`).
-#[inline]
-fn xyz<T: Real, const D: usize>(p: &[T; D]) -> [T; 3] {
-    let mut q = [T::ZERO; 3];
-    for (a, b) in q.iter_mut().zip(p) {
-        *a = *b;
-    }
-    q
-}
-
 /// One triangle's force (N) from its corners' positions and velocities
 /// and the wind at it (the module's formulas); `None` when it has no area
 /// or no relative velocity (no force).
@@ -219,8 +210,9 @@ fn force<T: Real>(
 /// every triangle's force from the velocities at the substep's entry,
 /// summed per particle in `sum` (as long as the velocities: the frame's
 /// `x_prev`, free until the prediction writes it), then
-/// `v_i ← v_i + h w_i Σ F/3`. The block is valid for the world (checked
-/// at the frame's entry).
+/// `v_i ← v_i + h w_i Σ F/3`. In local space (`frame`) the wind, a world
+/// velocity, is turned into the frame. The block is valid for the world
+/// (checked at the frame's entry).
 pub(crate) fn apply<T: Real, const D: usize>(
     wind: &Wind<'_, T>,
     positions: &[[T; D]],
@@ -228,6 +220,7 @@ pub(crate) fn apply<T: Real, const D: usize>(
     inverse_masses: &[T],
     h: T,
     sum: &mut [[T; D]],
+    frame: Option<&Substep<T>>,
 ) {
     for s in sum.iter_mut() {
         *s = [T::ZERO; D];
@@ -252,6 +245,9 @@ pub(crate) fn apply<T: Real, const D: usize>(
             wind.particle_velocities.get(c),
         ) {
             air = add3(&air, &scale3(&add3(&add3(pa, pb), pc), third));
+        }
+        if let Some(frame) = frame {
+            air = frame.in_frame(&air);
         }
         let x = [xyz(xa), xyz(xb), xyz(xc)];
         let v = [xyz(va), xyz(vb), xyz(vc)];

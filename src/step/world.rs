@@ -3,12 +3,15 @@
 //! library needs ([`Requirements`]).
 //!
 //! A feature is a block, not fields of the world: colliders, self-collision,
-//! tearing, engine contacts, constraint groups and wind each are one `Option`.
+//! tearing, engine contacts, constraint groups, wind and local space each
+//! are one `Option`.
 //! [`step`](super::step) and [`step_colored`](super::step_colored) take any
 //! combination.
 
 use super::StepError;
-use super::{Capsule, Contact, EngineContact, OrientedBox, Plane, SelfCollision, Sphere, Wind};
+use super::{
+    Capsule, Contact, EngineContact, LocalSpace, OrientedBox, Plane, SelfCollision, Sphere, Wind,
+};
 use crate::constraint::distance::Link;
 use crate::real::Real;
 use crate::solver::Constraints;
@@ -168,6 +171,11 @@ pub struct World<'a, T, const D: usize> {
     /// Wind: drag and lift on triangles at every substep ([`Wind`]), 3D
     /// worlds only; `None`: none.
     pub wind: Option<Wind<'a, T>>,
+    /// Local space: the particles live in a moving root frame, its motion
+    /// felt as the inertia scales say ([`LocalSpace`]; `previous ←
+    /// target` after a successful frame), 3D worlds only; `None`: world
+    /// space.
+    pub local_space: Option<&'a mut LocalSpace<T>>,
 }
 
 impl<'a, T: Real, const D: usize> World<'a, T, D> {
@@ -195,6 +203,7 @@ impl<'a, T: Real, const D: usize> World<'a, T, D> {
             engine_contacts: None,
             groups: None,
             wind: None,
+            local_space: None,
         }
     }
 
@@ -300,6 +309,8 @@ pub(crate) struct Frame<'a, T, const D: usize> {
     pub(crate) self_collision: Option<SelfCollision<'a, T, D>>,
     /// `None`: no wind.
     pub(crate) wind: Option<Wind<'a, T>>,
+    /// `None`: world space.
+    pub(crate) local_space: Option<&'a mut LocalSpace<T>>,
 }
 
 impl<'w, T: Real, const D: usize> World<'w, T, D> {
@@ -329,6 +340,7 @@ impl<'w, T: Real, const D: usize> World<'w, T, D> {
             },
             self_collision: self.self_collision.as_mut().map(SelfCollision::reborrow),
             wind: self.wind,
+            local_space: self.local_space.as_deref_mut(),
         };
         let groups = match self.groups.as_mut() {
             Some(g) => g.reborrow(),

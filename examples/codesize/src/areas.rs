@@ -249,8 +249,9 @@ pub fn colored_groups() {
 
 /// Stepping: `xpbd_world3_step(_f32)`, the world and its blocks
 /// (`xpbd_world3_default`, `xpbd_world3_add`, `xpbd_world3_requirements`,
-/// the colliders, self-collision, tearing, engine contacts and wind
-/// blocks' `_default` and `xpbd_aero_triangle_default`, each `(_f32)`),
+/// the colliders, self-collision, tearing, engine contacts, wind and
+/// local-space blocks' `_default`, `xpbd_aero_triangle_default` and
+/// `xpbd_transform_identity`, each `(_f32)`),
 /// `xpbd_step_config3_default(_f32)`,
 /// `xpbd_step_scratch_len`, `xpbd_self_collision_{table,adjacency}_len`,
 /// `xpbd_world3_precision(_f32)`.
@@ -277,6 +278,10 @@ pub fn stepping() {
         xpbd_wind3_default_f32,
         xpbd_aero_triangle_default,
         xpbd_aero_triangle_default_f32,
+        xpbd_local_space3_default,
+        xpbd_local_space3_default_f32,
+        xpbd_transform_identity,
+        xpbd_transform_identity_f32,
         xpbd_step_config3_default,
         xpbd_step_config3_default_f32,
         xpbd_step_scratch_len,

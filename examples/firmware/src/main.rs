@@ -57,10 +57,11 @@ fn hash_check<T: Scalar>() -> bool {
         && out.engine_errors == 0
         && out.engine_inside == 0
         && out.engine_contacts > 0
-        && out.engine_max_pairs > 0;
+        && out.engine_max_pairs > 0
+        && out.character_errors == 0;
     let ok = out.hashes == want && clean;
     hprintln!(
-        "hash {}: random_1d {:#018x} (want {:#018x}), chain_1d {:#018x} (want {:#018x}), rope_3d {:#018x} (want {:#018x}), cloth_3d {:#018x} (want {:#018x}), groups_3d {:#018x} (want {:#018x}), tearing_3d {:#018x} (want {:#018x}), engine_3d {:#018x} (want {:#018x}), statuses {:?}, chain errors {}, chain stretch bits {:#x}, rope errors {}, rope max contacts {}, rope lowest bits {:#x}, cloth errors {}, cloth C/Rust mismatches {}, cloth lowest bits {:#x}, groups errors {}, tearing errors {}, sheet torn {} from frame {} along the line {}, engine scene errors {} inside {}: {}",
+        "hash {}: random_1d {:#018x} (want {:#018x}), chain_1d {:#018x} (want {:#018x}), rope_3d {:#018x} (want {:#018x}), cloth_3d {:#018x} (want {:#018x}), groups_3d {:#018x} (want {:#018x}), tearing_3d {:#018x} (want {:#018x}), engine_3d {:#018x} (want {:#018x}), character_3d {:#018x} (want {:#018x}), statuses {:?}, chain errors {}, chain stretch bits {:#x}, rope errors {}, rope max contacts {}, rope lowest bits {:#x}, cloth errors {}, cloth C/Rust mismatches {}, cloth lowest bits {:#x}, groups errors {}, tearing errors {}, sheet torn {} from frame {} along the line {}, engine scene errors {} inside {}: {}",
         T::NAME,
         out.hashes.random_1d,
         want.random_1d,
@@ -76,6 +77,8 @@ fn hash_check<T: Scalar>() -> bool {
         want.tearing_3d,
         out.hashes.engine_3d,
         want.engine_3d,
+        out.hashes.character_3d,
+        want.character_3d,
         out.statuses,
         out.chain_errors,
         out.chain_stretch_bits,

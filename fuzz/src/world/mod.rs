@@ -21,7 +21,7 @@
 //! edits positions (NaN, ±∞ or any float).
 //!
 //! Checks after every call, besides no crash and no sanitizer report:
-//! - the status is a documented code (`XPBD_STATUS_*`, −28 … 1);
+//! - the status is a documented code (`XPBD_STATUS_*`, −29 … 1);
 //! - the documented refusals, modelled ([`Pre`]): when a buffer, the struct
 //!   or an output is NULL with a count, misaligned or overlapping another,
 //!   the policy unknown or no substep begun, the status is one the model
@@ -44,7 +44,8 @@
 //!   the positions' and the links' changed (earlier sweeps may have been
 //!   applied in full);
 //! - the step's world (issue 33): a chain of feature blocks (colliders,
-//!   engine contacts, tearing, self-collision, wind) in a byte-chosen order,
+//!   engine contacts, tearing, self-collision, wind, local space) in a
+//!   byte-chosen order,
 //!   built with `xpbd_world3_add` (the head added twice: INVALID_BLOCK),
 //!   now and then hostile (a kind twice, a forged header: an unknown kind,
 //!   the other precision's flag, a wrong size; a cycle). The model walks
@@ -58,7 +59,8 @@
 //!   over another region or a struct: CAPACITY_TOO_SMALL with
 //!   `XPBD_FIELD_MEMORY` and the bytes needed, or ALIASED_BUFFERS;
 //! - `xpbd_world3_step`: every field of the world but `error_index` and
-//!   `error_field`, and every block, never written; a refusal's report
+//!   `error_field`, and every block, never written (but a local-space
+//!   block's `previous` and `teleport` after a success); a refusal's report
 //!   matches its status (the block's position, the bytes needed, the
 //!   policy's field, 0 and `XPBD_FIELD_NONE` for a buffer refusal);
 //! - `xpbd_world3_step`, the values it validates before any write: a bad
@@ -68,7 +70,11 @@
 //!   (INVALID_SELF_COLLISION naming which), a maximum force not > 0
 //!   (INVALID_MAX_FORCE naming the first such link), a wind block's
 //!   non-finite velocity or per-particle wind, bad density or bad triangle
-//!   (INVALID_WIND naming the first, in the documented order): the step
+//!   (INVALID_WIND naming the first, in the documented order), a
+//!   local-space block's non-finite or non-unit transform, inertia outside
+//!   [0, 1] or negative or NaN limit (INVALID_LOCAL_SPACE naming the
+//!   first, in the documented order; the block unwritten, and after a
+//!   success `previous ← target`, `teleport ← 0`, nothing else): the step
 //!   fails and writes nothing; CAPACITY_TOO_SMALL after the checks only under the
 //!   reject policy, naming `XPBD_FIELD_CONTACTS` or `XPBD_FIELD_PAIRS` with
 //!   a count beyond that budget;
@@ -187,7 +193,7 @@ fn ptr_of<E>(a: &mut Arena, r: Option<usize>) -> *mut E {
 }
 
 fn documented(s: XpbdStatus) -> bool {
-    (-28..=1).contains(&s.code())
+    (-29..=1).contains(&s.code())
 }
 
 /// Bytes `[r·REGION + k·size, + size)` of the two arenas are equal.

@@ -11,10 +11,11 @@ macro_rules! step_abi {
     ($m:ident, $parts:ident, $sysm:ident, $T:ty, $Link:ident, $World:ident, $Plane:ident,
      $Sphere:ident, $Contact:ident, $Capsule:ident, $Box:ident, $Engine:ident, $Pair:ident,
      $StepStats:ident, $Colliders:ident, $SelfC:ident, $Tearing:ident, $EngineB:ident,
-     $Wind:ident, $Tri:ident,
+     $Wind:ident, $Tri:ident, $Local:ident,
      $default:ident, $step:ident, $requirements:ident, $add:ident, $world_default:ident,
      $colliders_default:ident, $self_default:ident, $tearing_default:ident,
-     $engine_default:ident, $wind_default:ident, $tri_default:ident) => {
+     $engine_default:ident, $wind_default:ident, $tri_default:ident,
+     $local_default:ident) => {
         /// The step harness for one precision.
         pub mod $m {
             use super::$parts::*;
@@ -25,6 +26,7 @@ macro_rules! step_abi {
             /// The world's blocks (and a second colliders block and a
             /// forged header, for the hostile chains), followed by slack.
             #[repr(C)]
+            #[derive(Clone, Copy)]
             pub(super) struct Blocks {
                 pub(super) colliders: $Colliders,
                 pub(super) colliders2: $Colliders,
@@ -32,6 +34,7 @@ macro_rules! step_abi {
                 pub(super) tearing: $Tearing,
                 pub(super) engine: $EngineB,
                 pub(super) wind: $Wind,
+                pub(super) local: $Local,
                 pub(super) forged: XpbdBlock,
                 pub(super) slack: [u64; 8],
             }
@@ -40,7 +43,8 @@ macro_rules! step_abi {
                 x.kind == y.kind && x.size == y.size && x.next == y.next
             }
 
-            /// Every field of every block is the same (blocks are only read).
+            /// Every field of every block is the same (blocks are only read,
+            /// but for a local-space block's write-back after a success).
             fn same_blocks(x: &Blocks, y: &Blocks) -> bool {
                 let c = |p: &$Colliders, q: &$Colliders| {
                     same_header(&p.block, &q.block)
@@ -72,6 +76,8 @@ macro_rules! step_abi {
                     && x.wind.particle_velocities == y.wind.particle_velocities
                     && x.wind.velocity.map(Scalar::bits) == y.wind.velocity.map(Scalar::bits)
                     && Scalar::bits(x.wind.density) == Scalar::bits(y.wind.density)
+                    && same_header(&x.local.block, &y.local.block)
+                    && local_bits(&x.local.local) == local_bits(&y.local.local)
                     && same_header(&x.forged, &y.forged)
                     && x.slack == y.slack
             }
@@ -103,8 +109,9 @@ macro_rules! step_abi {
                     core::mem::size_of::<$EngineB>(),
                     core::mem::size_of::<xpbd::ffi::GroupsC<$T>>(),
                     core::mem::size_of::<$Wind>(),
+                    core::mem::size_of::<$Local>(),
                 ];
-                let mut seen = [false; 6];
+                let mut seen = [false; 7];
                 let mut chain = Chain::default();
                 let mut p = head;
                 let mut at = 0;
@@ -121,6 +128,7 @@ macro_rules! step_abi {
                         XPBD_BLOCK_ENGINE_CONTACTS,
                         XPBD_BLOCK_GROUPS,
                         XPBD_BLOCK_WIND,
+                        XPBD_BLOCK_LOCAL_SPACE,
                     ];
                     let Some(k) = kinds.iter().position(|&b| h.kind == b | flag) else {
                         return Err(at);
@@ -137,6 +145,7 @@ macro_rules! step_abi {
                             2 => chain.tearing = Some(p.cast::<$Tearing>().read()),
                             3 => chain.engine = Some(p.cast::<$EngineB>().read()),
                             5 => chain.wind = Some(p.cast::<$Wind>().read()),
+                            6 => chain.local = true,
                             _ => chain.groups = true,
                         }
                     }
@@ -155,6 +164,9 @@ macro_rules! step_abi {
                 tearing: Option<$Tearing>,
                 engine: Option<$EngineB>,
                 wind: Option<$Wind>,
+                /// The local-space block is in the chain (its values are
+                /// read from the blocks before each frame).
+                local: bool,
                 groups: bool,
                 /// Address and size of each block, in chain order.
                 spans: [(usize, usize); XPBD_MAX_BLOCKS],
@@ -295,6 +307,7 @@ macro_rules! step_abi {
                     tearing: $tearing_default(),
                     engine: $engine_default(),
                     wind: $wind_default(),
+                    local: $local_default(),
                     forged: XpbdBlock {
                         kind: 0,
                         size: 0,
@@ -312,6 +325,7 @@ macro_rules! step_abi {
                 let use_tearing = inp.byte() % 2 == 0;
                 let use_sc = inp.byte() % 2 == 1;
                 let use_wind = inp.byte() % 4 == 0;
+                let use_local = inp.byte() % 4 == 1;
                 // The arrays: their region, NULL with a count, misaligned,
                 // over another buffer, the world, the configuration or a
                 // block in use (each refused; a block out of the chain
@@ -345,6 +359,11 @@ macro_rules! step_abi {
                         use_wind,
                         core::ptr::addr_of_mut!(blocks.s.wind).cast::<u8>(),
                         core::mem::size_of::<$Wind>(),
+                    ),
+                    (
+                        use_local,
+                        core::ptr::addr_of_mut!(blocks.s.local).cast::<u8>(),
+                        core::mem::size_of::<$Local>(),
                     ),
                 ] {
                     if on {
@@ -529,11 +548,17 @@ macro_rules! step_abi {
                         blocks.s.wind.particle_velocities = p;
                     }
                 }
+                // Local space: its values (`local_values`: mostly valid,
+                // now and then a non-finite or non-unit transform, an
+                // inertia or a limit out of its domain).
+                if use_local {
+                    local_values(&mut inp, &mut blocks.s.local.local);
+                }
                 // The chain: the blocks in use in a byte-chosen order, added
                 // with `xpbd_world3_add` (which prepends).
                 let bp = core::ptr::addr_of_mut!(blocks.s);
                 // SAFETY: fields of the blocks `bp` points to (addresses).
-                let (pcol, pcol2, psc, ptear, peng, pwind, pforged) = unsafe {
+                let (pcol, pcol2, psc, ptear, peng, pwind, plocal, pforged) = unsafe {
                     (
                         core::ptr::addr_of_mut!((*bp).colliders).cast::<XpbdBlock>(),
                         core::ptr::addr_of_mut!((*bp).colliders2).cast::<XpbdBlock>(),
@@ -541,6 +566,7 @@ macro_rules! step_abi {
                         core::ptr::addr_of_mut!((*bp).tearing).cast::<XpbdBlock>(),
                         core::ptr::addr_of_mut!((*bp).engine).cast::<XpbdBlock>(),
                         core::ptr::addr_of_mut!((*bp).wind).cast::<XpbdBlock>(),
+                        core::ptr::addr_of_mut!((*bp).local).cast::<XpbdBlock>(),
                         core::ptr::addr_of_mut!((*bp).forged),
                     )
                 };
@@ -550,6 +576,7 @@ macro_rules! step_abi {
                     (use_tearing, ptear),
                     (use_sc, psc),
                     (use_wind, pwind),
+                    (use_local, plocal),
                 ]
                 .into_iter()
                 .filter_map(|(on, p)| on.then_some(p))
@@ -587,7 +614,7 @@ macro_rules! step_abi {
                             1 => {
                                 (*pforged).kind = match inp.byte() % 4 {
                                     0 => 0,
-                                    1 => 7 | (*pforged).kind & XPBD_BLOCK_F32,
+                                    1 => 8 | (*pforged).kind & XPBD_BLOCK_F32,
                                     2 => XPBD_BLOCK_F32,
                                     _ => inp.bits(4) as u32,
                                 };
@@ -683,6 +710,17 @@ macro_rules! step_abi {
                 for frame in 0..4 {
                     if frame > 0 && inp.byte() % 4 == 0 {
                         edit(&mut inp, &mut a, &blocks.s.colliders, &blocks.s.engine, &blocks.s.sc, &world.s);
+                    }
+                    if use_local && frame > 0 && inp.byte() % 2 == 0 {
+                        // The root moves on (now and then hostile), now and
+                        // then a teleport.
+                        let target = transform(&mut inp);
+                        let teleport = u32::from(inp.byte() % 4 == 0);
+                        // SAFETY: the local-space block, written through `bp`.
+                        unsafe {
+                            (*bp).local.local.target = target;
+                            (*bp).local.local.teleport = teleport;
+                        }
                     }
                     let before = a;
                     let wb = world.s;
@@ -796,11 +834,20 @@ macro_rules! step_abi {
                     );
                     let ws = world.s;
                     assert!(same_world(&ws, &wb), "step changed a field of the world");
+                    // The blocks are only read, but for a local-space block
+                    // in a valid chain after a success: `previous ←
+                    // target`, `teleport ← 0`.
+                    let local_on = chain.as_ref().is_ok_and(|ch| ch.local);
+                    let mut want = bb;
+                    if local_on && status == XpbdStatus::Ok {
+                        want.local.local.previous = bb.local.local.target;
+                        want.local.local.teleport = 0;
+                    }
                     // SAFETY: as above.
-                    assert!(same_blocks(unsafe { &*bp }, &bb), "step wrote a block");
+                    assert!(same_blocks(unsafe { &*bp }, &want), "step wrote a block");
                     let report = (ws.error_index, ws.error_field);
                     if status != XpbdStatus::Ok {
-                        assert!(ws.error_field >= 0 && ws.error_field <= XPBD_FIELD_AERO_TRIANGLES, "unknown error_field {}", ws.error_field);
+                        assert!(ws.error_field >= 0 && ws.error_field <= XPBD_FIELD_FRAME_VELOCITY_LIMIT, "unknown error_field {}", ws.error_field);
                     }
                     let ch = match &chain {
                         Ok(ch) => ch,
@@ -1031,6 +1078,18 @@ macro_rules! step_abi {
                     if status == XpbdStatus::InvalidWind {
                         assert_eq!(Some(report), wind_bad, "INVALID_WIND");
                     }
+                    // Local space: the documented order (the transforms,
+                    // the inertia scales, the limits), the first bad value
+                    // named with index 0; nothing written (the block
+                    // included: `want` above).
+                    let local_bad = if ch.local { local_bad(&bb.local.local) } else { None };
+                    if let Some(field) = local_bad {
+                        assert!(status.code() < 0, "step {} with local space invalid ({field})", status.code());
+                        assert!(untouched(&a), "step {} wrote with invalid local space", status.code());
+                    }
+                    if status == XpbdStatus::InvalidLocalSpace {
+                        assert_eq!(Some(report), local_bad.map(|f| (0, f)), "INVALID_LOCAL_SPACE");
+                    }
                     if !matches!(
                         status,
                         XpbdStatus::Ok
@@ -1039,6 +1098,7 @@ macro_rules! step_abi {
                             | XpbdStatus::InvalidSelfCollision
                             | XpbdStatus::CapacityTooSmall
                             | XpbdStatus::InvalidWind
+                            | XpbdStatus::InvalidLocalSpace
                     ) {
                         assert_eq!(report.1, XPBD_FIELD_NONE, "status {} names a field", status.code());
                     }
@@ -1195,6 +1255,7 @@ step_abi!(
     XpbdEngineContacts3,
     XpbdWind3,
     XpbdAeroTriangle,
+    XpbdLocalSpace3,
     xpbd_step_config3_default,
     xpbd_world3_step,
     xpbd_world3_requirements,
@@ -1205,7 +1266,8 @@ step_abi!(
     xpbd_tearing3_default,
     xpbd_engine_contacts3_default,
     xpbd_wind3_default,
-    xpbd_aero_triangle_default
+    xpbd_aero_triangle_default,
+    xpbd_local_space3_default
 );
 step_abi!(
     w3f,
@@ -1228,6 +1290,7 @@ step_abi!(
     XpbdEngineContacts3F32,
     XpbdWind3F32,
     XpbdAeroTriangleF32,
+    XpbdLocalSpace3F32,
     xpbd_step_config3_default_f32,
     xpbd_world3_step_f32,
     xpbd_world3_requirements_f32,
@@ -1238,5 +1301,6 @@ step_abi!(
     xpbd_tearing3_default_f32,
     xpbd_engine_contacts3_default_f32,
     xpbd_wind3_default_f32,
-    xpbd_aero_triangle_default_f32
+    xpbd_aero_triangle_default_f32,
+    xpbd_local_space3_default_f32
 );

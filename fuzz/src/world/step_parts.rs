@@ -236,6 +236,116 @@ macro_rules! step_parts {
                 e
             }
 
+            /// A root transform (issue 35's local space): mostly a unit
+            /// quaternion and a moderate translation (m); now and then a
+            /// hostile component, a quaternion far from unit norm, or a
+            /// zero quaternion.
+            pub(super) fn transform(inp: &mut Input<'_>) -> xpbd::step::Transform<$T> {
+                let q = [nice(inp), nice(inp), nice(inp), nice(inp)];
+                let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
+                let mut q = if n > 0.0 {
+                    q.map(|c| c / n)
+                } else {
+                    [0.0, 0.0, 0.0, 1.0]
+                };
+                let mut c = nice3(inp).map(|v| 4.0 * v);
+                match inp.byte() % 16 {
+                    0 => q[usize::from(inp.byte() % 4)] = hostile(inp),
+                    1 => {
+                        let s = 1.01 + small(inp);
+                        q = q.map(|v| v * s);
+                    }
+                    2 => q = [0.0; 4],
+                    3 => c[usize::from(inp.byte() % 3)] = hostile(inp),
+                    _ => {}
+                }
+                xpbd::step::Transform {
+                    rotation: q,
+                    translation: c,
+                }
+            }
+
+            /// A local-space block's values: root transforms (`transform`;
+            /// the target now and then the previous one), inertia scales
+            /// (mostly in [0, 1]; now and then over 1, hostile), velocity
+            /// limits (mostly off, 0 or moderate; now and then negative or
+            /// hostile), a teleport now and then.
+            pub(super) fn local_values(inp: &mut Input<'_>, l: &mut xpbd::step::LocalSpace<$T>) {
+                l.previous = transform(inp);
+                l.target = if inp.byte() % 4 == 0 {
+                    l.previous
+                } else {
+                    transform(inp)
+                };
+                let scale = |inp: &mut Input<'_>| -> $T {
+                    match inp.byte() % 8 {
+                        0 => hostile(inp),
+                        1 => 0.0,
+                        2 => 1.0,
+                        3 => 1.0 + 1.0 / 64.0 + small(inp),
+                        _ => small(inp) / 2.0,
+                    }
+                };
+                let limit = |inp: &mut Input<'_>| -> $T {
+                    match inp.byte() % 8 {
+                        0 => hostile(inp),
+                        1 => 0.0,
+                        2 => 8.0 * small(inp),
+                        3 => -1.0 / 64.0 - small(inp),
+                        _ => <$T>::INFINITY,
+                    }
+                };
+                l.linear_inertia = scale(inp);
+                l.angular_inertia = scale(inp);
+                l.max_linear_velocity = limit(inp);
+                l.max_angular_velocity = limit(inp);
+                l.teleport = match inp.byte() % 4 {
+                    0 => u32::from(inp.byte()),
+                    _ => 0,
+                };
+            }
+
+            /// The first bad value of a local-space block by the documented
+            /// rules, in the documented order: the transforms (finite, the
+            /// rotation's squared norm within 2e-3 of 1, i.e. its norm
+            /// within 1e-3), the inertia scales (in [0, 1]), the velocity
+            /// limits (≥ 0, +∞ allowed).
+            pub(super) fn local_bad(l: &xpbd::step::LocalSpace<$T>) -> Option<i32> {
+                let ok = |t: &xpbd::step::Transform<$T>| {
+                    let [x, y, z, w] = t.rotation;
+                    let n2 = x * x + y * y + z * z + w * w;
+                    fin(&t.rotation)
+                        && fin(&t.translation)
+                        && (n2 - 1.0).abs() <= <$T as xpbd::Real>::from_f64(2e-3)
+                };
+                let unit = |s: $T| (0.0..=1.0).contains(&s);
+                if !ok(&l.previous) || !ok(&l.target) {
+                    Some(XPBD_FIELD_ROOT_TRANSFORM)
+                } else if !unit(l.linear_inertia) || !unit(l.angular_inertia) {
+                    Some(XPBD_FIELD_INERTIA_SCALE)
+                } else if !(l.max_linear_velocity >= 0.0 && l.max_angular_velocity >= 0.0) {
+                    Some(XPBD_FIELD_FRAME_VELOCITY_LIMIT)
+                } else {
+                    None
+                }
+            }
+
+            /// A local-space block's values, bit for bit.
+            pub(super) fn local_bits(l: &xpbd::step::LocalSpace<$T>) -> (Vec<u64>, u32) {
+                let reals = [&l.previous, &l.target]
+                    .into_iter()
+                    .flat_map(|t| t.rotation.iter().chain(&t.translation))
+                    .chain([
+                        &l.linear_inertia,
+                        &l.angular_inertia,
+                        &l.max_linear_velocity,
+                        &l.max_angular_velocity,
+                    ])
+                    .map(|c| Scalar::bits(*c))
+                    .collect();
+                (reals, l.teleport)
+            }
+
             // The model of the documented field rules (written from the
             // docs: every value finite, radii, extents and frictions ≥ 0,
             // normals non-zero, axes orthonormal within 1e-3).

@@ -21,7 +21,7 @@ fn every_wrapper_has_both_precisions() {
         .filter_map(|rest| rest.split('(').next())
         .collect();
 
-    assert_eq!(names.len(), 116, "{names:?}");
+    assert_eq!(names.len(), 120, "{names:?}");
     for n in names.iter().filter(|n| !n.ends_with("_f32")) {
         assert!(
             names.contains(&format!("{n}_f32").as_str()),
