@@ -54,6 +54,21 @@ fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
     (0..3).map(|i| (a[i] - b[i]).powi(2)).sum::<f64>().sqrt()
 }
 
+/// Two triangles per cell of a `rows × cols` grid (row-major particles),
+/// with the default coefficients.
+fn grid_triangles(rows: usize, cols: usize) -> Vec<AeroTriangle<f64>> {
+    let mut triangles = Vec::new();
+    for j in 0..rows - 1 {
+        for i in 0..cols - 1 {
+            let k = (j * cols + i) as u32;
+            let (r, d) = (k + 1, k + cols as u32);
+            triangles.push(AeroTriangle::new([k, r, d + 1]));
+            triangles.push(AeroTriangle::new([k, d + 1, d]));
+        }
+    }
+    triangles
+}
+
 /// The character's root at frame `k`: a circle of radius 3 m at 6 m/s
 /// (heading along the velocity), back the other way from frame 240, a
 /// 0.5 s hop every 1.5 s, a 10 m teleport at frame 400.
@@ -135,15 +150,7 @@ impl Cape {
                 c
             })
             .collect();
-        let mut triangles = Vec::new();
-        for j in 0..ROWS - 1 {
-            for i in 0..COLS - 1 {
-                let k = (j * COLS + i) as u32;
-                let (r, d) = (k + 1, k + COLS as u32);
-                triangles.push(AeroTriangle::new([k, r, d + 1]));
-                triangles.push(AeroTriangle::new([k, d + 1, d]));
-            }
-        }
+        let triangles = grid_triangles(ROWS, COLS);
         let n = rest.len();
         Self {
             x: rest.clone(),
@@ -410,15 +417,7 @@ fn flag() -> f64 {
                 .collect();
             let mut links = vec![Link::default(); cloth_link_count(rows, cols, true).unwrap()];
             cloth(&x, rows, cols, true, 0.0, &mut links).unwrap();
-            let mut triangles = Vec::new();
-            for j in 0..rows - 1 {
-                for i in 0..cols - 1 {
-                    let k = (j * cols + i) as u32;
-                    let (r, d) = (k + 1, k + cols as u32);
-                    triangles.push(AeroTriangle::new([k, r, d + 1]));
-                    triangles.push(AeroTriangle::new([k, d + 1, d]));
-                }
-            }
+            let triangles = grid_triangles(rows, cols);
             let mut contacts = vec![Contact::default(); 1];
             let mut scratch = vec![[0.0; 3]; scratch_len(x.len(), links.len())];
             let config = StepConfig {

@@ -244,18 +244,23 @@ impl<T: Real> LocalSpace<T> {
             nlerp(&one, &dq, self.angular_inertia)
         };
         let mut c = scale3(&dc, self.linear_inertia);
-        // The clamps.
+        // The clamps; an infinite one (off, the default) limits nothing,
+        // so its length or angle is not computed.
         let reach = self.max_linear_velocity * h;
-        let length = dot3(&c, &c).sqrt();
-        if length > reach {
-            c = scale3(&c, reach / length);
+        if reach.is_finite() {
+            let length = dot3(&c, &c).sqrt();
+            if length > reach {
+                c = scale3(&c, reach / length);
+            }
         }
-        let [qx, qy, qz, qw] = q;
-        let half = atan2(dot3(&[qx, qy, qz], &[qx, qy, qz]).sqrt(), qw);
-        let angle = half + half;
         let turn = self.max_angular_velocity * h;
-        if angle > turn {
-            q = nlerp(&one, &q, turn / angle);
+        if turn.is_finite() {
+            let [qx, qy, qz, qw] = q;
+            let half = atan2(dot3(&[qx, qy, qz], &[qx, qy, qz]).sqrt(), qw);
+            let angle = half + half;
+            if angle > turn {
+                q = nlerp(&one, &q, turn / angle);
+            }
         }
         Substep {
             carry: Some((q, c)),
