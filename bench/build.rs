@@ -19,6 +19,10 @@
 //! - bench/c/frame_kinds.c (the plain C frame with bends, tets or
 //!   tethers; it includes frame.c) the same four times (`kf_base_f64_*`,
 //!   `kf_base_f32_*`, `kf_native_f64_*`, `kf_native_f32_*`).
+//! - bench/c/frame_character.c (the plain C frame of a cape with skinned
+//!   constraints, wind or local space; it includes frame.c) the same four
+//!   times (`ch_base_f64_*`, `ch_base_f32_*`, `ch_native_f64_*`,
+//!   `ch_native_f32_*`).
 
 use std::env;
 use std::path::{Path, PathBuf};
@@ -43,13 +47,14 @@ fn main() {
     let root = manifest.parent().expect("bench has a parent").to_path_buf();
     let include = root.join("include");
     let c = |name: &str| manifest.join("c").join(name);
-    let (reference, spatial, sequential, redblack, frame, frame_kinds) = (
+    let (reference, spatial, sequential, redblack, frame, frame_kinds, frame_character) = (
         c("reference.c"),
         c("spatial.c"),
         c("sequential.c"),
         c("redblack.c"),
         c("frame.c"),
         c("frame_kinds.c"),
+        c("frame_character.c"),
     );
     for f in [
         &reference,
@@ -58,6 +63,7 @@ fn main() {
         &redblack,
         &frame,
         &frame_kinds,
+        &frame_character,
     ] {
         println!("cargo:rerun-if-changed={}", f.display());
     }
@@ -87,10 +93,15 @@ fn main() {
         }
         build.compile(&format!("xpbd_bench_{prefix}redblack"));
     }
-    // The plain C frame (cf_) and the frame with the kinds (kf_): double
-    // and float, at the baseline and native.
+    // The plain C frame (cf_), the frame with the kinds (kf_) and the
+    // cape with the character-cloth features (ch_): double and float, at
+    // the baseline and native.
     let mut frame_native = "no -march (not accepted)";
-    let frames = [("cf", &frame), ("kf", &frame_kinds)];
+    let frames = [
+        ("cf", &frame),
+        ("kf", &frame_kinds),
+        ("ch", &frame_character),
+    ];
     for (isa, march) in [("base", None), ("native", Some("-march=native"))] {
         for ((real, f32), (name, file)) in [("f64", false), ("f32", true)]
             .into_iter()
@@ -111,5 +122,5 @@ fn main() {
             build.compile(&format!("xpbd_bench_{prefix}frame"));
         }
     }
-    println!("cargo:rustc-env=XPBD_BENCH_CFLAGS=-O3 -fno-math-errno -ffp-contract=off (x86-64 baseline, no -march; the red-black copy rb_native_ with {native}, the C frames cf_native_ and kf_native_ with {frame_native})");
+    println!("cargo:rustc-env=XPBD_BENCH_CFLAGS=-O3 -fno-math-errno -ffp-contract=off (x86-64 baseline, no -march; the red-black copy rb_native_ with {native}, the C frames cf_native_, kf_native_ and ch_native_ with {frame_native})");
 }

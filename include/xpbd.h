@@ -497,6 +497,18 @@
 #define XPBD_FIELD_FRAME_VELOCITY_LIMIT 29
 
 /**
+ * Field code: the local-space block's acceleration limits (negative or
+ * NaN).
+ */
+#define XPBD_FIELD_FRAME_ACCELERATION_LIMIT 30
+
+/**
+ * Field code: the local-space block's added velocities
+ * (`linear_velocity`, `angular_velocity`: not finite).
+ */
+#define XPBD_FIELD_FRAME_VELOCITY 31
+
+/**
  * Pairs per particle of the default self-collision pair budget
  * (`XpbdSelfCollision3::pair_budget` 0): equal spheres at least 2r apart
  * touch at most 12 others, 6 pairs per particle.
@@ -2139,6 +2151,27 @@ typedef struct XpbdLocalSpace {
    */
   double max_angular_velocity;
   /**
+   * Most linear acceleration the frame's motion may add (m/s², ≥ 0;
+   * `+∞`: no clamp).
+   */
+  double max_linear_acceleration;
+  /**
+   * Most angular acceleration the frame's motion may add (rad/s², ≥ 0;
+   * `+∞`: no clamp).
+   */
+  double max_angular_acceleration;
+  /**
+   * The linear velocity the frame's motion added in the last substep of
+   * the last successful frame (m/s, world axes; finite): the
+   * acceleration clamp's reference. Written by the step; 0 to start.
+   */
+  double linear_velocity[3];
+  /**
+   * The angular velocity the frame's motion added in that substep
+   * (rad/s, world axes; finite), as `linear_velocity`.
+   */
+  double angular_velocity[3];
+  /**
    * Nonzero: this frame is a teleport (the cloth moves with the root,
    * unchanged in the frame); set to 0 after a successful frame.
    */
@@ -2156,13 +2189,17 @@ typedef struct XpbdLocalSpace {
  * prediction every particle with w > 0 is carried by the frame's motion
  * scaled by `local.linear_inertia` and `local.angular_inertia` (1: the
  * world-space simulation up to rounding; 0: the cloth moves rigidly with
- * the root), clamped by `local.max_linear_velocity` (m/s) and
- * `local.max_angular_velocity` (rad/s); `local.teleport` nonzero: no
- * carry this frame. The step validates every value first
- * (`XPBD_STATUS_INVALID_LOCAL_SPACE`, `error_field` naming it) and,
- * after a successful frame only, writes `local.previous ← local.target`
- * and `local.teleport ← 0` into the block (nothing else, on error
- * nothing), in `xpbd_world3_step` and `xpbd_world3_step_colored` alike.
+ * the root), clamped by `local.max_linear_velocity` (m/s),
+ * `local.max_angular_velocity` (rad/s), `local.max_linear_acceleration`
+ * (m/s²) and `local.max_angular_acceleration` (rad/s²);
+ * `local.teleport` nonzero: no carry this frame. The step validates every
+ * value first (`XPBD_STATUS_INVALID_LOCAL_SPACE`, `error_field` naming
+ * it) and, after a successful frame only, writes
+ * `local.previous ← local.target`, the velocities the frame's motion
+ * added in its last substep (`local.linear_velocity`,
+ * `local.angular_velocity`: the acceleration clamps' reference) and
+ * `local.teleport ← 0` into the block (nothing else, on error nothing),
+ * in `xpbd_world3_step` and `xpbd_world3_step_colored` alike.
  */
 typedef struct XpbdLocalSpace3 {
   /**
@@ -3297,6 +3334,27 @@ typedef struct XpbdLocalSpaceF32 {
    */
   float max_angular_velocity;
   /**
+   * Most linear acceleration the frame's motion may add (m/s², ≥ 0;
+   * `+∞`: no clamp).
+   */
+  float max_linear_acceleration;
+  /**
+   * Most angular acceleration the frame's motion may add (rad/s², ≥ 0;
+   * `+∞`: no clamp).
+   */
+  float max_angular_acceleration;
+  /**
+   * The linear velocity the frame's motion added in the last substep of
+   * the last successful frame (m/s, world axes; finite): the
+   * acceleration clamp's reference. Written by the step; 0 to start.
+   */
+  float linear_velocity[3];
+  /**
+   * The angular velocity the frame's motion added in that substep
+   * (rad/s, world axes; finite), as `linear_velocity`.
+   */
+  float angular_velocity[3];
+  /**
    * Nonzero: this frame is a teleport (the cloth moves with the root,
    * unchanged in the frame); set to 0 after a successful frame.
    */
@@ -3314,13 +3372,17 @@ typedef struct XpbdLocalSpaceF32 {
  * prediction every particle with w > 0 is carried by the frame's motion
  * scaled by `local.linear_inertia` and `local.angular_inertia` (1: the
  * world-space simulation up to rounding; 0: the cloth moves rigidly with
- * the root), clamped by `local.max_linear_velocity` (m/s) and
- * `local.max_angular_velocity` (rad/s); `local.teleport` nonzero: no
- * carry this frame. The step validates every value first
- * (`XPBD_STATUS_INVALID_LOCAL_SPACE`, `error_field` naming it) and,
- * after a successful frame only, writes `local.previous ← local.target`
- * and `local.teleport ← 0` into the block (nothing else, on error
- * nothing), in `xpbd_world3_step` and `xpbd_world3_step_colored` alike.
+ * the root), clamped by `local.max_linear_velocity` (m/s),
+ * `local.max_angular_velocity` (rad/s), `local.max_linear_acceleration`
+ * (m/s²) and `local.max_angular_acceleration` (rad/s²);
+ * `local.teleport` nonzero: no carry this frame. The step validates every
+ * value first (`XPBD_STATUS_INVALID_LOCAL_SPACE`, `error_field` naming
+ * it) and, after a successful frame only, writes
+ * `local.previous ← local.target`, the velocities the frame's motion
+ * added in its last substep (`local.linear_velocity`,
+ * `local.angular_velocity`: the acceleration clamps' reference) and
+ * `local.teleport ← 0` into the block (nothing else, on error nothing),
+ * in `xpbd_world3_step` and `xpbd_world3_step_colored` alike.
  */
 typedef struct XpbdLocalSpace3F32 {
   /**
@@ -4376,14 +4438,20 @@ struct XpbdAeroTriangle xpbd_aero_triangle_default(uint32_t a, uint32_t b, uint3
  * at the frame's start (`local.previous`) and end (`local.target`),
  * full inertia (`local.linear_inertia` and `local.angular_inertia` 1:
  * the world-space simulation), no clamps (`local.max_linear_velocity`,
- * m/s, and `local.max_angular_velocity`, rad/s, +∞), no teleport. Set
+ * m/s, `local.max_angular_velocity`, rad/s,
+ * `local.max_linear_acceleration`, m/s², and
+ * `local.max_angular_acceleration`, rad/s², +∞), added velocities 0
+ * (`local.linear_velocity`, `local.angular_velocity`), no teleport. Set
  * `local.target` to the root's transform at the frame's end before each
  * step; after a successful step the library writes `local.previous ←
- * local.target` and `local.teleport ← 0`. A step refuses a transform
- * not finite or a rotation whose norm is not within 1e-3 of 1
+ * local.target`, the added velocities of the frame's last substep and
+ * `local.teleport ← 0`. A step refuses a transform not finite or a
+ * rotation whose norm is not within 1e-3 of 1
  * (`XPBD_FIELD_ROOT_TRANSFORM`), an inertia outside [0, 1]
  * (`XPBD_FIELD_INERTIA_SCALE`), a velocity limit negative or NaN
- * (`XPBD_FIELD_FRAME_VELOCITY_LIMIT`): `XPBD_STATUS_INVALID_LOCAL_SPACE`,
+ * (`XPBD_FIELD_FRAME_VELOCITY_LIMIT`), an acceleration limit negative or
+ * NaN (`XPBD_FIELD_FRAME_ACCELERATION_LIMIT`), an added velocity not
+ * finite (`XPBD_FIELD_FRAME_VELOCITY`): `XPBD_STATUS_INVALID_LOCAL_SPACE`,
  * nothing written.
  */
 struct XpbdLocalSpace3 xpbd_local_space3_default(void);
@@ -4619,14 +4687,20 @@ struct XpbdAeroTriangleF32 xpbd_aero_triangle_default_f32(uint32_t a, uint32_t b
  * at the frame's start (`local.previous`) and end (`local.target`),
  * full inertia (`local.linear_inertia` and `local.angular_inertia` 1:
  * the world-space simulation), no clamps (`local.max_linear_velocity`,
- * m/s, and `local.max_angular_velocity`, rad/s, +∞), no teleport. Set
+ * m/s, `local.max_angular_velocity`, rad/s,
+ * `local.max_linear_acceleration`, m/s², and
+ * `local.max_angular_acceleration`, rad/s², +∞), added velocities 0
+ * (`local.linear_velocity`, `local.angular_velocity`), no teleport. Set
  * `local.target` to the root's transform at the frame's end before each
  * step; after a successful step the library writes `local.previous ←
- * local.target` and `local.teleport ← 0`. A step refuses a transform
- * not finite or a rotation whose norm is not within 1e-3 of 1
+ * local.target`, the added velocities of the frame's last substep and
+ * `local.teleport ← 0`. A step refuses a transform not finite or a
+ * rotation whose norm is not within 1e-3 of 1
  * (`XPBD_FIELD_ROOT_TRANSFORM`), an inertia outside [0, 1]
  * (`XPBD_FIELD_INERTIA_SCALE`), a velocity limit negative or NaN
- * (`XPBD_FIELD_FRAME_VELOCITY_LIMIT`): `XPBD_STATUS_INVALID_LOCAL_SPACE`,
+ * (`XPBD_FIELD_FRAME_VELOCITY_LIMIT`), an acceleration limit negative or
+ * NaN (`XPBD_FIELD_FRAME_ACCELERATION_LIMIT`), an added velocity not
+ * finite (`XPBD_FIELD_FRAME_VELOCITY`): `XPBD_STATUS_INVALID_LOCAL_SPACE`,
  * nothing written.
  */
 struct XpbdLocalSpace3F32 xpbd_local_space3_default_f32(void);
@@ -6485,10 +6559,10 @@ XPBD_CHECK_LAYOUT(XpbdWind3, 72, 8);
 XPBD_CHECK_LAYOUT(XpbdWind3F32, 56, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
-XPBD_CHECK_LAYOUT(XpbdLocalSpace3, 168, 8);
+XPBD_CHECK_LAYOUT(XpbdLocalSpace3, 232, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
-XPBD_CHECK_LAYOUT(XpbdLocalSpace3F32, 96, 8);
+XPBD_CHECK_LAYOUT(XpbdLocalSpace3F32, 128, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
 XPBD_CHECK_LAYOUT(XpbdRequirements, 64, 8);
@@ -6513,8 +6587,8 @@ XPBD_CHECK_LAYOUT(XpbdSkinConstraint, 160, 8);
 XPBD_CHECK_LAYOUT(XpbdSkinConstraintF32, 80, 4);
 XPBD_CHECK_LAYOUT(XpbdAeroTriangle, 32, 8);
 XPBD_CHECK_LAYOUT(XpbdAeroTriangleF32, 20, 4);
-XPBD_CHECK_LAYOUT(XpbdLocalSpace, 152, 8);
-XPBD_CHECK_LAYOUT(XpbdLocalSpaceF32, 76, 4);
+XPBD_CHECK_LAYOUT(XpbdLocalSpace, 216, 8);
+XPBD_CHECK_LAYOUT(XpbdLocalSpaceF32, 108, 4);
 XPBD_CHECK_LAYOUT(XpbdTransform, 56, 8);
 XPBD_CHECK_LAYOUT(XpbdTransformF32, 28, 4);
 XPBD_CHECK_LAYOUT(XpbdCapsule3, 120, 8);

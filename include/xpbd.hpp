@@ -68,6 +68,7 @@ enum class Field : std::int32_t {
     ParticleWind = XPBD_FIELD_PARTICLE_WIND, AeroTriangles = XPBD_FIELD_AERO_TRIANGLES,
     RootTransform = XPBD_FIELD_ROOT_TRANSFORM, InertiaScale = XPBD_FIELD_INERTIA_SCALE,
     FrameVelocityLimit = XPBD_FIELD_FRAME_VELOCITY_LIMIT,
+    FrameAccelerationLimit = XPBD_FIELD_FRAME_ACCELERATION_LIMIT, FrameVelocity = XPBD_FIELD_FRAME_VELOCITY,
 };
 
 /// The field's name as in the C structs ("substeps", "memory", ...; "" for None).
@@ -78,7 +79,7 @@ constexpr const char* field_name(Field f) noexcept {
         "contact_overflow", "hash_table", "hash_ids", "adjacency", "rest_positions", "contacts",
         "pairs", "scratch", "memory", "block", "frame_time", "max_distance_scale", "wind_velocity",
         "fluid_density", "particle_wind", "aero_triangles", "root_transform", "inertia_scale",
-        "frame_velocity_limit"};
+        "frame_velocity_limit", "frame_acceleration_limit", "frame_velocity"};
     const auto k = static_cast<std::size_t>(f);
     return k < sizeof names / sizeof names[0] ? names[k] : "unknown field";
 }
@@ -316,7 +317,8 @@ template <class T> using AeroTriangle = typename detail::Api<T>::AeroTriangle;
 /// {x, y, z, w}, and translation (m); make it with identity_transform().
 template <class T> using Transform = typename detail::Api<T>::Transform;
 /// The local-space values (XpbdLocalSpace: root transforms, inertia scales,
-/// velocity limits, teleport); make them with local_space().
+/// velocity and acceleration limits, added velocities, teleport); make them
+/// with local_space().
 template <class T> using LocalSpace = typename detail::Api<T>::LocalSpace;
 /// A skinned constraint of character cloth (XpbdSkinConstraint: a max
 /// distance from a skinned point, a backstop sphere behind it); make it

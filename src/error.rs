@@ -381,7 +381,8 @@ pub enum StepError {
     /// a bad value: [`Field::RootTransform`] (a rotation or translation not
     /// finite, or a rotation whose norm is not within 1e-3 of 1),
     /// [`Field::InertiaScale`] (outside [0, 1] or NaN),
-    /// [`Field::FrameVelocityLimit`] (negative or NaN).
+    /// [`Field::FrameVelocityLimit`] or [`Field::FrameAccelerationLimit`]
+    /// (negative or NaN), [`Field::FrameVelocity`] (not finite).
     InvalidLocalSpace {
         /// The value concerned.
         field: Field,
@@ -478,11 +479,16 @@ pub enum Field {
     /// `LocalSpace::max_linear_velocity` or `max_angular_velocity`
     /// (negative or NaN).
     FrameVelocityLimit = 29,
+    /// `LocalSpace::max_linear_acceleration` or `max_angular_acceleration`
+    /// (negative or NaN).
+    FrameAccelerationLimit = 30,
+    /// `LocalSpace::linear_velocity` or `angular_velocity` (not finite).
+    FrameVelocity = 31,
 }
 
 impl Field {
     /// Every field, in code order.
-    pub const ALL: [Field; 30] = [
+    pub const ALL: [Field; 32] = [
         Field::None,
         Field::Substeps,
         Field::Iterations,
@@ -513,6 +519,8 @@ impl Field {
         Field::RootTransform,
         Field::InertiaScale,
         Field::FrameVelocityLimit,
+        Field::FrameAccelerationLimit,
+        Field::FrameVelocity,
     ];
 
     /// The C code (`XPBD_FIELD_*`).
@@ -556,6 +564,8 @@ impl Field {
             Field::RootTransform => "root_transform",
             Field::InertiaScale => "inertia_scale",
             Field::FrameVelocityLimit => "frame_velocity_limit",
+            Field::FrameAccelerationLimit => "frame_acceleration_limit",
+            Field::FrameVelocity => "frame_velocity",
         }
     }
 }

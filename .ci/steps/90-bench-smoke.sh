@@ -23,7 +23,8 @@ for needed in "1D seed solve, C ABI called from C" "Rust colored SoA" "C colored
     "colored SoA, ours / C red-black baseline" "colored SoA, ours / C red-black -march=native" \
     "sequential, ours / C plain Gauss-Seidel" "sequential, ours / C PositionBasedDynamics formula" \
     "kframe bends N=20 f64: kind's share" "kframe tethers N=20 f32: kind's share" \
-    "kframe tets N=20 f64: kind's share"; do
+    "kframe tets N=20 f64: kind's share" "character skin N=20 f64: kind's share" \
+    "character wind N=20 f64: kind's share" "character local space N=20 f64: kind's share"; do
     if ! grep -q "$needed" "$log"; then
         cat "$log"
         echo "bench smoke: no figure for '$needed'"

@@ -65,8 +65,8 @@ use crate::cframe::{
     config, dt, max_difference, raise, CCloth, CFrame, Layout, Run, Scene, COMPLIANCE,
     DYNAMIC_FRICTION, FRAMES, GRAVITY, ITERATIONS, R, STATIC_FRICTION, SUBSTEPS,
 };
-use crate::report::{pair_ratio, Ratio};
-use crate::timing::{thread_cpu_seconds, Figure, Pair, Settings};
+use crate::report::Ratio;
+use crate::timing::{rotation_times, sides_from, Figure, Settings, Shares};
 
 const BEND_COMPLIANCE: f64 = 1e-3;
 const TETHER_COMPLIANCE: f64 = 1e-7;
@@ -688,70 +688,13 @@ fn agreement<T: KFrame>(kind: Kind, side: usize) -> Result<Agreement, String> {
     })
 }
 
-/// Times `sides` in rotation, one warm-up call each, then `rounds` rounds:
-/// each side's time per round (s), wall clock or, under
-/// `XPBD_BENCH_CPU_TIME=1`, the thread's CPU time (as [`interleaved`]).
-///
-/// [`interleaved`]: crate::timing::interleaved
-fn rotation_times(rounds: usize, sides: &mut [&mut dyn FnMut()]) -> Vec<Vec<f64>> {
-    let cpu = std::env::var("XPBD_BENCH_CPU_TIME").is_ok_and(|v| v == "1");
-    for f in sides.iter_mut() {
-        f();
-    }
-    let mut times = vec![Vec::with_capacity(rounds); sides.len()];
-    for _ in 0..rounds {
-        for (f, t) in sides.iter_mut().zip(&mut times) {
-            if cpu {
-                let start = thread_cpu_seconds();
-                f();
-                t.push(thread_cpu_seconds() - start);
-            } else {
-                let start = std::time::Instant::now();
-                f();
-                t.push(start.elapsed().as_secs_f64());
-            }
-        }
-    }
-    times
-}
-
-/// The median and range of `v` (sorted here).
-fn median_range(mut v: Vec<f64>) -> (f64, (f64, f64)) {
-    v.sort_by(f64::total_cmp);
-    let at = |k: usize| v.get(k).copied().unwrap_or(f64::NAN);
-    (at(v.len() / 2), (at(0), at(v.len().saturating_sub(1))))
-}
-
-/// `ours` against `reference` as a [`Pair`]: the figures from the best
-/// times (`solves` per call), the ratio from the per-round ratios.
-fn pair(best: (f64, f64), solves: usize, ratios: Vec<f64>) -> Pair {
-    let figure = |t: f64| {
-        let ns = t * 1e9 / solves as f64;
-        (1e9 / ns, ns)
-    };
-    let (ratio, spread) = median_range(ratios);
-    Pair {
-        a: figure(best.0),
-        b: figure(best.1),
-        ratio,
-        spread,
-    }
-}
-
 /// `kframe`: every kind's share of xpbd's whole frame against its plain C.
 pub(crate) fn kframe_section(
     s: &Settings,
     figs: &mut Vec<Figure>,
     ratios: &mut Vec<Ratio>,
 ) -> Result<(), String> {
-    let listed: Option<Vec<usize>> = std::env::var("XPBD_BENCH_KFRAME_SIDES")
-        .ok()
-        .map(|v| v.split(',').filter_map(|t| t.trim().parse().ok()).collect());
-    let sides: &[usize] = match &listed {
-        Some(l) if !l.is_empty() => l,
-        _ if s.quick => &[20],
-        _ => &[100],
-    };
+    let sides = sides_from("XPBD_BENCH_KFRAME_SIDES", s);
     let kinds: Vec<Kind> = match std::env::var("XPBD_BENCH_KFRAME_KINDS") {
         Ok(v) => Kind::ALL
             .into_iter()
@@ -780,7 +723,7 @@ pub(crate) fn kframe_section(
         "frame C nat. / xpbd"
     );
     let mut checks = Vec::new();
-    for &side in sides {
+    for &side in &sides {
         for &kind in &kinds {
             checks.push(row::<f64>(s, kind, side, rounds, figs, ratios)?);
             checks.push(row::<f32>(s, kind, side, rounds, figs, ratios)?);
@@ -859,69 +802,21 @@ fn row<T: KFrame>(
     if let Some(e) = err.into_inner() {
         return Err(e);
     }
-    let best = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
-    let share = |w: usize, o: usize| best(&t[w]) - best(&t[o]);
-    let per_round = |f: &dyn Fn(usize) -> f64| (0..rounds).map(f).collect::<Vec<f64>>();
-    let shares = |w: usize| per_round(&|r| (t[w][r] - t[w + 1][r]) / (t[0][r] - t[1][r]));
-    let whole = |w: usize| per_round(&|r| t[w][r] / t[0][r]);
     // The kind's instance solves per call (for the share's figures) and
     // the whole frame's visits.
     let solves = count * SUBSTEPS as usize * ITERATIONS as usize * frames;
     let visits = per_frame * ITERATIONS as usize * frames;
-    let share_base = pair((share(0, 1), share(2, 3)), solves, shares(2));
-    let share_native = pair((share(0, 1), share(4, 5)), solves, shares(4));
-    let frame_base = pair((best(&t[0]), best(&t[2])), visits, whole(2));
-    let frame_native = pair((best(&t[0]), best(&t[4])), visits, whole(4));
-    let spread = |p: &Pair| format!("{:.3} ({:.3}–{:.3})", p.ratio, p.spread.0, p.spread.1);
+    let row = Shares::of(&t, rounds, solves, visits);
+    let [s_base, s_native, f_base, f_native] = row.spreads();
     println!(
-        "{:>7} {side:>4} {:>4} {count:>8} {colors:>6} {:>8.3} {:>8.3} {:>8.3}  {:<21} {:<21} {:<21} {:<21}",
+        "{:>7} {side:>4} {:>4} {count:>8} {colors:>6} {:>8.3} {:>8.3} {:>8.3}  {s_base:<21} {s_native:<21} {f_base:<21} {f_native:<21}",
         kind.name(),
         T::NAME,
-        share_base.a.1,
-        share_base.b.1,
-        share_native.b.1,
-        spread(&share_base),
-        spread(&share_native),
-        spread(&frame_base),
-        spread(&frame_native),
+        row.base.a.1,
+        row.base.b.1,
+        row.native.b.1,
     );
     let name = format!("kframe {} N={side} {}", kind.name(), T::NAME);
-    for (case, p) in [
-        ("xpbd step_colored, the kind's share", share_base.a),
-        ("plain C frame, baseline, the kind's share", share_base.b),
-        (
-            "plain C frame, -march=native, the kind's share",
-            share_native.b,
-        ),
-    ] {
-        // (A share lost in the noise, ≤ 0, has no figure: printed above.)
-        if p.0.is_finite() && p.0 > 0.0 {
-            figs.push(Figure {
-                case: format!("{name}, {case}"),
-                per_second: p.0,
-                ns: p.1,
-            });
-        }
-    }
-    ratios.push(pair_ratio(
-        format!("{name}: kind's share, xpbd / plain C (baseline)"),
-        &share_base,
-        1.0,
-    ));
-    ratios.push(pair_ratio(
-        format!("{name}: kind's share, xpbd / plain C (-march=native)"),
-        &share_native,
-        1.0,
-    ));
-    ratios.push(pair_ratio(
-        format!("{name}: whole frame, xpbd / plain C (baseline)"),
-        &frame_base,
-        0.0,
-    ));
-    ratios.push(pair_ratio(
-        format!("{name}: whole frame, xpbd / plain C (-march=native)"),
-        &frame_native,
-        0.0,
-    ));
+    row.record(&name, figs, ratios);
     Ok((kind, side, T::NAME, a))
 }

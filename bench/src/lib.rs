@@ -16,8 +16,11 @@
 //! (any subset, comma-separated; `frame` for the whole colored frame; `cframe`
 //! for the whole frame against the plain C frame of `bench/c/frame.c`; `kframe` for
 //! each kind's (bends, tethers, tets) share of the whole frame against its plain C
-//! frame of `bench/c/frame_kinds.c`; `bend`, `tet`, `tether`, `mesh` for one
-//! kind; `self` for self-collision) runs only those parts; the default is all.
+//! frame of `bench/c/frame_kinds.c`; `character` for each character-cloth
+//! feature's (skin constraints, wind, local space) share of the whole frame
+//! against its plain C frame of `bench/c/frame_character.c`; `bend`, `tet`,
+//! `tether`, `mesh` for one kind; `self` for self-collision) runs only those
+//! parts; the default is all.
 //! `XPBD_BENCH_SELF_SIDES=50,158` and `XPBD_BENCH_SELF_PRECISION=f64` set
 //! the self-collision slab's sides and precisions.
 //! `XPBD_BENCH_ROPE_SIZES=250,1000,4000` sets the rope sizes (links).
@@ -39,9 +42,12 @@
 //! (xpbd's whole frame against the plain C frame at the baseline and at
 //! `-march=native`, timed A B A B, `XPBD_BENCH_ONLY=cframe`), `kframe`
 //! (each kind's share of the whole frame against the plain C frame with
-//! that kind, `XPBD_BENCH_ONLY=kframe`).
+//! that kind, `XPBD_BENCH_ONLY=kframe`), `character` (each character-cloth
+//! feature's share of the whole frame against the plain C frame with that
+//! feature, `XPBD_BENCH_ONLY=character`).
 
 mod cframe;
+mod character;
 mod frame;
 mod icount;
 mod kframe;
@@ -91,7 +97,7 @@ pub fn run() -> Result<(Vec<Figure>, Vec<Ratio>), String> {
         None => true,
         Some(o) => o.split(',').any(|x| x.trim() == section),
     };
-    let sections: [(&str, Section); 9] = [
+    let sections: [(&str, Section); 10] = [
         ("1d", seed::seed_section),
         ("rope", links::rope_section),
         ("cloth", links::cloth_section),
@@ -100,6 +106,7 @@ pub fn run() -> Result<(Vec<Figure>, Vec<Ratio>), String> {
         ("frame", frame::frame_section),
         ("cframe", cframe::cframe_section),
         ("kframe", kframe::kframe_section),
+        ("character", character::character_section),
         ("self", self_collision::self_section),
     ];
     for (name, section) in sections {

@@ -5,6 +5,8 @@ use std::time::Instant;
 
 use xpbd::Real;
 
+use crate::report::{pair_ratio, Ratio};
+
 /// One printed figure.
 #[derive(Debug, Clone)]
 pub struct Figure {
@@ -251,4 +253,152 @@ pub(crate) fn rotation(rounds: usize, solves: usize, sides: &mut [&mut dyn FnMut
             }
         })
         .collect()
+}
+
+/// Times `sides` in rotation, one warm-up call each, then `rounds` rounds:
+/// each side's time per round (s), wall clock or, under
+/// `XPBD_BENCH_CPU_TIME=1`, the thread's CPU time (as [`interleaved`]; the `kframe` and `character` rows).
+///
+pub(crate) fn rotation_times(rounds: usize, sides: &mut [&mut dyn FnMut()]) -> Vec<Vec<f64>> {
+    let cpu = std::env::var("XPBD_BENCH_CPU_TIME").is_ok_and(|v| v == "1");
+    for f in sides.iter_mut() {
+        f();
+    }
+    let mut times = vec![Vec::with_capacity(rounds); sides.len()];
+    for _ in 0..rounds {
+        for (f, t) in sides.iter_mut().zip(&mut times) {
+            if cpu {
+                let start = thread_cpu_seconds();
+                f();
+                t.push(thread_cpu_seconds() - start);
+            } else {
+                let start = std::time::Instant::now();
+                f();
+                t.push(start.elapsed().as_secs_f64());
+            }
+        }
+    }
+    times
+}
+
+/// The median and range of `v` (sorted here).
+pub(crate) fn median_range(mut v: Vec<f64>) -> (f64, (f64, f64)) {
+    v.sort_by(f64::total_cmp);
+    let at = |k: usize| v.get(k).copied().unwrap_or(f64::NAN);
+    (at(v.len() / 2), (at(0), at(v.len().saturating_sub(1))))
+}
+
+/// `ours` against `reference` as a [`Pair`]: the figures from the best
+/// times (`solves` per call), the ratio from the per-round ratios.
+pub(crate) fn pair(best: (f64, f64), solves: usize, ratios: Vec<f64>) -> Pair {
+    let figure = |t: f64| {
+        let ns = t * 1e9 / solves as f64;
+        (1e9 / ns, ns)
+    };
+    let (ratio, spread) = median_range(ratios);
+    Pair {
+        a: figure(best.0),
+        b: figure(best.1),
+        ratio,
+        spread,
+    }
+}
+
+/// A kind's frame row from the six sides' times of [`rotation_times`]
+/// (per round, s): xpbd with and without the kind, C baseline with and
+/// without, C `-march=native` with and without (the `kframe` and
+/// `character` rows). `solves`: the kind's instance visits per call;
+/// `visits`: the whole frame's.
+pub(crate) struct Shares {
+    /// The kind's share (with − without), xpbd against the C baseline.
+    pub(crate) base: Pair,
+    /// The same against the C at `-march=native`.
+    pub(crate) native: Pair,
+    /// The whole frame with the kind, xpbd against the C baseline.
+    pub(crate) frame_base: Pair,
+    /// The same against the C at `-march=native`.
+    pub(crate) frame_native: Pair,
+}
+
+impl Shares {
+    pub(crate) fn of(t: &[Vec<f64>], rounds: usize, solves: usize, visits: usize) -> Self {
+        let side = |k: usize| t.get(k).map_or(&[][..], Vec::as_slice);
+        let at = |k: usize, r: usize| side(k).get(r).copied().unwrap_or(f64::NAN);
+        let best = |k: usize| side(k).iter().copied().fold(f64::INFINITY, f64::min);
+        let share = |w: usize, o: usize| best(w) - best(o);
+        let per_round = |f: &dyn Fn(usize) -> f64| (0..rounds).map(f).collect::<Vec<f64>>();
+        let shares = |w: usize| per_round(&|r| (at(w, r) - at(w + 1, r)) / (at(0, r) - at(1, r)));
+        let whole = |w: usize| per_round(&|r| at(w, r) / at(0, r));
+        Self {
+            base: pair((share(0, 1), share(2, 3)), solves, shares(2)),
+            native: pair((share(0, 1), share(4, 5)), solves, shares(4)),
+            frame_base: pair((best(0), best(2)), visits, whole(2)),
+            frame_native: pair((best(0), best(4)), visits, whole(4)),
+        }
+    }
+
+    /// The four spreads, `ratio (min–max)`, in the row's column order.
+    pub(crate) fn spreads(&self) -> [String; 4] {
+        [
+            &self.base,
+            &self.native,
+            &self.frame_base,
+            &self.frame_native,
+        ]
+        .map(|p| format!("{:.3} ({:.3}–{:.3})", p.ratio, p.spread.0, p.spread.1))
+    }
+
+    /// The share's figures (xpbd, C baseline, C native; a share lost in
+    /// the noise, ≤ 0, has none) and the four ratio lines of row `name`.
+    pub(crate) fn record(&self, name: &str, figs: &mut Vec<Figure>, ratios: &mut Vec<Ratio>) {
+        for (case, p) in [
+            ("xpbd step_colored, the kind's share", self.base.a),
+            ("plain C frame, baseline, the kind's share", self.base.b),
+            (
+                "plain C frame, -march=native, the kind's share",
+                self.native.b,
+            ),
+        ] {
+            if p.0.is_finite() && p.0 > 0.0 {
+                figs.push(Figure {
+                    case: format!("{name}, {case}"),
+                    per_second: p.0,
+                    ns: p.1,
+                });
+            }
+        }
+        for (what, p, target) in [
+            ("kind's share, xpbd / plain C (baseline)", &self.base, 1.0),
+            (
+                "kind's share, xpbd / plain C (-march=native)",
+                &self.native,
+                1.0,
+            ),
+            (
+                "whole frame, xpbd / plain C (baseline)",
+                &self.frame_base,
+                0.0,
+            ),
+            (
+                "whole frame, xpbd / plain C (-march=native)",
+                &self.frame_native,
+                0.0,
+            ),
+        ] {
+            ratios.push(pair_ratio(format!("{name}: {what}"), p, target));
+        }
+    }
+}
+
+/// The cloth sides of a frame row: the list in `var` (comma-separated),
+/// else 20 in quick mode, else 100 (the `kframe` and `character` rows).
+pub(crate) fn sides_from(var: &str, s: &Settings) -> Vec<usize> {
+    let listed: Vec<usize> = std::env::var(var)
+        .map(|v| v.split(',').filter_map(|t| t.trim().parse().ok()).collect())
+        .unwrap_or_default();
+    match () {
+        () if !listed.is_empty() => listed,
+        () if s.quick => vec![20],
+        () => vec![100],
+    }
 }

@@ -18,7 +18,7 @@ const SECONDS_PER_BUDGET = 1.5;
 
 function settle(iterations, reset) {
     const demo = new Demo(instance, { iterations, resetEveryIteration: reset, cloth: false,
-                                      fixedAttachment: true, ropeDamping: 4 });
+                                      fixedAttachment: true, ropeDamping: 4, cape: false });
     for (let f = 0; f < 240; ++f) demo.step();
     const points = [];
     for (let i = 0; i < Demo.ROPE_N; ++i) points.push([demo.ropeX[3 * i], demo.ropeX[3 * i + 1]]);

@@ -7,7 +7,8 @@
  * reads previous == target and teleport == 0; xpbd_world3_step_colored
  * gives the bits (and the block) of xpbd_world3_step; and every rejected
  * block (a NaN translation, a non-unit or zero quaternion, an inertia of
- * 1.5 or NaN, a negative or NaN velocity limit) is
+ * 1.5 or NaN, a negative or NaN velocity or acceleration limit, a
+ * non-finite added velocity) is
  * XPBD_STATUS_INVALID_LOCAL_SPACE naming its field, with positions,
  * velocities and the block untouched; a second local-space block is
  * INVALID_BLOCK. Double and float, from one body of code (the macros
@@ -145,9 +146,15 @@ static void root_at(int f, double q[4], double c[3]) {
             st = colored ? xpbd_world3_step_colored##S(&world, &c, (T)(1.0 / 60.0), &config, NULL, NULL)       \
                          : xpbd_world3_step##S(&world, (T)(1.0 / 60.0), &config, NULL);                        \
             if (ls != NULL && st == XPBD_STATUS_OK) {                                                          \
-                /* The write-back: previous <- target, teleport <- 0. */                                       \
+                /* The write-back: previous <- target, teleport <- 0, the                                      \
+                 * added velocities (0 at inertia 0 and after a teleport). */                                  \
                 before.local.previous = before.local.target;                                                   \
                 before.local.teleport = 0;                                                                     \
+                for (k = 0; k < 3; ++k) {                                                                      \
+                    ENSURE(isfinite(ls->local.linear_velocity[k]) && isfinite(ls->local.angular_velocity[k])); \
+                    before.local.linear_velocity[k] = ls->local.linear_velocity[k];                            \
+                    before.local.angular_velocity[k] = ls->local.angular_velocity[k];                          \
+                }                                                                                              \
                 ENSURE(local_same##S(ls, &before));                                                            \
                 ENSURE(memcmp(&ls->local.previous, &ls->local.target, sizeof ls->local.target) == 0);          \
                 ENSURE(ls->local.teleport == 0);                                                               \
@@ -180,7 +187,7 @@ static void root_at(int f, double q[4], double c[3]) {
         ENSURE_STATUS(xpbd_world3_add##S(&world, &ls.block), XPBD_STATUS_OK);                                  \
         ENSURE_STATUS(test_world3_memory##S(&world), XPBD_STATUS_OK);                                          \
         good = ls;                                                                                             \
-        for (k = 0; k < 9; ++k) {                                                                              \
+        for (k = 0; k < 13; ++k) {                                                                             \
             int32_t field = XPBD_FIELD_ROOT_TRANSFORM, got;                                                    \
             ls = good;                                                                                         \
             switch (k) {                                                                                       \
@@ -196,6 +203,10 @@ static void root_at(int f, double q[4], double c[3]) {
             case 5: ls.local.angular_inertia = (T)NAN; field = XPBD_FIELD_INERTIA_SCALE; break;                \
             case 6: ls.local.max_linear_velocity = (T)-1.0; field = XPBD_FIELD_FRAME_VELOCITY_LIMIT; break;    \
             case 7: ls.local.max_angular_velocity = (T)NAN; field = XPBD_FIELD_FRAME_VELOCITY_LIMIT; break;    \
+            case 8: ls.local.max_linear_acceleration = (T)-1.0; field = XPBD_FIELD_FRAME_ACCELERATION_LIMIT; break; \
+            case 9: ls.local.max_angular_acceleration = (T)NAN; field = XPBD_FIELD_FRAME_ACCELERATION_LIMIT; break; \
+            case 10: ls.local.linear_velocity[1] = (T)INFINITY; field = XPBD_FIELD_FRAME_VELOCITY; break;      \
+            case 11: ls.local.angular_velocity[2] = (T)NAN; field = XPBD_FIELD_FRAME_VELOCITY; break;          \
             default: ls.local.angular_inertia = (T)-0.25; field = XPBD_FIELD_INERTIA_SCALE; break;             \
             }                                                                                                  \
             b0 = ls;                                                                                           \
@@ -246,6 +257,11 @@ static void root_at(int f, double q[4], double c[3]) {
         ENSURE(a.local.linear_inertia == 1 && a.local.angular_inertia == 1 && a.local.teleport == 0);          \
         ENSURE(isinf(a.local.max_linear_velocity) && a.local.max_linear_velocity > 0);                         \
         ENSURE(isinf(a.local.max_angular_velocity) && a.local.max_angular_velocity > 0);                       \
+        ENSURE(isinf(a.local.max_linear_acceleration) && a.local.max_linear_acceleration > 0);                 \
+        ENSURE(isinf(a.local.max_angular_acceleration) && a.local.max_angular_acceleration > 0);               \
+        ENSURE(a.local.linear_velocity[0] == 0 && a.local.linear_velocity[1] == 0);                             \
+        ENSURE(a.local.linear_velocity[2] == 0 && a.local.angular_velocity[0] == 0);                            \
+        ENSURE(a.local.angular_velocity[1] == 0 && a.local.angular_velocity[2] == 0);                           \
         /* Inertia 0: the moving root's cape has the still root's bits (and                                    \
          * those of no block at all). */                                                                       \
         a.local.linear_inertia = a.local.angular_inertia = 0;                                                  \

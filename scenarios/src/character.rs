@@ -1,8 +1,10 @@
 //! A fixed character-cloth scene (issue 35) stepped with
 //! [`xpbd::step::step`]: a [`COLS`] × [`ROWS`] cape hanging from its
 //! pinned top row in a root frame that moves, turns and tilts
-//! ([`Scene::root`]; local space, linear inertia 0.7, angular 0.5, a
-//! velocity clamp, a teleport at [`TELEPORT`]), every free particle held
+//! ([`Scene::root`]; local space, linear inertia 0.7, angular 0.5,
+//! velocity and acceleration clamps that act (the root's height jumps
+//! every 20 frames, its turn starts from rest), a teleport at
+//! [`TELEPORT`]), every free particle held
 //! by a skinned max distance and a backstop (compliant from the third row
 //! down), and a wind with drag and lift on its triangles.
 //!
@@ -153,6 +155,9 @@ impl<T: Real> Scene<T> {
             linear_inertia: f(0.7),
             angular_inertia: f(0.5),
             max_linear_velocity: f(20.0),
+            max_angular_velocity: f(1.0),
+            max_linear_acceleration: f(20.0),
+            max_angular_acceleration: f(2.0),
             ..LocalSpace::new(Self::root(0))
         };
         Self {
@@ -238,7 +243,8 @@ impl<T: Real> Scene<T> {
 }
 
 /// Part 8 of the hash: the scene's [`FRAMES`] frames; after each every
-/// position, velocity, link λ, skinned λ and the block's `previous`.
+/// position, velocity, link λ, skinned λ, the block's `previous` and its
+/// added velocities.
 pub fn character_3d<T: Scalar>(h: &mut Fnv64) -> Scene<T> {
     let mut s = Scene::<T>::new();
     for _ in 0..FRAMES {
@@ -255,8 +261,9 @@ pub fn character_3d<T: Scalar>(h: &mut Fnv64) -> Scene<T> {
             h.write_real(k.lambda[0]);
             h.write_real(k.lambda[1]);
         }
-        let p = s.local.previous;
-        for c in p.rotation.iter().chain(&p.translation) {
+        let (p, l) = (s.local.previous, &s.local);
+        let added = l.linear_velocity.iter().chain(&l.angular_velocity);
+        for c in p.rotation.iter().chain(&p.translation).chain(added) {
             h.write_real(*c);
         }
     }

@@ -771,11 +771,16 @@ where
             if let Some((_, p)) = chain.local_space {
                 // SAFETY: the caller's block, non-null, aligned and
                 // disjoint from every buffer (checked above), valid by the
-                // caller's contract; only its `previous` and `teleport`
-                // are written (never its padding).
+                // caller's contract; only its `previous`, its added
+                // velocities and `teleport` are written (never its
+                // padding).
                 unsafe {
                     let p = p.cast_mut();
                     ptr::write(ptr::addr_of_mut!((*p).local.previous), local.previous);
+                    let linear = local.linear_velocity;
+                    ptr::write(ptr::addr_of_mut!((*p).local.linear_velocity), linear);
+                    let angular = local.angular_velocity;
+                    ptr::write(ptr::addr_of_mut!((*p).local.angular_velocity), angular);
                     ptr::write(ptr::addr_of_mut!((*p).local.teleport), local.teleport);
                 }
             }

@@ -103,6 +103,12 @@ pub const XPBD_FIELD_ROOT_TRANSFORM: i32 = 27;
 pub const XPBD_FIELD_INERTIA_SCALE: i32 = 28;
 /// Field code: the local-space block's velocity limits (negative or NaN).
 pub const XPBD_FIELD_FRAME_VELOCITY_LIMIT: i32 = 29;
+/// Field code: the local-space block's acceleration limits (negative or
+/// NaN).
+pub const XPBD_FIELD_FRAME_ACCELERATION_LIMIT: i32 = 30;
+/// Field code: the local-space block's added velocities
+/// (`linear_velocity`, `angular_velocity`: not finite).
+pub const XPBD_FIELD_FRAME_VELOCITY: i32 = 31;
 /// Pairs per particle of the default self-collision pair budget
 /// (`XpbdSelfCollision3::pair_budget` 0): equal spheres at least 2r apart
 /// touch at most 12 others, 6 pairs per particle.
@@ -153,6 +159,8 @@ mod tests {
             super::XPBD_FIELD_ROOT_TRANSFORM,
             super::XPBD_FIELD_INERTIA_SCALE,
             super::XPBD_FIELD_FRAME_VELOCITY_LIMIT,
+            super::XPBD_FIELD_FRAME_ACCELERATION_LIMIT,
+            super::XPBD_FIELD_FRAME_VELOCITY,
         ];
         assert_eq!(c.len(), Field::ALL.len());
         for (code, field) in c.iter().zip(Field::ALL) {
@@ -362,13 +370,17 @@ pub struct WindC<T> {
 /// prediction every particle with w > 0 is carried by the frame's motion
 /// scaled by `local.linear_inertia` and `local.angular_inertia` (1: the
 /// world-space simulation up to rounding; 0: the cloth moves rigidly with
-/// the root), clamped by `local.max_linear_velocity` (m/s) and
-/// `local.max_angular_velocity` (rad/s); `local.teleport` nonzero: no
-/// carry this frame. The step validates every value first
-/// (`XPBD_STATUS_INVALID_LOCAL_SPACE`, `error_field` naming it) and,
-/// after a successful frame only, writes `local.previous ← local.target`
-/// and `local.teleport ← 0` into the block (nothing else, on error
-/// nothing), in `xpbd_world3_step` and `xpbd_world3_step_colored` alike.
+/// the root), clamped by `local.max_linear_velocity` (m/s),
+/// `local.max_angular_velocity` (rad/s), `local.max_linear_acceleration`
+/// (m/s²) and `local.max_angular_acceleration` (rad/s²);
+/// `local.teleport` nonzero: no carry this frame. The step validates every
+/// value first (`XPBD_STATUS_INVALID_LOCAL_SPACE`, `error_field` naming
+/// it) and, after a successful frame only, writes
+/// `local.previous ← local.target`, the velocities the frame's motion
+/// added in its last substep (`local.linear_velocity`,
+/// `local.angular_velocity`: the acceleration clamps' reference) and
+/// `local.teleport ← 0` into the block (nothing else, on error nothing),
+/// in `xpbd_world3_step` and `xpbd_world3_step_colored` alike.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct LocalSpaceC<T> {

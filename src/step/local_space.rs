@@ -46,10 +46,28 @@
 //! linear acceleration applied to particles"; `a` likewise for the
 //! rotation).
 //!
-//! Clamps (for cut-scenes): the frame's carried displacement per substep
-//! is at most `max_linear_velocity · h` (its direction kept) and its
-//! carried rotation at most `max_angular_velocity · h` (the angle of
-//! `ΔR'`, scaled down by nlerp towards 1); `+∞` (the default) is off.
+//! # Clamps (for cut-scenes)
+//!
+//! The velocity the frame's motion adds in a substep is the carry seen
+//! as a velocity: linear `u = −Δc'/h` (m/s) and angular
+//! `ω = −2 vec(ΔR')/h` (rad/s, `ΔR'` with `w ≥ 0`: `2 sin(θ/2)/h` about
+//! the axis, within `θ²/24` of `θ/h`, 2e-5 relative at 0.02 rad per
+//! substep). Its acceleration is the change of `u` and `ω` from one
+//! substep to the next, over `h`. The clamps, each `+∞` (off) by
+//! default, in this order:
+//!
+//! ```text
+//! u ← u₋ + (u − u₋) min(1, A h / |u − u₋|)     (max_linear_acceleration A)
+//! u ← u min(1, V / |u|)                       (max_linear_velocity V)
+//! ```
+//!
+//! and the same for `ω` (`max_angular_acceleration`,
+//! `max_angular_velocity`; `ΔR'` rebuilt as `[−ω h/2, sqrt(1 − |ω h/2|²)]`).
+//! `u₋`, `ω₋` are the previous substep's, the frame's first substep taking
+//! them from the block (`linear_velocity`, `angular_velocity`, world
+//! axes, written after every successful frame; 0 after a teleport and at
+//! inertia 0, where the frame adds nothing). The velocity clamp is a
+//! projection onto a ball about 0, so it keeps the acceleration bound.
 //!
 //! A teleport (`teleport` nonzero for one frame) moves the cloth with the
 //! root: the jump happens at the frame's start (gravity and the wind are
@@ -66,7 +84,6 @@
 
 use super::StepError;
 use crate::error::Field;
-use crate::math::atan2::atan2;
 use crate::math::{add3, cross, dot3, scale3, sub3, xyz};
 use crate::real::Real;
 
@@ -137,6 +154,19 @@ pub struct LocalSpace<T> {
     /// Most angular velocity the frame's motion may add (rad/s, ≥ 0;
     /// `+∞`: no clamp).
     pub max_angular_velocity: T,
+    /// Most linear acceleration the frame's motion may add (m/s², ≥ 0;
+    /// `+∞`: no clamp).
+    pub max_linear_acceleration: T,
+    /// Most angular acceleration the frame's motion may add (rad/s², ≥ 0;
+    /// `+∞`: no clamp).
+    pub max_angular_acceleration: T,
+    /// The linear velocity the frame's motion added in the last substep of
+    /// the last successful frame (m/s, world axes; finite): the
+    /// acceleration clamp's reference. Written by the step; 0 to start.
+    pub linear_velocity: [T; 3],
+    /// The angular velocity the frame's motion added in that substep
+    /// (rad/s, world axes; finite), as `linear_velocity`.
+    pub angular_velocity: [T; 3],
     /// Nonzero: this frame is a teleport (the cloth moves with the root,
     /// unchanged in the frame); set to 0 after a successful frame.
     pub teleport: u32,
@@ -154,6 +184,10 @@ impl<T: Real> LocalSpace<T> {
             angular_inertia: T::ONE,
             max_linear_velocity: T::from_f64(f64::INFINITY),
             max_angular_velocity: T::from_f64(f64::INFINITY),
+            max_linear_acceleration: T::from_f64(f64::INFINITY),
+            max_angular_acceleration: T::from_f64(f64::INFINITY),
+            linear_velocity: [T::ZERO; 3],
+            angular_velocity: [T::ZERO; 3],
             teleport: 0,
         }
     }
@@ -173,11 +207,35 @@ impl<T: Real> LocalSpace<T> {
         if !limit(self.max_linear_velocity) || !limit(self.max_angular_velocity) {
             return bad(Field::FrameVelocityLimit);
         }
+        if !limit(self.max_linear_acceleration) || !limit(self.max_angular_acceleration) {
+            return bad(Field::FrameAccelerationLimit);
+        }
+        let state = self.linear_velocity.iter().chain(&self.angular_velocity);
+        if !state.into_iter().all(|c| c.is_finite()) {
+            return bad(Field::FrameVelocity);
+        }
         Ok(())
     }
 
-    /// After a successful frame: `previous ← target`, no teleport.
-    pub(crate) fn end_frame(&mut self) {
+    /// The velocities the frame's motion added last (the clamps'
+    /// reference at the frame's start).
+    pub(crate) fn added(&self) -> Added<T> {
+        Added {
+            linear: self.linear_velocity,
+            angular: self.angular_velocity,
+        }
+    }
+
+    /// After a successful frame of `substeps` substeps of `h` seconds:
+    /// `previous ← target`, the last substep's added velocities (the
+    /// frame's carries again, a few operations each), no teleport.
+    pub(crate) fn end_frame(&mut self, substeps: u32, h: T) {
+        let mut added = self.added();
+        for s in 0..substeps {
+            self.substep(s, substeps, h, &mut added);
+        }
+        self.linear_velocity = added.linear;
+        self.angular_velocity = added.angular;
         self.previous = self.target;
         self.teleport = 0;
     }
@@ -208,8 +266,9 @@ impl<T: Real> LocalSpace<T> {
 
     /// The substep's motion: the scaled carry `M'` (`None`: the identity)
     /// and the root's rotation at the substep's end (for gravity and the
-    /// wind).
-    pub(crate) fn substep(&self, s: u32, substeps: u32, h: T) -> Substep<T> {
+    /// wind). `added` holds the velocities the previous substep's carry
+    /// added (world axes) and is set to this one's.
+    pub(crate) fn substep(&self, s: u32, substeps: u32, h: T, added: &mut Added<T>) -> Substep<T> {
         let end = s.saturating_add(1);
         // A teleport jumps at the frame's start: the root is `target`
         // for all its substeps.
@@ -221,6 +280,7 @@ impl<T: Real> LocalSpace<T> {
         let identity = self.teleport != 0
             || (self.linear_inertia == T::ZERO && self.angular_inertia == T::ZERO);
         if identity {
+            *added = Added::default();
             return Substep {
                 carry: None,
                 root: q1,
@@ -244,8 +304,19 @@ impl<T: Real> LocalSpace<T> {
             nlerp(&one, &dq, self.angular_inertia)
         };
         let mut c = scale3(&dc, self.linear_inertia);
-        // The clamps; an infinite one (off, the default) limits nothing,
-        // so its length or angle is not computed.
+        // The clamps (module documentation), in the frame at the
+        // substep's end; the previous added velocities turned into it.
+        // An infinite clamp (off, the default) limits nothing and is not
+        // computed.
+        let back = conjugate(&q1);
+        let two = T::ONE + T::ONE;
+        let accelerations = [self.max_linear_acceleration, self.max_angular_acceleration];
+        let [linear_step, angular_step] = accelerations.map(|a| a * h);
+        if linear_step.is_finite() {
+            let u = scale3(&c, T::ZERO - T::ONE / h);
+            let clamped = toward(&rotate(&back, &added.linear), &u, linear_step);
+            c = scale3(&clamped, T::ZERO - h);
+        }
         let reach = self.max_linear_velocity * h;
         if reach.is_finite() {
             let length = dot3(&c, &c).sqrt();
@@ -253,19 +324,56 @@ impl<T: Real> LocalSpace<T> {
                 c = scale3(&c, reach / length);
             }
         }
-        let turn = self.max_angular_velocity * h;
-        if turn.is_finite() {
-            let [qx, qy, qz, qw] = q;
-            let half = atan2(dot3(&[qx, qy, qz], &[qx, qy, qz]).sqrt(), qw);
-            let angle = half + half;
-            if angle > turn {
-                q = nlerp(&one, &q, turn / angle);
-            }
+        let [qx, qy, qz, _] = q;
+        let omega = scale3(&[qx, qy, qz], (T::ZERO - two) / h);
+        let mut turned = omega;
+        if angular_step.is_finite() {
+            turned = toward(&rotate(&back, &added.angular), &turned, angular_step);
         }
+        let spin = self.max_angular_velocity;
+        if spin.is_finite() {
+            turned = toward(&[T::ZERO; 3], &turned, spin);
+        }
+        if turned != omega {
+            let [x, y, z] = scale3(&turned, (T::ZERO - h) / two);
+            let n2 = x * x + y * y + z * z;
+            q = if n2 <= T::ONE {
+                [x, y, z, (T::ONE - n2).sqrt()]
+            } else {
+                let n = n2.sqrt();
+                [x / n, y / n, z / n, T::ZERO]
+            };
+        }
+        // The added velocities, back in world axes (`R1`).
+        let [qx, qy, qz, _] = q;
+        *added = Added {
+            linear: rotate(&q1, &scale3(&c, T::ZERO - T::ONE / h)),
+            angular: rotate(&q1, &scale3(&[qx, qy, qz], (T::ZERO - two) / h)),
+        };
         Substep {
             carry: Some((q, c)),
             root: q1,
         }
+    }
+}
+
+/// The velocities a substep's carry added (world axes): the linear (m/s)
+/// and the angular (rad/s), the clamps' reference for the next substep.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Added<T> {
+    linear: [T; 3],
+    angular: [T; 3],
+}
+
+/// `from + (to − from) min(1, step / |to − from|)`: `to`, or the point
+/// `step` from `from` on the way to it.
+fn toward<T: Real>(from: &[T; 3], to: &[T; 3], step: T) -> [T; 3] {
+    let d = sub3(to, from);
+    let length = dot3(&d, &d).sqrt();
+    if length > step {
+        add3(from, &scale3(&d, step / length))
+    } else {
+        *to
     }
 }
 

@@ -158,7 +158,6 @@ pub use colored::{step_colored, Jobs, OneThread, MAX_JOBS};
 use colored_particles::Update;
 use link_pass::{LinkState, Pass};
 use order::{Order, Sequential};
-
 pub(crate) use precision::shortest_length;
 pub use precision::{precision, world_precision, Precision, PRECISION_LIMIT};
 
@@ -184,8 +183,7 @@ pub use spatial::{self_collision_adjacency_len, self_collision_table_len, SelfCo
 pub use wind::{
     AeroTriangle, Wind, AIR_DENSITY, DEFAULT_DRAG_COEFFICIENT, DEFAULT_LIFT_COEFFICIENT,
 };
-use world::Frame;
-use world::{tear, validate_max_force};
+use world::{tear, validate_max_force, Frame};
 pub use world::{Colliders, Requirements, Tearing, World, DEFAULT_PAIRS_PER_PARTICLE};
 
 /// The substeps per frame of [`StepConfig::default`], [`StepConfig::new`] and
@@ -656,7 +654,7 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
                 c.end_frame(frame_dt);
             }
             if let Some(local) = world.local_space.as_deref_mut() {
-                local.end_frame();
+                local.end_frame(config.substeps, h);
             }
             stats.torn = tear(world.links, world.link_max_force, h2, world.torn);
             world.scratch = scratch;
@@ -797,6 +795,7 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     system.constraints = constraints;
     system.constraints.begin_frame();
     let mut poses = [Prepared::default(); PREPARED];
+    let mut added = world.local_space.as_deref().map(LocalSpace::added);
     for s in 0..config.substeps {
         // The substep's end, s after the frame's start.
         let time = h * T::from_f64(f64::from(s.saturating_add(1)));
@@ -810,7 +809,8 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
         );
         // Local space: the particles carried by the frame's scaled motion,
         // gravity turned into the frame (`local_space`).
-        let local = (world.local_space.as_deref()).map(|l| l.substep(s, config.substeps, h));
+        let local = (world.local_space.as_deref().zip(added.as_mut()))
+            .map(|(l, a)| l.substep(s, config.substeps, h, a));
         if let Some(l) = &local {
             l.carry(system.positions_mut(), velocities, inverse_masses);
         }

@@ -329,7 +329,7 @@ fn step_colored_gives_the_bits_of_step() {
 #[cfg_attr(miri, ignore)] // safe Rust only
 fn bad_blocks_are_named_and_write_nothing() {
     type Edit = fn(&mut LocalSpace<f64>);
-    let cases: [(Edit, Field); 9] = [
+    let cases: [(Edit, Field); 13] = [
         (|l| l.target.translation[1] = f64::NAN, Field::RootTransform),
         (
             |l| l.previous.rotation[3] = f64::INFINITY,
@@ -347,6 +347,19 @@ fn bad_blocks_are_named_and_write_nothing() {
         (
             |l| l.max_angular_velocity = f64::NAN,
             Field::FrameVelocityLimit,
+        ),
+        (
+            |l| l.max_linear_acceleration = -1.0,
+            Field::FrameAccelerationLimit,
+        ),
+        (
+            |l| l.max_angular_acceleration = f64::NAN,
+            Field::FrameAccelerationLimit,
+        ),
+        (|l| l.linear_velocity[2] = f64::NAN, Field::FrameVelocity),
+        (
+            |l| l.angular_velocity[0] = f64::INFINITY,
+            Field::FrameVelocity,
         ),
     ];
     for (edit, field) in cases {
@@ -372,4 +385,125 @@ fn bad_blocks_are_named_and_write_nothing() {
         step(&mut world, DT, &StepConfig::new([0.0, -9.81])),
         Err(StepError::GroupsNeed3D)
     );
+}
+
+/// One free particle (no gravity, no links), from `x = [0.5, 0, 0]` at
+/// rest, in a root that moves to `at(k)` in frame `k` = 1, 2, …: its
+/// local position and the block after each frame.
+struct Free {
+    x: Vec<[f64; 3]>,
+    v: Vec<[f64; 3]>,
+    contacts: Vec<Contact<f64>>,
+    scratch: Vec<[f64; 3]>,
+    local: LocalSpace<f64>,
+}
+
+impl Free {
+    fn new(local: LocalSpace<f64>) -> Self {
+        Self {
+            x: vec![[0.5, 0.0, 0.0]],
+            v: vec![[0.0; 3]],
+            contacts: vec![Contact::default(); 1],
+            scratch: vec![[0.0; 3]; scratch_len(1, 0)],
+            local,
+        }
+    }
+
+    fn frame(&mut self, target: Transform<f64>) -> [f64; 3] {
+        let config = StepConfig {
+            substeps: 8,
+            ..StepConfig::new([0.0; 3])
+        };
+        self.local.target = target;
+        let (x, v) = (&mut self.x, &mut self.v);
+        let mut world = World::new(x, v, &[1.0], &mut self.contacts, &mut self.scratch);
+        world.local_space = Some(&mut self.local);
+        step(&mut world, DT, &config).unwrap();
+        self.x[0]
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore)] // safe Rust only
+fn acceleration_clamp_ramps_the_added_velocity_and_a_teleport_zeroes_it() {
+    // The root still, then at 10 m/s along x: unclamped, the free particle
+    // stays put in the world (its local x falls by 10 m/s); with
+    // A = 20 m/s² the added velocity rises by A h per substep, with
+    // V = 4 m/s it stops there: local x = x0 − h Σ_j min(V, j A h).
+    let (speed, a, limit) = (10.0, 20.0, 4.0);
+    let h = DT / 8.0;
+    let at = |k: usize| Transform {
+        translation: [speed * DT * k as f64, 0.0, 0.0],
+        ..Transform::identity()
+    };
+    let mut free = Free::new(LocalSpace::new(at(0)));
+    let mut clamped = Free::new(LocalSpace {
+        max_linear_acceleration: a,
+        max_linear_velocity: limit,
+        ..LocalSpace::new(at(0))
+    });
+    let mut seen = [0.0; 3];
+    for k in 1..=20 {
+        let x = free.frame(at(k));
+        assert!(
+            (x[0] - (0.5 - speed * DT * k as f64)).abs() < 1e-12,
+            "frame {k}: {x:?}"
+        );
+        assert!((free.local.linear_velocity[0] - speed).abs() < 1e-12);
+        let x = clamped.frame(at(k));
+        let substeps = 8 * k;
+        let carried: f64 = (1..=substeps)
+            .map(|j| h * limit.min(j as f64 * a * h))
+            .sum();
+        assert!((x[0] - (0.5 - carried)).abs() < 1e-12, "frame {k}: {x:?}");
+        let expected = limit.min(substeps as f64 * a * h);
+        let u = clamped.local.linear_velocity;
+        assert!((u[0] - expected).abs() < 1e-12 && u[1] == 0.0, "{u:?}");
+        // From frame to frame the added velocity changes by ≤ A · DT.
+        assert!(u[0] - seen[0] <= a * DT * (1.0 + 1e-12));
+        seen = u;
+    }
+    assert_eq!(seen[0], limit);
+    // A teleport adds nothing: the reference is 0 after it.
+    clamped.local.teleport = 1;
+    clamped.frame(at(50));
+    assert_eq!(clamped.local.linear_velocity, [0.0; 3]);
+}
+
+#[test]
+#[cfg_attr(miri, ignore)] // safe Rust only
+fn angular_acceleration_clamp_ramps_the_added_spin() {
+    // The root spinning about y at 3 rad/s from frame 1; the added angular
+    // velocity (2 sin(θ/2)/h about the axis) rises by 5 rad/s² · h per
+    // substep until it meets the unclamped one (nlerp's, a little below
+    // 3 rad/s in the frame's last substep).
+    let (spin, a) = (3.0, 5.0);
+    let h = DT / 8.0;
+    let at = |k: usize| Transform {
+        rotation: turn([0.0, 1.0, 0.0], spin * DT * k as f64),
+        translation: [0.0; 3],
+    };
+    let mut free = Free::new(LocalSpace::new(at(0)));
+    let mut clamped = Free::new(LocalSpace {
+        max_angular_acceleration: a,
+        ..LocalSpace::new(at(0))
+    });
+    let mut last = 0.0;
+    for k in 1..=40 {
+        free.frame(at(k));
+        let full = free.local.angular_velocity[1];
+        assert!((full - spin).abs() < 1e-3, "{full}");
+        clamped.frame(at(k));
+        let w = clamped.local.angular_velocity;
+        let expected = full.min(8.0 * k as f64 * a * h);
+        assert!(
+            (w[1] - expected).abs() < 1e-9,
+            "frame {k}: {w:?} {expected}"
+        );
+        assert!(w[0].abs() < 1e-12 && w[2].abs() < 1e-12, "{w:?}");
+        assert!(w[1] - last <= a * DT * (1.0 + 1e-9));
+        last = w[1];
+    }
+    // Caught up: the clamped cloth turns as the free one does.
+    assert!((last - free.local.angular_velocity[1]).abs() < 1e-12);
 }

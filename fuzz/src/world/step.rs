@@ -836,18 +836,25 @@ macro_rules! step_abi {
                     assert!(same_world(&ws, &wb), "step changed a field of the world");
                     // The blocks are only read, but for a local-space block
                     // in a valid chain after a success: `previous ←
-                    // target`, `teleport ← 0`.
+                    // target`, `teleport ← 0`, and the added velocities
+                    // (any finite values: the model does not carry them).
                     let local_on = chain.as_ref().is_ok_and(|ch| ch.local);
                     let mut want = bb;
                     if local_on && status == XpbdStatus::Ok {
                         want.local.local.previous = bb.local.local.target;
                         want.local.local.teleport = 0;
+                        // SAFETY: as below, plain data read through `bp`.
+                        let got = unsafe { (*bp).local.local };
+                        let added = got.linear_velocity.iter().chain(&got.angular_velocity);
+                        assert!(added.into_iter().all(|c| c.is_finite()), "added velocity not finite");
+                        want.local.local.linear_velocity = got.linear_velocity;
+                        want.local.local.angular_velocity = got.angular_velocity;
                     }
                     // SAFETY: as above.
                     assert!(same_blocks(unsafe { &*bp }, &want), "step wrote a block");
                     let report = (ws.error_index, ws.error_field);
                     if status != XpbdStatus::Ok {
-                        assert!(ws.error_field >= 0 && ws.error_field <= XPBD_FIELD_FRAME_VELOCITY_LIMIT, "unknown error_field {}", ws.error_field);
+                        assert!(ws.error_field >= 0 && ws.error_field <= XPBD_FIELD_FRAME_VELOCITY, "unknown error_field {}", ws.error_field);
                     }
                     let ch = match &chain {
                         Ok(ch) => ch,

@@ -299,6 +299,15 @@ macro_rules! step_parts {
                 l.angular_inertia = scale(inp);
                 l.max_linear_velocity = limit(inp);
                 l.max_angular_velocity = limit(inp);
+                l.max_linear_acceleration = limit(inp);
+                l.max_angular_acceleration = limit(inp);
+                for c in l.linear_velocity.iter_mut().chain(&mut l.angular_velocity) {
+                    *c = match inp.byte() % 8 {
+                        0 => hostile(inp),
+                        1 => 8.0 * small(inp),
+                        _ => 0.0,
+                    };
+                }
                 l.teleport = match inp.byte() % 4 {
                     0 => u32::from(inp.byte()),
                     _ => 0,
@@ -309,7 +318,8 @@ macro_rules! step_parts {
             /// rules, in the documented order: the transforms (finite, the
             /// rotation's squared norm within 2e-3 of 1, i.e. its norm
             /// within 1e-3), the inertia scales (in [0, 1]), the velocity
-            /// limits (≥ 0, +∞ allowed).
+            /// limits, the acceleration limits (≥ 0, +∞ allowed), the
+            /// added velocities (finite).
             pub(super) fn local_bad(l: &xpbd::step::LocalSpace<$T>) -> Option<i32> {
                 let ok = |t: &xpbd::step::Transform<$T>| {
                     let [x, y, z, w] = t.rotation;
@@ -325,6 +335,10 @@ macro_rules! step_parts {
                     Some(XPBD_FIELD_INERTIA_SCALE)
                 } else if !(l.max_linear_velocity >= 0.0 && l.max_angular_velocity >= 0.0) {
                     Some(XPBD_FIELD_FRAME_VELOCITY_LIMIT)
+                } else if !(l.max_linear_acceleration >= 0.0 && l.max_angular_acceleration >= 0.0) {
+                    Some(XPBD_FIELD_FRAME_ACCELERATION_LIMIT)
+                } else if !(fin(&l.linear_velocity) && fin(&l.angular_velocity)) {
+                    Some(XPBD_FIELD_FRAME_VELOCITY)
                 } else {
                     None
                 }
@@ -340,7 +354,10 @@ macro_rules! step_parts {
                         &l.angular_inertia,
                         &l.max_linear_velocity,
                         &l.max_angular_velocity,
+                        &l.max_linear_acceleration,
+                        &l.max_angular_acceleration,
                     ])
+                    .chain(l.linear_velocity.iter().chain(&l.angular_velocity))
                     .map(|c| Scalar::bits(*c))
                     .collect();
                 (reals, l.teleport)

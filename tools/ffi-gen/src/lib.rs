@@ -348,14 +348,20 @@ pub extern "C" fn xpbd_aero_triangle_default{S}(a: u32, b: u32, c: u32) -> AeroT
 /// at the frame's start (`local.previous`) and end (`local.target`),
 /// full inertia (`local.linear_inertia` and `local.angular_inertia` 1:
 /// the world-space simulation), no clamps (`local.max_linear_velocity`,
-/// m/s, and `local.max_angular_velocity`, rad/s, +∞), no teleport. Set
+/// m/s, `local.max_angular_velocity`, rad/s,
+/// `local.max_linear_acceleration`, m/s², and
+/// `local.max_angular_acceleration`, rad/s², +∞), added velocities 0
+/// (`local.linear_velocity`, `local.angular_velocity`), no teleport. Set
 /// `local.target` to the root's transform at the frame's end before each
 /// step; after a successful step the library writes `local.previous ←
-/// local.target` and `local.teleport ← 0`. A step refuses a transform
-/// not finite or a rotation whose norm is not within 1e-3 of 1
+/// local.target`, the added velocities of the frame's last substep and
+/// `local.teleport ← 0`. A step refuses a transform not finite or a
+/// rotation whose norm is not within 1e-3 of 1
 /// (`XPBD_FIELD_ROOT_TRANSFORM`), an inertia outside [0, 1]
 /// (`XPBD_FIELD_INERTIA_SCALE`), a velocity limit negative or NaN
-/// (`XPBD_FIELD_FRAME_VELOCITY_LIMIT`): `XPBD_STATUS_INVALID_LOCAL_SPACE`,
+/// (`XPBD_FIELD_FRAME_VELOCITY_LIMIT`), an acceleration limit negative or
+/// NaN (`XPBD_FIELD_FRAME_ACCELERATION_LIMIT`), an added velocity not
+/// finite (`XPBD_FIELD_FRAME_VELOCITY`): `XPBD_STATUS_INVALID_LOCAL_SPACE`,
 /// nothing written.
 #[no_mangle]
 pub extern "C" fn xpbd_local_space3_default{S}() -> LocalSpaceC<{T}> {
