@@ -376,7 +376,13 @@ fn sphere(f: usize) -> (Vec<[f64; 3]>, Vec<[u32; 3]>) {
 
 #[test]
 fn icosphere_equals_the_rust_builder_and_refuses_cleanly() {
-    let f = 2;
+    // Under Miri (CI budget) frequency 1: the same C calls on fewer
+    // vertices.
+    let (f, counts) = if cfg!(miri) {
+        (1, (12, 20))
+    } else {
+        (2, (42, 80))
+    };
     let (rx, rt) = sphere(f);
     let (mut np, mut nt) = (0usize, 0usize);
     // SAFETY: two distinct counts.
@@ -384,7 +390,7 @@ fn icosphere_equals_the_rust_builder_and_refuses_cleanly() {
         unsafe { xpbd_icosphere_counts(f, &mut np, &mut nt) },
         XpbdStatus::Ok
     );
-    assert_eq!((np, nt), (42, 80));
+    assert_eq!((np, nt), counts);
     let center = [0.0, 1.0, 0.0];
     let mut x = vec![[0.0; 3]; np];
     let mut t = vec![[0u32; 3]; nt];
@@ -814,8 +820,9 @@ fn links_from_triangles_are_the_distinct_edges_bit_for_bit() {
     assert_eq!((got, count), (XpbdStatus::Ok, 5));
     assert_eq!(link_bits(&out32), link_bits(&rust32));
 
-    // A closed mesh: the same edges as `surface_links` (another order).
-    let (sx, stris) = sphere(2);
+    // A closed mesh: the same edges as `surface_links` (another order;
+    // under Miri, CI budget, the 20-triangle sphere).
+    let (sx, stris) = sphere(if cfg!(miri) { 1 } else { 2 });
     let mut sl = vec![Link::default(); 3 * stris.len()];
     let n = surface_links(&sx, &stris, 1e-4, &mut sl).unwrap();
     let mut scratch = vec![[0u32; 3]; 3 * stris.len()];
@@ -1270,6 +1277,17 @@ fn mesh_builder_refusals_write_nothing() {
             "non-manifold edge",
         ),
     ];
+    // Under Miri (CI budget) one case of each status class: the negative
+    // and infinite compliances take the NaN one's path, the non-manifold
+    // edge the repeated triangle's (the same C calls, refused by values).
+    let repeats = [
+        "negative compliance",
+        "infinite compliance",
+        "non-manifold edge",
+    ];
+    let cases = cases
+        .into_iter()
+        .filter(|c| !cfg!(miri) || !repeats.contains(&c.2));
     for ((px, t3, tx, t4, c), want, name) in cases {
         let mut scratch = vec![[0u32; 3]; 64];
         let mut links = vec![sentinel_link(); 32];

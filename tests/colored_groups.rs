@@ -259,22 +259,38 @@ fn run(scene: &Scene, how: Run) -> (Scene, Vec<SweepStats<f64>>) {
 }
 
 fn assert_all_runs_agree(scene: &Scene) {
-    let (reference, ref_stats) = run(scene, Run::Sequential);
+    // The sequential sweep (safe Rust) is the reference natively; under
+    // Miri (CI budget) the view's iteration is, and the jobs are held to it.
+    let first = if cfg!(miri) {
+        Run::View
+    } else {
+        Run::Sequential
+    };
+    let (reference, ref_stats) = run(scene, first);
     assert_ne!(
         reference.bits(),
         scene.bits(),
         "the substep moved something"
     );
     assert!(ref_stats.iter().all(|s| s.applied > 0));
-    let mut runs = vec![Run::Colored, Run::View];
     // Under Miri every color fits in one 64-instance chunk: more job counts
     // would split nothing more, and one of 3 jobs runs the whole color as 1
-    // job would (3 adds the empty jobs).
-    let counts: &[usize] = if cfg!(miri) { &[3] } else { &[1, 2, 3, 7] };
-    for &jobs in counts {
-        runs.push(Run::Jobs(jobs));
-    }
-    runs.push(Run::Threads(if cfg!(miri) { 2 } else { 4 }));
+    // job would (3 adds the empty jobs). There the view's iteration (the
+    // reference) and 3 jobs on 3 threads run: `Colored` is the view's
+    // iteration (the same raw iteration, reached through
+    // `iterate_colored` in `improper_tet_colors_keep_the_sequential_bits`
+    // and `a_failing_instance_gives_the_same_error_and_bits_for_every_split`),
+    // and the jobs run in reverse on one thread are the same jobs.
+    let runs = if cfg!(miri) {
+        vec![Run::Threads(3)]
+    } else {
+        let mut runs = vec![Run::Colored, Run::View];
+        for jobs in [1, 2, 3, 7] {
+            runs.push(Run::Jobs(jobs));
+        }
+        runs.push(Run::Threads(4));
+        runs
+    };
     for how in runs {
         let (s, stats) = run(scene, how);
         assert_eq!(s.bits(), reference.bits(), "{how:?}: positions and λ");
@@ -296,6 +312,10 @@ fn cloth_with_bends_and_tethers_colored_and_jobs_match_the_sequential_bits() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "its Miri scene (1×1×1) and runs are odd_tet_colors_match_the_sequential_bits'"
+)]
 fn tet_block_colored_and_jobs_match_the_sequential_bits() {
     let (nx, ny, nz) = if cfg!(miri) { (1, 1, 1) } else { (6, 5, 4) };
     let scene = tet_scene(nx, ny, nz);
@@ -357,8 +377,13 @@ fn balloons_with_mesh_volumes_colored_and_jobs_match_the_sequential_bits() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "safe Rust: the view is made and its job ranges computed, no job runs; views \
+              and jobs run under Miri in every *_match_the_sequential_bits test"
+)]
 fn jobs_split_colors_into_disjoint_ranges_covering_each_color() {
-    let mut s = cloth_scene(if cfg!(miri) { 3 } else { 12 }, 12);
+    let mut s = cloth_scene(12, 12);
     let n = s.x.len();
     let starts = s.starts.clone();
     let colors = GroupColors {
@@ -508,6 +533,12 @@ fn rejected_colorings_write_nothing_and_name_the_instance() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "safe Rust: every refusal comes before a view is used (the boundaries, the \
+              coloring and the stamp are checked first); views run under Miri in every \
+              *_match_the_sequential_bits test"
+)]
 fn rejected_group_colors_write_nothing() {
     let scene = cloth_scene(3, 4);
     let n = scene.x.len();
@@ -626,7 +657,10 @@ fn failing_tet(mut scene: Scene, k: usize) {
         constraint: scene.links.len() + k,
     };
     let mut results = vec![];
-    for jobs in [1, 2, 3, 7] {
+    // Under Miri the color (fewer than 64 tets) is one chunk: 2, 3 and 7
+    // jobs give it to one job and the rest empty alike; 1 and 3 there.
+    let splits: &[usize] = if cfg!(miri) { &[1, 3] } else { &[1, 2, 3, 7] };
+    for &jobs in splits {
         let mut s = scene.clone();
         let starts = s.starts.clone();
         let colors = GroupColors {
@@ -748,9 +782,13 @@ fn lambda_lives_across_colored_iterations_one_and_twenty_agree() {
     assert!(r1.abs() < 1e-12 && r20.abs() < 1e-12, "C + α̃λ: {r1}, {r20}");
     assert!((c1 - c20).abs() < 1e-12, "C: {c1} vs {c20}");
     assert!(c1 < -1e-3, "soft: C stays away from 0 ({c1})");
-    // Resetting λ each sweep (the bug) drifts to the stiff answer.
-    let (_, reset) = soft_tets(20, true);
-    assert!((reset - c20).abs() > 1e-3, "reset {reset} vs kept {c20}");
+    // Resetting λ each sweep (the bug) drifts to the stiff answer (not
+    // under Miri, CI budget: the same substeps, views and jobs as above,
+    // begun again).
+    if !cfg!(miri) {
+        let (_, reset) = soft_tets(20, true);
+        assert!((reset - c20).abs() > 1e-3, "reset {reset} vs kept {c20}");
+    }
 }
 
 /// An improper coloring (`iterate_colored` checks only the boundaries):

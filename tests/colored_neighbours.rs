@@ -160,22 +160,36 @@ fn almost_neighbour_groups_take_the_general_path() {
     let sweeps = if cfg!(miri) { 1 } else { 3 };
     let (x, w, base) = rope_f32(links);
     let (colors, count) = rope_colors(links);
+    // Under Miri (CI budget) fewer cases of each kind: the same general
+    // path beside neighbour groups, at the first and the last group of a
+    // color; the native run checks every position.
+    let miri = cfg!(miri);
+    let reversed: &[usize] = if miri {
+        &[0, links - 1]
+    } else {
+        &[0, 3, 9, links - 1]
+    };
     // One link reversed: (k+1, k) is not i0 + 2t, i0 + 2t + 1.
-    for k in [0, 3, 9, links - 1] {
+    for &k in reversed {
         let mut l = base.clone();
         l[k] = Link::new(l[k].j, l[k].i, l[k].rest, l[k].compliance);
         compare(&x, &w, &l, &colors, count, sweeps);
     }
     // Two links of one color swapped in the list (so in colored order):
     // every link still joins neighbours, but the group is out of order.
-    for (a, b) in [(0, 2), (4, 6), (5, 7), (2, 10)] {
+    let swapped: &[(usize, usize)] = if miri {
+        &[(5, 7), (2, 10)]
+    } else {
+        &[(0, 2), (4, 6), (5, 7), (2, 10)]
+    };
+    for &(a, b) in swapped {
         let mut l = base.clone();
         l.swap(a, b);
         compare(&x, &w, &l, &colors, count, sweeps);
     }
     // A particle skipped: links (k, k+2) break the pattern of their group
     // (and the particle in between hangs free).
-    for k in [2, 7, 20] {
+    for &k in if miri { &[20][..] } else { &[2, 7, 20][..] } {
         let mut l = base.clone();
         l[k] = Link::new(l[k].i, l[k].j + 1, 0.02, l[k].compliance);
         l.remove(k + 1);
@@ -217,14 +231,16 @@ fn static_pairs_and_zero_lengths_are_skipped_in_neighbour_groups() {
     let (colors, count) = rope_colors(links);
     let mut plan = Plan::new(&l, &colors, count);
     let mut xr = x.clone();
-    let (lam, stats, err) = reference(&mut xr, &w, &plan, H, 4, false);
+    // Under Miri one sweep (the later ones skip the same groups' lanes).
+    let sweeps = if cfg!(miri) { 1 } else { 4 };
+    let (lam, stats, err) = reference(&mut xr, &w, &plan, H, sweeps, false);
     assert_eq!(err, None);
     assert_eq!(stats[0].skipped_static, 1);
     assert_eq!(stats[0].skipped_zero_length, 2);
-    let (xs, s) = run_soa(&x, &w, &mut plan, ZeroLength::Skip, 4);
+    let (xs, s) = run_soa(&x, &w, &mut plan, ZeroLength::Skip, sweeps);
     assert_eq!(bits(&xs), bits(&xr));
     assert_eq!(bits1(&plan.lambda), bits1(&lam));
-    let (xa, a) = run_aos(&x, &w, &mut plan, ZeroLength::Skip, 4);
+    let (xa, a) = run_aos(&x, &w, &mut plan, ZeroLength::Skip, sweeps);
     assert_eq!(bits(&xa), bits(&xr));
     assert_eq!(s, a);
     assert_eq!(s, stats.into_iter().map(Ok).collect::<Vec<_>>());
@@ -252,11 +268,13 @@ fn huge_finite_coordinates_in_neighbour_groups_are_applied() {
     let (colors, count) = rope_colors(links);
     let mut plan = Plan::new(&l, &colors, count);
     let mut xr = x.clone();
-    let (lam, stats, err) = reference(&mut xr, &w, &plan, H, 3, false);
+    // Under Miri one sweep (the later ones take the same exact test).
+    let sweeps = if cfg!(miri) { 1 } else { 3 };
+    let (lam, stats, err) = reference(&mut xr, &w, &plan, H, sweeps, false);
     assert_eq!(err, None);
     assert_eq!(stats[0].applied, links);
     assert_ne!(bits(&xr), bits(&x), "the reference moved the particles");
-    let (xs, s) = run_soa(&x, &w, &mut plan, ZeroLength::Skip, 3);
+    let (xs, s) = run_soa(&x, &w, &mut plan, ZeroLength::Skip, sweeps);
     assert_eq!(bits(&xs), bits(&xr));
     assert_eq!(bits1(&plan.lambda), bits1(&lam));
     assert_eq!(s, stats.into_iter().map(Ok).collect::<Vec<_>>());
@@ -306,7 +324,14 @@ fn the_first_failed_link_is_named_and_left_untouched() {
             .unwrap();
         // With link 8 (colored position 4) reversed, group 1 takes the
         // general path: the same failures through both paths.
-        // Under Miri (CI budget) each case runs one way, alternately.
+        // Under Miri (CI budget) each case runs one way, alternately, and
+        // five of the cases: a failed lane of a neighbour group ([4]; with
+        // a static particle, [0, 2, 4]), of the general path ([30, 12],
+        // [20, 10] reversed) and of the tail ([40]); the others fail other
+        // lanes of those same paths.
+        if cfg!(miri) && ![0, 3, 4, 6, 7].contains(&case) {
+            continue;
+        }
         for reversed in [false, true] {
             if cfg!(miri) && reversed != (case % 2 == 1) {
                 continue;
@@ -383,16 +408,20 @@ fn f32_c_entry_points_match_rust_on_neighbour_groups() {
     let (x, w, l) = rope_f32(links);
     let (colors, count) = rope_colors(links);
     let mut plan = Plan::new(&l, &colors, count);
-    let (xa, _) = run_aos(&x, &w, &mut plan, ZeroLength::Reject, 4);
+    // Under Miri one sweep per entry point (the later ones run the same
+    // calls).
+    let sweeps = if cfg!(miri) { 1 } else { 2 };
+    let (xa, _) = run_aos(&x, &w, &mut plan, ZeroLength::Reject, 2 * sweeps);
     let want_lambda = bits1(&plan.lambda);
-    // C: sweeps 1-2 by iterate, 3-4 by 3 concurrent jobs per color.
+    // C: sweeps 1-2 by iterate, 3-4 by 3 concurrent jobs per color (under
+    // Miri sweep 1 by iterate, 2 by the jobs).
     let [mut xs, mut ys, mut zs] = soa(&x);
     let mut stamp = vec![0u32; x.len()];
     let mut sys = c_system(&mut xs, &mut ys, &mut zs, &w, &mut plan, &mut stamp, 0);
     // SAFETY: every buffer is valid for its count and unaliased.
     unsafe {
         assert_eq!(xpbd_simd_links3_begin_substep_f32(&mut sys, H).code(), 0);
-        for _ in 0..2 {
+        for _ in 0..sweeps {
             let status = xpbd_simd_links3_iterate_f32(&mut sys, std::ptr::null_mut());
             assert_eq!(status.code(), 0);
         }
@@ -402,7 +431,7 @@ fn f32_c_entry_points_match_rust_on_neighbour_groups() {
     // `xpbd_simd_links3_solve_job_f32` only reads the struct.
     unsafe impl Sync for Shared {}
     let shared = Shared(&sys);
-    for _ in 0..2 {
+    for _ in 0..sweeps {
         for c in 0..count as usize {
             std::thread::scope(|sc| {
                 for job in 0..3 {
@@ -520,13 +549,15 @@ fn neighbour_groups_at_the_ends_of_the_particle_arrays() {
     // on both sides: the last group of color 1 ends at the last particle,
     // the first group of color 0 starts at the first. Nothing outside the
     // window may change (Miri also checks that nothing outside is read).
+    // Under Miri one sweep (the later ones load and store the same lanes).
+    let sweeps = if cfg!(miri) { 1 } else { 3 };
     for links in [8, 16, 12] {
         let (x, w, l) = rope_f32(links);
         let n = x.len();
         let (colors, count) = rope_colors(links);
         let mut plan = Plan::new(&l, &colors, count);
         let mut xr = x.clone();
-        let (lam, _, err) = reference(&mut xr, &w, &plan, H, 3, true);
+        let (lam, _, err) = reference(&mut xr, &w, &plan, H, sweeps, true);
         assert_eq!(err, None);
         let pad = 8;
         let sentinel = 12345.0f32;
@@ -558,7 +589,7 @@ fn neighbour_groups_at_the_ends_of_the_particle_arrays() {
             )
             .unwrap();
             let mut sub = sys.begin_substep(H).unwrap();
-            for _ in 0..3 {
+            for _ in 0..sweeps {
                 sub.iterate().unwrap();
             }
         }

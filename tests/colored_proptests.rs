@@ -59,7 +59,7 @@ fn coloring(k: &Case) -> (Vec<u32>, u32) {
 proptest! {
     // Under Miri (`cargo +nightly miri test`) a handful of cases.
     #![proptest_config(ProptestConfig {
-        cases: if cfg!(miri) { 4 } else { 128 },
+        cases: if cfg!(miri) { 3 } else { 128 },
         failure_persistence: if cfg!(miri) { None } else { ProptestConfig::default().failure_persistence },
         // Under Miri the xorshift generator: ChaCha, the default, takes
         // seconds of interpretation per case.
@@ -68,6 +68,11 @@ proptest! {
     })]
 
     #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "safe Rust: the coloring and its check; colorings feed the colored systems \
+                  of the two tests below under Miri"
+    )]
     fn greedy_coloring_is_proper(k in case()) {
         let (colors, count) = coloring(&k);
         let p = Plan::new(&k.links, &colors, count);

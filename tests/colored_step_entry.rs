@@ -18,14 +18,16 @@ use jobs::{Reversed, Threads};
 type V = [f64; 3];
 
 /// Side of the cloth: enough links for several checking tasks (4,096
-/// items each at least; 8 under Miri).
-const SIDE: usize = if cfg!(miri) { 6 } else { 90 };
+/// items each at least; 8 under Miri: 25 particles and 40 links there,
+/// three tasks of each).
+const SIDE: usize = if cfg!(miri) { 5 } else { 90 };
 
 /// Spacing (m), a power of two: every position below is exact.
 const S: f64 = 1.0 / 64.0;
 
 /// A cloth at rest, links in colored order with nonzero λ, no gravity;
 /// `moves` gives particles a velocity (m/s). One substep of h = 1/64 s.
+#[derive(Clone)]
 struct Cloth {
     x: Vec<V>,
     v: Vec<V>,
@@ -164,17 +166,29 @@ fn systems() -> Vec<Box<dyn Jobs>> {
     s
 }
 
+/// Whether `step` runs beside the colored frames: not under Miri (CI
+/// budget), where the colored frames' split checks, resets and roll-back
+/// are what the interpreter checks, against the same expected error and
+/// the state before the frame; `step`'s own failing substeps and
+/// roll-back run there in step.rs
+/// (`every_failed_step_leaves_positions_and_velocities_untouched`).
+const SEQUENTIAL: bool = !cfg!(miri);
+
 /// `prepare` applied to a fresh cloth: every job system fails the frame
 /// with `expected`, as `step` does, and leaves x, v and every λ as
 /// they were.
 fn fails_alike(prepare: impl Fn(&mut Cloth), expected: StepError) {
-    let mut reference = Cloth::new();
+    // Built once (the interpreter takes a second for it), copied per run.
+    let fresh = Cloth::new();
+    let mut reference = fresh.clone();
     prepare(&mut reference);
     let before = reference.bits();
-    assert_eq!(reference.frame(None), Err(expected));
-    assert!(reference.bits() == before);
+    if SEQUENTIAL {
+        assert_eq!(reference.frame(None), Err(expected));
+        assert!(reference.bits() == before);
+    }
     for jobs in systems() {
-        let mut c = Cloth::new();
+        let mut c = fresh.clone();
         prepare(&mut c);
         assert_eq!(c.frame(Some(jobs.as_ref())), Err(expected));
         assert!(c.bits() == before, "the failed frame wrote something");
@@ -183,7 +197,8 @@ fn fails_alike(prepare: impl Fn(&mut Cloth), expected: StepError) {
 
 #[test]
 fn coincident_predicted_particles_name_the_lowest_link() {
-    let m = Cloth::new().links.len();
+    // The cloth's links (`Cloth::new` builds them all).
+    let m = cloth_link_count(SIDE, SIDE, false).unwrap();
     let (low, high) = (m / 3, m - 2);
     fails_alike(
         |c| {
@@ -199,7 +214,8 @@ fn coincident_predicted_particles_name_the_lowest_link() {
 #[test]
 fn a_non_finite_prediction_names_the_particle_before_any_link() {
     let n = SIDE * SIDE;
-    let m = Cloth::new().links.len();
+    // The cloth's links (`Cloth::new` builds them all).
+    let m = cloth_link_count(SIDE, SIDE, false).unwrap();
     let (low, high) = (n / 2 + 1, n - 3);
     fails_alike(
         |c| {
@@ -237,7 +253,9 @@ fn the_colored_entry_passes_what_step_passes() {
 #[test]
 fn a_later_substeps_entry_fails_as_step() {
     let n = SIDE * SIDE;
-    let m = Cloth::new().links.len();
+    // Built once (the interpreter takes a second for it), copied per run.
+    let fresh = Cloth::new();
+    let m = fresh.links.len();
     let (low, high) = (m / 3, m - 2);
     let collapse = |c: &mut Cloth| {
         c.substeps = 2;
@@ -272,13 +290,15 @@ fn a_later_substeps_entry_fails_as_step() {
         ),
     ];
     for (prepare, expected) in cases {
-        let mut reference = Cloth::new();
+        let mut reference = fresh.clone();
         prepare(&mut reference);
         let before = reference.moved();
-        assert_eq!(reference.frame(None), Err(expected));
-        assert!(reference.moved() == before);
+        if SEQUENTIAL {
+            assert_eq!(reference.frame(None), Err(expected));
+            assert!(reference.moved() == before);
+        }
         for jobs in systems() {
-            let mut c = Cloth::new();
+            let mut c = fresh.clone();
             prepare(&mut c);
             assert_eq!(c.frame(Some(jobs.as_ref())), Err(expected));
             assert!(c.moved() == before, "the failed frame moved something");

@@ -426,7 +426,13 @@ fn group_arrays_overlapping_anything_else_are_refused() {
 
 #[test]
 fn invalid_group_constraints_are_named_and_nothing_is_written() {
-    for (what, edit, status, index) in bad_cases() {
+    // Under Miri (CI budget) the even cases; hostile_groups_world.rs takes
+    // the odd ones through `xpbd_world3_step` there. Every case is a value
+    // refused after the same C reads; natively both take all.
+    let cases = bad_cases()
+        .into_iter()
+        .step_by(if cfg!(miri) { 2 } else { 1 });
+    for (what, edit, status, index) in cases {
         let mut s = Scene::new();
         edit(&mut s);
         let mut sys = s.system();

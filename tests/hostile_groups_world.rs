@@ -19,7 +19,13 @@ use xpbd::{Constraints, Link, MeshVolumes, System, Tether, ZeroLength};
 
 #[test]
 fn the_world_step_names_the_same_constraints_and_restores_everything() {
-    for (what, edit, status, index) in bad_cases() {
+    // Under Miri (CI budget) the odd cases and the short mesh scratch (its
+    // slice is formed shorter); hostile_groups.rs takes the even ones
+    // through `xpbd_system3_begin_substep_groups` there. Every case is a
+    // value refused after the same C reads; natively both take all.
+    let cases = bad_cases().into_iter().enumerate();
+    let cases = cases.filter(|(k, c)| !cfg!(miri) || k % 2 == 1 || c.0 == "mesh scratch");
+    for (_, (what, edit, status, index)) in cases {
         let mut s = Scene::new();
         edit(&mut s);
         let mut world_store = WorldStore::new(&s);
@@ -46,7 +52,8 @@ fn the_world_step_with_groups_matches_the_rust_step_bit_for_bit() {
     let (mut cw, mut rw) = (WorldStore::new(&c), WorldStore::new(&r));
     let mut world = cw.world(&mut c);
     let cfg = config();
-    let frames = if cfg!(miri) { 2 } else { 30 };
+    // Under Miri (CI budget) one frame: a second runs the same calls.
+    let frames = if cfg!(miri) { 1 } else { 30 };
     let mut c_stats = Vec::new();
     for _ in 0..frames {
         let mut stats = XpbdStepStats::default();

@@ -393,8 +393,13 @@ fn aliased_null_and_misaligned_self_collision_buffers_are_refused_in_f32() {
 /// Short memory, bad rest positions and radius 0: refused naming what,
 /// with nothing written; a pair budget of one: CAPACITY_TOO_SMALL naming
 /// the pairs needed, with positions and velocities restored (reject), or
-/// a success counting the dropped pair (keep-first).
-fn invalid_self_collision_writes_nothing<T: Prec>() {
+/// a success counting the dropped pair (keep-first). Under Miri (CI
+/// budget) the f64 test takes half of the cases and the f32 test the
+/// other half (`half`; the same generic code behind each C entry point);
+/// natively each takes all.
+fn invalid_self_collision_writes_nothing<T: Prec>(half: usize) {
+    // Whether case `k` of a list runs here.
+    let mine = |k: usize| !cfg!(miri) || k % 2 == half;
     let mut s = Store::<T>::new();
     let good = s.world();
     let sbp = s.self_collision();
@@ -449,24 +454,35 @@ fn invalid_self_collision_writes_nothing<T: Prec>() {
             assert_eq!(*out, stats, "{what}: output written");
         }
     };
-    for (what, w) in short {
+    for (k, (what, w)) in short.into_iter().enumerate() {
+        if !mine(k) {
+            continue;
+        }
         // SAFETY: the struct through its own pointer.
         unsafe { *wp = w };
         check(what, cp, small, &|| {});
     }
     // SAFETY: as above.
     unsafe { *wp = good };
-    check(
-        "radius 0",
-        ptr::addr_of!(zero_radius),
-        (
-            XpbdStatus::InvalidSelfCollision,
-            0,
-            XPBD_FIELD_PARTICLE_RADIUS,
-        ),
-        &|| {},
-    );
-    for v in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+    if mine(0) {
+        check(
+            "radius 0",
+            ptr::addr_of!(zero_radius),
+            (
+                XpbdStatus::InvalidSelfCollision,
+                0,
+                XPBD_FIELD_PARTICLE_RADIUS,
+            ),
+            &|| {},
+        );
+    }
+    for (k, v) in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY]
+        .into_iter()
+        .enumerate()
+    {
+        if !mine(k) {
+            continue;
+        }
         // SAFETY: the rest positions, written between calls.
         check(
             &format!("rest {v}"),
@@ -483,12 +499,14 @@ fn invalid_self_collision_writes_nothing<T: Prec>() {
     unsafe { (*rest.add(2))[1] = f(1.1) };
     assert_eq!(snapshot(&good, rest), before);
     // A tiny radius (1/q overflows in f32) steps or fails cleanly.
-    // SAFETY: valid, disjoint buffers.
-    unsafe {
-        let got = T::step(wp, dt, ptr::addr_of!(tiny), out);
-        assert!(matches!(got, XpbdStatus::Ok), "tiny radius: {got:?}");
-        for k in 0..N {
-            assert!((*good.positions.add(k)).iter().all(|c| c.is_finite()));
+    if mine(1) {
+        // SAFETY: valid, disjoint buffers; read between calls.
+        unsafe {
+            let got = T::step(wp, dt, ptr::addr_of!(tiny), out);
+            assert!(matches!(got, XpbdStatus::Ok), "tiny radius: {got:?}");
+            for k in 0..N {
+                assert!((*good.positions.add(k)).iter().all(|c| c.is_finite()));
+            }
         }
     }
     // A pair budget of one: reject restores and names the pairs needed,
@@ -501,17 +519,23 @@ fn invalid_self_collision_writes_nothing<T: Prec>() {
             pair_budget: 1,
             ..gs
         };
-        let start = snapshot(&good, rest);
-        let stats = *out;
-        let got = T::step(wp, dt, cp, out);
-        assert_eq!(
-            (got, (*wp).error_index, (*wp).error_field),
-            (XpbdStatus::CapacityTooSmall, 2, XPBD_FIELD_PAIRS)
-        );
-        let after = snapshot(&good, rest);
-        // Positions, velocities and rest (the first 3·3·N words) restored.
-        assert_eq!(after.0[..9 * N], start.0[..9 * N], "reject: not restored");
-        assert_eq!(*out, stats, "reject: output written");
+        if mine(0) {
+            let start = snapshot(&good, rest);
+            let stats = *out;
+            let got = T::step(wp, dt, cp, out);
+            assert_eq!(
+                (got, (*wp).error_index, (*wp).error_field),
+                (XpbdStatus::CapacityTooSmall, 2, XPBD_FIELD_PAIRS)
+            );
+            let after = snapshot(&good, rest);
+            // Positions, velocities and rest (the first 3·3·N words)
+            // restored.
+            assert_eq!(after.0[..9 * N], start.0[..9 * N], "reject: not restored");
+            assert_eq!(*out, stats, "reject: output written");
+        }
+        if !mine(1) {
+            return;
+        }
         let got = T::step(wp, dt, ptr::addr_of!(keep), out);
         assert_eq!(got, XpbdStatus::Ok);
         let st = *out;
@@ -526,12 +550,12 @@ fn invalid_self_collision_writes_nothing<T: Prec>() {
 
 #[test]
 fn invalid_self_collision_is_refused_writing_nothing() {
-    invalid_self_collision_writes_nothing::<f64>();
+    invalid_self_collision_writes_nothing::<f64>(0);
 }
 
 #[test]
 fn invalid_self_collision_is_refused_writing_nothing_in_f32() {
-    invalid_self_collision_writes_nothing::<f32>();
+    invalid_self_collision_writes_nothing::<f32>(1);
 }
 
 /// Found by fuzzing (`fuzz/src/world/step.rs`, f32): a plane whose normal is

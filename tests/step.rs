@@ -106,6 +106,12 @@ fn rigid_pendulum_keeps_length_and_period() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "safe Rust (the sequential step of unlinked particles); the step's failing \
+              frames and roll-back run under Miri in \
+              every_failed_step_leaves_positions_and_velocities_untouched"
+)]
 fn free_fall_matches_the_discrete_closed_form() {
     let mut s = Store::new(
         vec![[0.5, 10.0, -0.25], [-0.0, 3.0, 1.0]],
@@ -152,6 +158,11 @@ fn free_fall_matches_the_discrete_closed_form() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "safe Rust (the sequential step's link sweep); the linked sequential step runs \
+              under Miri in every_failed_step_leaves_positions_and_velocities_untouched"
+)]
 fn slack_tension_only_rope_does_not_push() {
     let x0 = vec![[0.0, 0.0, 0.0], [0.3, 0.0, 0.0], [0.5, 0.1, 0.0]];
     let rope = |tension_only: bool| {
@@ -167,9 +178,7 @@ fn slack_tension_only_rope_does_not_push() {
         let mut c = StepConfig::new([0.0; 3]);
         c.substeps = 8;
         c.iterations = 4;
-        // Under Miri (safe Rust, CI time) 2 frames: the rod pushes from
-        // the first substep.
-        for _ in 0..if cfg!(miri) { 2 } else { 10 } {
+        for _ in 0..10 {
             s.step(1.0 / 60.0, &c).unwrap();
         }
         s

@@ -89,8 +89,11 @@ fn colored_disabled_equals_removed<T: Real>() {
     let disabled = links.iter().filter(|l| l.is_disabled()).count();
     assert!(disabled > 10);
     let (kept, kept_colors) = without_disabled(&links, &colors);
-    let (xa, la, order_a, sa) = colored_run(&x, &w, &links, &colors, count, 4);
-    let (xb, lb, _, sb) = colored_run(&x, &w, &kept, &kept_colors, count, 4);
+    // Under Miri (CI budget) one sweep: the later ones skip and solve the
+    // same lanes.
+    let sweeps = if cfg!(miri) { 1 } else { 4 };
+    let (xa, la, order_a, sa) = colored_run(&x, &w, &links, &colors, count, sweeps);
+    let (xb, lb, _, sb) = colored_run(&x, &w, &kept, &kept_colors, count, sweeps);
     assert_eq!(xa, xb);
     // λ of the enabled links equal, of the disabled ones 0.
     let mut enabled = Vec::new();
@@ -165,6 +168,12 @@ fn sequential_disabled_equals_removed<T: Real>() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "safe Rust (the sequential System sweep; its SSE square root runs in every test); \
+              the colored sweep of the same scene runs under Miri in \
+              colored_sweep_with_disabled_links_equals_the_sweep_without_them"
+)]
 fn sequential_sweep_with_disabled_links_equals_the_sweep_without_them() {
     sequential_disabled_equals_removed::<f64>();
     sequential_disabled_equals_removed::<f32>();

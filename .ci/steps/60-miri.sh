@@ -20,13 +20,21 @@
 # under Miri unless it is added to the list.
 #
 # Under Miri the remaining tests run smaller cases (`cfg!(miri)`: fewer
-# sweeps, frames and cases, proptests drawing with xorshift) and skip their
-# large safe-Rust simulations (`#[cfg_attr(miri, ignore)]`; among the
-# unit tests the spatial hash's, the in-place kernels', atan2's, the tet
-# pair kernel's, the seed's fast path and the reciprocal rule: about 160
-# of group A's seconds, safe Rust that the interpreter found nothing in);
-# every C entry point and kernel path they test still runs there. No doc
-# test runs under Miri: each is compiled anew for the interpreter (the
+# particles, still past the lane widths, chunk remainders and job splits
+# the kernels have; one sweep, substep or iteration where a second runs the
+# same calls; one frame; jobs on 1 and 3 threads, or 2-3 where every color
+# is one chunk; one refusal of each kind where a list repeats a path, the
+# f64 and f32 twins of a generic pointer check splitting the cases between
+# them; the colored runs held to each other where the reference is a safe
+# sequential sweep; 3 proptest cases, drawn with xorshift) and skip their
+# safe-Rust tests (`#[cfg_attr(miri, ignore = "...")]`, the reason naming
+# the test that runs the same unsafe paths there; among the unit tests the
+# spatial hash's, the in-place kernels', atan2's, the tet pair kernel's,
+# the seed's fast path and the reciprocal rule). Every C entry point, kernel
+# path (Miri's `Isa::detect()` is the baseline), job range and NULL,
+# aliased or forged pointer case these tests reach still runs there at
+# least once; the native run (step 20) runs every case at full size. No
+# doc test runs under Miri: each is compiled anew for the interpreter (the
 # six that reached unsafe code took 82 s; without the two of
 # `step_colored`, 3 s of runs and a build each), and what the ones reaching unsafe code run (`SimdLinks`,
 # `step_colored`, `Jobs`, `Isa`, `fp_environment`) the test files here
@@ -37,22 +45,27 @@
 # concurrent groups (one per core), balanced by their Miri times (the
 # interpreter's virtual clock, which libtest prints as "finished in"; it
 # counts basic blocks, so it does not depend on the machine's load):
-# A = the unit tests (82 s), colored 55, colored_proptests 15,
-# hostile_colored_groups 32, hostile_groups 20, tearing 22, hostile_c 37
-# (its header-text checks run natively only), hostile_colored_step 22,
-# colored_step_entry 38, hostile_engine_world 33: about 360 s;
-# B = every other file in tests/ not in `native_only` (colored_step 72,
-# colored_groups 63, colored_neighbours 46, c_builders 31, hostile_groups_world
-# 23, hostile_self_collision 24, attachment 22, no_alloc 18, ...), the
-# scenarios (hash: a quarter of the random C-ABI
-# sequence, checked against its own constant): about 350 s
-# (2026-12-07, before the character-cloth tests' safe-Rust cases, one
-# iteration of hostile_colored_groups' threads and the f32 twins of
+# A = the unit tests (83 s), colored 35, hostile_c 32 (its header-text
+# checks run natively only), hostile_groups 18, colored_step_entry 16,
+# hostile_colored_groups 12, tearing 10, hostile_engine_world 10,
+# colored_proptests 6-8 (its random systems vary): about 225 s;
+# B = every other file in tests/ not in `native_only` (colored_step 31,
+# colored_groups 31, colored_neighbours 29, c_builders 21,
+# hostile_self_collision 19, hostile_groups_world 16, no_alloc 14,
+# character_cloth 11, attachment 10, hostile_colored_step 10,
+# bounded_calls 6, ...) and the scenarios (15, of which the hash's C-ABI
+# sequence, its first 750 calls, checked against their own constant, 14):
+# about 226 s. (2026-12-07, this pass: 720 s of virtual time before, 451 s
+# after, each file measured before and after it, pressure_checks (System
+# refusals, safe Rust) moved to `native_only`; the step alone then took
+# 269 s wall and 525 s of CPU. The same day before it, the
+# character-cloth tests' safe-Rust cases, one iteration of
+# hostile_colored_groups' threads and the f32 twins of
 # hostile_engine_world's pointer checks left Miri: about 55 s less;
 # on 2026-12-06 and in the session before, 490 and 485 s,
 # 1,240 and 1,215 s wall beside the other steps, which put CI at 1,384 s:
 # then the safe-Rust unit tests above were taken out of Miri, the
-# doc tests, and one of soa_frame's two cases). B is
+# doc tests, and one of soa_frame's two cases.) B is
 # computed from the directory, so a new test file is never left out (it
 # lands in B). Both groups build in one target directory: cargo holds its
 # lock only while it builds, so B's build waits for A's, then reuses the
@@ -64,8 +77,8 @@ rustup run nightly rustc --version >/dev/null 2>&1 || rustup toolchain install n
 rustup +nightly component add miri rust-src
 cargo +nightly miri setup
 
-group_a=(colored colored_proptests hostile_colored_groups hostile_groups tearing hostile_c hostile_colored_step colored_step_entry hostile_engine_world)
-native_only=(architecture bend engine_contacts frame_transaction hanging_rope moving_colliders pressure resting_contacts seed_figures self_collision step_colored_2d system system_proptests tether tether_links volume)
+group_a=(colored colored_proptests hostile_colored_groups hostile_groups tearing hostile_c colored_step_entry hostile_engine_world)
+native_only=(architecture bend engine_contacts frame_transaction hanging_rope moving_colliders pressure pressure_checks resting_contacts seed_figures self_collision step_colored_2d system system_proptests tether tether_links volume)
 markers='unsafe|xpbd_[a-z0-9_]+\(|extern "C"|SimdLinks|iterate_colored|\.colored\(|\.jobs\('
 for name in "${native_only[@]}"; do
     f="tests/$name.rs"

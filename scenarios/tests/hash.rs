@@ -6,31 +6,24 @@ use xpbd_scenarios::Scalar;
 
 fn check<T: Scalar>() -> Outcome {
     // Under Miri (step 60) only part 1, the C-ABI sequence with its null and
-    // aliased pointers, and only its first quarter (its own constant hash,
+    // aliased pointers, and only its first eighth (its own constant hash,
     // checked natively too): the chain is safe Rust and would take minutes
     // there.
-    let prefix = hash::run_random_1d_ops::<T>(hash::RANDOM_PREFIX_OPS);
+    let short = hash::run_random_1d_ops::<T>(hash::RANDOM_PREFIX_OPS);
     assert_eq!(
-        prefix.hashes.random_1d,
+        short.hashes.random_1d,
         hash::expected_prefix::<T>(),
         "{} random_1d hash after {} operations changed",
         T::NAME,
         hash::RANDOM_PREFIX_OPS
     );
     if cfg!(miri) {
-        assert!(
-            !prefix.unknown_status,
-            "a status outside the documented set"
-        );
-        assert!(!prefix.written_on_error, "a rejected call wrote memory");
-        for (i, n) in prefix.statuses.iter().enumerate() {
-            assert!(
-                *n >= 2,
-                "status #{i} seen only {n} times: {:?}",
-                prefix.statuses
-            );
+        assert!(!short.unknown_status, "a status outside the documented set");
+        assert!(!short.written_on_error, "a rejected call wrote memory");
+        for (i, n) in short.statuses.iter().enumerate() {
+            assert!(*n >= 1, "status #{i} never seen: {:?}", short.statuses);
         }
-        return prefix;
+        return short;
     }
     let out = hash::run::<T>();
     println!(

@@ -387,9 +387,13 @@ fn hostile_local_space_values_are_named_by_their_field_writing_nothing() {
         ),
     ];
     for (k, (what, edit, field)) in cases.into_iter().enumerate() {
-        // The colored step for one case of each field (Miri's time).
+        // The colored step for one case of each field (Miri's time); under
+        // Miri (CI budget) only those cases, on both paths: the others take
+        // the same C calls and reads, refused by other values.
         let paths: &[bool] = if matches!(k, 0 | 6 | 10) {
             &[false, true]
+        } else if cfg!(miri) {
+            &[]
         } else {
             &[false]
         };
