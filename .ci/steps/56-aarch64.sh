@@ -11,7 +11,7 @@ set -euo pipefail
 need=""
 command -v aarch64-linux-gnu-gcc >/dev/null || need="$need gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
 command -v qemu-aarch64 >/dev/null || need="$need qemu-user"
-if [ -n "$need" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need >/dev/null; fi
+if [ -n "$need" ]; then bash .ci/apt-install.sh $need >/dev/null; fi
 rustup target add aarch64-unknown-linux-gnu wasm32-unknown-unknown
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L /usr/aarch64-linux-gnu"

@@ -8,7 +8,7 @@
 # ffi-tests/tests/header_names.rs mirrors for cargo test).
 set -euo pipefail
 bash .ci/header-names.sh include/xpbd.h
-command -v clang >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang >/dev/null; }
+command -v clang >/dev/null || bash .ci/apt-install.sh clang >/dev/null
 
 dir=target/ci-header
 mkdir -p "$dir"

@@ -3,7 +3,7 @@
 # against target/release/libxpbd.a (gcc and clang, warnings as errors) and
 # run: each checks its own output and exits non-zero on a mismatch.
 set -euo pipefail
-command -v clang >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang >/dev/null; }
+command -v clang >/dev/null || bash .ci/apt-install.sh clang >/dev/null
 cargo c-lib
 dir=target/ci-examples
 mkdir -p "$dir"

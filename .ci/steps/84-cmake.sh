@@ -16,15 +16,16 @@
 #     XPBD_CARGO_DEV_PROFILE=ON its Debug command selects dev (configure only);
 #  7. a single-config CMAKE_BUILD_TYPE=Debug build: cargo's release profile,
 #     the consumer linked with target/release's archive.
-# 5, 6 and 7 set XPBD_CARGO_TARGET_DIR to a target directory that already
-# holds cargo's build of the same sources (5: the checkout's target/, 6 and 7:
-# the top-level tree's), so cargo compiles only what no earlier build did (CI
-# time); 1 and 2 check the default, a directory inside the build tree.
+# 5, 6 and 7 set XPBD_CARGO_TARGET_DIR (5: a directory of its own; 6 and 7:
+# the top-level tree's, which already holds cargo's build of the same
+# sources, so cargo compiles only what no earlier build did: CI time); 1 and
+# 2 check the default, a directory inside the build tree. The step writes
+# nothing outside target/ci-cmake: CI runs it in the background lane.
 set -euo pipefail
 need=""
 command -v cmake >/dev/null || need="$need cmake"
 command -v pkg-config >/dev/null || need="$need pkg-config"
-if [ -n "$need" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need >/dev/null; fi
+if [ -n "$need" ]; then bash .ci/apt-install.sh $need >/dev/null; fi
 bash .ci/apt-install.sh ninja-build >/dev/null
 
 root=$(pwd)
@@ -104,13 +105,13 @@ cmake -S . -B "$dir/reloc" -DXPBD_PKGCONFIG_RELOCATABLE=ON -DCMAKE_INSTALL_PREFI
 grep -q '^prefix=${pcfiledir}/../..$' "$dir/reloc/xpbd.pc"
 
 # 5. Cross: the Cortex-M4F archive through CMake (no ARM C toolchain needed
-#    to build the library itself), with XPBD_CARGO_TARGET_DIR set to the
-#    checkout's target/: cargo finds the thumbv7em release build of step 31
-#    (tools/c-lib.sh --target thumbv7em-none-eabihf) fresh, and tools/c-lib.sh
-#    localises it again into the archive that is installed.
-rm -f "$root/target/thumbv7em-none-eabihf/release/c/libxpbd.a"
+#    to build the library itself), with XPBD_CARGO_TARGET_DIR set to a
+#    directory of this step's own (it runs in CI's background lane, beside
+#    the steps that build the checkout's target/), where cargo builds the
+#    thumbv7em release library and tools/c-lib.sh localises it into the
+#    archive that is installed.
 cmake -S . -B "$dir/m4" -DXPBD_RUST_TARGET=thumbv7em-none-eabihf -DCMAKE_INSTALL_PREFIX="$dir/prefix-m4" \
-    -DXPBD_CARGO_TARGET_DIR="$root/target" > "$dir/m4.log"
+    -DXPBD_CARGO_TARGET_DIR="$dir/m4-target" > "$dir/m4.log"
 cmake --build "$dir/m4" >> "$dir/m4.log"
 cmake --install "$dir/m4" >> "$dir/m4.log"
 test -f "$dir/prefix-m4/lib/libxpbd.a"

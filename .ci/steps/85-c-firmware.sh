@@ -8,7 +8,7 @@ set -euo pipefail
 need=""
 command -v clang >/dev/null || need="$need clang"
 command -v qemu-system-arm >/dev/null || need="$need qemu-system-arm"
-if [ -n "$need" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need >/dev/null; fi
+if [ -n "$need" ]; then bash .ci/apt-install.sh $need >/dev/null; fi
 cargo c-lib --target thumbv7em-none-eabihf
 dir=target/ci-c-firmware
 mkdir -p "$dir"

@@ -38,6 +38,6 @@ fn main() {
 RS
 (cd "$app" && CARGO_TARGET_DIR="$app/target" cargo run --quiet)
 
-command -v qemu-system-arm >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends qemu-system-arm >/dev/null; }
+command -v qemu-system-arm >/dev/null || bash .ci/apt-install.sh qemu-system-arm >/dev/null
 (cd examples/firmware && timeout 120 cargo run --release --locked --quiet)
 echo "firmware: golden figures checked on Cortex-M4F under QEMU"
