@@ -28,28 +28,21 @@
 //!   ellipse (0.4 m × 0.3 m, 2 s) and turning about the vertical (±0.5 rad,
 //!   2.5 s), linear and angular inertia 0.5.
 //!
-//! xpbd takes the SoA frame for the skin row (skinned constraints are a
-//! lagged group, which it takes) and the AoS frame for the wind and
-//! local-space rows (a world with wind or local space leaves the SoA
-//! frame; both features are supported by `step` and `step_colored`
-//! alike). So those two shares include the switch to the AoS frame; a
-//! third xpbd side times the frame without the feature on the AoS frame
-//! (forced by a still local-space block of inertia 0, which carries
-//! nothing and turns gravity by the identity: the same positions, checked)
-//! and splits the share into the switch and the feature's own work.
+//! xpbd takes the SoA frame for all three rows: skinned constraints are a
+//! lagged group, which it takes, and wind and local space run on it since
+//! issue 34's seventh stage.
 //!
 //! Checks (they fail the bench): from the same start, after each of 60
 //! frames, the positions of xpbd and of the C at both ISA levels agree
-//! within 1e-9 m (f64) / 1e-3 m (f32), with the feature and without it
-//! (and the AoS probe with xpbd without it); the feature changes the
-//! positions (xpbd with against without) by more than 10× the tolerance
-//! in f64.
+//! within 1e-9 m (f64) / 1e-3 m (f32), with the feature and without it;
+//! the feature changes the positions (xpbd with against without) by more
+//! than 10× the tolerance in f64.
 //!
 //! Timing: per round, xpbd with the feature, xpbd without it, C baseline
-//! with and without, C native with and without (and the AoS probe), each
-//! a whole number of frames, interleaved (A B A B); each side writes the
-//! feature's inputs (skinned targets, the root's transform) before each
-//! of its frames, as an engine would, inside the timing. The feature's share
+//! with and without, C native with and without, each a whole number of
+//! frames, interleaved (A B A B); each side writes the feature's inputs
+//! (skinned targets, the root's transform) before each of its frames, as
+//! an engine would, inside the timing. The feature's share
 //! is the frame with it minus the frame without it, reported in ns per
 //! instance per substep (skinned constraint, triangle, carried particle)
 //! from each side's best time, and the median of the per-round ratios
@@ -57,9 +50,6 @@
 //! the target 1.0 (reported, never failing). The whole frame with the
 //! feature is printed as context: the median of `time_C / time_xpbd`,
 //! and so is the frame without it (the cape alone, baseline C).
-//! With the AoS probe (wind, local space): "AoS switch", its time less
-//! xpbd's without the feature (ns per particle per substep), and the
-//! share over it, with its ratio to the C's as a context line.
 
 use std::f64::consts::TAU;
 
@@ -118,11 +108,6 @@ impl Feature {
             Feature::Wind => "wind",
             Feature::Local => "local",
         }
-    }
-
-    /// Whether xpbd leaves the SoA frame for it.
-    fn aos(self) -> bool {
-        self != Feature::Skin
     }
 }
 
@@ -365,8 +350,7 @@ impl<T: Real> Setup<T> {
 /// xpbd's side: the world's buffers and blocks.
 struct Xpbd<T> {
     s: Setup<T>,
-    /// The local-space block: the row's moving root, or (the AoS probe)
-    /// a still root of inertia 0.
+    /// The local-space block: the local-space row's moving root.
     local: Option<LocalSpace<T>>,
     contacts: Vec<Contact<T>>,
     scratch: Vec<[T; 3]>,
@@ -375,23 +359,14 @@ struct Xpbd<T> {
 }
 
 impl<T: Real> Xpbd<T> {
-    /// `probe`: the scene without its feature on the AoS frame (a still
-    /// local-space block of inertia 0).
-    fn new(s: &Setup<T>, probe: bool) -> Self {
+    fn new(s: &Setup<T>) -> Self {
         let need = Requirements::new(s.x.len(), s.links.len(), 0, false);
-        let local = if probe {
-            let mut l = LocalSpace::new(Transform::identity());
-            l.linear_inertia = T::ZERO;
-            l.angular_inertia = T::ZERO;
-            Some(l)
-        } else if s.feature == Some(Feature::Local) {
+        let local = (s.feature == Some(Feature::Local)).then(|| {
             let mut l = LocalSpace::new(root(0));
             l.linear_inertia = T::from_f64(INERTIA);
             l.angular_inertia = T::from_f64(INERTIA);
-            Some(l)
-        } else {
-            None
-        };
+            l
+        });
         Xpbd {
             s: s.clone(),
             local,
@@ -668,9 +643,8 @@ impl<T: CharacterFrame> Plain<T> {
 /// after any of the [`FRAMES`] frames.
 struct Agreement {
     /// With the feature: xpbd vs C baseline, C native vs C baseline;
-    /// without it: xpbd vs C baseline; the AoS probe vs xpbd without it
-    /// (NaN: no probe).
-    d: [f64; 4],
+    /// without it: xpbd vs C baseline.
+    d: [f64; 3],
     /// xpbd with the feature against xpbd without it.
     effect: f64,
 }
@@ -683,14 +657,13 @@ fn agreement<T: CharacterFrame>(feature: Feature, side: usize) -> Result<Agreeme
     let what = format!("character {} N={side} {}", feature.name(), T::NAME);
     let with = Setup::<T>::new(side, Some(feature))?;
     let without = Setup::<T>::new(side, None)?;
-    let (mut xw, mut xo) = (Xpbd::new(&with, false), Xpbd::new(&without, false));
-    let mut probe = feature.aos().then(|| Xpbd::new(&without, true));
+    let (mut xw, mut xo) = (Xpbd::new(&with), Xpbd::new(&without));
     let (mut bw, mut nw) = (
         Plain::new(&with, T::CHARACTER_BASE),
         Plain::new(&with, T::CHARACTER_NATIVE),
     );
     let mut bo = Plain::new(&without, T::CHARACTER_BASE);
-    let mut d = [0.0, 0.0, 0.0, if probe.is_some() { 0.0 } else { f64::NAN }];
+    let mut d = [0.0; 3];
     let mut effect = 0.0;
     for _ in 0..FRAMES {
         xw.frame()?;
@@ -702,21 +675,14 @@ fn agreement<T: CharacterFrame>(feature: Feature, side: usize) -> Result<Agreeme
         raise(&mut d[0], max_difference(&xw.s.x, &c));
         raise(&mut d[1], max_difference(&nw.positions(), &c));
         raise(&mut d[2], max_difference(&xo.s.x, &bo.positions()));
-        if let Some(p) = probe.as_mut() {
-            p.frame()?;
-            raise(&mut d[3], max_difference(&p.s.x, &xo.s.x));
-        }
         raise(&mut effect, max_difference(&xw.s.x, &xo.s.x));
     }
     let names = [
         "xpbd vs C baseline, with the feature",
         "C -march=native vs C baseline, with the feature",
         "xpbd vs C baseline, without the feature",
-        "xpbd on the AoS frame vs xpbd, without the feature",
     ];
     for (&d, name) in d.iter().zip(names) {
-        // (NaN: no probe; `max_difference` counts a NaN coordinate as
-        // infinite.)
         if d > tol {
             return Err(format!(
                 "{what}: {name}: positions differ by up to {d:.3e} m within {FRAMES} frames (tolerance {tol:.0e} m)"
@@ -751,11 +717,11 @@ pub(crate) fn character_section(
     }
     let rounds = if s.quick { 3 } else { 15 };
     println!(
-        "character: each character-cloth feature's share of the whole frame (frame with it − frame without it), xpbd step_colored (1 thread) against the plain C frame (bench/c/frame_character.c) at the baseline and -march=native; a cape N×N (structural and shear links, top row pinned, tilted 20°, swinging), no colliders, {SUBSTEPS} substeps × {ITERATIONS} iteration at 60 Hz; rounds of 6 (xpbd, C base, C native, each with and without; wind and local space: + xpbd without on the AoS frame) × {rounds}"
+        "character: each character-cloth feature's share of the whole frame (frame with it − frame without it), xpbd step_colored (1 thread) against the plain C frame (bench/c/frame_character.c) at the baseline and -march=native; a cape N×N (structural and shear links, top row pinned, tilted 20°, swinging), no colliders, {SUBSTEPS} substeps × {ITERATIONS} iteration at 60 Hz; rounds of 6 (xpbd, C base, C native, each with and without) × {rounds}"
     );
-    println!("skin: a max distance and a backstop per particle, skinned targets swaying every frame; wind: drag and lift on every triangle; local space: the root running an ellipse and turning, inertia 0.5; ns per instance (skinned constraint, triangle, carried particle) per substep of the share; ratios: median of the rounds (range), > 1 = xpbd faster; \"frame\": the whole frame with the feature, time_C / time_xpbd; xpbd takes the AoS frame with wind or local space: \"AoS switch\" is its cost (xpbd without the feature, AoS − SoA frame, ns per particle per substep), \"xpbd on AoS\" the share over the AoS frame without the feature");
+    println!("skin: a max distance and a backstop per particle, skinned targets swaying every frame; wind: drag and lift on every triangle; local space: the root running an ellipse and turning, inertia 0.5; ns per instance (skinned constraint, triangle, carried particle) per substep of the share; ratios: median of the rounds (range), > 1 = xpbd faster; \"frame\": the whole frame with the feature, time_C / time_xpbd");
     // feature, N, precision, count, ns (xpbd, C base, C native), ratios.
-    println!("    feature    N         count     xpbd   C base   C nat.  share C base / xpbd   share C nat. / xpbd   frame C base / xpbd   frame C nat. / xpbd   AoS switch xpbd on AoS");
+    println!("    feature    N         count     xpbd   C base   C nat.  share C base / xpbd   share C nat. / xpbd   frame C base / xpbd   frame C nat. / xpbd");
     let mut checks = Vec::new();
     for &side in &sides {
         for &feature in &features {
@@ -763,19 +729,14 @@ pub(crate) fn character_section(
             checks.push(row::<f32>(s, feature, side, rounds, figs, ratios)?);
         }
     }
-    println!("character agreement: max |Δx| (m) after any of {FRAMES} frames, checked ≤ 1e-9 (f64) / 1e-3 (f32): xpbd and C native against the C baseline with the feature, xpbd against the C baseline without it, xpbd on the AoS frame against xpbd without it (wind, local space); \"effect\": xpbd with the feature against without (f64: checked > 10× the tolerance)");
+    println!("character agreement: max |Δx| (m) after any of {FRAMES} frames, checked ≤ 1e-9 (f64) / 1e-3 (f32): xpbd and C native against the C baseline with the feature, xpbd against the C baseline without it; \"effect\": xpbd with the feature against without (f64: checked > 10× the tolerance)");
     println!(
-        "{:>11} {:>4} {:>4} {:>10} {:>10} {:>10} {:>10} {:>10}",
-        "feature", "N", "", "xpbd", "C native", "without", "AoS probe", "effect"
+        "{:>11} {:>4} {:>4} {:>10} {:>10} {:>10} {:>10}",
+        "feature", "N", "", "xpbd", "C native", "without", "effect"
     );
     for (feature, side, name, a) in checks {
-        let probe = if a.d[3].is_nan() {
-            "-".to_string()
-        } else {
-            format!("{:.3e}", a.d[3])
-        };
         println!(
-            "{:>11} {side:>4} {name:>4} {:>10.3e} {:>10.3e} {:>10.3e} {probe:>10} {:>10.3e}",
+            "{:>11} {side:>4} {name:>4} {:>10.3e} {:>10.3e} {:>10.3e} {:>10.3e}",
             feature.name(),
             a.d[0],
             a.d[1],
@@ -799,12 +760,10 @@ fn row<T: CharacterFrame>(
     let a = agreement::<T>(feature, side)?;
     let with = Setup::<T>::new(side, Some(feature))?;
     let without = Setup::<T>::new(side, None)?;
-    let n = with.x.len();
     let count = with.instances();
     let per_frame = (with.links.len() + count) * SUBSTEPS as usize;
     let frames = s.visits.div_ceil(per_frame).max(1);
-    let (mut xw, mut xo) = (Xpbd::new(&with, false), Xpbd::new(&without, false));
-    let mut xa = feature.aos().then(|| Xpbd::new(&without, true));
+    let (mut xw, mut xo) = (Xpbd::new(&with), Xpbd::new(&without));
     let (mut bw, mut bo) = (
         Plain::new(&with, T::CHARACTER_BASE),
         Plain::new(&without, T::CHARACTER_BASE),
@@ -827,26 +786,21 @@ fn row<T: CharacterFrame>(
             p.frame();
         }
     };
-    let mut run = [
-        &mut || xpbd(&mut xw),
-        &mut || xpbd(&mut xo),
-        &mut || c(&mut bw),
-        &mut || c(&mut bo),
-        &mut || c(&mut nw),
-        &mut || c(&mut no),
-        &mut || {
-            if let Some(x) = xa.as_mut() {
-                xpbd(x);
-            }
-        },
-    ] as [&mut dyn FnMut(); 7];
-    let sides = if feature.aos() { 7 } else { 6 };
-    let t = rotation_times(rounds, &mut run[..sides]);
+    let t = rotation_times(
+        rounds,
+        &mut [
+            &mut || xpbd(&mut xw),
+            &mut || xpbd(&mut xo),
+            &mut || c(&mut bw),
+            &mut || c(&mut bo),
+            &mut || c(&mut nw),
+            &mut || c(&mut no),
+        ],
+    );
     if let Some(e) = err.into_inner() {
         return Err(e);
     }
     let best = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
-    let share = |w: usize, o: usize| best(&t[w]) - best(&t[o]);
     let per_round = |f: &dyn Fn(usize) -> f64| (0..rounds).map(f).collect::<Vec<f64>>();
     // The feature's instance visits per call (for the share's figures)
     // and the whole frame's visits.
@@ -854,29 +808,9 @@ fn row<T: CharacterFrame>(
     let visits = per_frame * ITERATIONS as usize * frames;
     let row = Shares::of(&t, rounds, solves, visits);
     let name = format!("character {} N={side} {}", feature.name(), T::NAME);
-    // With the AoS probe (t[6]): the switch to the AoS frame per particle
-    // and substep, and the feature's share over the AoS frame.
-    let (switch, on_aos) = match t.get(6) {
-        Some(probe) => {
-            let per = (n * SUBSTEPS as usize * frames) as f64;
-            let switch = (best(probe) - best(&t[1])) * 1e9 / per;
-            let aos = pair(
-                (best(&t[0]) - best(probe), share(2, 3)),
-                solves,
-                per_round(&|r| (t[2][r] - t[3][r]) / (t[0][r] - probe[r])),
-            );
-            ratios.push(pair_ratio(
-                format!("{name}: kind's share over xpbd's AoS frame, xpbd / plain C (baseline)"),
-                &aos,
-                0.0,
-            ));
-            (format!("{switch:.3}"), format!("{:.3}", aos.a.1))
-        }
-        None => ("-".to_string(), "-".to_string()),
-    };
     let [s_base, s_native, f_base, f_native] = row.spreads();
     println!(
-        "{:>11} {side:>4} {:>4} {count:>8} {:>8.3} {:>8.3} {:>8.3}  {s_base:<21} {s_native:<21} {f_base:<21} {f_native:<21} {switch:>10} {on_aos:>11}",
+        "{:>11} {side:>4} {:>4} {count:>8} {:>8.3} {:>8.3} {:>8.3}  {s_base:<21} {s_native:<21} {f_base:<21} {f_native:<21}",
         feature.name(),
         T::NAME,
         row.base.a.1,

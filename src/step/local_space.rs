@@ -405,7 +405,7 @@ impl<T: Real> Substep<T> {
         velocities: &mut [[T; D]],
         inverse_masses: &[T],
     ) {
-        let Some((q, c)) = self.carry else {
+        let Some(motion) = self.motion() else {
             return;
         };
         for ((x, v), &w) in positions
@@ -416,8 +416,7 @@ impl<T: Real> Substep<T> {
             if w <= T::ZERO {
                 continue;
             }
-            let nx = add3(&rotate(&q, &xyz(x)), &c);
-            let nv = rotate(&q, &xyz(v));
+            let (nx, nv) = motion.carry(&xyz(x), &xyz(v));
             for (a, b) in x.iter_mut().zip(nx) {
                 *a = b;
             }
@@ -425,6 +424,28 @@ impl<T: Real> Substep<T> {
                 *a = b;
             }
         }
+    }
+
+    /// The substep's scaled motion, `None` for the identity (nothing
+    /// to carry).
+    pub(crate) fn motion(&self) -> Option<Carry<T>> {
+        self.carry.map(|(q, c)| Carry { q, c })
+    }
+}
+
+/// A substep's scaled motion `(ΔR', Δc')`, for the frames that carry
+/// their particles themselves (the SoA frame's coordinate arrays).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Carry<T> {
+    q: [T; 4],
+    c: [T; 3],
+}
+
+impl<T: Real> Carry<T> {
+    /// One particle carried: `(ΔR' x + Δc', ΔR' v)`.
+    #[inline(always)]
+    pub(crate) fn carry(&self, x: &[T; 3], v: &[T; 3]) -> ([T; 3], [T; 3]) {
+        (add3(&rotate(&self.q, x), &self.c), rotate(&self.q, v))
     }
 }
 

@@ -13,8 +13,12 @@
 //! colored by boundaries ([`GroupColors`]: bends, tets, tethers, solved
 //! after the links by their kinds' in-place kernels over the same
 //! coordinate arrays) and attachments (after them, on this thread, a
-//! particle's window each): no mesh volumes, engine contacts or
-//! self-collision (those frames take the AoS passes). The frame must fit:
+//! particle's window each), in wind and in local space (issue 34, seventh
+//! stage: the carry in tasks over the coordinate arrays, the wind's
+//! triangles on this thread with their sums in the third area, both
+//! before the prediction, `run_frame`'s order): no mesh volumes, engine
+//! contacts or self-collision (those frames take the AoS passes). The
+//! frame must fit:
 //! every substep's contacts within
 //! [`World::contacts`](super::World::contacts). The particle passes are
 //! in [`soa_passes`](super::soa_passes); with capsules, boxes or more
@@ -38,7 +42,7 @@
 //! |---|---|
 //! | first (`n` entries) | positions `x`, `y`, `z`, an array each |
 //! | second | per particle, from the prediction to the velocity update the substep's start `x_prev` (moving particles), else the velocity |
-//! | third | per collider (planes, then spheres), the contact's λ (kg·m) of each particle, −1 when it has none (unused when the contacts are a list) |
+//! | third | per collider (planes, then spheres), the contact's λ (kg·m) of each particle, −1 when it has none (unused when the contacts are a list); before the prediction, the wind's force sums (N, x, y, z) |
 //!
 //! A static particle (w = 0) keeps its velocity in the second area all
 //! frame (nothing needs its start: it has no contact and no link moves
@@ -66,8 +70,10 @@ use super::colliders::substep_colliders;
 use super::colored::{sweep_colors, PARTICLES_PER_TASK};
 use super::jobs::{run_phase, split_range, task_count, Jobs, Shared};
 use super::link_pass::{kernel_isa, LinkState};
+use super::local_space::LocalSpace;
 use super::soa_list;
 use super::soa_passes::{commit, phase, write_contacts, Consts, Lent, Pass, Plane};
+use super::wind;
 use super::world::Frame;
 use super::{StepConfig, StepStats};
 use crate::colored::groups::RawGroups;
@@ -110,13 +116,7 @@ pub(super) fn run<T: Real, const D: usize>(
         .zip(constraints.counts(0))
         .all(|(g, count)| count == 0 || group_colors.of(g).is_some() || g.lagged());
     let colors = group_colors.links;
-    if D != 3
-        || !colored
-        || !world.engine_contacts.is_empty()
-        || world.self_collision.is_some()
-        || world.wind.is_some()
-        || world.local_space.is_some()
-    {
+    if D != 3 || !colored || !world.engine_contacts.is_empty() || world.self_collision.is_some() {
         return None;
     }
     // Capsules, boxes or more planes and spheres than the λ arrays hold:
@@ -229,6 +229,7 @@ pub(super) fn run<T: Real, const D: usize>(
         mu_s: config.static_friction,
         mu_k: config.dynamic_friction,
         keep: (config.damping > T::ZERO).then_some(keep),
+        carry: None,
     };
     // The link kernels: f32 at most AVX2 (`ColoredOrder::sweep_links`).
     let link_isa = kernel_isa::<T>(isa);
@@ -250,7 +251,33 @@ pub(super) fn run<T: Real, const D: usize>(
     // The attachments' impulses of this frame (`step`'s `begin_frame`).
     constraints.begin_frame();
     let mut poses = [Prepared::default(); PREPARED];
+    let mut added = world.local_space.as_deref().map(LocalSpace::added);
     for s in 0..config.substeps {
+        // Local space: the particles carried by the frame's scaled motion,
+        // gravity turned into the frame (`run_frame`'s order).
+        let local = (world.local_space.as_deref().zip(added.as_mut()))
+            .map(|(l, a)| l.substep(s, config.substeps, h, a));
+        let mut consts = consts;
+        if let Some(l) = &local {
+            consts.carry = l.motion();
+            if consts.carry.is_some() {
+                phase(jobs, &lent, n, Pass::Carry, &consts, isa, &mut ok)?;
+            }
+            let g = l.in_frame(&config.gravity);
+            consts.hg = core::array::from_fn(|c| h2 * g.get(c).copied().unwrap_or(T::ZERO));
+        }
+        // Wind: its drag and lift change the velocities before the
+        // prediction, the sums in the third area (free until the
+        // detection), on this thread.
+        if let Some(wind) = &world.wind {
+            // SAFETY: no phase runs and no other reference to the arrays
+            // is live.
+            let p = unsafe { lent.part(0, n) }?;
+            let [x0, x1, x2] = p.x;
+            let v = p.pv;
+            wind::apply_soa(wind, [x0, x1, x2], v, w, h, p.l, local.as_ref());
+        }
+        let consts = consts;
         let tasks = phase(
             jobs,
             &lent,
@@ -485,11 +512,12 @@ mod tests {
     use super::super::colored::ColoredOrder;
     use super::super::order::Order;
     use super::super::world::World;
-    use super::super::{scratch_len, Capsule, Colliders, OneThread};
+    use super::super::{scratch_len, Capsule, Colliders, OneThread, Transform, Wind};
     use super::*;
     use crate::colored::coloring::Instance;
     use crate::constraint::contact::{Contact, Plane as Ground, Sphere};
     use crate::constraint::engine_contact::EngineContact;
+    use crate::step::AeroTriangle;
     use crate::{bends_count_for_cloth, bends_for_cloth, cloth, cloth_link_count};
     use crate::{color_instances, color_order, fill_in_order};
     use crate::{Attachment, Bend, Constraints, GroupColors, Link, ZeroLength};
@@ -544,23 +572,28 @@ mod tests {
         let capsule = [Capsule::new([0.03, -0.01, 0.03], [0.02, 0.0, 0.0], 0.012)];
         // (a sphere, bends, an attachment, a capsule, an engine contact):
         // whether the SoA frame runs (a capsule: its contacts as a list).
+        // The last flag: wind and a moving local space (the first case's
+        // motion, carried; the same run).
         let cases = [
-            (false, false, false, false, false, true),
-            (true, false, false, false, false, true),
-            (false, true, false, false, false, true),
-            (false, true, true, false, false, true),
-            (true, true, false, true, false, true),
-            (false, true, true, false, true, false),
+            (false, false, false, false, false, true, false),
+            (true, false, false, false, false, true, false),
+            (false, true, false, false, false, true, false),
+            (false, true, true, false, false, true, false),
+            (true, true, false, true, false, true, false),
+            (false, true, true, false, true, false, false),
+            (false, false, false, false, false, true, true),
+            (true, false, true, true, false, true, true),
         ];
         // The interpreter: an attachment with the contact list, a refusal,
         // without the bends (their lanes run under it elsewhere; 40 s for
         // every case).
         let fewer = [
-            (true, false, true, true, false, true),
-            (false, false, true, false, true, false),
+            (true, false, true, true, false, true, true),
+            (false, false, true, false, true, false, false),
         ];
         let cases = if cfg!(miri) { &fewer[..] } else { &cases[..] };
-        for &(sphere, with_bends, attached, moving, engine, runs) in cases {
+        let triangles = [AeroTriangle::new([0, 1, side as u32])];
+        for &(sphere, with_bends, attached, moving, engine, runs, character) in cases {
             let (mut x, mut v, w) = (x0.clone(), vec![[0.0; 3]; n], vec![1.0; n]);
             let mut links = sorted.clone();
             let mut bends = bends.clone();
@@ -577,6 +610,15 @@ mod tests {
             let mut touch = [EngineContact::new(3, [0.0, 1.0, 0.0], [0.03, 0.0, 0.0])];
             if engine {
                 world.engine_contacts = Some(&mut touch);
+            }
+            let mut local = LocalSpace::new(Transform::identity());
+            local.target.translation = [0.01, 0.0, 0.0];
+            if character {
+                world.wind = Some(Wind {
+                    velocity: [3.0, 0.0, 1.0],
+                    ..Wind::new(&triangles)
+                });
+                world.local_space = Some(&mut local);
             }
             world.colliders = Some(Colliders {
                 planes: &ground,

@@ -11,6 +11,7 @@
 use super::colliders::within_margin;
 use super::colored::PARTICLES_PER_TASK;
 use super::jobs::{run_phase, split_range, task_count, Jobs, Shared};
+use super::local_space::Carry;
 use super::soa_frame::MAX_COLLIDERS;
 use crate::colored::Isa;
 use crate::constraint::contact::{gap, static_friction, Contact, Sphere};
@@ -54,6 +55,8 @@ pub(super) struct Consts<'p, T> {
     pub(super) mu_k: T,
     /// The damping factor `max(0, 1 − c h)`, when damped.
     pub(super) keep: Option<T>,
+    /// The substep's local-space carry ([`Pass::Carry`]), when it moves.
+    pub(super) carry: Option<Carry<T>>,
 }
 
 /// The scratch's arrays, lent to the phases of the whole frame (one
@@ -113,6 +116,27 @@ fn dot<T: Real>(a: [T; 3], b: [T; 3]) -> T {
 #[inline(always)]
 fn finite3<T: Real>(a: [T; 3]) -> bool {
     a[0].is_finite() & a[1].is_finite() & a[2].is_finite()
+}
+
+/// The local-space carry of one block (`Substep::carry`'s operations on
+/// each moving particle, branch-free: a static one keeps its values), the
+/// velocities in the second area (the substep's entry).
+#[inline(always)]
+fn carry<T: Real>(p: Part<'_, T>, w: &[T], m: &Carry<T>) {
+    let ([x0, x1, x2], [v0, v1, v2]) = (p.x, p.pv);
+    let xs = x0.iter_mut().zip(x1.iter_mut()).zip(x2.iter_mut());
+    let vs = v0.iter_mut().zip(v1.iter_mut()).zip(v2.iter_mut());
+    for ((((x0, x1), x2), ((v0, v1), v2)), &w) in xs.zip(vs).zip(w) {
+        let ([a0, a1, a2], [b0, b1, b2]) = m.carry(&[*x0, *x1, *x2], &[*v0, *v1, *v2]);
+        let moves = w > T::ZERO;
+        let pick = |new: T, old: &mut T| *old = if moves { new } else { *old };
+        pick(a0, x0);
+        pick(a1, x1);
+        pick(a2, x2);
+        pick(b0, v0);
+        pick(b1, v1);
+        pick(b2, v2);
+    }
 }
 
 /// `x_prev ← x` and the prediction (`order::predict_range`) of one
@@ -456,6 +480,7 @@ pub(super) fn write_contacts<T: Real>(
 /// The pass a task runs, at the widest vector level `isa` allows.
 #[derive(Clone, Copy)]
 pub(super) enum Pass {
+    Carry,
     PredictDetect,
     Contacts,
     Velocities,
@@ -466,6 +491,12 @@ pub(super) enum Pass {
 #[inline(always)]
 fn block<T: Real>(pass: Pass, p: Part<'_, T>, w: &[T], c: &Consts<'_, T>) -> usize {
     match pass {
+        Pass::Carry => {
+            if let Some(m) = &c.carry {
+                carry(p, w, m);
+            }
+            0
+        }
         Pass::PredictDetect => predict_detect(p, w, c),
         Pass::Contacts => {
             if contacts(p, w, c) {

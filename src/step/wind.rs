@@ -225,44 +225,19 @@ pub(crate) fn apply<T: Real, const D: usize>(
     for s in sum.iter_mut() {
         *s = [T::ZERO; D];
     }
-    let third = T::ONE / T::from_f64(3.0);
-    let at = |i: u32| usize::try_from(i).unwrap_or(usize::MAX);
-    for t in wind.triangles {
-        let [a, b, c] = t.particles.map(at);
-        let (Some(xa), Some(xb), Some(xc)) = (positions.get(a), positions.get(b), positions.get(c))
-        else {
-            continue;
-        };
-        let (Some(va), Some(vb), Some(vc)) =
-            (velocities.get(a), velocities.get(b), velocities.get(c))
-        else {
-            continue;
-        };
-        let mut air = wind.velocity;
-        if let (Some(pa), Some(pb), Some(pc)) = (
-            wind.particle_velocities.get(a),
-            wind.particle_velocities.get(b),
-            wind.particle_velocities.get(c),
-        ) {
-            air = add3(&air, &scale3(&add3(&add3(pa, pb), pc), third));
-        }
-        if let Some(frame) = frame {
-            air = frame.in_frame(&air);
-        }
-        let x = [xyz(xa), xyz(xb), xyz(xc)];
-        let v = [xyz(va), xyz(vb), xyz(vc)];
-        let Some(f) = force(x, v, air, wind.density, t) else {
-            continue;
-        };
-        let share = scale3(&f, third);
-        for i in [a, b, c] {
-            if let Some(s) = sum.get_mut(i) {
-                for (sc, fc) in s.iter_mut().zip(share) {
-                    *sc = *sc + fc;
-                }
+    let n = positions.len().min(velocities.len()).min(sum.len());
+    let positions = positions.get(..n).unwrap_or(&[]);
+    let (x, v) = (
+        |i: usize| positions.get(i).map(xyz),
+        |i: usize| velocities.get(i).map(xyz),
+    );
+    shares(wind, n, x, v, frame, |i, share| {
+        if let Some(s) = sum.get_mut(i) {
+            for (sc, fc) in s.iter_mut().zip(share) {
+                *sc = *sc + fc;
             }
         }
-    }
+    });
     for ((v, s), &w) in velocities.iter_mut().zip(sum.iter()).zip(inverse_masses) {
         if w <= T::ZERO {
             continue;
@@ -270,6 +245,101 @@ pub(crate) fn apply<T: Real, const D: usize>(
         let k = h * w;
         for (vc, sc) in v.iter_mut().zip(s) {
             *vc = *vc + k * *sc;
+        }
+    }
+}
+
+/// [`apply`] over coordinate arrays (the SoA frame's): positions `x`,
+/// velocities `v`, the sums in `sum` (three arrays as long as the others),
+/// the same operations in the same order, so the same bits.
+pub(crate) fn apply_soa<T: Real>(
+    wind: &Wind<'_, T>,
+    x: [&[T]; 3],
+    v: [&mut [T]; 3],
+    inverse_masses: &[T],
+    h: T,
+    sum: [&mut [T]; 3],
+    frame: Option<&Substep<T>>,
+) {
+    let mut sum = sum;
+    for s in sum.iter_mut() {
+        s.fill(T::ZERO);
+    }
+    // Every array cut to the particle count: the index test in `shares`
+    // then covers every access.
+    let n = inverse_masses.len();
+    let [x0, x1, x2] = x.map(|a| a.get(..n).unwrap_or(&[]));
+    let at = |i: usize| Some([*x0.get(i)?, *x1.get(i)?, *x2.get(i)?]);
+    let [v0, v1, v2] = v.map(|a| a.get_mut(..n).unwrap_or(&mut []));
+    let of = |i: usize| Some([*v0.get(i)?, *v1.get(i)?, *v2.get(i)?]);
+    let mut sum = sum.map(|a| a.get_mut(..n).unwrap_or(&mut []));
+    shares(wind, n, at, of, frame, |i, share| {
+        for (s, fc) in sum.iter_mut().zip(share) {
+            if let Some(sc) = s.get_mut(i) {
+                *sc = *sc + fc;
+            }
+        }
+    });
+    // Branch-free (a loop the compiler widens): a static particle keeps
+    // its velocity.
+    for (vc, s) in [v0, v1, v2].into_iter().zip(&sum) {
+        for ((v, s), &w) in vc.iter_mut().zip(s.iter()).zip(inverse_masses) {
+            let k = h * w;
+            *v = if w > T::ZERO { *v + k * *s } else { *v };
+        }
+    }
+}
+
+/// Every triangle's force in triangle order, a third of it handed to
+/// each corner in corner order (`add(particle, F/3)`), from the positions
+/// `x(i)` and velocities `v(i)` at the substep's entry; in local space
+/// (`frame`) the wind turned into the frame.
+#[inline(always)]
+fn shares<T: Real>(
+    wind: &Wind<'_, T>,
+    n: usize,
+    x: impl Fn(usize) -> Option<[T; 3]>,
+    v: impl Fn(usize) -> Option<[T; 3]>,
+    frame: Option<&Substep<T>>,
+    mut add: impl FnMut(usize, [T; 3]),
+) {
+    let third = T::ONE / T::from_f64(3.0);
+    let at = |i: u32| usize::try_from(i).unwrap_or(usize::MAX);
+    // Without a wind per particle, the wind (in the frame) of every
+    // triangle: turned once.
+    let gusts = !wind.particle_velocities.is_empty();
+    let still = frame.map_or(wind.velocity, |f| f.in_frame(&wind.velocity));
+    for t in wind.triangles {
+        let [a, b, c] = t.particles.map(at);
+        if a >= n || b >= n || c >= n {
+            continue;
+        }
+        let (Some(xa), Some(xb), Some(xc)) = (x(a), x(b), x(c)) else {
+            continue;
+        };
+        let (Some(va), Some(vb), Some(vc)) = (v(a), v(b), v(c)) else {
+            continue;
+        };
+        let mut air = still;
+        if gusts {
+            air = wind.velocity;
+            if let (Some(pa), Some(pb), Some(pc)) = (
+                wind.particle_velocities.get(a),
+                wind.particle_velocities.get(b),
+                wind.particle_velocities.get(c),
+            ) {
+                air = add3(&air, &scale3(&add3(&add3(pa, pb), pc), third));
+            }
+            if let Some(frame) = frame {
+                air = frame.in_frame(&air);
+            }
+        }
+        let Some(f) = force([xa, xb, xc], [va, vb, vc], air, wind.density, t) else {
+            continue;
+        };
+        let share = scale3(&f, third);
+        for i in [a, b, c] {
+            add(i, share);
         }
     }
 }

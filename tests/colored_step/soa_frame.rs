@@ -15,8 +15,8 @@ use super::jobs::{Reversed, Threads};
 use super::{config, V};
 use xpbd::colored::Isa;
 use xpbd::step::{
-    scratch_len, step, step_colored, step_colored_on, Capsule, Colliders, Contact, Jobs, OneThread,
-    OrientedBox, Plane, Sphere, StepStats, World,
+    scratch_len, step, step_colored, step_colored_on, AeroTriangle, Capsule, Colliders, Contact,
+    Jobs, LocalSpace, OneThread, OrientedBox, Plane, Sphere, StepStats, Transform, Wind, World,
 };
 use xpbd::{
     bends_count_for_cloth, bends_for_cloth, cloth, cloth_link_count, tet_block, tet_block_counts,
@@ -33,14 +33,19 @@ fn small() -> bool {
 /// three planes): pinned corners, one of them kinematic (w = 0 with a
 /// velocity), three planes (a floor and two tilted walls, normals not of
 /// unit length), damping, friction, two iterations, and with `tolerance`
-/// a tolerance. Frames on `jobs` (`None`: `step`); per frame the bits of
-/// x, v, every λ and the whole contact buffer, and the statistics.
+/// a tolerance; with `character` in wind (every triangle of the cloth,
+/// a gust per particle) and in the local space of a root that moves and
+/// turns every frame, with inertia scaling and every clamp acting. Frames
+/// on `jobs` (`None`: `step`); per frame the bits of x, v, every λ and
+/// the whole contact buffer, and the statistics.
+#[allow(clippy::too_many_arguments)] // the scene's switches, a test's
 fn soa_cloth(
     planes: usize,
     spheres: usize,
     moving: bool,
     tolerance: f64,
     kinds: bool,
+    character: bool,
     jobs: Option<&dyn Jobs>,
     isa: Option<Isa>,
 ) -> (Vec<Vec<u64>>, Vec<StepStats<f64>>) {
@@ -177,6 +182,36 @@ fn soa_cloth(
     } else {
         (&[], &[])
     };
+    // With `character`: the cloth's triangles in wind, a gust per
+    // particle, and a root that slides and turns.
+    let triangles: Vec<AeroTriangle<f64>> = if character {
+        (0..side - 1)
+            .flat_map(|r| (0..side - 1).map(move |c| (r * side + c) as u32))
+            .flat_map(|a| {
+                let side = side as u32;
+                [
+                    AeroTriangle::new([a, a + 1, a + side]),
+                    AeroTriangle {
+                        drag: 0.8,
+                        lift: 0.4,
+                        ..AeroTriangle::new([a + 1, a + side + 1, a + side])
+                    },
+                ]
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let gusts: Vec<V> = (0..n).map(|k| [0.0, 0.3 * (k % 3) as f64, 0.1]).collect();
+    let mut local = LocalSpace {
+        linear_inertia: 0.6,
+        angular_inertia: 0.8,
+        max_linear_velocity: 1.5,
+        max_angular_velocity: 4.0,
+        max_linear_acceleration: 30.0,
+        max_angular_acceleration: 60.0,
+        ..LocalSpace::new(Transform::identity())
+    };
     let colliders = planes.len() + spheres.len() + capsules.len() + cubes.len();
     let mut contacts = vec![Contact::default(); n * colliders];
     let mut scratch = vec![[0.0; 3]; scratch_len(n, links.len())];
@@ -224,6 +259,10 @@ fn soa_cloth(
             ];
             c.target_normal = [0.3 * (t * 0.5).sin(), 1.0, 0.1];
         }
+        let t = frame as f64 / 60.0;
+        local.target.translation = [0.5 * t * t, 0.0, 0.1 * (5.0 * t).sin()];
+        let half = 1.5 * t * t;
+        local.target.rotation = [0.0, half.sin(), 0.0, half.cos()];
         let mut world = World::new(&mut x, &mut v, &w, &mut contacts, &mut scratch);
         world.links = &mut links;
         world.colliders = Some(Colliders {
@@ -232,6 +271,15 @@ fn soa_cloth(
             capsules,
             boxes: cubes,
         });
+        if character {
+            world.wind = Some(Wind {
+                velocity: [4.0, 0.5, -2.0 + t],
+                particle_velocities: &gusts,
+                density: 1.225,
+                ..Wind::new(&triangles)
+            });
+            world.local_space = Some(&mut local);
+        }
         world.groups = Some(Constraints {
             bends: &mut bends,
             tethers: &mut tethers,
@@ -276,6 +324,14 @@ fn soa_cloth(
                         .map(f64::to_bits)
                 }))
                 .chain(contact_bits)
+                .chain(
+                    [local.linear_velocity, local.angular_velocity]
+                        .into_iter()
+                        .flatten()
+                        .chain(local.previous.translation)
+                        .chain(local.previous.rotation)
+                        .map(f64::to_bits),
+                )
                 .collect(),
         );
     }
@@ -290,8 +346,9 @@ fn soa_cloth(
 /// or NEON).
 #[test]
 fn the_soa_frame_gives_the_sequential_bits_contacts_and_statistics() {
-    // (planes, spheres, a capsule and a box, tolerance, bends and tethers)
-    let cases: &[(usize, usize, bool, f64, bool)] = if cfg!(miri) || small() {
+    // (planes, spheres, a capsule and a box, tolerance, bends and tethers,
+    // wind and local space)
+    let cases: &[(usize, usize, bool, f64, bool, bool)] = if cfg!(miri) || small() {
         // Under the interpreter one case: the contact list through four
         // planes (capsules and boxes: the same list, in slow soft-float
         // square roots there; the SoA passes of up to three planes and
@@ -300,39 +357,47 @@ fn the_soa_frame_gives_the_sequential_bits_contacts_and_statistics() {
         // colored_step tests and the unit tests; with the kinds here it
         // took 36 s, without 17 s).
         if cfg!(miri) {
-            &[(4, 0, false, 0.0, false)]
+            &[(4, 0, false, 0.0, false, false)]
         } else {
-            &[(2, 1, false, 0.0, true), (1, 0, true, 0.0, false)]
+            &[
+                (2, 1, false, 0.0, true, false),
+                (1, 0, true, 0.0, false, true),
+            ]
         }
     } else if cfg!(debug_assertions) {
         // The CI's test step (unoptimised): one case per path.
         &[
-            (4, 0, false, 0.0, false),
-            (3, 0, false, 0.05, false),
-            (1, 1, false, 0.0, false),
-            (1, 2, false, 0.0, true),
-            (1, 1, true, 0.0, true),
+            (4, 0, false, 0.0, false, false),
+            (3, 0, false, 0.05, false, false),
+            (1, 1, false, 0.0, false, false),
+            (1, 2, false, 0.0, true, false),
+            (1, 1, true, 0.0, true, true),
         ]
     } else {
         &[
-            (1, 0, false, 0.0, false),
-            (3, 0, false, 0.0, false),
-            (4, 0, false, 0.0, false),
-            (3, 0, false, 0.05, false),
-            (1, 0, false, 0.0, true),
-            (3, 0, false, 0.0, true),
-            (1, 1, false, 0.0, false),
-            (1, 2, false, 0.0, true),
-            (0, 3, false, 0.0, false),
-            (2, 3, false, 0.0, false),
-            (0, 0, true, 0.0, false),
-            (1, 1, true, 0.0, true),
-            (2, 0, true, 0.05, false),
+            (1, 0, false, 0.0, false, false),
+            (3, 0, false, 0.0, false, false),
+            (4, 0, false, 0.0, false, false),
+            (3, 0, false, 0.05, false, false),
+            (1, 0, false, 0.0, true, false),
+            (3, 0, false, 0.0, true, false),
+            (1, 1, false, 0.0, false, false),
+            (1, 2, false, 0.0, true, false),
+            (0, 3, false, 0.0, false, false),
+            (2, 3, false, 0.0, false, false),
+            (0, 0, true, 0.0, false, false),
+            (1, 1, true, 0.0, true, false),
+            (2, 0, true, 0.05, false, false),
+            (1, 1, false, 0.0, true, true),
+            (2, 0, true, 0.0, false, true),
+            (3, 0, false, 0.05, false, true),
         ]
     };
-    for &(planes, spheres, moving, tolerance, kinds) in cases {
+    for &(planes, spheres, moving, tolerance, kinds, character) in cases {
         let colliders = planes + spheres + if moving { 2 } else { 0 };
-        let (reference, stats) = soa_cloth(planes, spheres, moving, tolerance, kinds, None, None);
+        let (reference, stats) = soa_cloth(
+            planes, spheres, moving, tolerance, kinds, character, None, None,
+        );
         // Every collider is touched at some frame, and contacts come and go.
         let most = stats.iter().map(|s| s.max_contacts).max().unwrap();
         assert!(most > colliders, "{colliders} colliders: {most} contacts");
@@ -387,7 +452,16 @@ fn the_soa_frame_gives_the_sequential_bits_contacts_and_statistics() {
             }
         }
         for (name, jobs, isa) in runs {
-            let (bits, s) = soa_cloth(planes, spheres, moving, tolerance, kinds, Some(jobs), isa);
+            let (bits, s) = soa_cloth(
+                planes,
+                spheres,
+                moving,
+                tolerance,
+                kinds,
+                character,
+                Some(jobs),
+                isa,
+            );
             for f in 0..bits.len() {
                 assert_eq!(
                     s[f], stats[f],
