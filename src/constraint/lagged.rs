@@ -5,7 +5,9 @@
 //! the sequential sweep, the colored ranges (one color per instance, on
 //! the calling thread) and the SoA frame's window of one particle solve
 //! them through [`solve_lagged`] and [`solve_lagged_one`], their λ
-//! written by `store_lambda`.
+//! written by `store_lambda`; on the SoA frame a kind may first take
+//! runs of [`LANES`] instances at once ([`Lagged::run`]: the skinned
+//! constraints, `skin::lanes`), with the same bits.
 //!
 //! # The point of a substep
 //!
@@ -16,6 +18,7 @@
 //! a successful frame. Outside a step (a [`System`](crate::System)'s own
 //! substeps) the point is `target`.
 
+use super::lanes::LANES;
 use super::{Fault, Invalid, Outcome};
 use crate::real::Real;
 
@@ -99,6 +102,21 @@ pub(crate) trait Lagged<T: Real>: Copy {
         at: Motion<T>,
         h2: T,
     ) -> Result<Planned<T, D, Self::Lambda>, Fault>;
+    /// Solves the first [`LANES`] instances of `items` at once over the
+    /// SoA frame's coordinate arrays `x` (inverse masses `w`), when the
+    /// kind has a lane path and they take it: their outcomes in order,
+    /// with the bits of [`solve_lagged_one`] one at a time; else `None`,
+    /// having written nothing. None by default.
+    #[inline(always)]
+    fn run<const D: usize>(
+        _items: &mut [Self],
+        _x: &mut [&mut [T]; D],
+        _w: &[T],
+        _at: Motion<T>,
+        _h2: T,
+    ) -> Option<[Outcome<T>; LANES]> {
+        None
+    }
 }
 
 /// [`Lagged::visit`], then commits the corrected position and λ together,

@@ -42,8 +42,11 @@
 //! may be partial (a cape's top rows), each particle at most once is the
 //! usual use (twice is allowed: solved in order).
 
+mod lanes;
+
 use super::distance::index;
 use super::lagged::{between, Lagged, Motion, Planned};
+use super::lanes::LANES;
 use super::{visit, Bound, Constraint, Evaluated, Evaluation, Fault, Invalid, Outcome, Visit};
 use crate::math::{max, unit_any};
 use crate::real::Real;
@@ -269,6 +272,21 @@ impl<T: Real> Lagged<T> for SkinConstraint<T> {
 
     fn check(&self, w: &[T], h2: T) -> Result<(), Invalid> {
         SkinConstraint::check(self, w, h2)
+    }
+
+    /// Eight at a time over the coordinate arrays ([`lanes`]), in 3D.
+    #[inline(always)]
+    fn run<const D: usize>(
+        items: &mut [Self],
+        x: &mut [&mut [T]; D],
+        w: &[T],
+        at: Motion<T>,
+        h2: T,
+    ) -> Option<[Outcome<T>; LANES]> {
+        let [x, y, z] = x.as_mut_slice() else {
+            return None;
+        };
+        lanes::run(items, [&mut **x, &mut **y, &mut **z], w, at, h2)
     }
 
     /// The max distance, then the backstop at the corrected position,

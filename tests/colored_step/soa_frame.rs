@@ -111,7 +111,7 @@ fn soa_cloth(
     // max distance of skinned points that sway every frame, one of them
     // pinned (0), two with backstops behind them along tilted normals.
     let mut skin: Vec<SkinConstraint<f64>> = if kinds {
-        (0..side.min(6))
+        (0..side.min(10))
             .map(|k| {
                 let p = (side + k) as u32;
                 let mut c = SkinConstraint::new(p, x[side + k], [0.1 * k as f64, 1.0, 0.2]);

@@ -1,10 +1,12 @@
 //! The lagged kinds' ranges of [`RawGroups`] (attachments, skinned
 //! constraints: one particle each): over the AoS positions, or over the
 //! SoA frame's coordinate arrays through a window of each instance's one
-//! particle.
+//! particle, after the kind's runs of `LANES` at once when it has them
+//! (`Lagged::run`).
 
 use super::{part, part_ref, RawGroup, RawGroups, IN_PLACE};
 use crate::constraint::lagged::{solve_lagged, solve_lagged_one, Lagged};
+use crate::constraint::lanes::LANES;
 use crate::real::Real;
 use crate::solver::{count_visit, Stop, SweepStats};
 
@@ -42,7 +44,20 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
             // SAFETY: as above; the coordinate arrays hold `n` entries
             // each and do not overlap the other buffers.
             let mut coords = xyz.map(|c| unsafe { part(c, self.n) });
-            for (k, a) in items.iter_mut().enumerate() {
+            let mut k = 0;
+            while let Some(rest) = items.get_mut(k..) {
+                // A kind's lane path first (`LANES` instances at once).
+                if let Some(outcomes) = K::run(rest, &mut coords, w, at, self.h2) {
+                    for (t, o) in outcomes.into_iter().enumerate() {
+                        let index = begin.saturating_add(k).saturating_add(t);
+                        count_visit(&mut stats, Ok(o), index, self.policy)?;
+                    }
+                    k = k.saturating_add(LANES);
+                    continue;
+                }
+                let Some(a) = rest.first_mut() else {
+                    break;
+                };
                 let p = usize::try_from(a.particle()).unwrap_or(usize::MAX);
                 let v = match w.get(p).filter(|_| p < self.n) {
                     Some(&wp) => {
@@ -63,6 +78,7 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
                     None => solve_lagged::<T, D, K>(a, &mut [], &[], at, self.h2),
                 };
                 count_visit(&mut stats, v, begin.saturating_add(k), self.policy)?;
+                k = k.saturating_add(1);
             }
             return Ok(stats);
         }

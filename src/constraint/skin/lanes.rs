@@ -1,0 +1,394 @@
+//! Skinned constraints eight at a time (issue 34, seventh stage): the
+//! SoA frame's run of [`LANES`] consecutive instances on distinct
+//! particles, each lane the operations of [`Lagged::visit`] and its
+//! commit (`solve_lagged`) without a branch on the values (selects
+//! only), so the instances' square roots and divisions overlap. A run in
+//! which any lane would leave the common path (a static particle, a
+//! non-finite position or result, a difference that overflows, a
+//! direction too short or too long for `unit`, a backstop normal that
+//! needs `unit_any`'s rare path) writes nothing and goes to the scalar
+//! path one instance at a time, which gives the same bits and names the
+//! fault.
+//!
+//! [`Lagged::visit`]: super::super::lagged::Lagged::visit
+
+use super::SkinConstraint;
+use crate::constraint::lagged::Motion;
+use crate::constraint::lanes::LANES;
+use crate::constraint::{update, Bound, Outcome};
+use crate::math::{dot_from_zero3 as dot, max};
+use crate::real::Real;
+
+/// One lane's result: the particle's position (m), λ (kg·m), the
+/// statistics (m), and whether the scalar path would write it (`ok`).
+#[derive(Clone, Copy)]
+struct Out<T> {
+    x: [T; 3],
+    lambda: [T; 2],
+    c_abs: T,
+    residual: T,
+    ok: bool,
+}
+
+/// `unit`'s common path: `v / |v|` and whether it applies (`|v|²`
+/// finite and at least the smallest positive normal number).
+#[inline(always)]
+fn unit<T: Real>(v: &[T; 3]) -> ([T; 3], bool) {
+    let len2 = dot(v, v);
+    let ok = len2.is_finite() & (len2 >= T::MIN_POSITIVE);
+    let len = len2.sqrt();
+    ([v[0] / len, v[1] / len, v[2] / len], ok)
+}
+
+/// `between`'s operations for a `lag` the caller tested against 0.
+#[inline(always)]
+fn lagged<T: Real>(previous: &[T; 3], target: &[T; 3], lag: T, moving: bool) -> [T; 3] {
+    let mut p = *target;
+    for (v, q) in p.iter_mut().zip(previous) {
+        let blend = *v + (*q - *v) * lag;
+        *v = if moving { blend } else { *v };
+    }
+    p
+}
+
+/// One limit `C = |x − c| − r` on a particle of inverse mass `w ≠ 0`
+/// (`Limit::evaluate`, `update`, the correction and its finite test):
+/// the position and λ after it, its statistics, and whether the scalar
+/// path would take it without a rare case. `on`: the limit exists (else
+/// nothing changes); `pull`: λ ≤ 0 (the max distance), else λ ≥ 0.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)] // one limit's values, as `Limit` holds them
+fn limit<T: Real>(
+    x: [T; 3],
+    w: T,
+    center: &[T; 3],
+    radius: T,
+    compliance: T,
+    lambda: T,
+    h2: T,
+    (on, pull): (bool, bool),
+) -> ([T; 3], T, T, T, bool) {
+    let v = [x[0] - center[0], x[1] - center[1], x[2] - center[2]];
+    let finite_v = v[0].is_finite() & v[1].is_finite() & v[2].is_finite();
+    let (g, long) = unit(&v);
+    let length = dot(&v, &g);
+    let c = length - radius;
+    // The one update, its bound known here (selects, no branch, once
+    // inlined).
+    let bound = if pull {
+        Bound::NonPositive
+    } else {
+        Bound::NonNegative
+    };
+    let u = update(c, lambda, w, compliance / h2, bound);
+    let (delta, next_lambda, idle) = (u.delta, u.lambda, u.idle);
+    let (c_abs, residual) = (u.c_abs, u.residual);
+    let s = w * delta;
+    let next = [x[0] + s * g[0], x[1] + s * g[1], x[2] + s * g[2]];
+    let finite =
+        next_lambda.is_finite() & next[0].is_finite() & next[1].is_finite() & next[2].is_finite();
+    let apply = on & !idle;
+    let ok = !on | (finite_v & long & (idle | finite));
+    let pick = |a: T, b: T| if apply { a } else { b };
+    (
+        [
+            pick(next[0], x[0]),
+            pick(next[1], x[1]),
+            pick(next[2], x[2]),
+        ],
+        pick(next_lambda, lambda),
+        pick(c_abs, T::ZERO),
+        pick(residual, T::ZERO),
+        ok,
+    )
+}
+
+/// One instance at position `x` (finite) with inverse mass `w ≠ 0`.
+#[inline(always)]
+fn lane<T: Real>(s: &SkinConstraint<T>, x: [T; 3], w: T, at: Motion<T>, h2: T) -> Out<T> {
+    let moving = at.lag != T::ZERO;
+    let point = lagged(&s.previous, &s.target, at.lag, moving);
+    let backstop = s.backstop_radius > T::ZERO;
+    let blend = lagged(&s.previous_normal, &s.target_normal, at.lag, moving);
+    let (n, found) = unit(&blend);
+    let reach = s.max_distance;
+    let (x1, l0, c0, r0, ok0) = limit(
+        x,
+        w,
+        &point,
+        reach * at.scale,
+        s.compliance,
+        s.lambda[0],
+        h2,
+        (reach.is_finite(), true),
+    );
+    let behind = s.backstop_distance + s.backstop_radius;
+    let center = [
+        point[0] - n[0] * behind,
+        point[1] - n[1] * behind,
+        point[2] - n[2] * behind,
+    ];
+    let (x2, l1, c1, r1, ok1) = limit(
+        x1,
+        w,
+        &center,
+        s.backstop_radius,
+        s.backstop_compliance,
+        s.lambda[1],
+        h2,
+        (backstop, false),
+    );
+    Out {
+        x: x2,
+        lambda: [l0, l1],
+        c_abs: max(max(T::ZERO, c0), c1),
+        residual: max(max(T::ZERO, r0), r1),
+        ok: ok0 & ok1 & (found | !backstop),
+    }
+}
+
+/// Solves the first [`LANES`] instances of `items` over the coordinate
+/// arrays `x`, `y`, `z` with inverse masses `w` (1/kg) in the substep
+/// `at`: their outcomes in order, the positions and λ written; or `None`
+/// having written nothing (fewer instances, particles not strictly
+/// increasing or out of range, or a lane off the common path).
+pub(crate) fn run<T: Real>(
+    items: &mut [SkinConstraint<T>],
+    [x, y, z]: [&mut [T]; 3],
+    w: &[T],
+    at: Motion<T>,
+    h2: T,
+) -> Option<[Outcome<T>; LANES]> {
+    let items = items.get_mut(..LANES)?;
+    let mut p = [0usize; LANES];
+    let mut last: Option<usize> = None;
+    for (slot, s) in p.iter_mut().zip(items.iter()) {
+        let i = usize::try_from(s.particle).ok()?;
+        if last.is_some_and(|l| i <= l) {
+            return None;
+        }
+        last = Some(i);
+        *slot = i;
+    }
+    let mut lanes = [Out {
+        x: [T::ZERO; 3],
+        lambda: [T::ZERO; 2],
+        c_abs: T::ZERO,
+        residual: T::ZERO,
+        ok: false,
+    }; LANES];
+    // Every lane computed before any is written (no branch on the
+    // values: the instances' chains of square roots and divisions
+    // overlap).
+    for ((o, s), &i) in lanes.iter_mut().zip(items.iter()).zip(&p) {
+        let (Some(&a), Some(&b), Some(&c), Some(&wi)) = (x.get(i), y.get(i), z.get(i), w.get(i))
+        else {
+            return None;
+        };
+        let finite = a.is_finite() & b.is_finite() & c.is_finite();
+        *o = lane(s, [a, b, c], wi, at, h2);
+        o.ok &= finite & (wi != T::ZERO);
+    }
+    if !lanes.iter().all(|o| o.ok) {
+        return None;
+    }
+    let mut outcomes = [Outcome::Static; LANES];
+    for (((o, s), &i), out) in lanes
+        .iter()
+        .zip(items.iter_mut())
+        .zip(&p)
+        .zip(&mut outcomes)
+    {
+        let (Some(a), Some(b), Some(c)) = (x.get_mut(i), y.get_mut(i), z.get_mut(i)) else {
+            return None;
+        };
+        [*a, *b, *c] = o.x;
+        crate::constraint::store_lambda(&mut s.lambda, o.lambda);
+        *out = Outcome::Applied {
+            c_abs: o.c_abs,
+            residual: o.residual,
+        };
+    }
+    Some(outcomes)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::as_conversions)]
+mod tests {
+    use super::*;
+    use crate::constraint::lagged::solve_lagged_one;
+
+    /// xorshift64*.
+    struct Rng(core::cell::Cell<u64>);
+
+    impl Rng {
+        fn next(&self) -> u64 {
+            let mut x = self.0.get();
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            self.0.set(x);
+            x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+        /// In [-1, 1).
+        fn unit(&self) -> f64 {
+            (self.next() >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+        }
+        fn one_in(&self, n: u64) -> bool {
+            self.next() % n == 0
+        }
+        fn vec(&self, scale: f64) -> [f64; 3] {
+            [
+                self.unit() * scale,
+                self.unit() * scale,
+                self.unit() * scale,
+            ]
+        }
+    }
+
+    /// A value, now and then a special one.
+    fn rare<T: Real>(r: &Rng, v: f64) -> T {
+        let specials = [
+            0.0,
+            -0.0,
+            f64::INFINITY,
+            f64::NAN,
+            1e300,
+            1e-300,
+            f64::MIN_POSITIVE,
+        ];
+        if r.one_in(40) {
+            T::from_f64(specials[(r.next() % specials.len() as u64) as usize])
+        } else {
+            T::from_f64(v)
+        }
+    }
+
+    fn v3<T: Real>(r: &Rng, v: [f64; 3]) -> [T; 3] {
+        v.map(|c| rare(r, c))
+    }
+
+    /// Runs of random instances (special values now and then, λ of both
+    /// signs, lagged points, scaled reaches, static particles, backstops on
+    /// and off, zero normals) against `solve_lagged_one` one at a time:
+    /// a run that takes the lane path gives the same positions, λ and
+    /// outcomes bit for bit; one that does not writes nothing.
+    fn agrees<T: Real>() {
+        let r = Rng(core::cell::Cell::new(0x9e37_79b9_7f4a_7c15));
+        let (mut taken, mut declined) = (0, 0);
+        let rounds = 20_000;
+        for round in 0..rounds {
+            let n = 12;
+            let coords: [Vec<T>; 3] =
+                core::array::from_fn(|_| (0..n).map(|_| rare(&r, r.unit() * 0.3)).collect());
+            let w: Vec<T> = (0..n)
+                .map(|_| {
+                    if r.one_in(60) {
+                        T::ZERO
+                    } else {
+                        T::from_f64(1.0 + r.unit())
+                    }
+                })
+                .collect();
+            let mut particle = r.next() % 3;
+            let mut items: Vec<SkinConstraint<T>> = (0..LANES)
+                .map(|_| {
+                    let p = particle as u32;
+                    particle += 1 + u64::from(r.one_in(5));
+                    if r.one_in(200) {
+                        particle -= 1; // a repeated particle: declined
+                    }
+                    let at = r.vec(0.3);
+                    let mut s = SkinConstraint::new(p, v3(&r, at), v3(&r, r.vec(1.0)));
+                    s.previous = v3(&r, [at[0] + 0.05 * r.unit(), at[1], at[2]]);
+                    s.previous_normal = v3(&r, r.vec(1.0));
+                    if r.one_in(50) {
+                        s.target_normal = [T::ZERO; 3];
+                    }
+                    s.max_distance = if r.one_in(4) {
+                        T::from_f64(f64::INFINITY)
+                    } else {
+                        rare(&r, 0.1 * (r.unit() + 1.0))
+                    };
+                    if !r.one_in(3) {
+                        s.backstop_radius = rare(&r, 0.2 * (r.unit() + 1.0));
+                        s.backstop_distance = rare(&r, 0.05 * r.unit());
+                    }
+                    s.compliance = if r.one_in(2) {
+                        T::ZERO
+                    } else {
+                        T::from_f64(1e-6)
+                    };
+                    s.backstop_compliance = if r.one_in(2) {
+                        T::ZERO
+                    } else {
+                        T::from_f64(1e-5)
+                    };
+                    s.lambda = [rare(&r, 0.01 * r.unit()), rare(&r, 0.01 * r.unit())];
+                    s
+                })
+                .collect();
+            if items.iter().any(|s| s.particle as usize >= n) {
+                continue;
+            }
+            let lag = if round % 3 == 0 {
+                0.0
+            } else {
+                0.25 * (r.unit() + 1.0)
+            };
+            let at = Motion {
+                lag: T::from_f64(lag),
+                scale: T::from_f64(if r.one_in(4) { 0.5 } else { 1.0 }),
+            };
+            let h2 = T::from_f64(1e-4);
+            // The reference: one at a time.
+            let (mut want_x, mut want_items) = (coords.clone(), items.clone());
+            let mut want = Vec::new();
+            for s in want_items.iter_mut() {
+                let i = s.particle as usize;
+                let mut x = [want_x[0][i], want_x[1][i], want_x[2][i]];
+                want.push(solve_lagged_one(s, &mut x, w[i], at, h2));
+                for (c, v) in want_x.iter_mut().zip(x) {
+                    c[i] = v;
+                }
+            }
+            let mut got_x = coords.clone();
+            let [a, b, c] = &mut got_x;
+            let got = run(&mut items, [a, b, c], &w, at, h2);
+            let bits = |v: &[Vec<T>; 3]| -> Vec<u64> {
+                v.iter().flatten().map(|c| c.to_f64().to_bits()).collect()
+            };
+            let lambdas = |v: &[SkinConstraint<T>]| -> Vec<u64> {
+                v.iter()
+                    .flat_map(|s| s.lambda)
+                    .map(|c| c.to_f64().to_bits())
+                    .collect()
+            };
+            match got {
+                Some(outcomes) => {
+                    taken += 1;
+                    let want: Vec<_> = want.into_iter().map(|o| o.unwrap()).collect();
+                    assert_eq!(outcomes.to_vec(), want, "round {round}");
+                    assert_eq!(bits(&got_x), bits(&want_x), "round {round}");
+                    assert_eq!(lambdas(&items), lambdas(&want_items), "round {round}");
+                }
+                None => {
+                    declined += 1;
+                    assert_eq!(bits(&got_x), bits(&coords), "round {round}");
+                }
+            }
+        }
+        // Both paths are exercised.
+        assert!(
+            taken > rounds / 20 && declined > rounds / 20,
+            "{taken} / {declined}"
+        );
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore)] // safe Rust only
+    fn a_run_is_eight_scalar_solves_or_writes_nothing() {
+        agrees::<f64>();
+        agrees::<f32>();
+    }
+}
