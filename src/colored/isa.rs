@@ -187,3 +187,60 @@ fn detect_bits() -> u32 {
 fn detect_bits() -> u32 {
     0
 }
+
+/// Defines `fn $name(isa, args…)`, which calls the `#[inline(always)]`
+/// function `$body(args…)` compiled at the widest vector level of `isa`:
+/// inlined into a `#[target_feature]` copy per level (AVX-512 F and DQ,
+/// AVX2 on x86-64; the target's baseline otherwise), so that a loop in it
+/// is widened for that level. `$body` must use no fused multiply-add (none
+/// is written in this crate): every level gives the same bits. (The
+/// skinned constraints' lanes use it; the SoA passes, the bends' lanes and
+/// the link kernels still spell their copies out.)
+macro_rules! at_level {
+    (
+        $(#[$attr:meta])*
+        $vis:vis fn $name:ident[$($gen:tt)*]($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty = $body:path;
+    ) => {
+        $(#[$attr])*
+        #[inline(always)]
+        $vis fn $name<$($gen)*>(isa: $crate::colored::Isa, $($arg: $ty),*) -> $ret {
+            #[cfg(target_arch = "x86_64")]
+            {
+                /// The body compiled for AVX2.
+                ///
+                /// # Safety
+                /// The CPU and OS support AVX2 (an `Isa` with its bit).
+                #[target_feature(enable = "avx2")]
+                unsafe fn avx2<$($gen)*>($($arg: $ty),*) -> $ret {
+                    $body($($arg),*)
+                }
+                /// The body compiled for AVX-512 F and DQ.
+                ///
+                /// # Safety
+                /// The CPU and OS support AVX-512 F and DQ (an `Isa` with
+                /// its bit).
+                #[cfg(xpbd_avx512)]
+                #[target_feature(enable = "avx512f,avx512dq")]
+                unsafe fn avx512<$($gen)*>($($arg: $ty),*) -> $ret {
+                    $body($($arg),*)
+                }
+                let level = isa.level();
+                #[cfg(xpbd_avx512)]
+                if level == $crate::colored::Level::Avx512 {
+                    // SAFETY: `isa` holds the AVX-512 bit only when the CPU
+                    // and OS support it (`Isa::detect`, `Isa::from_bits`).
+                    return unsafe { avx512($($arg),*) };
+                }
+                if level == $crate::colored::Level::Avx2
+                    || level == $crate::colored::Level::Avx512
+                {
+                    // SAFETY: as above, AVX2 (an AVX-512 set includes it).
+                    return unsafe { avx2($($arg),*) };
+                }
+            }
+            let _ = isa;
+            $body($($arg),*)
+        }
+    };
+}
+pub(crate) use at_level;

@@ -101,6 +101,7 @@ mod links;
 mod simd_links;
 
 pub use groups::{ColoredGroups, GroupColors, GroupJob, GroupJobs};
+pub(crate) use isa::at_level;
 pub use isa::Isa;
 #[cfg(target_arch = "x86_64")]
 pub(crate) use isa::Level;

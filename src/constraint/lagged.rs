@@ -18,7 +18,7 @@
 //! a successful frame. Outside a step (a [`System`](crate::System)'s own
 //! substeps) the point is `target`.
 
-use super::lanes::LANES;
+use super::lanes::{Widen, LANES};
 use super::{Fault, Invalid, Outcome};
 use crate::real::Real;
 
@@ -103,17 +103,18 @@ pub(crate) trait Lagged<T: Real>: Copy {
         h2: T,
     ) -> Result<Planned<T, D, Self::Lambda>, Fault>;
     /// Solves the first [`LANES`] instances of `items` at once over the
-    /// SoA frame's coordinate arrays `x` (inverse masses `w`), when the
+    /// SoA frame's coordinate arrays `x` (inverse masses `w`) in the
+    /// substep `at` with `h2`, at the vector level of `widen`, when the
     /// kind has a lane path and they take it: their outcomes in order,
     /// with the bits of [`solve_lagged_one`] one at a time; else `None`,
     /// having written nothing. None by default.
     #[inline(always)]
-    fn run<const D: usize>(
+    fn run<const D: usize, W: Widen>(
         _items: &mut [Self],
         _x: &mut [&mut [T]; D],
         _w: &[T],
-        _at: Motion<T>,
-        _h2: T,
+        _at: (Motion<T>, T),
+        _widen: &W,
     ) -> Option<[Outcome<T>; LANES]> {
         None
     }

@@ -52,3 +52,17 @@ pub(crate) trait LaneKind<T: Real, const N: usize> {
     /// Stores λ' (`constraint::store_lambda`).
     fn store(&mut self, lambda: T);
 }
+
+/// The vector level a lagged kind's lane run is compiled at: the colored
+/// layer's `Isa` implements it (`colored::groups::lagged`, through
+/// `colored::at_level!`), so that this floor names no `Isa`.
+pub(crate) trait Widen {
+    /// [`skin::lanes::compute`](super::skin::lanes::compute) at this
+    /// level.
+    fn skin<T: Real>(
+        &self,
+        g: &super::skin::lanes::Gathered<T>,
+        at: super::lagged::Motion<T>,
+        h2: T,
+    ) -> super::skin::lanes::Solved<T>;
+}

@@ -42,11 +42,11 @@
 //! may be partial (a cape's top rows), each particle at most once is the
 //! usual use (twice is allowed: solved in order).
 
-mod lanes;
+pub(crate) mod lanes;
 
 use super::distance::index;
 use super::lagged::{between, Lagged, Motion, Planned};
-use super::lanes::LANES;
+use super::lanes::{Widen, LANES};
 use super::{visit, Bound, Constraint, Evaluated, Evaluation, Fault, Invalid, Outcome, Visit};
 use crate::math::{max, unit_any};
 use crate::real::Real;
@@ -276,17 +276,17 @@ impl<T: Real> Lagged<T> for SkinConstraint<T> {
 
     /// Eight at a time over the coordinate arrays ([`lanes`]), in 3D.
     #[inline(always)]
-    fn run<const D: usize>(
+    fn run<const D: usize, W: Widen>(
         items: &mut [Self],
         x: &mut [&mut [T]; D],
         w: &[T],
-        at: Motion<T>,
-        h2: T,
+        at: (Motion<T>, T),
+        widen: &W,
     ) -> Option<[Outcome<T>; LANES]> {
         let [x, y, z] = x.as_mut_slice() else {
             return None;
         };
-        lanes::run(items, [&mut **x, &mut **y, &mut **z], w, at, h2)
+        lanes::run(items, [&mut **x, &mut **y, &mut **z], w, at, widen)
     }
 
     /// The max distance, then the backstop at the corrected position,

@@ -5,8 +5,11 @@
 //! (`Lagged::run`).
 
 use super::{part, part_ref, RawGroup, RawGroups, IN_PLACE};
+use crate::colored::{at_level, Isa};
+use crate::constraint::lagged::Motion;
 use crate::constraint::lagged::{solve_lagged, solve_lagged_one, Lagged};
-use crate::constraint::lanes::LANES;
+use crate::constraint::lanes::{Widen, LANES};
+use crate::constraint::skin::lanes::{compute, Gathered, Solved};
 use crate::real::Real;
 use crate::solver::{count_visit, Stop, SweepStats};
 
@@ -47,7 +50,7 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
             let mut k = 0;
             while let Some(rest) = items.get_mut(k..) {
                 // A kind's lane path first (`LANES` instances at once).
-                if let Some(outcomes) = K::run(rest, &mut coords, w, at, self.h2) {
+                if let Some(outcomes) = K::run(rest, &mut coords, w, (at, self.h2), &self.lanes) {
                     for (t, o) in outcomes.into_iter().enumerate() {
                         let index = begin.saturating_add(k).saturating_add(t);
                         count_visit(&mut stats, Ok(o), index, self.policy)?;
@@ -94,5 +97,36 @@ impl<T: Real, const D: usize> RawGroups<T, D> {
             count_visit(&mut stats, v, begin.saturating_add(k), self.policy)?;
         }
         Ok(stats)
+    }
+}
+
+at_level! {
+    /// The skinned constraints' lanes ([`compute`]) at the widest vector
+    /// level of `isa`.
+    fn skin_at[T: Real](g: &Gathered<T>, at: Motion<T>, h2: T) -> Solved<T> = compute;
+}
+
+impl Widen for Isa {
+    #[inline(always)]
+    fn skin<T: Real>(&self, g: &Gathered<T>, at: Motion<T>, h2: T) -> Solved<T> {
+        skin_at(*self, g, at, h2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::colored::Isa;
+    use crate::constraint::skin::lanes::tests::agrees;
+
+    /// The skinned constraints' lanes at every vector level this machine
+    /// has: 8 scalar solves' bits, or nothing written.
+    #[test]
+    #[cfg_attr(miri, ignore)] // safe Rust but for the levels' copies: native only
+    fn skin_lanes_give_the_scalar_bits_at_every_level() {
+        let all = Isa::detect();
+        for bits in [0, Isa::AVX2_BIT, all.bits()] {
+            agrees::<f64, _>(all.restrict(bits));
+            agrees::<f32, _>(all.restrict(bits));
+        }
     }
 }
