@@ -14,6 +14,24 @@ use crate::real::Real;
 /// binary32).
 pub(crate) const LANES: usize = 8;
 
+/// One value per lane.
+pub(crate) type V<T> = [T; LANES];
+
+/// Lane `i` of `v` (the default, zero for a number, past the lanes:
+/// never, `i < LANES`).
+#[inline(always)]
+pub(crate) fn get<T: Copy + Default>(v: &[T; LANES], i: usize) -> T {
+    v.get(i).copied().unwrap_or_default()
+}
+
+/// Sets lane `i` of `v` (nothing past the lanes: never).
+#[inline(always)]
+pub(crate) fn put<T: Copy>(v: &mut [T; LANES], i: usize, x: T) {
+    if let Some(s) = v.get_mut(i) {
+        *s = x;
+    }
+}
+
 /// One instance's result from its kind's arithmetic on one lane.
 #[derive(Clone, Copy)]
 pub(crate) struct Lane<T, const N: usize> {

@@ -261,10 +261,6 @@ pub(crate) fn apply_soa<T: Real>(
     sum: [&mut [T]; 3],
     frame: Option<&Substep<T>>,
 ) {
-    let mut sum = sum;
-    for s in sum.iter_mut() {
-        s.fill(T::ZERO);
-    }
     // Every array cut to the particle count: the index test in `shares`
     // then covers every access.
     let n = inverse_masses.len();
@@ -273,6 +269,9 @@ pub(crate) fn apply_soa<T: Real>(
     let [v0, v1, v2] = v.map(|a| a.get_mut(..n).unwrap_or(&mut []));
     let of = |i: usize| Some([*v0.get(i)?, *v1.get(i)?, *v2.get(i)?]);
     let mut sum = sum.map(|a| a.get_mut(..n).unwrap_or(&mut []));
+    for s in sum.iter_mut() {
+        s.fill(T::ZERO);
+    }
     shares(wind, n, at, of, frame, |i, share| {
         for (s, fc) in sum.iter_mut().zip(share) {
             if let Some(sc) = s.get_mut(i) {

@@ -21,27 +21,10 @@
 
 use crate::colored::Isa;
 use crate::constraint::distance::index;
-use crate::constraint::lanes::{LaneKind, LANES};
+use crate::constraint::lanes::{get, put, LaneKind, LANES, V};
 use crate::constraint::volume::{as3, from3};
 use crate::constraint::{Outcome, Particles};
 use crate::real::Real;
-
-/// One value per lane.
-type V<T> = [T; LANES];
-
-/// Lane `i` of `v` (zero past the lanes: never, `i < LANES`).
-#[inline(always)]
-fn get<T: Real>(v: &V<T>, i: usize) -> T {
-    v.get(i).copied().unwrap_or(T::ZERO)
-}
-
-/// Sets lane `i` of `v` (nothing past the lanes: never).
-#[inline(always)]
-fn put<T: Copy>(v: &mut [T; LANES], i: usize, x: T) {
-    if let Some(s) = v.get_mut(i) {
-        *s = x;
-    }
-}
 
 /// What the lanes computed, one array per quantity.
 struct Solved<T, const N: usize> {

@@ -14,8 +14,7 @@
 
 use super::SkinConstraint;
 use crate::constraint::lagged::Motion;
-use crate::constraint::lanes::Widen;
-use crate::constraint::lanes::LANES;
+use crate::constraint::lanes::{get, put, Widen, LANES, V};
 use crate::constraint::{update, Bound, Outcome};
 use crate::math::{dot_from_zero3 as dot, max};
 use crate::real::Real;
@@ -145,23 +144,6 @@ fn lane<T: Real>(s: &SkinConstraint<T>, x: [T; 3], w: T, at: Motion<T>, h2: T) -
         c_abs: max(max(T::ZERO, c0), c1),
         residual: max(max(T::ZERO, r0), r1),
         ok: ok0 & ok1 & (found | !backstop),
-    }
-}
-
-/// One value per lane.
-type V<T> = [T; LANES];
-
-/// Lane `i` of `v` (the default past the lanes: never, `i < LANES`).
-#[inline(always)]
-fn get<T: Copy + Default>(v: &[T; LANES], i: usize) -> T {
-    v.get(i).copied().unwrap_or_default()
-}
-
-/// Sets lane `i` of `v` (nothing past the lanes: never).
-#[inline(always)]
-fn put<T: Copy>(v: &mut [T; LANES], i: usize, x: T) {
-    if let Some(s) = v.get_mut(i) {
-        *s = x;
     }
 }
 
