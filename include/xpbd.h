@@ -20,7 +20,9 @@
  *   xpbd_world3_precision         how far from the origin f32 is exact enough
  *
  * Feature blocks (each NULL/absent for off; XpbdBlock heads each)
- *   xpbd_colliders3_default       planes, spheres, moving capsules and boxes
+ *   xpbd_colliders3_default       planes, spheres, moving capsules, boxes,
+ *                                 heightfields and SDFs (XpbdHeightfield3,
+ *                                 XpbdSdf3: grids of samples)
  *   xpbd_self_collision3_default  particle-particle contacts
  *   xpbd_tearing3_default         links that break above a force
  *   xpbd_engine_contacts3_default the engine's own contacts
@@ -229,12 +231,12 @@
  * instances) for `iterate_until`; for a step, sweeps × (links + contact
  * capacity + engine contacts + particle contact capacity + group
  * instances) plus substeps × particles × (1 + planes + spheres +
- * capsules + boxes). Over it the call fails at once with
- * `XPBD_STATUS_WORK_LIMIT`, writing nothing. What a step has left bounds
- * its self-collision pair searches (one visit per candidate, each entry
- * of the hash buckets of the 27 cells around a particle, and per linked
- * neighbour compared): a search that would go over fails the step with
- * `XPBD_STATUS_WORK_LIMIT`, positions and velocities restored.
+ * capsules + boxes + heightfields + SDFs). Over it the call fails at
+ * once with `XPBD_STATUS_WORK_LIMIT`, writing nothing. What a step has
+ * left bounds its self-collision pair searches (one visit per candidate,
+ * each entry of the hash buckets of the 27 cells around a particle, and
+ * per linked neighbour compared): a search that would go over fails the
+ * step with `XPBD_STATUS_WORK_LIMIT`, positions and velocities restored.
  */
 #define XPBD_MAX_WORK 1073741824
 
@@ -1444,9 +1446,123 @@ typedef struct XpbdBox3 {
 } XpbdBox3;
 
 /**
+ * A heightfield: a grid of heights over local axes 0 and 2 (axis 1 up),
+ * moving with `velocity` and `angular_velocity` over the frame.
+ *
+ * `#[repr(C)]`: `Heightfield<f64, 3>` is the C type `XpbdHeightfield3`,
+ * `Heightfield<f32, 3>` is `XpbdHeightfield3F32`.
+ */
+typedef struct XpbdHeightfield3 {
+  /**
+   * The local frame's origin at the frame's start (m); it turns about
+   * this point.
+   */
+  double center[3];
+  /**
+   * The local frame's axes in world coordinates at the frame's start,
+   * unit length and pairwise orthogonal within 1e-3 (as a box's
+   * `axes`); axis 1 is up.
+   */
+  double axes[3][3];
+  /**
+   * Linear velocity of `center` over the frame (m/s).
+   */
+  double velocity[3];
+  /**
+   * Angular velocity about `center` over the frame (rad/s; in 2D only
+   * the z component, `[2]`, is used).
+   */
+  double angular_velocity[3];
+  /**
+   * Local coordinates of node `(0, 0)` at height 0 (m).
+   */
+  double offset[3];
+  /**
+   * Node spacing along local axes 0 and 2 (m), finite and > 0 (in 2D
+   * `spacing[1]` is not used).
+   */
+  double spacing[2];
+  /**
+   * Height of a sample value of 1 (m per unit), finite.
+   */
+  double height_scale;
+  /**
+   * Nodes along local axes 0 and 2: `counts[0] ≥ 2`; `counts[1] ≥ 2`
+   * in 3D, `= 1` in 2D.
+   */
+  uint32_t counts[2];
+  /**
+   * The first sample's index in the colliders' `samples`.
+   */
+  size_t first;
+  /**
+   * Static friction coefficient μ_s against it, finite and ≥ 0.
+   */
+  double static_friction;
+  /**
+   * Dynamic friction coefficient μ_k against it, finite and ≥ 0.
+   */
+  double dynamic_friction;
+} XpbdHeightfield3;
+
+/**
+ * A signed distance field on a regular grid in its local frame, moving
+ * with `velocity` and `angular_velocity` over the frame.
+ *
+ * `#[repr(C)]`: `Sdf<f64, 3>` is the C type `XpbdSdf3`, `Sdf<f32, 3>` is
+ * `XpbdSdf3F32`.
+ */
+typedef struct XpbdSdf3 {
+  /**
+   * The local frame's origin at the frame's start (m); it turns about
+   * this point.
+   */
+  double center[3];
+  /**
+   * The local frame's axes in world coordinates at the frame's start,
+   * unit length and pairwise orthogonal within 1e-3.
+   */
+  double axes[3][3];
+  /**
+   * Linear velocity of `center` over the frame (m/s).
+   */
+  double velocity[3];
+  /**
+   * Angular velocity about `center` over the frame (rad/s; in 2D only
+   * the z component, `[2]`, is used).
+   */
+  double angular_velocity[3];
+  /**
+   * Local coordinates of node `(0, 0, 0)` (m).
+   */
+  double offset[3];
+  /**
+   * Node spacing along every local axis (m), finite and > 0.
+   */
+  double cell;
+  /**
+   * Nodes along each local axis, each ≥ 2.
+   */
+  uint32_t counts[3];
+  /**
+   * The first sample's index in the colliders' `samples`.
+   */
+  size_t first;
+  /**
+   * Static friction coefficient μ_s against it, finite and ≥ 0.
+   */
+  double static_friction;
+  /**
+   * Dynamic friction coefficient μ_k against it, finite and ≥ 0.
+   */
+  double dynamic_friction;
+} XpbdSdf3;
+
+/**
  * The colliders block (`XpbdColliders3`, kind `XPBD_BLOCK_COLLIDERS`):
- * static planes and spheres, moving capsules and boxes, only read.
- * Collider indices run over the planes, then spheres, capsules, boxes.
+ * static planes and spheres, moving capsules, boxes, heightfields and
+ * signed distance fields, only read. Collider indices run over the
+ * planes, then spheres, capsules, boxes, heightfields, SDFs.
  */
 typedef struct XpbdColliders3 {
   /**
@@ -1486,6 +1602,33 @@ typedef struct XpbdColliders3 {
    * Number of boxes.
    */
   size_t box_count;
+  /**
+   * Heightfields, `heightfield_count` entries (`XpbdHeightfield3`:
+   * moving like boxes, heights in `samples`).
+   */
+  const struct XpbdHeightfield3 *heightfields;
+  /**
+   * Number of heightfields.
+   */
+  size_t heightfield_count;
+  /**
+   * Signed distance fields, `sdf_count` entries (`XpbdSdf3`: moving
+   * like boxes, distances in `samples`).
+   */
+  const struct XpbdSdf3 *sdfs;
+  /**
+   * Number of signed distance fields.
+   */
+  size_t sdf_count;
+  /**
+   * The fields' samples (m), `sample_count` entries; each field names
+   * its first; every sample a field names must be finite.
+   */
+  const double *samples;
+  /**
+   * Number of samples.
+   */
+  size_t sample_count;
   /**
    * Contacts one substep may hold; 0 (the default): particles ×
    * colliders, which no substep exceeds. Beyond it the step fails
@@ -2627,9 +2770,123 @@ typedef struct XpbdBox3F32 {
 } XpbdBox3F32;
 
 /**
+ * A heightfield: a grid of heights over local axes 0 and 2 (axis 1 up),
+ * moving with `velocity` and `angular_velocity` over the frame.
+ *
+ * `#[repr(C)]`: `Heightfield<f64, 3>` is the C type `XpbdHeightfield3`,
+ * `Heightfield<f32, 3>` is `XpbdHeightfield3F32`.
+ */
+typedef struct XpbdHeightfield3F32 {
+  /**
+   * The local frame's origin at the frame's start (m); it turns about
+   * this point.
+   */
+  float center[3];
+  /**
+   * The local frame's axes in world coordinates at the frame's start,
+   * unit length and pairwise orthogonal within 1e-3 (as a box's
+   * `axes`); axis 1 is up.
+   */
+  float axes[3][3];
+  /**
+   * Linear velocity of `center` over the frame (m/s).
+   */
+  float velocity[3];
+  /**
+   * Angular velocity about `center` over the frame (rad/s; in 2D only
+   * the z component, `[2]`, is used).
+   */
+  float angular_velocity[3];
+  /**
+   * Local coordinates of node `(0, 0)` at height 0 (m).
+   */
+  float offset[3];
+  /**
+   * Node spacing along local axes 0 and 2 (m), finite and > 0 (in 2D
+   * `spacing[1]` is not used).
+   */
+  float spacing[2];
+  /**
+   * Height of a sample value of 1 (m per unit), finite.
+   */
+  float height_scale;
+  /**
+   * Nodes along local axes 0 and 2: `counts[0] ≥ 2`; `counts[1] ≥ 2`
+   * in 3D, `= 1` in 2D.
+   */
+  uint32_t counts[2];
+  /**
+   * The first sample's index in the colliders' `samples`.
+   */
+  size_t first;
+  /**
+   * Static friction coefficient μ_s against it, finite and ≥ 0.
+   */
+  float static_friction;
+  /**
+   * Dynamic friction coefficient μ_k against it, finite and ≥ 0.
+   */
+  float dynamic_friction;
+} XpbdHeightfield3F32;
+
+/**
+ * A signed distance field on a regular grid in its local frame, moving
+ * with `velocity` and `angular_velocity` over the frame.
+ *
+ * `#[repr(C)]`: `Sdf<f64, 3>` is the C type `XpbdSdf3`, `Sdf<f32, 3>` is
+ * `XpbdSdf3F32`.
+ */
+typedef struct XpbdSdf3F32 {
+  /**
+   * The local frame's origin at the frame's start (m); it turns about
+   * this point.
+   */
+  float center[3];
+  /**
+   * The local frame's axes in world coordinates at the frame's start,
+   * unit length and pairwise orthogonal within 1e-3.
+   */
+  float axes[3][3];
+  /**
+   * Linear velocity of `center` over the frame (m/s).
+   */
+  float velocity[3];
+  /**
+   * Angular velocity about `center` over the frame (rad/s; in 2D only
+   * the z component, `[2]`, is used).
+   */
+  float angular_velocity[3];
+  /**
+   * Local coordinates of node `(0, 0, 0)` (m).
+   */
+  float offset[3];
+  /**
+   * Node spacing along every local axis (m), finite and > 0.
+   */
+  float cell;
+  /**
+   * Nodes along each local axis, each ≥ 2.
+   */
+  uint32_t counts[3];
+  /**
+   * The first sample's index in the colliders' `samples`.
+   */
+  size_t first;
+  /**
+   * Static friction coefficient μ_s against it, finite and ≥ 0.
+   */
+  float static_friction;
+  /**
+   * Dynamic friction coefficient μ_k against it, finite and ≥ 0.
+   */
+  float dynamic_friction;
+} XpbdSdf3F32;
+
+/**
  * The colliders block (`XpbdColliders3`, kind `XPBD_BLOCK_COLLIDERS`):
- * static planes and spheres, moving capsules and boxes, only read.
- * Collider indices run over the planes, then spheres, capsules, boxes.
+ * static planes and spheres, moving capsules, boxes, heightfields and
+ * signed distance fields, only read. Collider indices run over the
+ * planes, then spheres, capsules, boxes, heightfields, SDFs.
  */
 typedef struct XpbdColliders3F32 {
   /**
@@ -2669,6 +2926,33 @@ typedef struct XpbdColliders3F32 {
    * Number of boxes.
    */
   size_t box_count;
+  /**
+   * Heightfields, `heightfield_count` entries (`XpbdHeightfield3`:
+   * moving like boxes, heights in `samples`).
+   */
+  const struct XpbdHeightfield3F32 *heightfields;
+  /**
+   * Number of heightfields.
+   */
+  size_t heightfield_count;
+  /**
+   * Signed distance fields, `sdf_count` entries (`XpbdSdf3`: moving
+   * like boxes, distances in `samples`).
+   */
+  const struct XpbdSdf3F32 *sdfs;
+  /**
+   * Number of signed distance fields.
+   */
+  size_t sdf_count;
+  /**
+   * The fields' samples (m), `sample_count` entries; each field names
+   * its first; every sample a field names must be finite.
+   */
+  const float *samples;
+  /**
+   * Number of samples.
+   */
+  size_t sample_count;
   /**
    * Contacts one substep may hold; 0 (the default): particles ×
    * colliders, which no substep exceeds. Beyond it the step fails
@@ -6523,10 +6807,10 @@ XPBD_CHECK_LAYOUT(XpbdWorld3F32, 88, 8);
 XPBD_CHECK_LAYOUT(XpbdBlock, 16, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
-XPBD_CHECK_LAYOUT(XpbdColliders3, 88, 8);
+XPBD_CHECK_LAYOUT(XpbdColliders3, 136, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
-XPBD_CHECK_LAYOUT(XpbdColliders3F32, 88, 8);
+XPBD_CHECK_LAYOUT(XpbdColliders3F32, 136, 8);
 #endif
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
 XPBD_CHECK_LAYOUT(XpbdSelfCollision3, 32, 8);
@@ -6595,6 +6879,18 @@ XPBD_CHECK_LAYOUT(XpbdCapsule3, 120, 8);
 XPBD_CHECK_LAYOUT(XpbdCapsule3F32, 60, 4);
 XPBD_CHECK_LAYOUT(XpbdBox3, 184, 8);
 XPBD_CHECK_LAYOUT(XpbdBox3F32, 92, 4);
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdHeightfield3, 224, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdHeightfield3F32, 120, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdSdf3, 216, 8);
+#endif
+#if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX
+XPBD_CHECK_LAYOUT(XpbdSdf3F32, 120, 8);
+#endif
 XPBD_CHECK_LAYOUT(XpbdEngineContact, 120, 8);
 XPBD_CHECK_LAYOUT(XpbdEngineContactF32, 60, 4);
 #if SIZE_MAX == UINT64_MAX && UINTPTR_MAX == UINT64_MAX

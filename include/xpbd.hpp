@@ -253,6 +253,7 @@ template <class T> struct Api;
         using Config = XpbdStepConfig3##F; using StepStats = XpbdStepStats##F;                     \
         using Plane = XpbdPlane3##F; using Sphere = XpbdSphere3##F; using Capsule = XpbdCapsule3##F; \
         using Box = XpbdBox3##F; using EngineContact = XpbdEngineContact##F;                       \
+        using Heightfield = XpbdHeightfield3##F; using Sdf = XpbdSdf3##F;                          \
         using Bend = XpbdBend##F; using Tet = XpbdTet##F; using Tether = XpbdTether##F;            \
         using MeshVolume = XpbdMeshVolume##F; using Attachment = XpbdAttachment##F;                \
         using Constraints = XpbdConstraints3##F; using Colliders = XpbdColliders3##F;              \
@@ -305,6 +306,10 @@ template <class T> using Plane3 = typename detail::Api<T>::Plane;
 template <class T> using Sphere3 = typename detail::Api<T>::Sphere;
 template <class T> using Capsule3 = typename detail::Api<T>::Capsule;
 template <class T> using Box3 = typename detail::Api<T>::Box;
+/// A moving heightfield (XpbdHeightfield3) and signed distance field
+/// (XpbdSdf3): grids whose samples are World::set_samples' array.
+template <class T> using Heightfield3 = typename detail::Api<T>::Heightfield;
+template <class T> using Sdf3 = typename detail::Api<T>::Sdf;
 template <class T> using EngineContact = typename detail::Api<T>::EngineContact;
 template <class T> using Bend = typename detail::Api<T>::Bend;
 template <class T> using Tet = typename detail::Api<T>::Tet;
@@ -745,7 +750,9 @@ public:
         return set_memory(std::data(buffer), sizeof buffer[0] * std::size(buffer));
     }
 
-    /// Colliders: static planes and spheres, capsules and boxes moving over the frame.
+    /// Colliders: static planes and spheres; capsules, boxes, heightfields
+    /// and signed distance fields moving over the frame (collider indices
+    /// in that order).
     World& set_planes(View<const Plane3<T>> v) noexcept {
         return put(col_.planes, col_.plane_count, v, col_);
     }
@@ -756,6 +763,13 @@ public:
         return put(col_.capsules, col_.capsule_count, v, col_);
     }
     World& set_boxes(View<const Box3<T>> v) noexcept { return put(col_.boxes, col_.box_count, v, col_); }
+    World& set_heightfields(View<const Heightfield3<T>> v) noexcept {
+        return put(col_.heightfields, col_.heightfield_count, v, col_);
+    }
+    World& set_sdfs(View<const Sdf3<T>> v) noexcept { return put(col_.sdfs, col_.sdf_count, v, col_); }
+    /// The samples the heightfields and signed distance fields read (each
+    /// names its first): heights, or distances in m.
+    World& set_samples(View<const T> v) noexcept { return put(col_.samples, col_.sample_count, v, col_); }
     /// Contacts a substep may hold (0, the default: particles x colliders).
     World& set_contact_budget(std::size_t n) noexcept { col_.contact_budget = n; return on(col_); }
     /// Self-collision (needs particle_radius > 0): pairs closer than two

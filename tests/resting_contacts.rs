@@ -114,6 +114,7 @@ fn one_substep(
         spheres: &c.spheres,
         capsules: &c.capsules,
         boxes: &c.boxes,
+        ..Default::default()
     });
     if self_collision {
         world.self_collision = Some(SelfCollision {

@@ -40,7 +40,7 @@
     const SYSTEM3 = 48, WORLD3 = 44, CONFIG3 = 96, SPHERE3 = 32, PLANE3 = 32, REQUIREMENTS = 32;
     const BEND = 40, BEND_COMPLIANCE = 24;
     // The feature blocks: a header (kind, size, next) then the block's fields.
-    const COLLIDERS3 = 48, GROUPS3 = 84, BLOCK_HEADER = 12;
+    const COLLIDERS3 = 72, GROUPS3 = 84, BLOCK_HEADER = 12;
     const XPBD_BLOCK_COLLIDERS = 1, XPBD_BLOCK_GROUPS = 5, XPBD_BLOCK_WIND = 6;
     const CAPSULE3 = 120, WIND3 = 56, AERO_TRIANGLE = 32;
 
@@ -181,7 +181,8 @@
             u32(p.groups, [XPBD_BLOCK_GROUPS, GROUPS3, p.colliders]);
             u32(p.groups + BLOCK_HEADER, [p.cb, this.clothBendCount]);    // groups.bends, bend_count
             u32(p.colliders, [XPBD_BLOCK_COLLIDERS, COLLIDERS3, 0,
-                              p.plane, 1, p.sphere, 1, 0, 0, 0, 0, 0]);  // no capsule, box; default budget
+                              p.plane, 1, p.sphere, 1, 0, 0, 0, 0,
+                              0, 0, 0, 0, 0, 0, 0]);                 // no capsule, box, field; default budget
             u32(p.world, [p.cx, p.cv, p.cw, nc, p.cl, this.clothLinkCount, p.memory, p.memorySize,
                           p.groups, 0, 0]);                               // ..., blocks, error_index, error_field
         }
@@ -200,7 +201,8 @@
             u32(p.kgroups, [XPBD_BLOCK_GROUPS, GROUPS3, p.kcolliders]);
             u32(p.kgroups + BLOCK_HEADER, [p.kb, this.capeBendCount]);  // groups.bends, bend_count
             u32(p.kcolliders, [XPBD_BLOCK_COLLIDERS, COLLIDERS3, 0,
-                               0, 0, 0, 0, p.kcapsules, 2, 0, 0, 0]);    // two capsules; default budget
+                               0, 0, 0, 0, p.kcapsules, 2, 0, 0,
+                               0, 0, 0, 0, 0, 0, 0]);                // two capsules; no field; default budget
             u32(p.kworld, [p.kx, p.kv, p.kw, nk, p.kl, this.capeLinkCount, p.kmemory, p.kmemorySize,
                            p.kwind, 0, 0]);                               // ..., blocks, error_index, error_field
         }

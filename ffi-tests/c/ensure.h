@@ -146,5 +146,6 @@ void test_self(void);
 void test_tear(void);
 void test_colored_step(void);
 void test_causes(void);
+void test_fields(void);
 
 #endif

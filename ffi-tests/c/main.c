@@ -34,6 +34,7 @@ int run_c_tests(void) {
     test_tear();
     test_colored_step();
     test_causes();
+    test_fields();
     printf("xpbd C tests: %d checks, %d failed\n", xpbd_test_checks, xpbd_test_failures);
     printf("%d passed, %d failed\n", xpbd_test_checks - xpbd_test_failures, xpbd_test_failures);
     fflush(stdout);

@@ -5,7 +5,9 @@
 //! engine's own contacts against a tilted ground (the scene finds them
 //! each frame, as an engine would: every particle within [`MARGIN`] of the
 //! ground gets a contact at its projection), all with friction, and with
-//! self-collision (particle–particle contacts) on.
+//! self-collision (particle–particle contacts) on; a heightfield rising
+//! and turning under the cloth's right half and a signed distance field's
+//! sphere swept through its lower left (issue 36).
 //!
 //! [`Engine::inside`] is the scenario's check: after every frame no
 //! particle is inside the capsule or the box (at their poses at the
@@ -15,8 +17,8 @@
 //! arithmetic (`+ − × ÷`, f64 → `T` rounding).
 
 use xpbd::step::{
-    step, Capsule, Colliders, Contact, EngineContact, OrientedBox, ParticleContact, SelfCollision,
-    StepConfig, StepError, World,
+    step, Capsule, Colliders, Contact, EngineContact, Heightfield, OrientedBox, ParticleContact,
+    Sdf, SelfCollision, StepConfig, StepError, World,
 };
 use xpbd::{Link, Real};
 
@@ -40,7 +42,9 @@ pub const SPACING: f64 = 0.05;
 /// contact for the frame.
 pub const MARGIN: f64 = 0.05;
 /// Contact storage of a substep.
-pub const CONTACTS: usize = 2 * PARTICLES;
+pub const CONTACTS: usize = 4 * PARTICLES;
+/// The fields' samples: the heightfield's 3 × 3, then the SDF's 4³.
+pub const SAMPLES: usize = 9 + 64;
 /// Particle–particle contact storage of a substep (self-collision).
 pub const PAIRS: usize = 8 * PARTICLES;
 /// The ground's normal (not unit: the solver normalises).
@@ -63,6 +67,12 @@ pub struct Engine<T: Real> {
     pub capsule: Capsule<T, 3>,
     /// The box (its pose at the next frame's start).
     pub boxes: OrientedBox<T, 3>,
+    /// The heightfield (its pose at the next frame's start).
+    pub heightfield: Heightfield<T, 3>,
+    /// The signed distance field (its pose at the next frame's start).
+    pub sdf: Sdf<T, 3>,
+    /// The fields' samples.
+    pub samples: [T; SAMPLES],
     /// The engine contacts of the last frame (the first `engine_count`).
     pub engine: [EngineContact<T, 3>; PARTICLES],
     /// How many engine contacts the last frame had.
@@ -95,6 +105,9 @@ pub struct Engine<T: Real> {
     pub inside: u32,
     /// Engine contacts over all frames.
     pub engine_total: usize,
+    /// Frames whose last substep's contacts pushed with the heightfield
+    /// and with the signed distance field (λ > 0).
+    pub field_pushes: [usize; 2],
 }
 
 /// `u32` of a small index.
@@ -157,6 +170,30 @@ impl<T: Real> Engine<T> {
         let mut boxes = OrientedBox::new([f(0.15), T::ZERO, f(0.05)], [f(0.1), f(0.05), f(0.1)]);
         boxes.angular_velocity = [f(0.5), f(1.5), f(-0.5)];
         boxes.dynamic_friction = f(0.5);
+        // A bumpy 3 × 3 heightfield under the right half, rising and
+        // turning; a sphere of radius 4 cm on a 4³ grid swept along z.
+        let mut heightfield =
+            Heightfield::new([T::ZERO, T::ZERO, f(-0.15)], [f(0.15), f(0.2)], [3, 3], 0);
+        heightfield.center = [f(0.3), f(-0.17), T::ZERO];
+        heightfield.velocity = [T::ZERO, f(0.05), T::ZERO];
+        heightfield.angular_velocity = [T::ZERO, f(0.5), T::ZERO];
+        heightfield.static_friction = f(0.3);
+        heightfield.dynamic_friction = f(0.2);
+        let mut sdf = Sdf::new([f(-0.06); 3], f(0.04), [4, 4, 4], 9);
+        sdf.center = [f(0.08), f(-0.14), f(-0.25)];
+        sdf.velocity = [T::ZERO, T::ZERO, f(2.0)];
+        sdf.angular_velocity = [f(1.0), T::ZERO, T::ZERO];
+        sdf.dynamic_friction = f(0.3);
+        let mut samples = [T::ZERO; SAMPLES];
+        let bumps = [0.0, 0.03, 0.01, 0.02, 0.04, 0.0, 0.01, 0.0, 0.03];
+        for (s, b) in samples.iter_mut().zip(bumps) {
+            *s = f(b);
+        }
+        for (k, s) in samples.iter_mut().skip(9).enumerate() {
+            let p = [k % 4, k / 4 % 4, k / 16].map(|c| -0.06 + 0.04 * c as f64);
+            let d2 = f(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+            *s = d2.sqrt() - f(0.04);
+        }
         let mut config = StepConfig::new([T::ZERO, f(-9.81), T::ZERO]);
         config.substeps = 8;
         config.particle_radius = f(0.005);
@@ -170,6 +207,9 @@ impl<T: Real> Engine<T> {
             links,
             capsule,
             boxes,
+            heightfield,
+            sdf,
+            samples,
             engine: [EngineContact::default(); PARTICLES],
             engine_count: 0,
             contacts: [Contact::default(); CONTACTS],
@@ -186,6 +226,7 @@ impl<T: Real> Engine<T> {
             first_error: None,
             inside: 0,
             engine_total: 0,
+            field_pushes: [0; 2],
         }
     }
 
@@ -233,6 +274,9 @@ impl<T: Real> Engine<T> {
         world.colliders = Some(Colliders {
             capsules: core::slice::from_ref(&self.capsule),
             boxes: core::slice::from_ref(&self.boxes),
+            heightfields: core::slice::from_ref(&self.heightfield),
+            sdfs: core::slice::from_ref(&self.sdf),
+            samples: &self.samples,
             ..Default::default()
         });
         world.engine_contacts = Some(self.engine.get_mut(..self.engine_count).unwrap_or(&mut []));
@@ -247,6 +291,17 @@ impl<T: Real> Engine<T> {
             Ok(stats) => {
                 self.max_contacts = self.max_contacts.max(stats.max_contacts);
                 self.max_pairs = self.max_pairs.max(stats.max_pairs);
+                // Colliders 2 and 3: the heightfield and the SDF.
+                for (k, pushes) in self.field_pushes.iter_mut().enumerate() {
+                    let field = u(k + 2);
+                    let pushed = self.contacts.iter().take(stats.max_contacts);
+                    if pushed
+                        .filter(|c| c.collider == field)
+                        .any(|c| c.lambda > T::ZERO)
+                    {
+                        *pushes += 1;
+                    }
+                }
             }
             Err(e) => {
                 self.errors = self.errors.saturating_add(1);
@@ -262,6 +317,12 @@ impl<T: Real> Engine<T> {
         advance(&mut self.boxes.center, &self.boxes.velocity, dt);
         let omega = self.boxes.angular_velocity;
         self.boxes.axes = self.boxes.axes.map(|a| rotate(&omega, dt, &a));
+        advance(&mut self.heightfield.center, &self.heightfield.velocity, dt);
+        let omega = self.heightfield.angular_velocity;
+        self.heightfield.axes = self.heightfield.axes.map(|a| rotate(&omega, dt, &a));
+        advance(&mut self.sdf.center, &self.sdf.velocity, dt);
+        let omega = self.sdf.angular_velocity;
+        self.sdf.axes = self.sdf.axes.map(|a| rotate(&omega, dt, &a));
         let r = self.config.particle_radius;
         let slack = T::from_f64(1e-4) * r;
         for (p, w) in self.x.iter().zip(&self.w) {

@@ -43,7 +43,8 @@
 //!    [`crate::engine::FRAMES`] frames; after each frame every position,
 //!    velocity and link λ, the contacts and every engine contact's λ,
 //!    impulse and force are hashed. Self-collision is on: the particle
-//!    pairs (i, j, λ) are hashed too.
+//!    pairs (i, j, λ) are hashed too. A moving heightfield and signed
+//!    distance field push the cloth too (issue 36).
 //!
 //! 8. [`character_3d`]: the fixed [`crate::character`] scene (a cape in a
 //!    moving, turning, teleporting root frame with inertia scales,
@@ -113,7 +114,7 @@ pub const HASH_F64: Hashes = Hashes {
     cloth_3d: 0xf17f_3b66_797f_dcaf,
     groups_3d: 0x6e6c_6f37_9d06_aaef,
     tearing_3d: 0x4f02_a223_55d1_362c,
-    engine_3d: 0x5164_6556_eead_e4b8,
+    engine_3d: 0x5fdf_d84e_bd60_b489,
     character_3d: 0xe4e9_d2f0_f0db_5c5e,
 };
 
@@ -125,7 +126,7 @@ pub const HASH_F32: Hashes = Hashes {
     cloth_3d: 0x5108_3e55_4236_664f,
     groups_3d: 0x4967_690f_579d_3500,
     tearing_3d: 0x132f_f32c_f33e_8828,
-    engine_3d: 0xe869_4238_93b3_1c4f,
+    engine_3d: 0x6580_8dff_8b79_4524,
     character_3d: 0xa708_bb8a_feac_0840,
 };
 

@@ -255,3 +255,19 @@ fn the_sheet_unzips_along_its_perforation_from_the_top() {
         .flatten()
         .all(|c| c.is_finite()));
 }
+
+/// The engine scene's fields take part: both the heightfield and the
+/// signed distance field push the cloth in some frames (issue 36), and
+/// no particle ends inside the capsule or the box.
+#[test]
+#[cfg_attr(miri, ignore = "safe Rust; the hash tests run the same steps natively")]
+fn the_engine_scene_fields_push_the_cloth() {
+    fn pushes<T: Scalar>() -> [usize; 2] {
+        let s = xpbd_scenarios::engine::engine_3d::<T>(&mut xpbd_scenarios::Fnv64::new());
+        assert_eq!((s.errors, s.inside), (0, 0));
+        s.field_pushes
+    }
+    for p in [pushes::<f64>(), pushes::<f32>()] {
+        assert!(p.iter().all(|&k| k > 0), "{p:?}");
+    }
+}

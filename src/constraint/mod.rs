@@ -29,7 +29,7 @@
 //! | kind | file | particles | bound |
 //! |---|---|---|---|
 //! | distance link | [`distance`] | 2 | free, or `λ ≤ 0` (tension only) |
-//! | contact (plane, sphere, moving capsule or box) | [`contact`], [`moving`] | 1 | `λ ≥ 0` |
+//! | contact (plane, sphere, moving capsule, box, heightfield or SDF) | [`contact`], [`moving`], [`field`] | 1 | `λ ≥ 0` |
 //! | engine-supplied contact (moving plane) | [`engine_contact`] | 1 | `λ ≥ 0` |
 //! | particle–particle contact (self-collision) | [`particle_contact`] | 2 | `λ ≥ 0` |
 //! | kinematic attachment | [`attachment`] | 1 (three axes) | free |
@@ -44,6 +44,7 @@ pub mod bend;
 pub mod contact;
 pub mod distance;
 pub mod engine_contact;
+pub mod field;
 pub(crate) mod in_place;
 pub(crate) mod lagged;
 pub(crate) mod lanes;

@@ -53,6 +53,9 @@
 //! Friction is relative to the collider: static friction removes the
 //! tangential part of `x − x̂`, dynamic friction acts on `v − (x̂ − x_prev)/h`.
 
+use super::field::{
+    axes_valid, heightfield_surface, sdf_surface, to_local, to_world, Field, Fields, Shape,
+};
 use crate::math::{add_scaled, cross as cross3, dot, max, sub, unit, unit_any};
 use crate::real::{finite_non_negative, Real};
 
@@ -161,6 +164,9 @@ pub(crate) struct Moving<'c, T, const D: usize> {
     pub(crate) capsules: &'c [Capsule<T, D>],
     /// Boxes (collider indices after the capsules).
     pub(crate) boxes: &'c [OrientedBox<T, D>],
+    /// Heightfields and signed distance fields (collider indices after
+    /// the boxes, in that order) and their samples.
+    pub(crate) fields: Fields<'c, T, D>,
     /// The substep's end `τ_b` (s after the frame's start).
     pub(crate) time: T,
     /// The substep length h (s).
@@ -176,21 +182,35 @@ impl<'c, T: Real, const D: usize> Moving<'c, T, D> {
     pub(crate) fn new(
         capsules: &'c [Capsule<T, D>],
         boxes: &'c [OrientedBox<T, D>],
+        fields: Fields<'c, T, D>,
         time: T,
         h: T,
     ) -> Self {
         Self {
             capsules,
             boxes,
+            fields,
             time,
             h,
             prepared: &[],
         }
     }
 
+    /// Field `k` of the moving colliders (its index among capsules,
+    /// boxes and fields), if it is a field.
+    pub(crate) fn field(&self, k: usize) -> Option<Field<'c, T, D>> {
+        let j = k
+            .checked_sub(self.capsules.len())?
+            .checked_sub(self.boxes.len())?;
+        self.fields.get(j)
+    }
+
     /// The number of moving colliders.
     pub(crate) fn len(&self) -> usize {
-        self.capsules.len().saturating_add(self.boxes.len())
+        self.capsules
+            .len()
+            .saturating_add(self.boxes.len())
+            .saturating_add(self.fields.len())
     }
 
     /// The substep's poses of the first `out.len()` moving colliders into
@@ -214,6 +234,8 @@ impl<'c, T: Real, const D: usize> Moving<'c, T, D> {
                 .and_then(|j| self.boxes.get(j))
             {
                 (&b.center, &b.velocity, &b.angular_velocity, b.axes)
+            } else if let Some(f) = self.field(k) {
+                (f.center, f.velocity, f.angular_velocity, *f.axes)
             } else {
                 break;
             };
@@ -375,25 +397,13 @@ pub(crate) fn capsule_valid<T: Real, const D: usize>(c: &Capsule<T, D>) -> bool 
 /// its square) and `|a_i · a_j| ≤ 1e-3` for `i ≠ j`.
 pub(crate) fn box_valid<T: Real, const D: usize>(b: &OrientedBox<T, D>) -> bool {
     let finite = |v: &[T]| v.iter().all(|x| x.is_finite());
-    let tolerance = T::from_f64(1e-3);
-    let mut ok = finite(&b.center)
+    finite(&b.center)
         && finite(&b.velocity)
         && finite(&b.angular_velocity)
         && b.half_extents.iter().all(|e| finite_non_negative(*e))
         && finite_non_negative(b.static_friction)
-        && finite_non_negative(b.dynamic_friction);
-    for (i, ai) in b.axes.iter().enumerate() {
-        ok = ok && finite(ai);
-        for (j, aj) in b.axes.iter().enumerate() {
-            let off = if i == j {
-                dot(ai, ai).sqrt() - T::ONE
-            } else {
-                dot(ai, aj)
-            };
-            ok = ok && off.abs() <= tolerance;
-        }
-    }
-    ok
+        && finite_non_negative(b.dynamic_friction)
+        && axes_valid(&b.axes)
 }
 
 /// The separating plane of moving collider `k` (capsules first, then
@@ -453,7 +463,29 @@ pub(crate) fn separating<T: Real, const D: usize>(
             dynamic_friction: c.dynamic_friction,
         });
     }
-    let bx = m.boxes.get(k.checked_sub(m.capsules.len())?)?;
+    let Some(bx) = m.boxes.get(k.checked_sub(m.capsules.len())?) else {
+        let f = m.field(k)?;
+        let (a, b, ka, kb) = poses(f.center, f.velocity, f.angular_velocity);
+        let carried = carry(prev, (&a, ka), (&b, kb));
+        let axes = match m.prepared.get(k) {
+            Some(p) => p.axes,
+            None => f.axes.map(|u| rotate_with(&b.t, kb, &u, false)),
+        };
+        let q = to_local(&carried, &b.center, &axes, f.offset);
+        let (s, n) = match f.shape {
+            Shape::Heightfield(h) => heightfield_surface(h, m.fields.samples, &q)?,
+            Shape::Sdf(g) => sdf_surface(g, m.fields.samples, &q)?,
+        };
+        let (point, normal) = to_world(&s, &n, &b.center, &axes, f.offset);
+        // The turned axes are orthonormal within rounding: renormalised.
+        return Some(Separating {
+            normal: unit(&normal)?,
+            point,
+            carried,
+            static_friction: f.static_friction,
+            dynamic_friction: f.dynamic_friction,
+        });
+    };
     let (a, b, ka, kb) = poses(&bx.center, &bx.velocity, &bx.angular_velocity);
     let carried = carry(prev, (&a, ka), (&b, kb));
     let d = sub(&carried, &b.center);
@@ -579,6 +611,19 @@ pub(crate) fn far<T: Real, const D: usize>(
         };
         let bound = dot(&bx.half_extents, &bx.half_extents).sqrt();
         (a, b, &bx.angular_velocity, bound)
+    } else if let Some(f) = m.field(k) {
+        // A heightfield has no bound: never far.
+        let Some(bound) = f.bound() else {
+            return false;
+        };
+        let (a, b) = match m.prepared.get(k) {
+            Some(p) => (p.a.center, p.b.center),
+            None => (
+                pose(f.center, f.velocity, f.angular_velocity, m.time - m.h).center,
+                pose(f.center, f.velocity, f.angular_velocity, m.time).center,
+            ),
+        };
+        (a, b, f.angular_velocity, bound)
     } else {
         return false;
     };
@@ -623,6 +668,13 @@ pub(crate) fn near<T: Real, const D: usize>(
         let b = pose(&bx.center, &bx.velocity, &bx.angular_velocity, m.time);
         let e2 = dot(&bx.half_extents, &bx.half_extents);
         (b.center, e2.sqrt())
+    } else if let Some(f) = m.field(k) {
+        // A heightfield has no bound: always near.
+        let Some(bound) = f.bound() else {
+            return true;
+        };
+        let b = pose(f.center, f.velocity, f.angular_velocity, m.time);
+        (b.center, bound)
     } else {
         return false;
     };

@@ -130,6 +130,12 @@ pub(crate) fn default_colliders<T>() -> CollidersC<T> {
         capsule_count: 0,
         boxes: ptr::null(),
         box_count: 0,
+        heightfields: ptr::null(),
+        heightfield_count: 0,
+        sdfs: ptr::null(),
+        sdf_count: 0,
+        samples: ptr::null(),
+        sample_count: 0,
         contact_budget: 0,
     }
 }
@@ -345,6 +351,8 @@ fn layout<T: Real>(w: &WorldC<T>, chain: &Chain<T>) -> Layout {
             .saturating_add(c.sphere_count)
             .saturating_add(c.capsule_count)
             .saturating_add(c.box_count)
+            .saturating_add(c.heightfield_count)
+            .saturating_add(c.sdf_count)
     });
     let mut lengths = Requirements::new(
         w.particle_count,
@@ -578,10 +586,11 @@ where
     }
     let n = w.particle_count;
     let links = w.link_count;
-    // Room for every buffer below: the 8 of the core, then colliders 5,
+    // Room for every buffer below: the 8 of the core, then colliders 8,
     // self-collision 2, tearing 3, engine contacts 2, wind 3, local space
-    // 1 and the groups' header 1 (25).
-    let mut bufs = [Buf::of(ptr::null::<u8>(), 0); 25];
+    // 1 and the groups' header 1 (28). A buffer past it would be left out
+    // of the overlap check: `tests/hostile_c/blocks.rs` fills every block.
+    let mut bufs = [Buf::of(ptr::null::<u8>(), 0); 28];
     let core = [
         Buf::of(w.positions, n),
         Buf::of(w.velocities, n),
@@ -635,6 +644,9 @@ where
         push(Buf::of(c.spheres, c.sphere_count));
         push(Buf::of(c.capsules, c.capsule_count));
         push(Buf::of(c.boxes, c.box_count));
+        push(Buf::of(c.heightfields, c.heightfield_count));
+        push(Buf::of(c.sdfs, c.sdf_count));
+        push(Buf::of(c.samples, c.sample_count));
     }
     if let Some((_, p)) = chain.self_collision {
         push(Buf::of(p, 1));
@@ -713,6 +725,9 @@ where
             spheres: slice(colliders.spheres, colliders.sphere_count),
             capsules: slice(colliders.capsules, colliders.capsule_count),
             boxes: slice(colliders.boxes, colliders.box_count),
+            heightfields: slice(colliders.heightfields, colliders.heightfield_count),
+            sdfs: slice(colliders.sdfs, colliders.sdf_count),
+            samples: slice(colliders.samples, colliders.sample_count),
         });
         view.self_collision = chain.self_collision.is_some().then(|| {
             let u32s = |offset: usize, count: usize| {

@@ -12,6 +12,7 @@ use crate::constraint::attachment::Attachment;
 use crate::constraint::bend::Bend;
 use crate::constraint::contact::{Contact, Plane, Sphere};
 use crate::constraint::engine_contact::EngineContact;
+use crate::constraint::field::{Heightfield, Sdf};
 use crate::constraint::moving::{Capsule, OrientedBox};
 use crate::constraint::particle_contact::ParticleContact;
 use crate::constraint::pressure::MeshVolume;
@@ -81,12 +82,12 @@ pub const XPBD_MAX_ITERATIONS: u32 = 65_536;
 /// instances) for `iterate_until`; for a step, sweeps × (links + contact
 /// capacity + engine contacts + particle contact capacity + group
 /// instances) plus substeps × particles × (1 + planes + spheres +
-/// capsules + boxes). Over it the call fails at once with
-/// `XPBD_STATUS_WORK_LIMIT`, writing nothing. What a step has left bounds
-/// its self-collision pair searches (one visit per candidate, each entry
-/// of the hash buckets of the 27 cells around a particle, and per linked
-/// neighbour compared): a search that would go over fails the step with
-/// `XPBD_STATUS_WORK_LIMIT`, positions and velocities restored.
+/// capsules + boxes + heightfields + SDFs). Over it the call fails at
+/// once with `XPBD_STATUS_WORK_LIMIT`, writing nothing. What a step has
+/// left bounds its self-collision pair searches (one visit per candidate,
+/// each entry of the hash buckets of the 27 cells around a particle, and
+/// per linked neighbour compared): a search that would go over fails the
+/// step with `XPBD_STATUS_WORK_LIMIT`, positions and velocities restored.
 pub const XPBD_MAX_WORK: u64 = 1_073_741_824;
 
 /// The most tasks `xpbd_world3_step_colored` splits one phase into
@@ -540,6 +541,16 @@ pub type XpbdCapsule3F32 = Capsule<f32, 3>;
 pub type XpbdBox3 = OrientedBox<f64, 3>;
 /// `XpbdBox3F32` (C): a moving oriented box, float.
 pub type XpbdBox3F32 = OrientedBox<f32, 3>;
+/// `XpbdHeightfield3` (C): a moving heightfield (a grid of heights over
+/// its local axes 0 and 2, read from `XpbdColliders3::samples`), double.
+pub type XpbdHeightfield3 = Heightfield<f64, 3>;
+/// `XpbdHeightfield3F32` (C): a moving heightfield, float.
+pub type XpbdHeightfield3F32 = Heightfield<f32, 3>;
+/// `XpbdSdf3` (C): a moving signed distance field (a regular grid of
+/// distances, read from `XpbdColliders3::samples`), double.
+pub type XpbdSdf3 = Sdf<f64, 3>;
+/// `XpbdSdf3F32` (C): a moving signed distance field, float.
+pub type XpbdSdf3F32 = Sdf<f32, 3>;
 /// `XpbdParticleContact` (C): a particle–particle contact, double.
 pub type XpbdParticleContact = ParticleContact<f64>;
 /// `XpbdParticleContactF32` (C): a particle–particle contact, float.

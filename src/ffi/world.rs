@@ -9,6 +9,7 @@ use super::types::ConstraintsC;
 use crate::constraint::contact::{Plane, Sphere};
 use crate::constraint::distance::Link;
 use crate::constraint::engine_contact::EngineContact;
+use crate::constraint::field::{Heightfield, Sdf};
 use crate::constraint::moving::{Capsule, OrientedBox};
 use crate::step::{AeroTriangle, LocalSpace};
 
@@ -226,8 +227,9 @@ pub struct WorldC<T> {
 }
 
 /// The colliders block (`XpbdColliders3`, kind `XPBD_BLOCK_COLLIDERS`):
-/// static planes and spheres, moving capsules and boxes, only read.
-/// Collider indices run over the planes, then spheres, capsules, boxes.
+/// static planes and spheres, moving capsules, boxes, heightfields and
+/// signed distance fields, only read. Collider indices run over the
+/// planes, then spheres, capsules, boxes, heightfields, SDFs.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct CollidersC<T> {
@@ -250,6 +252,21 @@ pub struct CollidersC<T> {
     pub boxes: *const OrientedBox<T, 3>,
     /// Number of boxes.
     pub box_count: usize,
+    /// Heightfields, `heightfield_count` entries (`XpbdHeightfield3`:
+    /// moving like boxes, heights in `samples`).
+    pub heightfields: *const Heightfield<T, 3>,
+    /// Number of heightfields.
+    pub heightfield_count: usize,
+    /// Signed distance fields, `sdf_count` entries (`XpbdSdf3`: moving
+    /// like boxes, distances in `samples`).
+    pub sdfs: *const Sdf<T, 3>,
+    /// Number of signed distance fields.
+    pub sdf_count: usize,
+    /// The fields' samples (m), `sample_count` entries; each field names
+    /// its first; every sample a field names must be finite.
+    pub samples: *const T,
+    /// Number of samples.
+    pub sample_count: usize,
     /// Contacts one substep may hold; 0 (the default): particles ×
     /// colliders, which no substep exceeds. Beyond it the step fails
     /// with `XPBD_STATUS_CAPACITY_TOO_SMALL`, `XPBD_FIELD_CONTACTS` and

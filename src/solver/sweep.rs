@@ -566,6 +566,7 @@ mod in_place {
                             moving: Moving {
                                 capsules: &capsules,
                                 boxes: &[],
+                                fields: Default::default(),
                                 time: 0.01,
                                 h: 0.01,
                                 prepared: &[],

@@ -4,7 +4,8 @@
 //! [`crate::constraint::contact`].
 
 use crate::constraint::contact::{Colliders, Contact, Plane, Sphere};
-use crate::constraint::engine_contact::slow_tangential;
+use crate::constraint::engine_contact::{slow_tangential, EngineContact};
+use crate::constraint::field::Fields;
 use crate::constraint::moving::{
     box_valid, capsule_valid, far, near, separating, Capsule, Moving, OrientedBox, Prepared,
 };
@@ -15,13 +16,17 @@ use crate::StepError;
 
 /// Checks every collider: planes with a finite normal long enough to
 /// normalise and a finite offset, spheres with a finite centre and a finite
-/// radius ≥ 0, capsules and boxes by their field rules. Colliders are
-/// numbered planes first, then spheres, capsules and boxes.
+/// radius ≥ 0, capsules, boxes, heightfields and signed distance fields
+/// by their field rules (a field's samples within `samples` and finite),
+/// then the engine contacts ([`EngineContact`]'s rules, each particle
+/// below `particles`). Colliders are numbered planes first, then spheres,
+/// capsules, boxes, heightfields, signed distance fields and engine
+/// contacts.
 pub(crate) fn validate_colliders<T: Real, const D: usize>(
-    planes: &[Plane<T, D>],
-    spheres: &[Sphere<T, D>],
-    capsules: &[Capsule<T, D>],
-    boxes: &[OrientedBox<T, D>],
+    (planes, spheres): (&[Plane<T, D>], &[Sphere<T, D>]),
+    (capsules, boxes): (&[Capsule<T, D>], &[OrientedBox<T, D>]),
+    fields: &Fields<'_, T, D>,
+    (engine, particles): (&[EngineContact<T, D>], usize),
 ) -> Result<(), StepError> {
     for (collider, p) in planes.iter().enumerate() {
         if unit_any(&p.normal).is_none() || !p.offset.is_finite() {
@@ -47,7 +52,18 @@ pub(crate) fn validate_colliders<T: Real, const D: usize>(
         }
         at = at.saturating_add(1);
     }
-    Ok(())
+    if let Some(k) = fields.first_invalid() {
+        return Err(StepError::InvalidCollider {
+            collider: at.saturating_add(k),
+        });
+    }
+    at = at.saturating_add(fields.len());
+    match engine.iter().position(|c| !c.valid(particles)) {
+        Some(k) => Err(StepError::InvalidCollider {
+            collider: at.saturating_add(k),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// Finds the contacts of the predicted positions in detection order
@@ -101,13 +117,17 @@ pub(crate) fn detect<T: Real, const D: usize>(
 #[inline(always)]
 pub(crate) fn substep_colliders<'c, T: Real, const D: usize>(
     (planes, spheres): (&'c [Plane<T, D>], &'c [Sphere<T, D>]),
-    (capsules, boxes): (&'c [Capsule<T, D>], &'c [OrientedBox<T, D>]),
+    (capsules, boxes, fields): (
+        &'c [Capsule<T, D>],
+        &'c [OrientedBox<T, D>],
+        Fields<'c, T, D>,
+    ),
     (s, h): (u32, T),
     config: &StepConfig<T, D>,
     poses: &'c mut [Prepared<T, D>],
 ) -> Colliders<'c, T, D> {
     let time = h * T::from_f64(f64::from(s.saturating_add(1)));
-    let moving = Moving::new(capsules, boxes, time, h);
+    let moving = Moving::new(capsules, boxes, fields, time, h);
     Colliders {
         planes,
         spheres,
@@ -339,6 +359,7 @@ mod tests {
             let moving = Moving {
                 capsules: &capsules,
                 boxes: &boxes,
+                fields: Fields::default(),
                 time: h * T::from_f64(3.0),
                 h,
                 prepared: &[],

@@ -166,6 +166,7 @@ pub use crate::constraint::contact::{Contact, Plane, Sphere};
 use crate::constraint::distance::Link;
 pub use crate::constraint::engine_contact::EngineContact;
 use crate::constraint::engine_contact::{self, Surfaces};
+pub use crate::constraint::field::{Heightfield, Sdf};
 use crate::constraint::lagged::Motion;
 pub use crate::constraint::moving::{Capsule, OrientedBox};
 use crate::constraint::moving::{Prepared, PREPARED};
@@ -516,6 +517,7 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
         .saturating_add(world.spheres.len())
         .saturating_add(world.capsules.len())
         .saturating_add(world.boxes.len())
+        .saturating_add(world.fields.len())
         .saturating_add(1);
     let triangles = world.wind.map_or(0, |w| w.triangles.len());
     let work = solver::sweep_work(sweeps, per_sweep).saturating_add(solver::sweep_work(
@@ -530,8 +532,12 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
             return Err(StepError::NonFiniteVelocity { particle });
         }
     }
-    validate_colliders(world.planes, world.spheres, world.capsules, world.boxes)?;
-    validate_engine_contacts(world, n)?;
+    validate_colliders(
+        (world.planes, world.spheres),
+        (world.capsules, world.boxes),
+        &world.fields,
+        (world.engine_contacts, n),
+    )?;
     if let Some(wind) = &world.wind {
         wind.check(n)?;
     }
@@ -711,30 +717,6 @@ fn run_frame<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     }
 }
 
-/// Checks every engine contact ([`EngineContact`]'s field rules), naming
-/// a bad one as a collider after the planes, spheres, capsules and boxes.
-fn validate_engine_contacts<T: Real, const D: usize>(
-    world: &Frame<'_, T, D>,
-    particles: usize,
-) -> Result<(), StepError> {
-    let before = world
-        .planes
-        .len()
-        .saturating_add(world.spheres.len())
-        .saturating_add(world.capsules.len())
-        .saturating_add(world.boxes.len());
-    match world
-        .engine_contacts
-        .iter()
-        .position(|c| !c.valid(particles))
-    {
-        Some(k) => Err(StepError::InvalidCollider {
-            collider: before.saturating_add(k),
-        }),
-        None => Ok(()),
-    }
-}
-
 /// `dst ← src` element by element over the common length (the callers pass
 /// equal lengths); unlike `copy_from_slice` it has no panic path.
 #[inline]
@@ -802,7 +784,7 @@ fn run_substeps<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
         // The colliders (their `previous` set after the prediction).
         let template = substep_colliders(
             (world.planes, world.spheres),
-            (world.capsules, world.boxes),
+            (world.capsules, world.boxes, world.fields),
             (s, h),
             config,
             &mut poses,

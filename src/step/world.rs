@@ -10,9 +10,11 @@
 
 use super::StepError;
 use super::{
-    Capsule, Contact, EngineContact, LocalSpace, OrientedBox, Plane, SelfCollision, Sphere, Wind,
+    Capsule, Contact, EngineContact, Heightfield, LocalSpace, OrientedBox, Plane, Sdf,
+    SelfCollision, Sphere, Wind,
 };
 use crate::constraint::distance::Link;
+use crate::constraint::field::Fields;
 use crate::real::Real;
 use crate::solver::Constraints;
 
@@ -38,6 +40,16 @@ pub struct Colliders<'a, T, const D: usize> {
     pub capsules: &'a [Capsule<T, D>],
     /// Moving oriented boxes, swept over the frame ([`OrientedBox`]).
     pub boxes: &'a [OrientedBox<T, D>],
+    /// Heightfields, moving like boxes ([`Heightfield`]; collider indices
+    /// after the boxes), their heights in `samples`.
+    pub heightfields: &'a [Heightfield<T, D>],
+    /// Signed distance fields, moving like boxes ([`Sdf`]; collider
+    /// indices after the heightfields), their distances in `samples`.
+    pub sdfs: &'a [Sdf<T, D>],
+    /// The heightfields' heights and the signed distance fields'
+    /// distances (each field names its first sample), only read; every
+    /// sample a field names must be finite.
+    pub samples: &'a [T],
 }
 
 impl<T, const D: usize> Default for Colliders<'_, T, D> {
@@ -47,6 +59,9 @@ impl<T, const D: usize> Default for Colliders<'_, T, D> {
             spheres: &[],
             capsules: &[],
             boxes: &[],
+            heightfields: &[],
+            sdfs: &[],
+            samples: &[],
         }
     }
 }
@@ -61,6 +76,8 @@ impl<T, const D: usize> Colliders<'_, T, D> {
             .saturating_add(self.spheres.len())
             .saturating_add(self.capsules.len())
             .saturating_add(self.boxes.len())
+            .saturating_add(self.heightfields.len())
+            .saturating_add(self.sdfs.len())
     }
 
     /// Whether there is no collider.
@@ -304,6 +321,7 @@ pub(crate) struct Frame<'a, T, const D: usize> {
     pub(crate) torn: &'a mut [u32],
     pub(crate) capsules: &'a [Capsule<T, D>],
     pub(crate) boxes: &'a [OrientedBox<T, D>],
+    pub(crate) fields: Fields<'a, T, D>,
     pub(crate) engine_contacts: &'a mut [EngineContact<T, D>],
     /// `None`: self-collision off.
     pub(crate) self_collision: Option<SelfCollision<'a, T, D>>,
@@ -334,6 +352,11 @@ impl<'w, T: Real, const D: usize> World<'w, T, D> {
             torn,
             capsules: colliders.capsules,
             boxes: colliders.boxes,
+            fields: Fields {
+                heightfields: colliders.heightfields,
+                sdfs: colliders.sdfs,
+                samples: colliders.samples,
+            },
             engine_contacts: match self.engine_contacts.as_mut() {
                 Some(e) => e,
                 None => &mut [],

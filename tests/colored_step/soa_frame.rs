@@ -16,7 +16,8 @@ use super::{config, V};
 use xpbd::colored::Isa;
 use xpbd::step::{
     scratch_len, step, step_colored, step_colored_on, AeroTriangle, Capsule, Colliders, Contact,
-    Jobs, LocalSpace, OneThread, OrientedBox, Plane, Sphere, StepStats, Transform, Wind, World,
+    Heightfield, Jobs, LocalSpace, OneThread, OrientedBox, Plane, Sdf, Sphere, StepStats,
+    Transform, Wind, World,
 };
 use xpbd::{
     bends_count_for_cloth, bends_for_cloth, cloth, cloth_link_count, tet_block, tet_block_counts,
@@ -177,10 +178,34 @@ fn soa_cloth(
     cube.angular_velocity = [0.0, 1.5, 0.0];
     (cube.static_friction, cube.dynamic_friction) = (0.2, 0.1);
     let cubes = [cube];
-    let (capsules, cubes): (&[_], &[_]) = if moving {
-        (&capsules, &cubes)
+    // And a bumpy heightfield rising and turning under the cloth, and a
+    // signed distance field's sphere rising into it (fields: the list).
+    let mut ground = Heightfield::new([-0.25, 0.0, -0.25], [0.25, 0.25], [3, 3], 0);
+    ground.center = [0.2, -0.004, 0.2];
+    ground.velocity = [0.0, 0.03, 0.0];
+    ground.angular_velocity = [0.0, 0.4, 0.0];
+    (ground.static_friction, ground.dynamic_friction) = (0.3, 0.2);
+    let ball = {
+        let mut b = Sdf::new([-0.045; 3], 0.03, [4, 4, 4], 9);
+        b.center = [mid * 0.5, -0.012, mid * 1.2];
+        b.velocity = [0.0, 0.3, 0.0];
+        b.dynamic_friction = 0.1;
+        b
+    };
+    let mut samples = vec![0.0, 0.004, 0.0, 0.002, 0.008, 0.001, 0.0, 0.003, 0.006];
+    for k in 0..4 {
+        for j in 0..4 {
+            for i in 0..4 {
+                let p = [i, j, k].map(|c| -0.045 + 0.03 * c as f64);
+                samples.push((p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt() - 0.03);
+            }
+        }
+    }
+    let (grounds, balls) = ([ground], [ball]);
+    let (capsules, cubes, heightfields, sdfs): (&[_], &[_], &[_], &[_]) = if moving {
+        (&capsules, &cubes, &grounds, &balls)
     } else {
-        (&[], &[])
+        (&[], &[], &[], &[])
     };
     // With `character`: the cloth's triangles in wind, a gust per
     // particle, and a root that slides and turns.
@@ -212,7 +237,12 @@ fn soa_cloth(
         max_angular_acceleration: 60.0,
         ..LocalSpace::new(Transform::identity())
     };
-    let colliders = planes.len() + spheres.len() + capsules.len() + cubes.len();
+    let colliders = planes.len()
+        + spheres.len()
+        + capsules.len()
+        + cubes.len()
+        + heightfields.len()
+        + sdfs.len();
     let mut contacts = vec![Contact::default(); n * colliders];
     let mut scratch = vec![[0.0; 3]; scratch_len(n, links.len())];
     let mut stamp = vec![0u32; n];
@@ -232,6 +262,7 @@ fn soa_cloth(
         tethers: &tether_starts,
     };
     let (mut bits, mut stats) = (Vec::new(), Vec::new());
+    let mut touched = vec![false; colliders];
     let frames = if cfg!(miri) {
         1
     } else if small() {
@@ -270,6 +301,9 @@ fn soa_cloth(
             spheres,
             capsules,
             boxes: cubes,
+            heightfields,
+            sdfs,
+            samples: &samples,
         });
         if character {
             world.wind = Some(Wind {
@@ -296,6 +330,13 @@ fn soa_cloth(
             }
         };
         stats.push(r.unwrap());
+        let pushed = stats
+            .last()
+            .map_or(0, |s| s.max_contacts)
+            .min(contacts.len());
+        for c in contacts.iter().take(pushed).filter(|c| c.lambda > 0.0) {
+            touched[c.collider as usize] = true;
+        }
         let contact_bits = contacts.iter().flat_map(|c| {
             [
                 u64::from(c.particle) << 32 | u64::from(c.collider),
@@ -335,6 +376,11 @@ fn soa_cloth(
                 .collect(),
         );
     }
+    // The fields push the cloth in some frame (the last two colliders).
+    assert!(
+        heightfields.is_empty() || frames < 8 || touched[colliders - 2..].iter().all(|&t| t),
+        "{touched:?}"
+    );
     (bits, stats)
 }
 
@@ -394,7 +440,7 @@ fn the_soa_frame_gives_the_sequential_bits_contacts_and_statistics() {
         ]
     };
     for &(planes, spheres, moving, tolerance, kinds, character) in cases {
-        let colliders = planes + spheres + if moving { 2 } else { 0 };
+        let colliders = planes + spheres + if moving { 4 } else { 0 };
         let (reference, stats) = soa_cloth(
             planes, spheres, moving, tolerance, kinds, character, None, None,
         );
