@@ -296,9 +296,12 @@ pub enum StepError {
         /// Index of the particle.
         particle: usize,
     },
-    /// This collider (planes, then spheres, capsules, boxes, then engine
-    /// contacts) has a non-finite value, a zero normal, a negative radius,
-    /// extent or friction, axes not orthonormal or a particle out of range.
+    /// This collider (planes, then spheres, capsules, boxes, heightfields,
+    /// signed distance fields, then engine contacts) has a non-finite
+    /// value, a zero normal, a negative radius, extent or friction, axes
+    /// not orthonormal, too few grid nodes, a spacing ≤ 0, a sample range
+    /// outside the samples or a non-finite sample, or a particle out of
+    /// range.
     InvalidCollider {
         /// Index of the collider.
         collider: usize,
@@ -471,8 +474,8 @@ pub enum Field {
     /// `Wind::triangles` (an index out of range, two equal indices, a
     /// coefficient negative or not finite).
     AeroTriangles = 26,
-    /// `LocalSpace::previous` or `target` (not finite, or a rotation not
-    /// of unit norm).
+    /// `LocalSpace::previous` or `target` (not finite, a rotation not of
+    /// unit norm, or a motion between them whose velocity is not finite).
     RootTransform = 27,
     /// `LocalSpace::linear_inertia` or `angular_inertia` (outside [0, 1]).
     InertiaScale = 28,

@@ -2,9 +2,11 @@
 //! step (`xpbd_world3_step`) on the same world, its groups in a block.
 //!
 //! The bytes build a small 3D world (≤ 12 particles with velocities,
-//! links, bends, tets, tethers, up to two planes and a sphere, a contact
-//! buffer, tearing limits) with mostly valid but sometimes hostile values
-//! (NaN, ±∞, huge, negative, out-of-range or repeated indices), color each
+//! links, bends, tets, tethers, up to two planes and a sphere, a
+//! heightfield and a signed distance field over one samples array, a
+//! contact buffer, tearing limits) with mostly valid but sometimes hostile
+//! values (NaN, ±∞, huge, negative, out-of-range or repeated indices, a
+//! field's first sample out of range), color each
 //! group through the C calls (`xpbd_color_greedy`, `xpbd_color_group`),
 //! put it in colored order (`xpbd_color_order`), sometimes corrupt a color
 //! boundary or shorten the world's memory (which holds the stamp), and step
@@ -48,6 +50,10 @@ struct Scene {
     tethers: Vec<XpbdTether>,
     planes: Vec<XpbdPlane3>,
     spheres: Vec<XpbdSphere3>,
+    heightfields: Vec<XpbdHeightfield3>,
+    sdfs: Vec<XpbdSdf3>,
+    /// The fields' samples.
+    samples: Vec<f64>,
     /// The contact budget (0: particles × colliders).
     contact_budget: usize,
     starts: [Vec<usize>; 4],
@@ -113,6 +119,12 @@ impl Scene {
         c.plane_count = self.planes.len();
         c.spheres = at(&mut self.spheres);
         c.sphere_count = self.spheres.len();
+        c.heightfields = at(&mut self.heightfields);
+        c.heightfield_count = self.heightfields.len();
+        c.sdfs = at(&mut self.sdfs);
+        c.sdf_count = self.sdfs.len();
+        c.samples = at(&mut self.samples);
+        c.sample_count = self.samples.len();
         c.contact_budget = self.contact_budget;
         blocks.tearing = xpbd_tearing3_default();
         if !self.max_force.is_empty() {
@@ -309,9 +321,67 @@ pub fn step_colored(data: &[u8]) {
             radius: value(&mut input, 0.25),
         })
         .collect();
+    // A heightfield (3 × 3 nodes 0.25 m apart about the particles, heights
+    // near −0.1 m, turned by up to 0.3 rad about z) and a signed distance
+    // field (a sphere's distances on 3 × 3 × 3 nodes 0.2 m apart), each
+    // moving slowly, over one samples array (the SDF's first); any value
+    // hostile now and then (`value`), the first sample out of range too.
+    let mut samples: Vec<f64> = Vec::new();
+    let heightfields: Vec<XpbdHeightfield3> = (0..count(&mut input, 1))
+        .map(|_| {
+            let first = samples.len();
+            for _ in 0..9 {
+                let h = -0.1 + 0.02 * f64::from(input.byte() % 8);
+                samples.push(value(&mut input, h));
+            }
+            let turn = 0.1 * f64::from(input.byte() % 4);
+            let tilt = value(&mut input, turn);
+            let (c, s) = (tilt.cos(), tilt.sin());
+            XpbdHeightfield3 {
+                center: [0.1, 0.0, 0.0],
+                axes: [[c, s, 0.0], [-s, c, 0.0], [0.0, 0.0, 1.0]],
+                velocity: [0.0, value(&mut input, 0.1), 0.0],
+                angular_velocity: [0.0, value(&mut input, 0.5), 0.0],
+                offset: [-0.25, 0.0, -0.25],
+                spacing: [value(&mut input, 0.25), 0.25],
+                height_scale: value(&mut input, 1.0),
+                counts: [3, 3],
+                first: if input.byte() >= 248 {
+                    usize::MAX
+                } else {
+                    first
+                },
+                static_friction: value(&mut input, 0.5),
+                dynamic_friction: value(&mut input, 0.4),
+            }
+        })
+        .collect();
+    let sdfs: Vec<XpbdSdf3> = (0..count(&mut input, 1))
+        .map(|_| {
+            let first = samples.len();
+            let r = value(&mut input, 0.15);
+            for k in 0..27 {
+                let p = [k % 3, k / 3 % 3, k / 9].map(|i| 0.2 * (i as f64 - 1.0));
+                let d = (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt() - r;
+                samples.push(value(&mut input, d));
+            }
+            XpbdSdf3 {
+                center: [0.1, value(&mut input, -0.1), 0.0],
+                axes: [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
+                velocity: [value(&mut input, 0.0), 0.0, 0.0],
+                angular_velocity: [0.0, 0.0, value(&mut input, 0.5)],
+                offset: [-0.2; 3],
+                cell: value(&mut input, 0.2),
+                counts: [3, 3, 3],
+                first: if input.byte() >= 248 { 1 << 40 } else { first },
+                static_friction: value(&mut input, 0.5),
+                dynamic_friction: value(&mut input, 0.4),
+            }
+        })
+        .collect();
     // Room for every particle against every collider (the default
     // budget), sometimes less.
-    let room = n * (planes.len() + spheres.len());
+    let room = n * (planes.len() + spheres.len() + heightfields.len() + sdfs.len());
     let short = input.byte();
     let contact_budget = if short >= 240 { (room / 2).max(1) } else { 0 };
     let tearing = input.byte() >= 192;
@@ -333,6 +403,9 @@ pub fn step_colored(data: &[u8]) {
         tethers,
         planes,
         spheres,
+        heightfields,
+        sdfs,
+        samples,
         contact_budget,
         starts: Default::default(),
         counts: [0; 4],

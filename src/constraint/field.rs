@@ -518,7 +518,9 @@ pub(crate) fn sdf_surface<T: Real, const D: usize>(
     // multilinear interpolant.
     let mut phi = T::ZERO;
     let mut grad = [T::ZERO; D];
-    for corner in 0..(1usize << D) {
+    // 2^D (a D of 64 or more has no grid here: no surface).
+    let corners = u32::try_from(D).ok().and_then(|d| 1usize.checked_shl(d))?;
+    for corner in 0..corners {
         let mut index = base;
         let mut weight = T::ONE;
         for d in 0..D {

@@ -196,7 +196,7 @@ impl XpbdStatus {
             XpbdStatus::InvalidArgument => c"invalid argument: an argument is outside its domain",
             XpbdStatus::CapacityTooSmall => c"capacity too small: the output buffer cannot hold the result",
             XpbdStatus::NonFiniteVelocity => c"non-finite velocity: a particle velocity is NaN or infinite",
-            XpbdStatus::InvalidCollider => c"invalid collider: a plane, sphere, capsule, box or engine contact is not finite, degenerate or out of range",
+            XpbdStatus::InvalidCollider => c"invalid collider: a plane, sphere, capsule, box, heightfield, SDF or engine contact is not finite, degenerate or out of range",
             XpbdStatus::UnsupportedFlag => {
                 c"unsupported flag: a SIMD bit this CPU lacks or this version does not define"
             }

@@ -230,14 +230,37 @@ impl<T: Real> LocalSpace<T> {
     /// `previous ← target`, the last substep's added velocities (the
     /// frame's carries again, a few operations each), no teleport.
     pub(crate) fn end_frame(&mut self, substeps: u32, h: T) {
-        let mut added = self.added();
-        for s in 0..substeps {
-            self.substep(s, substeps, h, &mut added);
-        }
+        let added = self.frame_added(substeps, h);
         self.linear_velocity = added.linear;
         self.angular_velocity = added.angular;
         self.previous = self.target;
         self.teleport = 0;
+    }
+
+    /// The last substep's added velocities of a frame of `substeps`
+    /// substeps of `h` seconds (what [`end_frame`](Self::end_frame)
+    /// writes).
+    fn frame_added(&self, substeps: u32, h: T) -> Added<T> {
+        let mut added = self.added();
+        for s in 0..substeps {
+            self.substep(s, substeps, h, &mut added);
+        }
+        added
+    }
+
+    /// Whether the frame's added velocities are finite: a root motion too
+    /// large for `T` (a finite jump whose velocity overflows) fails the
+    /// frame before anything is written, instead of leaving a block the
+    /// next frame refuses.
+    pub(crate) fn frame_representable(&self, substeps: u32, h: T) -> Result<(), StepError> {
+        let a = self.frame_added(substeps, h);
+        if a.linear.iter().chain(&a.angular).all(|c| c.is_finite()) {
+            Ok(())
+        } else {
+            Err(StepError::InvalidLocalSpace {
+                field: Field::RootTransform,
+            })
+        }
     }
 
     /// The root's rotation at the boundary `k` of `substeps` (the

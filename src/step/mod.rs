@@ -555,6 +555,11 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     }
     let substeps = T::from_f64(f64::from(config.substeps));
     let h = frame_dt / substeps;
+    // The root's motion must give finite velocities (a finite jump can
+    // overflow): checked before anything runs, as the block is.
+    if let Some(local) = &world.local_space {
+        local.frame_representable(config.substeps, h)?;
+    }
     // The scratch, lent out of the world for the frame (and put back):
     // the snapshot, `x_prev`, then the links' state (α̃, g, λ and the
     // signed rest length, an array each).

@@ -329,7 +329,7 @@ fn step_colored_gives_the_bits_of_step() {
 #[cfg_attr(miri, ignore)] // safe Rust only
 fn bad_blocks_are_named_and_write_nothing() {
     type Edit = fn(&mut LocalSpace<f64>);
-    let cases: [(Edit, Field); 13] = [
+    let cases: [(Edit, Field); 14] = [
         (|l| l.target.translation[1] = f64::NAN, Field::RootTransform),
         (
             |l| l.previous.rotation[3] = f64::INFINITY,
@@ -360,6 +360,16 @@ fn bad_blocks_are_named_and_write_nothing() {
         (
             |l| l.angular_velocity[0] = f64::INFINITY,
             Field::FrameVelocity,
+        ),
+        // A finite jump whose velocity overflows (found by the fuzzer: the
+        // frame succeeded and left an infinite added velocity the next
+        // frame refused).
+        (
+            |l| {
+                l.previous.translation = [-f64::MAX, 0.0, 0.0];
+                l.target.translation = [-20.5; 3];
+            },
+            Field::RootTransform,
         ),
     ];
     for (edit, field) in cases {

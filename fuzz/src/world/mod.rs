@@ -3,11 +3,11 @@
 //! `xpbd_world3_requirements`, f64 and f32) on one caller arena.
 //!
 //! The arena is [`REGIONS`] aligned regions of [`REGION`] bytes: positions,
-//! inverse masses, links, velocities, planes, spheres, the tearing block's
-//! maximum link forces and torn-link list, capsules, boxes, engine contacts,
-//! the wind's triangles and per-particle wind, rest positions, and last
-//! the world's memory ([`MEM_BYTES`] bytes over
-//! several regions).
+//! inverse masses, links, velocities, heightfields, signed distance fields
+//! (SDFs), planes, spheres, the outputs, the tearing block's maximum link
+//! forces and torn-link list, capsules, boxes, engine contacts, the fields'
+//! samples, the wind's triangles and per-particle wind, rest positions, and
+//! last the world's memory ([`MEM_BYTES`] bytes over several regions).
 //! Each buffer pointer of a call is its own region, another region (so
 //! buffers overlap: the library must answer `ALIASED_BUFFERS` or work
 //! correctly), or NULL; each count is the natural one or any count that
@@ -53,11 +53,13 @@
 //!   this precision at their size, each once): a bad chain is refused by
 //!   `xpbd_world3_requirements` and the step with INVALID_BLOCK naming its
 //!   position, nothing written; a valid one gets the documented
-//!   requirements (scratch 3n + 2 links, the contact and pair budgets, the hash
-//!   buffers, the stamp; the memory size their bytes plus alignment). The
-//!   memory is the size asked, one byte short, larger, NULL, misaligned,
-//!   over another region or a struct: CAPACITY_TOO_SMALL with
-//!   `XPBD_FIELD_MEMORY` and the bytes needed, or ALIASED_BUFFERS;
+//!   requirements (scratch 3n + 2 links, the contact and pair budgets (the
+//!   default contact budget particles × colliders, heightfields and SDFs
+//!   counted), the hash buffers, the stamp; the memory size their bytes
+//!   plus alignment). The memory is the size asked, one byte short,
+//!   larger, NULL, misaligned, over another region or a struct:
+//!   CAPACITY_TOO_SMALL with `XPBD_FIELD_MEMORY` and the bytes needed, or
+//!   ALIASED_BUFFERS;
 //! - `xpbd_world3_step`: every field of the world but `error_index` and
 //!   `error_field`, and every block, never written (but a local-space
 //!   block's `previous` and `teleport` after a success); a refusal's report
@@ -79,31 +81,43 @@
 //!   reject policy, naming `XPBD_FIELD_CONTACTS` or `XPBD_FIELD_PAIRS` with
 //!   a count beyond that budget;
 //! - `xpbd_world3_step` on error: positions, velocities, inverse masses,
-//!   planes, spheres, capsules, boxes, maximum forces and rest positions
-//!   unchanged (λ, the memory and the engine contacts' λ and `impulse`
-//!   are per-substep state the library may leave written, as documented),
-//!   and every engine contact's `force` unchanged;
-//! - `xpbd_world3_step` always: capsules and boxes never written, an
-//!   engine contact's own fields (particle, normal, point, velocity,
-//!   friction) never written; a capsule, box or engine contact the model
-//!   finds invalid (not finite, negative radius, extent or friction, axes
-//!   not orthonormal within 1e-3, a zero normal, a particle out of range)
-//!   fails the step, and `INVALID_COLLIDER` names exactly the first invalid
-//!   collider (planes, spheres, capsules, boxes, then engine contacts);
+//!   planes, spheres, capsules, boxes, heightfields, SDFs, samples, maximum
+//!   forces and rest positions unchanged (λ, the memory and the engine
+//!   contacts' λ and `impulse` are per-substep state the library may leave
+//!   written, as documented), and every engine contact's `force` unchanged;
+//! - `xpbd_world3_step` always: capsules, boxes, heightfields, SDFs and
+//!   samples never written, an engine contact's own fields (particle,
+//!   normal, point, velocity, friction) never written; a capsule, box,
+//!   field or engine contact the model finds invalid (not finite, negative
+//!   radius, extent or friction, axes not orthonormal within 1e-3, a zero
+//!   normal, a particle out of range; a field's node count below 2 on an
+//!   axis, its spacing or cell not > 0, its sample range `first .. first +
+//!   product(counts)` overflowing or past `sample_count`, or a non-finite
+//!   sample inside that range: one outside every field's range does not
+//!   count) fails the step, and `INVALID_COLLIDER` names exactly the first
+//!   invalid collider (planes, spheres, capsules, boxes, heightfields,
+//!   SDFs, then engine contacts);
 //! - `xpbd_world3_step` on success: every position, velocity, engine
 //!   contact λ, impulse and force finite, the forces ≥ 0; the statistics
 //!   within the budgets.
 //!
-//! The step's capsules, boxes and engine contacts are valid (three in
-//! four: moderate values, boxes turned by a random rotation), valid but
-//! for one hostile field (NaN, ±∞, ±MAX, −1, 1e30, a subnormal, −0, raw
-//! bits; a box's axes skewed, stretched, repeated or zeroed; a contact's
-//! particle out of range or its normal zero), or raw floats; their arrays
-//! may also be NULL with a count, misaligned, over another buffer, over
-//! the world struct, the configuration or the blocks; between frames one
-//! of them (or a position, or a rest position) may be rewritten, NaN
-//! included. The frame time is 1/60 or 1/30 s three times in four, any
-//! float otherwise.
+//! The step's capsules, boxes, heightfields, SDFs and engine contacts are
+//! valid (three in four: moderate values, boxes turned by a random
+//! rotation, fields too half the time, fields of 2 … 4 nodes per axis with
+//! their sample range inside the samples), valid but for one hostile field (NaN, ±∞, ±MAX,
+//! −1, 1e30, a subnormal, −0, raw bits; a box's or field's axes skewed,
+//! stretched, repeated or zeroed; a contact's particle out of range or its
+//! normal zero; a field's count 0, 1 or huge, the three counts' product
+//! overflowing, a zero or negative spacing or cell, its first sample past
+//! the end or `first + count` overflowing), or raw values. The samples
+//! (up to the region's worth) are moderate (one level or a pseudo-random
+//! walk), up to two of the region hostile (inside a field's range or not,
+//! inside the array or past it). Their arrays may also be NULL with a
+//! count, misaligned, over another buffer, over the world struct, the
+//! configuration or the blocks (the fields' three arrays one run in four;
+//! otherwise in their regions); between frames one of them (or a sample,
+//! a position, or a rest position) may be rewritten, NaN included. The
+//! frame time is 1/60 or 1/30 s three times in four, any float otherwise.
 
 use xpbd::ffi::XpbdStatus;
 use xpbd::ffi::*;
@@ -117,6 +131,10 @@ const POS: usize = 0;
 const MASS: usize = 1;
 const LINKS: usize = 2;
 const VEL: usize = 3;
+/// The colliders block's heightfields.
+const HFIELDS: usize = 4;
+/// The colliders block's signed distance fields.
+const SDFS: usize = 5;
 const PLANES: usize = 6;
 const SPHERES: usize = 7;
 /// The outputs' own regions (`out_stats`, `out`, `out_count`).
@@ -131,6 +149,8 @@ const CAPSULES: usize = 12;
 const BOXES: usize = 13;
 /// The engine contacts block's contacts.
 const ENGINE: usize = 14;
+/// The colliders block's samples (heightfields' and SDFs').
+const SAMPLES: usize = 15;
 /// The wind block's triangles.
 const TRIS: usize = 16;
 /// The wind block's per-particle wind.

@@ -9,7 +9,8 @@ use super::*;
 /// The step harness for one precision.
 macro_rules! step_abi {
     ($m:ident, $parts:ident, $sysm:ident, $T:ty, $Link:ident, $World:ident, $Plane:ident,
-     $Sphere:ident, $Contact:ident, $Capsule:ident, $Box:ident, $Engine:ident, $Pair:ident,
+     $Sphere:ident, $Contact:ident, $Capsule:ident, $Box:ident, $Hf:ident, $Sdf:ident,
+     $Engine:ident, $Pair:ident,
      $StepStats:ident, $Colliders:ident, $SelfC:ident, $Tearing:ident, $EngineB:ident,
      $Wind:ident, $Tri:ident, $Local:ident,
      $default:ident, $step:ident, $requirements:ident, $add:ident, $world_default:ident,
@@ -56,6 +57,12 @@ macro_rules! step_abi {
                         && p.capsule_count == q.capsule_count
                         && p.boxes == q.boxes
                         && p.box_count == q.box_count
+                        && p.heightfields == q.heightfields
+                        && p.heightfield_count == q.heightfield_count
+                        && p.sdfs == q.sdfs
+                        && p.sdf_count == q.sdf_count
+                        && p.samples == q.samples
+                        && p.sample_count == q.sample_count
                         && p.contact_budget == q.contact_budget
                 };
                 c(&x.colliders, &y.colliders)
@@ -175,7 +182,12 @@ macro_rules! step_abi {
             impl Chain {
                 fn colliders(&self) -> usize {
                     self.colliders.map_or(0, |c| {
-                        c.plane_count + c.sphere_count + c.capsule_count + c.box_count
+                        c.plane_count
+                            + c.sphere_count
+                            + c.capsule_count
+                            + c.box_count
+                            + c.heightfield_count
+                            + c.sdf_count
                     })
                 }
                 fn contact_budget(&self, n: usize) -> usize {
@@ -262,6 +274,38 @@ macro_rules! step_abi {
                 for k in 0..ne {
                     let e = engine_contact(&mut inp, n);
                     a.put(ENGINE, k, e);
+                }
+                // Fields and their samples: up to three heightfields and
+                // three SDFs (2 … 4 nodes per axis) over `ns` samples
+                // (mostly nearly the region's worth, now and then any
+                // number), their ranges anywhere inside (overlapping or
+                // not); moderate samples (`samples`), up to two of the
+                // region made hostile (NaN, ±∞, ±MAX, …: inside a field's
+                // range or not, inside the array or past it).
+                let cap = REGION / core::mem::size_of::<$T>();
+                let ns = match inp.byte() % 4 {
+                    0 => usize::from(inp.byte()) % (cap + 1),
+                    _ => cap - usize::from(inp.byte() % 32),
+                };
+                let nh = usize::from(inp.byte() % 4);
+                let nsd = usize::from(inp.byte() % 4);
+                for k in 0..nh {
+                    let f = heightfield(&mut inp, ns);
+                    a.put(HFIELDS, k, f);
+                }
+                for k in 0..nsd {
+                    let f = sdf(&mut inp, ns);
+                    a.put(SDFS, k, f);
+                }
+                for (k, v) in samples(&mut inp, ns).into_iter().enumerate() {
+                    a.put(SAMPLES, k, v);
+                }
+                for _ in 0..2 {
+                    if inp.byte() % 4 == 0 {
+                        let k = usize::from(inp.byte()) % cap;
+                        let v = hostile(&mut inp);
+                        a.put(SAMPLES, k, v);
+                    }
                 }
                 // Maximum forces: mostly positive (tearing runs), any float
                 // now and then (NaN, 0, negative: INVALID_MAX_FORCE).
@@ -370,12 +414,29 @@ macro_rules! step_abi {
                         structs.push((p, size));
                     }
                 }
-                // The colliders block: planes, spheres, capsules, boxes, a
-                // contact budget (0: the default, particles × colliders).
+                // The colliders block: planes, spheres, capsules, boxes,
+                // heightfields, SDFs, samples, a contact budget (0: the
+                // default, particles × colliders).
                 let (plr, plc) = buffer::<$Plane>(&mut inp, PLANES, 1);
                 let (spr, spc) = buffer::<$Sphere>(&mut inp, SPHERES, 1);
                 let (caps, car, capc) = site::<$Capsule>(&mut inp, &mut a, CAPSULES, nc, &structs);
                 let (boxes, bxr, boxc) = site::<$Box>(&mut inp, &mut a, BOXES, nb, &structs);
+                // The fields' three arrays: in their regions (three runs in
+                // four, so that most steps with fields run), else each
+                // placed as the capsules.
+                let ((hfs, hfr, hfc), (sdfs, sdr, sdc), (smp, smr, smc)) = if inp.byte() % 4 != 3 {
+                    (
+                        (a.region(HFIELDS).cast::<$Hf>(), Some(HFIELDS), nh),
+                        (a.region(SDFS).cast::<$Sdf>(), Some(SDFS), nsd),
+                        (a.region(SAMPLES).cast::<$T>(), Some(SAMPLES), ns),
+                    )
+                } else {
+                    (
+                        site::<$Hf>(&mut inp, &mut a, HFIELDS, nh, &structs),
+                        site::<$Sdf>(&mut inp, &mut a, SDFS, nsd, &structs),
+                        site::<$T>(&mut inp, &mut a, SAMPLES, ns, &structs),
+                    )
+                };
                 {
                     let c = &mut blocks.s.colliders;
                     c.planes = ptr_of::<$Plane>(&mut a, plr);
@@ -386,6 +447,12 @@ macro_rules! step_abi {
                     c.capsule_count = capc;
                     c.boxes = boxes.cast_const();
                     c.box_count = boxc;
+                    c.heightfields = hfs.cast_const();
+                    c.heightfield_count = hfc;
+                    c.sdfs = sdfs.cast_const();
+                    c.sdf_count = sdc;
+                    c.samples = smp.cast_const();
+                    c.sample_count = smc;
                     c.contact_budget = match inp.byte() % 8 {
                         0 => 1,
                         1 => 2,
@@ -704,7 +771,7 @@ macro_rules! step_abi {
                 let (mp, msize) = if needed > room { (core::ptr::null_mut(), needed) } else { (mp, msize) };
                 world.s.memory = mp.cast();
                 world.s.memory_size = msize;
-                let protected = [pr, vr, mr, plr, spr, mfr, car, bxr, rsr, tri_r, pw_r];
+                let protected = [pr, vr, mr, plr, spr, mfr, car, bxr, hfr, sdr, smr, rsr, tri_r, pw_r];
                 let writable = [lr, tr, er];
                 let base = a.base();
                 for frame in 0..4 {
@@ -799,6 +866,9 @@ macro_rules! step_abi {
                                         Span::of(c.spheres, c.sphere_count),
                                         Span::of(c.capsules, c.capsule_count),
                                         Span::of(c.boxes, c.box_count),
+                                        Span::of(c.heightfields, c.heightfield_count),
+                                        Span::of(c.sdfs, c.sdf_count),
+                                        Span::of(c.samples, c.sample_count),
                                     ]);
                                 }
                                 if let Some(s) = ch.sc {
@@ -1094,8 +1164,23 @@ macro_rules! step_abi {
                         assert!(status.code() < 0, "step {} with local space invalid ({field})", status.code());
                         assert!(untouched(&a), "step {} wrote with invalid local space", status.code());
                     }
+                    // A valid block whose motion overflows a velocity (a
+                    // finite jump over a substep: |translation| / h or
+                    // π / h not finite) may be refused as its root
+                    // transform, before anything runs.
+                    let extreme = ch.local && local_bad.is_none() && {
+                        let l = &bb.local.local;
+                        let h = dt / (c.substeps.max(1) as $T);
+                        let over = |v: $T| !(v / h).is_finite();
+                        (0..3).any(|k| {
+                            let (p, q) = (l.previous.translation[k], l.target.translation[k]);
+                            over(p) || over(q) || over(q - p)
+                        }) || over(core::f64::consts::PI as $T)
+                    };
                     if status == XpbdStatus::InvalidLocalSpace {
-                        assert_eq!(Some(report), local_bad.map(|f| (0, f)), "INVALID_LOCAL_SPACE");
+                        let want = if extreme { Some(XPBD_FIELD_ROOT_TRANSFORM) } else { local_bad };
+                        assert_eq!(Some(report), want.map(|f| (0, f)), "INVALID_LOCAL_SPACE");
+                        assert!(untouched(&a), "step wrote with a refused local space");
                     }
                     if !matches!(
                         status,
@@ -1169,6 +1254,25 @@ macro_rules! step_abi {
                             status.code()
                         );
                     }
+                    // Heightfields, SDFs and their samples: never written
+                    // (whatever the status).
+                    if let Some(c) = cr {
+                        for (what, span) in [
+                            ("heightfields", Span::of(c.heightfields, c.heightfield_count)),
+                            ("SDFs", Span::of(c.sdfs, c.sdf_count)),
+                            ("samples", Span::of(c.samples, c.sample_count)),
+                        ] {
+                            if let Some((start, end)) = span.range() {
+                                let lo = offset_in(start as *const u8, base).expect("an accepted array is in the arena");
+                                let hi = lo + (end - start);
+                                assert!(
+                                    a.bytes()[lo..hi] == before.bytes()[lo..hi],
+                                    "step {} wrote the {what}",
+                                    status.code()
+                                );
+                            }
+                        }
+                    }
                     // Engine contacts: their own fields never written, the
                     // force only on success.
                     let eb_ = elems(&before, base, engine_p.cast_const(), engine_n);
@@ -1223,6 +1327,8 @@ step_parts!(
     XpbdSphere3,
     XpbdCapsule3,
     XpbdBox3,
+    XpbdHeightfield3,
+    XpbdSdf3,
     XpbdEngineContact,
     XpbdColliders3,
     XpbdEngineContacts3,
@@ -1236,6 +1342,8 @@ step_parts!(
     XpbdSphere3F32,
     XpbdCapsule3F32,
     XpbdBox3F32,
+    XpbdHeightfield3F32,
+    XpbdSdf3F32,
     XpbdEngineContactF32,
     XpbdColliders3F32,
     XpbdEngineContacts3F32,
@@ -1253,6 +1361,8 @@ step_abi!(
     XpbdContact,
     XpbdCapsule3,
     XpbdBox3,
+    XpbdHeightfield3,
+    XpbdSdf3,
     XpbdEngineContact,
     XpbdParticleContact,
     XpbdStepStats,
@@ -1288,6 +1398,8 @@ step_abi!(
     XpbdContactF32,
     XpbdCapsule3F32,
     XpbdBox3F32,
+    XpbdHeightfield3F32,
+    XpbdSdf3F32,
     XpbdEngineContactF32,
     XpbdParticleContactF32,
     XpbdStepStatsF32,
