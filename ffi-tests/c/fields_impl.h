@@ -132,7 +132,7 @@ static int32_t FN(fields_scene)(FN(FieldsScene) *s) {
 
 /* The scene run for `frames` frames of 1/60 s; its positions and
  * velocities (FIELDS_N × 3 each) written out on success. Compared bit for
- * bit with the Rust `step` by ffi-tests/tests/field_trajectory.rs. */
+ * bit with the Rust `step` by ffi-tests/tests/step_trajectory/fields.rs. */
 int32_t FN(xpbd_c_fields_scenario)(int frames, T *out_x, T *out_v);
 int32_t FN(xpbd_c_fields_scenario)(int frames, T *out_x, T *out_v) {
     static FN(FieldsScene) s;

@@ -9,7 +9,7 @@
  * field arrays are refused, and every refusal leaves positions,
  * velocities and the output byte for byte as they were. The scenario
  * itself (xpbd_c_fields_scenario[_f32]) is compared bit for bit with the
- * Rust step by ffi-tests/tests/field_trajectory.rs. */
+ * Rust step by ffi-tests/tests/step_trajectory/fields.rs. */
 #include <math.h>
 
 #include "ensure.h"

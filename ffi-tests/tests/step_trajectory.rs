@@ -8,6 +8,10 @@ use xpbd::step::{
 use xpbd::{rope, Link, Real, ZeroLength};
 use xpbd_ffi_tests::{c_rope_scenario, c_rope_scenario_f32, ROPE_N};
 
+/// The field colliders' scenario (issue 36): one test program fewer.
+#[path = "step_trajectory/fields.rs"]
+mod fields;
+
 fn rust_scenario<T: Real>(frames: i32) -> (Vec<[T; 3]>, Vec<[T; 3]>) {
     let f = T::from_f64;
     // C computes 0.1 * k in its own precision: the same product here.
