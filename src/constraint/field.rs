@@ -247,7 +247,7 @@ impl<T: Real, const D: usize> Field<'_, T, D> {
 }
 
 /// The identity axes (`D` × `D`).
-fn identity<T: Real, const D: usize>() -> [[T; D]; D] {
+pub(crate) fn identity<T: Real, const D: usize>() -> [[T; D]; D] {
     let mut axes = [[T::ZERO; D]; D];
     for (k, a) in axes.iter_mut().enumerate() {
         if let Some(v) = a.get_mut(k) {

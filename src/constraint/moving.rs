@@ -54,7 +54,8 @@
 //! tangential part of `x − x̂`, dynamic friction acts on `v − (x̂ − x_prev)/h`.
 
 use super::field::{
-    axes_valid, heightfield_surface, sdf_surface, to_local, to_world, Field, Fields, Shape,
+    axes_valid, heightfield_surface, identity, sdf_surface, to_local, to_world, Field, Fields,
+    Shape,
 };
 use crate::math::{add_scaled, cross as cross3, dot, max, sub, unit, unit_any};
 use crate::real::{finite_non_negative, Real};
@@ -139,15 +140,9 @@ impl<T: Real, const D: usize> OrientedBox<T, D> {
     /// it).
     #[must_use]
     pub fn new(center: [T; D], half_extents: [T; D]) -> Self {
-        let mut axes = [[T::ZERO; D]; D];
-        for (k, a) in axes.iter_mut().enumerate() {
-            if let Some(v) = a.get_mut(k) {
-                *v = T::ONE;
-            }
-        }
         Self {
             center,
-            axes,
+            axes: identity(),
             half_extents,
             velocity: [T::ZERO; D],
             angular_velocity: [T::ZERO; 3],
@@ -591,41 +586,16 @@ pub(crate) fn far<T: Real, const D: usize>(
     prev: &[T; D],
     r: T,
 ) -> bool {
-    let (a, b, omega, bound) = if let Some(c) = m.capsules.get(k) {
-        let (a, b) = match m.prepared.get(k) {
-            Some(p) => (p.a.center, p.b.center),
-            None => (
-                pose(&c.center, &c.velocity, &c.angular_velocity, m.time - m.h).center,
-                pose(&c.center, &c.velocity, &c.angular_velocity, m.time).center,
-            ),
-        };
-        let bound = dot(&c.half_axis, &c.half_axis).sqrt() + c.radius;
-        (a, b, &c.angular_velocity, bound)
-    } else if let Some(bx) = k.checked_sub(m.capsules.len()).and_then(|j| m.boxes.get(j)) {
-        let (a, b) = match m.prepared.get(k) {
-            Some(p) => (p.a.center, p.b.center),
-            None => (
-                pose(&bx.center, &bx.velocity, &bx.angular_velocity, m.time - m.h).center,
-                pose(&bx.center, &bx.velocity, &bx.angular_velocity, m.time).center,
-            ),
-        };
-        let bound = dot(&bx.half_extents, &bx.half_extents).sqrt();
-        (a, b, &bx.angular_velocity, bound)
-    } else if let Some(f) = m.field(k) {
-        // A heightfield has no bound: never far.
-        let Some(bound) = f.bound() else {
-            return false;
-        };
-        let (a, b) = match m.prepared.get(k) {
-            Some(p) => (p.a.center, p.b.center),
-            None => (
-                pose(f.center, f.velocity, f.angular_velocity, m.time - m.h).center,
-                pose(f.center, f.velocity, f.angular_velocity, m.time).center,
-            ),
-        };
-        (a, b, f.angular_velocity, bound)
-    } else {
+    // A collider without a bound (a heightfield) is never far.
+    let Some((center, velocity, omega, Some(bound))) = reach_of(m, k) else {
         return false;
+    };
+    let (a, b) = match m.prepared.get(k) {
+        Some(p) => (p.a.center, p.b.center),
+        None => (
+            pose(center, velocity, omega, m.time - m.h).center,
+            pose(center, velocity, omega, m.time).center,
+        ),
     };
     let length = |v: &[T; D]| dot(v, v).sqrt();
     let rho = length(&sub(prev, &a));
@@ -650,6 +620,28 @@ pub(crate) fn far<T: Real, const D: usize>(
     dot(&d, &d) > limit * limit
 }
 
+/// Moving collider `k`'s centre, velocity and angular velocity at the
+/// frame's start, and the radius about its centre that bounds it (`None`:
+/// no bound, a heightfield), for [`far`] and [`near`]; `None` when `k` is
+/// not a moving collider.
+#[inline]
+#[allow(clippy::type_complexity)] // the four values [`far`] and [`near`] read
+fn reach_of<'m, T: Real, const D: usize>(
+    m: &Moving<'m, T, D>,
+    k: usize,
+) -> Option<(&'m [T; D], &'m [T; D], &'m [T; 3], Option<T>)> {
+    if let Some(c) = m.capsules.get(k) {
+        let bound = dot(&c.half_axis, &c.half_axis).sqrt() + c.radius;
+        return Some((&c.center, &c.velocity, &c.angular_velocity, Some(bound)));
+    }
+    if let Some(bx) = k.checked_sub(m.capsules.len()).and_then(|j| m.boxes.get(j)) {
+        let bound = dot(&bx.half_extents, &bx.half_extents).sqrt();
+        return Some((&bx.center, &bx.velocity, &bx.angular_velocity, Some(bound)));
+    }
+    let f = m.field(k)?;
+    Some((f.center, f.velocity, f.angular_velocity, f.bound()))
+}
+
 /// Whether the path from `from` to `to` comes within `reach` (m) of moving
 /// collider `k`'s bounding sphere at the substep's end (a cheap test that
 /// keeps far particles out of the contacts).
@@ -661,23 +653,14 @@ pub(crate) fn near<T: Real, const D: usize>(
     to: &[T; D],
     reach: T,
 ) -> bool {
-    let (center, bound) = if let Some(c) = m.capsules.get(k) {
-        let b = pose(&c.center, &c.velocity, &c.angular_velocity, m.time);
-        (b.center, dot(&c.half_axis, &c.half_axis).sqrt() + c.radius)
-    } else if let Some(bx) = k.checked_sub(m.capsules.len()).and_then(|j| m.boxes.get(j)) {
-        let b = pose(&bx.center, &bx.velocity, &bx.angular_velocity, m.time);
-        let e2 = dot(&bx.half_extents, &bx.half_extents);
-        (b.center, e2.sqrt())
-    } else if let Some(f) = m.field(k) {
-        // A heightfield has no bound: always near.
-        let Some(bound) = f.bound() else {
-            return true;
-        };
-        let b = pose(f.center, f.velocity, f.angular_velocity, m.time);
-        (b.center, bound)
-    } else {
+    let Some((center, velocity, omega, bound)) = reach_of(m, k) else {
         return false;
     };
+    // A collider without a bound (a heightfield) is always near.
+    let Some(bound) = bound else {
+        return true;
+    };
+    let center = pose(center, velocity, omega, m.time).center;
     // The closest point of the segment to the centre.
     let seg = sub(to, from);
     let l2 = dot(&seg, &seg);

@@ -226,11 +226,10 @@ impl<T: Real> LocalSpace<T> {
         }
     }
 
-    /// After a successful frame of `substeps` substeps of `h` seconds:
-    /// `previous ← target`, the last substep's added velocities (the
-    /// frame's carries again, a few operations each), no teleport.
-    pub(crate) fn end_frame(&mut self, substeps: u32, h: T) {
-        let added = self.frame_added(substeps, h);
+    /// After a successful frame: `previous ← target`, the last substep's
+    /// added velocities (`added`, from [`frame_added`](Self::frame_added)
+    /// before the frame), no teleport.
+    pub(crate) fn end_frame(&mut self, added: Added<T>) {
         self.linear_velocity = added.linear;
         self.angular_velocity = added.angular;
         self.previous = self.target;
@@ -238,24 +237,19 @@ impl<T: Real> LocalSpace<T> {
     }
 
     /// The last substep's added velocities of a frame of `substeps`
-    /// substeps of `h` seconds (what [`end_frame`](Self::end_frame)
-    /// writes).
-    fn frame_added(&self, substeps: u32, h: T) -> Added<T> {
-        let mut added = self.added();
+    /// substeps of `h` seconds (the frame's carries, a few operations
+    /// each; what [`end_frame`](Self::end_frame) writes), computed before
+    /// the frame: they depend on the block alone. Not finite (a root
+    /// motion too large for `T`: a finite jump whose velocity overflows),
+    /// the frame fails before anything is written, instead of leaving a
+    /// block the next frame refuses.
+    pub(crate) fn frame_added(&self, substeps: u32, h: T) -> Result<Added<T>, StepError> {
+        let mut a = self.added();
         for s in 0..substeps {
-            self.substep(s, substeps, h, &mut added);
+            self.substep(s, substeps, h, &mut a);
         }
-        added
-    }
-
-    /// Whether the frame's added velocities are finite: a root motion too
-    /// large for `T` (a finite jump whose velocity overflows) fails the
-    /// frame before anything is written, instead of leaving a block the
-    /// next frame refuses.
-    pub(crate) fn frame_representable(&self, substeps: u32, h: T) -> Result<(), StepError> {
-        let a = self.frame_added(substeps, h);
         if a.linear.iter().chain(&a.angular).all(|c| c.is_finite()) {
-            Ok(())
+            Ok(a)
         } else {
             Err(StepError::InvalidLocalSpace {
                 field: Field::RootTransform,

@@ -555,11 +555,13 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
     }
     let substeps = T::from_f64(f64::from(config.substeps));
     let h = frame_dt / substeps;
-    // The root's motion must give finite velocities (a finite jump can
-    // overflow): checked before anything runs, as the block is.
-    if let Some(local) = &world.local_space {
-        local.frame_representable(config.substeps, h)?;
-    }
+    // The velocities the root's motion adds, written to the block at the
+    // end of a successful frame: finite (a finite jump can overflow),
+    // checked before anything runs, as the block is.
+    let local_added = match world.local_space.as_deref() {
+        Some(local) => Some(local.frame_added(config.substeps, h)?),
+        None => None,
+    };
     // The scratch, lent out of the world for the frame (and put back):
     // the snapshot, `x_prev`, then the links' state (α̃, g, λ and the
     // signed rest length, an array each).
@@ -664,8 +666,8 @@ fn step_groups<T: Real, const D: usize, const G: bool, O: Order<T, D, G>>(
             for c in world.engine_contacts.iter_mut() {
                 c.end_frame(frame_dt);
             }
-            if let Some(local) = world.local_space.as_deref_mut() {
-                local.end_frame(config.substeps, h);
+            if let (Some(local), Some(added)) = (world.local_space.as_deref_mut(), local_added) {
+                local.end_frame(added);
             }
             stats.torn = tear(world.links, world.link_max_force, h2, world.torn);
             world.scratch = scratch;
